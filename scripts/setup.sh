@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Idempotent set-up for onnx-light. Installs what the build and the tests need and
+# caches every download:
+#   - Debian packages (compilers and tools, GoogleTest, Google Benchmark, Highway, clang-14
+#     with libFuzzer and sanitizer runtimes) through apt-get;
+#   - the project virtual environment .venv from requirements/*.txt (exact pins, PyPI);
+#   - the pinned ONNX Runtime C API headers from the npm registry, checksum-verified and
+#     extracted into third_party/ort-headers/include (ignored by git).
+# Downloads are cached under $ONNX_LIGHT_CACHE (default ~/.cache/onnx-light), so a second
+# run, or a fresh clone on the same machine, fetches nothing.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${ONNX_LIGHT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/onnx-light}
+log() { echo "[setup] $*"; }
+die() {
+  echo "[setup] ERROR: $*" >&2
+  exit 1
+}
+
+# --- Debian packages ---------------------------------------------------------------
+APT_PACKAGES=(
+  cmake ninja-build g++ make pkg-config ccache
+  libgtest-dev libgmock-dev libbenchmark-dev libhwy-dev
+  clang-14 clang-format libclang-rt-14-dev libfuzzer-14-dev
+)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  log "installing Debian packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  log "Debian packages present"
+fi
+for tool in python3 npm sha256sum tar; do
+  command -v "$tool" >/dev/null || die "'$tool' is required and not on PATH (install it first)"
+done
+
+# --- Python virtual environment ----------------------------------------------------
+VENV="$ROOT/.venv"
+REQS=("$ROOT/requirements/dev.txt" "$ROOT/requirements/oracles.txt")
+stamp=$( (python3 --version 2>&1; cat "${REQS[@]}") | sha256sum | cut -d' ' -f1)
+if [ ! -x "$VENV/bin/python" ]; then
+  log "creating $VENV"
+  python3 -m venv "$VENV"
+fi
+if [ "$(cat "$VENV/.onnx-light-requirements" 2>/dev/null)" != "$stamp" ]; then
+  log "installing Python requirements into .venv"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${REQS[@]/#/-r}"
+  echo "$stamp" >"$VENV/.onnx-light-requirements"
+else
+  log "Python requirements up to date"
+fi
+
+# --- ONNX Runtime C API headers (npm, pinned, checksum-verified) ---------------------
+# Only the headers are extracted; the package's ORT binaries are never used by the build.
+ORT_NPM_PKG=com.github.asus4.onnxruntime
+ORT_NPM_VER=0.4.9
+ORT_NPM_SHA256=e59788788818fdde1b2e522e766a21ba0f7d8391de55737abf81e32cc801785d
+ORT_C_API_SHA256=acc0cf4b3f28d39339c76770d76164bb7a0637dc89f5fde764b4017b632f6743
+ORT_HDR_IN_TGZ='package/Plugins/iOS~/onnxruntime.xcframework/ios-arm64_x86_64-simulator/onnxruntime.framework/Headers'
+ORT_INC="$ROOT/third_party/ort-headers/include"
+
+sha_ok() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
+
+if sha_ok "$ORT_INC/onnxruntime_c_api.h" "$ORT_C_API_SHA256"; then
+  log "ORT headers present ($ORT_NPM_PKG@$ORT_NPM_VER)"
+else
+  tgz="$CACHE/npm/$ORT_NPM_PKG-$ORT_NPM_VER.tgz"
+  if ! sha_ok "$tgz" "$ORT_NPM_SHA256"; then
+    log "fetching $ORT_NPM_PKG@$ORT_NPM_VER from npm (150 MB, cached afterwards)"
+    mkdir -p "$CACHE/npm"
+    rm -f "$tgz"
+    (cd "$CACHE/npm" && npm pack --silent "$ORT_NPM_PKG@$ORT_NPM_VER" >/dev/null)
+    sha_ok "$tgz" "$ORT_NPM_SHA256" || die "checksum mismatch for $tgz"
+  fi
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  tar -xzf "$tgz" -C "$tmp" --wildcards "$ORT_HDR_IN_TGZ/*.h"
+  sha_ok "$tmp/$ORT_HDR_IN_TGZ/onnxruntime_c_api.h" "$ORT_C_API_SHA256" ||
+    die "checksum mismatch for onnxruntime_c_api.h in $tgz"
+  rm -rf "$ORT_INC"
+  mkdir -p "$ORT_INC"
+  cp "$tmp/$ORT_HDR_IN_TGZ"/*.h "$ORT_INC/"
+  echo "$ORT_NPM_PKG@$ORT_NPM_VER" >"$ROOT/third_party/ort-headers/SOURCE"
+  log "ORT headers extracted to ${ORT_INC#"$ROOT"/}"
+fi
+log "done"

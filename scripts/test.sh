@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# README command 2: set everything up, build with warnings as errors, check formatting and
+# run every test suite (ctest, then pytest). Exits non-zero if anything failed; the output
+# ends with the runners' summary lines.
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+"$ROOT/scripts/setup.sh" || exit 1
+"$ROOT/scripts/build.sh" || exit 1
+
+failed=0
+echo "== format"
+"$ROOT/scripts/check_format.sh" || failed=1
+echo "== ctest"
+ctest --test-dir "$ROOT/build" --output-on-failure -j 2 || failed=1
+echo "== pytest"
+"$ROOT/.venv/bin/python" -m pytest "$ROOT/tests/python" -q || failed=1
+exit $failed
