@@ -14,6 +14,7 @@
 #include "onnx_light/core/data_type.h"
 #include "onnx_light/core/float16.h"
 #include "onnx_light/core/shape.h"
+#include "onnx_bindings.h"
 #include "status_to_python.h"
 
 namespace nb = nanobind;
@@ -130,4 +131,6 @@ NB_MODULE(_core, m) {
   m.def("convert_float_bits", &py::ConvertFloatBits, nb::arg("bits"), nb::arg("kind"),
         "Converts raw bit patterns, e.g. kind='float32->float16' maps a uint32 array to a "
         "uint16 array. Kinds: float32|float64 -> float16|bfloat16 and back.");
+
+  py::BindOnnx(m);
 }
