@@ -61,6 +61,7 @@ class Opt {
   bool has() const noexcept { return has_; }
   const T& get() const noexcept { return value_; }
   operator const T&() const noexcept { return value_; }  // NOLINT: implicit by design
+  const T* operator->() const noexcept { return &value_; }
   void set(T value) {
     value_ = std::move(value);
     has_ = true;
@@ -115,7 +116,8 @@ template <typename T>
 class MsgField {
  public:
   MsgField() = default;
-  MsgField(const MsgField& o) : p_(o.p_ ? std::make_shared<T>(*o.p_) : nullptr), explicit_(o.explicit_) {}
+  MsgField(const MsgField& o)
+      : p_(o.p_ ? std::make_shared<T>(*o.p_) : nullptr), explicit_(o.explicit_) {}
   MsgField& operator=(const MsgField& o) {
     if (this != &o) {
       p_ = o.p_ ? std::make_shared<T>(*o.p_) : nullptr;
@@ -207,7 +209,9 @@ class Repeated {
   void clear() { items_.clear(); }
   void reserve(size_t n) { items_.reserve(n); }
 
-  Iter<typename Vec::iterator, T> begin() { return Iter<typename Vec::iterator, T>(items_.begin()); }
+  Iter<typename Vec::iterator, T> begin() {
+    return Iter<typename Vec::iterator, T>(items_.begin());
+  }
   Iter<typename Vec::iterator, T> end() { return Iter<typename Vec::iterator, T>(items_.end()); }
   Iter<typename Vec::const_iterator, const T> begin() const {
     return Iter<typename Vec::const_iterator, const T>(items_.begin());
@@ -220,7 +224,8 @@ class Repeated {
   void CopyFrom(const Repeated& o) {
     Vec copy;
     copy.reserve(o.items_.size());
-    for (const auto& p : o.items_) copy.push_back(std::make_shared<T>(*p));
+    for (const auto& p : o.items_)
+      copy.push_back(std::make_shared<T>(*p));
     items_ = std::move(copy);
   }
   Vec items_;
@@ -288,7 +293,7 @@ struct FieldDescriptor {
 };
 
 struct MessageDescriptor {
-  const char* name;  // "NodeProto", "TypeProto.Tensor"
+  const char* name;               // "NodeProto", "TypeProto.Tensor"
   const FieldDescriptor* fields;  // ascending field numbers
   size_t field_count;
   const char* oneof_name;  // name of the oneof group, or null
@@ -319,8 +324,7 @@ std::string MessageToText(const MessageDescriptor& descriptor, const void* messa
 
 // Typed entry points for any message class M of onnx.h.
 template <typename M>
-Status ParseFromBytes(M* message, const void* data, size_t size,
-                      const ParseOptions& options = {},
+Status ParseFromBytes(M* message, const void* data, size_t size, const ParseOptions& options = {},
                       std::shared_ptr<const void> owner = nullptr) {
   if (size > options.max_bytes) {
     return Status(StatusCode::kOutOfRange,
@@ -332,7 +336,8 @@ Status ParseFromBytes(M* message, const void* data, size_t size,
   Status s = ParseMessage(M::descriptor(), message, in, state);
   if (s.ok()) return s;
   std::string where = M::descriptor().name;
-  if (!state.error_path.empty()) where += (state.error_path[0] == '[' ? "" : ".") + state.error_path;
+  if (!state.error_path.empty())
+    where += (state.error_path[0] == '[' ? "" : ".") + state.error_path;
   return Status(s.code(), where + ": " + s.message());
 }
 

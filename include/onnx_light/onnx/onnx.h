@@ -50,37 +50,37 @@ enum class ValueKind : int32_t {
 };
 inline constexpr int64_t kIrVersion = 13;  // onnx 1.22's IR_VERSION
 
-#define ONNX_LIGHT_MESSAGES(M)  \
-  M(StringStringEntryProto)     \
-  M(OperatorSetIdProto)         \
-  M(TensorProto_Segment)        \
-  M(TensorProto)                \
-  M(SparseTensorProto)          \
-  M(TensorShapeProto_Dimension) \
-  M(TensorShapeProto)           \
-  M(TypeProto_Tensor)           \
-  M(TypeProto_Sequence)         \
-  M(TypeProto_Map)              \
-  M(TypeProto_Optional)         \
-  M(TypeProto_SparseTensor)     \
-  M(TypeProto_Opaque)           \
-  M(TypeProto)                  \
-  M(ValueInfoProto)             \
-  M(AttributeProto)             \
-  M(IntIntListEntryProto)       \
-  M(SimpleShardedDimProto)      \
-  M(ShardedDimProto)            \
-  M(ShardingSpecProto)          \
+#define ONNX_LIGHT_MESSAGES(M)    \
+  M(StringStringEntryProto)       \
+  M(OperatorSetIdProto)           \
+  M(TensorProto_Segment)          \
+  M(TensorProto)                  \
+  M(SparseTensorProto)            \
+  M(TensorShapeProto_Dimension)   \
+  M(TensorShapeProto)             \
+  M(TypeProto_Tensor)             \
+  M(TypeProto_Sequence)           \
+  M(TypeProto_Map)                \
+  M(TypeProto_Optional)           \
+  M(TypeProto_SparseTensor)       \
+  M(TypeProto_Opaque)             \
+  M(TypeProto)                    \
+  M(ValueInfoProto)               \
+  M(AttributeProto)               \
+  M(IntIntListEntryProto)         \
+  M(SimpleShardedDimProto)        \
+  M(ShardedDimProto)              \
+  M(ShardingSpecProto)            \
   M(NodeDeviceConfigurationProto) \
-  M(NodeProto)                  \
-  M(TensorAnnotation)           \
-  M(GraphProto)                 \
-  M(FunctionProto)              \
-  M(TrainingInfoProto)          \
-  M(DeviceConfigurationProto)   \
-  M(ModelProto)                 \
-  M(SequenceProto)              \
-  M(MapProto)                   \
+  M(NodeProto)                    \
+  M(TensorAnnotation)             \
+  M(GraphProto)                   \
+  M(FunctionProto)                \
+  M(TrainingInfoProto)            \
+  M(DeviceConfigurationProto)     \
+  M(ModelProto)                   \
+  M(SequenceProto)                \
+  M(MapProto)                     \
   M(OptionalProto)
 
 #define ONNX_LIGHT_FORWARD_DECLARE_(Name) struct Name;
@@ -305,18 +305,15 @@ ONNX_LIGHT_MESSAGES(ONNX_LIGHT_FORWARD_DECLARE_)
 // clang-format on
 
 #define ONNX_LIGHT_MEMBER_(number, name, holder, flags) holder name;
-#define ONNX_LIGHT_DEFINE_MESSAGE_(Name)                     \
-  struct Name : MessageBase {                                \
-    ONNX_LIGHT_FIELDS_##Name(ONNX_LIGHT_MEMBER_)             \
-    static const MessageDescriptor& descriptor();            \
-    friend bool operator==(const Name& a, const Name& b) {   \
-      return MessagesEqual(descriptor(), &a, &b);            \
-    }                                                        \
-    friend bool operator!=(const Name& a, const Name& b) {   \
-      return !(a == b);                                      \
-    }                                                        \
-    void Clear() { ClearMessage(descriptor(), this); }       \
-    using Self = Name;                                       \
+#define ONNX_LIGHT_DEFINE_MESSAGE_(Name)                                                       \
+  struct Name : MessageBase {                                                                  \
+    ONNX_LIGHT_FIELDS_##Name(ONNX_LIGHT_MEMBER_) static const MessageDescriptor& descriptor(); \
+    friend bool operator==(const Name& a, const Name& b) {                                     \
+      return MessagesEqual(descriptor(), &a, &b);                                              \
+    }                                                                                          \
+    friend bool operator!=(const Name& a, const Name& b) { return !(a == b); }                 \
+    void Clear() { ClearMessage(descriptor(), this); }                                         \
+    using Self = Name;                                                                         \
   };
 ONNX_LIGHT_MESSAGES(ONNX_LIGHT_DEFINE_MESSAGE_)
 #undef ONNX_LIGHT_DEFINE_MESSAGE_

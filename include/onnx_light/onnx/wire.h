@@ -105,12 +105,14 @@ class WireWriter {
   }
   void WriteFixed32(uint32_t v) {
     uint8_t buf[4];
-    for (int i = 0; i < 4; ++i) buf[i] = static_cast<uint8_t>(v >> (8 * i));
+    for (int i = 0; i < 4; ++i)
+      buf[i] = static_cast<uint8_t>(v >> (8 * i));
     sink_->Append(buf, 4);
   }
   void WriteFixed64(uint64_t v) {
     uint8_t buf[8];
-    for (int i = 0; i < 8; ++i) buf[i] = static_cast<uint8_t>(v >> (8 * i));
+    for (int i = 0; i < 8; ++i)
+      buf[i] = static_cast<uint8_t>(v >> (8 * i));
     sink_->Append(buf, 8);
   }
   void WriteBytes(const void* data, size_t size) {

@@ -161,11 +161,9 @@ def _to_bytes(value: str | bytes) -> bytes:
 
 
 def _saturate_float8(values: np.ndarray, np_dtype: np.dtype) -> np.ndarray:
+    # Out-of-range values and infinities clamp to the largest finite value; NaN stays NaN.
     finfo = ml_dtypes.finfo(np_dtype)
-    clipped = np.where(
-        np.isfinite(values), np.clip(values, float(finfo.min), float(finfo.max)), values
-    )
-    return clipped.astype(np_dtype)
+    return np.clip(values, finfo.min, finfo.max).astype(np_dtype)
 
 
 def _float8e8m0_round_up(values: np.ndarray) -> np.ndarray:
@@ -226,7 +224,7 @@ def make_tensor(
         if len(values):
             values = [_to_bytes(v) for v in values.tolist()]
     elif data_type in _mapping.FLOAT8 and data_type != TensorProto.FLOAT8E8M0:
-        values = _saturate_float8(np.asarray(vals, dtype=np.float64), np_dtype).flatten()
+        values = _saturate_float8(np.asarray(vals), np_dtype).flatten()
     elif data_type == TensorProto.FLOAT8E8M0:
         values = _float8e8m0_round_up(vals).flatten()
     else:

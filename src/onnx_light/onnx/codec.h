@@ -135,7 +135,9 @@ struct Codec<Opt<T>> {
   }
   static bool Present(const void* f) { return static_cast<const Opt<T>*>(f)->has(); }
   static size_t Count(const void* f) { return Present(f) ? 1 : 0; }
-  static const void* Element(const void* f, size_t) { return &static_cast<const Opt<T>*>(f)->get(); }
+  static const void* Element(const void* f, size_t) {
+    return &static_cast<const Opt<T>*>(f)->get();
+  }
   static void Clear(void* f) { static_cast<Opt<T>*>(f)->clear(); }
   static bool Equal(const void* a, const void* b) {
     const auto& x = *static_cast<const Opt<T>*>(a);
@@ -208,7 +210,9 @@ struct Codec<Opt<Bytes>> {
   }
   static bool Present(const void* f) { return static_cast<const Opt<Bytes>*>(f)->has(); }
   static size_t Count(const void* f) { return Present(f) ? 1 : 0; }
-  static const void* Element(const void* f, size_t) { return &static_cast<const Opt<Bytes>*>(f)->get(); }
+  static const void* Element(const void* f, size_t) {
+    return &static_cast<const Opt<Bytes>*>(f)->get();
+  }
   static void Clear(void* f) { static_cast<Opt<Bytes>*>(f)->clear(); }
   static bool Equal(const void* a, const void* b) {
     return *static_cast<const Opt<Bytes>*>(a) == *static_cast<const Opt<Bytes>*>(b);
@@ -232,7 +236,8 @@ struct Codec<std::vector<T>> {
     if (wt != WireType::kLengthDelimited) return WrongWireType(fd, wt, in.offset());
     WireReader payload(nullptr, 0);
     ONNX_LIGHT_RETURN_IF_ERROR(in.ReadLengthDelimited(&payload));
-    if constexpr (Scalar<T>::kWire == WireType::kFixed32 || Scalar<T>::kWire == WireType::kFixed64) {
+    if constexpr (Scalar<T>::kWire == WireType::kFixed32 ||
+                  Scalar<T>::kWire == WireType::kFixed64) {
       constexpr size_t kSize = Scalar<T>::kWire == WireType::kFixed32 ? 4 : 8;
       if (payload.remaining() % kSize != 0) {
         return Status(StatusCode::kInvalidModel,
@@ -257,7 +262,8 @@ struct Codec<std::vector<T>> {
     if constexpr (Scalar<T>::kWire == WireType::kFixed32) return 4 * v.size();
     if constexpr (Scalar<T>::kWire == WireType::kFixed64) return 8 * v.size();
     uint64_t n = 0;
-    for (const T& x : v) n += Scalar<T>::Size(x);
+    for (const T& x : v)
+      n += Scalar<T>::Size(x);
     return n;
   }
   static uint64_t ByteSize(const void* f, const FieldDescriptor& fd) {
@@ -270,7 +276,8 @@ struct Codec<std::vector<T>> {
     if (fd.flags & kPacked) {
       out.WriteTag(fd.number, WireType::kLengthDelimited);
       out.WriteVarint(PayloadSize(v));
-      for (const T& x : v) Scalar<T>::Write(out, x);
+      for (const T& x : v)
+        Scalar<T>::Write(out, x);
       return;
     }
     for (const T& x : v) {
@@ -351,8 +358,8 @@ struct Codec<MsgField<M>> {
   static constexpr bool kRepeated = false;
   static Status Parse(void* f, const FieldDescriptor& fd, WireType wt, WireReader& in,
                       ParseState& state) {
-    return ParseSubMessage(M::descriptor(), static_cast<MsgField<M>*>(f)->mutable_get(), fd, wt,
-                           in, state);
+    return ParseSubMessage(M::descriptor(), static_cast<MsgField<M>*>(f)->mutable_get(), fd, wt, in,
+                           state);
   }
   static uint64_t ByteSize(const void* f, const FieldDescriptor& fd) {
     return SubMessageSize(M::descriptor(), &static_cast<const MsgField<M>*>(f)->get(), fd.number);
@@ -417,9 +424,9 @@ struct Codec<Repeated<M>> {
 
 template <typename H>
 const FieldCodec* CodecFor() {
-  static const FieldCodec codec = {&Codec<H>::Parse, &Codec<H>::ByteSize, &Codec<H>::Write,
-                                   &Codec<H>::Present, &Codec<H>::Clear, &Codec<H>::Equal,
-                                   &Codec<H>::Count, &Codec<H>::Element};
+  static const FieldCodec codec = {&Codec<H>::Parse,   &Codec<H>::ByteSize, &Codec<H>::Write,
+                                   &Codec<H>::Present, &Codec<H>::Clear,    &Codec<H>::Equal,
+                                   &Codec<H>::Count,   &Codec<H>::Element};
   return &codec;
 }
 

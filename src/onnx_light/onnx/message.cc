@@ -43,20 +43,19 @@ void PrependErrorPath(ParseState& state, const std::string& segment) {
 }
 
 Status WrongWireType(const FieldDescriptor& fd, WireType got, uint64_t offset) {
-  return Status(StatusCode::kInvalidModel,
-                std::string("wire type ") + WireTypeName(got) + " does not match field '" +
-                    fd.name + "' (" + std::to_string(fd.number) + ") at byte " +
-                    std::to_string(offset));
+  return Status(StatusCode::kInvalidModel, std::string("wire type ") + WireTypeName(got) +
+                                               " does not match field '" + fd.name + "' (" +
+                                               std::to_string(fd.number) + ") at byte " +
+                                               std::to_string(offset));
 }
 
 Status ParseSubMessage(const MessageDescriptor& d, void* message, const FieldDescriptor& fd,
                        WireType wt, WireReader& in, ParseState& state) {
   if (wt != WireType::kLengthDelimited) return WrongWireType(fd, wt, in.offset());
   if (state.depth >= state.options->max_depth) {
-    return Status(StatusCode::kInvalidModel,
-                  "messages nested deeper than the limit of " +
-                      std::to_string(state.options->max_depth) + " at byte " +
-                      std::to_string(in.offset()));
+    return Status(StatusCode::kInvalidModel, "messages nested deeper than the limit of " +
+                                                 std::to_string(state.options->max_depth) +
+                                                 " at byte " + std::to_string(in.offset()));
   }
   WireReader payload(nullptr, 0);
   ONNX_LIGHT_RETURN_IF_ERROR(in.ReadLengthDelimited(&payload));
@@ -79,8 +78,7 @@ void WriteSubMessage(const MessageDescriptor& d, const void* message, uint32_t n
 
 }  // namespace detail
 
-Status ParseMessage(const MessageDescriptor& d, void* message, WireReader& in,
-                    ParseState& state) {
+Status ParseMessage(const MessageDescriptor& d, void* message, WireReader& in, ParseState& state) {
   MessageBase* base = d.base(message);
   while (!in.AtEnd()) {
     const uint8_t* tag_start = in.position();
@@ -144,7 +142,8 @@ bool MessageIsEmpty(const MessageDescriptor& d, const void* message) {
 }
 
 void ClearMessage(const MessageDescriptor& d, void* message) {
-  for (size_t i = 0; i < d.field_count; ++i) d.fields[i].codec->clear(d.fields[i].field(message));
+  for (size_t i = 0; i < d.field_count; ++i)
+    d.fields[i].codec->clear(d.fields[i].field(message));
   d.base(message)->unknown_fields.clear();
 }
 

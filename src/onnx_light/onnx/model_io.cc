@@ -57,18 +57,23 @@ void ForEachTensorInNodes(Repeated<NodeProto>& nodes, const std::function<void(T
   for (NodeProto& node : nodes) {
     for (AttributeProto& attr : node.attribute) {
       if (attr.t.has()) fn(*attr.t.mutable_get());
-      for (TensorProto& t : attr.tensors) fn(t);
+      for (TensorProto& t : attr.tensors)
+        fn(t);
       if (attr.sparse_tensor.has()) ForEachTensorInSparse(*attr.sparse_tensor.mutable_get(), fn);
-      for (SparseTensorProto& s : attr.sparse_tensors) ForEachTensorInSparse(s, fn);
+      for (SparseTensorProto& s : attr.sparse_tensors)
+        ForEachTensorInSparse(s, fn);
       if (attr.g.has()) ForEachTensorInGraph(*attr.g.mutable_get(), fn);
-      for (GraphProto& g : attr.graphs) ForEachTensorInGraph(g, fn);
+      for (GraphProto& g : attr.graphs)
+        ForEachTensorInGraph(g, fn);
     }
   }
 }
 
 void ForEachTensorInGraph(GraphProto& graph, const std::function<void(TensorProto&)>& fn) {
-  for (TensorProto& t : graph.initializer) fn(t);
-  for (SparseTensorProto& s : graph.sparse_initializer) ForEachTensorInSparse(s, fn);
+  for (TensorProto& t : graph.initializer)
+    fn(t);
+  for (SparseTensorProto& s : graph.sparse_initializer)
+    ForEachTensorInSparse(s, fn);
   ForEachTensorInNodes(graph.node, fn);
 }
 
@@ -90,7 +95,8 @@ class FileSink final : public WireSink {
 
 void ForEachTensor(ModelProto* model, const std::function<void(TensorProto&)>& fn) {
   if (model->graph.has()) ForEachTensorInGraph(*model->graph.mutable_get(), fn);
-  for (FunctionProto& f : model->functions) ForEachTensorInNodes(f.node, fn);
+  for (FunctionProto& f : model->functions)
+    ForEachTensorInNodes(f.node, fn);
   for (TrainingInfoProto& t : model->training_info) {
     if (t.initialization.has()) ForEachTensorInGraph(*t.initialization.mutable_get(), fn);
     if (t.algorithm.has()) ForEachTensorInGraph(*t.algorithm.mutable_get(), fn);
@@ -143,7 +149,8 @@ Status LoadExternalData(ModelProto* model, const std::string& base_dir) {
   std::map<std::string, std::shared_ptr<const MappedFile>> files;
   Status status;
   ForEachTensor(model, [&](TensorProto& tensor) {
-    if (!status.ok() || tensor.data_location.get() != static_cast<int32_t>(DataLocation::kExternal)) {
+    if (!status.ok() ||
+        tensor.data_location.get() != static_cast<int32_t>(DataLocation::kExternal)) {
       return;
     }
     const std::string& name = tensor.name.get();
@@ -165,9 +172,9 @@ Status LoadExternalData(ModelProto* model, const std::string& base_dir) {
       return fail(StatusCode::kInvalidModel, "external data location contains a NUL byte");
     }
     if (location[0] == '/') {
-      return fail(StatusCode::kInvalidModel,
-                  "external data location '" + location + "' is absolute; it must be relative "
-                  "to the model's folder");
+      return fail(StatusCode::kInvalidModel, "external data location '" + location +
+                                                 "' is absolute; it must be relative "
+                                                 "to the model's folder");
     }
     size_t start = 0;
     while (start <= location.size()) {
@@ -186,9 +193,9 @@ Status LoadExternalData(ModelProto* model, const std::string& base_dir) {
     Result<std::string> real = RealPath(base_dir + "/" + location);
     if (!real.ok()) return fail(real.status().code(), real.status().message());
     if (real->compare(0, base->size() + 1, *base + "/") != 0) {
-      return fail(StatusCode::kInvalidModel,
-                  "external data location '" + location + "' resolves to '" + *real +
-                      "', outside the model's folder '" + *base + "'");
+      return fail(StatusCode::kInvalidModel, "external data location '" + location +
+                                                 "' resolves to '" + *real +
+                                                 "', outside the model's folder '" + *base + "'");
     }
     auto it = files.find(*real);
     if (it == files.end()) {
@@ -204,19 +211,20 @@ Status LoadExternalData(ModelProto* model, const std::string& base_dir) {
       offset = *r;
     }
     if (offset > file.size()) {
-      return fail(StatusCode::kInvalidModel,
-                  "external data offset " + std::to_string(offset) + " is past the end of '" +
-                      location + "' (" + std::to_string(file.size()) + " bytes)");
+      return fail(StatusCode::kInvalidModel, "external data offset " + std::to_string(offset) +
+                                                 " is past the end of '" + location + "' (" +
+                                                 std::to_string(file.size()) + " bytes)");
     }
     uint64_t length = file.size() - offset;
     if (has_length) {
       Result<uint64_t> r = ParseUnsigned(length_text, "length", name);
       if (!r.ok()) return fail(r.status().code(), r.status().message());
       if (*r > length) {
-        return fail(StatusCode::kInvalidModel,
-                    "external data range [" + std::to_string(offset) + ", " +
-                        std::to_string(offset) + "+" + std::to_string(*r) + ") is past the end of '" +
-                        location + "' (" + std::to_string(file.size()) + " bytes)");
+        return fail(StatusCode::kInvalidModel, "external data range [" + std::to_string(offset) +
+                                                   ", " + std::to_string(offset) + "+" +
+                                                   std::to_string(*r) + ") is past the end of '" +
+                                                   location + "' (" + std::to_string(file.size()) +
+                                                   " bytes)");
       }
       length = *r;
     }

@@ -5,28 +5,28 @@
 
 namespace onnx_light::onnx {
 
-#define ONNX_LIGHT_FIELD_DESCRIPTOR_(number, field_name, holder, flags)                 \
-  FieldDescriptor{number,                                                              \
-                  #field_name,                                                         \
-                  flags,                                                               \
-                  detail::Codec<holder>::kKind,                                        \
-                  detail::Codec<holder>::kRepeated,                                    \
-                  detail::CodecFor<holder>(),                                          \
+#define ONNX_LIGHT_FIELD_DESCRIPTOR_(number, field_name, holder, flags)               \
+  FieldDescriptor{number,                                                             \
+                  #field_name,                                                        \
+                  flags,                                                              \
+                  detail::Codec<holder>::kKind,                                       \
+                  detail::Codec<holder>::kRepeated,                                   \
+                  detail::CodecFor<holder>(),                                         \
                   [](void* m) -> void* { return &static_cast<Msg*>(m)->field_name; }, \
                   detail::MessageTypeOf<holder>::kGet},
 
 #define ONNX_LIGHT_HAS_ONEOF_(number, field_name, holder, flags) || (((flags)&kOneof) != 0)
 
-#define ONNX_LIGHT_DESCRIPTOR_(Name, PrettyName, Oneof)                                       \
-  const MessageDescriptor& Name::descriptor() {                                              \
-    using Msg = Name;                                                                        \
-    static const FieldDescriptor fields[] = {ONNX_LIGHT_FIELDS_##Name(                       \
-        ONNX_LIGHT_FIELD_DESCRIPTOR_)};                                                      \
-    static const MessageDescriptor d = {                                                     \
-        PrettyName, fields, sizeof(fields) / sizeof(fields[0]),                              \
-        (false ONNX_LIGHT_FIELDS_##Name(ONNX_LIGHT_HAS_ONEOF_)) ? Oneof : nullptr,           \
-        [](void* m) -> MessageBase* { return static_cast<Msg*>(m); }};                       \
-    return d;                                                                                \
+#define ONNX_LIGHT_DESCRIPTOR_(Name, PrettyName, Oneof)                            \
+  const MessageDescriptor& Name::descriptor() {                                    \
+    using Msg = Name;                                                              \
+    static const FieldDescriptor fields[] = {                                      \
+        ONNX_LIGHT_FIELDS_##Name(ONNX_LIGHT_FIELD_DESCRIPTOR_)};                   \
+    static const MessageDescriptor d = {                                           \
+        PrettyName, fields, sizeof(fields) / sizeof(fields[0]),                    \
+        (false ONNX_LIGHT_FIELDS_##Name(ONNX_LIGHT_HAS_ONEOF_)) ? Oneof : nullptr, \
+        [](void* m) -> MessageBase* { return static_cast<Msg*>(m); }};             \
+    return d;                                                                      \
   }
 
 ONNX_LIGHT_DESCRIPTOR_(StringStringEntryProto, "StringStringEntryProto", nullptr)

@@ -50,7 +50,8 @@ Status WireReader::ReadVarint(uint64_t* value) {
 Status WireReader::ReadFixed32(uint32_t* value) {
   if (remaining() < 4) return Truncated("fixed32", offset());
   uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(p_[i]) << (8 * i);
+  for (int i = 0; i < 4; ++i)
+    v |= static_cast<uint32_t>(p_[i]) << (8 * i);
   p_ += 4;
   *value = v;
   return Status::Ok();
@@ -59,7 +60,8 @@ Status WireReader::ReadFixed32(uint32_t* value) {
 Status WireReader::ReadFixed64(uint64_t* value) {
   if (remaining() < 8) return Truncated("fixed64", offset());
   uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p_[i]) << (8 * i);
+  for (int i = 0; i < 8; ++i)
+    v |= static_cast<uint64_t>(p_[i]) << (8 * i);
   p_ += 8;
   *value = v;
   return Status::Ok();
@@ -76,9 +78,9 @@ Status WireReader::ReadTag(uint32_t* field_number, WireType* wire_type) {
                                                  " at byte " + std::to_string(start));
   }
   if (type > 5 || type == 3 || type == 4) {
-    return Status(StatusCode::kInvalidModel,
-                  "unsupported wire type " + std::to_string(type) + " for field " +
-                      std::to_string(number) + " at byte " + std::to_string(start));
+    return Status(StatusCode::kInvalidModel, "unsupported wire type " + std::to_string(type) +
+                                                 " for field " + std::to_string(number) +
+                                                 " at byte " + std::to_string(start));
   }
   *field_number = static_cast<uint32_t>(number);
   *wire_type = static_cast<WireType>(type);
@@ -90,10 +92,10 @@ Status WireReader::ReadLengthDelimited(WireReader* payload) {
   uint64_t len = 0;
   ONNX_LIGHT_RETURN_IF_ERROR(ReadVarint(&len));
   if (len > remaining()) {
-    return Status(StatusCode::kInvalidModel,
-                  "length " + std::to_string(len) + " at byte " + std::to_string(start) +
-                      " runs past the end of its enclosing message (" +
-                      std::to_string(remaining()) + " bytes left)");
+    return Status(StatusCode::kInvalidModel, "length " + std::to_string(len) + " at byte " +
+                                                 std::to_string(start) +
+                                                 " runs past the end of its enclosing message (" +
+                                                 std::to_string(remaining()) + " bytes left)");
   }
   *payload = WireReader(p_, static_cast<size_t>(len), offset());
   p_ += len;

@@ -11,10 +11,10 @@
 #include <tuple>
 #include <vector>
 
+#include "onnx_bindings.h"
 #include "onnx_light/core/data_type.h"
 #include "onnx_light/core/float16.h"
 #include "onnx_light/core/shape.h"
-#include "onnx_bindings.h"
 #include "status_to_python.h"
 
 namespace nb = nanobind;

@@ -11,8 +11,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <type_traits>
@@ -72,11 +72,10 @@ T ScalarFromPython(nb::handle h) {
     }
     return static_cast<T>(nb::cast<double>(nb::float_(h)));
   } else {
-    if (nb::isinstance<nb::bool_>(h) || nb::isinstance<nb::float_>(h) ||
-        !PyIndex_Check(h.ptr())) {
-      throw nb::type_error(("expected an integer, got " +
-                            nb::cast<std::string>(nb::str(h.type().attr("__name__"))))
-                               .c_str());
+    if (nb::isinstance<nb::bool_>(h) || nb::isinstance<nb::float_>(h) || !PyIndex_Check(h.ptr())) {
+      throw nb::type_error(
+          ("expected an integer, got " + nb::cast<std::string>(nb::str(h.type().attr("__name__"))))
+              .c_str());
     }
     nb::object index = nb::steal(PyNumber_Index(h.ptr()));
     if (!index.is_valid()) throw nb::python_error();
@@ -93,7 +92,7 @@ T ScalarFromPython(nb::handle h) {
       if (overflow != 0 || v < static_cast<long long>(std::numeric_limits<T>::min()) ||
           v > static_cast<long long>(std::numeric_limits<T>::max())) {
         throw nb::value_error(std::is_same_v<T, int32_t> ? "value out of range for int32"
-                                                           : "value out of range for int64");
+                                                         : "value out of range for int64");
       }
       return static_cast<T>(v);
     }
@@ -113,8 +112,8 @@ std::vector<size_t> SliceIndices(nb::slice slice, size_t size) {
   std::vector<size_t> out;
   out.reserve(count);
   for (size_t k = 0; k < count; ++k) {
-    out.push_back(static_cast<size_t>(static_cast<Py_ssize_t>(start) +
-                                      static_cast<Py_ssize_t>(k) * step));
+    out.push_back(
+        static_cast<size_t>(static_cast<Py_ssize_t>(start) + static_cast<Py_ssize_t>(k) * step));
   }
   (void)stop;
   return out;
@@ -123,7 +122,8 @@ std::vector<size_t> SliceIndices(nb::slice slice, size_t size) {
 template <typename Vec>
 void EraseIndices(Vec& v, std::vector<size_t> idx) {
   std::sort(idx.begin(), idx.end());
-  for (auto it = idx.rbegin(); it != idx.rend(); ++it) v.erase(v.begin() + static_cast<std::ptrdiff_t>(*it));
+  for (auto it = idx.rbegin(); it != idx.rend(); ++it)
+    v.erase(v.begin() + static_cast<std::ptrdiff_t>(*it));
 }
 
 // --- repeated scalar / string containers -------------------------------------------------
@@ -161,11 +161,13 @@ void ExtendScalars(std::vector<T>& v, nb::handle items) {
     v.resize(old + n);
     const int64_t stride = arr.stride(0);
     const T* p = arr.data();
-    for (size_t i = 0; i < n; ++i) v[old + i] = p[static_cast<int64_t>(i) * stride];
+    for (size_t i = 0; i < n; ++i)
+      v[old + i] = p[static_cast<int64_t>(i) * stride];
     return;
   }
   std::vector<T> add;
-  for (nb::handle item : nb::iter(items)) add.push_back(ScalarFromPython<T>(item));
+  for (nb::handle item : nb::iter(items))
+    add.push_back(ScalarFromPython<T>(item));
   v.insert(v.end(), add.begin(), add.end());
 }
 
@@ -179,7 +181,8 @@ void BindScalarList(nb::module_& m) {
       .def("__getitem__",
            [](const L& l, nb::slice s) {
              std::vector<T> out;
-             for (size_t i : SliceIndices(s, l.v->size())) out.push_back((*l.v)[i]);
+             for (size_t i : SliceIndices(s, l.v->size()))
+               out.push_back((*l.v)[i]);
              return out;
            })
       .def("__setitem__",
@@ -193,9 +196,11 @@ void BindScalarList(nb::module_& m) {
              l.v->erase(l.v->begin() + NormalizeIndex(i, l.v->size()));
            })
       .def("__delitem__",
-           [](L& l, nb::slice s) { l.owner->touched = true; EraseIndices(*l.v, SliceIndices(s, l.v->size())); })
-      .def("__iter__",
-           [](const L& l) { return nb::iter(nb::cast(std::vector<T>(*l.v))); })
+           [](L& l, nb::slice s) {
+             l.owner->touched = true;
+             EraseIndices(*l.v, SliceIndices(s, l.v->size()));
+           })
+      .def("__iter__", [](const L& l) { return nb::iter(nb::cast(std::vector<T>(*l.v))); })
       .def("__contains__",
            [](const L& l, nb::handle x) {
              try {
@@ -205,8 +210,16 @@ void BindScalarList(nb::module_& m) {
                return false;
              }
            })
-      .def("append", [](L& l, nb::handle x) { l.owner->touched = true; l.v->push_back(ScalarFromPython<T>(x)); })
-      .def("extend", [](L& l, nb::handle items) { l.owner->touched = true; ExtendScalars(*l.v, items); })
+      .def("append",
+           [](L& l, nb::handle x) {
+             l.owner->touched = true;
+             l.v->push_back(ScalarFromPython<T>(x));
+           })
+      .def("extend",
+           [](L& l, nb::handle items) {
+             l.owner->touched = true;
+             ExtendScalars(*l.v, items);
+           })
       .def("insert",
            [](L& l, Py_ssize_t i, nb::handle x) {
              l.owner->touched = true;
@@ -218,7 +231,7 @@ void BindScalarList(nb::module_& m) {
       .def(
           "pop",
           [](L& l, Py_ssize_t i) {
-             l.owner->touched = true;
+            l.owner->touched = true;
             const Py_ssize_t k = NormalizeIndex(i, l.v->size());
             const T x = (*l.v)[static_cast<size_t>(k)];
             l.v->erase(l.v->begin() + k);
@@ -232,18 +245,21 @@ void BindScalarList(nb::module_& m) {
              if (it == l.v->end()) throw nb::value_error("value not in list");
              l.v->erase(it);
            })
-      .def("numpy",
-           [](const L& l) {
-             auto* data = new std::vector<T>(*l.v);
-             nb::capsule owner(data, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-             return nb::ndarray<nb::numpy, T, nb::ndim<1>>(data->data(), {data->size()}, owner);
-           },
-           "A numpy copy of the values.")
+      .def(
+          "numpy",
+          [](const L& l) {
+            auto* data = new std::vector<T>(*l.v);
+            nb::capsule owner(data,
+                              [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+            return nb::ndarray<nb::numpy, T, nb::ndim<1>>(data->data(), {data->size()}, owner);
+          },
+          "A numpy copy of the values.")
       .def("__eq__",
            [](const L& l, nb::handle other) {
              try {
                std::vector<T> o;
-               for (nb::handle item : nb::iter(other)) o.push_back(ScalarFromPython<T>(item));
+               for (nb::handle item : nb::iter(other))
+                 o.push_back(ScalarFromPython<T>(item));
                if (o.size() != l.v->size()) return false;
                for (size_t i = 0; i < o.size(); ++i) {
                  if (!((*l.v)[i] == o[i])) return false;
@@ -260,7 +276,8 @@ void BindScalarList(nb::module_& m) {
 
 nb::list StringsToList(const StringList& l) {
   nb::list out;
-  for (const std::string& s : *l.v) out.append(StringToPython(s, l.bytes));
+  for (const std::string& s : *l.v)
+    out.append(StringToPython(s, l.bytes));
   return out;
 }
 
@@ -286,9 +303,15 @@ void BindStringList(nb::module_& m) {
              (*l.v)[NormalizeIndex(i, l.v->size())] = BytesLike(value, "repeated string");
            })
       .def("__delitem__",
-           [](L& l, Py_ssize_t i) { l.owner->touched = true; l.v->erase(l.v->begin() + NormalizeIndex(i, l.v->size())); })
+           [](L& l, Py_ssize_t i) {
+             l.owner->touched = true;
+             l.v->erase(l.v->begin() + NormalizeIndex(i, l.v->size()));
+           })
       .def("__delitem__",
-           [](L& l, nb::slice s) { l.owner->touched = true; EraseIndices(*l.v, SliceIndices(s, l.v->size())); })
+           [](L& l, nb::slice s) {
+             l.owner->touched = true;
+             EraseIndices(*l.v, SliceIndices(s, l.v->size()));
+           })
       .def("__iter__", [](const L& l) { return nb::iter(StringsToList(l)); })
       .def("__contains__",
            [](const L& l, nb::handle x) {
@@ -296,12 +319,17 @@ void BindStringList(nb::module_& m) {
              const std::string s = BytesLike(x, "value");
              return std::find(l.v->begin(), l.v->end(), s) != l.v->end();
            })
-      .def("append", [](L& l, nb::handle x) { l.owner->touched = true; l.v->push_back(BytesLike(x, "repeated string")); })
+      .def("append",
+           [](L& l, nb::handle x) {
+             l.owner->touched = true;
+             l.v->push_back(BytesLike(x, "repeated string"));
+           })
       .def("extend",
            [](L& l, nb::handle items) {
              l.owner->touched = true;
              std::vector<std::string> add;
-             for (nb::handle x : nb::iter(items)) add.push_back(BytesLike(x, "repeated string"));
+             for (nb::handle x : nb::iter(items))
+               add.push_back(BytesLike(x, "repeated string"));
              l.v->insert(l.v->end(), add.begin(), add.end());
            })
       .def("insert",
@@ -315,7 +343,7 @@ void BindStringList(nb::module_& m) {
       .def(
           "pop",
           [](L& l, Py_ssize_t i) {
-             l.owner->touched = true;
+            l.owner->touched = true;
             const Py_ssize_t k = NormalizeIndex(i, l.v->size());
             nb::object x = StringToPython((*l.v)[static_cast<size_t>(k)], l.bytes);
             l.v->erase(l.v->begin() + k);
@@ -337,7 +365,8 @@ void BindStringList(nb::module_& m) {
                return false;
              }
            })
-      .def("__repr__", [](const L& l) { return nb::cast<std::string>(nb::repr(StringsToList(l))); });
+      .def("__repr__",
+           [](const L& l) { return nb::cast<std::string>(nb::repr(StringsToList(l))); });
 }
 
 // --- messages --------------------------------------------------------------------------
@@ -443,11 +472,15 @@ void BindField(nb::class_<M>& cls, const char* name, std::vector<T> M::*mp, uint
   };
   Setters<M>()[name] = set;
   cls.def_prop_rw(
-      name, [mp](M& m) { return ScalarList<T>{&(m.*mp), &m}; },
+      name,
+      [mp](M& m) {
+        return ScalarList<T>{&(m.*mp), &m};
+      },
       [set](M& m, nb::handle v) {
         m.touched = true;
         set(m, v);
-      }, nb::for_getter(nb::keep_alive<0, 1>()));
+      },
+      nb::for_getter(nb::keep_alive<0, 1>()));
 }
 
 template <typename M>
@@ -456,41 +489,50 @@ void BindField(nb::class_<M>& cls, const char* name, std::vector<std::string> M:
   const bool as_bytes = flags & onnx::kBytes;
   Setter<M> set = [mp, name](M& m, nb::handle v) {
     std::vector<std::string> values;
-    for (nb::handle x : nb::iter(v)) values.push_back(BytesLike(x, name));
+    for (nb::handle x : nb::iter(v))
+      values.push_back(BytesLike(x, name));
     (m.*mp) = std::move(values);
   };
   Setters<M>()[name] = set;
   cls.def_prop_rw(
-      name, [mp, as_bytes](M& m) { return StringList{&(m.*mp), &m, as_bytes}; },
+      name,
+      [mp, as_bytes](M& m) {
+        return StringList{&(m.*mp), &m, as_bytes};
+      },
       [set](M& m, nb::handle v) {
         m.touched = true;
         set(m, v);
-      }, nb::for_getter(nb::keep_alive<0, 1>()));
+      },
+      nb::for_getter(nb::keep_alive<0, 1>()));
 }
 
 template <typename S>
 S MessageFromPython(nb::handle v) {
   if (nb::isinstance<S>(v)) return nb::cast<const S&>(v);
-  throw nb::type_error(
-      (std::string("expected ") + S::descriptor().name + ", got " +
-       nb::cast<std::string>(nb::str(v.type().attr("__name__"))))
-          .c_str());
+  throw nb::type_error((std::string("expected ") + S::descriptor().name + ", got " +
+                        nb::cast<std::string>(nb::str(v.type().attr("__name__"))))
+                           .c_str());
 }
 
 template <typename M, typename S>
 void BindField(nb::class_<M>& cls, const char* name, Repeated<S> M::*mp, uint32_t) {
   Setter<M> set = [mp](M& m, nb::handle v) {
     Repeated<S> values;
-    for (nb::handle x : nb::iter(v)) values.push_back(MessageFromPython<S>(x));
+    for (nb::handle x : nb::iter(v))
+      values.push_back(MessageFromPython<S>(x));
     (m.*mp) = std::move(values);
   };
   Setters<M>()[name] = set;
   cls.def_prop_rw(
-      name, [mp](M& m) { return MessageList<S>{&(m.*mp), &m}; },
+      name,
+      [mp](M& m) {
+        return MessageList<S>{&(m.*mp), &m};
+      },
       [set](M& m, nb::handle v) {
         m.touched = true;
         set(m, v);
-      }, nb::for_getter(nb::keep_alive<0, 1>()));
+      },
+      nb::for_getter(nb::keep_alive<0, 1>()));
 }
 
 template <typename S>
@@ -505,7 +547,8 @@ void BindMessageList(nb::module_& m, const std::string& name) {
       .def("__getitem__",
            [](const L& l, nb::slice s) {
              std::vector<std::shared_ptr<S>> out;
-             for (size_t i : SliceIndices(s, l.r->size())) out.push_back(l.r->shared(i));
+             for (size_t i : SliceIndices(s, l.r->size()))
+               out.push_back(l.r->shared(i));
              return out;
            })
       .def("__delitem__",
@@ -519,12 +562,14 @@ void BindMessageList(nb::module_& m, const std::string& name) {
              l.owner->touched = true;
              std::vector<size_t> idx = SliceIndices(s, l.r->size());
              std::sort(idx.begin(), idx.end());
-             for (auto it = idx.rbegin(); it != idx.rend(); ++it) l.r->Erase(*it, *it + 1);
+             for (auto it = idx.rbegin(); it != idx.rend(); ++it)
+               l.r->Erase(*it, *it + 1);
            })
       .def("__iter__",
            [](const L& l) {
              std::vector<std::shared_ptr<S>> items;
-             for (size_t i = 0; i < l.r->size(); ++i) items.push_back(l.r->shared(i));
+             for (size_t i = 0; i < l.r->size(); ++i)
+               items.push_back(l.r->shared(i));
              return nb::iter(nb::cast(items));
            })
       .def("add",
@@ -535,13 +580,19 @@ void BindMessageList(nb::module_& m, const std::string& name) {
              l.r->push_back(std::move(value));
              return l.r->shared(l.r->size() - 1);
            })
-      .def("append", [](L& l, nb::handle x) { l.owner->touched = true; l.r->push_back(MessageFromPython<S>(x)); })
+      .def("append",
+           [](L& l, nb::handle x) {
+             l.owner->touched = true;
+             l.r->push_back(MessageFromPython<S>(x));
+           })
       .def("extend",
            [](L& l, nb::handle items) {
              l.owner->touched = true;
              std::vector<S> add;
-             for (nb::handle x : nb::iter(items)) add.push_back(MessageFromPython<S>(x));
-             for (S& s : add) l.r->push_back(std::move(s));
+             for (nb::handle x : nb::iter(items))
+               add.push_back(MessageFromPython<S>(x));
+             for (S& s : add)
+               l.r->push_back(std::move(s));
            })
       .def("insert",
            [](L& l, Py_ssize_t i, nb::handle x) {
@@ -554,7 +605,7 @@ void BindMessageList(nb::module_& m, const std::string& name) {
       .def(
           "pop",
           [](L& l, Py_ssize_t i) {
-             l.owner->touched = true;
+            l.owner->touched = true;
             const auto k = static_cast<size_t>(NormalizeIndex(i, l.r->size()));
             std::shared_ptr<S> item = l.r->shared(k);
             l.r->Erase(k, k + 1);
@@ -576,7 +627,8 @@ void BindMessageList(nb::module_& m, const std::string& name) {
            [](const L& l, nb::handle other) {
              try {
                std::vector<S> o;
-               for (nb::handle x : nb::iter(other)) o.push_back(MessageFromPython<S>(x));
+               for (nb::handle x : nb::iter(other))
+                 o.push_back(MessageFromPython<S>(x));
                if (o.size() != l.r->size()) return false;
                for (size_t i = 0; i < o.size(); ++i) {
                  if (!((*l.r)[i] == o[i])) return false;
@@ -599,9 +651,8 @@ void BindMessageList(nb::module_& m, const std::string& name) {
 const onnx::FieldDescriptor& FindField(const MessageDescriptor& d, const std::string& name) {
   const onnx::FieldDescriptor* fd = d.FindByName(name);
   if (fd == nullptr) {
-    throw nb::value_error((std::string("Protocol message ") + d.name + " has no \"" + name +
-                           "\" field.")
-                              .c_str());
+    throw nb::value_error(
+        (std::string("Protocol message ") + d.name + " has no \"" + name + "\" field.").c_str());
   }
   return *fd;
 }
@@ -697,18 +748,21 @@ nb::class_<M> BindMessage(nb::handle scope) {
     }
     return nb::none();
   });
-  cls.def("ListFields", [](nb::handle self) {
-    const M& m = nb::cast<const M&>(self);
-    const MessageDescriptor& md = M::descriptor();
-    nb::list out;
-    for (size_t i = 0; i < md.field_count; ++i) {
-      const auto& fd = md.fields[i];
-      if (fd.codec->present(fd.field(&m))) {
-        out.append(nb::make_tuple(nb::str(fd.name), self.attr(fd.name)));
-      }
-    }
-    return out;
-  }, "Present fields as (name, value) pairs in field-number order.");
+  cls.def(
+      "ListFields",
+      [](nb::handle self) {
+        const M& m = nb::cast<const M&>(self);
+        const MessageDescriptor& md = M::descriptor();
+        nb::list out;
+        for (size_t i = 0; i < md.field_count; ++i) {
+          const auto& fd = md.fields[i];
+          if (fd.codec->present(fd.field(&m))) {
+            out.append(nb::make_tuple(nb::str(fd.name), self.attr(fd.name)));
+          }
+        }
+        return out;
+      },
+      "Present fields as (name, value) pairs in field-number order.");
   cls.def("__eq__", [](const M& a, nb::handle b) {
     return nb::isinstance<M>(b) && a == nb::cast<const M&>(b);
   });
@@ -758,15 +812,15 @@ void BindAllFields(nb::class_<M>& cls);
   }
 
 namespace o = onnx;
-using o::kBytes, o::kNoFlags, o::kOneof, o::kPacked;
 using o::AttributeProto, o::DeviceConfigurationProto, o::FunctionProto, o::GraphProto,
     o::IntIntListEntryProto, o::MapProto, o::ModelProto, o::NodeDeviceConfigurationProto,
     o::NodeProto, o::OperatorSetIdProto, o::OptionalProto, o::SequenceProto, o::ShardedDimProto,
-    o::ShardingSpecProto, o::SimpleShardedDimProto, o::SparseTensorProto,
-    o::StringStringEntryProto, o::TensorAnnotation, o::TensorProto, o::TensorProto_Segment,
-    o::TensorShapeProto, o::TensorShapeProto_Dimension, o::TrainingInfoProto, o::TypeProto,
-    o::TypeProto_Map, o::TypeProto_Opaque, o::TypeProto_Optional, o::TypeProto_Sequence,
-    o::TypeProto_SparseTensor, o::TypeProto_Tensor, o::ValueInfoProto;
+    o::ShardingSpecProto, o::SimpleShardedDimProto, o::SparseTensorProto, o::StringStringEntryProto,
+    o::TensorAnnotation, o::TensorProto, o::TensorProto_Segment, o::TensorShapeProto,
+    o::TensorShapeProto_Dimension, o::TrainingInfoProto, o::TypeProto, o::TypeProto_Map,
+    o::TypeProto_Opaque, o::TypeProto_Optional, o::TypeProto_Sequence, o::TypeProto_SparseTensor,
+    o::TypeProto_Tensor, o::ValueInfoProto;
+using o::kBytes, o::kNoFlags, o::kOneof, o::kPacked;
 
 ONNX_LIGHT_MESSAGES(ONNX_LIGHT_BIND_FIELDS_)
 
@@ -775,9 +829,8 @@ nb::object RawDataArray(nb::handle self) {
   const TensorProto& t = nb::cast<const TensorProto&>(self);
   const Bytes& b = t.raw_data.get();
   auto* keep = new std::shared_ptr<const void>(b.owner());
-  nb::capsule owner(keep, [](void* p) noexcept {
-    delete static_cast<std::shared_ptr<const void>*>(p);
-  });
+  nb::capsule owner(keep,
+                    [](void* p) noexcept { delete static_cast<std::shared_ptr<const void>*>(p); });
   return nb::cast(nb::ndarray<nb::numpy, const uint8_t, nb::ndim<1>>(
       reinterpret_cast<const uint8_t*>(b.data()), {b.size()}, owner));
 }
@@ -898,22 +951,22 @@ void BindOnnx(nb::module_& parent) {
         ThrowIfError(s);
       },
       nb::arg("model"), nb::arg("path"));
-#define ONNX_LIGHT_BIND_LOAD_(Name)                                                       \
-  m.def(                                                                                 \
-      "load_" #Name,                                                                     \
-      [](const std::string& path) {                                                      \
-        Result<Name> r = [&] {                                                           \
-          nb::gil_scoped_release release;                                                \
-          return onnx::LoadMessage<Name>(path);                                          \
-        }();                                                                             \
-        return ValueOrThrow(std::move(r));                                               \
-      },                                                                                 \
-      nb::arg("path"));                                                                  \
-  m.def(                                                                                 \
-      "save_" #Name,                                                                     \
-      [](const Name& msg, const std::string& path) {                                     \
-        ThrowIfError(onnx::SaveMessage(Name::descriptor(), &msg, path));                 \
-      },                                                                                 \
+#define ONNX_LIGHT_BIND_LOAD_(Name)                                      \
+  m.def(                                                                 \
+      "load_" #Name,                                                     \
+      [](const std::string& path) {                                      \
+        Result<Name> r = [&] {                                           \
+          nb::gil_scoped_release release;                                \
+          return onnx::LoadMessage<Name>(path);                          \
+        }();                                                             \
+        return ValueOrThrow(std::move(r));                               \
+      },                                                                 \
+      nb::arg("path"));                                                  \
+  m.def(                                                                 \
+      "save_" #Name,                                                     \
+      [](const Name& msg, const std::string& path) {                     \
+        ThrowIfError(onnx::SaveMessage(Name::descriptor(), &msg, path)); \
+      },                                                                 \
       nb::arg("message"), nb::arg("path"));
   ONNX_LIGHT_BIND_LOAD_(TensorProto)
   ONNX_LIGHT_BIND_LOAD_(SequenceProto)

@@ -9,8 +9,9 @@
 
 namespace onnx_light::python {
 
-// TYPE_MISMATCH -> TypeError; malformed or out-of-range input -> ValueError;
-// everything else -> RuntimeError, whose text starts with the code name.
+// TYPE_MISMATCH -> TypeError; malformed or out-of-range input -> ValueError; a missing
+// file -> FileNotFoundError; other I/O failures -> OSError; everything else -> RuntimeError,
+// whose text starts with the code name.
 [[noreturn]] inline void ThrowStatus(const Status& status) {
   const std::string& msg = status.message();
   switch (status.code()) {
@@ -20,6 +21,12 @@ namespace onnx_light::python {
     case StatusCode::kOutOfRange:
     case StatusCode::kInvalidModel:
       throw nanobind::value_error(msg.c_str());
+    case StatusCode::kNotFound:
+      PyErr_SetString(PyExc_FileNotFoundError, msg.c_str());
+      throw nanobind::python_error();
+    case StatusCode::kIoError:
+      PyErr_SetString(PyExc_OSError, msg.c_str());
+      throw nanobind::python_error();
     default:
       throw std::runtime_error(status.ToString());
   }
