@@ -246,6 +246,7 @@ struct Codec<std::vector<T>> {
                           std::to_string(kSize) + " at byte " + std::to_string(payload.offset()));
       }
       const size_t n = payload.remaining() / kSize;
+      if (n == 0) return Status::Ok();
       const size_t old = v->size();
       v->resize(old + n);
       std::memcpy(v->data() + old, payload.position(), n * kSize);  // little-endian host
