@@ -70,8 +70,9 @@ print(json.dumps({"load_s": t1 - t0, "touch_s": t2 - t1, "peak_mib": (peak - bas
 
 
 def run(code: str, *args: str) -> str:
-    out = subprocess.run([PY, "-c", code, str(REPO / "python"), *args], check=True,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [PY, "-c", code, str(REPO / "python"), *args], check=True, capture_output=True, text=True
+    )
     return out.stdout
 
 
@@ -92,8 +93,10 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="onnx_light_bench_", dir=REPO / "build"))
     rows = []
     try:
-        cases = [("external", "a: 2 GiB external data", int(2 * GIB * args.scale)),
-                 ("single", "b: 500 MB single file", int(500e6 * args.scale))]
+        cases = [
+            ("external", "a: 2 GiB external data", int(2 * GIB * args.scale)),
+            ("single", "b: 500 MB single file", int(500e6 * args.scale)),
+        ]
         for kind, label, size in cases:
             path = str(work / f"{kind}.onnx")
             run(GENERATE, kind, path, str(size))
@@ -102,9 +105,12 @@ def main() -> None:
             for touch in (False, True):
                 light = measure("onnx-light", path, touch, args.repeats)
                 ref = measure("onnx", path, touch, args.repeats)
-                assert touch is False or abs(light["checksum"] - ref["checksum"]) < 1e-6 * max(1.0, abs(ref["checksum"]))
-                rows.append((label, "load + read all weights" if touch else "load", files / 1e6,
-                             light, ref))
+                assert touch is False or abs(light["checksum"] - ref["checksum"]) < 1e-6 * max(
+                    1.0, abs(ref["checksum"])
+                )
+                rows.append(
+                    (label, "load + read all weights" if touch else "load", files / 1e6, light, ref)
+                )
             for p in list(work.iterdir()):
                 p.unlink()
     finally:
@@ -148,7 +154,7 @@ def write_docs(table: str) -> None:
         f"{table}\n{end}"
     )
     if begin in text:
-        text = text[: text.index(begin)] + block + text[text.index(end) + len(end):]
+        text = text[: text.index(begin)] + block + text[text.index(end) + len(end) :]
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
     doc.write_text(text)

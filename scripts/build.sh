@@ -6,6 +6,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 JOBS=${JOBS:-2}
+# ccache hits across clones in other folders (CI builds a fresh clone elsewhere).
+export CCACHE_BASEDIR=$ROOT
 cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release \
   -DONNX_LIGHT_WERROR=ON \

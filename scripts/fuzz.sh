@@ -7,6 +7,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SECONDS_TO_RUN=${1:-60}
 BUILD=$ROOT/build-fuzz
 command -v clang++-14 >/dev/null || { echo "fuzz: clang++-14 missing (run scripts/setup.sh)"; exit 1; }
+export CCACHE_BASEDIR=$ROOT
 CC=clang-14 CXX=clang++-14 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DONNX_LIGHT_FUZZ=ON -DONNX_LIGHT_SANITIZE=address,undefined -DONNX_LIGHT_BUILD_TESTS=OFF \
   -DONNX_LIGHT_BUILD_PYTHON=OFF -DONNX_LIGHT_WERROR=ON >/dev/null

@@ -23,10 +23,13 @@ int main(int argc, char** argv) {
                 static_cast<long long>(opset.version.get()));
   }
   const onnx_light::onnx::GraphProto& graph = model->graph.get();
-  for (const auto& v : graph.input) std::printf("input  %s\n", v.name.get().c_str());
-  for (const auto& v : graph.output) std::printf("output %s\n", v.name.get().c_str());
+  for (const auto& v : graph.input)
+    std::printf("input  %s\n", v.name.get().c_str());
+  for (const auto& v : graph.output)
+    std::printf("output %s\n", v.name.get().c_str());
   size_t weight_bytes = 0;
-  for (const auto& t : graph.initializer) weight_bytes += t.raw_data->size();
+  for (const auto& t : graph.initializer)
+    weight_bytes += t.raw_data->size();
   std::printf("%zu initializers, %zu bytes of raw_data (viewed in the mapped file)\n",
               graph.initializer.size(), weight_bytes);
   for (const auto& node : graph.node) {
