@@ -43,6 +43,8 @@ class Tensor {
   bool is_defined() const noexcept { return dtype_ != DataType::kUndefined; }
   bool is_owning() const noexcept { return owning_; }
   bool is_read_only() const noexcept { return read_only_; }
+  // True when another Tensor (a copy) refers to the same storage.
+  bool shares_storage() const noexcept { return storage_.use_count() > 1; }
 
   const void* raw_data() const noexcept { return data_; }
   // Null for a read-only view.

@@ -1,0 +1,148 @@
+// Kernels: KernelBase, what a kernel sees when it is created (KernelInfo) and when it runs
+// (KernelContext), and the declaration that registers it (KernelDef).
+#pragma once
+
+#include <climits>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "onnx_light/core/data_type.h"
+#include "onnx_light/core/status.h"
+#include "onnx_light/core/tensor.h"
+#include "onnx_light/onnx/onnx.h"
+
+namespace onnx_light {
+
+class ThreadPool;
+
+// The node a kernel is created for: attributes (typed getters) and the element types
+// resolved for its inputs and outputs at session creation.
+class KernelInfo {
+ public:
+  KernelInfo(const onnx::NodeProto* node, int opset, std::vector<DataType> input_types,
+             std::vector<DataType> output_types)
+      : node_(node),
+        opset_(opset),
+        input_types_(std::move(input_types)),
+        output_types_(std::move(output_types)) {}
+
+  const onnx::NodeProto& node() const noexcept { return *node_; }
+  const std::string& name() const noexcept { return node_->name.get(); }
+  const std::string& op_type() const noexcept { return node_->op_type.get(); }
+  const std::string& domain() const noexcept { return node_->domain.get(); }
+  // The opset version the model imports for the node's domain.
+  int opset() const noexcept { return opset_; }
+  size_t input_count() const noexcept { return input_types_.size(); }
+  size_t output_count() const noexcept { return output_types_.size(); }
+  // UNDEFINED for an absent optional input.
+  DataType input_type(size_t i) const { return input_types_[i]; }
+  DataType output_type(size_t i) const { return output_types_[i]; }
+
+  bool HasAttribute(const std::string& attr) const { return Find(attr) != nullptr; }
+  const onnx::AttributeProto* Find(const std::string& attr) const;
+
+  // A missing attribute or one of another type is an error naming node and attribute.
+  Result<float> GetFloat(const std::string& attr) const;
+  Result<int64_t> GetInt(const std::string& attr) const;
+  Result<std::string> GetString(const std::string& attr) const;
+  Result<std::vector<int64_t>> GetInts(const std::string& attr) const;
+  Result<std::vector<float>> GetFloats(const std::string& attr) const;
+  // With a default for an absent attribute; a present attribute of another type is still
+  // an error.
+  Result<float> GetFloat(const std::string& attr, float default_value) const;
+  Result<int64_t> GetInt(const std::string& attr, int64_t default_value) const;
+  Result<std::string> GetString(const std::string& attr, std::string default_value) const;
+
+  // "node 'n0' (LeakyRelu, domain onnx_light)": the prefix of every error about the node.
+  std::string Describe() const;
+
+ private:
+  Result<const onnx::AttributeProto*> Typed(const std::string& attr,
+                                            onnx::AttributeType type) const;
+
+  const onnx::NodeProto* node_;
+  int opset_;
+  std::vector<DataType> input_types_;
+  std::vector<DataType> output_types_;
+};
+
+// Everything a running kernel may touch: its inputs, its outputs, the thread pool.
+class KernelContext {
+ public:
+  KernelContext(const KernelInfo* info, std::vector<const Tensor*> inputs,
+                std::vector<Tensor>* outputs, ThreadPool* pool, const ShapeLimits* limits,
+                uint64_t max_tensor_bytes)
+      : info_(info),
+        inputs_(std::move(inputs)),
+        outputs_(outputs),
+        pool_(pool),
+        limits_(limits),
+        max_tensor_bytes_(max_tensor_bytes) {}
+
+  const KernelInfo& info() const noexcept { return *info_; }
+  size_t input_count() const noexcept { return inputs_.size(); }
+  // Null for an absent optional input.
+  const Tensor* input(size_t i) const { return i < inputs_.size() ? inputs_[i] : nullptr; }
+  size_t output_count() const noexcept { return outputs_->size(); }
+
+  // Allocates output i with the type resolved at session creation (or `type`). The shape
+  // is checked against the session's limits.
+  Result<Tensor*> AllocateOutput(size_t i, const std::vector<int64_t>& dims);
+  Result<Tensor*> AllocateOutput(size_t i, DataType type, const std::vector<int64_t>& dims);
+  // Sets output i to an existing tensor (sharing its storage), e.g. for Identity.
+  Status SetOutput(size_t i, Tensor tensor);
+
+  ThreadPool* thread_pool() const noexcept { return pool_; }
+
+ private:
+  const KernelInfo* info_;
+  std::vector<const Tensor*> inputs_;
+  std::vector<Tensor>* outputs_;
+  ThreadPool* pool_;
+  const ShapeLimits* limits_;
+  uint64_t max_tensor_bytes_;
+};
+
+class KernelBase {
+ public:
+  virtual ~KernelBase() = default;
+  virtual Status Compute(KernelContext& context) = 0;
+};
+
+// A type constraint with the argument positions it binds (ORT's kernel-type-string
+// resolution without op schemas): every bound input and output has the same element type,
+// one of `types`.
+struct TypeConstraint {
+  std::string name;  // "T"
+  std::vector<int> inputs;
+  std::vector<int> outputs;
+  std::vector<DataType> types;
+};
+
+inline constexpr int kMaxOpset = INT_MAX;
+
+using KernelFactory = std::function<Result<std::unique_ptr<KernelBase>>(const KernelInfo&)>;
+// Resolves output types that the constraints leave open (e.g. Cast's `to`). Fills
+// `output_types` entries that are UNDEFINED.
+using OutputTypeFn =
+    std::function<Status(const onnx::NodeProto& node, const std::vector<DataType>& input_types,
+                         std::vector<DataType>* output_types)>;
+
+// One kernel: which nodes it runs (domain, op, opset range, types) and how to create it.
+struct KernelDef {
+  std::string domain;  // "" is ai.onnx
+  std::string op_type;
+  int since_version = 1;
+  int end_version = kMaxOpset;  // inclusive
+  std::vector<TypeConstraint> constraints;
+  KernelFactory create;
+  OutputTypeFn output_types;  // optional
+};
+
+// "ai.onnx" and "" are the same domain.
+std::string NormalizeDomain(const std::string& domain);
+
+}  // namespace onnx_light

@@ -1,0 +1,66 @@
+// The context-local kernel factory: a registry object that a session is given.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "onnx_light/runtime/kernel.h"
+
+namespace onnx_light {
+
+// What matching needs to know about a node.
+struct KernelQuery {
+  std::string domain;
+  std::string op_type;
+  int opset = 0;                      // the model's import for the domain
+  std::vector<DataType> input_types;  // UNDEFINED for an absent optional input
+  std::string node_name;
+};
+
+// Registries layer: a registry created over a parent is searched first, then the parent.
+// This is how a caller (the ORT host, a test) adds kernels for one session without
+// touching process-wide state. A registry is immutable once handed to a session.
+class KernelRegistry {
+ public:
+  explicit KernelRegistry(std::shared_ptr<const KernelRegistry> parent = nullptr)
+      : parent_(std::move(parent)) {}
+
+  // Adds a kernel. Refused: an empty op type, an empty or inverted opset range, a type
+  // constraint without types or naming a position twice, no factory, or a kernel whose
+  // domain, op, opset range and types overlap one already in this registry.
+  Status Register(KernelDef def);
+
+  // The kernel for a node, or an error that names the node, op, domain, opset and types
+  // seen, and lists what is registered for that op.
+  Result<const KernelDef*> Find(const KernelQuery& query) const;
+
+  // Own kernels, then the parent's (for listings).
+  std::vector<const KernelDef*> All() const;
+  const std::shared_ptr<const KernelRegistry>& parent() const noexcept { return parent_; }
+
+  // Ops that a reduced build compiled out: matching a node with one of them says so.
+  void MarkExcluded(const std::string& domain, const std::string& op_type);
+
+  // The built-in CPU kernels (shared, immutable, created on first use).
+  static std::shared_ptr<const KernelRegistry> BuiltinCpu();
+
+ private:
+  const KernelDef* FindOwn(const KernelQuery& query) const;
+  bool IsExcluded(const std::string& domain, const std::string& op_type) const;
+
+  std::shared_ptr<const KernelRegistry> parent_;
+  std::vector<std::unique_ptr<KernelDef>> defs_;
+  std::vector<std::pair<std::string, std::string>> excluded_;
+};
+
+// Whether `def` accepts a node with these input types, and the types it binds.
+bool KernelMatches(const KernelDef& def, const KernelQuery& query);
+
+// "float16, bfloat16" style list of a constraint's types.
+std::string TypeList(const std::vector<DataType>& types);
+
+// Registers every built-in kernel (the generated or full kernel list) into `registry`.
+Status RegisterBuiltinKernels(KernelRegistry& registry);
+
+}  // namespace onnx_light

@@ -1,0 +1,83 @@
+// RuntimeSession: runs an ONNX model on the CPU.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "onnx_light/core/shape.h"
+#include "onnx_light/core/tensor.h"
+#include "onnx_light/onnx/model_io.h"
+#include "onnx_light/onnx/onnx.h"
+#include "onnx_light/runtime/kernel_registry.h"
+
+namespace onnx_light {
+
+class ThreadPool;
+
+struct SessionOptions {
+  // The kernels to use. Null means the built-in CPU kernels; layer a registry over
+  // KernelRegistry::BuiltinCpu() to add kernels for this session only.
+  std::shared_ptr<const KernelRegistry> registry;
+  // Threads for one kernel (the calling thread included). 1: everything on the caller.
+  int intra_op_threads = 1;
+  // Limits on every runtime tensor (inputs and outputs of every node).
+  ShapeLimits shape_limits;
+  uint64_t max_tensor_bytes = uint64_t{16} << 30;
+  onnx::LoadOptions load;
+};
+
+// Name, element type and shape of a graph input or output. A dimension is a number
+// (dims[i] >= 0), a symbol (dim_params[i] non-empty, dims[i] = -1) or unknown (-1, "").
+struct ValueMeta {
+  std::string name;
+  DataType type = DataType::kUndefined;
+  bool has_shape = false;
+  std::vector<int64_t> dims;
+  std::vector<std::string> dim_params;
+};
+
+using NamedTensor = std::pair<std::string, Tensor>;
+
+// Thread safety: Create is thread-safe. Run may be called from several threads on one
+// session; calls are serialized (one runs at a time), so kernels never see concurrent
+// Compute calls. Metadata accessors are immutable and safe at any time.
+class RuntimeSession {
+ public:
+  static Result<std::unique_ptr<RuntimeSession>> Create(onnx::ModelProto model,
+                                                        SessionOptions options = {});
+  static Result<std::unique_ptr<RuntimeSession>> CreateFromBytes(const void* data, size_t size,
+                                                                 SessionOptions options = {});
+  static Result<std::unique_ptr<RuntimeSession>> CreateFromFile(const std::string& path,
+                                                                SessionOptions options = {});
+  ~RuntimeSession();
+
+  const std::vector<ValueMeta>& inputs() const noexcept { return inputs_; }
+  const std::vector<ValueMeta>& outputs() const noexcept { return outputs_; }
+  const onnx::ModelProto& model() const noexcept { return *model_; }
+
+  // Runs the model. `feeds` names graph inputs (each at most once; all inputs without an
+  // initializer are required); `output_names` selects outputs (empty: all, in graph order).
+  // Outputs own their memory. Errors name the input or output concerned.
+  Result<std::vector<Tensor>> Run(const std::vector<NamedTensor>& feeds,
+                                  const std::vector<std::string>& output_names = {});
+
+  struct Plan;
+
+ private:
+  RuntimeSession() = default;
+  Status Build();
+
+  std::shared_ptr<onnx::ModelProto> model_;
+  SessionOptions options_;
+  std::vector<ValueMeta> inputs_;
+  std::vector<ValueMeta> outputs_;
+  std::unique_ptr<Plan> plan_;
+  std::unique_ptr<ThreadPool> pool_;
+  std::mutex run_mu_;
+};
+
+}  // namespace onnx_light

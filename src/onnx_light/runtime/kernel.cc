@@ -1,0 +1,152 @@
+#include "onnx_light/runtime/kernel.h"
+
+#include "onnx_light/runtime/thread_pool.h"
+
+namespace onnx_light {
+namespace {
+
+const char* AttributeTypeName(int32_t type) {
+  switch (static_cast<onnx::AttributeType>(type)) {
+    case onnx::AttributeType::kFloat:
+      return "FLOAT";
+    case onnx::AttributeType::kInt:
+      return "INT";
+    case onnx::AttributeType::kString:
+      return "STRING";
+    case onnx::AttributeType::kTensor:
+      return "TENSOR";
+    case onnx::AttributeType::kGraph:
+      return "GRAPH";
+    case onnx::AttributeType::kFloats:
+      return "FLOATS";
+    case onnx::AttributeType::kInts:
+      return "INTS";
+    case onnx::AttributeType::kStrings:
+      return "STRINGS";
+    case onnx::AttributeType::kTensors:
+      return "TENSORS";
+    case onnx::AttributeType::kGraphs:
+      return "GRAPHS";
+    case onnx::AttributeType::kSparseTensor:
+      return "SPARSE_TENSOR";
+    case onnx::AttributeType::kSparseTensors:
+      return "SPARSE_TENSORS";
+    case onnx::AttributeType::kTypeProto:
+      return "TYPE_PROTO";
+    case onnx::AttributeType::kTypeProtos:
+      return "TYPE_PROTOS";
+    case onnx::AttributeType::kUndefined:
+      return "UNDEFINED";
+  }
+  return "UNKNOWN";
+}
+
+}  // namespace
+
+std::string NormalizeDomain(const std::string& domain) {
+  return domain == "ai.onnx" ? std::string() : domain;
+}
+
+std::string KernelInfo::Describe() const {
+  std::string s = "node '" + name() + "' (" + op_type();
+  if (!domain().empty()) s += ", domain " + domain();
+  return s + ")";
+}
+
+const onnx::AttributeProto* KernelInfo::Find(const std::string& attr) const {
+  for (const onnx::AttributeProto& a : node_->attribute) {
+    if (a.name.get() == attr) return &a;
+  }
+  return nullptr;
+}
+
+Result<const onnx::AttributeProto*> KernelInfo::Typed(const std::string& attr,
+                                                      onnx::AttributeType type) const {
+  const onnx::AttributeProto* a = Find(attr);
+  if (a == nullptr) {
+    return Status(StatusCode::kInvalidModel,
+                  Describe() + ": required attribute '" + attr + "' is missing");
+  }
+  if (a->type.get() != static_cast<int32_t>(type)) {
+    return Status(StatusCode::kInvalidModel, Describe() + ": attribute '" + attr + "' has type " +
+                                                 AttributeTypeName(a->type.get()) + ", expected " +
+                                                 AttributeTypeName(static_cast<int32_t>(type)));
+  }
+  return a;
+}
+
+Result<float> KernelInfo::GetFloat(const std::string& attr) const {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(const onnx::AttributeProto* a,
+                              Typed(attr, onnx::AttributeType::kFloat));
+  return a->f.get();
+}
+Result<int64_t> KernelInfo::GetInt(const std::string& attr) const {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(const onnx::AttributeProto* a,
+                              Typed(attr, onnx::AttributeType::kInt));
+  return a->i.get();
+}
+Result<std::string> KernelInfo::GetString(const std::string& attr) const {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(const onnx::AttributeProto* a,
+                              Typed(attr, onnx::AttributeType::kString));
+  return a->s.get();
+}
+Result<std::vector<int64_t>> KernelInfo::GetInts(const std::string& attr) const {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(const onnx::AttributeProto* a,
+                              Typed(attr, onnx::AttributeType::kInts));
+  return a->ints;
+}
+Result<std::vector<float>> KernelInfo::GetFloats(const std::string& attr) const {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(const onnx::AttributeProto* a,
+                              Typed(attr, onnx::AttributeType::kFloats));
+  return a->floats;
+}
+Result<float> KernelInfo::GetFloat(const std::string& attr, float default_value) const {
+  return HasAttribute(attr) ? GetFloat(attr) : Result<float>(default_value);
+}
+Result<int64_t> KernelInfo::GetInt(const std::string& attr, int64_t default_value) const {
+  return HasAttribute(attr) ? GetInt(attr) : Result<int64_t>(default_value);
+}
+Result<std::string> KernelInfo::GetString(const std::string& attr,
+                                          std::string default_value) const {
+  return HasAttribute(attr) ? GetString(attr) : Result<std::string>(std::move(default_value));
+}
+
+Result<Tensor*> KernelContext::AllocateOutput(size_t i, const std::vector<int64_t>& dims) {
+  if (i >= outputs_->size()) {
+    return Status(StatusCode::kInternal,
+                  info_->Describe() + ": output " + std::to_string(i) + " does not exist");
+  }
+  return AllocateOutput(i, info_->output_type(i), dims);
+}
+
+Result<Tensor*> KernelContext::AllocateOutput(size_t i, DataType type,
+                                              const std::vector<int64_t>& dims) {
+  if (i >= outputs_->size()) {
+    return Status(StatusCode::kInternal,
+                  info_->Describe() + ": output " + std::to_string(i) + " does not exist");
+  }
+  Result<Shape> shape = Shape::Create(dims, *limits_);
+  if (!shape.ok())
+    return shape.status().WithContext(info_->Describe() + ": output " + std::to_string(i));
+  ONNX_LIGHT_ASSIGN_OR_RETURN(size_t bytes, StorageBytes(type, shape->num_elements()));
+  if (bytes > max_tensor_bytes_) {
+    return Status(StatusCode::kOutOfRange,
+                  info_->Describe() + ": output " + std::to_string(i) + " of shape " +
+                      shape->ToString() + " needs " + std::to_string(bytes) +
+                      " bytes, over the limit of " + std::to_string(max_tensor_bytes_));
+  }
+  ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(type, std::move(*shape)));
+  (*outputs_)[i] = std::move(t);
+  return &(*outputs_)[i];
+}
+
+Status KernelContext::SetOutput(size_t i, Tensor tensor) {
+  if (i >= outputs_->size()) {
+    return Status(StatusCode::kInternal,
+                  info_->Describe() + ": output " + std::to_string(i) + " does not exist");
+  }
+  (*outputs_)[i] = std::move(tensor);
+  return Status::Ok();
+}
+
+}  // namespace onnx_light

@@ -1,0 +1,190 @@
+#include "onnx_light/runtime/kernel_registry.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+
+namespace onnx_light {
+namespace {
+
+std::string RangeText(const KernelDef& def) {
+  std::string s = std::to_string(def.since_version);
+  if (def.end_version == def.since_version) return s;
+  return s + (def.end_version == kMaxOpset ? "+" : "-" + std::to_string(def.end_version));
+}
+
+std::string DomainText(const std::string& domain) {
+  return domain.empty() ? "ai.onnx" : domain;
+}
+
+// The constraint binding input 0 (or, failing that, output 0): the overload key.
+const TypeConstraint* Primary(const KernelDef& def) {
+  for (const TypeConstraint& c : def.constraints) {
+    if (std::find(c.inputs.begin(), c.inputs.end(), 0) != c.inputs.end()) return &c;
+  }
+  for (const TypeConstraint& c : def.constraints) {
+    if (std::find(c.outputs.begin(), c.outputs.end(), 0) != c.outputs.end()) return &c;
+  }
+  return def.constraints.empty() ? nullptr : &def.constraints.front();
+}
+
+bool Intersects(const std::vector<DataType>& a, const std::vector<DataType>& b) {
+  for (DataType t : a) {
+    if (std::find(b.begin(), b.end(), t) != b.end()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string TypeList(const std::vector<DataType>& types) {
+  std::string s;
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (i) s += ", ";
+    s += DataTypeName(types[i]);
+  }
+  return s;
+}
+
+bool KernelMatches(const KernelDef& def, const KernelQuery& query) {
+  if (NormalizeDomain(def.domain) != NormalizeDomain(query.domain) ||
+      def.op_type != query.op_type || query.opset < def.since_version ||
+      query.opset > def.end_version) {
+    return false;
+  }
+  for (const TypeConstraint& c : def.constraints) {
+    DataType bound = DataType::kUndefined;
+    for (int pos : c.inputs) {
+      if (pos < 0 || static_cast<size_t>(pos) >= query.input_types.size()) continue;
+      const DataType t = query.input_types[static_cast<size_t>(pos)];
+      if (t == DataType::kUndefined) continue;
+      if (bound != DataType::kUndefined && bound != t) return false;
+      bound = t;
+    }
+    if (bound != DataType::kUndefined &&
+        std::find(c.types.begin(), c.types.end(), bound) == c.types.end()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Status KernelRegistry::Register(KernelDef def) {
+  const std::string what = "kernel " + DomainText(def.domain) + "::" + def.op_type;
+  if (def.op_type.empty()) return Status(StatusCode::kInvalidArgument, "kernel without op type");
+  if (def.since_version < 1 || def.end_version < def.since_version) {
+    return Status(StatusCode::kInvalidArgument, what + ": invalid opset range " +
+                                                    std::to_string(def.since_version) + ".." +
+                                                    std::to_string(def.end_version));
+  }
+  if (!def.create) return Status(StatusCode::kInvalidArgument, what + ": no factory");
+  for (const TypeConstraint& c : def.constraints) {
+    if (c.types.empty()) {
+      return Status(StatusCode::kInvalidArgument,
+                    what + ": constraint " + c.name + " has no types");
+    }
+    std::set<int> in(c.inputs.begin(), c.inputs.end()), out(c.outputs.begin(), c.outputs.end());
+    if (in.size() != c.inputs.size() || out.size() != c.outputs.size()) {
+      return Status(StatusCode::kInvalidArgument,
+                    what + ": constraint " + c.name + " names a position twice");
+    }
+  }
+  def.domain = NormalizeDomain(def.domain);
+  for (const auto& other : defs_) {
+    if (other->domain != def.domain || other->op_type != def.op_type) continue;
+    if (other->end_version < def.since_version || def.end_version < other->since_version) continue;
+    const TypeConstraint* a = Primary(*other);
+    const TypeConstraint* b = Primary(def);
+    if (a == nullptr || b == nullptr || Intersects(a->types, b->types)) {
+      return Status(StatusCode::kInvalidArgument, what + " opset " + RangeText(def) +
+                                                      " overlaps one already registered (opset " +
+                                                      RangeText(*other) + ")");
+    }
+  }
+  defs_.push_back(std::make_unique<KernelDef>(std::move(def)));
+  return Status::Ok();
+}
+
+const KernelDef* KernelRegistry::FindOwn(const KernelQuery& query) const {
+  for (const auto& def : defs_) {
+    if (KernelMatches(*def, query)) return def.get();
+  }
+  return nullptr;
+}
+
+void KernelRegistry::MarkExcluded(const std::string& domain, const std::string& op_type) {
+  excluded_.emplace_back(NormalizeDomain(domain), op_type);
+}
+
+bool KernelRegistry::IsExcluded(const std::string& domain, const std::string& op_type) const {
+  for (const auto& e : excluded_) {
+    if (e.first == domain && e.second == op_type) return true;
+  }
+  return parent_ && parent_->IsExcluded(domain, op_type);
+}
+
+Result<const KernelDef*> KernelRegistry::Find(const KernelQuery& query) const {
+  for (const KernelRegistry* r = this; r != nullptr; r = r->parent_.get()) {
+    if (const KernelDef* def = r->FindOwn(query)) return def;
+  }
+  const std::string domain = NormalizeDomain(query.domain);
+  std::string types;
+  for (size_t i = 0; i < query.input_types.size(); ++i) {
+    if (i) types += ", ";
+    types += query.input_types[i] == DataType::kUndefined ? "(absent)"
+                                                          : DataTypeName(query.input_types[i]);
+  }
+  std::string msg = "no kernel for node '" + query.node_name + "': op " + query.op_type +
+                    ", domain " + DomainText(domain) + ", opset " + std::to_string(query.opset) +
+                    ", input types (" + types + ")";
+  std::string supported;
+  for (const KernelDef* def : All()) {
+    if (def->domain != domain || def->op_type != query.op_type) continue;
+    supported += "\n  opset " + RangeText(*def);
+    for (const TypeConstraint& c : def->constraints) {
+      supported += "; " + c.name + ": " + TypeList(c.types);
+    }
+  }
+  if (!supported.empty()) {
+    msg += ". Supported:" + supported;
+  } else if (IsExcluded(domain, query.op_type)) {
+    msg +=
+        ". The op was excluded from this build (reduced-operator build); rebuild with a "
+        "config that lists it";
+  } else {
+    msg += ". No kernel is registered for this op";
+  }
+  return Status(StatusCode::kNotImplemented, msg);
+}
+
+std::vector<const KernelDef*> KernelRegistry::All() const {
+  std::vector<const KernelDef*> out;
+  for (const auto& def : defs_)
+    out.push_back(def.get());
+  if (parent_) {
+    for (const KernelDef* def : parent_->All())
+      out.push_back(def);
+  }
+  return out;
+}
+
+std::shared_ptr<const KernelRegistry> KernelRegistry::BuiltinCpu() {
+  static std::once_flag once;
+  static std::shared_ptr<const KernelRegistry> builtin;
+  std::call_once(once, [] {
+    auto r = std::make_shared<KernelRegistry>();
+    Status s = RegisterBuiltinKernels(*r);
+    if (!s.ok()) {
+      // A duplicate in the built-in list is a build defect; fail loudly at first use.
+      std::fprintf(stderr, "onnx-light: built-in kernel registration failed: %s\n",
+                   s.ToString().c_str());
+      std::abort();
+    }
+    builtin = std::move(r);
+  });
+  return builtin;
+}
+
+}  // namespace onnx_light

@@ -1,0 +1,523 @@
+#include "onnx_light/runtime/session.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+
+#include "onnx_light/runtime/tensor_proto.h"
+#include "onnx_light/runtime/thread_pool.h"
+
+namespace onnx_light {
+
+struct RuntimeSession::Plan {
+  struct Node {
+    const onnx::NodeProto* proto = nullptr;
+    const KernelDef* def = nullptr;
+    std::unique_ptr<KernelInfo> info;
+    std::unique_ptr<KernelBase> kernel;  // created at the first run that needs it
+    std::vector<int> inputs;             // value index, -1 for an absent optional input
+    std::vector<int> outputs;            // value index, -1 for an unused optional output
+    std::vector<int> release;            // values whose last reader is this node
+  };
+  std::vector<std::string> value_names;
+  std::vector<DataType> value_types;
+  std::vector<int> producer;                   // node index, -1 for inputs and constants
+  std::vector<Tensor> constants;               // by value index (initializers, Constant nodes)
+  std::unordered_map<std::string, int> index;  // value name -> index
+  std::vector<int> input_values;               // graph inputs, in order
+  std::vector<bool> input_has_default;         // graph input that an initializer backs
+  std::vector<int> output_values;              // graph outputs, in order
+  std::vector<Node> nodes;                     // topological order
+};
+
+namespace {
+
+Result<ValueMeta> MetaFromValueInfo(const onnx::ValueInfoProto& vi, const char* role) {
+  ValueMeta meta;
+  meta.name = vi.name.get();
+  const onnx::TypeProto& type = vi.type.get();
+  if (!vi.type.has()) return meta;  // untyped (allowed for outputs)
+  if (!type.tensor_type.has()) {
+    const char* kind = type.sequence_type.has()   ? "sequence"
+                       : type.map_type.has()      ? "map"
+                       : type.optional_type.has() ? "optional"
+                                                  : "non-tensor";
+    return Status(StatusCode::kNotImplemented, std::string("graph ") + role + " '" + meta.name +
+                                                   "' has a " + kind +
+                                                   " type; only tensors are supported");
+  }
+  const onnx::TypeProto_Tensor& tt = type.tensor_type.get();
+  if (tt.elem_type.has() && tt.elem_type.get() != 0) {
+    Result<DataType> dt = DataTypeFromInt(tt.elem_type.get());
+    if (!dt.ok())
+      return dt.status().WithContext(std::string("graph ") + role + " '" + meta.name + "'");
+    meta.type = *dt;
+  }
+  if (tt.shape.has()) {
+    meta.has_shape = true;
+    for (const onnx::TensorShapeProto_Dimension& d : tt.shape->dim) {
+      meta.dims.push_back(d.dim_value.has() ? d.dim_value.get() : -1);
+      meta.dim_params.push_back(d.dim_param.get());
+    }
+  }
+  return meta;
+}
+
+std::string JoinNames(const std::vector<ValueMeta>& values) {
+  std::string s;
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? ", " : "") + values[i].name;
+  return s;
+}
+
+// Tensor for a Constant node's value attribute.
+Result<Tensor> ConstantValue(const onnx::NodeProto& node, const ShapeLimits& limits) {
+  const std::string where = "Constant node '" + node.name.get() + "'";
+  if (node.attribute.size() != 1) {
+    return Status(StatusCode::kInvalidModel, where + " must have exactly one value attribute");
+  }
+  const onnx::AttributeProto& a = node.attribute[0];
+  const std::string& name = a.name.get();
+  auto scalar = [&](DataType type, std::vector<int64_t> dims, const void* data,
+                    size_t bytes) -> Result<Tensor> {
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Shape shape, Shape::Create(dims, limits));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(type, std::move(shape)));
+    if (bytes) std::memcpy(t.mutable_raw_data(), data, bytes);
+    return t;
+  };
+  if (name == "value") {
+    Result<Tensor> t = TensorFromProto(a.t.get(), limits);
+    if (!t.ok()) return t.status().WithContext(where);
+    return t;
+  }
+  if (name == "value_float") return scalar(DataType::kFloat, {}, &a.f.get(), 4);
+  if (name == "value_int") return scalar(DataType::kInt64, {}, &a.i.get(), 8);
+  if (name == "value_floats") {
+    return scalar(DataType::kFloat, {static_cast<int64_t>(a.floats.size())}, a.floats.data(),
+                  a.floats.size() * 4);
+  }
+  if (name == "value_ints") {
+    return scalar(DataType::kInt64, {static_cast<int64_t>(a.ints.size())}, a.ints.data(),
+                  a.ints.size() * 8);
+  }
+  if (name == "value_string" || name == "value_strings") {
+    const bool one = name == "value_string";
+    std::vector<int64_t> dims;
+    if (!one) dims.push_back(static_cast<int64_t>(a.strings.size()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Shape shape, Shape::Create(dims, limits));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(DataType::kString, std::move(shape)));
+    std::string* out = t.mutable_data<std::string>();
+    if (one) {
+      out[0] = a.s.get();
+    } else {
+      for (size_t i = 0; i < a.strings.size(); ++i)
+        out[i] = a.strings[i];
+    }
+    return t;
+  }
+  return Status(StatusCode::kNotImplemented, where + ": attribute '" + name + "' is not supported");
+}
+
+}  // namespace
+
+RuntimeSession::~RuntimeSession() = default;
+
+Result<std::unique_ptr<RuntimeSession>> RuntimeSession::Create(onnx::ModelProto model,
+                                                               SessionOptions options) {
+  std::unique_ptr<RuntimeSession> s(new RuntimeSession());
+  s->model_ = std::make_shared<onnx::ModelProto>(std::move(model));
+  s->options_ = std::move(options);
+  if (!s->options_.registry) s->options_.registry = KernelRegistry::BuiltinCpu();
+  if (s->options_.intra_op_threads < 1) {
+    return Status(StatusCode::kInvalidArgument, "intra_op_threads must be at least 1, got " +
+                                                    std::to_string(s->options_.intra_op_threads));
+  }
+  ONNX_LIGHT_RETURN_IF_ERROR(s->Build());
+  s->pool_ = std::make_unique<ThreadPool>(s->options_.intra_op_threads);
+  return s;
+}
+
+Result<std::unique_ptr<RuntimeSession>> RuntimeSession::CreateFromBytes(const void* data,
+                                                                        size_t size,
+                                                                        SessionOptions options) {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(onnx::ModelProto model,
+                              onnx::LoadModelFromBytes(data, size, options.load.parse));
+  return Create(std::move(model), std::move(options));
+}
+
+Result<std::unique_ptr<RuntimeSession>> RuntimeSession::CreateFromFile(const std::string& path,
+                                                                       SessionOptions options) {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(onnx::ModelProto model, onnx::LoadModel(path, options.load));
+  return Create(std::move(model), std::move(options));
+}
+
+Status RuntimeSession::Build() {
+  plan_ = std::make_unique<Plan>();
+  Plan& plan = *plan_;
+  const onnx::ModelProto& model = *model_;
+  if (!model.graph.has()) return Status(StatusCode::kInvalidModel, "the model has no graph");
+  const onnx::GraphProto& graph = model.graph.get();
+
+  std::map<std::string, int> opsets;
+  for (const onnx::OperatorSetIdProto& o : model.opset_import) {
+    const std::string domain = NormalizeDomain(o.domain.get());
+    auto [it, inserted] = opsets.emplace(domain, static_cast<int>(o.version.get()));
+    if (!inserted && it->second != o.version.get()) {
+      return Status(StatusCode::kInvalidModel,
+                    "opset of domain '" + domain + "' imported twice with different versions");
+    }
+  }
+
+  auto add_value = [&](const std::string& name, DataType type, int producer) -> Result<int> {
+    if (plan.index.count(name)) {
+      return Status(StatusCode::kInvalidModel, "value '" + name + "' is defined more than once");
+    }
+    const int id = static_cast<int>(plan.value_names.size());
+    plan.index.emplace(name, id);
+    plan.value_names.push_back(name);
+    plan.value_types.push_back(type);
+    plan.producer.push_back(producer);
+    plan.constants.emplace_back();
+    return id;
+  };
+
+  // Initializers first, so graph inputs that they back become inputs with defaults.
+  for (const onnx::TensorProto& init : graph.initializer) {
+    Result<Tensor> t = TensorFromProto(init, options_.shape_limits);
+    if (!t.ok()) return t.status().WithContext("initializer");
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int id, add_value(init.name.get(), t->dtype(), -1));
+    plan.constants[static_cast<size_t>(id)] = std::move(*t);
+  }
+  if (!graph.sparse_initializer.empty()) {
+    return Status(StatusCode::kNotImplemented, "sparse initializers are not supported");
+  }
+  for (const onnx::ValueInfoProto& vi : graph.input) {
+    ONNX_LIGHT_ASSIGN_OR_RETURN(ValueMeta meta, MetaFromValueInfo(vi, "input"));
+    auto it = plan.index.find(meta.name);
+    if (it != plan.index.end()) {  // an initializer: optional input with a default
+      if (meta.type != DataType::kUndefined && meta.type != plan.value_types[it->second]) {
+        return Status(StatusCode::kInvalidModel,
+                      "graph input '" + meta.name + "' is declared " + DataTypeName(meta.type) +
+                          " but its initializer is " + DataTypeName(plan.value_types[it->second]));
+      }
+      meta.type = plan.value_types[it->second];
+      plan.input_values.push_back(it->second);
+      plan.input_has_default.push_back(true);
+    } else {
+      if (meta.type == DataType::kUndefined) {
+        return Status(StatusCode::kInvalidModel,
+                      "graph input '" + meta.name + "' has no element type");
+      }
+      ONNX_LIGHT_ASSIGN_OR_RETURN(int id, add_value(meta.name, meta.type, -1));
+      plan.input_values.push_back(id);
+      plan.input_has_default.push_back(false);
+    }
+    inputs_.push_back(std::move(meta));
+  }
+
+  // Declared types of intermediate values and outputs (used when a kernel leaves one open).
+  std::unordered_map<std::string, DataType> declared;
+  for (const auto* list : {&graph.value_info, &graph.output}) {
+    for (const onnx::ValueInfoProto& vi : *list) {
+      Result<ValueMeta> meta = MetaFromValueInfo(vi, "value");
+      if (meta.ok() && meta->type != DataType::kUndefined) declared[meta->name] = meta->type;
+    }
+  }
+
+  // Topological order (Kahn), whatever the order in the file.
+  const size_t n_nodes = graph.node.size();
+  std::unordered_map<std::string, size_t> produced_by;
+  for (size_t i = 0; i < n_nodes; ++i) {
+    for (const std::string& out : graph.node[i].output) {
+      if (out.empty()) continue;
+      if (plan.index.count(out) || !produced_by.emplace(out, i).second) {
+        return Status(StatusCode::kInvalidModel,
+                      "value '" + out + "' is produced more than once (again by node '" +
+                          graph.node[i].name.get() + "')");
+      }
+    }
+  }
+  std::vector<int> pending(n_nodes, 0);
+  std::vector<std::vector<size_t>> readers(n_nodes);
+  for (size_t i = 0; i < n_nodes; ++i) {
+    const onnx::NodeProto& node = graph.node[i];
+    for (const std::string& in : node.input) {
+      if (in.empty() || plan.index.count(in)) continue;
+      auto it = produced_by.find(in);
+      if (it == produced_by.end()) {
+        return Status(StatusCode::kInvalidModel,
+                      "node '" + node.name.get() + "' (" + node.op_type.get() + ") reads '" + in +
+                          "', which no node, initializer or graph input produces");
+      }
+      ++pending[i];
+      readers[it->second].push_back(i);
+    }
+  }
+  std::vector<size_t> order;
+  for (size_t i = 0; i < n_nodes; ++i) {
+    if (pending[i] == 0) order.push_back(i);
+  }
+  for (size_t k = 0; k < order.size(); ++k) {
+    for (size_t r : readers[order[k]]) {
+      if (--pending[r] == 0) order.push_back(r);
+    }
+  }
+  if (order.size() != n_nodes) {
+    for (size_t i = 0; i < n_nodes; ++i) {
+      if (pending[i] > 0) {
+        return Status(StatusCode::kInvalidModel, "the graph has a cycle through node '" +
+                                                     graph.node[i].name.get() + "' (" +
+                                                     graph.node[i].op_type.get() + ")");
+      }
+    }
+  }
+
+  const KernelRegistry& registry = *options_.registry;
+  for (size_t k : order) {
+    const onnx::NodeProto& node = graph.node[k];
+    const std::string domain = NormalizeDomain(node.domain.get());
+    auto opset_it = opsets.find(domain);
+    if (opset_it == opsets.end()) {
+      return Status(StatusCode::kInvalidModel, "node '" + node.name.get() + "' (" +
+                                                   node.op_type.get() + ") uses domain '" +
+                                                   (domain.empty() ? "ai.onnx" : domain) +
+                                                   "', which the model does not import");
+    }
+    std::vector<int> inputs;
+    std::vector<DataType> input_types;
+    for (const std::string& in : node.input) {
+      if (in.empty()) {
+        inputs.push_back(-1);
+        input_types.push_back(DataType::kUndefined);
+        continue;
+      }
+      const int id = plan.index.at(in);
+      inputs.push_back(id);
+      input_types.push_back(plan.value_types[static_cast<size_t>(id)]);
+    }
+
+    if (domain.empty() && node.op_type.get() == "Constant") {
+      if (node.output.size() != 1 || node.output[0].empty()) {
+        return Status(StatusCode::kInvalidModel,
+                      "Constant node '" + node.name.get() + "' must have one output");
+      }
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor t, ConstantValue(node, options_.shape_limits));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(int id, add_value(node.output[0], t.dtype(), -1));
+      plan.constants[static_cast<size_t>(id)] = std::move(t);
+      continue;
+    }
+
+    KernelQuery query{domain, node.op_type.get(), opset_it->second, input_types, node.name.get()};
+    ONNX_LIGHT_ASSIGN_OR_RETURN(const KernelDef* def, registry.Find(query));
+
+    // Output types: from the constraint that binds them, else the kernel's hook, else the
+    // model's declaration.
+    std::vector<DataType> output_types(node.output.size(), DataType::kUndefined);
+    for (const TypeConstraint& c : def->constraints) {
+      DataType bound = DataType::kUndefined;
+      for (int pos : c.inputs) {
+        if (static_cast<size_t>(pos) < input_types.size() &&
+            input_types[static_cast<size_t>(pos)] != DataType::kUndefined) {
+          bound = input_types[static_cast<size_t>(pos)];
+        }
+      }
+      if (bound == DataType::kUndefined && c.types.size() == 1) bound = c.types[0];
+      for (int pos : c.outputs) {
+        if (static_cast<size_t>(pos) < output_types.size()) {
+          output_types[static_cast<size_t>(pos)] = bound;
+        }
+      }
+    }
+    if (def->output_types) {
+      Status s = def->output_types(node, input_types, &output_types);
+      if (!s.ok()) {
+        return s.WithContext("node '" + node.name.get() + "' (" + node.op_type.get() + ")");
+      }
+    }
+    Plan::Node pn;
+    pn.proto = &node;
+    pn.def = def;
+    pn.inputs = std::move(inputs);
+    const int node_index = static_cast<int>(plan.nodes.size());
+    for (size_t o = 0; o < node.output.size(); ++o) {
+      const std::string& out = node.output[o];
+      if (out.empty()) {
+        pn.outputs.push_back(-1);
+        continue;
+      }
+      DataType t = output_types[o];
+      if (t == DataType::kUndefined) {
+        auto d = declared.find(out);
+        if (d == declared.end()) {
+          return Status(StatusCode::kInvalidModel,
+                        "node '" + node.name.get() + "' (" + node.op_type.get() +
+                            "): cannot determine the element type of output '" + out + "'");
+        }
+        t = d->second;
+        output_types[o] = t;
+      }
+      ONNX_LIGHT_ASSIGN_OR_RETURN(int id, add_value(out, t, node_index));
+      pn.outputs.push_back(id);
+    }
+    pn.info = std::make_unique<KernelInfo>(&node, opset_it->second, input_types, output_types);
+    plan.nodes.push_back(std::move(pn));
+  }
+
+  for (const onnx::ValueInfoProto& vi : graph.output) {
+    ONNX_LIGHT_ASSIGN_OR_RETURN(ValueMeta meta, MetaFromValueInfo(vi, "output"));
+    auto it = plan.index.find(meta.name);
+    if (it == plan.index.end()) {
+      return Status(StatusCode::kInvalidModel, "graph output '" + meta.name +
+                                                   "' is not produced by any node, initializer "
+                                                   "or graph input");
+    }
+    const DataType actual = plan.value_types[static_cast<size_t>(it->second)];
+    if (meta.type != DataType::kUndefined && meta.type != actual) {
+      return Status(StatusCode::kInvalidModel, "graph output '" + meta.name + "' is declared " +
+                                                   DataTypeName(meta.type) + " but computed as " +
+                                                   DataTypeName(actual));
+    }
+    meta.type = actual;
+    plan.output_values.push_back(it->second);
+    outputs_.push_back(std::move(meta));
+  }
+
+  // Release every intermediate value after its last reader (graph outputs never).
+  std::vector<int> last_reader(plan.value_names.size(), -1);
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    for (int v : plan.nodes[i].inputs) {
+      if (v >= 0) last_reader[static_cast<size_t>(v)] = static_cast<int>(i);
+    }
+  }
+  for (int v : plan.output_values)
+    last_reader[static_cast<size_t>(v)] = -1;
+  for (size_t v = 0; v < last_reader.size(); ++v) {
+    if (last_reader[v] >= 0 && plan.producer[v] >= 0) {
+      plan.nodes[static_cast<size_t>(last_reader[v])].release.push_back(static_cast<int>(v));
+    }
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<Tensor>> RuntimeSession::Run(const std::vector<NamedTensor>& feeds,
+                                                const std::vector<std::string>& output_names) {
+  std::lock_guard<std::mutex> lock(run_mu_);
+  Plan& plan = *plan_;
+  std::vector<Tensor> values = plan.constants;
+
+  std::vector<bool> fed(inputs_.size(), false);
+  for (const NamedTensor& feed : feeds) {
+    size_t k = 0;
+    while (k < inputs_.size() && inputs_[k].name != feed.first)
+      ++k;
+    if (k == inputs_.size()) {
+      return Status(
+          StatusCode::kInvalidArgument,
+          "unknown input '" + feed.first + "' (the model's inputs: " + JoinNames(inputs_) + ")");
+    }
+    if (fed[k]) {
+      return Status(StatusCode::kInvalidArgument, "input '" + feed.first + "' is fed twice");
+    }
+    fed[k] = true;
+    const ValueMeta& meta = inputs_[k];
+    const Tensor& t = feed.second;
+    if (t.dtype() != meta.type) {
+      return Status(StatusCode::kTypeMismatch, "input '" + meta.name + "': expected " +
+                                                   DataTypeName(meta.type) + ", got " +
+                                                   DataTypeName(t.dtype()));
+    }
+    if (t.shape().rank() > options_.shape_limits.max_rank) {
+      return Status(StatusCode::kOutOfRange,
+                    "input '" + meta.name + "': rank " + std::to_string(t.shape().rank()) +
+                        " exceeds the limit of " + std::to_string(options_.shape_limits.max_rank));
+    }
+    if (meta.has_shape) {
+      if (t.shape().rank() != meta.dims.size()) {
+        return Status(StatusCode::kInvalidArgument, "input '" + meta.name + "': expected rank " +
+                                                        std::to_string(meta.dims.size()) +
+                                                        ", got shape " + t.shape().ToString());
+      }
+      for (size_t d = 0; d < meta.dims.size(); ++d) {
+        if (meta.dims[d] >= 0 && meta.dims[d] != t.shape()[d]) {
+          return Status(StatusCode::kInvalidArgument,
+                        "input '" + meta.name + "': dimension " + std::to_string(d) + " must be " +
+                            std::to_string(meta.dims[d]) + ", got shape " + t.shape().ToString());
+        }
+      }
+    }
+    values[static_cast<size_t>(plan.input_values[k])] = t;
+  }
+  for (size_t k = 0; k < inputs_.size(); ++k) {
+    if (!fed[k] && !plan.input_has_default[k]) {
+      return Status(StatusCode::kInvalidArgument, "missing input '" + inputs_[k].name + "'");
+    }
+  }
+
+  std::vector<int> wanted;
+  if (output_names.empty()) {
+    wanted = plan.output_values;
+  } else {
+    for (const std::string& name : output_names) {
+      size_t k = 0;
+      while (k < outputs_.size() && outputs_[k].name != name)
+        ++k;
+      if (k == outputs_.size()) {
+        return Status(
+            StatusCode::kInvalidArgument,
+            "unknown output '" + name + "' (the model's outputs: " + JoinNames(outputs_) + ")");
+      }
+      wanted.push_back(plan.output_values[k]);
+    }
+  }
+
+  for (Plan::Node& node : plan.nodes) {
+    if (!node.kernel) {
+      Result<std::unique_ptr<KernelBase>> kernel = node.def->create(*node.info);
+      if (!kernel.ok()) return kernel.status();
+      node.kernel = std::move(*kernel);
+    }
+    std::vector<const Tensor*> in;
+    in.reserve(node.inputs.size());
+    for (int v : node.inputs)
+      in.push_back(v >= 0 ? &values[static_cast<size_t>(v)] : nullptr);
+    std::vector<Tensor> out(node.outputs.size());
+    KernelContext ctx(node.info.get(), std::move(in), &out, pool_.get(), &options_.shape_limits,
+                      options_.max_tensor_bytes);
+    Status s = node.kernel->Compute(ctx);
+    if (!s.ok()) {
+      const std::string where = node.info->Describe();
+      return s.message().rfind(where, 0) == 0 ? s : s.WithContext(where);
+    }
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      const int v = node.outputs[o];
+      if (v < 0) continue;
+      if (out[o].dtype() != plan.value_types[static_cast<size_t>(v)]) {
+        return Status(StatusCode::kInternal,
+                      node.info->Describe() + ": output " + std::to_string(o) + " is " +
+                          DataTypeName(out[o].dtype()) + ", expected " +
+                          DataTypeName(plan.value_types[static_cast<size_t>(v)]));
+      }
+      values[static_cast<size_t>(v)] = std::move(out[o]);
+    }
+    for (int v : node.release)
+      values[static_cast<size_t>(v)] = Tensor();
+  }
+
+  std::vector<Tensor> results;
+  results.reserve(wanted.size());
+  for (int v : wanted) {
+    Tensor& t = values[static_cast<size_t>(v)];
+    // Views of feeds or of the model, and storage shared with the session's constants, are
+    // copied: outputs belong to the caller alone.
+    if (!t.is_owning() || t.shares_storage()) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor copy, t.Clone());
+      results.push_back(std::move(copy));
+    } else {
+      results.push_back(t);
+    }
+  }
+  return results;
+}
+
+}  // namespace onnx_light
