@@ -5,11 +5,15 @@
 #include <cstring>
 #include <limits>
 
+// Order matters: foreach_target.h re-includes this file once per target and must come
+// before highway.h and the contrib headers.
+// clang-format off
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "elementwise_simd.cc"
-#include <hwy/contrib/math/math-inl.h>
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
+#include <hwy/contrib/math/math-inl.h>
+// clang-format on
 
 HWY_BEFORE_NAMESPACE();
 namespace onnx_light::kernels {
