@@ -15,9 +15,10 @@ find_package(nanobind CONFIG REQUIRED)
 
 nanobind_add_module(onnx_light_python NB_STATIC NB_SUPPRESS_WARNINGS
   src/onnx_light/python/module.cc
-  src/onnx_light/python/onnx_bindings.cc)
+  src/onnx_light/python/onnx_bindings.cc
+  src/onnx_light/python/runtime_bindings.cc)
 set_target_properties(onnx_light_python PROPERTIES
   OUTPUT_NAME _core
   LIBRARY_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/python/onnx_light")
-target_link_libraries(onnx_light_python PRIVATE onnx_light::onnx)
+target_link_libraries(onnx_light_python PRIVATE onnx_light::runtime)
 onnx_light_set_warnings(onnx_light_python)

@@ -25,4 +25,7 @@ except ImportError as exc:  # pragma: no cover - exercised only on a broken chec
         "scripts/build.sh, or point ONNX_LIGHT_BUILD_DIR at your build directory"
     ) from exc
 
-__all__ = ["_core"]
+from .runtime import NodeArg, RuntimeSession  # noqa: E402
+
+__version__ = "0.1.0"
+__all__ = ["NodeArg", "RuntimeSession", "__version__"]

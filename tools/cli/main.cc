@@ -1,28 +1,328 @@
 // onnx-light: the command-line front end.
+//
+//   onnx-light run MODEL [--input NAME=FILE.npy]... [--random] [--dim NAME=N]...
+//                        [--repeat N] [--threads N] [--save DIR]
+//   onnx-light ops
+//   onnx-light dtypes | version | help
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <random>
 #include <string>
+#include <vector>
 
+#include "npy.h"
 #include "onnx_light/core/data_type.h"
+#include "onnx_light/runtime/cpu.h"
+#include "onnx_light/runtime/session.h"
+
+namespace ol = onnx_light;
 
 namespace {
 
 constexpr const char* kUsage =
     "usage: onnx-light <command> [args]\n"
     "commands:\n"
+    "  run MODEL [--input NAME=FILE.npy]... [--random] [--dim NAME=N]... [--repeat N]\n"
+    "            [--threads N] [--save DIR]\n"
+    "             run a model; inputs from .npy files, or random (--random) with symbolic\n"
+    "             dimensions set by --dim (default 1); prints each output's name, type,\n"
+    "             shape and a summary, and the timing; --save writes outputs as .npy\n"
+    "  ops        list every registered kernel: domain, op, opsets, types\n"
     "  dtypes     list every ONNX data type with its value and storage size\n"
     "  version    print the version\n"
     "  help       print this text\n";
 
+int Fail(const std::string& msg) {
+  std::fprintf(stderr, "onnx-light: %s\n", msg.c_str());
+  return 1;
+}
+
+int Usage(const std::string& msg) {
+  std::fprintf(stderr, "onnx-light: %s\n%s", msg.c_str(), kUsage);
+  return 2;
+}
+
+double ToDouble(const ol::Tensor& t, int64_t i) {
+  switch (t.dtype()) {
+    case ol::DataType::kFloat:
+      return t.data<float>()[i];
+    case ol::DataType::kDouble:
+      return t.data<double>()[i];
+    case ol::DataType::kFloat16:
+      return static_cast<double>(t.data<ol::float16>()[i]);
+    case ol::DataType::kBFloat16:
+      return static_cast<double>(t.data<ol::bfloat16>()[i]);
+    case ol::DataType::kInt8:
+      return t.data<int8_t>()[i];
+    case ol::DataType::kInt16:
+      return t.data<int16_t>()[i];
+    case ol::DataType::kInt32:
+      return t.data<int32_t>()[i];
+    case ol::DataType::kInt64:
+      return static_cast<double>(t.data<int64_t>()[i]);
+    case ol::DataType::kUint8:
+      return t.data<uint8_t>()[i];
+    case ol::DataType::kUint16:
+      return t.data<uint16_t>()[i];
+    case ol::DataType::kUint32:
+      return t.data<uint32_t>()[i];
+    case ol::DataType::kUint64:
+      return static_cast<double>(t.data<uint64_t>()[i]);
+    case ol::DataType::kBool:
+      return t.data<bool>()[i] ? 1 : 0;
+    default:
+      return std::nan("");
+  }
+}
+
+std::string Summary(const ol::Tensor& t) {
+  const int64_t n = t.num_elements();
+  if (n == 0) return "(empty)";
+  if (t.dtype() == ol::DataType::kString) {
+    return "first: \"" + t.data<std::string>()[0] + "\"";
+  }
+  double lo = INFINITY, hi = -INFINITY, sum = 0;
+  int64_t nans = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = ToDouble(t, i);
+    if (std::isnan(v)) {
+      ++nans;
+      continue;
+    }
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    sum += v;
+  }
+  char buf[256];
+  std::snprintf(buf, sizeof(buf), "min %.6g max %.6g mean %.6g", lo, hi,
+                n > nans ? sum / static_cast<double>(n - nans) : NAN);
+  std::string s = buf;
+  if (nans) s += " nan " + std::to_string(nans);
+  s += " first [";
+  for (int64_t i = 0; i < std::min<int64_t>(n, 4); ++i) {
+    std::snprintf(buf, sizeof(buf), "%s%.6g", i ? ", " : "", ToDouble(t, i));
+    s += buf;
+  }
+  return s + (n > 4 ? ", ...]" : "]");
+}
+
+ol::Result<ol::Tensor> RandomTensor(const ol::ValueMeta& meta,
+                                    const std::map<std::string, int64_t>& dims, std::mt19937& rng) {
+  std::vector<int64_t> shape;
+  for (size_t i = 0; i < meta.dims.size(); ++i) {
+    if (meta.dims[i] >= 0) {
+      shape.push_back(meta.dims[i]);
+    } else {
+      auto it = dims.find(meta.dim_params[i]);
+      shape.push_back(it == dims.end() ? 1 : it->second);
+    }
+  }
+  ONNX_LIGHT_ASSIGN_OR_RETURN(ol::Shape s, ol::Shape::Create(shape));
+  ONNX_LIGHT_ASSIGN_OR_RETURN(ol::Tensor t, ol::Tensor::Allocate(meta.type, std::move(s)));
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int> small(0, 9);
+  const int64_t n = t.num_elements();
+  for (int64_t i = 0; i < n; ++i) {
+    switch (meta.type) {
+      case ol::DataType::kFloat:
+        t.mutable_data<float>()[i] = static_cast<float>(real(rng));
+        break;
+      case ol::DataType::kDouble:
+        t.mutable_data<double>()[i] = real(rng);
+        break;
+      case ol::DataType::kFloat16:
+        t.mutable_data<ol::float16>()[i] = ol::float16(real(rng));
+        break;
+      case ol::DataType::kBFloat16:
+        t.mutable_data<ol::bfloat16>()[i] = ol::bfloat16(real(rng));
+        break;
+      case ol::DataType::kInt32:
+        t.mutable_data<int32_t>()[i] = small(rng);
+        break;
+      case ol::DataType::kInt64:
+        t.mutable_data<int64_t>()[i] = small(rng);
+        break;
+      case ol::DataType::kBool:
+        t.mutable_data<bool>()[i] = small(rng) < 5;
+        break;
+      case ol::DataType::kString:
+        t.mutable_data<std::string>()[i] = "s" + std::to_string(small(rng));
+        break;
+      default:
+        std::memset(t.mutable_raw_data(), 0, t.byte_size());
+        i = n;
+    }
+  }
+  return t;
+}
+
+std::string ShapeText(const ol::ValueMeta& m) {
+  if (!m.has_shape) return "(unknown shape)";
+  std::string s = "[";
+  for (size_t i = 0; i < m.dims.size(); ++i) {
+    if (i) s += ", ";
+    s += m.dims[i] >= 0 ? std::to_string(m.dims[i])
+                        : (m.dim_params[i].empty() ? "?" : m.dim_params[i]);
+  }
+  return s + "]";
+}
+
+int CmdRun(int argc, char** argv) {
+  if (argc < 1) return Usage("run needs a model path");
+  const std::string model_path = argv[0];
+  std::map<std::string, std::string> input_files;
+  std::map<std::string, int64_t> dims;
+  bool random = false;
+  int repeat = 1, threads = 1;
+  std::string save_dir;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&](const char* flag) -> const char* {
+      if (i + 1 >= argc) return nullptr;
+      (void)flag;
+      return argv[++i];
+    };
+    if (arg == "--random") {
+      random = true;
+    } else if (arg == "--input" || arg == "--dim") {
+      const char* v = value(arg.c_str());
+      if (!v) return Usage(arg + " needs NAME=VALUE");
+      const std::string kv = v;
+      const size_t eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) return Usage(arg + " needs NAME=VALUE, got " + kv);
+      if (arg == "--input") {
+        input_files[kv.substr(0, eq)] = kv.substr(eq + 1);
+      } else {
+        char* end = nullptr;
+        const long long n = std::strtoll(kv.c_str() + eq + 1, &end, 10);
+        if (*end != '\0' || n < 0) return Usage("--dim needs a nonnegative integer: " + kv);
+        dims[kv.substr(0, eq)] = n;
+      }
+    } else if (arg == "--repeat" || arg == "--threads") {
+      const char* v = value(arg.c_str());
+      char* end = nullptr;
+      const long n = v ? std::strtol(v, &end, 10) : 0;
+      if (!v || *end != '\0' || n < 1) return Usage(arg + " needs a positive integer");
+      (arg == "--repeat" ? repeat : threads) = static_cast<int>(n);
+    } else if (arg == "--save") {
+      const char* v = value(arg.c_str());
+      if (!v) return Usage("--save needs a folder");
+      save_dir = v;
+    } else {
+      return Usage("unknown option '" + arg + "'");
+    }
+  }
+
+  ol::SessionOptions options;
+  options.intra_op_threads = threads;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto session = ol::RuntimeSession::CreateFromFile(model_path, options);
+  const auto t1 = std::chrono::steady_clock::now();
+  if (!session.ok()) return Fail(session.status().ToString());
+  ol::RuntimeSession& s = **session;
+
+  std::printf("model  %s\n", model_path.c_str());
+  std::printf("opsets");
+  for (const auto& o : s.model().opset_import) {
+    std::printf(" %s:%lld", o.domain.get().empty() ? "ai.onnx" : o.domain.get().c_str(),
+                static_cast<long long>(o.version.get()));
+  }
+  std::printf("\nsession created in %.3f ms (SIMD %s, %d thread%s)\n",
+              std::chrono::duration<double, std::milli>(t1 - t0).count(), ol::SimdTargetName(),
+              threads, threads == 1 ? "" : "s");
+
+  std::vector<ol::NamedTensor> feeds;
+  std::mt19937 rng(1234);
+  for (const ol::ValueMeta& meta : s.inputs()) {
+    auto file = input_files.find(meta.name);
+    if (file != input_files.end()) {
+      auto t = onnx_light::cli::ReadNpy(file->second, meta.type);
+      if (!t.ok()) return Fail("input '" + meta.name + "': " + t.status().message());
+      std::printf("input  %-12s %-8s %s from %s\n", meta.name.c_str(), ol::DataTypeName(t->dtype()),
+                  t->shape().ToString().c_str(), file->second.c_str());
+      feeds.emplace_back(meta.name, std::move(*t));
+      input_files.erase(file);
+    } else if (random) {
+      auto t = RandomTensor(meta, dims, rng);
+      if (!t.ok()) return Fail("input '" + meta.name + "': " + t.status().message());
+      std::printf("input  %-12s %-8s %s random (declared %s)\n", meta.name.c_str(),
+                  ol::DataTypeName(meta.type), t->shape().ToString().c_str(),
+                  ShapeText(meta).c_str());
+      feeds.emplace_back(meta.name, std::move(*t));
+    }
+  }
+  if (!input_files.empty()) {
+    return Fail("the model has no input '" + input_files.begin()->first + "'");
+  }
+
+  std::vector<double> times;
+  ol::Result<std::vector<ol::Tensor>> outputs = std::vector<ol::Tensor>();
+  for (int r = 0; r < repeat; ++r) {
+    const auto a = std::chrono::steady_clock::now();
+    outputs = s.Run(feeds);
+    const auto b = std::chrono::steady_clock::now();
+    if (!outputs.ok()) return Fail(outputs.status().ToString());
+    times.push_back(std::chrono::duration<double, std::micro>(b - a).count());
+  }
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    const ol::Tensor& t = (*outputs)[i];
+    const std::string& name = s.outputs()[i].name;
+    std::printf("output %-12s %-8s %s %s\n", name.c_str(), ol::DataTypeName(t.dtype()),
+                t.shape().ToString().c_str(), Summary(t).c_str());
+    if (!save_dir.empty()) {
+      const std::string path = save_dir + "/" + name + ".npy";
+      ol::Status st = onnx_light::cli::WriteNpy(t, path);
+      if (!st.ok()) return Fail(st.ToString());
+      std::printf("       saved %s\n", path.c_str());
+    }
+  }
+  std::sort(times.begin(), times.end());
+  double mean = 0;
+  for (double t : times)
+    mean += t;
+  mean /= static_cast<double>(times.size());
+  std::printf("run    %d time%s: mean %.2f us, median %.2f us, min %.2f us\n", repeat,
+              repeat == 1 ? "" : "s", mean, times[times.size() / 2], times.front());
+  return 0;
+}
+
+int CmdOps() {
+  auto registry = ol::KernelRegistry::BuiltinCpu();
+  std::vector<const ol::KernelDef*> defs = registry->All();
+  std::sort(defs.begin(), defs.end(), [](const ol::KernelDef* a, const ol::KernelDef* b) {
+    return std::tie(a->domain, a->op_type, a->since_version) <
+           std::tie(b->domain, b->op_type, b->since_version);
+  });
+  std::printf("%-16s %-16s %-10s %s\n", "domain", "op", "opsets", "types");
+  for (const ol::KernelDef* d : defs) {
+    std::string range =
+        std::to_string(d->since_version) +
+        (d->end_version == ol::kMaxOpset ? "+" : "-" + std::to_string(d->end_version));
+    std::string types;
+    for (const ol::TypeConstraint& c : d->constraints) {
+      if (!types.empty()) types += "; ";
+      types += c.name + ": " + ol::TypeList(c.types);
+    }
+    std::printf("%-16s %-16s %-10s %s\n", d->domain.empty() ? "ai.onnx" : d->domain.c_str(),
+                d->op_type.c_str(), range.c_str(), types.c_str());
+  }
+  std::printf("%zu kernels\n", defs.size());
+  return 0;
+}
+
 int CmdDtypes() {
-  using onnx_light::DataType;
+  using ol::DataType;
   std::printf("%-6s %-16s %s\n", "value", "name", "bits/element");
-  for (int32_t v = 0; v < onnx_light::kDataTypeCount; ++v) {
+  for (int32_t v = 0; v < ol::kDataTypeCount; ++v) {
     const auto t = static_cast<DataType>(v);
-    const int bits = onnx_light::DataTypeBitWidth(t);
+    const int bits = ol::DataTypeBitWidth(t);
     std::string size =
         bits == 0 ? (t == DataType::kString ? "variable" : "-") : std::to_string(bits);
-    std::printf("%-6d %-16s %s\n", v, onnx_light::DataTypeName(t), size.c_str());
+    std::printf("%-6d %-16s %s\n", v, ol::DataTypeName(t), size.c_str());
   }
   return 0;
 }
@@ -30,16 +330,21 @@ int CmdDtypes() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || std::strcmp(argv[1], "help") == 0 || std::strcmp(argv[1], "--help") == 0) {
-    std::fputs(kUsage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return 2;
   }
   const std::string cmd = argv[1];
+  if (cmd == "help" || cmd == "--help" || cmd == "-h") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (cmd == "run") return CmdRun(argc - 2, argv + 2);
+  if (cmd == "ops") return CmdOps();
   if (cmd == "dtypes") return CmdDtypes();
   if (cmd == "version" || cmd == "--version") {
     std::printf("onnx-light %s\n", ONNX_LIGHT_VERSION);
     return 0;
   }
-  std::fprintf(stderr, "onnx-light: unknown command '%s'\n%s", cmd.c_str(), kUsage);
-  return 2;
+  return Usage("unknown command '" + cmd + "'");
 }

@@ -197,3 +197,12 @@ const char* SimdTargetName() {
 
 }  // namespace onnx_light::kernels
 #endif  // HWY_ONCE
+
+#if HWY_ONCE
+#include "onnx_light/runtime/cpu.h"
+namespace onnx_light {
+const char* SimdTargetName() {
+  return kernels::SimdTargetName();
+}
+}  // namespace onnx_light
+#endif

@@ -15,6 +15,7 @@
 #include "onnx_light/core/data_type.h"
 #include "onnx_light/core/float16.h"
 #include "onnx_light/core/shape.h"
+#include "runtime_bindings.h"
 #include "status_to_python.h"
 
 namespace nb = nanobind;
@@ -133,4 +134,5 @@ NB_MODULE(_core, m) {
         "uint16 array. Kinds: float32|float64 -> float16|bfloat16 and back.");
 
   py::BindOnnx(m);
+  py::BindRuntime(m);
 }

@@ -1,0 +1,123 @@
+"""``onnx_light.RuntimeSession``: run an ONNX model from Python, in the style of
+``onnxruntime.InferenceSession`` (numpy in and out, bfloat16 through ml_dtypes)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from onnx_light import _core
+from onnx_light.onnx import ModelProto, _mapping
+
+_STRING = 8
+
+
+@dataclass(frozen=True)
+class NodeArg:
+    """A graph input or output: name, ``tensor(<type>)`` string, shape (ints for fixed
+    dimensions, str for symbolic ones, None for unknown; None for an unknown rank) and the
+    numpy dtype."""
+
+    name: str
+    type: str
+    shape: list[int | str | None] | None
+    dtype: np.dtype
+
+
+def _type_name(code: int) -> str:
+    names = {
+        1: "float",
+        2: "uint8",
+        3: "int8",
+        4: "uint16",
+        5: "int16",
+        6: "int32",
+        7: "int64",
+        8: "string",
+        9: "bool",
+        10: "float16",
+        11: "double",
+        12: "uint32",
+        13: "uint64",
+        14: "complex64",
+        15: "complex128",
+        16: "bfloat16",
+    }
+    return f"tensor({names.get(code, str(code))})"
+
+
+def _node_args(rows) -> list[NodeArg]:
+    return [
+        NodeArg(name, _type_name(code), shape, _mapping.TENSOR_TYPE_MAP[code].np_dtype)
+        for name, code, shape in rows
+    ]
+
+
+class RuntimeSession:
+    """Runs a model given as a ModelProto (onnx_light.onnx), serialized bytes or a path."""
+
+    def __init__(self, model: ModelProto | bytes | str | os.PathLike, intra_op_threads: int = 1):
+        if not isinstance(intra_op_threads, int) or intra_op_threads < 1:
+            raise ValueError(f"intra_op_threads must be a positive int, got {intra_op_threads!r}")
+        if isinstance(model, ModelProto):
+            self._session = _core.RuntimeSession.from_model(model, intra_op_threads)
+        elif isinstance(model, (bytes, bytearray, memoryview)):
+            self._session = _core.RuntimeSession.from_bytes(bytes(model), intra_op_threads)
+        elif isinstance(model, (str, os.PathLike)):
+            self._session = _core.RuntimeSession.from_file(os.fspath(model), intra_op_threads)
+        else:
+            raise TypeError(
+                "model must be an onnx_light.onnx.ModelProto, bytes or a path, got "
+                f"{type(model).__name__}"
+            )
+        self._inputs = _node_args(self._session.inputs())
+        self._outputs = _node_args(self._session.outputs())
+        self._by_name = {a.name: a for a in self._inputs}
+
+    def get_inputs(self) -> list[NodeArg]:
+        return list(self._inputs)
+
+    def get_outputs(self) -> list[NodeArg]:
+        return list(self._outputs)
+
+    def run(
+        self, output_names: Sequence[str] | None, input_feed: dict[str, Any]
+    ) -> list[np.ndarray]:
+        """Runs the model. ``output_names`` None or empty means all outputs.
+
+        Raises TypeError for an array of the wrong dtype and ValueError for a wrong shape,
+        a missing or unknown input, or an unknown output; each message names the input.
+        """
+        if not isinstance(input_feed, dict):
+            raise TypeError("input_feed must be a dict of name -> numpy array")
+        feeds = []
+        for name, value in input_feed.items():
+            arg = self._by_name.get(name)
+            if arg is None:
+                known = ", ".join(a.name for a in self._inputs)
+                raise ValueError(f"unknown input '{name}' (the model's inputs: {known})")
+            if not isinstance(value, np.ndarray):
+                raise TypeError(
+                    f"input '{name}': expected a numpy array, got {type(value).__name__}"
+                )
+            if value.dtype != arg.dtype and not (arg.dtype == object and value.dtype.kind in "OSU"):
+                raise TypeError(f"input '{name}': expected {arg.dtype}, got {value.dtype}")
+            code = _mapping.NP_TO_TENSOR.get(arg.dtype, _STRING)
+            if code == _STRING:
+                data = [v.encode() if isinstance(v, str) else bytes(v) for v in value.ravel()]
+                feeds.append((name, code, list(value.shape), data))
+                continue
+            array = np.require(value, requirements=["C", "A"])
+            feeds.append((name, code, list(array.shape), array.reshape(-1).view(np.uint8)))
+        results = self._session.run(list(output_names or []), feeds)
+        outputs = []
+        for code, shape, payload in results:
+            if code == _STRING:
+                outputs.append(np.array([b.decode() for b in payload], dtype=object).reshape(shape))
+            else:
+                dtype = _mapping.TENSOR_TYPE_MAP[code].np_dtype
+                outputs.append(payload.view(dtype).reshape(shape))
+        return outputs
