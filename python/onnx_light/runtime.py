@@ -12,8 +12,6 @@ import numpy as np
 from onnx_light import _core
 from onnx_light.onnx import ModelProto, _mapping
 
-_STRING = 8
-
 
 @dataclass(frozen=True)
 class NodeArg:
@@ -75,7 +73,7 @@ class RuntimeSession:
             )
         self._inputs = _node_args(self._session.inputs())
         self._outputs = _node_args(self._session.outputs())
-        self._by_name = {a.name: a for a in self._inputs}
+        self._session.set_dtypes([a.dtype for a in self._inputs], [a.dtype for a in self._outputs])
 
     def get_inputs(self) -> list[NodeArg]:
         return list(self._inputs)
@@ -88,36 +86,11 @@ class RuntimeSession:
     ) -> list[np.ndarray]:
         """Runs the model. ``output_names`` None or empty means all outputs.
 
-        Raises TypeError for an array of the wrong dtype and ValueError for a wrong shape,
-        a missing or unknown input, or an unknown output; each message names the input.
+        Inputs are numpy arrays of exactly the declared dtype (no conversion); contiguous
+        ones are read in place. Outputs are new arrays. Raises TypeError for a wrong dtype or
+        a non-array, and ValueError for a wrong shape, a missing or unknown input, or an
+        unknown output; each message names the input or output.
         """
         if not isinstance(input_feed, dict):
             raise TypeError("input_feed must be a dict of name -> numpy array")
-        feeds = []
-        for name, value in input_feed.items():
-            arg = self._by_name.get(name)
-            if arg is None:
-                known = ", ".join(a.name for a in self._inputs)
-                raise ValueError(f"unknown input '{name}' (the model's inputs: {known})")
-            if not isinstance(value, np.ndarray):
-                raise TypeError(
-                    f"input '{name}': expected a numpy array, got {type(value).__name__}"
-                )
-            if value.dtype != arg.dtype and not (arg.dtype == object and value.dtype.kind in "OSU"):
-                raise TypeError(f"input '{name}': expected {arg.dtype}, got {value.dtype}")
-            code = _mapping.NP_TO_TENSOR.get(arg.dtype, _STRING)
-            if code == _STRING:
-                data = [v.encode() if isinstance(v, str) else bytes(v) for v in value.ravel()]
-                feeds.append((name, code, list(value.shape), data))
-                continue
-            array = np.require(value, requirements=["C", "A"])
-            feeds.append((name, code, list(array.shape), array.reshape(-1).view(np.uint8)))
-        results = self._session.run(list(output_names or []), feeds)
-        outputs = []
-        for code, shape, payload in results:
-            if code == _STRING:
-                outputs.append(np.array([b.decode() for b in payload], dtype=object).reshape(shape))
-            else:
-                dtype = _mapping.TENSOR_TYPE_MAP[code].np_dtype
-                outputs.append(payload.view(dtype).reshape(shape))
-        return outputs
+        return self._session.run(list(output_names or []), input_feed)

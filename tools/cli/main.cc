@@ -171,6 +171,19 @@ std::string ShapeText(const ol::ValueMeta& m) {
   return s + "]";
 }
 
+// Peak resident memory of this process in KiB (VmHWM), or -1 where /proc is missing.
+long PeakRssKiB() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return -1;
+  char line[256];
+  long kib = -1;
+  while (std::fgets(line, sizeof(line), f)) {
+    if (std::strncmp(line, "VmHWM:", 6) == 0) kib = std::strtol(line + 6, nullptr, 10);
+  }
+  std::fclose(f);
+  return kib;
+}
+
 int CmdRun(int argc, char** argv) {
   if (argc < 1) return Usage("run needs a model path");
   const std::string model_path = argv[0];
@@ -287,6 +300,8 @@ int CmdRun(int argc, char** argv) {
   mean /= static_cast<double>(times.size());
   std::printf("run    %d time%s: mean %.2f us, median %.2f us, min %.2f us\n", repeat,
               repeat == 1 ? "" : "s", mean, times[times.size() / 2], times.front());
+  const long peak = PeakRssKiB();
+  if (peak >= 0) std::printf("memory peak RSS %.2f MiB\n", static_cast<double>(peak) / 1024.0);
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <memory>
 
+#include "onnx_light/core/buffer_pool.h"
 #include "onnx_light/core/data_type.h"
 #include "onnx_light/core/shape.h"
 #include "onnx_light/core/status.h"
@@ -24,6 +25,10 @@ class Tensor {
   // New uninitialized storage (numbers) or empty strings. An empty tensor still gets a
   // valid, aligned, non-null data pointer.
   static Result<Tensor> Allocate(DataType type, Shape shape);
+  // The same, with large buffers recycled through `pool` (kept alive by a weak reference:
+  // a tensor may outlive its pool).
+  static Result<Tensor> Allocate(DataType type, Shape shape,
+                                 const std::shared_ptr<BufferPool>& pool);
 
   // A read-only view of `data`, which must be aligned for the element type and hold at
   // least StorageBytes(type, shape.num_elements()) bytes.

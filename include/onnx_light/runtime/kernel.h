@@ -74,13 +74,14 @@ class KernelContext {
  public:
   KernelContext(const KernelInfo* info, std::vector<const Tensor*> inputs,
                 std::vector<Tensor>* outputs, ThreadPool* pool, const ShapeLimits* limits,
-                uint64_t max_tensor_bytes)
+                uint64_t max_tensor_bytes, const std::shared_ptr<BufferPool>* buffers = nullptr)
       : info_(info),
         inputs_(std::move(inputs)),
         outputs_(outputs),
         pool_(pool),
         limits_(limits),
-        max_tensor_bytes_(max_tensor_bytes) {}
+        max_tensor_bytes_(max_tensor_bytes),
+        buffers_(buffers) {}
 
   const KernelInfo& info() const noexcept { return *info_; }
   size_t input_count() const noexcept { return inputs_.size(); }
@@ -104,6 +105,7 @@ class KernelContext {
   ThreadPool* pool_;
   const ShapeLimits* limits_;
   uint64_t max_tensor_bytes_;
+  const std::shared_ptr<BufferPool>* buffers_;
 };
 
 class KernelBase {

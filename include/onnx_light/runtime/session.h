@@ -27,6 +27,9 @@ struct SessionOptions {
   // Limits on every runtime tensor (inputs and outputs of every node).
   ShapeLimits shape_limits;
   uint64_t max_tensor_bytes = uint64_t{16} << 30;
+  // Freed buffers of 64 KiB and more are kept for the next run, up to this many bytes
+  // (0 disables the cache).
+  size_t buffer_cache_bytes = size_t{512} << 20;
   onnx::LoadOptions load;
 };
 
@@ -77,6 +80,7 @@ class RuntimeSession {
   std::vector<ValueMeta> outputs_;
   std::unique_ptr<Plan> plan_;
   std::unique_ptr<ThreadPool> pool_;
+  std::shared_ptr<BufferPool> buffers_;
   std::mutex run_mu_;
 };
 

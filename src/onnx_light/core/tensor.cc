@@ -24,10 +24,13 @@ size_t ElementAlignment(DataType type) {
   }
 }
 
-// Owns one aligned block; for STRING it also owns the std::string objects in it.
+// Owns one block; for STRING it also owns the std::string objects in it. Large blocks go
+// back to their pool when it is still alive.
 struct AlignedBlock {
   void* ptr = nullptr;
+  size_t capacity = 0;
   size_t strings = 0;
+  std::weak_ptr<BufferPool> pool;
 
   AlignedBlock() = default;
   AlignedBlock(const AlignedBlock&) = delete;
@@ -36,30 +39,42 @@ struct AlignedBlock {
     auto* s = static_cast<std::string*>(ptr);
     for (size_t i = 0; i < strings; ++i)
       s[i].~basic_string();
-    ::operator delete(ptr, std::align_val_t(Tensor::kAlignment));
+    if (auto p = pool.lock()) {
+      p->Release(ptr, capacity);
+    } else {
+      BufferPool::FreeBlock(ptr, capacity);
+    }
   }
 };
 
 }  // namespace
 
 Result<Tensor> Tensor::Allocate(DataType type, Shape shape) {
+  return Allocate(type, std::move(shape), nullptr);
+}
+
+Result<Tensor> Tensor::Allocate(DataType type, Shape shape,
+                                const std::shared_ptr<BufferPool>& pool) {
   if (type == DataType::kUndefined) {
     return Status(StatusCode::kInvalidArgument, "cannot allocate a tensor of type UNDEFINED");
   }
   ONNX_LIGHT_ASSIGN_OR_RETURN(size_t bytes, StorageBytes(type, shape.num_elements()));
-  // Round up to whole alignment blocks, so SIMD kernels may load a full vector at the end.
-  const size_t padded = std::max(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
-  if (padded < bytes) {
+  // Whole 64-byte blocks at least, so SIMD kernels may load a full vector at the end.
+  const size_t capacity = BufferPool::Capacity(bytes);
+  if (capacity < bytes) {
     return Status(StatusCode::kOutOfRange,
                   "tensor of " + std::to_string(bytes) + " bytes overflows the address space");
   }
   auto block = std::make_shared<AlignedBlock>();
-  block->ptr = ::operator new(padded, std::align_val_t(kAlignment), std::nothrow);
+  const bool pooled = pool && type != DataType::kString;
+  block->ptr = pooled ? pool->Acquire(bytes) : BufferPool::AllocateBlock(capacity);
   if (block->ptr == nullptr) {
     return Status(StatusCode::kResourceExhausted,
                   "out of memory allocating " + std::to_string(bytes) + " bytes for a " +
                       DataTypeName(type) + " tensor of shape " + shape.ToString());
   }
+  block->capacity = capacity;
+  if (pooled) block->pool = pool;
   if (type == DataType::kString) {
     auto* s = static_cast<std::string*>(block->ptr);
     const auto n = static_cast<size_t>(shape.num_elements());

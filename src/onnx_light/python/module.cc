@@ -15,6 +15,7 @@
 #include "onnx_light/core/data_type.h"
 #include "onnx_light/core/float16.h"
 #include "onnx_light/core/shape.h"
+#include "onnx_light/runtime/cpu.h"
 #include "runtime_bindings.h"
 #include "status_to_python.h"
 
@@ -133,6 +134,9 @@ NB_MODULE(_core, m) {
         "Converts raw bit patterns, e.g. kind='float32->float16' maps a uint32 array to a "
         "uint16 array. Kinds: float32|float64 -> float16|bfloat16 and back.");
 
+  m.def(
+      "simd_target", [] { return std::string(SimdTargetName()); },
+      "The SIMD instruction set the kernels dispatch to on this CPU.");
   py::BindOnnx(m);
   py::BindRuntime(m);
 }

@@ -8,6 +8,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -42,38 +43,88 @@ nb::list MetaList(const std::vector<ValueMeta>& values) {
   return out;
 }
 
+// Owns a Py_buffer for the duration of a run.
+struct BufferView {
+  Py_buffer view{};
+  bool held = false;
+  BufferView() = default;
+  BufferView(const BufferView&) = delete;
+  BufferView& operator=(const BufferView&) = delete;
+  BufferView(BufferView&& o) noexcept : view(o.view), held(o.held) { o.held = false; }
+  ~BufferView() {
+    if (held) PyBuffer_Release(&view);
+  }
+};
+
 class PySession {
  public:
   explicit PySession(std::unique_ptr<RuntimeSession> s) : s_(std::move(s)) {}
 
-  // feeds: (name, onnx type, shape, 1-D uint8 array of the contiguous bytes) or, for STRING,
-  // (name, 8, shape, list of bytes).
-  nb::list Run(const std::vector<std::string>& output_names, nb::list feeds) {
+  // numpy dtype objects of the inputs and outputs (from python/onnx_light/runtime.py).
+  void SetDtypes(std::vector<nb::object> inputs, std::vector<nb::object> outputs) {
+    input_dtypes_ = std::move(inputs);
+    output_dtypes_ = std::move(outputs);
+  }
+
+  // feeds: {name: numpy array}. Arrays of a builtin dtype are read in place through the
+  // buffer protocol (no copy); the Python layer hands bfloat16 arrays in as uint16 views
+  // and makes non-contiguous arrays contiguous first.
+  nb::list Run(const std::vector<std::string>& output_names, nb::dict feeds) {
+    const std::vector<ValueMeta>& inputs = s_->inputs();
     std::vector<NamedTensor> tensors;
+    std::vector<BufferView> views;
     tensors.reserve(feeds.size());
-    for (nb::handle item : feeds) {
-      auto [name, type_code, dims, data] =
-          nb::cast<std::tuple<std::string, int32_t, std::vector<int64_t>, nb::object>>(item);
-      const DataType type = ValueOrThrow(DataTypeFromInt(type_code));
-      Result<Shape> shape = Shape::Create(dims, ShapeLimits{});
-      if (!shape.ok()) ThrowStatus(shape.status().WithContext("input '" + name + "'"));
-      if (type == DataType::kString) {
-        Tensor t = ValueOrThrow(Tensor::Allocate(type, *shape));
-        std::string* out = t.mutable_data<std::string>();
-        size_t i = 0;
-        for (nb::handle s : nb::iter(data)) {
-          if (i >= static_cast<size_t>(t.num_elements())) break;
-          nb::bytes b = nb::borrow<nb::bytes>(s);
-          out[i++] = std::string(b.c_str(), b.size());
+    views.reserve(feeds.size());
+    for (auto [key, value] : feeds) {
+      const std::string name = nb::cast<std::string>(key);
+      size_t k = 0;
+      while (k < inputs.size() && inputs[k].name != name)
+        ++k;
+      if (k == inputs.size()) {
+        std::string known;
+        for (const ValueMeta& m : inputs)
+          known += (known.empty() ? "" : ", ") + m.name;
+        throw nb::value_error(
+            ("unknown input '" + name + "' (the model's inputs: " + known + ")").c_str());
+      }
+      const DataType type = inputs[k].type;
+      if (!nb::isinstance(value, NumpyArrayType())) {
+        throw nb::type_error(("input '" + name + "': expected a numpy array, got " +
+                              nb::cast<std::string>(nb::str(value.type().attr("__name__"))))
+                                 .c_str());
+      }
+      if (k < input_dtypes_.size()) {
+        nb::object got = value.attr("dtype");
+        const nb::object& want = input_dtypes_[k];
+        const bool string_ok = type == DataType::kString &&
+                               nb::cast<std::string>(got.attr("kind")).find_first_of("OSU") == 0;
+        if (!got.is(want) && !got.equal(want) && !string_ok) {
+          throw nb::type_error(("input '" + name + "': expected " +
+                                nb::cast<std::string>(nb::str(want)) + ", got " +
+                                nb::cast<std::string>(nb::str(got)))
+                                   .c_str());
         }
-        tensors.emplace_back(name, std::move(t));
+      }
+      if (type == DataType::kString) {
+        tensors.emplace_back(name, StringTensor(name, value));
         continue;
       }
-      Bytes1D bytes;
-      if (!nb::try_cast(data, bytes, /*convert=*/false)) {
-        throw nb::type_error(("input '" + name + "': expected a contiguous buffer").c_str());
+      BufferView& b = views.emplace_back();
+      if (PyObject_GetBuffer(value.ptr(), &b.view, PyBUF_C_CONTIGUOUS) != 0) {
+        // Not contiguous: read a contiguous copy instead.
+        PyErr_Clear();
+        nb::object copy = nb::module_::import_("numpy").attr("ascontiguousarray")(value);
+        if (PyObject_GetBuffer(copy.ptr(), &b.view, PyBUF_C_CONTIGUOUS) != 0) {
+          PyErr_Clear();
+          throw nb::type_error(("input '" + name + "': cannot read the array's buffer").c_str());
+        }
       }
-      Result<Tensor> t = Tensor::Borrow(type, *shape, bytes.data(), bytes.shape(0));
+      b.held = true;
+      std::vector<int64_t> dims(b.view.shape, b.view.shape + b.view.ndim);
+      Result<Shape> shape = Shape::Create(dims, ShapeLimits{});
+      if (!shape.ok()) ThrowStatus(shape.status().WithContext("input '" + name + "'"));
+      Result<Tensor> t =
+          Tensor::Borrow(type, std::move(*shape), b.view.buf, static_cast<size_t>(b.view.len));
       if (!t.ok()) ThrowStatus(t.status().WithContext("input '" + name + "'"));
       tensors.emplace_back(name, std::move(*t));
     }
@@ -83,23 +134,8 @@ class PySession {
     }();
     std::vector<Tensor> outputs = ValueOrThrow(std::move(result));
     nb::list out;
-    for (Tensor& t : outputs) {
-      nb::object payload;
-      if (t.dtype() == DataType::kString) {
-        nb::list strings;
-        const std::string* s = t.data<std::string>();
-        for (int64_t i = 0; i < t.num_elements(); ++i) {
-          strings.append(nb::bytes(s[i].data(), s[i].size()));
-        }
-        payload = strings;
-      } else {
-        auto* keep = new Tensor(t);  // the array owns a reference to the tensor's storage
-        nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
-        payload = nb::cast(nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(
-            static_cast<uint8_t*>(keep->mutable_raw_data()), {keep->byte_size()}, owner));
-      }
-      out.append(nb::make_tuple(static_cast<int32_t>(t.dtype()), t.shape().dims(), payload));
-    }
+    for (Tensor& t : outputs)
+      out.append(ToNumpy(std::move(t)));
     return out;
   }
 
@@ -107,7 +143,65 @@ class PySession {
   nb::list Outputs() const { return MetaList(s_->outputs()); }
 
  private:
+  static Tensor StringTensor(const std::string& name, nb::handle value) {
+    nb::object flat = value.attr("ravel")();
+    const std::vector<int64_t> dims = nb::cast<std::vector<int64_t>>(value.attr("shape"));
+    Result<Shape> shape = Shape::Create(dims, ShapeLimits{});
+    if (!shape.ok()) ThrowStatus(shape.status().WithContext("input '" + name + "'"));
+    Tensor t = ValueOrThrow(Tensor::Allocate(DataType::kString, std::move(*shape)));
+    std::string* dst = t.mutable_data<std::string>();
+    size_t i = 0;
+    for (nb::handle item : nb::iter(flat)) {
+      if (nb::isinstance<nb::bytes>(item)) {
+        nb::bytes b = nb::borrow<nb::bytes>(item);
+        dst[i++] = std::string(b.c_str(), b.size());
+      } else {
+        dst[i++] = nb::cast<std::string>(nb::str(item));
+      }
+    }
+    return t;
+  }
+
+  static nb::handle NumpyArrayType() {
+    static nb::object type = nb::module_::import_("numpy").attr("ndarray");
+    return type;
+  }
+
+  // A numpy array that owns a reference to the tensor's storage.
+  nb::object ToNumpy(Tensor t) const {
+    if (t.dtype() == DataType::kString) {
+      nb::list strings;
+      const std::string* s = t.data<std::string>();
+      for (int64_t i = 0; i < t.num_elements(); ++i) {
+        strings.append(nb::str(s[i].data(), s[i].size()));
+      }
+      return nb::module_::import_("numpy")
+          .attr("array")(strings, nb::arg("dtype") = "O")
+          .attr("reshape")(nb::cast(t.shape().dims()));
+    }
+    auto* keep = new Tensor(std::move(t));
+    nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
+    std::vector<size_t> shape(keep->shape().dims().begin(), keep->shape().dims().end());
+    auto* data = static_cast<uint8_t*>(keep->mutable_raw_data());
+    nb::object bytes =
+        nb::cast(nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(data, {keep->byte_size()}, owner));
+    return bytes.attr("view")(DtypeOf(keep->dtype())).attr("reshape")(nb::cast(shape));
+  }
+
+  nb::object DtypeOf(DataType type) const {
+    auto it = dtype_cache_.find(static_cast<int32_t>(type));
+    if (it != dtype_cache_.end()) return it->second;
+    nb::object dt = nb::module_::import_("onnx_light.onnx._mapping")
+                        .attr("TENSOR_TYPE_MAP")[nb::int_(static_cast<int32_t>(type))]
+                        .attr("np_dtype");
+    dtype_cache_.emplace(static_cast<int32_t>(type), dt);
+    return dt;
+  }
+
   std::unique_ptr<RuntimeSession> s_;
+  std::vector<nb::object> input_dtypes_;
+  std::vector<nb::object> output_dtypes_;
+  mutable std::map<int32_t, nb::object> dtype_cache_;
 };
 
 SessionOptions Options(int intra_op_threads) {
@@ -141,6 +235,7 @@ void BindRuntime(nb::module_& m) {
           },
           nb::arg("path"), nb::arg("intra_op_threads") = 1)
       .def("run", &PySession::Run, nb::arg("output_names"), nb::arg("feeds"))
+      .def("set_dtypes", &PySession::SetDtypes)
       .def("inputs", &PySession::Inputs)
       .def("outputs", &PySession::Outputs);
 }

@@ -135,7 +135,9 @@ Result<Tensor*> KernelContext::AllocateOutput(size_t i, DataType type,
                       shape->ToString() + " needs " + std::to_string(bytes) +
                       " bytes, over the limit of " + std::to_string(max_tensor_bytes_));
   }
-  ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(type, std::move(*shape)));
+  static const std::shared_ptr<BufferPool> kNoPool;
+  ONNX_LIGHT_ASSIGN_OR_RETURN(
+      Tensor t, Tensor::Allocate(type, std::move(*shape), buffers_ ? *buffers_ : kNoPool));
   (*outputs_)[i] = std::move(t);
   return &(*outputs_)[i];
 }

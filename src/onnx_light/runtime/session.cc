@@ -135,6 +135,9 @@ Result<std::unique_ptr<RuntimeSession>> RuntimeSession::Create(onnx::ModelProto 
   }
   ONNX_LIGHT_RETURN_IF_ERROR(s->Build());
   s->pool_ = std::make_unique<ThreadPool>(s->options_.intra_op_threads);
+  if (s->options_.buffer_cache_bytes > 0) {
+    s->buffers_ = std::make_shared<BufferPool>(s->options_.buffer_cache_bytes);
+  }
   return s;
 }
 
@@ -483,7 +486,7 @@ Result<std::vector<Tensor>> RuntimeSession::Run(const std::vector<NamedTensor>& 
       in.push_back(v >= 0 ? &values[static_cast<size_t>(v)] : nullptr);
     std::vector<Tensor> out(node.outputs.size());
     KernelContext ctx(node.info.get(), std::move(in), &out, pool_.get(), &options_.shape_limits,
-                      options_.max_tensor_bytes);
+                      options_.max_tensor_bytes, &buffers_);
     Status s = node.kernel->Compute(ctx);
     if (!s.ok()) {
       const std::string where = node.info->Describe();

@@ -1,0 +1,57 @@
+#include "onnx_light/core/buffer_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "onnx_light/core/tensor.h"
+
+namespace onnx_light {
+namespace {
+
+TEST(BufferPool, SizeClasses) {
+  EXPECT_EQ(BufferPool::Capacity(0), 64u);
+  EXPECT_EQ(BufferPool::Capacity(1), 64u);
+  EXPECT_EQ(BufferPool::Capacity(65), 128u);
+  EXPECT_EQ(BufferPool::Capacity(64 << 10), size_t{64} << 10);
+  EXPECT_EQ(BufferPool::Capacity((64 << 10) + 1), size_t{128} << 10);
+  EXPECT_EQ(BufferPool::Capacity(size_t{2} << 20), size_t{2} << 20);
+  EXPECT_EQ(BufferPool::Capacity((size_t{2} << 20) + 1), size_t{4} << 20);
+}
+
+TEST(BufferPool, RecyclesLargeBlocksWithinTheCap) {
+  BufferPool pool(size_t{8} << 20);
+  void* a = pool.Acquire(size_t{3} << 20);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % (size_t{2} << 20), 0u);  // huge-page aligned
+  pool.Release(a, BufferPool::Capacity(size_t{3} << 20));
+  EXPECT_EQ(pool.cached_bytes(), size_t{4} << 20);
+  EXPECT_EQ(pool.Acquire((size_t{3} << 20) + 5), a);  // same class: the same block
+  EXPECT_EQ(pool.cached_bytes(), 0u);
+  void* big = pool.Acquire(size_t{10} << 20);
+  pool.Release(big, BufferPool::Capacity(size_t{10} << 20));  // over the cap: freed
+  EXPECT_EQ(pool.cached_bytes(), 0u);
+  void* small = pool.Acquire(100);  // small blocks are never cached
+  pool.Release(small, BufferPool::Capacity(100));
+  EXPECT_EQ(pool.cached_bytes(), 0u);
+  pool.Release(a, BufferPool::Capacity(size_t{3} << 20));
+}
+
+TEST(BufferPool, TensorsReturnTheirBuffersAndMayOutliveThePool) {
+  auto pool = std::make_shared<BufferPool>(size_t{64} << 20);
+  const void* first = nullptr;
+  {
+    Tensor t = *Tensor::Allocate(DataType::kFloat, *Shape::Create({1 << 20}), pool);
+    first = t.raw_data();
+  }
+  EXPECT_EQ(pool->cached_bytes(), size_t{4} << 20);
+  Tensor again = *Tensor::Allocate(DataType::kFloat, *Shape::Create({1 << 20}), pool);
+  EXPECT_EQ(again.raw_data(), first);
+  again.mutable_data<float>()[(1 << 20) - 1] = 1.0f;
+  pool.reset();  // the tensor keeps working and frees its block itself
+  EXPECT_EQ(again.data<float>()[(1 << 20) - 1], 1.0f);
+}
+
+}  // namespace
+}  // namespace onnx_light
