@@ -11,6 +11,7 @@ export CCACHE_BASEDIR=$ROOT
 cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release \
   -DONNX_LIGHT_WERROR=ON \
+  -DONNX_LIGHT_ORT_TEST_PYTHON=ON \
   -DPython_EXECUTABLE="$ROOT/.venv/bin/python" \
   ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$BUILD_DIR" -j "$JOBS" "$@"

@@ -16,5 +16,7 @@ echo "== fuzz (60 s, libFuzzer + ASan/UBSan)"
 echo "== ctest"
 ctest --test-dir "$ROOT/build" --output-on-failure -j 2 || failed=1
 echo "== pytest"
-"$ROOT/.venv/bin/python" -m pytest "$ROOT/tests/python" -q || failed=1
+# The bridge suites run under ctest, each in its own process (see docs/development.md).
+"$ROOT/.venv/bin/python" -m pytest "$ROOT/tests/python" -q \
+  --ignore="$ROOT/tests/python/bridge_ops_ort_called_by_light" || failed=1
 exit $failed

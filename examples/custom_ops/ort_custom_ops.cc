@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <utility>
 #include <vector>
 
 #include "onnxruntime_c_api.h"
@@ -148,15 +149,15 @@ OrtCustomOp MakeLeakyRelu() {
 
 const OrtCustomOp kLeakyRelu = MakeLeakyRelu();
 
-// Domains live until the library is unloaded (the runtime that loaded it must be done
-// with them by then); each registration makes its own.
+// Domains live until the library is unloaded (the runtimes that loaded it must be done
+// with them by then). Each registration makes its own, and each is released through the
+// API that created it: one process may load the library into two runtimes.
 struct Domains {
   std::mutex mu;
-  const OrtApi* api = nullptr;
-  std::vector<OrtCustomOpDomain*> list;
+  std::vector<std::pair<const OrtApi*, OrtCustomOpDomain*>> list;
   ~Domains() {
-    for (OrtCustomOpDomain* d : list)
-      api->ReleaseCustomOpDomain(d);
+    for (auto& entry : list)
+      entry.first->ReleaseCustomOpDomain(entry.second);
   }
 };
 Domains g_domains;
@@ -176,8 +177,7 @@ OrtStatus* ORT_API_CALL RegisterCustomOps(OrtSessionOptions* options, const OrtA
   if (OrtStatus* s = api->CreateCustomOpDomain("ort_custom_ops", &domain)) return s;
   {
     std::lock_guard<std::mutex> lock(g_domains.mu);
-    g_domains.api = api;
-    g_domains.list.push_back(domain);
+    g_domains.list.push_back(std::make_pair(api, domain));
   }
   if (OrtStatus* s = api->CustomOpDomain_Add(domain, &ort_custom_ops::kLeakyRelu)) return s;
   return api->AddCustomOpDomain(options, domain);

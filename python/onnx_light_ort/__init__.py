@@ -1,0 +1,25 @@
+"""onnx_light_ort: run ONNX Runtime custom-op plugins from Python without ONNX Runtime.
+
+``CustomOpSession`` drives the C ABI of the bridge library
+``onnx_light_ort::bridge_ops_ort_called_by_light`` through ctypes, from the source
+checkout (nothing is installed). Models are ``onnx_light.onnx.ModelProto`` objects or their
+serialized bytes; the onnx and onnxruntime packages are never imported.
+"""
+
+from __future__ import annotations
+
+from ._session import (
+    MAX_MODEL_BYTES,
+    MAX_RANK,
+    MAX_TENSOR_BYTES,
+    CustomOpSession,
+    bridge_library_path,
+)
+
+__all__ = [
+    "CustomOpSession",
+    "MAX_MODEL_BYTES",
+    "MAX_RANK",
+    "MAX_TENSOR_BYTES",
+    "bridge_library_path",
+]

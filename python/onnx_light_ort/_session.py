@@ -1,0 +1,220 @@
+"""CustomOpSession over the bridge's C ABI (see host.h)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+import weakref
+from pathlib import Path
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from onnx_light.onnx import ModelProto
+
+MAX_MODEL_BYTES = 16 << 20
+MAX_TENSOR_BYTES = 64 << 20
+MAX_RANK = 16
+
+_LIBRARY_NAME = "libonnx_light_ort_bridge_ops_ort_called_by_light.so"
+
+# ONNX element type -> numpy dtype, for the four types the host supports.
+_DTYPES = {
+    10: np.dtype(np.float16),
+    16: np.dtype(ml_dtypes.bfloat16),
+    1: np.dtype(np.float32),
+    11: np.dtype(np.float64),
+}
+
+
+class _Tensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("element_type", ctypes.c_int32),
+        ("element_count", ctypes.c_uint64),
+        ("rank", ctypes.c_size_t),
+        ("shape", ctypes.c_int64 * MAX_RANK),
+        ("internal", ctypes.c_void_p),
+    ]
+
+
+def bridge_library_path() -> Path:
+    """The bridge library in the build tree ($ONNX_LIGHT_BUILD_DIR, default <repo>/build)."""
+    build = os.environ.get("ONNX_LIGHT_BUILD_DIR")
+    root = Path(build) if build else Path(__file__).resolve().parents[2] / "build"
+    return root / "lib" / _LIBRARY_NAME
+
+
+_lib_lock = threading.Lock()
+_lib: ctypes.CDLL | None = None
+
+
+def _library() -> ctypes.CDLL:
+    global _lib
+    with _lib_lock:
+        if _lib is None:
+            path = bridge_library_path()
+            if not path.exists():
+                raise RuntimeError(
+                    f"the bridge library is missing: {path} (build it with scripts/build.sh "
+                    "or point ONNX_LIGHT_BUILD_DIR at your build directory)"
+                )
+            lib = ctypes.CDLL(str(path))
+            lib.LightOrtSessionCreate.argtypes = [
+                ctypes.c_char_p,
+                ctypes.c_void_p,
+                ctypes.c_size_t,
+                ctypes.POINTER(ctypes.c_void_p),
+            ]
+            lib.LightOrtSessionCreate.restype = ctypes.c_int32
+            lib.LightOrtSessionRelease.argtypes = [ctypes.c_void_p]
+            lib.LightOrtSessionRelease.restype = None
+            lib.LightOrtSessionElementType.argtypes = [ctypes.c_void_p]
+            lib.LightOrtSessionElementType.restype = ctypes.c_int32
+            lib.LightOrtRunTyped.argtypes = [
+                ctypes.c_void_p,
+                ctypes.c_void_p,
+                ctypes.c_int32,
+                ctypes.c_uint64,
+                ctypes.POINTER(ctypes.c_int64),
+                ctypes.c_size_t,
+                ctypes.POINTER(_Tensor),
+            ]
+            lib.LightOrtRunTyped.restype = ctypes.c_int32
+            lib.LightOrtTensorRelease.argtypes = [ctypes.POINTER(_Tensor)]
+            lib.LightOrtTensorRelease.restype = None
+            lib.LightOrtLastErrorMessage.argtypes = []
+            lib.LightOrtLastErrorMessage.restype = ctypes.c_char_p
+            _lib = lib
+        return _lib
+
+
+def _raise(lib: ctypes.CDLL, code: int) -> None:
+    message = lib.LightOrtLastErrorMessage().decode("utf-8", "replace")
+    if code in (1, 3, 6):  # invalid argument, out of range, invalid model
+        raise ValueError(message)
+    if code == 2:
+        raise TypeError(message)
+    if code == 4:
+        raise FileNotFoundError(message)
+    raise RuntimeError(message)
+
+
+def _release(lib: ctypes.CDLL, handle: int) -> None:
+    # Releases the kernels first, then unloads the plugin (the C side's order).
+    lib.LightOrtSessionRelease(handle)
+
+
+class CustomOpSession:
+    """A session over one ORT custom-op plugin and a one-node model.
+
+    ``plugin_path`` is the plugin library (resolved to an absolute path before loading; no
+    search path). ``model`` is an ``onnx_light.onnx.ModelProto`` or its serialized bytes.
+    Runs and ``close`` are serialized; inputs are copied (the plugin API hands out mutable
+    pointers), outputs are independent numpy arrays.
+    """
+
+    def __init__(self, plugin_path: str | os.PathLike, model: ModelProto | bytes):
+        if not isinstance(plugin_path, (str, os.PathLike)):
+            raise TypeError(f"plugin_path must be a path, got {type(plugin_path).__name__}")
+        path = os.fspath(plugin_path)
+        if not path:
+            raise ValueError("plugin_path is empty")
+        resolved = os.path.realpath(path)
+        if isinstance(model, ModelProto):
+            size = model.ByteSize()
+            if size > MAX_MODEL_BYTES:
+                raise ValueError(
+                    f"model of {size} bytes exceeds the limit of {MAX_MODEL_BYTES} bytes"
+                )
+            data = model.SerializeToString()
+        elif isinstance(model, (bytes, bytearray, memoryview)):
+            if len(model) > MAX_MODEL_BYTES:
+                raise ValueError(
+                    f"model of {len(model)} bytes exceeds the limit of {MAX_MODEL_BYTES} bytes"
+                )
+            data = bytes(model)
+        else:
+            raise TypeError(
+                f"model must be an onnx_light.onnx.ModelProto or bytes, got {type(model).__name__}"
+            )
+        lib = _library()
+        handle = ctypes.c_void_p()
+        code = lib.LightOrtSessionCreate(resolved.encode(), data, len(data), ctypes.byref(handle))
+        if code != 0:
+            _raise(lib, code)
+        self._lib = lib
+        self._handle = handle.value
+        self._lock = threading.Lock()
+        self._element_type = lib.LightOrtSessionElementType(self._handle)
+        self._dtype = _DTYPES[self._element_type]
+        self._finalizer = weakref.finalize(self, _release, lib, self._handle)
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The element type of the model's input and output."""
+        return self._dtype
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive
+
+    def run(self, x: Any) -> np.ndarray:
+        """Runs the model on ``x`` and returns a new array of the same dtype.
+
+        ``x`` must be a numpy array whose dtype is exactly the model's (it is never
+        converted): TypeError otherwise. Rank above 16 or more than 64 MiB of data is a
+        ValueError, checked before the array is copied.
+        """
+        if not isinstance(x, np.ndarray):
+            raise TypeError(f"expected a numpy array, got {type(x).__name__}")
+        if x.dtype != self._dtype:
+            raise TypeError(
+                f"input dtype {x.dtype} does not match the model's {self._dtype}; "
+                "convert it explicitly"
+            )
+        if x.ndim > MAX_RANK:
+            raise ValueError(f"rank {x.ndim} exceeds the limit of {MAX_RANK}")
+        if x.nbytes > MAX_TENSOR_BYTES:
+            raise ValueError(
+                f"input of {x.nbytes} bytes exceeds the limit of {MAX_TENSOR_BYTES} bytes"
+            )
+        with self._lock:
+            if self.closed:
+                raise RuntimeError("the session is closed")
+            copy = np.array(x, dtype=self._dtype, order="C", copy=True)
+            shape = (ctypes.c_int64 * max(copy.ndim, 1))(*copy.shape)
+            out = _Tensor()
+            code = self._lib.LightOrtRunTyped(
+                self._handle,
+                copy.ctypes.data,
+                self._element_type,
+                copy.size,
+                shape,
+                copy.ndim,
+                ctypes.byref(out),
+            )
+            if code != 0:
+                _raise(self._lib, code)
+            try:
+                dims = tuple(out.shape[i] for i in range(out.rank))
+                count = int(out.element_count)
+                result = np.empty(dims, dtype=self._dtype)
+                if count:
+                    ctypes.memmove(result.ctypes.data, out.data, count * self._dtype.itemsize)
+            finally:
+                self._lib.LightOrtTensorRelease(ctypes.byref(out))
+            return result
+
+    def close(self) -> None:
+        """Releases the plugin's kernels, then unloads the plugin. Idempotent."""
+        with self._lock:
+            self._finalizer()
+
+    def __enter__(self) -> CustomOpSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
