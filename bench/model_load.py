@@ -33,7 +33,7 @@ sys.path.insert(0, sys.argv[1])
 import onnx_light.onnx as ol
 from onnx_light.onnx import helper, numpy_helper
 kind, path, total = sys.argv[2], sys.argv[3], int(sys.argv[4])
-n_tensors = 16 if kind == "external" else 4
+n_tensors = {"external": 16, "single": 4, "huge": 8}[kind]
 per = total // n_tensors // 4
 inits = [numpy_helper.from_array(np.full(per, i, np.float32), f"w{i}") for i in range(n_tensors)]
 nodes = [helper.make_node("Identity", [f"w{i}"], [f"y{i}"]) for i in range(n_tensors)]
@@ -96,6 +96,7 @@ def main() -> None:
         cases = [
             ("external", "a: 2 GiB external data", int(2 * GIB * args.scale)),
             ("single", "b: 500 MB single file", int(500e6 * args.scale)),
+            ("huge", "c: 2.2 GB single file (over protobuf's 2 GiB)", int(2.2e9 * args.scale)),
         ]
         for kind, label, size in cases:
             path = str(work / f"{kind}.onnx")
@@ -104,10 +105,14 @@ def main() -> None:
             run(MEASURE, "onnx-light", path, "0")  # warm the page cache
             for touch in (False, True):
                 light = measure("onnx-light", path, touch, args.repeats)
-                ref = measure("onnx", path, touch, args.repeats)
-                assert touch is False or abs(light["checksum"] - ref["checksum"]) < 1e-6 * max(
-                    1.0, abs(ref["checksum"])
-                )
+                try:
+                    ref = measure("onnx", path, touch, 1 if kind == "huge" else args.repeats)
+                except subprocess.CalledProcessError:
+                    ref = None  # onnx.load cannot read a single file over 2 GiB
+                if ref is not None and touch:
+                    assert abs(light["checksum"] - ref["checksum"]) < 1e-6 * max(
+                        1.0, abs(ref["checksum"])
+                    )
                 rows.append(
                     (label, "load + read all weights" if touch else "load", files / 1e6, light, ref)
                 )
@@ -117,15 +122,18 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
 
     lines = [
-        "| model | what | file MB | onnx-light s | onnx.load s | speed-up | onnx-light peak MiB | onnx peak MiB | onnx-light peak / file |",
+        "| model | what | file MB | onnx-light s | onnx.load s | speed-up | onnx peak MiB | onnx-light peak MiB | onnx-light peak / file |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for label, what, mb, light, ref in rows:
         tl = light["load_s"] + light["touch_s"]
-        tr = ref["load_s"] + ref["touch_s"]
+        if ref is None:
+            theirs = "fails | - | fails"
+        else:
+            tr = ref["load_s"] + ref["touch_s"]
+            theirs = f"{tr:.3f} | {tr / tl:.0f}x | {ref['peak_mib']:.0f}"
         lines.append(
-            f"| {label} | {what} | {mb:.0f} | {tl:.4f} | {tr:.3f} | {tr / tl:.0f}x | "
-            f"{light['peak_mib']:.1f} | {ref['peak_mib']:.0f} | "
+            f"| {label} | {what} | {mb:.0f} | {tl:.4f} | {theirs} | {light['peak_mib']:.1f} | "
             f"{light['peak_mib'] * 1048576 / (mb * 1e6):.3f} |"
         )
     table = "\n".join(lines)
