@@ -90,4 +90,23 @@ else
   echo "$ORT_NPM_PKG@$ORT_NPM_VER" >"$ROOT/third_party/ort-headers/SOURCE"
   log "ORT headers extracted to ${ORT_INC#"$ROOT"/}"
 fi
+# A real ONNX Runtime shared library for the C++ example and test of the plugin target
+# (test-only; the library never links it): the Linux x64 build inside the same pinned npm
+# tarball (ORT 1.29.0, matching the headers), checksum-verified.
+ORT_LIB_IN_TGZ='package/Plugins/Linux/x64/libonnxruntime.so'
+ORT_LIB_SHA256=5715f06d8992ca8eeeddcce43df3a7d38f97d537052126f558e912cb312460ca
+ORT_LIB="$ROOT/third_party/ort-lib/libonnxruntime.so"
+if sha_ok "$ORT_LIB" "$ORT_LIB_SHA256"; then
+  log "ORT test library present"
+else
+  tgz="$CACHE/npm/$ORT_NPM_PKG-$ORT_NPM_VER.tgz"
+  sha_ok "$tgz" "$ORT_NPM_SHA256" || die "missing $tgz (rerun scripts/setup.sh)"
+  tmp2=$(mktemp -d)
+  tar -xzf "$tgz" -C "$tmp2" "$ORT_LIB_IN_TGZ"
+  sha_ok "$tmp2/$ORT_LIB_IN_TGZ" "$ORT_LIB_SHA256" || die "checksum mismatch for libonnxruntime.so"
+  mkdir -p "$(dirname "$ORT_LIB")"
+  mv "$tmp2/$ORT_LIB_IN_TGZ" "$ORT_LIB"
+  rm -rf "$tmp2"
+  log "ORT test library extracted to ${ORT_LIB#"$ROOT"/}"
+fi
 log "done"

@@ -38,6 +38,7 @@ def build():
             helper.make_opsetid("onnx_light_cpu", 1),
         ],
         producer_name="onnx-light",
+        ir_version=8,  # the lowest IR its opsets need, so older runtimes load it too
         doc_string="log(1 + leaky_relu(x, 0.2)^2): the bundled default model",
     )
 
