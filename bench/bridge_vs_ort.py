@@ -17,15 +17,16 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
+sys.path.insert(0, str(REPO / "bench"))
 
 import onnxruntime as ort  # noqa: E402
+from _common import timeit, write_section  # noqa: E402
 
 from onnx_light.onnx import TensorProto, helper  # noqa: E402
 from onnx_light_ort import CustomOpSession  # noqa: E402
@@ -46,21 +47,6 @@ def model_bytes() -> bytes:
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("ort_custom_ops", 1)])
     m.ir_version = 9
     return m.SerializeToString()
-
-
-def timeit(fn, min_time=0.3, batches=5) -> float:
-    fn()
-    t0 = time.perf_counter()
-    fn()
-    one = max(time.perf_counter() - t0, 1e-7)
-    reps = max(1, int(min_time / batches / one))
-    out = []
-    for _ in range(batches):
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            fn()
-        out.append((time.perf_counter() - t0) / reps)
-    return float(np.median(out))
 
 
 def main() -> None:
@@ -131,25 +117,15 @@ def main() -> None:
     table = "\n".join(lines)
     print(table)
     if args.docs:
-        doc = REPO / "docs" / "performance.md"
-        text = doc.read_text()
-        begin, end = (
-            "<!-- BEGIN bridge_ort_called_by_light -->",
-            "<!-- END bridge_ort_called_by_light -->",
-        )
-        block = (
-            f"{begin}\n## Host for ORT plugins vs ONNX Runtime (`bench/bridge_vs_ort.py`)\n\n"
+        write_section(
+            "bridge_ort_called_by_light",
+            "## Host for ORT plugins vs ONNX Runtime (`bench/bridge_vs_ort.py`)\n\n"
             "The independent example plugin (float32 LeakyRelu, its own scalar loop) run by "
             f"ONNX Runtime {ort.__version__} and by onnx-light's host, one thread, median of 5 "
             "batches. `CustomOpSession.run` copies its input on purpose (the plugin API hands "
             "out mutable pointers). Regenerate with `.venv/bin/python bench/bridge_vs_ort.py "
-            f"--docs`.\n\n{table}\n{end}"
+            f"--docs`.\n\n{table}",
         )
-        if begin in text:
-            text = text[: text.index(begin)] + block + text[text.index(end) + len(end) :]
-        else:
-            text = text.rstrip() + "\n\n" + block + "\n"
-        doc.write_text(text)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,9 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+from _common import cpu_name, write_section  # noqa: E402
+
 PY = sys.executable
 GIB = 1 << 30
 
@@ -143,29 +146,13 @@ def main() -> None:
 
 
 def write_docs(table: str) -> None:
-    doc = REPO / "docs" / "performance.md"
-    text = doc.read_text() if doc.exists() else "# Performance\n"
-    begin, end = "<!-- BEGIN model_load -->", "<!-- END model_load -->"
-    cpu = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    block = (
-        f"{begin}\n## Model loading (`bench/model_load.py`)\n\n"
-        f"Measured on {cpu}, {os.cpu_count()} cores, files in the page cache, best of 3 fresh "
-        "processes each; peak RSS is above the interpreter's own after imports. Regenerate "
-        "with `.venv/bin/python bench/model_load.py --docs`.\n\n"
-        f"{table}\n{end}"
+    write_section(
+        "model_load",
+        "## Model loading (`bench/model_load.py`)\n\n"
+        f"Measured on {cpu_name()}, {os.cpu_count()} cores, files in the page cache, best of 3 "
+        "fresh processes each; peak RSS is above the interpreter's own after imports. "
+        "Regenerate with `.venv/bin/python bench/model_load.py --docs`.\n\n" + table,
     )
-    if begin in text:
-        text = text[: text.index(begin)] + block + text[text.index(end) + len(end) :]
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    doc.write_text(text)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,8 @@ import numpy as np
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-import runtime_vs_ort as rv  # noqa: E402  (model builders, ORT helpers, timing)
+import runtime_vs_ort as rv  # noqa: E402  (model builders, ORT helpers)
+from _common import timeit, write_section  # noqa: E402
 
 PLUGIN = rv.REPO / "build" / "lib" / "libonnx_light_ort_bridge_ops_light_called_by_ort.so"
 DOMAINS = {"LeakyRelu": "onnx_light", "Log": "onnx_light_cpu"}
@@ -57,8 +58,8 @@ def main() -> None:
                 a = rv.ort_run(plugin, x, elem).astype(np.float64)
                 b = rv.ort_run(ref, x, elem).astype(np.float64)
                 np.testing.assert_allclose(a, b, rtol=1e-2, atol=1e-2)
-                t_plugin = rv.timeit(lambda: rv.ort_run(plugin, x, elem))
-                t_ref = rv.timeit(lambda: rv.ort_run(ref, x, elem))
+                t_plugin = timeit(lambda: rv.ort_run(plugin, x, elem))
+                t_ref = timeit(lambda: rv.ort_run(ref, x, elem))
                 rows.append((op, tname, sname, how, t_plugin, t_ref))
                 print(
                     f"{op:9s} {tname:8s} {sname:5s} plugin {t_plugin*1e6:10.1f} us  ort({how}) "
@@ -76,21 +77,14 @@ def main() -> None:
     table = "\n".join(lines)
     print(table)
     if args.docs:
-        doc = rv.REPO / "docs" / "performance.md"
-        text = doc.read_text()
-        begin, end = "<!-- BEGIN plugin -->", "<!-- END plugin -->"
-        block = (
-            f"{begin}\n## onnx-light's kernels inside ONNX Runtime (`bench/plugin_vs_ort.py`)\n\n"
+        write_section(
+            "plugin",
+            "## onnx-light's kernels inside ONNX Runtime (`bench/plugin_vs_ort.py`)\n\n"
             f"Under onnxruntime {rv.ort.__version__}, one intra-op thread, median of 5 batches, "
             "from Python in both columns. The 1-element rows show the cost of going through the "
             "custom-op interface against ORT's built-in kernel dispatch. Regenerate with "
-            f"`.venv/bin/python bench/plugin_vs_ort.py --docs`.\n\n{table}\n{end}"
+            f"`.venv/bin/python bench/plugin_vs_ort.py --docs`.\n\n{table}",
         )
-        if begin in text:
-            text = text[: text.index(begin)] + block + text[text.index(end) + len(end) :]
-        else:
-            text = text.rstrip() + "\n\n" + block + "\n"
-        doc.write_text(text)
 
 
 if __name__ == "__main__":

@@ -29,8 +29,10 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
+sys.path.insert(0, str(REPO / "bench"))
 
 import onnxruntime as ort  # noqa: E402
+from _common import cpu_name, timeit, write_section  # noqa: E402
 
 import onnx_light  # noqa: E402
 from onnx_light.onnx import TensorProto, helper  # noqa: E402
@@ -87,22 +89,6 @@ def ort_run(session, x: np.ndarray, elem: int) -> np.ndarray:
     binding.bind_ortvalue_output("y", ort.OrtValue.ortvalue_from_numpy_with_onnx_type(out, elem))
     session.run_with_iobinding(binding)
     return out.view(ml_dtypes.bfloat16)
-
-
-def timeit(fn, min_time: float = 0.25, batches: int = 5) -> float:
-    """Median seconds per call over `batches` batches of at least min_time/batches each."""
-    fn()
-    t0 = time.perf_counter()
-    fn()
-    one = max(time.perf_counter() - t0, 1e-7)
-    reps = max(1, int(min_time / batches / one))
-    results = []
-    for _ in range(batches):
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            fn()
-        results.append((time.perf_counter() - t0) / reps)
-    return float(np.median(results))
 
 
 def kernel_rows(sizes):
@@ -311,28 +297,16 @@ def svg(rows) -> str:
 
 def write_docs(table: str, rows) -> None:
     (REPO / "docs" / "runtime_vs_ort.svg").write_text(svg(rows))
-    doc = REPO / "docs" / "performance.md"
-    text = doc.read_text() if doc.exists() else "# Performance\n"
-    begin, end = "<!-- BEGIN runtime -->", "<!-- END runtime -->"
-    cpu = "unknown CPU"
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
-    block = (
-        f"{begin}\n## Runtime vs ONNX Runtime (`bench/runtime_vs_ort.py`)\n\n"
-        f"Measured on {cpu}, {os.cpu_count()} cores, one intra-op thread for both runtimes, "
-        f"onnxruntime {ort.__version__}, onnx-light SIMD target "
+    write_section(
+        "runtime",
+        "## Runtime vs ONNX Runtime (`bench/runtime_vs_ort.py`)\n\n"
+        f"Measured on {cpu_name()}, {os.cpu_count()} cores, one intra-op thread for both "
+        f"runtimes, onnxruntime {ort.__version__}, onnx-light SIMD target "
         f"{onnx_light._core.simd_target()}; median of 5 batches per row, from Python "
         "(`session.run` in both). Regenerate with "
         "`.venv/bin/python bench/runtime_vs_ort.py --docs`.\n\n"
-        f"{table}\n\n![speed-ups](runtime_vs_ort.svg)\n{end}"
+        f"{table}\n\n![speed-ups](runtime_vs_ort.svg)",
     )
-    if begin in text:
-        text = text[: text.index(begin)] + block + text[text.index(end) + len(end) :]
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    doc.write_text(text)
 
 
 def main() -> None:

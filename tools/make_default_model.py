@@ -1,9 +1,12 @@
-"""Writes models/default.onnx, the small model the README's first command runs.
+"""Writes the small models the README's first command runs, with onnx_light.onnx.helper
+(no onnx package):
 
-    y = onnx_light_cpu::Log(1 + onnx_light::LeakyRelu(x, alpha=0.2) ** 2)
+- models/default.onnx: y = onnx_light_cpu::Log(1 + onnx_light::LeakyRelu(x, 0.2) ** 2),
+  x: float[N, 4];
+- models/ort_custom_ops_leaky_relu.onnx: y = ort_custom_ops::LeakyRelu(x, alpha=0.5),
+  x: float[N, 2], the one-node model for the independent ORT plugin example.
 
-with x: float[N, 4]. Built with onnx_light.onnx.helper (no onnx package). Run from the
-repository root: ``PYTHONPATH=python .venv/bin/python tools/make_default_model.py``.
+Run from the repository root: ``.venv/bin/python tools/make_default_model.py``.
 """
 
 from __future__ import annotations
@@ -43,7 +46,23 @@ def build():
     )
 
 
+def build_plugin_example():
+    node = helper.make_node("LeakyRelu", ["x"], ["y"], domain="ort_custom_ops", alpha=0.5)
+    graph = helper.make_graph(
+        [node],
+        "ort_custom_ops_leaky_relu",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 2])],
+    )
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("ort_custom_ops", 1)], ir_version=8
+    )
+
+
+MODELS = {"default.onnx": build, "ort_custom_ops_leaky_relu.onnx": build_plugin_example}
+
 if __name__ == "__main__":
-    out = REPO / "models" / "default.onnx"
-    save(build(), str(out))
-    print(f"wrote {out.relative_to(REPO)} ({out.stat().st_size} bytes)")
+    for name, make in MODELS.items():
+        out = REPO / "models" / name
+        save(make(), str(out))
+        print(f"wrote {out.relative_to(REPO)} ({out.stat().st_size} bytes)")

@@ -53,6 +53,13 @@ def model(op: str, type_name: str, rank: int | None = None, alpha: float | None 
     return helper.make_model(graph, opset_imports=[helper.make_opsetid(OPS[op], 1)], ir_version=9)
 
 
+def wrong_alpha_model():
+    """LeakyRelu whose alpha is an INT: kernel creation must fail with a status."""
+    m = model("LeakyRelu", "float32", alpha=None)
+    m.graph.node[0].attribute.append(helper.make_attribute("alpha", 3))
+    return m
+
+
 def _bits(dtype: np.dtype):
     return np.uint16 if dtype.itemsize == 2 else (np.uint32 if dtype.itemsize == 4 else np.uint64)
 

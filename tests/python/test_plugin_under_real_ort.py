@@ -11,7 +11,7 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from onnx_light.onnx import TensorProto, helper
+from onnx_light.onnx import TensorProto
 
 
 def ort_runner(model):
@@ -60,14 +60,7 @@ def test_default_alpha_under_real_ort():
 
 
 def test_wrong_alpha_type_fails_kernel_creation_with_a_status():
-    node = helper.make_node("LeakyRelu", ["x"], ["y"], domain="onnx_light", alpha=3)  # INT
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-    )
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("onnx_light", 1)], ir_version=9)
+    m = bc.wrong_alpha_model()
     with pytest.raises(Exception, match="attribute 'alpha' must be a float"):
         run, _ = ort_runner(m)
         run(np.ones(2, np.float32))

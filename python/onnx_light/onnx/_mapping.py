@@ -75,3 +75,9 @@ FLOAT8 = {
     _V["FLOAT8E8M0"],
 }
 SIXTEEN_BIT_IN_INT32 = {_V["BFLOAT16"], _V["FLOAT16"], _V["INT16"], _V["UINT16"]}
+
+# The key types a MapProto may have.
+MAP_KEY_TYPES = {
+    _V[n]
+    for n in ("STRING", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64")
+}

@@ -287,18 +287,7 @@ def make_sequence(name: str, elem_type: int, values: Sequence[Any]) -> SequenceP
 
 def make_map(name: str, key_type: int, keys: list[Any], values: SequenceProto) -> MapProto:
     map_proto = MapProto()
-    valid = {
-        TensorProto.STRING,
-        TensorProto.INT8,
-        TensorProto.INT16,
-        TensorProto.INT32,
-        TensorProto.INT64,
-        TensorProto.UINT8,
-        TensorProto.UINT16,
-        TensorProto.UINT32,
-        TensorProto.UINT64,
-    }
-    if key_type not in valid:
+    if key_type not in _mapping.MAP_KEY_TYPES:
         raise TypeError(f"The key type in the input map is not valid: {key_type}")
     map_proto.name = name
     map_proto.key_type = key_type
@@ -473,18 +462,22 @@ def _fill_shape(shape_proto, shape, shape_denotation) -> None:
             dim.denotation = shape_denotation[i]
 
 
-def make_tensor_type_proto(
-    elem_type: int,
-    shape: Sequence[str | int | None] | None,
-    shape_denotation: list[str] | None = None,
-) -> TypeProto:
+def _tensor_like_type_proto(field, elem_type, shape, shape_denotation) -> TypeProto:
     type_proto = TypeProto()
-    tensor_type = type_proto.tensor_type
+    tensor_type = getattr(type_proto, field)
     tensor_type.elem_type = elem_type
     shape_proto = tensor_type.shape
     if shape is not None:
         _fill_shape(shape_proto, shape, shape_denotation)
     return type_proto
+
+
+def make_tensor_type_proto(
+    elem_type: int,
+    shape: Sequence[str | int | None] | None,
+    shape_denotation: list[str] | None = None,
+) -> TypeProto:
+    return _tensor_like_type_proto("tensor_type", elem_type, shape, shape_denotation)
 
 
 def make_tensor_value_info(
@@ -494,12 +487,9 @@ def make_tensor_value_info(
     doc_string: str = "",
     shape_denotation: list[str] | None = None,
 ) -> ValueInfoProto:
-    value_info = ValueInfoProto()
-    value_info.name = name
-    if doc_string:
-        value_info.doc_string = doc_string
-    value_info.type.CopyFrom(make_tensor_type_proto(elem_type, shape, shape_denotation))
-    return value_info
+    return make_value_info(
+        name, make_tensor_type_proto(elem_type, shape, shape_denotation), doc_string
+    )
 
 
 def make_sparse_tensor_type_proto(
@@ -507,13 +497,7 @@ def make_sparse_tensor_type_proto(
     shape: Sequence[str | int | None] | None,
     shape_denotation: list[str] | None = None,
 ) -> TypeProto:
-    type_proto = TypeProto()
-    sparse_type = type_proto.sparse_tensor_type
-    sparse_type.elem_type = elem_type
-    shape_proto = sparse_type.shape
-    if shape is not None:
-        _fill_shape(shape_proto, shape, shape_denotation)
-    return type_proto
+    return _tensor_like_type_proto("sparse_tensor_type", elem_type, shape, shape_denotation)
 
 
 def make_sparse_tensor_value_info(
@@ -523,12 +507,9 @@ def make_sparse_tensor_value_info(
     doc_string: str = "",
     shape_denotation: list[str] | None = None,
 ) -> ValueInfoProto:
-    value_info = ValueInfoProto()
-    value_info.name = name
-    if doc_string:
-        value_info.doc_string = doc_string
-    value_info.type.CopyFrom(make_sparse_tensor_type_proto(elem_type, shape, shape_denotation))
-    return value_info
+    return make_value_info(
+        name, make_sparse_tensor_type_proto(elem_type, shape, shape_denotation), doc_string
+    )
 
 
 def make_sequence_type_proto(inner_type_proto: TypeProto) -> TypeProto:

@@ -229,18 +229,7 @@ def from_dict(dict_: dict[Any, Any], name: str | None = None):
     key_type = np_dtype_to_tensor_dtype(raw_key_type) if raw_key_type != object else None
     if keys and isinstance(keys[0], (str, bytes)):
         key_type = TensorProto.STRING
-    valid = {
-        TensorProto.STRING,
-        TensorProto.INT8,
-        TensorProto.INT16,
-        TensorProto.INT32,
-        TensorProto.INT64,
-        TensorProto.UINT8,
-        TensorProto.UINT16,
-        TensorProto.UINT32,
-        TensorProto.UINT64,
-    }
-    if key_type not in valid:
+    if key_type not in _mapping.MAP_KEY_TYPES:
         raise TypeError(f"The key type in the input dictionary is not valid: {raw_key_type}")
     map_proto.key_type = key_type
     if key_type == TensorProto.STRING:

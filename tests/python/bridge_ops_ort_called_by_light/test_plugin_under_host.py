@@ -15,7 +15,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bridge_cases as bc  # noqa: E402
 
-from onnx_light.onnx import TensorProto, helper  # noqa: E402
 from onnx_light_ort import CustomOpSession, bridge_library_path  # noqa: E402
 
 
@@ -43,14 +42,7 @@ def test_default_alpha_under_the_host():
 
 
 def test_wrong_alpha_type_fails_kernel_creation_with_a_status():
-    node = helper.make_node("LeakyRelu", ["x"], ["y"], domain="onnx_light", alpha=3)  # INT
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-    )
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("onnx_light", 1)])
+    m = bc.wrong_alpha_model()
     with CustomOpSession(bc.PLUGIN, m) as s:
         # The plugin's ORT_INVALID_ARGUMENT status arrives as a ValueError.
         with pytest.raises(ValueError, match="attribute 'alpha' must be a float"):

@@ -1,0 +1,49 @@
+"""Shared by the benchmark scripts: timing and writing a section of docs/performance.md."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def timeit(fn, min_time: float = 0.25, batches: int = 5) -> float:
+    """Median seconds per call over `batches` batches of about min_time/batches each."""
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    one = max(time.perf_counter() - t0, 1e-7)
+    reps = max(1, int(min_time / batches / one))
+    results = []
+    for _ in range(batches):
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        results.append((time.perf_counter() - t0) / reps)
+    return float(np.median(results))
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def write_section(key: str, body: str) -> None:
+    """Replaces (or appends) the section between <!-- BEGIN key --> and <!-- END key -->."""
+    doc = REPO / "docs" / "performance.md"
+    text = doc.read_text() if doc.exists() else "# Performance\n"
+    begin, end = f"<!-- BEGIN {key} -->", f"<!-- END {key} -->"
+    block = f"{begin}\n{body}\n{end}"
+    if begin in text:
+        text = text[: text.index(begin)] + block + text[text.index(end) + len(end) :]
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    doc.write_text(text)
