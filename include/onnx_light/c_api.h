@@ -1,0 +1,55 @@
+/*
+ * The C ABI of the onnx-light runtime (libonnx_light.so): load a model, run it on raw
+ * buffers. Nothing else is exported from the library, so a reduced-operator, size-optimised
+ * build keeps only what these functions need (see docs/binary_size.md).
+ */
+#ifndef ONNX_LIGHT_C_API_H_
+#define ONNX_LIGHT_C_API_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define ONNX_LIGHT_C_EXPORT __attribute__((visibility("default")))
+#else
+#define ONNX_LIGHT_C_EXPORT
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct OnnxLightSession OnnxLightSession;
+
+/* A tensor: `element_count` elements of ONNX element type `element_type` at `data`, with
+ * `rank` dimensions in `shape`. Outputs own their storage until OnnxLightTensorRelease. */
+typedef struct OnnxLightTensor {
+  const char* name;
+  void* data;
+  int32_t element_type;
+  uint64_t element_count;
+  size_t rank;
+  const int64_t* shape;
+  void* internal; /* the runtime's; zero it for inputs */
+} OnnxLightTensor;
+
+/* Return codes: 0 on success, else the onnx_light::StatusCode value; the message of the
+ * last error on this thread is OnnxLightLastErrorMessage(). */
+ONNX_LIGHT_C_EXPORT int32_t OnnxLightSessionCreate(const void* model, size_t size,
+                                                   OnnxLightSession** session);
+ONNX_LIGHT_C_EXPORT int32_t OnnxLightSessionCreateFromFile(const char* path,
+                                                           OnnxLightSession** session);
+ONNX_LIGHT_C_EXPORT void OnnxLightSessionRelease(OnnxLightSession* session);
+ONNX_LIGHT_C_EXPORT size_t OnnxLightSessionOutputCount(const OnnxLightSession* session);
+
+/* Runs all outputs: `outputs` has OnnxLightSessionOutputCount entries, filled on success
+ * (names included); release each with OnnxLightTensorRelease. */
+ONNX_LIGHT_C_EXPORT int32_t OnnxLightRun(OnnxLightSession* session, const OnnxLightTensor* inputs,
+                                         size_t input_count, OnnxLightTensor* outputs);
+ONNX_LIGHT_C_EXPORT void OnnxLightTensorRelease(OnnxLightTensor* tensor);
+ONNX_LIGHT_C_EXPORT const char* OnnxLightLastErrorMessage(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ONNX_LIGHT_C_API_H_ */

@@ -1,0 +1,122 @@
+// The C ABI of the runtime (include/onnx_light/c_api.h).
+#include "onnx_light/c_api.h"
+
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "onnx_light/runtime/session.h"
+
+struct OnnxLightSession {
+  std::unique_ptr<onnx_light::RuntimeSession> session;
+};
+
+namespace {
+
+thread_local std::string g_error;
+
+int32_t Fail(const onnx_light::Status& s) {
+  g_error = s.message();
+  return static_cast<int32_t>(s.code());
+}
+
+int32_t Wrap(onnx_light::Result<std::unique_ptr<onnx_light::RuntimeSession>> r,
+             OnnxLightSession** out) {
+  if (!r.ok()) return Fail(r.status());
+  *out = new OnnxLightSession{std::move(*r)};
+  g_error.clear();
+  return 0;
+}
+
+int32_t Invalid(const char* what) {
+  return Fail(onnx_light::Status(onnx_light::StatusCode::kInvalidArgument, what));
+}
+
+}  // namespace
+
+extern "C" {
+
+int32_t OnnxLightSessionCreate(const void* model, size_t size, OnnxLightSession** session) {
+  if (session == nullptr || (model == nullptr && size > 0)) return Invalid("null argument");
+  *session = nullptr;
+  try {
+    return Wrap(onnx_light::RuntimeSession::CreateFromBytes(model, size), session);
+  } catch (...) {
+    return Invalid("unexpected exception");
+  }
+}
+
+int32_t OnnxLightSessionCreateFromFile(const char* path, OnnxLightSession** session) {
+  if (session == nullptr || path == nullptr) return Invalid("null argument");
+  *session = nullptr;
+  try {
+    return Wrap(onnx_light::RuntimeSession::CreateFromFile(path), session);
+  } catch (...) {
+    return Invalid("unexpected exception");
+  }
+}
+
+void OnnxLightSessionRelease(OnnxLightSession* session) {
+  delete session;
+}
+
+size_t OnnxLightSessionOutputCount(const OnnxLightSession* session) {
+  return session ? session->session->outputs().size() : 0;
+}
+
+int32_t OnnxLightRun(OnnxLightSession* session, const OnnxLightTensor* inputs, size_t input_count,
+                     OnnxLightTensor* outputs) {
+  if (session == nullptr || outputs == nullptr || (inputs == nullptr && input_count > 0)) {
+    return Invalid("null argument");
+  }
+  try {
+    std::vector<onnx_light::NamedTensor> feeds;
+    for (size_t i = 0; i < input_count; ++i) {
+      const OnnxLightTensor& in = inputs[i];
+      if (in.name == nullptr) return Invalid("input without a name");
+      auto type = onnx_light::DataTypeFromInt(in.element_type);
+      if (!type.ok()) return Fail(type.status());
+      auto shape = onnx_light::Shape::Create(in.shape, in.rank);
+      if (!shape.ok())
+        return Fail(shape.status().WithContext(std::string("input '") + in.name + "'"));
+      auto bytes = onnx_light::StorageBytes(*type, shape->num_elements());
+      if (!bytes.ok()) return Fail(bytes.status());
+      auto t = onnx_light::Tensor::Borrow(*type, std::move(*shape), in.data, *bytes);
+      if (!t.ok()) return Fail(t.status().WithContext(std::string("input '") + in.name + "'"));
+      feeds.emplace_back(in.name, std::move(*t));
+    }
+    auto result = session->session->Run(feeds);
+    if (!result.ok()) return Fail(result.status());
+    for (size_t i = 0; i < result->size(); ++i) {
+      auto* keep = new onnx_light::Tensor(std::move((*result)[i]));
+      OnnxLightTensor& out = outputs[i];
+      out.name = session->session->outputs()[i].name.c_str();
+      out.data = keep->mutable_raw_data();
+      out.element_type = static_cast<int32_t>(keep->dtype());
+      out.element_count = static_cast<uint64_t>(keep->num_elements());
+      out.rank = keep->shape().rank();
+      out.shape = keep->shape().dims().data();
+      out.internal = keep;
+    }
+    g_error.clear();
+    return 0;
+  } catch (const std::bad_alloc&) {
+    return Fail(onnx_light::Status(onnx_light::StatusCode::kResourceExhausted, "out of memory"));
+  } catch (...) {
+    return Invalid("unexpected exception");
+  }
+}
+
+void OnnxLightTensorRelease(OnnxLightTensor* tensor) {
+  if (tensor == nullptr) return;
+  delete static_cast<onnx_light::Tensor*>(tensor->internal);
+  std::memset(tensor, 0, sizeof(*tensor));
+}
+
+const char* OnnxLightLastErrorMessage(void) {
+  return g_error.c_str();
+}
+
+}  // extern "C"
