@@ -1,0 +1,66 @@
+// The runtime's C ABI (libonnx_light.so) on the bundled model, and its errors.
+#include "onnx_light/c_api.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+namespace {
+
+const std::string kModel = std::string(ONNX_LIGHT_SOURCE_DIR) + "/models/default.onnx";
+
+TEST(CApi, RunsTheBundledModel) {
+  OnnxLightSession* s = nullptr;
+  ASSERT_EQ(OnnxLightSessionCreateFromFile(kModel.c_str(), &s), 0) << OnnxLightLastErrorMessage();
+  ASSERT_EQ(OnnxLightSessionOutputCount(s), 1u);
+  float x[8] = {-1, 0, 0.5f, 2, -3, 4, -0.25f, 1};
+  const int64_t shape[2] = {2, 4};
+  OnnxLightTensor in{"x", x, 1, 8, 2, shape, nullptr};
+  OnnxLightTensor out{};
+  ASSERT_EQ(OnnxLightRun(s, &in, 1, &out), 0) << OnnxLightLastErrorMessage();
+  EXPECT_STREQ(out.name, "y");
+  EXPECT_EQ(out.element_type, 1);
+  ASSERT_EQ(out.element_count, 8u);
+  ASSERT_EQ(out.rank, 2u);
+  EXPECT_EQ(out.shape[0], 2);
+  for (int i = 0; i < 8; ++i) {
+    const float h = x[i] < 0 ? 0.2f * x[i] : x[i];
+    EXPECT_NEAR(static_cast<float*>(out.data)[i], std::log(1 + h * h), 1e-6f);
+  }
+  OnnxLightTensorRelease(&out);
+  OnnxLightTensorRelease(&out);  // harmless twice
+  OnnxLightSessionRelease(s);
+}
+
+TEST(CApi, Errors) {
+  OnnxLightSession* s = nullptr;
+  EXPECT_EQ(OnnxLightSessionCreateFromFile("/nonexistent.onnx", &s), 4);  // NOT_FOUND
+  EXPECT_EQ(s, nullptr);
+  EXPECT_NE(std::string(OnnxLightLastErrorMessage()).find("nonexistent"), std::string::npos);
+  EXPECT_EQ(OnnxLightSessionCreate("\x3a\xff", 2, &s), 6);  // INVALID_MODEL
+  EXPECT_EQ(OnnxLightSessionCreate(nullptr, 4, &s), 1);
+  EXPECT_EQ(OnnxLightSessionCreateFromFile(kModel.c_str(), nullptr), 1);
+  ASSERT_EQ(OnnxLightSessionCreateFromFile(kModel.c_str(), &s), 0);
+  float x[4] = {1, 2, 3, 4};
+  const int64_t shape[2] = {1, 4};
+  OnnxLightTensor out{};
+  OnnxLightTensor wrong_name{"z", x, 1, 4, 2, shape, nullptr};
+  EXPECT_EQ(OnnxLightRun(s, &wrong_name, 1, &out), 1);
+  EXPECT_NE(std::string(OnnxLightLastErrorMessage()).find("unknown input 'z'"), std::string::npos);
+  OnnxLightTensor wrong_type{"x", x, 11, 2, 2, shape, nullptr};
+  EXPECT_EQ(OnnxLightRun(s, &wrong_type, 1, &out), 2);  // TYPE_MISMATCH
+  OnnxLightTensor unnamed{nullptr, x, 1, 4, 2, shape, nullptr};
+  EXPECT_EQ(OnnxLightRun(s, &unnamed, 1, &out), 1);
+  OnnxLightTensor bad_type{"x", x, 99, 4, 2, shape, nullptr};
+  EXPECT_EQ(OnnxLightRun(s, &bad_type, 1, &out), 1);
+  EXPECT_EQ(OnnxLightRun(s, nullptr, 1, &out), 1);
+  EXPECT_EQ(OnnxLightRun(nullptr, &unnamed, 1, &out), 1);
+  OnnxLightTensor good{"x", x, 1, 4, 2, shape, nullptr};
+  ASSERT_EQ(OnnxLightRun(s, &good, 1, &out), 0);  // still usable after the errors
+  OnnxLightTensorRelease(&out);
+  OnnxLightSessionRelease(s);
+  OnnxLightSessionRelease(nullptr);
+}
+
+}  // namespace
