@@ -106,8 +106,9 @@ Result<Tensor> Tensor::MakeView(DataType type, Shape shape, void* data, size_t b
   if (data == nullptr && needed > 0) {
     return Status(StatusCode::kInvalidArgument, "null data pointer for a non-empty tensor");
   }
+  // An empty tensor never dereferences its pointer (numpy hands out odd ones for them).
   const size_t align = ElementAlignment(type);
-  if (reinterpret_cast<uintptr_t>(data) % align != 0) {
+  if (needed > 0 && reinterpret_cast<uintptr_t>(data) % align != 0) {
     return Status(StatusCode::kInvalidArgument, std::string("data pointer is not aligned to ") +
                                                     std::to_string(align) + " bytes as " +
                                                     DataTypeName(type) + " requires");
@@ -133,6 +134,17 @@ Result<Tensor> Tensor::BorrowMutable(DataType type, Shape shape, void* data, siz
                                      std::shared_ptr<const void> keep_alive) {
   return MakeView(type, std::move(shape), data, byte_size, std::move(keep_alive),
                   /*read_only=*/false);
+}
+
+Result<Tensor> Tensor::Reshaped(Shape shape) const {
+  if (shape.num_elements() != num_elements()) {
+    return Status(StatusCode::kInvalidArgument, "cannot reshape " + shape_.ToString() + " (" +
+                                                    std::to_string(num_elements()) +
+                                                    " elements) to " + shape.ToString());
+  }
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  return t;
 }
 
 Result<Tensor> Tensor::Clone() const {

@@ -135,6 +135,8 @@ TEST(Tensor, BorrowChecks) {
   EXPECT_TRUE(Tensor::Borrow(DataType::kUint8, S({2}), buf + 3, 2).ok());
   EXPECT_FALSE(Tensor::Borrow(DataType::kFloat, S({1}), nullptr, 4).ok());
   EXPECT_TRUE(Tensor::Borrow(DataType::kFloat, S({0}), nullptr, 0).ok());
+  // An empty tensor never reads through its pointer, so any pointer is accepted.
+  EXPECT_TRUE(Tensor::Borrow(DataType::kDouble, S({0, 3}), buf + 1, 0).ok());
   EXPECT_FALSE(Tensor::Borrow(DataType::kUndefined, S({1}), buf, 8).ok());
   auto w = Tensor::BorrowMutable(DataType::kUint8, S({4}), buf, 4);
   ASSERT_TRUE(w.ok());
