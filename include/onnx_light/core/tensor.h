@@ -40,6 +40,8 @@ class Tensor {
 
   // A deep copy with owning storage.
   Result<Tensor> Clone() const;
+  // The same storage seen with another shape of the same element count (no copy).
+  Result<Tensor> Reshaped(Shape shape) const;
 
   DataType dtype() const noexcept { return dtype_; }
   const Shape& shape() const noexcept { return shape_; }

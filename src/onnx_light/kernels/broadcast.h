@@ -1,0 +1,153 @@
+// numpy (multidirectional) broadcasting for element-wise kernels with two inputs.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "kernel_util.h"
+
+namespace onnx_light::kernels {
+
+// The broadcast output dimensions of two shapes, or an error naming the node.
+inline Result<std::vector<int64_t>> BroadcastDims(const Shape& a, const Shape& b,
+                                                  const KernelInfo& info) {
+  const size_t rank = std::max(a.rank(), b.rank());
+  std::vector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t da = i < rank - a.rank() ? 1 : a[i - (rank - a.rank())];
+    const int64_t db = i < rank - b.rank() ? 1 : b[i - (rank - b.rank())];
+    if (da != db && da != 1 && db != 1) {
+      return Status(StatusCode::kInvalidArgument, info.Describe() + ": shapes " + a.ToString() +
+                                                      " and " + b.ToString() +
+                                                      " cannot be broadcast");
+    }
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+// Element strides of `s` aligned to the output rank, 0 on broadcast dimensions.
+inline std::vector<int64_t> BroadcastStrides(const Shape& s, const std::vector<int64_t>& out) {
+  const size_t rank = out.size();
+  std::vector<int64_t> strides(rank, 0);
+  int64_t stride = 1;
+  for (size_t k = s.rank(); k-- > 0;) {
+    const size_t i = k + (rank - s.rank());
+    strides[i] = s[k] == 1 ? 0 : stride;
+    stride *= s[k];
+  }
+  return strides;
+}
+
+// out[i] = f(a[ia], b[ib]) over the broadcast of a and b (y already allocated with `dims`).
+// Fast paths for equal shapes and for either side holding one element.
+template <typename A, typename B, typename Out, typename F>
+void BroadcastApply(const A* pa, const Shape& sa, const B* pb, const Shape& sb, Out* out,
+                    const std::vector<int64_t>& dims, ThreadPool* pool, F f) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  if (n == 0) return;
+  const int64_t na = sa.num_elements(), nb = sb.num_elements();
+  if (sa == sb || na == 1 || nb == 1) {
+    ParallelElements(pool, n, [&](int64_t begin, int64_t end) {
+      if (na == 1 && n != 1) {
+        for (int64_t i = begin; i < end; ++i)
+          out[i] = f(pa[0], pb[i]);
+      } else if (nb == 1 && n != 1) {
+        for (int64_t i = begin; i < end; ++i)
+          out[i] = f(pa[i], pb[0]);
+      } else {
+        for (int64_t i = begin; i < end; ++i)
+          out[i] = f(pa[i], pb[i]);
+      }
+    });
+    return;
+  }
+  const std::vector<int64_t> st_a = BroadcastStrides(sa, dims);
+  const std::vector<int64_t> st_b = BroadcastStrides(sb, dims);
+  const size_t rank = dims.size();
+  const int64_t inner = dims[rank - 1];
+  const int64_t ia = st_a[rank - 1], ib = st_b[rank - 1];
+  std::vector<int64_t> idx(rank, 0);
+  int64_t off_a = 0, off_b = 0;
+  for (int64_t base = 0; base < n; base += inner) {
+    for (int64_t j = 0; j < inner; ++j)
+      out[base + j] = f(pa[off_a + j * ia], pb[off_b + j * ib]);
+    for (size_t d = rank - 1; d-- > 0;) {
+      if (++idx[d] < dims[d]) {
+        off_a += st_a[d];
+        off_b += st_b[d];
+        break;
+      }
+      off_a -= st_a[d] * (dims[d] - 1);
+      off_b -= st_b[d] * (dims[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
+// Calls fn(T{}) with T the C++ type of `type` (numeric types and bool); false if none.
+template <typename Fn>
+bool DispatchNumeric(DataType type, Fn&& fn) {
+  switch (type) {
+    case DataType::kFloat:
+      fn(float{});
+      return true;
+    case DataType::kDouble:
+      fn(double{});
+      return true;
+    case DataType::kFloat16:
+      fn(float16{});
+      return true;
+    case DataType::kBFloat16:
+      fn(bfloat16{});
+      return true;
+    case DataType::kInt8:
+      fn(int8_t{});
+      return true;
+    case DataType::kInt16:
+      fn(int16_t{});
+      return true;
+    case DataType::kInt32:
+      fn(int32_t{});
+      return true;
+    case DataType::kInt64:
+      fn(int64_t{});
+      return true;
+    case DataType::kUint8:
+      fn(uint8_t{});
+      return true;
+    case DataType::kUint16:
+      fn(uint16_t{});
+      return true;
+    case DataType::kUint32:
+      fn(uint32_t{});
+      return true;
+    case DataType::kUint64:
+      fn(uint64_t{});
+      return true;
+    case DataType::kBool:
+      fn(bool{});
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The arithmetic type a storage type computes in (16-bit floats compute in float).
+template <typename T>
+struct ComputeType {
+  using type = T;
+};
+template <>
+struct ComputeType<float16> {
+  using type = float;
+};
+template <>
+struct ComputeType<bfloat16> {
+  using type = float;
+};
+
+}  // namespace onnx_light::kernels

@@ -1,0 +1,159 @@
+"""Error behaviour and integer edge cases of the shape, comparison, logic and math kernels
+(their float results are checked against the ONNX backend data by test_conformance.py).
+Integer results must match numpy exactly (both wrap modulo 2^bits)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import onnx_light
+from onnx_light.onnx import TensorProto, helper
+
+F, I, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+
+
+def session(op, inputs, out_type=F, **attrs):
+    node = helper.make_node(op, [n for n, _ in inputs], ["y"], **attrs)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info(n, t, None) for n, t in inputs],
+        [helper.make_tensor_value_info("y", out_type, None)],
+    )
+    return onnx_light.RuntimeSession(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    )
+
+
+def f32(*shape):
+    return np.ones(shape, np.float32)
+
+
+BAD_INPUTS = [
+    (
+        "Add",
+        [("a", F), ("b", F)],
+        {},
+        {"a": f32(2, 3), "b": f32(4)},
+        "shapes \\[2, 3\\] and \\[4\\] cannot be broadcast",
+    ),
+    (
+        "Where",
+        [("c", B), ("a", F), ("b", F)],
+        {},
+        {"c": np.ones(5, bool), "a": f32(2, 3), "b": f32(3)},
+        "cannot be broadcast",
+    ),
+    (
+        "Reshape",
+        [("a", F), ("s", I)],
+        {},
+        {"a": f32(2, 3), "s": np.array([4, 2])},
+        "cannot reshape \\[2, 3\\] \\(6 elements\\) to \\[4, 2\\]",
+    ),
+    (
+        "Reshape",
+        [("a", F), ("s", I)],
+        {},
+        {"a": f32(2, 3), "s": np.array([4, -1])},
+        "cannot infer -1",
+    ),
+    (
+        "Reshape",
+        [("a", F), ("s", I)],
+        {},
+        {"a": f32(2, 3), "s": np.array([-1, -1])},
+        "more than one -1",
+    ),
+    ("Transpose", [("a", F)], {"perm": [0, 0]}, {"a": f32(2, 3)}, "invalid perm"),
+    ("Transpose", [("a", F)], {"perm": [0]}, {"a": f32(2, 3)}, "perm has the wrong length"),
+    ("Squeeze", [("a", F), ("s", I)], {}, {"a": f32(2, 3), "s": np.array([0])}, "not 1"),
+    (
+        "Unsqueeze",
+        [("a", F), ("s", I)],
+        {},
+        {"a": f32(2, 3), "s": np.array([1, 1])},
+        "repeated axis",
+    ),
+    (
+        "Concat",
+        [("a", F), ("b", F)],
+        {"axis": 0},
+        {"a": f32(2, 3), "b": f32(2, 4)},
+        "input 1 has shape \\[2, 4\\]",
+    ),
+    (
+        "Concat",
+        [("a", F), ("b", F)],
+        {"axis": 5},
+        {"a": f32(2, 3), "b": f32(2, 3)},
+        "axis 5 is out of range for rank 2",
+    ),
+    (
+        "Expand",
+        [("a", F), ("s", I)],
+        {},
+        {"a": f32(2, 3), "s": np.array([4, 3])},
+        "cannot be broadcast",
+    ),
+    ("ConstantOfShape", [("s", I)], {}, {"s": np.array([2, -3])}, "negative dimension -3"),
+    ("Flatten", [("a", F)], {"axis": 3}, {"a": f32(2, 3)}, "axis out of range"),
+]
+
+
+@pytest.mark.parametrize("op,inputs,attrs,feeds,message", BAD_INPUTS)
+def test_bad_inputs_give_value_errors_and_session_stays_usable(op, inputs, attrs, feeds, message):
+    s = session(op, inputs, **attrs)
+    with pytest.raises(ValueError, match=f"\\({op}\\): .*{message}"):
+        s.run(None, feeds)
+    if op == "Add":  # the same session still runs good input afterwards
+        (y,) = s.run(None, {"a": f32(2, 3), "b": f32(3)})
+        np.testing.assert_array_equal(y, np.full((2, 3), 2, np.float32))
+
+
+@pytest.mark.parametrize(
+    "dtype,etype", [(np.int64, TensorProto.INT64), (np.int32, TensorProto.INT32)]
+)
+def test_integer_pow_is_exact_and_wraps_like_numpy(dtype, etype):
+    s = session("Pow", [("a", etype), ("b", etype)], out_type=etype)
+    a = np.array([2, 3, -3, 7, 0, 5, -2, 10], dtype)
+    b = np.array([10, 39, 41, 70, 0, 1, 63, 18], dtype)
+    (y,) = s.run(None, {"a": a, "b": b})
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(y, np.power(a, b))
+    # Negative exponents: the truncated quotient 1 / a^-b.
+    (y,) = s.run(
+        None, {"a": np.array([1, -1, -1, 2, -5], dtype), "b": np.array([-3, -3, -2, -1, -2], dtype)}
+    )
+    np.testing.assert_array_equal(y, np.array([1, -1, 1, 0, 0], dtype))
+
+
+def test_integer_pow_with_float_exponent_saturates():
+    s = session("Pow", [("a", I), ("b", F)], out_type=I)
+    (y,) = s.run(
+        None, {"a": np.array([2, 3, -3, 4]), "b": np.array([3.0, 100.0, 41.0, 0.5], np.float32)}
+    )
+    info = np.iinfo(np.int64)
+    np.testing.assert_array_equal(y, np.array([8, info.max, info.min, 2]))
+
+
+@pytest.mark.parametrize(
+    "dtype,etype",
+    [(np.int64, TensorProto.INT64), (np.int32, TensorProto.INT32), (np.int8, TensorProto.INT8)],
+)
+def test_integer_abs_neg_wrap_at_the_minimum(dtype, etype):
+    x = np.array([np.iinfo(dtype).min, -5, 0, 7, np.iinfo(dtype).max], dtype)
+    for op, ref in (("Abs", np.abs), ("Neg", np.negative), ("Sign", np.sign)):
+        (y,) = session(op, [("x", etype)], out_type=etype).run(None, {"x": x})
+        with np.errstate(over="ignore"):
+            np.testing.assert_array_equal(y, ref(x), err_msg=op)
+
+
+def test_uint16_mul_wraps():
+    s = session(
+        "Mul", [("a", TensorProto.UINT16), ("b", TensorProto.UINT16)], out_type=TensorProto.UINT16
+    )
+    a = np.array([65535, 40000, 3], np.uint16)
+    (y,) = s.run(None, {"a": a, "b": a})
+    np.testing.assert_array_equal(y, a * a)
