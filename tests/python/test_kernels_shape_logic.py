@@ -1,4 +1,5 @@
-"""Error behaviour and integer edge cases of the shape, comparison, logic and math kernels
+"""Error behaviour and integer edge cases of the shape, comparison, logic, math and
+reduction kernels
 (their float results are checked against the ONNX backend data by test_conformance.py).
 Integer results must match numpy exactly (both wrap modulo 2^bits)."""
 
@@ -99,6 +100,16 @@ BAD_INPUTS = [
     ),
     ("ConstantOfShape", [("s", I)], {}, {"s": np.array([2, -3])}, "negative dimension -3"),
     ("Flatten", [("a", F)], {"axis": 3}, {"a": f32(2, 3)}, "axis out of range"),
+    (
+        "ReduceSum",
+        [("a", F), ("s", I)],
+        {},
+        {"a": f32(2, 3), "s": np.array([2])},
+        "axis 2 is out of range for rank 2",
+    ),
+    ("ReduceMax", [("a", F)], {"axes": [-3]}, {"a": f32(2, 3)}, "axis -3 is out of range"),
+    ("ArgMax", [("a", F)], {"axis": 1, "out_type": I}, {"a": f32(2, 0)}, "empty axis"),
+    ("Softmax", [("a", F)], {"axis": 2}, {"a": f32(2, 3)}, "axis 2 is out of range"),
 ]
 
 
@@ -157,3 +168,43 @@ def test_uint16_mul_wraps():
     a = np.array([65535, 40000, 3], np.uint16)
     (y,) = s.run(None, {"a": a, "b": a})
     np.testing.assert_array_equal(y, a * a)
+
+
+@pytest.mark.parametrize(
+    "dtype,etype", [(np.int32, TensorProto.INT32), (np.int64, TensorProto.INT64)]
+)
+def test_integer_reductions_match_numpy(dtype, etype):
+    rng = np.random.default_rng(3)
+    x = rng.integers(-1000, 1000, size=(3, 4, 5)).astype(dtype)
+    refs = {
+        # numpy widens int32 sums and products unless told the type.
+        "ReduceSum": lambda a, axis, keepdims: np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype),
+        "ReduceMax": np.max,
+        "ReduceMin": np.min,
+        "ReduceProd": lambda a, axis, keepdims: np.prod(
+            a, axis=axis, keepdims=keepdims, dtype=dtype
+        ),
+        "ReduceSumSquare": lambda a, axis, keepdims: np.sum(
+            a * a, axis=axis, keepdims=keepdims, dtype=dtype
+        ),
+        "ReduceL1": lambda a, axis, keepdims: np.sum(
+            np.abs(a), axis=axis, keepdims=keepdims, dtype=dtype
+        ),
+    }
+    for op, ref in refs.items():
+        s = session(op, [("a", etype), ("s", I)], out_type=etype, keepdims=0)
+        for axes in ([1], [0, 2], [-1]):
+            (y,) = s.run(None, {"a": x, "s": np.array(axes)})
+            with np.errstate(over="ignore"):
+                np.testing.assert_array_equal(
+                    y, ref(x, axis=tuple(axes), keepdims=False), err_msg=op
+                )
+
+
+def test_float_reductions_accumulate_in_double():
+    # 2^24 + many ones: a float32 accumulator would stall at 16777216.
+    x = np.concatenate([[16777216.0], np.ones(1000)]).astype(np.float32)
+    (y,) = session("ReduceSum", [("a", F), ("s", I)], keepdims=0).run(
+        None, {"a": x, "s": np.array([0])}
+    )
+    assert y == np.float32(16777216.0 + 1000)

@@ -272,16 +272,6 @@ class Variadic : public KernelBase {
   }
 };
 
-KernelDef Def(const char* op, int since, std::vector<TypeConstraint> constraints,
-              KernelFactory factory) {
-  KernelDef def;
-  def.op_type = op;
-  def.since_version = since;
-  def.constraints = std::move(constraints);
-  def.create = std::move(factory);
-  return def;
-}
-
 TypeConstraint BoolOut() {
   return {"T1", {}, {0}, {DataType::kBool}};
 }

@@ -10,37 +10,6 @@
 namespace onnx_light::kernels {
 namespace {
 
-Result<std::vector<int64_t>> Int64Values(const Tensor* t, const KernelInfo& info,
-                                         const char* what) {
-  if (t == nullptr || t->dtype() != DataType::kInt64) {
-    return Status(StatusCode::kInvalidArgument, info.Describe() + ": " + what + " must be int64");
-  }
-  return std::vector<int64_t>(t->data<int64_t>(), t->data<int64_t>() + t->num_elements());
-}
-
-Result<int64_t> NormalizeAxis(int64_t axis, int64_t rank, const KernelInfo& info) {
-  if (axis < -rank || axis >= rank) {
-    return Status(StatusCode::kInvalidArgument, info.Describe() + ": axis " + std::to_string(axis) +
-                                                    " is out of range for rank " +
-                                                    std::to_string(rank));
-  }
-  return axis < 0 ? axis + rank : axis;
-}
-
-// Copies element i of src to element j of dst (any type, strings included).
-inline void CopyElement(const Tensor& src, int64_t i, Tensor* dst, int64_t j, size_t item) {
-  if (item == 0) {
-    dst->mutable_data<std::string>()[j] = src.data<std::string>()[i];
-  } else {
-    std::memcpy(static_cast<char*>(dst->mutable_raw_data()) + j * static_cast<int64_t>(item),
-                static_cast<const char*>(src.raw_data()) + i * static_cast<int64_t>(item), item);
-  }
-}
-
-size_t ItemSize(DataType t) {
-  return t == DataType::kString ? 0 : static_cast<size_t>(DataTypeBitWidth(t) / 8);
-}
-
 class ShapeOp : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
@@ -391,21 +360,6 @@ Status ConstantOfShapeType(const onnx::NodeProto& node, const std::vector<DataTy
     }
   }
   return Status::Ok();
-}
-
-KernelDef Def(const char* op, int since, std::vector<TypeConstraint> c, KernelFactory f) {
-  KernelDef def;
-  def.op_type = op;
-  def.since_version = since;
-  def.constraints = std::move(c);
-  def.create = std::move(f);
-  return def;
-}
-
-std::vector<int> UpTo(int n) {
-  std::vector<int> v(static_cast<size_t>(n));
-  std::iota(v.begin(), v.end(), 0);
-  return v;
 }
 
 const std::vector<DataType> kInt64 = {DataType::kInt64};
