@@ -14,7 +14,7 @@ from onnx_light.onnx import TensorProto, helper
 F, I, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 
 
-def session(op, inputs, out_type=F, **attrs):
+def session(op, inputs, out_type=F, opset=17, **attrs):
     node = helper.make_node(op, [n for n, _ in inputs], ["y"], **attrs)
     graph = helper.make_graph(
         [node],
@@ -23,7 +23,7 @@ def session(op, inputs, out_type=F, **attrs):
         [helper.make_tensor_value_info("y", out_type, None)],
     )
     return onnx_light.RuntimeSession(
-        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     )
 
 
@@ -110,6 +110,108 @@ BAD_INPUTS = [
     ("ReduceMax", [("a", F)], {"axes": [-3]}, {"a": f32(2, 3)}, "axis -3 is out of range"),
     ("ArgMax", [("a", F)], {"axis": 1, "out_type": I}, {"a": f32(2, 0)}, "empty axis"),
     ("Softmax", [("a", F)], {"axis": 2}, {"a": f32(2, 3)}, "axis 2 is out of range"),
+    (
+        "Gather",
+        [("a", F), ("i", I)],
+        {"axis": 1},
+        {"a": f32(2, 3), "i": np.array([0, 3])},
+        "index 3 is out of range for a dimension of 3",
+    ),
+    (
+        "Gather",
+        [("a", F), ("i", I)],
+        {},
+        {"a": f32(2, 3), "i": np.array([-3])},
+        "index -3 is out of range",
+    ),
+    (
+        "GatherElements",
+        [("a", F), ("i", I)],
+        {},
+        {"a": f32(2, 3), "i": np.zeros(2, np.int64)},
+        "must have the rank of data",
+    ),
+    (
+        "Slice",
+        [("a", F), ("b", I), ("e", I), ("x", I), ("s", I)],
+        {},
+        {
+            "a": f32(4),
+            "b": np.array([0]),
+            "e": np.array([4]),
+            "x": np.array([0]),
+            "s": np.array([0]),
+        },
+        "step is 0",
+    ),
+    (
+        "Slice",
+        [("a", F), ("b", I), ("e", I)],
+        {},
+        {"a": f32(4), "b": np.array([0, 1]), "e": np.array([4])},
+        "differ in length",
+    ),
+    (
+        "Split",
+        [("a", F), ("s", I)],
+        {},
+        {"a": f32(5), "s": np.array([2, 2])},
+        "split sizes do not match",
+    ),
+    (
+        "Tile",
+        [("a", F), ("r", I)],
+        {},
+        {"a": f32(2, 3), "r": np.array([2])},
+        "repeats has 1 values for rank 2",
+    ),
+    ("Tile", [("a", F), ("r", I)], {}, {"a": f32(2), "r": np.array([-1])}, "negative repeat"),
+    (
+        "Range",
+        [("a", F), ("b", F), ("c", F)],
+        {},
+        {"a": np.array(0, np.float32), "b": np.array(5, np.float32), "c": np.array(0, np.float32)},
+        "delta is 0",
+    ),
+    (
+        "Range",
+        [("a", F), ("b", F), ("c", F)],
+        {},
+        {"a": f32(2), "b": np.array(5, np.float32), "c": np.array(1, np.float32)},
+        "input 0 must be a scalar",
+    ),
+    ("MatMul", [("a", F), ("b", F)], {}, {"a": f32(2, 3), "b": f32(4, 2)}, "do not align"),
+    (
+        "MatMul",
+        [("a", F), ("b", F)],
+        {},
+        {"a": f32(2, 2, 3), "b": f32(3, 3, 2)},
+        "cannot be broadcast",
+    ),
+    (
+        "Gemm",
+        [("a", F), ("b", F)],
+        {},
+        {"a": f32(2, 3), "b": f32(4, 2)},
+        "inner dimensions 3 and 4 differ",
+    ),
+    (
+        "Gemm",
+        [("a", F), ("b", F), ("c", F)],
+        {},
+        {"a": f32(2, 3), "b": f32(3, 2), "c": f32(3, 2)},
+        "cannot be broadcast",
+    ),
+    (
+        "Mod",
+        [("a", I), ("b", I)],
+        {"out_type": I},
+        {"a": np.array([3, 4]), "b": np.array([1, 0])},
+        "integer division by zero",
+    ),
+    ("Clip", [("a", F), ("lo", F)], {}, {"a": f32(3), "lo": f32(2)}, "min must hold one element"),
+    ("PRelu", [("a", F), ("s", F)], {}, {"a": f32(3), "s": f32(2, 3)}, "does not broadcast to X"),
+    ("Trilu", [("a", F)], {}, {"a": f32(3)}, "rank must be >= 2"),
 ]
 
 
@@ -208,3 +310,56 @@ def test_float_reductions_accumulate_in_double():
         None, {"a": x, "s": np.array([0])}
     )
     assert y == np.float32(16777216.0 + 1000)
+
+
+def test_refused_modes_and_attributes():
+    # Attributes are checked when the kernel is created, on the first run.
+    with pytest.raises(ValueError, match="fmod must be 1 for floating-point inputs"):
+        session("Mod", [("a", F), ("b", F)]).run(None, {"a": f32(2), "b": f32(2)})
+    with pytest.raises(ValueError, match="approximate must be 'none' or 'tanh'"):
+        session("Gelu", [("a", F)], opset=20, approximate="erf").run(None, {"a": f32(2)})
+    s = session("Dropout", [("a", F), ("r", F), ("t", B)])
+    x = np.arange(6, dtype=np.float32)
+    with pytest.raises(
+        RuntimeError, match="training_mode=true with a ratio above 0 is not supported"
+    ):
+        s.run(None, {"a": x, "r": np.array(0.5, np.float32), "t": np.array(True)})
+    (y,) = s.run(None, {"a": x, "r": np.array(0.0, np.float32), "t": np.array(True)})
+    np.testing.assert_array_equal(y, x)
+    (y,) = s.run(None, {"a": x, "r": np.array(0.5, np.float32), "t": np.array(False)})
+    np.testing.assert_array_equal(y, x)
+
+
+@pytest.mark.parametrize(
+    "dtype,etype", [(np.int32, TensorProto.INT32), (np.int64, TensorProto.INT64)]
+)
+def test_integer_matmul_and_mod_match_numpy(dtype, etype):
+    rng = np.random.default_rng(5)
+    a = rng.integers(-(2**20), 2**20, size=(2, 3, 7)).astype(dtype)
+    b = rng.integers(-(2**20), 2**20, size=(7, 5)).astype(dtype)
+    (y,) = session("MatMul", [("a", etype), ("b", etype)], out_type=etype).run(
+        None, {"a": a, "b": b}
+    )
+    np.testing.assert_array_equal(y, np.matmul(a, b))  # both wrap on overflow
+    x = np.array([-7, 7, -7, 7, np.iinfo(dtype).min, 5], dtype)
+    d = np.array([3, -3, -3, 3, -1, 7], dtype)
+    for fmod, ref in ((0, np.mod), (1, np.fmod)):
+        (y,) = session("Mod", [("a", etype), ("b", etype)], out_type=etype, fmod=fmod).run(
+            None, {"a": x, "b": d}
+        )
+        np.testing.assert_array_equal(y, ref(x, d), err_msg=f"fmod={fmod}")
+
+
+def test_float16_matmul_rounds_once_from_float32():
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((4, 9)).astype(np.float16)
+    b = rng.standard_normal((9, 3)).astype(np.float16)
+    s = session(
+        "MatMul",
+        [("a", TensorProto.FLOAT16), ("b", TensorProto.FLOAT16)],
+        out_type=TensorProto.FLOAT16,
+    )
+    (y,) = s.run(None, {"a": a, "b": b})
+    ref = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)
+    # float32 accumulation rounded once to float16: within 1 float16 ULP of the exact result.
+    np.testing.assert_array_max_ulp(y, ref, maxulp=1)

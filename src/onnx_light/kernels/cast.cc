@@ -176,4 +176,14 @@ Status RegisterKernel_ai_onnx_Cast(KernelRegistry& r) {
   return r.Register(std::move(def));
 }
 
+// CastLike (opset 15): Cast to the type of input 1 (whose values are not read).
+Status RegisterKernel_ai_onnx_CastLike(KernelRegistry& r) {
+  KernelDef def;
+  def.op_type = "CastLike";
+  def.since_version = 15;
+  def.constraints = {{"T1", {0}, {}, CastTypes()}, {"T2", {1}, {0}, CastTypes()}};
+  def.create = FactoryOf<Cast>();
+  return r.Register(std::move(def));
+}
+
 }  // namespace onnx_light::kernels

@@ -1,0 +1,211 @@
+// MatMul (numpy semantics: 1-D promotion and batch broadcasting) and Gemm.
+//
+// The inner kernel is a plain i-k-j loop over row blocks that the compiler vectorizes;
+// 16-bit floats are widened to float once per operand. Whether to keep it or move to a
+// BLAS-class library is decided by bench/ against ONNX Runtime (docs/performance.md).
+#include <type_traits>
+
+#include "broadcast.h"
+#include "kernel_util.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+// The type products accumulate in: float for 16-bit floats, the unsigned counterpart for
+// integers (wrap-around without undefined behaviour, as numpy's result).
+template <typename T>
+using MatAcc =
+    typename std::conditional_t<std::is_integral_v<T>, std::make_unsigned<T>, ComputeType<T>>::type;
+
+// Operands as the accumulation type: a view where that is T, else a widened copy.
+template <typename T>
+struct Widened {
+  using C = MatAcc<T>;
+  std::vector<C> copy;
+  const C* data = nullptr;
+  Widened(const T* p, int64_t n) {
+    if constexpr (std::is_same_v<C, T>) {
+      data = p;
+      (void)n;
+    } else {
+      copy.resize(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i)
+        copy[static_cast<size_t>(i)] = static_cast<C>(p[i]);
+      data = copy.data();
+    }
+  }
+};
+
+// c[m x n] (+)= a[m x k] * b[k x n], with element strides for transposed operands.
+template <typename C>
+void Gemm2D(const C* a, int64_t lda_row, int64_t lda_col, const C* b, int64_t ldb_row,
+            int64_t ldb_col, C* c, int64_t m, int64_t n, int64_t k) {
+  for (int64_t i = 0; i < m; ++i) {
+    C* crow = c + i * n;
+    for (int64_t p = 0; p < k; ++p) {
+      const C av = a[i * lda_row + p * lda_col];
+      const C* brow = b + p * ldb_row;
+      if (ldb_col == 1) {
+        for (int64_t j = 0; j < n; ++j)
+          crow[j] += av * brow[j];
+      } else {
+        for (int64_t j = 0; j < n; ++j)
+          crow[j] += av * brow[j * ldb_col];
+      }
+    }
+  }
+}
+
+class MatMul : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
+    return std::unique_ptr<KernelBase>(new MatMul());
+  }
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& a = *ctx.input(0);
+    const Tensor& b = *ctx.input(1);
+    std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
+    if (ad.empty() || bd.empty()) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": MatMul needs inputs of rank >= 1");
+    }
+    const bool a_vec = ad.size() == 1, b_vec = bd.size() == 1;
+    if (a_vec) ad.insert(ad.begin(), 1);
+    if (b_vec) bd.push_back(1);
+    const int64_t m = ad[ad.size() - 2], k = ad.back(), n = bd.back();
+    if (bd[bd.size() - 2] != k) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": shapes " + a.shape().ToString() + " and " +
+                        b.shape().ToString() + " do not align for a matrix product");
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Shape abatch,
+                                Shape::Create(std::vector<int64_t>(ad.begin(), ad.end() - 2)));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Shape bbatch,
+                                Shape::Create(std::vector<int64_t>(bd.begin(), bd.end() - 2)));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto batch, BroadcastDims(abatch, bbatch, ctx.info()));
+    std::vector<int64_t> out = batch;
+    if (!a_vec) out.push_back(m);
+    if (!b_vec) out.push_back(n);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
+    int64_t nbatch = 1;
+    for (int64_t d : batch)
+      nbatch *= d;
+    const std::vector<int64_t> sa = BroadcastStrides(abatch, batch);
+    const std::vector<int64_t> sb = BroadcastStrides(bbatch, batch);
+    DispatchNumeric(a.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_same_v<T, bool>) {
+        using C = MatAcc<T>;
+        Widened<T> wa(a.data<T>(), a.num_elements()), wb(b.data<T>(), b.num_elements());
+        std::vector<C> acc(static_cast<size_t>(m * n));
+        T* yp = y->mutable_data<T>();
+        std::vector<int64_t> pos(batch.size(), 0);
+        for (int64_t t = 0; t < nbatch; ++t) {
+          int64_t oa = 0, ob = 0;
+          for (size_t d = 0; d < batch.size(); ++d) {
+            oa += pos[d] * sa[d];
+            ob += pos[d] * sb[d];
+          }
+          std::fill(acc.begin(), acc.end(), C(0));
+          Gemm2D<C>(wa.data + oa * m * k, k, 1, wb.data + ob * k * n, n, 1, acc.data(), m, n, k);
+          for (int64_t i = 0; i < m * n; ++i)
+            yp[t * m * n + i] = static_cast<T>(acc[static_cast<size_t>(i)]);
+          for (size_t d = batch.size(); d-- > 0;) {
+            if (++pos[d] < batch[d]) break;
+            pos[d] = 0;
+          }
+        }
+      }
+    });
+    return Status::Ok();
+  }
+};
+
+// Y = alpha * op(A) * op(B) + beta * C, C broadcast to (M, N).
+class Gemm : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto g = std::make_unique<Gemm>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(g->alpha_, info.GetFloat("alpha", 1.0f));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(g->beta_, info.GetFloat("beta", 1.0f));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ta, info.GetInt("transA", 0));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t tb, info.GetInt("transB", 0));
+    g->trans_a_ = ta != 0;
+    g->trans_b_ = tb != 0;
+    return std::unique_ptr<KernelBase>(std::move(g));
+  }
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& a = *ctx.input(0);
+    const Tensor& b = *ctx.input(1);
+    const Tensor* c = ctx.input(2);
+    if (a.shape().rank() != 2 || b.shape().rank() != 2) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": A and B must be 2-D, got " + a.shape().ToString() +
+                        " and " + b.shape().ToString());
+    }
+    const int64_t m = trans_a_ ? a.shape()[1] : a.shape()[0];
+    const int64_t k = trans_a_ ? a.shape()[0] : a.shape()[1];
+    const int64_t kb = trans_b_ ? b.shape()[1] : b.shape()[0];
+    const int64_t n = trans_b_ ? b.shape()[0] : b.shape()[1];
+    if (k != kb) {
+      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": inner dimensions " +
+                                                      std::to_string(k) + " and " +
+                                                      std::to_string(kb) + " differ");
+    }
+    std::vector<int64_t> cs;
+    if (c != nullptr) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Shape mn, Shape::Create({m, n}));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(c->shape(), mn, ctx.info()));
+      if (dims != std::vector<int64_t>{m, n}) {
+        return Status(StatusCode::kInvalidArgument,
+                      ctx.info().Describe() + ": C " + c->shape().ToString() +
+                          " does not broadcast to [" + std::to_string(m) + ", " +
+                          std::to_string(n) + "]");
+      }
+      cs = BroadcastStrides(c->shape(), dims);
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {m, n}));
+    DispatchNumeric(a.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_integral_v<T>) {
+        using C = MatAcc<T>;
+        Widened<T> wa(a.data<T>(), a.num_elements()), wb(b.data<T>(), b.num_elements());
+        std::vector<C> acc(static_cast<size_t>(m * n), C(0));
+        Gemm2D<C>(wa.data, trans_a_ ? 1 : k, trans_a_ ? m : 1, wb.data, trans_b_ ? 1 : n,
+                  trans_b_ ? k : 1, acc.data(), m, n, k);
+        T* yp = y->mutable_data<T>();
+        const C alpha = static_cast<C>(alpha_), beta = static_cast<C>(beta_);
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < n; ++j) {
+            C v = alpha * acc[static_cast<size_t>(i * n + j)];
+            if (c != nullptr) {
+              v += beta * static_cast<C>(c->data<T>()[i * cs[0] + j * cs[1]]);
+            }
+            yp[i * n + j] = static_cast<T>(v);
+          }
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  float alpha_ = 1, beta_ = 1;
+  bool trans_a_ = false, trans_b_ = false;
+};
+
+std::vector<DataType> MatMulTypes() {
+  return {DataType::kFloat16, DataType::kBFloat16, DataType::kFloat,  DataType::kDouble,
+          DataType::kInt32,   DataType::kInt64,    DataType::kUint32, DataType::kUint64};
+}
+
+}  // namespace
+
+Status RegisterKernel_ai_onnx_MatMul(KernelRegistry& r) {
+  return r.Register(Def("MatMul", 1, {{"T", {0, 1}, {0}, MatMulTypes()}}, FactoryOf<MatMul>()));
+}
+Status RegisterKernel_ai_onnx_Gemm(KernelRegistry& r) {
+  return r.Register(Def("Gemm", 7, {{"T", {0, 1, 2}, {0}, FloatTypes()}}, FactoryOf<Gemm>()));
+}
+
+}  // namespace onnx_light::kernels
