@@ -363,3 +363,17 @@ def test_float16_matmul_rounds_once_from_float32():
     ref = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)
     # float32 accumulation rounded once to float16: within 1 float16 ULP of the exact result.
     np.testing.assert_array_max_ulp(y, ref, maxulp=1)
+
+
+def test_legacy_opset6_broadcast_attribute():
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    b = np.array([1, 2, 3], np.float32)
+    s = session("Add", [("a", F), ("b", F)], opset=6, broadcast=1, axis=1)
+    (y,) = s.run(None, {"a": a, "b": b})
+    np.testing.assert_array_equal(y, a + b.reshape(3, 1))
+    with pytest.raises(ValueError, match="differ and broadcast is 0"):
+        session("Add", [("a", F), ("b", F)], opset=6).run(None, {"a": a, "b": b})
+    with pytest.raises(ValueError, match="does not fit A"):
+        session("Mul", [("a", F), ("b", F)], opset=6, broadcast=1, axis=2).run(
+            None, {"a": a, "b": b}
+        )

@@ -59,15 +59,26 @@ class Clip : public KernelBase {
   float min_ = 0, max_ = 0;
 };
 
-// PRelu: y = x < 0 ? slope * x : x, slope broadcast to the shape of x.
+// PRelu: y = x < 0 ? slope * x : x, slope broadcast to the shape of x. Opset 6 also takes
+// a per-channel slope of shape [C] for X of shape [N, C, ...] (viewed as [C, 1, ...]).
 class PRelu : public KernelBase {
  public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
-    return std::unique_ptr<KernelBase>(new PRelu());
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<PRelu>();
+    k->legacy_ = info.opset() < 7;
+    return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) override {
     const Tensor& x = *ctx.input(0);
-    const Tensor& slope = *ctx.input(1);
+    Tensor slope = *ctx.input(1);
+    const size_t rank = x.shape().rank();
+    if (legacy_ && slope.shape().rank() == 1 && rank >= 3 && slope.shape()[0] != 1 &&
+        slope.shape()[0] == x.shape()[1]) {
+      std::vector<int64_t> dims(rank - 1, 1);
+      dims[0] = slope.shape()[0];
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Shape shape, Shape::Create(dims));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(slope, slope.Reshaped(std::move(shape)));
+    }
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(x.shape(), slope.shape(), ctx.info()));
     if (dims != x.shape().dims()) {
       return Status(StatusCode::kInvalidArgument,
@@ -88,6 +99,9 @@ class PRelu : public KernelBase {
     });
     return Status::Ok();
   }
+
+ private:
+  bool legacy_ = false;
 };
 
 // Gelu (opset 20): exact (erf) or the tanh approximation.
@@ -200,7 +214,7 @@ Status RegisterKernel_ai_onnx_Clip(KernelRegistry& r) {
   return r.Register(Def("Clip", 11, {{"T", {0, 1, 2}, {0}, NumericTypes()}}, FactoryOf<Clip>()));
 }
 Status RegisterKernel_ai_onnx_PRelu(KernelRegistry& r) {
-  return r.Register(Def("PRelu", 7, {{"T", {0, 1}, {0}, FloatTypes()}}, FactoryOf<PRelu>()));
+  return r.Register(Def("PRelu", 6, {{"T", {0, 1}, {0}, FloatTypes()}}, FactoryOf<PRelu>()));
 }
 Status RegisterKernel_ai_onnx_Gelu(KernelRegistry& r) {
   return r.Register(UnaryDef("", "Gelu", 20, FloatTypes(), FactoryOf<Gelu>()));
