@@ -144,7 +144,12 @@ class Binary : public KernelBase {
     const auto rb = static_cast<int64_t>(b.shape().rank());
     int64_t axis = has_axis_ ? axis_ : ra - rb;
     if (axis < 0) axis += ra;
-    if (axis < 0 || axis + rb > ra) {
+    bool fits = axis >= 0 && axis + rb <= ra;
+    for (int64_t i = 0; fits && i < rb; ++i) {
+      const int64_t db = b.shape()[static_cast<size_t>(i)];
+      fits = db == 1 || db == a.shape()[static_cast<size_t>(axis + i)];
+    }
+    if (!fits) {
       return Status(StatusCode::kInvalidArgument, info.Describe() + ": B " + b.shape().ToString() +
                                                       " does not fit A " + a.shape().ToString() +
                                                       " at axis " + std::to_string(axis));
