@@ -212,6 +212,56 @@ BAD_INPUTS = [
     ("Clip", [("a", F), ("lo", F)], {}, {"a": f32(3), "lo": f32(2)}, "min must hold one element"),
     ("PRelu", [("a", F), ("s", F)], {}, {"a": f32(3), "s": f32(2, 3)}, "does not broadcast to X"),
     ("Trilu", [("a", F)], {}, {"a": f32(3)}, "rank must be >= 2"),
+    (
+        "Conv",
+        [("x", F), ("w", F)],
+        {},
+        {"x": f32(1, 3, 5, 5), "w": f32(2, 2, 3, 3)},
+        "X has 3 channels",
+    ),
+    (
+        "Conv",
+        [("x", F), ("w", F)],
+        {},
+        {"x": f32(3, 5), "w": f32(2, 3, 3)},
+        "input must be \\[N, C, D1, ...\\]",
+    ),
+    (
+        "Conv",
+        [("x", F), ("w", F)],
+        {},
+        {"x": f32(1, 1, 2, 2), "w": f32(1, 1, 3, 3)},
+        "window is larger than the padded input",
+    ),
+    (
+        "Conv",
+        [("x", F), ("w", F), ("b", F)],
+        {},
+        {"x": f32(1, 1, 3, 3), "w": f32(2, 1, 3, 3), "b": f32(3)},
+        "B must be \\[2\\]",
+    ),
+    (
+        "MaxPool",
+        [("x", F)],
+        {"kernel_shape": [2], "strides": [1, 1]},
+        {"x": f32(1, 1, 4, 4)},
+        "do not match 2 spatial dims",
+    ),
+    ("AveragePool", [("x", F)], {"kernel_shape": [2, 0]}, {"x": f32(1, 1, 4, 4)}, "must be >= 1"),
+    (
+        "BatchNormalization",
+        [("x", F), ("s", F), ("b", F), ("m", F), ("v", F)],
+        {},
+        {"x": f32(2, 3), "s": f32(3), "b": f32(3), "m": f32(2), "v": f32(3)},
+        "mean must be \\[3\\]",
+    ),
+    (
+        "LayerNormalization",
+        [("x", F), ("s", F)],
+        {},
+        {"x": f32(2, 3), "s": f32(4)},
+        "cannot be broadcast",
+    ),
 ]
 
 
@@ -377,3 +427,37 @@ def test_legacy_opset6_broadcast_attribute():
         session("Mul", [("a", F), ("b", F)], opset=6, broadcast=1, axis=2).run(
             None, {"a": a, "b": b}
         )
+
+
+def test_conv_and_pools_against_numpy():
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((2, 4, 7, 6)).astype(np.float32)
+    w = rng.standard_normal((6, 2, 3, 2)).astype(np.float32)
+    b = rng.standard_normal(6).astype(np.float32)
+    s = session(
+        "Conv",
+        [("x", F), ("w", F), ("b", F)],
+        group=2,
+        pads=[1, 0, 1, 1],
+        strides=[2, 1],
+        dilations=[1, 2],
+    )
+    (y,) = s.run(None, {"x": x, "w": w, "b": b})
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (0, 1)))
+    ref = np.zeros((2, 6, 4, 5))
+    for oc in range(6):
+        g = oc // 3
+        for i in range(4):
+            for j in range(5):
+                patch = xp[:, g * 2 : g * 2 + 2, i * 2 : i * 2 + 3, j : j + 3 : 2]
+                ref[:, oc, i, j] = (patch * w[oc]).sum(axis=(1, 2, 3)) + b[oc]
+    np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5)  # float32, rounded once
+    (m,) = session("MaxPool", [("x", F)], kernel_shape=[2, 2], strides=[2, 2]).run(None, {"x": x})
+    np.testing.assert_array_equal(m, x[:, :, :6, :6].reshape(2, 4, 3, 2, 3, 2).max(axis=(3, 5)))
+    (a,) = session("AveragePool", [("x", F)], kernel_shape=[1, 3], pads=[0, 1, 0, 1]).run(
+        None, {"x": x}
+    )
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (0, 0), (1, 1)))
+    counts = np.array([2, 3, 3, 3, 3, 2], np.float64)  # count_include_pad=0
+    ref = (xp[..., :-2] + xp[..., 1:-1] + xp[..., 2:]) / counts
+    np.testing.assert_allclose(a, ref, rtol=1e-6)

@@ -1,0 +1,665 @@
+// Convolution, pooling and normalization over N-d images ([N, C, D1, ..., Dn]): Conv,
+// MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, BatchNormalization (inference),
+// InstanceNormalization, LayerNormalization, RMSNormalization.
+//
+// Accumulation is in double and rounds once to the storage type. Conv is a direct loop
+// (correct for every group/dilation/padding form); its speed against ONNX Runtime is
+// measured in bench/ before a faster path is chosen.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "broadcast.h"
+#include "kernel_util.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+// The sliding-window geometry shared by Conv and the pools.
+struct Window {
+  std::vector<int64_t> in, kernel, strides, dilations, pad_begin, pad_end, out;
+  int64_t OutCount() const {
+    int64_t n = 1;
+    for (int64_t d : out)
+      n *= d;
+    return n;
+  }
+  int64_t InCount() const {
+    int64_t n = 1;
+    for (int64_t d : in)
+      n *= d;
+    return n;
+  }
+  int64_t KernelCount() const {
+    int64_t n = 1;
+    for (int64_t d : kernel)
+      n *= d;
+    return n;
+  }
+};
+
+struct WindowAttrs {
+  std::string auto_pad = "NOTSET";
+  std::vector<int64_t> kernel, strides, dilations, pads;
+  bool ceil_mode = false;
+};
+
+Result<WindowAttrs> ReadWindowAttrs(const KernelInfo& info, bool kernel_required) {
+  WindowAttrs w;
+  ONNX_LIGHT_ASSIGN_OR_RETURN(w.auto_pad, info.GetString("auto_pad", "NOTSET"));
+  if (w.auto_pad != "NOTSET" && w.auto_pad != "VALID" && w.auto_pad != "SAME_UPPER" &&
+      w.auto_pad != "SAME_LOWER") {
+    return Status(StatusCode::kInvalidModel,
+                  info.Describe() + ": unknown auto_pad '" + w.auto_pad + "'");
+  }
+  if (kernel_required || info.HasAttribute("kernel_shape")) {
+    ONNX_LIGHT_ASSIGN_OR_RETURN(w.kernel, info.GetInts("kernel_shape"));
+  }
+  if (info.HasAttribute("strides")) {
+    ONNX_LIGHT_ASSIGN_OR_RETURN(w.strides, info.GetInts("strides"));
+  }
+  if (info.HasAttribute("dilations")) {
+    ONNX_LIGHT_ASSIGN_OR_RETURN(w.dilations, info.GetInts("dilations"));
+  }
+  if (info.HasAttribute("pads")) {
+    ONNX_LIGHT_ASSIGN_OR_RETURN(w.pads, info.GetInts("pads"));
+  }
+  ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ceil_mode, info.GetInt("ceil_mode", 0));
+  w.ceil_mode = ceil_mode != 0;
+  return w;
+}
+
+// Output dims and effective pads for spatial input dims `in`.
+Result<Window> MakeWindow(const WindowAttrs& a, std::vector<int64_t> in,
+                          std::vector<int64_t> kernel, const KernelInfo& info) {
+  const size_t n = in.size();
+  Window w;
+  w.in = std::move(in);
+  w.kernel = std::move(kernel);
+  // (assign() rather than a conditional expression: GCC 12 warns falsely on the latter)
+  if (a.strides.empty()) {
+    w.strides.assign(n, 1);
+  } else {
+    w.strides = a.strides;
+  }
+  if (a.dilations.empty()) {
+    w.dilations.assign(n, 1);
+  } else {
+    w.dilations = a.dilations;
+  }
+  if (w.kernel.size() != n || w.strides.size() != n || w.dilations.size() != n ||
+      (!a.pads.empty() && a.pads.size() != 2 * n)) {
+    return Status(StatusCode::kInvalidArgument,
+                  info.Describe() + ": kernel_shape, strides, dilations or pads do not match " +
+                      std::to_string(n) + " spatial dims");
+  }
+  w.pad_begin.assign(n, 0);
+  w.pad_end.assign(n, 0);
+  w.out.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t k = w.kernel[i], s = w.strides[i], d = w.dilations[i];
+    if (k < 1 || s < 1 || d < 1) {
+      return Status(StatusCode::kInvalidArgument,
+                    info.Describe() + ": kernel, stride and dilation must be >= 1");
+    }
+    const int64_t span = (k - 1) * d + 1;
+    if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
+      w.out[i] = (w.in[i] + s - 1) / s;
+      const int64_t total = std::max<int64_t>(0, (w.out[i] - 1) * s + span - w.in[i]);
+      w.pad_begin[i] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      w.pad_end[i] = total - w.pad_begin[i];
+    } else {
+      if (a.auto_pad == "NOTSET" && !a.pads.empty()) {
+        w.pad_begin[i] = a.pads[i];
+        w.pad_end[i] = a.pads[i + n];
+      }
+      const int64_t room = w.in[i] + w.pad_begin[i] + w.pad_end[i] - span;
+      if (room < 0) {
+        return Status(StatusCode::kInvalidArgument,
+                      info.Describe() + ": the window is larger than the padded input");
+      }
+      w.out[i] = (a.ceil_mode ? (room + s - 1) / s : room / s) + 1;
+      // With ceil_mode the last window must start inside the input or the begin pad.
+      if (a.ceil_mode && (w.out[i] - 1) * s >= w.in[i] + w.pad_begin[i]) --w.out[i];
+    }
+  }
+  return w;
+}
+
+// Calls fn(out_index, in_positions_start) for each output position: the window's first
+// input coordinate per spatial dim (may be negative inside the begin pad).
+template <typename Fn>
+void ForEachOutput(const Window& w, Fn fn) {
+  const size_t n = w.out.size();
+  std::vector<int64_t> pos(n, 0), start(n);
+  for (int64_t o = 0; o < w.OutCount(); ++o) {
+    for (size_t i = 0; i < n; ++i)
+      start[i] = pos[i] * w.strides[i] - w.pad_begin[i];
+    fn(o, start);
+    for (size_t i = n; i-- > 0;) {
+      if (++pos[i] < w.out[i]) break;
+      pos[i] = 0;
+    }
+  }
+}
+
+// Calls fn(kernel_index, in_offset) for each window tap inside the input.
+template <typename Fn>
+void ForEachTap(const Window& w, const std::vector<int64_t>& start, Fn fn) {
+  const size_t n = w.kernel.size();
+  std::vector<int64_t> k(n, 0);
+  for (int64_t t = 0; t < w.KernelCount(); ++t) {
+    int64_t off = 0;
+    bool inside = true;
+    for (size_t i = 0; i < n && inside; ++i) {
+      const int64_t p = start[i] + k[i] * w.dilations[i];
+      inside = p >= 0 && p < w.in[i];
+      off = off * w.in[i] + p;
+    }
+    if (inside) fn(t, off);
+    for (size_t i = n; i-- > 0;) {
+      if (++k[i] < w.kernel[i]) break;
+      k[i] = 0;
+    }
+  }
+}
+
+std::vector<int64_t> Spatial(const Shape& s) {
+  return std::vector<int64_t>(s.dims().begin() + 2, s.dims().end());
+}
+
+Status NeedRank3(const Tensor& x, const KernelInfo& info) {
+  if (x.shape().rank() < 3) {
+    return Status(StatusCode::kInvalidArgument,
+                  info.Describe() + ": input must be [N, C, D1, ...], got " + x.shape().ToString());
+  }
+  return Status::Ok();
+}
+
+// Dispatches fn(T{}) for the four float types.
+template <typename Fn>
+void ForFloat(DataType t, Fn&& fn) {
+  DispatchNumeric(t, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_integral_v<T>) fn(tag);
+  });
+}
+
+// ---- Conv -----------------------------------------------------------------------------
+
+class Conv : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Conv>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->attrs_, ReadWindowAttrs(info, false));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->group_, info.GetInt("group", 1));
+    if (k->group_ < 1) {
+      return Status(StatusCode::kInvalidModel, info.Describe() + ": group must be >= 1");
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& x = *ctx.input(0);
+    const Tensor& wt = *ctx.input(1);
+    const Tensor* bias = ctx.input(2);
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    const int64_t batch = x.shape()[0], c_in = x.shape()[1];
+    if (wt.shape().rank() != x.shape().rank()) {
+      return Status(
+          StatusCode::kInvalidArgument,
+          ctx.info().Describe() + ": W " + wt.shape().ToString() + " must have the rank of X");
+    }
+    const int64_t m = wt.shape()[0], cg = wt.shape()[1];
+    if (c_in != cg * group_ || m % group_ != 0) {
+      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": X has " +
+                                                      std::to_string(c_in) + " channels, W " +
+                                                      wt.shape().ToString() + " with group " +
+                                                      std::to_string(group_) + " does not match");
+    }
+    if (bias != nullptr && (bias->shape().rank() != 1 || bias->shape()[0] != m)) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": B must be [" + std::to_string(m) + "]");
+    }
+    std::vector<int64_t> kernel = Spatial(wt.shape());
+    if (!attrs_.kernel.empty() && attrs_.kernel != kernel) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": kernel_shape does not match W");
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Window w,
+                                MakeWindow(attrs_, Spatial(x.shape()), kernel, ctx.info()));
+    std::vector<int64_t> dims = {batch, m};
+    dims.insert(dims.end(), w.out.begin(), w.out.end());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    const int64_t in_sz = w.InCount(), out_sz = w.OutCount(), k_sz = w.KernelCount();
+    const int64_t m_per_group = m / group_;
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* xp = x.data<T>();
+      const T* wp = wt.data<T>();
+      T* yp = y->mutable_data<T>();
+      std::vector<double> wd(static_cast<size_t>(wt.num_elements()));
+      for (size_t i = 0; i < wd.size(); ++i)
+        wd[i] = static_cast<double>(wp[i]);
+      for (int64_t b = 0; b < batch; ++b) {
+        for (int64_t oc = 0; oc < m; ++oc) {
+          const int64_t g = oc / m_per_group;
+          const double bv = bias != nullptr ? static_cast<double>(bias->data<T>()[oc]) : 0.0;
+          T* yo = yp + (b * m + oc) * out_sz;
+          ForEachOutput(w, [&](int64_t o, const std::vector<int64_t>& start) {
+            double acc = bv;
+            ForEachTap(w, start, [&](int64_t t, int64_t off) {
+              for (int64_t c = 0; c < cg; ++c) {
+                const T* xc = xp + (b * c_in + g * cg + c) * in_sz;
+                acc += static_cast<double>(xc[off]) *
+                       wd[static_cast<size_t>((oc * cg + c) * k_sz + t)];
+              }
+            });
+            yo[o] = static_cast<T>(acc);
+          });
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  WindowAttrs attrs_;
+  int64_t group_ = 1;
+};
+
+// ---- Pools ----------------------------------------------------------------------------
+
+template <bool kMax>
+class Pool : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Pool>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->attrs_, ReadWindowAttrs(info, true));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t cip, info.GetInt("count_include_pad", 0));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t order, info.GetInt("storage_order", 0));
+    k->count_include_pad_ = cip != 0;
+    if (order != 0) {
+      return Status(StatusCode::kNotImplemented,
+                    info.Describe() + ": storage_order=1 (column-major indices) is not supported");
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& x = *ctx.input(0);
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Window w,
+                                MakeWindow(attrs_, Spatial(x.shape()), attrs_.kernel, ctx.info()));
+    const int64_t nc = x.shape()[0] * x.shape()[1];
+    std::vector<int64_t> dims = {x.shape()[0], x.shape()[1]};
+    dims.insert(dims.end(), w.out.begin(), w.out.end());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    int64_t* indices = nullptr;
+    if (kMax && ctx.output_count() > 1) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * ind, ctx.AllocateOutput(1, DataType::kInt64, dims));
+      indices = ind->mutable_data<int64_t>();
+    }
+    const int64_t in_sz = w.InCount(), out_sz = w.OutCount();
+    DispatchNumeric(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_same_v<T, bool>) {
+        const T* xp = x.data<T>();
+        T* yp = y->mutable_data<T>();
+        for (int64_t p = 0; p < nc; ++p) {
+          const T* xc = xp + p * in_sz;
+          ForEachOutput(w, [&](int64_t o, const std::vector<int64_t>& start) {
+            if constexpr (kMax) {
+              double best = -std::numeric_limits<double>::infinity();
+              int64_t arg = -1;
+              ForEachTap(w, start, [&](int64_t, int64_t off) {
+                const auto v = static_cast<double>(xc[off]);
+                if (arg < 0 || v > best) {
+                  best = v;
+                  arg = off;
+                }
+              });
+              yp[p * out_sz + o] = arg < 0 ? static_cast<T>(0.0f) : xc[arg];
+              if (indices != nullptr)
+                indices[p * out_sz + o] = p * in_sz + std::max<int64_t>(arg, 0);
+            } else {
+              double sum = 0;
+              int64_t count = 0;
+              ForEachTap(w, start, [&](int64_t, int64_t off) {
+                sum += static_cast<double>(xc[off]);
+                ++count;
+              });
+              if (count_include_pad_) count = PaddedCount(w, start);
+              yp[p * out_sz + o] =
+                  static_cast<T>(count > 0 ? sum / static_cast<double>(count) : 0.0);
+            }
+          });
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  // Window taps inside the padded input (what count_include_pad divides by).
+  static int64_t PaddedCount(const Window& w, const std::vector<int64_t>& start) {
+    int64_t count = 1;
+    for (size_t i = 0; i < w.kernel.size(); ++i) {
+      int64_t taps = 0;
+      for (int64_t k = 0; k < w.kernel[i]; ++k) {
+        const int64_t p = start[i] + k * w.dilations[i];
+        if (p >= -w.pad_begin[i] && p < w.in[i] + w.pad_end[i]) ++taps;
+      }
+      count *= taps;
+    }
+    return count;
+  }
+
+  WindowAttrs attrs_;
+  bool count_include_pad_ = false;
+};
+
+template <bool kMax>
+class GlobalPool : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
+    return std::unique_ptr<KernelBase>(new GlobalPool());
+  }
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& x = *ctx.input(0);
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    std::vector<int64_t> dims(x.shape().rank(), 1);
+    dims[0] = x.shape()[0];
+    dims[1] = x.shape()[1];
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    const int64_t nc = dims[0] * dims[1];
+    const int64_t sz = nc == 0 ? 0 : x.num_elements() / nc;
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* xp = x.data<T>();
+      T* yp = y->mutable_data<T>();
+      for (int64_t p = 0; p < nc; ++p) {
+        double acc = kMax ? -std::numeric_limits<double>::infinity() : 0.0;
+        for (int64_t i = 0; i < sz; ++i) {
+          const auto v = static_cast<double>(xp[p * sz + i]);
+          acc = kMax ? std::max(acc, v) : acc + v;
+        }
+        yp[p] = static_cast<T>(kMax ? acc : acc / static_cast<double>(sz));
+      }
+    });
+    return Status::Ok();
+  }
+};
+
+// ---- Normalizations -------------------------------------------------------------------
+
+// Values of a per-channel parameter (any float type: BatchNormalization-15 lets them
+// differ from X's) as double, checked to be [C].
+Result<std::vector<double>> ChannelParam(const Tensor* t, int64_t c, const char* what,
+                                         const KernelInfo& info) {
+  if (t == nullptr || t->shape().rank() != 1 || t->shape()[0] != c) {
+    return Status(StatusCode::kInvalidArgument,
+                  info.Describe() + ": " + what + " must be [" + std::to_string(c) + "]");
+  }
+  std::vector<double> v(static_cast<size_t>(c));
+  ForFloat(t->dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    for (int64_t i = 0; i < c; ++i)
+      v[static_cast<size_t>(i)] = static_cast<double>(t->data<T>()[i]);
+  });
+  return v;
+}
+
+// y = scale[c] * (x - shift[c]) * inv[c] + bias[c] per channel (N, C, spatial...).
+void ApplyPerChannel(const Tensor& x, Tensor* y, const std::vector<double>& scale,
+                     const std::vector<double>& bias, const std::vector<double>& mean,
+                     const std::vector<double>& inv, bool per_instance) {
+  const int64_t n = x.shape()[0], c = x.shape().rank() > 1 ? x.shape()[1] : 1;
+  const int64_t sz = n * c == 0 ? 0 : x.num_elements() / (n * c);
+  ForFloat(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* xp = x.data<T>();
+    T* yp = y->mutable_data<T>();
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t ch = 0; ch < c; ++ch) {
+        const auto k = static_cast<size_t>(ch);
+        const auto s = static_cast<size_t>(per_instance ? b * c + ch : ch);
+        const double a = scale[k] * inv[s], d = bias[k] - a * mean[s];
+        const int64_t base = (b * c + ch) * sz;
+        for (int64_t i = 0; i < sz; ++i)
+          yp[base + i] = static_cast<T>(a * static_cast<double>(xp[base + i]) + d);
+      }
+    }
+  });
+}
+
+class BatchNorm : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<BatchNorm>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->epsilon_, info.GetFloat("epsilon", 1e-5f));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t training, info.GetInt("training_mode", 0));
+    if (training != 0 || info.output_count() > 1) {
+      return Status(StatusCode::kNotImplemented,
+                    info.Describe() +
+                        ": training mode (running statistics outputs) is not "
+                        "supported; onnx-light runs inference");
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& x = *ctx.input(0);
+    if (x.shape().rank() < 2) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": X must be [N, C, ...]");
+    }
+    const int64_t c = x.shape()[1];
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto scale, ChannelParam(ctx.input(1), c, "scale", ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto bias, ChannelParam(ctx.input(2), c, "B", ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto mean, ChannelParam(ctx.input(3), c, "mean", ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto var, ChannelParam(ctx.input(4), c, "var", ctx.info()));
+    for (double& v : var)
+      v = 1.0 / std::sqrt(v + static_cast<double>(epsilon_));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    ApplyPerChannel(x, y, scale, bias, mean, var, false);
+    return Status::Ok();
+  }
+
+ private:
+  float epsilon_ = 1e-5f;
+};
+
+class InstanceNorm : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<InstanceNorm>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->epsilon_, info.GetFloat("epsilon", 1e-5f));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& x = *ctx.input(0);
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    const int64_t n = x.shape()[0], c = x.shape()[1];
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto scale, ChannelParam(ctx.input(1), c, "scale", ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto bias, ChannelParam(ctx.input(2), c, "B", ctx.info()));
+    const int64_t sz = n * c == 0 ? 0 : x.num_elements() / (n * c);
+    std::vector<double> mean(static_cast<size_t>(n * c)), inv(static_cast<size_t>(n * c));
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* xp = x.data<T>();
+      for (int64_t p = 0; p < n * c; ++p) {
+        double s = 0, s2 = 0;
+        for (int64_t i = 0; i < sz; ++i)
+          s += static_cast<double>(xp[p * sz + i]);
+        const double mu = s / static_cast<double>(sz);
+        for (int64_t i = 0; i < sz; ++i) {
+          const double d = static_cast<double>(xp[p * sz + i]) - mu;
+          s2 += d * d;
+        }
+        mean[static_cast<size_t>(p)] = mu;
+        inv[static_cast<size_t>(p)] =
+            1.0 / std::sqrt(s2 / static_cast<double>(sz) + static_cast<double>(epsilon_));
+      }
+    });
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    ApplyPerChannel(x, y, scale, bias, mean, inv, true);
+    return Status::Ok();
+  }
+
+ private:
+  float epsilon_ = 1e-5f;
+};
+
+// LayerNormalization (opset 17) and RMSNormalization (opset 23): normalize over the dims
+// from `axis` on; scale (and bias) broadcast to those dims. LayerNormalization's optional
+// Mean and InvStdDev outputs have shape dims[:axis] + [1, ...] and type float.
+template <bool kRms>
+class LayerNorm : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<LayerNorm>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", -1));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->epsilon_, info.GetFloat("epsilon", 1e-5f));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& x = *ctx.input(0);
+    const Tensor& scale = *ctx.input(1);
+    const Tensor* bias = kRms ? nullptr : ctx.input(2);
+    const auto rank = static_cast<int64_t>(x.shape().rank());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank, ctx.info()));
+    const std::vector<int64_t> inner_dims(x.shape().dims().begin() + axis, x.shape().dims().end());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Shape inner_shape, Shape::Create(inner_dims));
+    const int64_t inner = inner_shape.num_elements();
+    const int64_t outer = inner == 0 ? 0 : x.num_elements() / inner;
+    auto offsets = [&](const Tensor& p, const char* what) -> Result<std::vector<int64_t>> {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(auto d, BroadcastDims(p.shape(), inner_shape, ctx.info()));
+      if (d != inner_dims) {
+        return Status(StatusCode::kInvalidArgument,
+                      ctx.info().Describe() + ": " + what + " " + p.shape().ToString() +
+                          " does not broadcast to " + inner_shape.ToString());
+      }
+      const std::vector<int64_t> st = BroadcastStrides(p.shape(), inner_dims);
+      std::vector<int64_t> off(static_cast<size_t>(inner));
+      std::vector<int64_t> pos(inner_dims.size(), 0);
+      for (int64_t i = 0; i < inner; ++i) {
+        int64_t o = 0;
+        for (size_t k = 0; k < pos.size(); ++k)
+          o += pos[k] * st[k];
+        off[static_cast<size_t>(i)] = o;
+        for (size_t k = pos.size(); k-- > 0;) {
+          if (++pos[k] < inner_dims[k]) break;
+          pos[k] = 0;
+        }
+      }
+      return off;
+    };
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto scale_off, offsets(scale, "scale"));
+    std::vector<int64_t> bias_off;
+    if (bias != nullptr) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(bias_off, offsets(*bias, "B"));
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    std::vector<int64_t> stat_dims(x.shape().dims().begin(), x.shape().dims().begin() + axis);
+    stat_dims.resize(static_cast<size_t>(rank), 1);
+    float* mean_out = nullptr;
+    float* inv_out = nullptr;
+    if (!kRms && ctx.output_count() > 1) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * m, ctx.AllocateOutput(1, DataType::kFloat, stat_dims));
+      mean_out = m->mutable_data<float>();
+    }
+    if (!kRms && ctx.output_count() > 2) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * v, ctx.AllocateOutput(2, DataType::kFloat, stat_dims));
+      inv_out = v->mutable_data<float>();
+    }
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* xp = x.data<T>();
+      const T* sp = scale.data<T>();
+      const T* bp = bias != nullptr ? bias->data<T>() : nullptr;
+      T* yp = y->mutable_data<T>();
+      for (int64_t o = 0; o < outer; ++o) {
+        const T* row = xp + o * inner;
+        double mu = 0, s2 = 0;
+        if (!kRms) {
+          for (int64_t i = 0; i < inner; ++i)
+            mu += static_cast<double>(row[i]);
+          mu /= static_cast<double>(inner);
+        }
+        for (int64_t i = 0; i < inner; ++i) {
+          const double d = static_cast<double>(row[i]) - mu;
+          s2 += d * d;
+        }
+        const double inv =
+            1.0 / std::sqrt(s2 / static_cast<double>(inner) + static_cast<double>(epsilon_));
+        if (mean_out != nullptr) mean_out[o] = static_cast<float>(mu);
+        if (inv_out != nullptr) inv_out[o] = static_cast<float>(inv);
+        for (int64_t i = 0; i < inner; ++i) {
+          double v = (static_cast<double>(row[i]) - mu) * inv *
+                     static_cast<double>(sp[scale_off[static_cast<size_t>(i)]]);
+          if (bp != nullptr) v += static_cast<double>(bp[bias_off[static_cast<size_t>(i)]]);
+          yp[o * inner + i] = static_cast<T>(v);
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  int64_t axis_ = -1;
+  float epsilon_ = 1e-5f;
+};
+
+Status StatsAreFloat(const onnx::NodeProto&, const std::vector<DataType>& in,
+                     std::vector<DataType>* out) {
+  (*out)[0] = in[0];
+  for (size_t i = 1; i < out->size(); ++i)
+    (*out)[i] = DataType::kFloat;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RegisterKernel_ai_onnx_Conv(KernelRegistry& r) {
+  return r.Register(Def("Conv", 1, {{"T", {0, 1, 2}, {0}, FloatTypes()}}, FactoryOf<Conv>()));
+}
+Status RegisterKernel_ai_onnx_MaxPool(KernelRegistry& r) {
+  KernelDef def = Def("MaxPool", 1,
+                      {{"T",
+                        {0},
+                        {0},
+                        {DataType::kFloat16, DataType::kBFloat16, DataType::kFloat,
+                         DataType::kDouble, DataType::kInt8, DataType::kUint8}},
+                       {"I", {}, {1}, {DataType::kInt64}}},
+                      FactoryOf<Pool<true>>());
+  return r.Register(std::move(def));
+}
+Status RegisterKernel_ai_onnx_AveragePool(KernelRegistry& r) {
+  return r.Register(
+      Def("AveragePool", 1, {{"T", {0}, {0}, FloatTypes()}}, FactoryOf<Pool<false>>()));
+}
+Status RegisterKernel_ai_onnx_GlobalAveragePool(KernelRegistry& r) {
+  return r.Register(
+      UnaryDef("", "GlobalAveragePool", 1, FloatTypes(), FactoryOf<GlobalPool<false>>()));
+}
+Status RegisterKernel_ai_onnx_GlobalMaxPool(KernelRegistry& r) {
+  return r.Register(UnaryDef("", "GlobalMaxPool", 1, FloatTypes(), FactoryOf<GlobalPool<true>>()));
+}
+Status RegisterKernel_ai_onnx_BatchNormalization(KernelRegistry& r) {
+  return r.Register(
+      Def("BatchNormalization", 1, {{"T", {0}, {0}, FloatTypes()}}, FactoryOf<BatchNorm>()));
+}
+Status RegisterKernel_ai_onnx_InstanceNormalization(KernelRegistry& r) {
+  return r.Register(Def("InstanceNormalization", 1, {{"T", {0, 1, 2}, {0}, FloatTypes()}},
+                        FactoryOf<InstanceNorm>()));
+}
+Status RegisterKernel_ai_onnx_LayerNormalization(KernelRegistry& r) {
+  KernelDef def = Def("LayerNormalization", 17, {{"T", {0, 1, 2}, {0}, FloatTypes()}},
+                      FactoryOf<LayerNorm<false>>());
+  def.output_types = &StatsAreFloat;
+  return r.Register(std::move(def));
+}
+Status RegisterKernel_ai_onnx_RMSNormalization(KernelRegistry& r) {
+  return r.Register(Def("RMSNormalization", 23, {{"T", {0, 1}, {0}, FloatTypes()}},
+                        FactoryOf<LayerNorm<true>>()));
+}
+
+}  // namespace onnx_light::kernels
