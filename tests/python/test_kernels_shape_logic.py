@@ -451,7 +451,7 @@ def test_conv_and_pools_against_numpy():
             for j in range(5):
                 patch = xp[:, g * 2 : g * 2 + 2, i * 2 : i * 2 + 3, j : j + 3 : 2]
                 ref[:, oc, i, j] = (patch * w[oc]).sum(axis=(1, 2, 3)) + b[oc]
-    np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5)  # float32, rounded once
+    np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5)  # float32 accumulation
     (m,) = session("MaxPool", [("x", F)], kernel_shape=[2, 2], strides=[2, 2]).run(None, {"x": x})
     np.testing.assert_array_equal(m, x[:, :, :6, :6].reshape(2, 4, 3, 2, 3, 2).max(axis=(3, 5)))
     (a,) = session("AveragePool", [("x", F)], kernel_shape=[1, 3], pads=[0, 1, 0, 1]).run(

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "broadcast.h"
+#include "gemm.h"
 #include "kernel_util.h"
 
 namespace onnx_light::kernels {
@@ -35,26 +36,6 @@ struct Widened {
     }
   }
 };
-
-// c[m x n] (+)= a[m x k] * b[k x n], with element strides for transposed operands.
-template <typename C>
-void Gemm2D(const C* a, int64_t lda_row, int64_t lda_col, const C* b, int64_t ldb_row,
-            int64_t ldb_col, C* c, int64_t m, int64_t n, int64_t k) {
-  for (int64_t i = 0; i < m; ++i) {
-    C* crow = c + i * n;
-    for (int64_t p = 0; p < k; ++p) {
-      const C av = a[i * lda_row + p * lda_col];
-      const C* brow = b + p * ldb_row;
-      if (ldb_col == 1) {
-        for (int64_t j = 0; j < n; ++j)
-          crow[j] += av * brow[j];
-      } else {
-        for (int64_t j = 0; j < n; ++j)
-          crow[j] += av * brow[j * ldb_col];
-      }
-    }
-  }
-}
 
 class MatMul : public KernelBase {
  public:

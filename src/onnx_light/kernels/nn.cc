@@ -2,14 +2,16 @@
 // MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, BatchNormalization (inference),
 // InstanceNormalization, LayerNormalization, RMSNormalization.
 //
-// Accumulation is in double and rounds once to the storage type. Conv is a direct loop
-// (correct for every group/dilation/padding form); its speed against ONNX Runtime is
-// measured in bench/ before a faster path is chosen.
+// Pools and normalizations accumulate in double and round once to the storage type. Conv
+// is im2col followed by the shared matrix-product loop (gemm.h), accumulating in float
+// (double for float64) as ONNX Runtime does; its speed against ORT is in
+// docs/performance.md.
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
 #include "broadcast.h"
+#include "gemm.h"
 #include "kernel_util.h"
 
 namespace onnx_light::kernels {
@@ -231,31 +233,47 @@ class Conv : public KernelBase {
     dims.insert(dims.end(), w.out.begin(), w.out.end());
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     const int64_t in_sz = w.InCount(), out_sz = w.OutCount(), k_sz = w.KernelCount();
-    const int64_t m_per_group = m / group_;
+    const int64_t m_per_group = m / group_, rows = cg * k_sz;
+    // im2col: for each output position, the input offset of every tap (-1 in the pad).
+    std::vector<int64_t> tap_offset(static_cast<size_t>(k_sz * out_sz));
+    ForEachOutput(w, [&](int64_t o, const std::vector<int64_t>& start) {
+      for (int64_t t = 0; t < k_sz; ++t)
+        tap_offset[static_cast<size_t>(t * out_sz + o)] = -1;
+      ForEachTap(w, start, [&](int64_t t, int64_t off) {
+        tap_offset[static_cast<size_t>(t * out_sz + o)] = off;
+      });
+    });
     ForFloat(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
+      using C = typename ComputeType<T>::type;  // float for 16-bit, as ORT accumulates
       const T* xp = x.data<T>();
-      const T* wp = wt.data<T>();
       T* yp = y->mutable_data<T>();
-      std::vector<double> wd(static_cast<size_t>(wt.num_elements()));
-      for (size_t i = 0; i < wd.size(); ++i)
-        wd[i] = static_cast<double>(wp[i]);
+      std::vector<C> wc(static_cast<size_t>(wt.num_elements()));
+      for (size_t i = 0; i < wc.size(); ++i)
+        wc[i] = static_cast<C>(wt.data<T>()[i]);
+      std::vector<C> col(static_cast<size_t>(rows * out_sz));
+      std::vector<C> acc(static_cast<size_t>(m_per_group * out_sz));
       for (int64_t b = 0; b < batch; ++b) {
-        for (int64_t oc = 0; oc < m; ++oc) {
-          const int64_t g = oc / m_per_group;
-          const double bv = bias != nullptr ? static_cast<double>(bias->data<T>()[oc]) : 0.0;
-          T* yo = yp + (b * m + oc) * out_sz;
-          ForEachOutput(w, [&](int64_t o, const std::vector<int64_t>& start) {
-            double acc = bv;
-            ForEachTap(w, start, [&](int64_t t, int64_t off) {
-              for (int64_t c = 0; c < cg; ++c) {
-                const T* xc = xp + (b * c_in + g * cg + c) * in_sz;
-                acc += static_cast<double>(xc[off]) *
-                       wd[static_cast<size_t>((oc * cg + c) * k_sz + t)];
-              }
-            });
-            yo[o] = static_cast<T>(acc);
-          });
+        for (int64_t g = 0; g < group_; ++g) {
+          for (int64_t c = 0; c < cg; ++c) {
+            const T* xc = xp + (b * c_in + g * cg + c) * in_sz;
+            for (int64_t t = 0; t < k_sz; ++t) {
+              C* row = col.data() + (c * k_sz + t) * out_sz;
+              const int64_t* off = tap_offset.data() + t * out_sz;
+              for (int64_t o = 0; o < out_sz; ++o)
+                row[o] = off[o] < 0 ? C(0) : static_cast<C>(xc[off[o]]);
+            }
+          }
+          for (int64_t oc = 0; oc < m_per_group; ++oc) {
+            const C bv =
+                bias != nullptr ? static_cast<C>(bias->data<T>()[g * m_per_group + oc]) : C(0);
+            std::fill(acc.begin() + oc * out_sz, acc.begin() + (oc + 1) * out_sz, bv);
+          }
+          Gemm2D<C>(wc.data() + g * m_per_group * rows, rows, 1, col.data(), out_sz, 1, acc.data(),
+                    m_per_group, out_sz, rows);
+          T* yg = yp + (b * m + g * m_per_group) * out_sz;
+          for (size_t i = 0; i < acc.size(); ++i)
+            yg[i] = static_cast<T>(acc[i]);
         }
       }
     });
@@ -608,6 +626,59 @@ class LayerNorm : public KernelBase {
   float epsilon_ = 1e-5f;
 };
 
+// LRN: y = x / (bias + alpha / size * sum of x^2 over the channel window)^beta, the
+// window spanning channels c - floor((size - 1) / 2) .. c + ceil((size - 1) / 2).
+class Lrn : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Lrn>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->alpha_, info.GetFloat("alpha", 1e-4f));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->beta_, info.GetFloat("beta", 0.75f));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->bias_, info.GetFloat("bias", 1.0f));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->size_, info.GetInt("size"));
+    if (k->size_ < 1) {
+      return Status(StatusCode::kInvalidModel, info.Describe() + ": size must be >= 1");
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& x = *ctx.input(0);
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    const int64_t n = x.shape()[0], c = x.shape()[1];
+    const int64_t sz = n * c == 0 ? 0 : x.num_elements() / (n * c);
+    const int64_t lo = (size_ - 1) / 2, hi = size_ - 1 - lo;
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* xp = x.data<T>();
+      T* yp = y->mutable_data<T>();
+      for (int64_t b = 0; b < n; ++b) {
+        for (int64_t ch = 0; ch < c; ++ch) {
+          const int64_t c0 = std::max<int64_t>(0, ch - lo), c1 = std::min(c - 1, ch + hi);
+          for (int64_t i = 0; i < sz; ++i) {
+            double sq = 0;
+            for (int64_t k = c0; k <= c1; ++k) {
+              const auto v = static_cast<double>(xp[(b * c + k) * sz + i]);
+              sq += v * v;
+            }
+            const double d =
+                std::pow(static_cast<double>(bias_) +
+                             static_cast<double>(alpha_) / static_cast<double>(size_) * sq,
+                         static_cast<double>(beta_));
+            yp[(b * c + ch) * sz + i] =
+                static_cast<T>(static_cast<double>(xp[(b * c + ch) * sz + i]) / d);
+          }
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  float alpha_ = 1e-4f, beta_ = 0.75f, bias_ = 1.0f;
+  int64_t size_ = 1;
+};
+
 Status StatsAreFloat(const onnx::NodeProto&, const std::vector<DataType>& in,
                      std::vector<DataType>* out) {
   (*out)[0] = in[0];
@@ -660,6 +731,10 @@ Status RegisterKernel_ai_onnx_LayerNormalization(KernelRegistry& r) {
 Status RegisterKernel_ai_onnx_RMSNormalization(KernelRegistry& r) {
   return r.Register(Def("RMSNormalization", 23, {{"T", {0, 1}, {0}, FloatTypes()}},
                         FactoryOf<LayerNorm<true>>()));
+}
+
+Status RegisterKernel_ai_onnx_LRN(KernelRegistry& r) {
+  return r.Register(UnaryDef("", "LRN", 1, FloatTypes(), FactoryOf<Lrn>()));
 }
 
 }  // namespace onnx_light::kernels
