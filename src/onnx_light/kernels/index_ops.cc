@@ -1,4 +1,4 @@
-// Indexing and data movement: Constant, Gather, GatherElements, Slice, Split, Tile, Range,
+// Indexing and data movement: Gather, GatherElements, Slice, Split, Tile, Range,
 // Trilu, CumSum, Dropout (inference). Data movement works on every tensor type, strings
 // included; index inputs are int32 or int64 and negative indices count from the end.
 #include <cmath>
@@ -6,7 +6,6 @@
 
 #include "broadcast.h"
 #include "kernel_util.h"
-#include "onnx_light/runtime/tensor_proto.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -38,95 +37,6 @@ int64_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
   for (size_t i = begin; i < end; ++i)
     p *= dims[i];
   return p;
-}
-
-// ---- Constant -------------------------------------------------------------------------
-
-// The tensor a Constant node's attribute holds (value, value_float(s), value_int(s),
-// value_string(s)); sparse_value is not supported.
-Result<Tensor> ConstantValue(const KernelInfo& info) {
-  const onnx::NodeProto& node = info.node();
-  if (node.attribute.size() != 1) {
-    return Status(StatusCode::kInvalidModel, info.Describe() + ": needs exactly one attribute");
-  }
-  const onnx::AttributeProto& a = node.attribute[0];
-  const std::string& name = a.name.get();
-  auto make = [](DataType t, std::vector<int64_t> dims) -> Result<Tensor> {
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Shape s, Shape::Create(std::move(dims)));
-    return Tensor::Allocate(t, std::move(s));
-  };
-  if (name == "value") return TensorFromProto(a.t.get());
-  if (name == "value_float" || name == "value_int") {
-    const bool is_float = name == "value_float";
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor t, make(is_float ? DataType::kFloat : DataType::kInt64, {}));
-    if (is_float) {
-      t.mutable_data<float>()[0] = a.f.get();
-    } else {
-      t.mutable_data<int64_t>()[0] = a.i.get();
-    }
-    return t;
-  }
-  if (name == "value_floats") {
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor t,
-                                make(DataType::kFloat, {static_cast<int64_t>(a.floats.size())}));
-    std::copy(a.floats.begin(), a.floats.end(), t.mutable_data<float>());
-    return t;
-  }
-  if (name == "value_ints") {
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor t,
-                                make(DataType::kInt64, {static_cast<int64_t>(a.ints.size())}));
-    std::copy(a.ints.begin(), a.ints.end(), t.mutable_data<int64_t>());
-    return t;
-  }
-  if (name == "value_string") {
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor t, make(DataType::kString, {}));
-    t.mutable_data<std::string>()[0] = a.s.get();
-    return t;
-  }
-  if (name == "value_strings") {
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor t,
-                                make(DataType::kString, {static_cast<int64_t>(a.strings.size())}));
-    std::copy(a.strings.begin(), a.strings.end(), t.mutable_data<std::string>());
-    return t;
-  }
-  return Status(StatusCode::kNotImplemented,
-                info.Describe() + ": attribute '" + name + "' is not supported");
-}
-
-// Built once at session creation; every run hands out the same storage (no copy).
-class Constant : public KernelBase {
- public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
-    auto k = std::make_unique<Constant>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->value_, ConstantValue(info));
-    return std::unique_ptr<KernelBase>(std::move(k));
-  }
-  Status Compute(KernelContext& ctx) override { return ctx.SetOutput(0, value_); }
-
- private:
-  Tensor value_;
-};
-
-Status ConstantType(const onnx::NodeProto& node, const std::vector<DataType>&,
-                    std::vector<DataType>* out) {
-  if (node.attribute.size() != 1) {
-    return Status(StatusCode::kInvalidModel, "Constant needs exactly one attribute");
-  }
-  const onnx::AttributeProto& a = node.attribute[0];
-  const std::string& name = a.name.get();
-  if (name == "value") {
-    ONNX_LIGHT_ASSIGN_OR_RETURN((*out)[0], DataTypeFromInt(a.t->data_type.get()));
-  } else if (name == "value_float" || name == "value_floats") {
-    (*out)[0] = DataType::kFloat;
-  } else if (name == "value_int" || name == "value_ints") {
-    (*out)[0] = DataType::kInt64;
-  } else if (name == "value_string" || name == "value_strings") {
-    (*out)[0] = DataType::kString;
-  } else {
-    return Status(StatusCode::kNotImplemented,
-                  "Constant attribute '" + name + "' is not supported");
-  }
-  return Status::Ok();
 }
 
 // ---- Gather / GatherElements ----------------------------------------------------------
@@ -624,11 +534,6 @@ Status BoolMask(const onnx::NodeProto&, const std::vector<DataType>& in,
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_Constant(KernelRegistry& r) {
-  KernelDef def = Def("Constant", 1, {{"T", {}, {0}, AllTensorTypes()}}, FactoryOf<Constant>());
-  def.output_types = &ConstantType;
-  return r.Register(std::move(def));
-}
 Status RegisterKernel_ai_onnx_Gather(KernelRegistry& r) {
   return r.Register(Def("Gather", 1,
                         {{"T", {0}, {0}, AllTensorTypes()}, {"Tind", {1}, {}, kIndexTypes}},
