@@ -22,19 +22,12 @@ sys.path.insert(0, str(REPO / "python"))
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO / "tools"))
 
-import onnxruntime as ort  # noqa: E402
+import runtime_vs_ort as rv  # noqa: E402
 from _common import cpu_name, timeit, write_section  # noqa: E402
 from conformance import data_root  # noqa: E402
 
 import onnx_light  # noqa: E402
 from onnx_light.onnx import TensorProto, helper  # noqa: E402
-
-
-def ort_session(data: bytes) -> ort.InferenceSession:
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = 1
-    so.inter_op_num_threads = 1
-    return ort.InferenceSession(data, so, providers=["CPUExecutionProvider"])
 
 
 def one_node(op, inputs, **attrs) -> bytes:
@@ -50,7 +43,7 @@ def one_node(op, inputs, **attrs) -> bytes:
 
 def compare(label, data: bytes, feeds, rows):
     light = onnx_light.RuntimeSession(data)
-    ref = ort_session(data)
+    ref = rv.ort_session(data)
     got = light.run(None, feeds)[0]
     want = ref.run(None, feeds)[0]
     err = float(np.max(np.abs(got - want)) / max(1e-30, float(np.max(np.abs(want)))))

