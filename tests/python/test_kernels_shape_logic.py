@@ -262,6 +262,55 @@ BAD_INPUTS = [
         {"x": f32(2, 3), "s": f32(4)},
         "cannot be broadcast",
     ),
+    (
+        "Pad",
+        [("a", F), ("p", I)],
+        {},
+        {"a": f32(2, 3), "p": np.array([1, 1])},
+        "pads has 2 values, expected 4",
+    ),
+    (
+        "Pad",
+        [("a", F), ("p", I)],
+        {},
+        {"a": f32(2, 3), "p": np.array([0, -2, 0, -2])},
+        "below zero",
+    ),
+    (
+        "Pad",
+        [("a", F), ("p", I)],
+        {"mode": "reflect"},
+        {"a": f32(1, 3), "p": np.array([1, 0, 0, 0])},
+        "reflect needs at least 2",
+    ),
+    (
+        "TopK",
+        [("a", F), ("k", I)],
+        {},
+        {"a": f32(2, 3), "k": np.array([4])},
+        "K=4 is outside \\[0, 3\\]",
+    ),
+    (
+        "ScatterElements",
+        [("a", F), ("i", I), ("u", F)],
+        {},
+        {"a": f32(2, 3), "i": np.array([[2, 0, 0]]), "u": f32(1, 3)},
+        "index 2 is out of range",
+    ),
+    (
+        "ScatterND",
+        [("a", F), ("i", I), ("u", F)],
+        {},
+        {"a": f32(2, 3), "i": np.array([[0, 0, 0]]), "u": f32(1)},
+        "must end in a dimension",
+    ),
+    (
+        "ScatterND",
+        [("a", F), ("i", I), ("u", F)],
+        {},
+        {"a": f32(2, 3), "i": np.array([[1]]), "u": f32(1, 2)},
+        "do not match indices and data",
+    ),
 ]
 
 
@@ -461,3 +510,45 @@ def test_conv_and_pools_against_numpy():
     counts = np.array([2, 3, 3, 3, 3, 2], np.float64)  # count_include_pad=0
     ref = (xp[..., :-2] + xp[..., 1:-1] + xp[..., 2:]) / counts
     np.testing.assert_allclose(a, ref, rtol=1e-6)
+
+
+def test_pad_modes_and_topk_against_numpy():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    pads = np.array([1, 2, 2, 1])
+    for mode, np_mode in (("reflect", "reflect"), ("edge", "edge"), ("wrap", "wrap")):
+        (y,) = session("Pad", [("a", F), ("p", I)], mode=mode, opset=19).run(
+            None, {"a": x, "p": pads}
+        )
+        np.testing.assert_array_equal(y, np.pad(x, ((1, 2), (2, 1)), mode=np_mode), err_msg=mode)
+    v = np.array([[3, 1, 3, 2], [0, 5, 5, -1]], np.float32)
+    node = helper.make_node("TopK", ["a", "k"], ["y", "i"])
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("a", F, None), helper.make_tensor_value_info("k", I, None)],
+        [helper.make_tensor_value_info("y", F, None), helper.make_tensor_value_info("i", I, None)],
+    )
+    s = onnx_light.RuntimeSession(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    )
+    s_out = s.run(None, {"a": v, "k": np.array([3])})
+    np.testing.assert_array_equal(s_out[0], [[3, 3, 2], [5, 5, 0]])
+    np.testing.assert_array_equal(s_out[1], [[0, 2, 3], [1, 2, 0]])  # ties: lower index first
+
+
+def test_bitshift_and_bitwise_against_numpy():
+    a = np.array([1, 255, 16, 7], np.uint8)
+    b = np.array([3, 1, 8, 0], np.uint8)
+    U8 = TensorProto.UINT8
+    (y,) = session("BitShift", [("a", U8), ("b", U8)], out_type=U8, direction="LEFT").run(
+        None, {"a": a, "b": b}
+    )
+    np.testing.assert_array_equal(y, np.array([8, 254, 0, 7], np.uint8))  # shift >= 8 gives 0
+    (y,) = session("BitwiseXor", [("a", U8), ("b", U8)], out_type=U8, opset=18).run(
+        None, {"a": a, "b": b}
+    )
+    np.testing.assert_array_equal(y, a ^ b)
+    with pytest.raises(ValueError, match="direction must be LEFT or RIGHT"):
+        session("BitShift", [("a", U8), ("b", U8)], out_type=U8, direction="UP").run(
+            None, {"a": a, "b": b}
+        )

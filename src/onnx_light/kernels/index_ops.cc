@@ -1,5 +1,5 @@
 // Indexing and data movement: Gather, GatherElements, Slice, Split, Tile, Range,
-// Trilu, CumSum, Dropout (inference). Data movement works on every tensor type, strings
+// Trilu, CumSum, CumProd, Dropout (inference). Data movement works on every tensor type, strings
 // included; index inputs are int32 or int64 and negative indices count from the end.
 #include <cmath>
 #include <type_traits>
@@ -432,10 +432,12 @@ class Trilu : public KernelBase {
   bool upper_ = true;
 };
 
-class CumSum : public KernelBase {
+// CumSum and CumProd (kProd): running sum/product along an axis; integers wrap.
+template <bool kProd>
+class Cumulative : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
-    auto k = std::make_unique<CumSum>();
+    auto k = std::make_unique<Cumulative>();
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ex, info.GetInt("exclusive", 0));
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t rev, info.GetInt("reverse", 0));
     k->exclusive_ = ex != 0;
@@ -459,18 +461,26 @@ class CumSum : public KernelBase {
       using T = decltype(tag);
       if constexpr (!std::is_same_v<T, bool>) {
         using C = std::conditional_t<std::is_integral_v<T>, T, double>;
+        auto Fold = [](C a, C b) -> C {
+          if constexpr (std::is_integral_v<C>) {  // wrap without undefined behaviour
+            const auto ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+            return static_cast<C>(kProd ? ua * ub : ua + ub);
+          } else {
+            return kProd ? a * b : a + b;
+          }
+        };
         const T* p = x.data<T>();
         T* q = y->mutable_data<T>();
         for (int64_t o = 0; o < outer; ++o) {
           for (int64_t j = 0; j < inner; ++j) {
-            C acc = 0;
+            C acc = kProd ? C(1) : C(0);
             for (int64_t s = 0; s < len; ++s) {
               const int64_t k = reverse_ ? len - 1 - s : s;
               const int64_t at = (o * len + k) * inner + j;
               const C v = static_cast<C>(p[at]);
-              if (!exclusive_) acc = static_cast<C>(acc + v);
+              if (!exclusive_) acc = Fold(acc, v);
               q[at] = static_cast<T>(acc);
-              if (exclusive_) acc = static_cast<C>(acc + v);
+              if (exclusive_) acc = Fold(acc, v);
             }
           }
         }
@@ -574,7 +584,12 @@ Status RegisterKernel_ai_onnx_Trilu(KernelRegistry& r) {
 Status RegisterKernel_ai_onnx_CumSum(KernelRegistry& r) {
   return r.Register(Def("CumSum", 11,
                         {{"T", {0}, {0}, NumericTypes()}, {"T2", {1}, {}, kIndexTypes}},
-                        FactoryOf<CumSum>()));
+                        FactoryOf<Cumulative<false>>()));
+}
+Status RegisterKernel_ai_onnx_CumProd(KernelRegistry& r) {
+  return r.Register(Def("CumProd", 26,
+                        {{"T", {0}, {0}, NumericTypes()}, {"T2", {1}, {}, kIndexTypes}},
+                        FactoryOf<Cumulative<true>>()));
 }
 Status RegisterKernel_ai_onnx_Dropout(KernelRegistry& r) {
   KernelDef def = Def("Dropout", 7, {{"T", {0}, {0}, FloatTypes()}}, FactoryOf<Dropout>());
