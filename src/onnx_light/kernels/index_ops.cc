@@ -10,8 +10,6 @@
 namespace onnx_light::kernels {
 namespace {
 
-const std::vector<DataType> kIndexTypes = {DataType::kInt32, DataType::kInt64};
-
 // Index tensor values (int32 or int64) as int64.
 std::vector<int64_t> IndexValues(const Tensor& t) {
   std::vector<int64_t> v(static_cast<size_t>(t.num_elements()));
@@ -546,17 +544,17 @@ Status BoolMask(const onnx::NodeProto&, const std::vector<DataType>& in,
 
 Status RegisterKernel_ai_onnx_Gather(KernelRegistry& r) {
   return r.Register(Def("Gather", 1,
-                        {{"T", {0}, {0}, AllTensorTypes()}, {"Tind", {1}, {}, kIndexTypes}},
+                        {{"T", {0}, {0}, AllTensorTypes()}, {"Tind", {1}, {}, IndexTypes()}},
                         FactoryOf<Gather>()));
 }
 Status RegisterKernel_ai_onnx_GatherElements(KernelRegistry& r) {
   return r.Register(Def("GatherElements", 11,
-                        {{"T", {0}, {0}, AllTensorTypes()}, {"Tind", {1}, {}, kIndexTypes}},
+                        {{"T", {0}, {0}, AllTensorTypes()}, {"Tind", {1}, {}, IndexTypes()}},
                         FactoryOf<GatherElements>()));
 }
 Status RegisterKernel_ai_onnx_Slice(KernelRegistry& r) {
   return r.Register(
-      Def("Slice", 1, {{"T", {0}, {0}, AllTensorTypes()}, {"Tind", {1, 2, 3, 4}, {}, kIndexTypes}},
+      Def("Slice", 1, {{"T", {0}, {0}, AllTensorTypes()}, {"Tind", {1, 2, 3, 4}, {}, IndexTypes()}},
           FactoryOf<Slice>()));
 }
 Status RegisterKernel_ai_onnx_Split(KernelRegistry& r) {
@@ -583,12 +581,12 @@ Status RegisterKernel_ai_onnx_Trilu(KernelRegistry& r) {
 }
 Status RegisterKernel_ai_onnx_CumSum(KernelRegistry& r) {
   return r.Register(Def("CumSum", 11,
-                        {{"T", {0}, {0}, NumericTypes()}, {"T2", {1}, {}, kIndexTypes}},
+                        {{"T", {0}, {0}, NumericTypes()}, {"T2", {1}, {}, IndexTypes()}},
                         FactoryOf<Cumulative<false>>()));
 }
 Status RegisterKernel_ai_onnx_CumProd(KernelRegistry& r) {
   return r.Register(Def("CumProd", 26,
-                        {{"T", {0}, {0}, NumericTypes()}, {"T2", {1}, {}, kIndexTypes}},
+                        {{"T", {0}, {0}, NumericTypes()}, {"T2", {1}, {}, IndexTypes()}},
                         FactoryOf<Cumulative<true>>()));
 }
 Status RegisterKernel_ai_onnx_Dropout(KernelRegistry& r) {

@@ -28,6 +28,16 @@ inline const std::vector<DataType>& NumericTypes() {
   return types;
 }
 
+// int32 and int64: the index types of Gather, Slice, Scatter*, ...
+inline std::vector<DataType> IndexTypes() {
+  return {DataType::kInt32, DataType::kInt64};
+}
+
+inline std::vector<DataType> IntegerTypes() {
+  return {DataType::kInt8,  DataType::kInt16,  DataType::kInt32,  DataType::kInt64,
+          DataType::kUint8, DataType::kUint16, DataType::kUint32, DataType::kUint64};
+}
+
 inline std::vector<DataType> AllTensorTypes() {
   std::vector<DataType> types = NumericTypes();
   types.push_back(DataType::kBool);

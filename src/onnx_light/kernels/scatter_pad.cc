@@ -11,10 +11,6 @@
 namespace onnx_light::kernels {
 namespace {
 
-const std::vector<DataType> kIntTypes = {DataType::kInt8,   DataType::kInt16, DataType::kInt32,
-                                         DataType::kInt64,  DataType::kUint8, DataType::kUint16,
-                                         DataType::kUint32, DataType::kUint64};
-
 // Row-major strides of dims.
 std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
   std::vector<int64_t> s(dims.size(), 1);
@@ -472,24 +468,22 @@ class ScatterND : public KernelBase {
   Reduction reduction_ = Reduction::kNone;
 };
 
-const std::vector<DataType> kIndexTypes2 = {DataType::kInt32, DataType::kInt64};
-
 }  // namespace
 
 #define ONNX_LIGHT_BIT(Op, since, kind, types)                                                     \
   Status RegisterKernel_ai_onnx_##Op(KernelRegistry& r) {                                          \
     return r.Register(Def(#Op, since, {{"T", {0, 1}, {0}, types}}, FactoryOf<BitBinary<kind>>())); \
   }
-ONNX_LIGHT_BIT(BitwiseAnd, 18, Bit::kAnd, kIntTypes)
-ONNX_LIGHT_BIT(BitwiseOr, 18, Bit::kOr, kIntTypes)
-ONNX_LIGHT_BIT(BitwiseXor, 18, Bit::kXor, kIntTypes)
+ONNX_LIGHT_BIT(BitwiseAnd, 18, Bit::kAnd, IntegerTypes())
+ONNX_LIGHT_BIT(BitwiseOr, 18, Bit::kOr, IntegerTypes())
+ONNX_LIGHT_BIT(BitwiseXor, 18, Bit::kXor, IntegerTypes())
 ONNX_LIGHT_BIT(BitShift, 11, Bit::kLeft,
                (std::vector<DataType>{DataType::kUint8, DataType::kUint16, DataType::kUint32,
                                       DataType::kUint64}))
 #undef ONNX_LIGHT_BIT
 
 Status RegisterKernel_ai_onnx_BitwiseNot(KernelRegistry& r) {
-  return r.Register(UnaryDef("", "BitwiseNot", 18, kIntTypes, FactoryOf<BitwiseNot>()));
+  return r.Register(UnaryDef("", "BitwiseNot", 18, IntegerTypes(), FactoryOf<BitwiseNot>()));
 }
 Status RegisterKernel_ai_onnx_Pad(KernelRegistry& r) {
   return r.Register(Def("Pad", 2, {{"T", {0, 2}, {0}, AllTensorTypes()}}, FactoryOf<Pad>()));
@@ -501,7 +495,7 @@ Status RegisterKernel_ai_onnx_TopK(KernelRegistry& r) {
 }
 Status RegisterKernel_ai_onnx_ScatterElements(KernelRegistry& r) {
   return r.Register(Def("ScatterElements", 11,
-                        {{"T", {0, 2}, {0}, AllTensorTypes()}, {"Tind", {1}, {}, kIndexTypes2}},
+                        {{"T", {0, 2}, {0}, AllTensorTypes()}, {"Tind", {1}, {}, IndexTypes()}},
                         FactoryOf<ScatterElements>()));
 }
 Status RegisterKernel_ai_onnx_ScatterND(KernelRegistry& r) {

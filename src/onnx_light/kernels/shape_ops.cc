@@ -362,31 +362,34 @@ Status ConstantOfShapeType(const onnx::NodeProto& node, const std::vector<DataTy
   return Status::Ok();
 }
 
-const std::vector<DataType> kInt64 = {DataType::kInt64};
-
 }  // namespace
 
 Status RegisterKernel_ai_onnx_Shape(KernelRegistry& r) {
-  return r.Register(Def("Shape", 1, {{"T", {0}, {}, AllTensorTypes()}, {"T1", {}, {0}, kInt64}},
+  return r.Register(Def("Shape", 1,
+                        {{"T", {0}, {}, AllTensorTypes()}, {"T1", {}, {0}, {DataType::kInt64}}},
                         FactoryOf<ShapeOp>()));
 }
 Status RegisterKernel_ai_onnx_Size(KernelRegistry& r) {
-  return r.Register(Def("Size", 1, {{"T", {0}, {}, AllTensorTypes()}, {"T1", {}, {0}, kInt64}},
+  return r.Register(Def("Size", 1,
+                        {{"T", {0}, {}, AllTensorTypes()}, {"T1", {}, {0}, {DataType::kInt64}}},
                         FactoryOf<SizeOp>()));
 }
 Status RegisterKernel_ai_onnx_Reshape(KernelRegistry& r) {
-  return r.Register(Def("Reshape", 5, {{"T", {0}, {0}, AllTensorTypes()}, {"S", {1}, {}, kInt64}},
+  return r.Register(Def("Reshape", 5,
+                        {{"T", {0}, {0}, AllTensorTypes()}, {"S", {1}, {}, {DataType::kInt64}}},
                         FactoryOf<Reshape>()));
 }
 Status RegisterKernel_ai_onnx_Flatten(KernelRegistry& r) {
   return r.Register(Def("Flatten", 1, {{"T", {0}, {0}, AllTensorTypes()}}, FactoryOf<Flatten>()));
 }
 Status RegisterKernel_ai_onnx_Squeeze(KernelRegistry& r) {
-  return r.Register(Def("Squeeze", 1, {{"T", {0}, {0}, AllTensorTypes()}, {"A", {1}, {}, kInt64}},
+  return r.Register(Def("Squeeze", 1,
+                        {{"T", {0}, {0}, AllTensorTypes()}, {"A", {1}, {}, {DataType::kInt64}}},
                         FactoryOf<AxesView<true>>()));
 }
 Status RegisterKernel_ai_onnx_Unsqueeze(KernelRegistry& r) {
-  return r.Register(Def("Unsqueeze", 1, {{"T", {0}, {0}, AllTensorTypes()}, {"A", {1}, {}, kInt64}},
+  return r.Register(Def("Unsqueeze", 1,
+                        {{"T", {0}, {0}, AllTensorTypes()}, {"A", {1}, {}, {DataType::kInt64}}},
                         FactoryOf<AxesView<false>>()));
 }
 Status RegisterKernel_ai_onnx_Transpose(KernelRegistry& r) {
@@ -398,12 +401,13 @@ Status RegisterKernel_ai_onnx_Concat(KernelRegistry& r) {
       Def("Concat", 4, {{"T", UpTo(64), {0}, AllTensorTypes()}}, FactoryOf<Concat>()));
 }
 Status RegisterKernel_ai_onnx_Expand(KernelRegistry& r) {
-  return r.Register(Def("Expand", 8, {{"T", {0}, {0}, AllTensorTypes()}, {"S", {1}, {}, kInt64}},
+  return r.Register(Def("Expand", 8,
+                        {{"T", {0}, {0}, AllTensorTypes()}, {"S", {1}, {}, {DataType::kInt64}}},
                         FactoryOf<Expand>()));
 }
 Status RegisterKernel_ai_onnx_ConstantOfShape(KernelRegistry& r) {
-  KernelDef def =
-      Def("ConstantOfShape", 9, {{"T1", {0}, {}, kInt64}}, FactoryOf<ConstantOfShape>());
+  KernelDef def = Def("ConstantOfShape", 9, {{"T1", {0}, {}, {DataType::kInt64}}},
+                      FactoryOf<ConstantOfShape>());
   def.output_types = &ConstantOfShapeType;
   return r.Register(std::move(def));
 }
