@@ -311,6 +311,35 @@ BAD_INPUTS = [
         {"a": f32(2, 3), "i": np.array([[1]]), "u": f32(1, 2)},
         "do not match indices and data",
     ),
+    (
+        "GatherND",
+        [("a", F), ("i", I)],
+        {},
+        {"a": f32(2, 3), "i": np.array([[0, 3]])},
+        "index 3 is out of range",
+    ),
+    (
+        "GatherND",
+        [("a", F), ("i", I)],
+        {},
+        {"a": f32(2, 3), "i": np.array([[0, 0, 0]])},
+        "do not fit data",
+    ),
+    (
+        "DepthToSpace",
+        [("a", F)],
+        {"blocksize": 2},
+        {"a": f32(1, 3, 2, 2)},
+        "not divisible by blocksize",
+    ),
+    (
+        "SpaceToDepth",
+        [("a", F)],
+        {"blocksize": 2},
+        {"a": f32(1, 1, 3, 2)},
+        "must be divisible by blocksize",
+    ),
+    ("EyeLike", [("a", F)], {}, {"a": f32(3)}, "input must be 2-D"),
 ]
 
 

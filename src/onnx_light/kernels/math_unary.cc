@@ -1,4 +1,5 @@
-// Element-wise math: Abs, Neg, Exp, Sqrt, Reciprocal, Floor, Ceil, Sin, Cos, Tan, Tanh,
+// Element-wise math: Abs, Neg, Exp, Sqrt, Reciprocal, Floor, Ceil, Round (half to even,
+// the default rounding mode), Sin, Cos, Tan, their inverses and hyperbolics, Tanh,
 // Sigmoid, Erf, Softplus, Sign, and the parameterized Elu, HardSigmoid, HardSwish, Selu,
 // Celu, ThresholdedRelu. Float16/bfloat16 compute in float and round once; float in
 // float; double in double.
@@ -122,6 +123,15 @@ ONNX_LIGHT_UNARY_FN(CeilF, std::ceil(x))
 ONNX_LIGHT_UNARY_FN(SinF, std::sin(x))
 ONNX_LIGHT_UNARY_FN(CosF, std::cos(x))
 ONNX_LIGHT_UNARY_FN(TanF, std::tan(x))
+ONNX_LIGHT_UNARY_FN(AcosF, std::acos(x))
+ONNX_LIGHT_UNARY_FN(AsinF, std::asin(x))
+ONNX_LIGHT_UNARY_FN(AtanF, std::atan(x))
+ONNX_LIGHT_UNARY_FN(SinhF, std::sinh(x))
+ONNX_LIGHT_UNARY_FN(CoshF, std::cosh(x))
+ONNX_LIGHT_UNARY_FN(AsinhF, std::asinh(x))
+ONNX_LIGHT_UNARY_FN(AcoshF, std::acosh(x))
+ONNX_LIGHT_UNARY_FN(AtanhF, std::atanh(x))
+ONNX_LIGHT_UNARY_FN(RoundF, std::nearbyint(x))
 ONNX_LIGHT_UNARY_FN(TanhF, std::tanh(x))
 ONNX_LIGHT_UNARY_FN(SigmoidF,
                     x >= C(0) ? C(1) / (C(1) + std::exp(-x)) : std::exp(x) / (C(1) + std::exp(x)))
@@ -155,6 +165,15 @@ const OpSpec kSpecs[] = {
     SPEC("Sin", 7, SinF, nullptr, 0, nullptr, 0, kNone),
     SPEC("Cos", 7, CosF, nullptr, 0, nullptr, 0, kNone),
     SPEC("Tan", 7, TanF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Acos", 7, AcosF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Asin", 7, AsinF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Atan", 7, AtanF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Sinh", 9, SinhF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Cosh", 9, CoshF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Asinh", 9, AsinhF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Acosh", 9, AcoshF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Atanh", 9, AtanhF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Round", 11, RoundF, nullptr, 0, nullptr, 0, kNone),
     SPEC("Tanh", 6, TanhF, nullptr, 0, nullptr, 0, kNone),
     SPEC("Sigmoid", 6, SigmoidF, nullptr, 0, nullptr, 0, kNone),
     SPEC("Erf", 9, ErfF, nullptr, 0, nullptr, 0, kNone),
@@ -211,6 +230,15 @@ ONNX_LIGHT_MATH_REGISTER(Ceil)
 ONNX_LIGHT_MATH_REGISTER(Sin)
 ONNX_LIGHT_MATH_REGISTER(Cos)
 ONNX_LIGHT_MATH_REGISTER(Tan)
+ONNX_LIGHT_MATH_REGISTER(Acos)
+ONNX_LIGHT_MATH_REGISTER(Asin)
+ONNX_LIGHT_MATH_REGISTER(Atan)
+ONNX_LIGHT_MATH_REGISTER(Sinh)
+ONNX_LIGHT_MATH_REGISTER(Cosh)
+ONNX_LIGHT_MATH_REGISTER(Asinh)
+ONNX_LIGHT_MATH_REGISTER(Acosh)
+ONNX_LIGHT_MATH_REGISTER(Atanh)
+ONNX_LIGHT_MATH_REGISTER(Round)
 ONNX_LIGHT_MATH_REGISTER(Tanh)
 ONNX_LIGHT_MATH_REGISTER(Sigmoid)
 ONNX_LIGHT_MATH_REGISTER(Erf)
