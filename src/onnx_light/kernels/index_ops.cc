@@ -10,33 +10,6 @@
 namespace onnx_light::kernels {
 namespace {
 
-// Index tensor values (int32 or int64) as int64.
-std::vector<int64_t> IndexValues(const Tensor& t) {
-  std::vector<int64_t> v(static_cast<size_t>(t.num_elements()));
-  for (size_t i = 0; i < v.size(); ++i) {
-    v[i] = t.dtype() == DataType::kInt32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
-  }
-  return v;
-}
-
-// An index along a dimension of length `len`, negative counting from the end.
-Result<int64_t> ResolveIndex(int64_t i, int64_t len, const KernelInfo& info) {
-  if (i < -len || i >= len) {
-    return Status(StatusCode::kInvalidArgument, info.Describe() + ": index " + std::to_string(i) +
-                                                    " is out of range for a dimension of " +
-                                                    std::to_string(len));
-  }
-  return i < 0 ? i + len : i;
-}
-
-// Product of dims[begin, end).
-int64_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t i = begin; i < end; ++i)
-    p *= dims[i];
-  return p;
-}
-
 // ---- Gather / GatherElements ----------------------------------------------------------
 
 class Gather : public KernelBase {
@@ -106,9 +79,7 @@ class GatherElements : public KernelBase {
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, id));
     const std::vector<int64_t> idx = IndexValues(ind);
-    std::vector<int64_t> strides(in.size(), 1);
-    for (size_t d = in.size(); d-- > 1;)
-      strides[d - 1] = strides[d] * in[d];
+    const std::vector<int64_t> strides = RowMajorStrides(in);
     std::vector<int64_t> pos(in.size(), 0);
     const size_t item = ItemSize(x.dtype());
     for (int64_t j = 0; j < y->num_elements(); ++j) {
@@ -142,9 +113,7 @@ void CopyBox(const Tensor& x, const std::vector<int64_t>& start, const std::vect
   const std::vector<int64_t>& in = x.shape().dims();
   const std::vector<int64_t>& out = y->shape().dims();
   const size_t rank = in.size();
-  std::vector<int64_t> strides(rank, 1);
-  for (size_t d = rank; d-- > 1;)
-    strides[d - 1] = strides[d] * in[d];
+  const std::vector<int64_t> strides = RowMajorStrides(in);
   int64_t base = 0;
   for (size_t d = 0; d < rank; ++d)
     base += start[d] * strides[d];
@@ -322,9 +291,8 @@ class Tile : public KernelBase {
       out[d] = in[d] * reps[d];
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
-    std::vector<int64_t> strides(in.size(), 1), pos(in.size(), 0);
-    for (size_t d = in.size(); d-- > 1;)
-      strides[d - 1] = strides[d] * in[d];
+    const std::vector<int64_t> strides = RowMajorStrides(in);
+    std::vector<int64_t> pos(in.size(), 0);
     const size_t item = ItemSize(x.dtype());
     for (int64_t j = 0; j < y->num_elements(); ++j) {
       int64_t src = 0;

@@ -129,4 +129,39 @@ inline std::vector<int> UpTo(int n) {
   return v;
 }
 
+// Index tensor values (int32 or int64) as int64.
+inline std::vector<int64_t> IndexValues(const Tensor& t) {
+  std::vector<int64_t> v(static_cast<size_t>(t.num_elements()));
+  for (size_t i = 0; i < v.size(); ++i) {
+    v[i] = t.dtype() == DataType::kInt32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
+  }
+  return v;
+}
+
+// An index along a dimension of length `len`, negative counting from the end.
+inline Result<int64_t> ResolveIndex(int64_t i, int64_t len, const KernelInfo& info) {
+  if (i < -len || i >= len) {
+    return Status(StatusCode::kInvalidArgument, info.Describe() + ": index " + std::to_string(i) +
+                                                    " is out of range for a dimension of " +
+                                                    std::to_string(len));
+  }
+  return i < 0 ? i + len : i;
+}
+
+// Product of dims[begin, end).
+inline int64_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end; ++i)
+    p *= dims[i];
+  return p;
+}
+
+// Row-major element strides of dims.
+inline std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (size_t d = dims.size(); d-- > 1;)
+    s[d - 1] = s[d] * dims[d];
+  return s;
+}
+
 }  // namespace onnx_light::kernels

@@ -71,9 +71,8 @@ class GatherND : public KernelBase {
     std::vector<int64_t> dims(id.begin(), id.end() - 1);
     dims.insert(dims.end(), in.begin() + static_cast<int64_t>(b + q), in.end());
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
-    std::vector<int64_t> st(in.size(), 1);
-    for (size_t d = in.size(); d-- > 1;)
-      st[d - 1] = st[d] * in[d];
+    const std::vector<int64_t> st = RowMajorStrides(in);
+    const std::vector<int64_t> idx = IndexValues(ind);
     int64_t batch = 1, slice = 1;
     for (size_t d = 0; d < b; ++d)
       batch *= in[d];
@@ -88,15 +87,8 @@ class GatherND : public KernelBase {
         for (size_t k = 0; k < q; ++k) {
           const int64_t at =
               (bi * per_batch + t) * static_cast<int64_t>(q) + static_cast<int64_t>(k);
-          int64_t p =
-              ind.dtype() == DataType::kInt32 ? ind.data<int32_t>()[at] : ind.data<int64_t>()[at];
-          const int64_t n = in[b + k];
-          if (p < -n || p >= n) {
-            return Status(StatusCode::kInvalidArgument,
-                          ctx.info().Describe() + ": index " + std::to_string(p) +
-                              " is out of range for a dimension of " + std::to_string(n));
-          }
-          if (p < 0) p += n;
+          ONNX_LIGHT_ASSIGN_OR_RETURN(
+              int64_t p, ResolveIndex(idx[static_cast<size_t>(at)], in[b + k], ctx.info()));
           base += p * st[b + k];
         }
         for (int64_t e = 0; e < slice; ++e)

@@ -11,22 +11,6 @@
 namespace onnx_light::kernels {
 namespace {
 
-// Row-major strides of dims.
-std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> s(dims.size(), 1);
-  for (size_t d = dims.size(); d-- > 1;)
-    s[d - 1] = s[d] * dims[d];
-  return s;
-}
-
-// Index values of an int32/int64 tensor.
-std::vector<int64_t> Indices(const Tensor& t) {
-  std::vector<int64_t> v(static_cast<size_t>(t.num_elements()));
-  for (size_t i = 0; i < v.size(); ++i)
-    v[i] = t.dtype() == DataType::kInt32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
-  return v;
-}
-
 // ---- Bit ops --------------------------------------------------------------------------
 
 enum class Bit { kAnd, kOr, kXor, kLeft, kRight };
@@ -123,7 +107,7 @@ class Pad : public KernelBase {
     std::vector<int64_t> axes;
     if (!legacy_) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(pads, Int64Values(ctx.input(1), ctx.info(), "pads"));
-      if (const Tensor* a = ctx.input(3)) axes = Indices(*a);
+      if (const Tensor* a = ctx.input(3)) axes = IndexValues(*a);
     }
     if (axes.empty()) {
       axes.resize(static_cast<size_t>(rank));
@@ -155,7 +139,7 @@ class Pad : public KernelBase {
       }
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
-    const std::vector<int64_t> st = Strides(in);
+    const std::vector<int64_t> st = RowMajorStrides(in);
     const size_t item = ItemSize(x.dtype());
     // The fill value for constant mode, as one element of x's type.
     Tensor fill;
@@ -380,7 +364,7 @@ class ScatterElements : public KernelBase {
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, in));
     ONNX_LIGHT_RETURN_IF_ERROR(CopyInput(x, y));
-    const std::vector<int64_t> idx = Indices(ind), st = Strides(in);
+    const std::vector<int64_t> idx = IndexValues(ind), st = RowMajorStrides(in);
     const std::vector<int64_t>& id = ind.shape().dims();
     std::vector<int64_t> pos(id.size(), 0);
     for (int64_t j = 0; j < ind.num_elements(); ++j) {
@@ -388,13 +372,8 @@ class ScatterElements : public KernelBase {
       for (size_t d = 0; d < id.size(); ++d) {
         int64_t p = pos[d];
         if (static_cast<int64_t>(d) == axis) {
-          p = idx[static_cast<size_t>(j)];
-          if (p < -in[d] || p >= in[d]) {
-            return Status(StatusCode::kInvalidArgument,
-                          ctx.info().Describe() + ": index " + std::to_string(p) +
-                              " is out of range for a dimension of " + std::to_string(in[d]));
-          }
-          if (p < 0) p += in[d];
+          ONNX_LIGHT_ASSIGN_OR_RETURN(p,
+                                      ResolveIndex(idx[static_cast<size_t>(j)], in[d], ctx.info()));
         }
         dst += p * st[d];
       }
@@ -441,7 +420,7 @@ class ScatterND : public KernelBase {
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, in));
     ONNX_LIGHT_RETURN_IF_ERROR(CopyInput(x, y));
-    const std::vector<int64_t> idx = Indices(ind), st = Strides(in);
+    const std::vector<int64_t> idx = IndexValues(ind), st = RowMajorStrides(in);
     int64_t slice = 1;
     for (size_t d = q; d < in.size(); ++d)
       slice *= in[d];
@@ -449,13 +428,8 @@ class ScatterND : public KernelBase {
     for (int64_t i = 0; i < n; ++i) {
       int64_t base = 0;
       for (size_t d = 0; d < q; ++d) {
-        int64_t p = idx[static_cast<size_t>(i) * q + d];
-        if (p < -in[d] || p >= in[d]) {
-          return Status(StatusCode::kInvalidArgument,
-                        ctx.info().Describe() + ": index " + std::to_string(p) +
-                            " is out of range for a dimension of " + std::to_string(in[d]));
-        }
-        if (p < 0) p += in[d];
+        ONNX_LIGHT_ASSIGN_OR_RETURN(
+            int64_t p, ResolveIndex(idx[static_cast<size_t>(i) * q + d], in[d], ctx.info()));
         base += p * st[d];
       }
       for (int64_t e = 0; e < slice; ++e)

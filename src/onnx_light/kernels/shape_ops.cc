@@ -210,9 +210,7 @@ class Transpose : public KernelBase {
       return Status(StatusCode::kInvalidArgument,
                     ctx.info().Describe() + ": perm has the wrong length");
     }
-    std::vector<int64_t> in_strides(rank, 1);
-    for (size_t i = rank; i-- > 1;)
-      in_strides[i - 1] = in_strides[i] * in[i];
+    const std::vector<int64_t> in_strides = RowMajorStrides(in);
     std::vector<int64_t> out_dims(rank), strides(rank);
     std::vector<bool> seen(rank, false);
     for (size_t i = 0; i < rank; ++i) {
