@@ -78,26 +78,10 @@ class GatherElements : public KernelBase {
                         " must have the rank of data " + x.shape().ToString());
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, id));
-    const std::vector<int64_t> idx = IndexValues(ind);
-    const std::vector<int64_t> strides = RowMajorStrides(in);
-    std::vector<int64_t> pos(in.size(), 0);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto offsets, AxisElementOffsets(ind, in, axis, ctx.info()));
     const size_t item = ItemSize(x.dtype());
-    for (int64_t j = 0; j < y->num_elements(); ++j) {
-      int64_t src = 0;
-      for (size_t d = 0; d < in.size(); ++d) {
-        int64_t p = pos[d];
-        if (static_cast<int64_t>(d) == axis) {
-          ONNX_LIGHT_ASSIGN_OR_RETURN(p,
-                                      ResolveIndex(idx[static_cast<size_t>(j)], in[d], ctx.info()));
-        }
-        src += p * strides[d];
-      }
-      CopyElement(x, src, y, j, item);
-      for (size_t d = id.size(); d-- > 0;) {
-        if (++pos[d] < id[d]) break;
-        pos[d] = 0;
-      }
-    }
+    for (int64_t j = 0; j < y->num_elements(); ++j)
+      CopyElement(x, offsets[static_cast<size_t>(j)], y, j, item);
     return Status::Ok();
   }
 

@@ -164,4 +164,30 @@ inline std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   return s;
 }
 
+// For GatherElements/ScatterElements: the flat offset into data (dims `in`) of every
+// element of `indices` (same rank), whose values replace the coordinate along `axis`.
+inline Result<std::vector<int64_t>> AxisElementOffsets(const Tensor& indices,
+                                                       const std::vector<int64_t>& in, int64_t axis,
+                                                       const KernelInfo& info) {
+  const std::vector<int64_t> idx = IndexValues(indices), st = RowMajorStrides(in);
+  const std::vector<int64_t>& id = indices.shape().dims();
+  std::vector<int64_t> offsets(idx.size()), pos(id.size(), 0);
+  for (size_t j = 0; j < idx.size(); ++j) {
+    int64_t off = 0;
+    for (size_t d = 0; d < id.size(); ++d) {
+      int64_t p = pos[d];
+      if (static_cast<int64_t>(d) == axis) {
+        ONNX_LIGHT_ASSIGN_OR_RETURN(p, ResolveIndex(idx[j], in[d], info));
+      }
+      off += p * st[d];
+    }
+    offsets[j] = off;
+    for (size_t d = id.size(); d-- > 0;) {
+      if (++pos[d] < id[d]) break;
+      pos[d] = 0;
+    }
+  }
+  return offsets;
+}
+
 }  // namespace onnx_light::kernels

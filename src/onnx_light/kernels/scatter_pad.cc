@@ -364,25 +364,9 @@ class ScatterElements : public KernelBase {
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, in));
     ONNX_LIGHT_RETURN_IF_ERROR(CopyInput(x, y));
-    const std::vector<int64_t> idx = IndexValues(ind), st = RowMajorStrides(in);
-    const std::vector<int64_t>& id = ind.shape().dims();
-    std::vector<int64_t> pos(id.size(), 0);
-    for (int64_t j = 0; j < ind.num_elements(); ++j) {
-      int64_t dst = 0;
-      for (size_t d = 0; d < id.size(); ++d) {
-        int64_t p = pos[d];
-        if (static_cast<int64_t>(d) == axis) {
-          ONNX_LIGHT_ASSIGN_OR_RETURN(p,
-                                      ResolveIndex(idx[static_cast<size_t>(j)], in[d], ctx.info()));
-        }
-        dst += p * st[d];
-      }
-      Combine(upd, j, y, dst, reduction_);
-      for (size_t d = id.size(); d-- > 0;) {
-        if (++pos[d] < id[d]) break;
-        pos[d] = 0;
-      }
-    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto offsets, AxisElementOffsets(ind, in, axis, ctx.info()));
+    for (int64_t j = 0; j < ind.num_elements(); ++j)
+      Combine(upd, j, y, offsets[static_cast<size_t>(j)], reduction_);
     return Status::Ok();
   }
 
