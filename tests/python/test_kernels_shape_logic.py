@@ -581,3 +581,43 @@ def test_bitshift_and_bitwise_against_numpy():
         session("BitShift", [("a", U8), ("b", U8)], out_type=U8, direction="UP").run(
             None, {"a": a, "b": b}
         )
+
+
+def test_if_branches_read_the_enclosing_graph():
+    # y = If(c) then a + b else a * 2, where a and b come from the outer graph; a is
+    # computed by an outer node, so the If must run after it.
+    then_g = helper.make_graph(
+        [helper.make_node("Add", ["a", "b"], ["t"])],
+        "then",
+        [],
+        [helper.make_tensor_value_info("t", F, None)],
+    )
+    two = helper.make_tensor("two", F, [], [2.0])
+    else_g = helper.make_graph(
+        [helper.make_node("Mul", ["a", "two"], ["e"])],
+        "else",
+        [],
+        [helper.make_tensor_value_info("e", F, None)],
+        [two],
+    )
+    nodes = [
+        helper.make_node("Neg", ["x"], ["a"]),
+        helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info(n, t, None) for n, t in (("c", B), ("x", F), ("b", F))],
+        [helper.make_tensor_value_info("y", F, None)],
+    )
+    s = onnx_light.RuntimeSession(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    )
+    x = np.array([1.0, -2.0, 3.0], np.float32)
+    b = np.array([10.0, 20.0, 30.0], np.float32)
+    (y,) = s.run(None, {"c": np.array(True), "x": x, "b": b})
+    np.testing.assert_array_equal(y, -x + b)
+    (y,) = s.run(None, {"c": np.array(False), "x": x, "b": b})
+    np.testing.assert_array_equal(y, -x * 2)
+    with pytest.raises(ValueError, match="cond must be a bool tensor of one element"):
+        s.run(None, {"c": np.array([True, False]), "x": x, "b": b})

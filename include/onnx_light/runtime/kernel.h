@@ -127,11 +127,12 @@ struct TypeConstraint {
 inline constexpr int kMaxOpset = INT_MAX;
 
 using KernelFactory = std::function<Result<std::unique_ptr<KernelBase>>(const KernelInfo&)>;
-// Resolves output types that the constraints leave open (e.g. Cast's `to`). Fills
-// `output_types` entries that are UNDEFINED.
-using OutputTypeFn =
-    std::function<Status(const onnx::NodeProto& node, const std::vector<DataType>& input_types,
-                         std::vector<DataType>* output_types)>;
+// Resolves output types that the constraints leave open (e.g. Cast's `to`, an If branch's
+// outputs). Fills `output_types` entries that are UNDEFINED. `opset` is the model's import
+// for the node's domain; `input_types` include a subgraph's implicit inputs.
+using OutputTypeFn = std::function<Status(const onnx::NodeProto& node, int opset,
+                                          const std::vector<DataType>& input_types,
+                                          std::vector<DataType>* output_types)>;
 
 // One kernel: which nodes it runs (domain, op, opset range, types) and how to create it.
 struct KernelDef {

@@ -143,7 +143,7 @@ class Cast : public KernelBase {
 };
 
 // The output type is the `to` attribute.
-Status CastOutputType(const onnx::NodeProto& node, const std::vector<DataType>&,
+Status CastOutputType(const onnx::NodeProto& node, int, const std::vector<DataType>&,
                       std::vector<DataType>* outputs) {
   for (const onnx::AttributeProto& a : node.attribute) {
     if (a.name.get() != "to") continue;

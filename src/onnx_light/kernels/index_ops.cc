@@ -485,7 +485,7 @@ class Dropout : public KernelBase {
   }
 };
 
-Status BoolMask(const onnx::NodeProto&, const std::vector<DataType>& in,
+Status BoolMask(const onnx::NodeProto&, int, const std::vector<DataType>& in,
                 std::vector<DataType>* out) {
   (*out)[0] = in[0];
   if (out->size() > 1) (*out)[1] = DataType::kBool;

@@ -198,7 +198,7 @@ class EyeLike : public KernelBase {
   int64_t k_ = 0;
 };
 
-Status EyeLikeType(const onnx::NodeProto& node, const std::vector<DataType>& in,
+Status EyeLikeType(const onnx::NodeProto& node, int, const std::vector<DataType>& in,
                    std::vector<DataType>* out) {
   (*out)[0] = in[0];
   for (const onnx::AttributeProto& a : node.attribute) {

@@ -679,7 +679,7 @@ class Lrn : public KernelBase {
   int64_t size_ = 1;
 };
 
-Status StatsAreFloat(const onnx::NodeProto&, const std::vector<DataType>& in,
+Status StatsAreFloat(const onnx::NodeProto&, int, const std::vector<DataType>& in,
                      std::vector<DataType>* out) {
   (*out)[0] = in[0];
   for (size_t i = 1; i < out->size(); ++i)

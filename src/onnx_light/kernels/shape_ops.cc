@@ -349,7 +349,7 @@ class ConstantOfShape : public KernelBase {
   Tensor value_;
 };
 
-Status ConstantOfShapeType(const onnx::NodeProto& node, const std::vector<DataType>&,
+Status ConstantOfShapeType(const onnx::NodeProto& node, int, const std::vector<DataType>&,
                            std::vector<DataType>* out) {
   (*out)[0] = DataType::kFloat;
   for (const onnx::AttributeProto& a : node.attribute) {

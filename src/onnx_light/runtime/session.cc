@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "onnx_light/runtime/subgraph.h"
 #include "onnx_light/runtime/tensor_proto.h"
 #include "onnx_light/runtime/thread_pool.h"
 
@@ -39,10 +40,13 @@ Result<ValueMeta> MetaFromValueInfo(const onnx::ValueInfoProto& vi, const char* 
   const onnx::TypeProto& type = vi.type.get();
   if (!vi.type.has()) return meta;  // untyped (allowed for outputs)
   if (!type.tensor_type.has()) {
-    const char* kind = type.sequence_type.has()   ? "sequence"
-                       : type.map_type.has()      ? "map"
-                       : type.optional_type.has() ? "optional"
-                                                  : "non-tensor";
+    const char* kind = type.sequence_type.has()        ? "sequence"
+                       : type.map_type.has()           ? "map"
+                       : type.optional_type.has()      ? "optional"
+                       : type.sparse_tensor_type.has() ? "sparse tensor"
+                       : type.opaque_type.has()        ? "opaque"
+                                                       : nullptr;
+    if (kind == nullptr) return meta;  // a TypeProto with no kind set: untyped as above
     return Status(StatusCode::kNotImplemented, std::string("graph ") + role + " '" + meta.name +
                                                    "' has a " + kind +
                                                    " type; only tensors are supported");
@@ -243,9 +247,15 @@ Status RuntimeSession::Build() {
   }
   std::vector<int> pending(n_nodes, 0);
   std::vector<std::vector<size_t>> readers(n_nodes);
+  // Values read by a node's subgraphs (If/Loop bodies) count as extra inputs of the node.
+  std::vector<std::vector<std::string>> implicit(n_nodes);
+  for (size_t i = 0; i < n_nodes; ++i)
+    implicit[i] = SubgraphFreeNames(graph.node[i]);
   for (size_t i = 0; i < n_nodes; ++i) {
     const onnx::NodeProto& node = graph.node[i];
-    for (const std::string& in : node.input) {
+    std::vector<std::string> reads(node.input.begin(), node.input.end());
+    reads.insert(reads.end(), implicit[i].begin(), implicit[i].end());
+    for (const std::string& in : reads) {
       if (in.empty() || plan.index.count(in)) continue;
       auto it = produced_by.find(in);
       if (it == produced_by.end()) {
@@ -289,7 +299,9 @@ Status RuntimeSession::Build() {
     }
     std::vector<int> inputs;
     std::vector<DataType> input_types;
-    for (const std::string& in : node.input) {
+    std::vector<std::string> reads(node.input.begin(), node.input.end());
+    reads.insert(reads.end(), implicit[k].begin(), implicit[k].end());
+    for (const std::string& in : reads) {
       if (in.empty()) {
         inputs.push_back(-1);
         input_types.push_back(DataType::kUndefined);
@@ -333,7 +345,7 @@ Status RuntimeSession::Build() {
       }
     }
     if (def->output_types) {
-      Status s = def->output_types(node, input_types, &output_types);
+      Status s = def->output_types(node, opset_it->second, input_types, &output_types);
       if (!s.ok()) {
         return s.WithContext("node '" + node.name.get() + "' (" + node.op_type.get() + ")");
       }
@@ -353,9 +365,11 @@ Status RuntimeSession::Build() {
       if (t == DataType::kUndefined) {
         auto d = declared.find(out);
         if (d == declared.end()) {
-          return Status(StatusCode::kInvalidModel,
+          // ONNX does not require these declarations; inferring them is not implemented.
+          return Status(StatusCode::kNotImplemented,
                         "node '" + node.name.get() + "' (" + node.op_type.get() +
-                            "): cannot determine the element type of output '" + out + "'");
+                            "): cannot determine the element type of output '" + out +
+                            "' (no kernel rule and no declaration in the model)");
         }
         t = d->second;
         output_types[o] = t;
