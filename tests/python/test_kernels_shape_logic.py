@@ -340,6 +340,27 @@ BAD_INPUTS = [
         "must be divisible by blocksize",
     ),
     ("EyeLike", [("a", F)], {}, {"a": f32(3)}, "input must be 2-D"),
+    (
+        "NegativeLogLikelihoodLoss",
+        [("x", F), ("t", I)],
+        {},
+        {"x": f32(2, 3), "t": np.array([0, 3])},
+        "target 3 is outside \\[0, 3\\)",
+    ),
+    (
+        "NegativeLogLikelihoodLoss",
+        [("x", F), ("t", I)],
+        {},
+        {"x": f32(2, 3), "t": np.array([0, 1, 2])},
+        "does not match input",
+    ),
+    (
+        "SoftmaxCrossEntropyLoss",
+        [("x", F), ("t", I), ("w", F)],
+        {},
+        {"x": f32(2, 3), "t": np.array([0, 1]), "w": f32(2)},
+        "weight must be \\[3\\]",
+    ),
 ]
 
 
