@@ -361,6 +361,20 @@ BAD_INPUTS = [
         {"x": f32(2, 3), "t": np.array([0, 1]), "w": f32(2)},
         "weight must be \\[3\\]",
     ),
+    (
+        "QuantizeLinear",
+        [("x", F), ("s", F)],
+        {"out_type": TensorProto.UINT8, "axis": 1},
+        {"x": f32(2, 3), "s": f32(2)},
+        "per-axis scale must be \\[3\\]",
+    ),
+    (
+        "DequantizeLinear",
+        [("x", TensorProto.UINT8), ("s", F), ("z", TensorProto.UINT8)],
+        {},
+        {"x": np.ones(3, np.uint8), "s": f32(1), "z": np.ones(2, np.uint8)},
+        "must have the scale's shape",
+    ),
 ]
 
 
@@ -713,3 +727,12 @@ def test_loop_carried_scan_outputs_and_early_exit():
     )
     with pytest.raises(ValueError, match="the loop would not end"):
         forever.run(None, feeds)
+
+
+def test_quantize_rounds_half_to_even_and_saturates():
+    x = np.array([0.5, 1.5, 2.5, -0.5, 300.0, -300.0], np.float32)
+    s = session(
+        "QuantizeLinear", [("x", F), ("s", F), ("z", TensorProto.INT8)], out_type=TensorProto.INT8
+    )
+    (y,) = s.run(None, {"x": x, "s": np.array(1.0, np.float32), "z": np.array(0, np.int8)})
+    np.testing.assert_array_equal(y, np.array([0, 2, 2, 0, 127, -128], np.int8))
