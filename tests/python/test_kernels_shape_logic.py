@@ -736,3 +736,35 @@ def test_quantize_rounds_half_to_even_and_saturates():
     )
     (y,) = s.run(None, {"x": x, "s": np.array(1.0, np.float32), "z": np.array(0, np.int8)})
     np.testing.assert_array_equal(y, np.array([0, 2, 2, 0, 127, -128], np.int8))
+
+
+@pytest.mark.parametrize(
+    "attrs",
+    [
+        {"strides": [2, 3], "pads": [1, 0, 0, 2], "output_padding": [1, 2], "group": 2},
+        {"strides": [2, 2], "dilations": [2, 1], "auto_pad": "SAME_UPPER"},
+        {"strides": [3, 2], "output_shape": [12, 9]},
+    ],
+)
+def test_conv_transpose_matches_onnxruntime(attrs):
+    import onnxruntime as ort
+
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((2, 4, 5, 4)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(3 * attrs.get("group", 1)).astype(np.float32)
+    node = helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], **attrs)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info(n, F, None) for n in ("x", "w", "b")],
+        [helper.make_tensor_value_info("y", F, None)],
+    )
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+    feeds = {"x": x, "w": w, "b": b}
+    (want,) = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feeds)
+    (got,) = onnx_light.RuntimeSession(data).run(None, feeds)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(
+        got, want, rtol=1e-5, atol=1e-5
+    )  # float32; onnx-light sums in double

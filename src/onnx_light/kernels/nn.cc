@@ -1,4 +1,5 @@
 // Convolution, pooling and normalization over N-d images ([N, C, D1, ..., Dn]): Conv,
+// ConvTranspose,
 // MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, BatchNormalization (inference),
 // InstanceNormalization, LayerNormalization, RMSNormalization.
 //
@@ -283,6 +284,146 @@ class Conv : public KernelBase {
  private:
   WindowAttrs attrs_;
   int64_t group_ = 1;
+};
+
+// ConvTranspose: every input element scatters W's taps into the output. Output size
+// stride*(in-1) + output_padding + (k-1)*dilation + 1 - pads, or output_shape (which then
+// sets the pads, as the ONNX spec describes).
+class ConvTranspose : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<ConvTranspose>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->attrs_, ReadWindowAttrs(info, false));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->group_, info.GetInt("group", 1));
+    if (info.HasAttribute("output_padding")) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(k->output_padding_, info.GetInts("output_padding"));
+    }
+    if (info.HasAttribute("output_shape")) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(k->output_shape_, info.GetInts("output_shape"));
+    }
+    if (k->group_ < 1) {
+      return Status(StatusCode::kInvalidModel, info.Describe() + ": group must be >= 1");
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& x = *ctx.input(0);
+    const Tensor& wt = *ctx.input(1);
+    const Tensor* bias = ctx.input(2);
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    const size_t nd = x.shape().rank() - 2;
+    const int64_t batch = x.shape()[0], c_in = x.shape()[1];
+    if (wt.shape().rank() != x.shape().rank() || wt.shape()[0] != c_in) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": W " + wt.shape().ToString() +
+                        " must be [C, M/group, k...] for X " + x.shape().ToString());
+    }
+    const int64_t mg = wt.shape()[1], m = mg * group_, cg = c_in / group_;
+    if (c_in % group_ != 0) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": channels not divisible by group");
+    }
+    if (bias != nullptr && (bias->shape().rank() != 1 || bias->shape()[0] != m)) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": B must be [" + std::to_string(m) + "]");
+    }
+    const std::vector<int64_t> in = Spatial(x.shape()), kernel = Spatial(wt.shape());
+    auto get = [nd](const std::vector<int64_t>& v, size_t i, int64_t dflt) {
+      return v.size() == nd ? v[i] : dflt;
+    };
+    std::vector<int64_t> out(nd), pb(nd), stride(nd), dil(nd);
+    for (size_t i = 0; i < nd; ++i) {
+      stride[i] = get(attrs_.strides, i, 1);
+      dil[i] = get(attrs_.dilations, i, 1);
+      const int64_t full =
+          stride[i] * (in[i] - 1) + get(output_padding_, i, 0) + (kernel[i] - 1) * dil[i] + 1;
+      const bool same = attrs_.auto_pad == "SAME_UPPER" || attrs_.auto_pad == "SAME_LOWER";
+      if (!output_shape_.empty() || same) {
+        const int64_t target = !output_shape_.empty() ? output_shape_[output_shape_.size() - nd + i]
+                                                      : in[i] * stride[i];
+        const int64_t total = full - target;
+        // Floor division, as the spec's reference: a negative total (output_shape larger
+        // than the full result) extends the end, not the start.
+        const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+        pb[i] = attrs_.auto_pad == "SAME_UPPER" ? half : total - half;
+        out[i] = target;
+      } else {
+        const int64_t b0 = attrs_.pads.size() == 2 * nd ? attrs_.pads[i] : 0;
+        const int64_t e0 = attrs_.pads.size() == 2 * nd ? attrs_.pads[i + nd] : 0;
+        pb[i] = attrs_.auto_pad == "VALID" ? 0 : b0;
+        out[i] = full - (attrs_.auto_pad == "VALID" ? 0 : b0 + e0);
+      }
+      if (out[i] < 0) {
+        return Status(StatusCode::kInvalidArgument,
+                      ctx.info().Describe() + ": negative output size");
+      }
+    }
+    std::vector<int64_t> dims = {batch, m};
+    dims.insert(dims.end(), out.begin(), out.end());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    int64_t in_sz = 1, out_sz = 1, k_sz = 1;
+    for (size_t i = 0; i < nd; ++i) {
+      in_sz *= in[i];
+      out_sz *= out[i];
+      k_sz *= kernel[i];
+    }
+    // For every (input position, tap): the output offset, or -1 outside the output.
+    std::vector<int64_t> target(static_cast<size_t>(in_sz * k_sz), -1);
+    std::vector<int64_t> ip(nd, 0);
+    for (int64_t p = 0; p < in_sz; ++p) {
+      std::vector<int64_t> kp(nd, 0);
+      for (int64_t t = 0; t < k_sz; ++t) {
+        int64_t off = 0;
+        bool inside = true;
+        for (size_t i = 0; i < nd && inside; ++i) {
+          const int64_t o = ip[i] * stride[i] + kp[i] * dil[i] - pb[i];
+          inside = o >= 0 && o < out[i];
+          off = off * out[i] + o;
+        }
+        if (inside) target[static_cast<size_t>(p * k_sz + t)] = off;
+        for (size_t i = nd; i-- > 0;) {
+          if (++kp[i] < kernel[i]) break;
+          kp[i] = 0;
+        }
+      }
+      for (size_t i = nd; i-- > 0;) {
+        if (++ip[i] < in[i]) break;
+        ip[i] = 0;
+      }
+    }
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      std::vector<double> acc(static_cast<size_t>(out_sz));
+      for (int64_t b = 0; b < batch; ++b) {
+        for (int64_t oc = 0; oc < m; ++oc) {
+          const int64_t g = oc / mg, mo = oc % mg;
+          std::fill(acc.begin(), acc.end(),
+                    bias != nullptr ? static_cast<double>(bias->data<T>()[oc]) : 0.0);
+          for (int64_t c = 0; c < cg; ++c) {
+            const int64_t ic = g * cg + c;
+            const T* xc = x.data<T>() + (b * c_in + ic) * in_sz;
+            const T* wc = wt.data<T>() + (ic * mg + mo) * k_sz;
+            for (int64_t p = 0; p < in_sz; ++p) {
+              const auto xv = static_cast<double>(xc[p]);
+              const int64_t* tg = target.data() + p * k_sz;
+              for (int64_t t = 0; t < k_sz; ++t) {
+                if (tg[t] >= 0) acc[static_cast<size_t>(tg[t])] += xv * static_cast<double>(wc[t]);
+              }
+            }
+          }
+          T* yo = y->mutable_data<T>() + (b * m + oc) * out_sz;
+          for (int64_t i = 0; i < out_sz; ++i)
+            yo[i] = static_cast<T>(acc[static_cast<size_t>(i)]);
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  WindowAttrs attrs_;
+  int64_t group_ = 1;
+  std::vector<int64_t> output_padding_, output_shape_;
 };
 
 // ---- Pools ----------------------------------------------------------------------------
@@ -689,6 +830,10 @@ Status StatsAreFloat(const onnx::NodeProto&, int, const std::vector<DataType>& i
 
 }  // namespace
 
+Status RegisterKernel_ai_onnx_ConvTranspose(KernelRegistry& r) {
+  return r.Register(
+      Def("ConvTranspose", 1, {{"T", {0, 1, 2}, {0}, FloatTypes()}}, FactoryOf<ConvTranspose>()));
+}
 Status RegisterKernel_ai_onnx_Conv(KernelRegistry& r) {
   return r.Register(Def("Conv", 1, {{"T", {0, 1, 2}, {0}, FloatTypes()}}, FactoryOf<Conv>()));
 }
