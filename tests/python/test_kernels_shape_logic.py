@@ -375,6 +375,24 @@ BAD_INPUTS = [
         {"x": np.ones(3, np.uint8), "s": f32(1), "z": np.ones(2, np.uint8)},
         "must have the scale's shape",
     ),
+    (
+        "Resize",
+        [("x", F), ("r", F), ("s", F)],
+        {},
+        {"x": f32(1, 1, 2, 2), "r": np.zeros(0, np.float32), "s": f32(3)},
+        "one value per resized axis",
+    ),
+    (
+        "Resize",
+        [("x", F), ("r", F), ("s", F)],
+        {},
+        {
+            "x": f32(1, 1, 2, 2),
+            "r": np.zeros(0, np.float32),
+            "s": np.array([1, 1, 0, 2], np.float32),
+        },
+        "scales must be > 0",
+    ),
 ]
 
 
@@ -768,3 +786,34 @@ def test_conv_transpose_matches_onnxruntime(attrs):
     np.testing.assert_allclose(
         got, want, rtol=1e-5, atol=1e-5
     )  # float32; onnx-light sums in double
+
+
+def test_resize_linear_half_pixel_matches_onnxruntime():
+    import onnxruntime as ort
+
+    x = np.random.default_rng(4).standard_normal((1, 2, 4, 5)).astype(np.float32)
+    for mode, coord in (
+        ("linear", "half_pixel"),
+        ("cubic", "align_corners"),
+        ("nearest", "asymmetric"),
+    ):
+        node = helper.make_node(
+            "Resize", ["x", "", "s"], ["y"], mode=mode, coordinate_transformation_mode=coord
+        )
+        graph = helper.make_graph(
+            [node],
+            "g",
+            [
+                helper.make_tensor_value_info("x", F, None),
+                helper.make_tensor_value_info("s", F, None),
+            ],
+            [helper.make_tensor_value_info("y", F, None)],
+        )
+        data = helper.make_model(
+            graph, opset_imports=[helper.make_opsetid("", 17)]
+        ).SerializeToString()
+        feeds = {"x": x, "s": np.array([1, 1, 1.75, 0.6], np.float32)}
+        (want,) = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feeds)
+        (got,) = onnx_light.RuntimeSession(data).run(None, feeds)
+        assert got.shape == want.shape, mode
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=f"{mode}/{coord}")

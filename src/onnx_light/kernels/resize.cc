@@ -1,0 +1,269 @@
+// Resize (opset 11+): nearest (four rounding modes), N-d linear and cubic, every
+// coordinate_transformation_mode, scales or sizes, axes, exclude_outside and
+// tf_crop_and_resize's extrapolation. Separable: each output axis gets a list of (input
+// index, weight) taps and an output element sums the product over its axes' taps.
+// Not supported: antialias=1 and keep_aspect_ratio_policy other than "stretch".
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "broadcast.h"
+#include "kernel_util.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+struct Tap {
+  int64_t index;
+  double weight;
+};
+
+class Resize : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Resize>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->mode_, info.GetString("mode", "nearest"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->coord_,
+                                info.GetString("coordinate_transformation_mode", "half_pixel"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->nearest_, info.GetString("nearest_mode", "round_prefer_floor"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->cubic_a_, info.GetFloat("cubic_coeff_a", -0.75f));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t exclude, info.GetInt("exclude_outside", 0));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->extrapolation_, info.GetFloat("extrapolation_value", 0.0f));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t antialias, info.GetInt("antialias", 0));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::string policy,
+                                info.GetString("keep_aspect_ratio_policy", "stretch"));
+    if (info.HasAttribute("axes")) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(k->axes_, info.GetInts("axes"));
+    }
+    k->exclude_outside_ = exclude != 0;
+    if (antialias != 0) {
+      return Status(StatusCode::kNotImplemented, info.Describe() + ": antialias is not supported");
+    }
+    if (policy != "stretch") {
+      return Status(StatusCode::kNotImplemented, info.Describe() + ": keep_aspect_ratio_policy '" +
+                                                     policy + "' is not supported");
+    }
+    if (k->mode_ != "nearest" && k->mode_ != "linear" && k->mode_ != "cubic") {
+      return Status(StatusCode::kInvalidModel,
+                    info.Describe() + ": unknown mode '" + k->mode_ + "'");
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& x = *ctx.input(0);
+    const std::vector<int64_t>& in = x.shape().dims();
+    const size_t rank = in.size();
+    std::vector<int64_t> axes = axes_;
+    if (axes.empty()) {
+      for (size_t i = 0; i < rank; ++i)
+        axes.push_back(static_cast<int64_t>(i));
+    }
+    for (int64_t& a : axes) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(a, NormalizeAxis(a, static_cast<int64_t>(rank), ctx.info()));
+    }
+    auto floats = [](const Tensor* t) {
+      std::vector<double> v;
+      if (t == nullptr) return v;
+      v.resize(static_cast<size_t>(t->num_elements()));
+      DispatchNumeric(t->dtype(), [&](auto tag) {
+        using S = decltype(tag);
+        for (size_t i = 0; i < v.size(); ++i)
+          v[i] = static_cast<double>(t->data<S>()[i]);
+      });
+      return v;
+    };
+    const std::vector<double> roi_in = floats(ctx.input(1)), scales_in = floats(ctx.input(2));
+    std::vector<int64_t> sizes_in;
+    if (const Tensor* s = ctx.input(3)) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(sizes_in, Int64Values(s, ctx.info(), "sizes"));
+    }
+    const size_t na = axes.size();
+    if ((scales_in.empty() == sizes_in.empty()) || (!scales_in.empty() && scales_in.size() != na) ||
+        (!sizes_in.empty() && sizes_in.size() != na)) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() +
+                        ": give exactly one of scales and sizes, one value "
+                        "per resized axis");
+    }
+    // Per input axis: scale, output size, roi.
+    std::vector<double> scale(rank, 1.0), roi_start(rank, 0.0), roi_end(rank, 1.0);
+    std::vector<int64_t> out = in;
+    if (roi_in.size() == 2 * na) {
+      for (size_t i = 0; i < na; ++i) {
+        roi_start[static_cast<size_t>(axes[i])] = roi_in[i];
+        roi_end[static_cast<size_t>(axes[i])] = roi_in[i + na];
+      }
+    } else if (roi_in.size() == 2 * rank) {
+      for (size_t i = 0; i < rank; ++i) {
+        roi_start[i] = roi_in[i];
+        roi_end[i] = roi_in[i + rank];
+      }
+    }
+    const bool crop = coord_ == "tf_crop_and_resize";
+    for (size_t i = 0; i < na; ++i) {
+      const auto a = static_cast<size_t>(axes[i]);
+      if (!scales_in.empty()) {
+        if (!(scales_in[i] > 0)) {
+          return Status(StatusCode::kInvalidArgument,
+                        ctx.info().Describe() + ": scales must be > 0");
+        }
+        scale[a] = scales_in[i];
+        const double extent = crop ? roi_end[a] - roi_start[a] : 1.0;
+        out[a] = static_cast<int64_t>(std::floor(static_cast<double>(in[a]) * extent * scale[a]));
+      } else {
+        if (sizes_in[i] < 0) {
+          return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": negative size");
+        }
+        out[a] = sizes_in[i];
+        scale[a] = in[a] == 0 ? 1.0 : static_cast<double>(out[a]) / static_cast<double>(in[a]);
+      }
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
+    if (y->num_elements() == 0) return Status::Ok();
+    if (x.num_elements() == 0) {
+      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": empty input");
+    }
+    // Taps per axis and output index; `outside` marks crop coordinates beyond the input.
+    std::vector<std::vector<std::vector<Tap>>> taps(rank);
+    std::vector<std::vector<bool>> outside(rank);
+    for (size_t a = 0; a < rank; ++a) {
+      taps[a].resize(static_cast<size_t>(out[a]));
+      outside[a].assign(static_cast<size_t>(out[a]), false);
+      for (int64_t o = 0; o < out[a]; ++o) {
+        const double xo = Original(o, in[a], out[a], scale[a], roi_start[a], roi_end[a]);
+        if (crop && (xo < 0 || xo > static_cast<double>(in[a] - 1))) {
+          outside[a][static_cast<size_t>(o)] = true;
+        }
+        taps[a][static_cast<size_t>(o)] = AxisTaps(xo, in[a], scale[a]);
+      }
+    }
+    const std::vector<int64_t> st = RowMajorStrides(in);
+    DispatchNumeric(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_same_v<T, bool>) {
+        const T* xp = x.data<T>();
+        T* yp = y->mutable_data<T>();
+        std::vector<int64_t> pos(rank, 0);
+        for (int64_t j = 0; j < y->num_elements(); ++j) {
+          bool out_of_roi = false;
+          for (size_t a = 0; a < rank; ++a)
+            out_of_roi = out_of_roi || outside[a][static_cast<size_t>(pos[a])];
+          double v = 0;
+          if (out_of_roi) {
+            v = static_cast<double>(extrapolation_);
+          } else {
+            v = Accumulate(xp, st, taps, pos, 0, 0);
+          }
+          if constexpr (std::is_integral_v<T>) {
+            v = std::nearbyint(v);
+            v = std::fmin(std::fmax(v, static_cast<double>(std::numeric_limits<T>::lowest())),
+                          static_cast<double>(std::numeric_limits<T>::max()));
+          }
+          yp[j] = static_cast<T>(v);
+          for (size_t d = rank; d-- > 0;) {
+            if (++pos[d] < out[d]) break;
+            pos[d] = 0;
+          }
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  template <typename T>
+  static double Accumulate(const T* xp, const std::vector<int64_t>& st,
+                           const std::vector<std::vector<std::vector<Tap>>>& taps,
+                           const std::vector<int64_t>& pos, size_t axis, int64_t offset) {
+    if (axis == st.size()) return static_cast<double>(xp[offset]);
+    double sum = 0;
+    for (const Tap& t : taps[axis][static_cast<size_t>(pos[axis])]) {
+      if (t.weight == 0) continue;
+      sum += t.weight * Accumulate(xp, st, taps, pos, axis + 1, offset + t.index * st[axis]);
+    }
+    return sum;
+  }
+
+  // The input coordinate of output index o.
+  double Original(int64_t o, int64_t in, int64_t out, double s, double r0, double r1) const {
+    const auto xr = static_cast<double>(o);
+    const auto len_in = static_cast<double>(in), len_out = static_cast<double>(out);
+    if (coord_ == "asymmetric") return xr / s;
+    if (coord_ == "align_corners") {
+      // The unrounded resized length (in * scale), as the spec's reference uses.
+      const double resized = s * len_in;
+      return resized == 1 ? 0.0 : xr * (len_in - 1) / (resized - 1);
+    }
+    if (coord_ == "pytorch_half_pixel") return out > 1 ? (xr + 0.5) / s - 0.5 : 0.0;
+    if (coord_ == "tf_crop_and_resize") {
+      return out > 1 ? r0 * (len_in - 1) + xr * (r1 - r0) * (len_in - 1) / (len_out - 1)
+                     : 0.5 * (r0 + r1) * (len_in - 1);
+    }
+    if (coord_ == "half_pixel_symmetric") {
+      const double adjustment = len_out / (s * len_in);
+      const double center = len_in / 2;
+      const double offset = center * (1 - adjustment);
+      return offset + (xr + 0.5) / s - 0.5;
+    }
+    return (xr + 0.5) / s - 0.5;  // half_pixel
+  }
+
+  std::vector<Tap> AxisTaps(double xo, int64_t in, double s) const {
+    auto clampi = [in](int64_t i) { return std::min(std::max<int64_t>(i, 0), in - 1); };
+    if (mode_ == "nearest") {
+      double r;
+      const double f = std::floor(xo);
+      if (nearest_ == "floor") {
+        r = f;
+      } else if (nearest_ == "ceil") {
+        r = std::ceil(xo);
+      } else if (xo - f == 0.5) {
+        r = nearest_ == "round_prefer_ceil" ? f + 1 : f;
+      } else {
+        r = std::round(xo);
+      }
+      return {{clampi(static_cast<int64_t>(r)), 1.0}};
+    }
+    const auto i0 = static_cast<int64_t>(std::floor(xo));
+    const double r = xo - static_cast<double>(i0);
+    if (mode_ == "linear") return {{clampi(i0), 1 - r}, {clampi(i0 + 1), r}};
+    (void)s;
+    const double a = cubic_a_;
+    auto far = [a](double d) { return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a; };
+    auto near = [a](double d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };
+    std::vector<Tap> t = {
+        {i0 - 1, far(r + 1)}, {i0, near(r)}, {i0 + 1, near(1 - r)}, {i0 + 2, far(2 - r)}};
+    if (exclude_outside_) {
+      double total = 0;
+      for (Tap& tap : t) {
+        if (tap.index < 0 || tap.index >= in) tap.weight = 0;
+        total += tap.weight;
+      }
+      for (Tap& tap : t)
+        tap.weight = total != 0 ? tap.weight / total : 0;
+    }
+    for (Tap& tap : t)
+      tap.index = clampi(tap.index);
+    return t;
+  }
+
+  std::string mode_, coord_, nearest_;
+  float cubic_a_ = -0.75f, extrapolation_ = 0;
+  bool exclude_outside_ = false;
+  std::vector<int64_t> axes_;
+};
+
+}  // namespace
+
+Status RegisterKernel_ai_onnx_Resize(KernelRegistry& r) {
+  return r.Register(Def("Resize", 11,
+                        {{"T1",
+                          {0},
+                          {0},
+                          {DataType::kFloat16, DataType::kBFloat16, DataType::kFloat,
+                           DataType::kDouble, DataType::kInt8, DataType::kUint8}}},
+                        FactoryOf<Resize>()));
+}
+
+}  // namespace onnx_light::kernels
