@@ -136,6 +136,19 @@ bool DispatchNumeric(DataType type, Fn&& fn) {
   }
 }
 
+// The values of a numeric tensor as double (empty for a null tensor).
+inline std::vector<double> ToDoubles(const Tensor* t) {
+  std::vector<double> v;
+  if (t == nullptr) return v;
+  v.resize(static_cast<size_t>(t->num_elements()));
+  DispatchNumeric(t->dtype(), [&](auto tag) {
+    using S = decltype(tag);
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = static_cast<double>(t->data<S>()[i]);
+  });
+  return v;
+}
+
 // The arithmetic type a storage type computes in (16-bit floats compute in float).
 template <typename T>
 struct ComputeType {

@@ -47,21 +47,8 @@ class Loss : public KernelBase {
     }
     const int64_t inner = n == 0 || c == 0 ? 0 : x.num_elements() / (n * c);
     const std::vector<int64_t> labels = IndexValues(target);
-    std::vector<double> w;
-    if (weight != nullptr) {
-      w.resize(static_cast<size_t>(c));
-      DispatchNumeric(weight->dtype(), [&](auto tag) {
-        using W = decltype(tag);
-        for (int64_t i = 0; i < c; ++i)
-          w[static_cast<size_t>(i)] = static_cast<double>(weight->data<W>()[i]);
-      });
-    }
-    std::vector<double> logp(static_cast<size_t>(x.num_elements()));
-    DispatchNumeric(x.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      for (size_t i = 0; i < logp.size(); ++i)
-        logp[i] = static_cast<double>(x.data<T>()[i]);
-    });
+    const std::vector<double> w = ToDoubles(weight);
+    std::vector<double> logp = ToDoubles(&x);
     if (kSoftmax) {  // log-softmax over the class axis
       for (int64_t b = 0; b < n; ++b) {
         for (int64_t j = 0; j < inner; ++j) {

@@ -558,13 +558,7 @@ Result<std::vector<double>> ChannelParam(const Tensor* t, int64_t c, const char*
     return Status(StatusCode::kInvalidArgument,
                   info.Describe() + ": " + what + " must be [" + std::to_string(c) + "]");
   }
-  std::vector<double> v(static_cast<size_t>(c));
-  ForFloat(t->dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    for (int64_t i = 0; i < c; ++i)
-      v[static_cast<size_t>(i)] = static_cast<double>(t->data<T>()[i]);
-  });
-  return v;
+  return ToDoubles(t);
 }
 
 // y = scale[c] * (x - shift[c]) * inv[c] + bias[c] per channel (N, C, spatial...).

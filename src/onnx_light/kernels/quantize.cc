@@ -88,18 +88,7 @@ class Quant : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto idx,
                                 ScaleIndex(x.shape(), scale.shape(), axis_, block_, ctx.info()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
-    auto values = [](const Tensor* t) {
-      std::vector<double> v;
-      if (t == nullptr) return v;
-      v.resize(static_cast<size_t>(t->num_elements()));
-      DispatchNumeric(t->dtype(), [&](auto tag) {
-        using S = decltype(tag);
-        for (size_t i = 0; i < v.size(); ++i)
-          v[i] = static_cast<double>(t->data<S>()[i]);
-      });
-      return v;
-    };
-    const std::vector<double> s = values(&scale), z = values(zp), xs = values(&x);
+    const std::vector<double> s = ToDoubles(&scale), z = ToDoubles(zp), xs = ToDoubles(&x);
     const bool single = x.dtype() != DataType::kDouble;
     DispatchNumeric(y->dtype(), [&](auto tag) {
       using Y = decltype(tag);

@@ -180,25 +180,15 @@ class Recurrent : public KernelBase {
 
  private:
   template <typename T>
-  static std::vector<double> AsDouble(const Tensor* t) {
-    std::vector<double> v;
-    if (t == nullptr) return v;
-    v.resize(static_cast<size_t>(t->num_elements()));
-    for (size_t i = 0; i < v.size(); ++i)
-      v[i] = static_cast<double>(t->data<T>()[i]);
-    return v;
-  }
-
-  template <typename T>
   void Run(KernelContext& ctx, int64_t seq, int64_t batch, int64_t in_sz,
            const std::vector<int64_t>& lens, Tensor* y, Tensor* yh, Tensor* yc) const {
     const int64_t h = hidden_, g = kGates;
-    const std::vector<double> x = AsDouble<T>(ctx.input(0)), w = AsDouble<T>(ctx.input(1)),
-                              r = AsDouble<T>(ctx.input(2)), b = AsDouble<T>(ctx.input(3)),
-                              h0 = AsDouble<T>(ctx.input(5)),
-                              c0 = kCell == Cell::kLstm ? AsDouble<T>(ctx.input(6))
+    const std::vector<double> x = ToDoubles(ctx.input(0)), w = ToDoubles(ctx.input(1)),
+                              r = ToDoubles(ctx.input(2)), b = ToDoubles(ctx.input(3)),
+                              h0 = ToDoubles(ctx.input(5)),
+                              c0 = kCell == Cell::kLstm ? ToDoubles(ctx.input(6))
                                                         : std::vector<double>(),
-                              p = kCell == Cell::kLstm ? AsDouble<T>(ctx.input(7))
+                              p = kCell == Cell::kLstm ? ToDoubles(ctx.input(7))
                                                        : std::vector<double>();
     // Index helpers for the two layouts.
     auto x_at = [&](int64_t t, int64_t n) {

@@ -62,18 +62,7 @@ class Resize : public KernelBase {
     for (int64_t& a : axes) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(a, NormalizeAxis(a, static_cast<int64_t>(rank), ctx.info()));
     }
-    auto floats = [](const Tensor* t) {
-      std::vector<double> v;
-      if (t == nullptr) return v;
-      v.resize(static_cast<size_t>(t->num_elements()));
-      DispatchNumeric(t->dtype(), [&](auto tag) {
-        using S = decltype(tag);
-        for (size_t i = 0; i < v.size(); ++i)
-          v[i] = static_cast<double>(t->data<S>()[i]);
-      });
-      return v;
-    };
-    const std::vector<double> roi_in = floats(ctx.input(1)), scales_in = floats(ctx.input(2));
+    const std::vector<double> roi_in = ToDoubles(ctx.input(1)), scales_in = ToDoubles(ctx.input(2));
     std::vector<int64_t> sizes_in;
     if (const Tensor* s = ctx.input(3)) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(sizes_in, Int64Values(s, ctx.info(), "sizes"));
