@@ -161,8 +161,7 @@ class Mod : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<Mod>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t f, info.GetInt("fmod", 0));
-    k->fmod_ = f != 0;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->fmod_, GetFlag(info, "fmod", false));
     const DataType t = info.input_type(0);
     if (!k->fmod_ && (t == DataType::kFloat || t == DataType::kDouble || t == DataType::kFloat16 ||
                       t == DataType::kBFloat16)) {

@@ -79,8 +79,7 @@ class Binary : public KernelBase {
     auto k = std::make_unique<Binary>();
     k->legacy_ = info.opset() < 7;
     if (k->legacy_) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t bc, info.GetInt("broadcast", 0));
-      k->broadcast_ = bc != 0;
+      ONNX_LIGHT_ASSIGN_OR_RETURN(k->broadcast_, GetFlag(info, "broadcast", false));
       k->has_axis_ = info.HasAttribute("axis");
       ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", 0));
     }

@@ -388,10 +388,8 @@ class Cumulative : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<Cumulative>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ex, info.GetInt("exclusive", 0));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t rev, info.GetInt("reverse", 0));
-    k->exclusive_ = ex != 0;
-    k->reverse_ = rev != 0;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->exclusive_, GetFlag(info, "exclusive", false));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->reverse_, GetFlag(info, "reverse", false));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) override {

@@ -67,6 +67,12 @@ inline KernelDef UnaryDef(std::string domain, std::string op, int since,
   return def;
 }
 
+// An INT attribute used as a flag (0 false, anything else true), with a default.
+inline Result<bool> GetFlag(const KernelInfo& info, const char* name, bool default_value) {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t v, info.GetInt(name, default_value ? 1 : 0));
+  return v != 0;
+}
+
 // Runs fn(begin, end) over [0, n), split across the pool when n is large.
 template <typename Fn>
 void ParallelElements(ThreadPool* pool, int64_t n, Fn fn) {

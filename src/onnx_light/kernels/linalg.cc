@@ -109,10 +109,8 @@ class Gemm : public KernelBase {
     auto g = std::make_unique<Gemm>();
     ONNX_LIGHT_ASSIGN_OR_RETURN(g->alpha_, info.GetFloat("alpha", 1.0f));
     ONNX_LIGHT_ASSIGN_OR_RETURN(g->beta_, info.GetFloat("beta", 1.0f));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ta, info.GetInt("transA", 0));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t tb, info.GetInt("transB", 0));
-    g->trans_a_ = ta != 0;
-    g->trans_b_ = tb != 0;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(g->trans_a_, GetFlag(info, "transA", false));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(g->trans_b_, GetFlag(info, "transB", false));
     return std::unique_ptr<KernelBase>(std::move(g));
   }
   Status Compute(KernelContext& ctx) override {

@@ -14,10 +14,8 @@ class FloatClass : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<FloatClass>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t pos, info.GetInt("detect_positive", 1));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t neg, info.GetInt("detect_negative", 1));
-    k->pos_ = pos != 0;
-    k->neg_ = neg != 0;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->pos_, GetFlag(info, "detect_positive", true));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->neg_, GetFlag(info, "detect_negative", true));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) override {

@@ -434,9 +434,8 @@ class Pool : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<Pool>();
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->attrs_, ReadWindowAttrs(info, true));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t cip, info.GetInt("count_include_pad", 0));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->count_include_pad_, GetFlag(info, "count_include_pad", false));
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t order, info.GetInt("storage_order", 0));
-    k->count_include_pad_ = cip != 0;
     if (order != 0) {
       return Status(StatusCode::kNotImplemented,
                     info.Describe() + ": storage_order=1 (column-major indices) is not supported");

@@ -71,10 +71,9 @@ class Recurrent : public KernelBase {
     k->dirs_ = dir == "bidirectional" ? 2 : 1;
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->layout_, info.GetInt("layout", 0));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->clip_, info.GetFloat("clip", 0.0f));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t lbr, info.GetInt("linear_before_reset", 0));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ifg, info.GetInt("input_forget", 0));
-    k->linear_before_reset_ = lbr != 0;
-    k->input_forget_ = ifg != 0;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->linear_before_reset_,
+                                GetFlag(info, "linear_before_reset", false));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->input_forget_, GetFlag(info, "input_forget", false));
     std::vector<std::string> names;
     if (const onnx::AttributeProto* a = info.Find("activations")) names = a->strings;
     if (names.empty()) {

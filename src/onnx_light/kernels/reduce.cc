@@ -148,10 +148,8 @@ class Reduce : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<Reduce>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t keep, info.GetInt("keepdims", 1));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t noop, info.GetInt("noop_with_empty_axes", 0));
-    k->keepdims_ = keep != 0;
-    k->noop_empty_ = noop != 0;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->keepdims_, GetFlag(info, "keepdims", true));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->noop_empty_, GetFlag(info, "noop_with_empty_axes", false));
     if (info.HasAttribute("axes")) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(k->axes_, info.GetInts("axes"));
     }
@@ -219,10 +217,8 @@ class ArgReduce : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<ArgReduce>();
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", 0));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t keep, info.GetInt("keepdims", 1));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t last, info.GetInt("select_last_index", 0));
-    k->keepdims_ = keep != 0;
-    k->last_ = last != 0;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->keepdims_, GetFlag(info, "keepdims", true));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->last_, GetFlag(info, "select_last_index", false));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) override {

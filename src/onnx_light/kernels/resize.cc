@@ -27,7 +27,7 @@ class Resize : public KernelBase {
                                 info.GetString("coordinate_transformation_mode", "half_pixel"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->nearest_, info.GetString("nearest_mode", "round_prefer_floor"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->cubic_a_, info.GetFloat("cubic_coeff_a", -0.75f));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t exclude, info.GetInt("exclude_outside", 0));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->exclude_outside_, GetFlag(info, "exclude_outside", false));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->extrapolation_, info.GetFloat("extrapolation_value", 0.0f));
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t antialias, info.GetInt("antialias", 0));
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::string policy,
@@ -35,7 +35,6 @@ class Resize : public KernelBase {
     if (info.HasAttribute("axes")) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(k->axes_, info.GetInts("axes"));
     }
-    k->exclude_outside_ = exclude != 0;
     if (antialias != 0) {
       return Status(StatusCode::kNotImplemented, info.Describe() + ": antialias is not supported");
     }

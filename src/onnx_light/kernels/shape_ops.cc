@@ -64,8 +64,7 @@ class Reshape : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<Reshape>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t allow_zero, info.GetInt("allowzero", 0));
-    k->allow_zero_ = allow_zero != 0;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->allow_zero_, GetFlag(info, "allowzero", false));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) override {
