@@ -63,6 +63,22 @@ nb::object StringToPython(const std::string& s, bool as_bytes) {
   return nb::steal(o);
 }
 
+// Element-wise equality of a repeated field with any Python iterable, converting each
+// item with `convert`; anything that does not convert compares unequal.
+template <typename Container, typename Convert>
+bool SequenceEquals(const Container& c, nb::handle other, Convert convert) {
+  try {
+    size_t i = 0;
+    for (nb::handle item : nb::iter(other)) {
+      if (i >= c.size() || !(c[i] == convert(item))) return false;
+      ++i;
+    }
+    return i == c.size();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 template <typename T>
 T ScalarFromPython(nb::handle h) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -256,18 +272,7 @@ void BindScalarList(nb::module_& m) {
           "A numpy copy of the values.")
       .def("__eq__",
            [](const L& l, nb::handle other) {
-             try {
-               std::vector<T> o;
-               for (nb::handle item : nb::iter(other))
-                 o.push_back(ScalarFromPython<T>(item));
-               if (o.size() != l.v->size()) return false;
-               for (size_t i = 0; i < o.size(); ++i) {
-                 if (!((*l.v)[i] == o[i])) return false;
-               }
-               return true;
-             } catch (const std::exception&) {
-               return false;
-             }
+             return SequenceEquals(*l.v, other, &ScalarFromPython<T>);
            })
       .def("__repr__", [](const L& l) {
         return nb::cast<std::string>(nb::repr(nb::cast(std::vector<T>(*l.v))));
@@ -625,18 +630,7 @@ void BindMessageList(nb::module_& m, const std::string& name) {
            })
       .def("__eq__",
            [](const L& l, nb::handle other) {
-             try {
-               std::vector<S> o;
-               for (nb::handle x : nb::iter(other))
-                 o.push_back(MessageFromPython<S>(x));
-               if (o.size() != l.r->size()) return false;
-               for (size_t i = 0; i < o.size(); ++i) {
-                 if (!((*l.r)[i] == o[i])) return false;
-               }
-               return true;
-             } catch (const std::exception&) {
-               return false;
-             }
+             return SequenceEquals(*l.r, other, &MessageFromPython<S>);
            })
       .def("__repr__", [](const L& l) {
         std::string out = "[";
