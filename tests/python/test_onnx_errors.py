@@ -185,3 +185,18 @@ def test_references_survive_their_parent():
     graph.node.pop(0)
     assert node.op_type == "Add"  # detached, still valid
     assert len(graph.node) == 0
+
+
+def test_repeated_fields_compare_with_python_sequences():
+    from onnx_light.onnx import helper as h
+
+    node = h.make_node("Add", ["a", "b"], ["c"])
+    assert node.input == ["a", "b"] and node.input == ("a", "b")
+    assert not (node.input == ["a"]) and not (node.input == ["a", "b", "x"])
+    assert not (node.input == ["a", 3])  # an item that does not convert
+    t = h.make_tensor("t", 7, [3], [1, 2, 3])
+    assert t.dims == [3] and t.int64_data == [1, 2, 3]
+    assert not (t.int64_data == [1, 2]) and not (t.int64_data == ["x", 2, 3])
+    g = h.make_graph([node], "g", [], [])
+    assert g.node == [node] and not (g.node == []) and not (g.node == [node, node])
+    assert not (g.node == [1])
