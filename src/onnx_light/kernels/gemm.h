@@ -1,14 +1,26 @@
-// The matrix-product inner loop shared by MatMul, Gemm and Conv (after im2col).
+// The matrix product shared by MatMul, Gemm and Conv (after im2col).
+//
+// float and double go to OpenBLAS (cblas_sgemm/cblas_dgemm) when the build has it
+// (ONNX_LIGHT_BLAS, the default): its packed, register-blocked kernels are what closes
+// the gap to ONNX Runtime's MLAS (docs/performance.md has the numbers). Integer types,
+// and every type in a build without BLAS, use Gemm2DLoop, a plain i-k-j loop the compiler
+// vectorizes.
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
+
+namespace onnx_light {
+class ThreadPool;
+}
 
 namespace onnx_light::kernels {
 
-// c[m x n] (+)= a[m x k] * b[k x n], with element strides for transposed operands.
+// c[m x n] += a[m x k] * b[k x n], with element strides for transposed operands:
+// a(i, p) = a[i * lda_row + p * lda_col], b(p, j) = b[p * ldb_row + j * ldb_col].
 template <typename C>
-inline void Gemm2D(const C* a, int64_t lda_row, int64_t lda_col, const C* b, int64_t ldb_row,
-                   int64_t ldb_col, C* c, int64_t m, int64_t n, int64_t k) {
+inline void Gemm2DLoop(const C* a, int64_t lda_row, int64_t lda_col, const C* b, int64_t ldb_row,
+                       int64_t ldb_col, C* c, int64_t m, int64_t n, int64_t k) {
   for (int64_t i = 0; i < m; ++i) {
     C* crow = c + i * n;
     for (int64_t p = 0; p < k; ++p) {
@@ -23,6 +35,29 @@ inline void Gemm2D(const C* a, int64_t lda_row, int64_t lda_col, const C* b, int
       }
     }
   }
+}
+
+// True when this build multiplies float/double through BLAS.
+bool HaveBlas() noexcept;
+
+// The BLAS path for the Gemm2D contract below (one of each operand's strides must be 1).
+// Returns false, having done nothing, when BLAS is absent or a dimension exceeds its
+// 32-bit index; the caller then loops. Rows of c are split across `pool` when given.
+bool BlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
+                int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool);
+bool BlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b,
+                int64_t ldb_row, int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k,
+                ThreadPool* pool);
+
+// c[m x n] += a[m x k] * b[k x n] (strides as Gemm2DLoop; c is dense, row-major).
+template <typename C>
+inline void Gemm2D(const C* a, int64_t lda_row, int64_t lda_col, const C* b, int64_t ldb_row,
+                   int64_t ldb_col, C* c, int64_t m, int64_t n, int64_t k,
+                   ThreadPool* pool = nullptr) {
+  if constexpr (std::is_same_v<C, float> || std::is_same_v<C, double>) {
+    if (BlasGemm2D(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return;
+  }
+  Gemm2DLoop(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k);
 }
 
 }  // namespace onnx_light::kernels

@@ -1,8 +1,8 @@
 // MatMul (numpy semantics: 1-D promotion and batch broadcasting) and Gemm.
 //
-// The inner kernel is a plain i-k-j loop over row blocks that the compiler vectorizes;
-// 16-bit floats are widened to float once per operand. Whether to keep it or move to a
-// BLAS-class library is decided by bench/ against ONNX Runtime (docs/performance.md).
+// The products go through Gemm2D (gemm.h): OpenBLAS for float/double, a vectorized loop
+// for integers; 16-bit floats are widened to float once per operand. The choice was made
+// by bench/linalg_vs_ort.py against ONNX Runtime (docs/performance.md).
 #include <type_traits>
 
 #include "broadcast.h"
@@ -71,26 +71,41 @@ class MatMul : public KernelBase {
     int64_t nbatch = 1;
     for (int64_t d : batch)
       nbatch *= d;
+    int64_t rows = m;  // rows of A per product
+    if (b.num_elements() == k * n && abatch.dims() == batch) {
+      // One B for every batch of A: a single (nbatch * m) x k product.
+      rows = nbatch * m;
+      nbatch = 1;
+    }
     const std::vector<int64_t> sa = BroadcastStrides(abatch, batch);
     const std::vector<int64_t> sb = BroadcastStrides(bbatch, batch);
+    ThreadPool* pool = ctx.thread_pool();
     DispatchNumeric(a.dtype(), [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_same_v<T, bool>) {
         using C = MatAcc<T>;
         Widened<T> wa(a.data<T>(), a.num_elements()), wb(b.data<T>(), b.num_elements());
-        std::vector<C> acc(static_cast<size_t>(m * n));
+        std::vector<C> acc(std::is_same_v<C, T> ? 0 : static_cast<size_t>(rows * n));
         T* yp = y->mutable_data<T>();
         std::vector<int64_t> pos(batch.size(), 0);
         for (int64_t t = 0; t < nbatch; ++t) {
           int64_t oa = 0, ob = 0;
-          for (size_t d = 0; d < batch.size(); ++d) {
+          for (size_t d = 0; d < batch.size() && nbatch > 1; ++d) {
             oa += pos[d] * sa[d];
             ob += pos[d] * sb[d];
           }
-          std::fill(acc.begin(), acc.end(), C(0));
-          Gemm2D<C>(wa.data + oa * m * k, k, 1, wb.data + ob * k * n, n, 1, acc.data(), m, n, k);
-          for (int64_t i = 0; i < m * n; ++i)
-            yp[t * m * n + i] = static_cast<T>(acc[static_cast<size_t>(i)]);
+          C* dst;
+          if constexpr (std::is_same_v<C, T>) {
+            dst = yp + t * rows * n;
+          } else {
+            dst = acc.data();
+          }
+          std::fill(dst, dst + rows * n, C(0));
+          Gemm2D<C>(wa.data + oa * m * k, k, 1, wb.data + ob * k * n, n, 1, dst, rows, n, k, pool);
+          if constexpr (!std::is_same_v<C, T>) {
+            for (int64_t i = 0; i < rows * n; ++i)
+              yp[t * rows * n + i] = static_cast<T>(acc[static_cast<size_t>(i)]);
+          }
           for (size_t d = batch.size(); d-- > 0;) {
             if (++pos[d] < batch[d]) break;
             pos[d] = 0;
@@ -151,7 +166,7 @@ class Gemm : public KernelBase {
         Widened<T> wa(a.data<T>(), a.num_elements()), wb(b.data<T>(), b.num_elements());
         std::vector<C> acc(static_cast<size_t>(m * n), C(0));
         Gemm2D<C>(wa.data, trans_a_ ? 1 : k, trans_a_ ? m : 1, wb.data, trans_b_ ? 1 : n,
-                  trans_b_ ? k : 1, acc.data(), m, n, k);
+                  trans_b_ ? k : 1, acc.data(), m, n, k, ctx.thread_pool());
         T* yp = y->mutable_data<T>();
         const C alpha = static_cast<C>(alpha_), beta = static_cast<C>(beta_);
         for (int64_t i = 0; i < m; ++i) {

@@ -244,37 +244,67 @@ class Conv : public KernelBase {
         tap_offset[static_cast<size_t>(t * out_sz + o)] = off;
       });
     });
+    // A 1x1 window that visits every input position in order needs no im2col: the input
+    // channels are the columns already.
+    bool direct = in_sz == out_sz;
+    for (int64_t o = 0; direct && o < out_sz; ++o)
+      direct = tap_offset[static_cast<size_t>(o)] == o;
+    direct = direct && k_sz == 1;
+    ThreadPool* pool = ctx.thread_pool();
     ForFloat(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       using C = typename ComputeType<T>::type;  // float for 16-bit, as ORT accumulates
+      constexpr bool kSame = std::is_same_v<C, T>;
       const T* xp = x.data<T>();
       T* yp = y->mutable_data<T>();
-      std::vector<C> wc(static_cast<size_t>(wt.num_elements()));
+      std::vector<C> wc(kSame ? 0 : static_cast<size_t>(wt.num_elements()));
       for (size_t i = 0; i < wc.size(); ++i)
         wc[i] = static_cast<C>(wt.data<T>()[i]);
-      std::vector<C> col(static_cast<size_t>(rows * out_sz));
-      std::vector<C> acc(static_cast<size_t>(m_per_group * out_sz));
+      const C* wp;
+      if constexpr (kSame) {
+        wp = wt.data<T>();
+      } else {
+        wp = wc.data();
+      }
+      std::vector<C> col(kSame && direct ? 0 : static_cast<size_t>(rows * out_sz));
+      std::vector<C> acc(kSame ? 0 : static_cast<size_t>(m_per_group * out_sz));
       for (int64_t b = 0; b < batch; ++b) {
         for (int64_t g = 0; g < group_; ++g) {
-          for (int64_t c = 0; c < cg; ++c) {
-            const T* xc = xp + (b * c_in + g * cg + c) * in_sz;
-            for (int64_t t = 0; t < k_sz; ++t) {
-              C* row = col.data() + (c * k_sz + t) * out_sz;
-              const int64_t* off = tap_offset.data() + t * out_sz;
-              for (int64_t o = 0; o < out_sz; ++o)
-                row[o] = off[o] < 0 ? C(0) : static_cast<C>(xc[off[o]]);
+          const T* xg = xp + (b * c_in + g * cg) * in_sz;
+          const C* cols = nullptr;
+          if constexpr (kSame) {
+            if (direct) cols = xg;
+          }
+          if (cols == nullptr) {
+            for (int64_t c = 0; c < cg; ++c) {
+              const T* xc = xg + c * in_sz;
+              for (int64_t t = 0; t < k_sz; ++t) {
+                C* row = col.data() + (c * k_sz + t) * out_sz;
+                const int64_t* off = tap_offset.data() + t * out_sz;
+                for (int64_t o = 0; o < out_sz; ++o)
+                  row[o] = off[o] < 0 ? C(0) : static_cast<C>(xc[off[o]]);
+              }
             }
+            cols = col.data();
+          }
+          T* yg = yp + (b * m + g * m_per_group) * out_sz;
+          C* dst;
+          if constexpr (kSame) {
+            dst = yg;
+          } else {
+            dst = acc.data();
           }
           for (int64_t oc = 0; oc < m_per_group; ++oc) {
             const C bv =
                 bias != nullptr ? static_cast<C>(bias->data<T>()[g * m_per_group + oc]) : C(0);
-            std::fill(acc.begin() + oc * out_sz, acc.begin() + (oc + 1) * out_sz, bv);
+            std::fill(dst + oc * out_sz, dst + (oc + 1) * out_sz, bv);
           }
-          Gemm2D<C>(wc.data() + g * m_per_group * rows, rows, 1, col.data(), out_sz, 1, acc.data(),
-                    m_per_group, out_sz, rows);
-          T* yg = yp + (b * m + g * m_per_group) * out_sz;
-          for (size_t i = 0; i < acc.size(); ++i)
-            yg[i] = static_cast<T>(acc[i]);
+          Gemm2D<C>(wp + g * m_per_group * rows, rows, 1, cols, out_sz, 1, dst, m_per_group,
+                    out_sz, rows, pool);
+          if constexpr (!kSame) {
+            for (size_t i = 0; i < acc.size(); ++i)
+              yg[i] = static_cast<T>(acc[i]);
+          }
         }
       }
     });
