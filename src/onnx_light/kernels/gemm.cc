@@ -26,7 +26,9 @@ void SingleThreadedBlas() {
   std::call_once(once, [] { openblas_set_num_threads(1); });
 }
 
-bool Fits(int64_t v) { return v >= 0 && v <= std::numeric_limits<int>::max(); }
+bool Fits(int64_t v) {
+  return v >= 0 && v <= std::numeric_limits<int>::max();
+}
 
 // The CBLAS form of one operand: transposed or not, and its leading dimension.
 bool Layout(int64_t row, int64_t col, int64_t cols, CBLAS_TRANSPOSE* trans, int64_t* ld) {
@@ -43,8 +45,8 @@ bool Layout(int64_t row, int64_t col, int64_t cols, CBLAS_TRANSPOSE* trans, int6
 }
 
 template <typename T, typename Fn>
-bool Run(const T* a, int64_t lda_row, int64_t lda_col, const T* b, int64_t ldb_row,
-         int64_t ldb_col, T* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool, Fn gemm) {
+bool Run(const T* a, int64_t lda_row, int64_t lda_col, const T* b, int64_t ldb_row, int64_t ldb_col,
+         T* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool, Fn gemm) {
   if (!Fits(m) || !Fits(n) || !Fits(k) || !Fits(m * n)) return false;
   CBLAS_TRANSPOSE ta, tb;
   int64_t lda, ldb;
@@ -70,7 +72,9 @@ bool Run(const T* a, int64_t lda_row, int64_t lda_col, const T* b, int64_t ldb_r
 
 }  // namespace
 
-bool HaveBlas() noexcept { return true; }
+bool HaveBlas() noexcept {
+  return true;
+}
 
 bool BlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
                 int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
@@ -82,9 +86,8 @@ bool BlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b
              });
 }
 
-bool BlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b,
-                int64_t ldb_row, int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k,
-                ThreadPool* pool) {
+bool BlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b, int64_t ldb_row,
+                int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
   return Run(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool,
              [](CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int mm, int nn, int kk, const double* aa,
                 int lda, const double* bb, int ldb, double* cc, int ldc) {
@@ -94,14 +97,16 @@ bool BlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double*
 
 #else  // !ONNX_LIGHT_HAVE_BLAS
 
-bool HaveBlas() noexcept { return false; }
+bool HaveBlas() noexcept {
+  return false;
+}
 
 bool BlasGemm2D(const float*, int64_t, int64_t, const float*, int64_t, int64_t, float*, int64_t,
                 int64_t, int64_t, ThreadPool*) {
   return false;
 }
-bool BlasGemm2D(const double*, int64_t, int64_t, const double*, int64_t, int64_t, double*,
-                int64_t, int64_t, int64_t, ThreadPool*) {
+bool BlasGemm2D(const double*, int64_t, int64_t, const double*, int64_t, int64_t, double*, int64_t,
+                int64_t, int64_t, ThreadPool*) {
   return false;
 }
 

@@ -45,9 +45,8 @@ bool HaveBlas() noexcept;
 // 32-bit index; the caller then loops. Rows of c are split across `pool` when given.
 bool BlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
                 int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool);
-bool BlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b,
-                int64_t ldb_row, int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k,
-                ThreadPool* pool);
+bool BlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b, int64_t ldb_row,
+                int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool);
 
 // c[m x n] += a[m x k] * b[k x n] (strides as Gemm2DLoop; c is dense, row-major).
 template <typename C>

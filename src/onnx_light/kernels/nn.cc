@@ -299,8 +299,8 @@ class Conv : public KernelBase {
                 bias != nullptr ? static_cast<C>(bias->data<T>()[g * m_per_group + oc]) : C(0);
             std::fill(dst + oc * out_sz, dst + (oc + 1) * out_sz, bv);
           }
-          Gemm2D<C>(wp + g * m_per_group * rows, rows, 1, cols, out_sz, 1, dst, m_per_group,
-                    out_sz, rows, pool);
+          Gemm2D<C>(wp + g * m_per_group * rows, rows, 1, cols, out_sz, 1, dst, m_per_group, out_sz,
+                    rows, pool);
           if constexpr (!kSame) {
             for (size_t i = 0; i < acc.size(); ++i)
               yg[i] = static_cast<T>(acc[i]);

@@ -2,6 +2,8 @@
 // double reference: every transpose combination, shapes from empty to several BLAS blocks,
 // accumulation into a non-zero C, and the pool's row split. Tolerance: relative 1e-5 of
 // sum |a||b| for float, 1e-13 for double (both far above a dot product's rounding).
+#include "gemm.h"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -9,7 +11,6 @@
 #include <random>
 #include <vector>
 
-#include "gemm.h"
 #include "onnx_light/runtime/thread_pool.h"
 
 namespace onnx_light::kernels {
@@ -52,17 +53,25 @@ void Check(const Case& cs, ThreadPool* pool, bool loop_only, double tol) {
       }
       const double got = static_cast<double>(c[static_cast<size_t>(i * cs.n + j)]);
       ASSERT_LE(std::fabs(got - static_cast<double>(ref)), tol * static_cast<double>(mag) + 1e-30)
-          << "m=" << cs.m << " n=" << cs.n << " k=" << cs.k << " ta=" << cs.ta
-          << " tb=" << cs.tb << " at (" << i << ", " << j << ")";
+          << "m=" << cs.m << " n=" << cs.n << " k=" << cs.k << " ta=" << cs.ta << " tb=" << cs.tb
+          << " at (" << i << ", " << j << ")";
     }
   }
 }
 
 std::vector<Case> Cases() {
   std::vector<Case> out;
-  for (auto [m, n, k] : std::vector<std::array<int64_t, 3>>{
-           {0, 3, 4}, {3, 0, 4}, {3, 4, 0}, {1, 1, 1}, {1, 7, 5}, {7, 1, 5}, {5, 6, 1},
-           {17, 33, 65}, {64, 64, 64}, {129, 70, 300}, {300, 257, 31}}) {
+  for (auto [m, n, k] : std::vector<std::array<int64_t, 3>>{{0, 3, 4},
+                                                            {3, 0, 4},
+                                                            {3, 4, 0},
+                                                            {1, 1, 1},
+                                                            {1, 7, 5},
+                                                            {7, 1, 5},
+                                                            {5, 6, 1},
+                                                            {17, 33, 65},
+                                                            {64, 64, 64},
+                                                            {129, 70, 300},
+                                                            {300, 257, 31}}) {
     for (bool ta : {false, true})
       for (bool tb : {false, true})
         out.push_back({m, n, k, ta, tb});
@@ -99,7 +108,9 @@ TEST(Gemm, IntegerLoopWrapsLikeNumpy) {
 }
 
 #if ONNX_LIGHT_EXPECT_BLAS
-TEST(Gemm, DefaultBuildUsesBlas) { EXPECT_TRUE(HaveBlas()); }
+TEST(Gemm, DefaultBuildUsesBlas) {
+  EXPECT_TRUE(HaveBlas());
+}
 #endif
 
 }  // namespace
