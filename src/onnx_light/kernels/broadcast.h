@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernel_util.h"
+#include "narrow_types.h"
 
 namespace onnx_light::kernels {
 
@@ -136,11 +137,19 @@ bool DispatchNumeric(DataType type, Fn&& fn) {
   }
 }
 
-// The values of a numeric tensor as double (empty for a null tensor).
+// The values of a numeric tensor as double (empty for a null tensor); narrow types
+// (float8, float4, 2/4-bit integers) included.
 inline std::vector<double> ToDoubles(const Tensor* t) {
   std::vector<double> v;
   if (t == nullptr) return v;
   v.resize(static_cast<size_t>(t->num_elements()));
+  if (IsNarrowType(t->dtype())) {
+    const auto* p = static_cast<const uint8_t*>(t->raw_data());
+    const int bits = DataTypeBitWidth(t->dtype());
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = NarrowToDouble(t->dtype(), NarrowCode(p, bits, static_cast<int64_t>(i)));
+    return v;
+  }
   DispatchNumeric(t->dtype(), [&](auto tag) {
     using S = decltype(tag);
     for (size_t i = 0; i < v.size(); ++i)

@@ -2,11 +2,16 @@
 // zero and saturate at the type's range; NaN becomes 0 (ONNX leaves these undefined; C++
 // would make them undefined behaviour). Values go through float64 (or int64/uint64 for
 // integer -> integer), so every conversion rounds at most once into the destination.
+// The float8, float4 and 2/4-bit integer types go element by element through
+// narrow_types.h (its comment states their rounding, saturation and wrapping rules).
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
+#include "broadcast.h"
 #include "kernel_util.h"
+#include "narrow_types.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -98,17 +103,85 @@ Status CastFrom(const Tensor& x, Tensor* y) {
 std::vector<DataType> CastTypes() {
   std::vector<DataType> types = NumericTypes();
   types.push_back(DataType::kBool);
+  types.insert(types.end(), NarrowTypes().begin(), NarrowTypes().end());
   return types;
+}
+
+// Calls fn(i, value) for every element of x, as double.
+template <typename Fn>
+void ForEachAsDouble(const Tensor& x, Fn fn) {
+  const int64_t n = x.num_elements();
+  if (IsNarrowType(x.dtype())) {
+    const auto* p = static_cast<const uint8_t*>(x.raw_data());
+    const int bits = DataTypeBitWidth(x.dtype());
+    for (int64_t i = 0; i < n; ++i)
+      fn(i, NarrowToDouble(x.dtype(), NarrowCode(p, bits, i)));
+  } else if (x.dtype() == DataType::kBool) {
+    for (int64_t i = 0; i < n; ++i)
+      fn(i, x.data<bool>()[i] ? 1.0 : 0.0);
+  } else {
+    DispatchNumeric(x.dtype(), [&](auto tag) {
+      using S = decltype(tag);
+      const S* in = x.data<S>();
+      for (int64_t i = 0; i < n; ++i)
+        fn(i, Wide<S>::Get(in[i]));
+    });
+  }
+}
+
+// A Cast from or to a narrow type, one element at a time through double.
+Status CastNarrow(const Tensor& x, Tensor* y, bool saturate, E8M0Rounding rounding) {
+  const DataType to = y->dtype();
+  if (IsNarrowType(to)) {
+    auto* out = static_cast<uint8_t*>(y->mutable_raw_data());
+    if (y->byte_size() != 0) std::memset(out, 0, y->byte_size());  // padding bits stay 0
+    const int bits = DataTypeBitWidth(to);
+    ForEachAsDouble(x, [&](int64_t i, double v) {
+      SetNarrowCode(out, bits, i, DoubleToNarrow(to, v, saturate, rounding));
+    });
+    return Status::Ok();
+  }
+  if (to == DataType::kBool) {
+    bool* out = y->mutable_data<bool>();
+    ForEachAsDouble(x, [&](int64_t i, double v) { out[i] = FromDouble<bool>(v); });
+    return Status::Ok();
+  }
+  DispatchNumeric(to, [&](auto tag) {
+    using D = decltype(tag);
+    D* out = y->mutable_data<D>();
+    ForEachAsDouble(x, [&](int64_t i, double v) { out[i] = FromDouble<D>(v); });
+  });
+  return Status::Ok();
 }
 
 class Cast : public KernelBase {
  public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
-    return std::unique_ptr<KernelBase>(new Cast());
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Cast>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->saturate_, GetFlag(info, "saturate", true));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::string mode, info.GetString("round_mode", "up"));
+    if (mode == "up") {
+      k->rounding_ = E8M0Rounding::kUp;
+    } else if (mode == "down") {
+      k->rounding_ = E8M0Rounding::kDown;
+    } else if (mode == "nearest") {
+      k->rounding_ = E8M0Rounding::kNearest;
+    } else {
+      return Status(StatusCode::kInvalidModel, info.Describe() + ": round_mode '" + mode +
+                                                   "' is not one of up, down, nearest");
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    if (IsNarrowType(x.dtype()) || IsNarrowType(y->dtype())) {
+      if (x.dtype() == y->dtype()) {
+        if (x.byte_size() != 0) std::memcpy(y->mutable_raw_data(), x.raw_data(), x.byte_size());
+        return Status::Ok();
+      }
+      return CastNarrow(x, y, saturate_, rounding_);
+    }
     switch (x.dtype()) {
       case DataType::kFloat:
         return CastFrom<float>(x, y);
@@ -140,6 +213,10 @@ class Cast : public KernelBase {
         return Status(StatusCode::kInternal, "Cast: unexpected source type");
     }
   }
+
+ private:
+  bool saturate_ = true;
+  E8M0Rounding rounding_ = E8M0Rounding::kUp;
 };
 
 // The output type is the `to` attribute.

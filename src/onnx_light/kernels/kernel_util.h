@@ -38,6 +38,16 @@ inline std::vector<DataType> IntegerTypes() {
           DataType::kUint8, DataType::kUint16, DataType::kUint32, DataType::kUint64};
 }
 
+// The float8, float4 and 2/4-bit integer types (element codecs in narrow_types.h).
+inline const std::vector<DataType>& NarrowTypes() {
+  static const std::vector<DataType> types = {DataType::kFloat8E4M3FN, DataType::kFloat8E4M3FNUZ,
+                                              DataType::kFloat8E5M2,   DataType::kFloat8E5M2FNUZ,
+                                              DataType::kFloat8E8M0,   DataType::kFloat4E2M1,
+                                              DataType::kInt4,         DataType::kUint4,
+                                              DataType::kInt2,         DataType::kUint2};
+  return types;
+}
+
 inline std::vector<DataType> AllTensorTypes() {
   std::vector<DataType> types = NumericTypes();
   types.push_back(DataType::kBool);

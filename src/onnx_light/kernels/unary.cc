@@ -158,7 +158,9 @@ Status RegisterKernel_ai_onnx_Relu(KernelRegistry& r) {
   return r.Register(UnaryDef("", "Relu", 6, std::move(types), FactoryOf<Relu>()));
 }
 Status RegisterKernel_ai_onnx_Identity(KernelRegistry& r) {
-  return r.Register(UnaryDef("", "Identity", 1, AllTensorTypes(), FactoryOf<Identity>()));
+  std::vector<DataType> types = AllTensorTypes();  // Identity shares the input as it is
+  types.insert(types.end(), NarrowTypes().begin(), NarrowTypes().end());
+  return r.Register(UnaryDef("", "Identity", 1, std::move(types), FactoryOf<Identity>()));
 }
 
 }  // namespace onnx_light::kernels

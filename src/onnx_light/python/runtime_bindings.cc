@@ -8,6 +8,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
@@ -123,6 +124,11 @@ class PySession {
       std::vector<int64_t> dims(b.view.shape, b.view.shape + b.view.ndim);
       Result<Shape> shape = Shape::Create(dims, ShapeLimits{});
       if (!shape.ok()) ThrowStatus(shape.status().WithContext("input '" + name + "'"));
+      if (IsSubByteType(type)) {
+        // numpy (ml_dtypes) keeps one element per byte; the runtime packs them.
+        tensors.emplace_back(name, PackSubByte(name, type, std::move(*shape), b.view));
+        continue;
+      }
       Result<Tensor> t =
           Tensor::Borrow(type, std::move(*shape), b.view.buf, static_cast<size_t>(b.view.len));
       if (!t.ok()) ThrowStatus(t.status().WithContext("input '" + name + "'"));
@@ -162,6 +168,45 @@ class PySession {
     return t;
   }
 
+  // INT4/UINT4/INT2/UINT2/FLOAT4E2M1 from one element per byte (the value in the low
+  // bits) to ONNX's packed layout, element 0 in the low bits of byte 0.
+  static Tensor PackSubByte(const std::string& name, DataType type, Shape shape,
+                            const Py_buffer& view) {
+    const int64_t n = shape.num_elements();
+    if (view.len != n) {
+      throw nb::value_error(
+          ("input '" + name + "': expected one byte per " + DataTypeName(type) + " element")
+              .c_str());
+    }
+    Tensor t = ValueOrThrow(Tensor::Allocate(type, std::move(shape)));
+    const int bits = DataTypeBitWidth(type), per = 8 / bits;
+    const auto* src = static_cast<const uint8_t*>(view.buf);
+    auto* dst = static_cast<uint8_t*>(t.mutable_raw_data());
+    if (t.byte_size() != 0) std::memset(dst, 0, t.byte_size());
+    const auto mask = static_cast<uint8_t>((1u << bits) - 1u);
+    for (int64_t i = 0; i < n; ++i)
+      dst[i / per] = static_cast<uint8_t>(dst[i / per] | ((src[i] & mask) << ((i % per) * bits)));
+    return t;
+  }
+
+  // The inverse of PackSubByte (ml_dtypes keeps the code in the low bits, unextended).
+  nb::object UnpackSubByte(const Tensor& t) const {
+    const int64_t n = t.num_elements();
+    const int bits = DataTypeBitWidth(t.dtype()), per = 8 / bits;
+    nb::object np = nb::module_::import_("numpy");
+    nb::object arr = np.attr("zeros")(n, nb::arg("dtype") = "uint8");
+    Py_buffer view;
+    if (PyObject_GetBuffer(arr.ptr(), &view, PyBUF_WRITABLE) != 0) throw nb::python_error();
+    auto* dst = static_cast<uint8_t*>(view.buf);
+    const auto* src = static_cast<const uint8_t*>(t.raw_data());
+    for (int64_t i = 0; i < n; ++i) {
+      dst[i] = static_cast<uint8_t>((src[i / per] >> ((i % per) * bits)) & ((1u << bits) - 1u));
+    }
+    PyBuffer_Release(&view);
+    std::vector<size_t> shape(t.shape().dims().begin(), t.shape().dims().end());
+    return arr.attr("view")(DtypeOf(t.dtype())).attr("reshape")(nb::cast(shape));
+  }
+
   static nb::handle NumpyArrayType() {
     static nb::object type = nb::module_::import_("numpy").attr("ndarray");
     return type;
@@ -179,6 +224,7 @@ class PySession {
           .attr("array")(strings, nb::arg("dtype") = "O")
           .attr("reshape")(nb::cast(t.shape().dims()));
     }
+    if (IsSubByteType(t.dtype())) return UnpackSubByte(t);
     auto* keep = new Tensor(std::move(t));
     nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
     std::vector<size_t> shape(keep->shape().dims().begin(), keep->shape().dims().end());
