@@ -1,4 +1,4 @@
-"""MatMul, Conv and whole CNNs: onnx-light's in-house loops side by side with ONNX Runtime
+"""MatMul, Conv, Attention and whole CNNs: onnx-light's in-house loops side by side with ONNX Runtime
 (MLAS), one thread each, same process, float32. The numbers decide whether onnx-light
 keeps its own matrix-product loop or takes a BLAS-class library (docs/performance.md).
 
@@ -81,6 +81,21 @@ def main() -> None:
             one_node("Conv", [("x", list(x.shape)), ("w", list(w.shape))], pads=pad),
             {"x": x, "w": w},
             rows,
+        )
+    for heads, seq, hs in ((8, 128, 64), (12, 512, 64)):
+        q, k, v = (rng.standard_normal((1, heads, seq, hs)).astype(np.float32) for _ in range(3))
+        node = helper.make_node("Attention", ["q", "k", "v"], ["y"], is_causal=1)
+        graph = helper.make_graph(
+            [node],
+            "g",
+            [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in "qkv"],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        )
+        data = helper.make_model(
+            graph, opset_imports=[helper.make_opsetid("", 23)]
+        ).SerializeToString()
+        compare(
+            f"Attention causal {heads} heads x {seq} x {hs}", data, {"q": q, "k": k, "v": v}, rows
         )
     for name in ("light_squeezenet", "light_resnet50", "light_vgg19"):
         path = data_root() / "light" / f"{name}.onnx"

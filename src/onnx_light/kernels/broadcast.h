@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernel_util.h"
@@ -135,6 +136,15 @@ bool DispatchNumeric(DataType type, Fn&& fn) {
     default:
       return false;
   }
+}
+
+// Dispatches fn(T{}) for the four float types.
+template <typename Fn>
+void ForFloat(DataType t, Fn&& fn) {
+  DispatchNumeric(t, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_integral_v<T>) fn(tag);
+  });
 }
 
 // The values of a numeric tensor as double (empty for a null tensor); narrow types

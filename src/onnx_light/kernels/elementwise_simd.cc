@@ -2,6 +2,7 @@
 // HWY_DYNAMIC_DISPATCH picks the best one for the running CPU.
 #include "elementwise_simd.h"
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -115,6 +116,35 @@ void LeakyReluF16(const uint16_t* x, uint16_t* y, size_t n, float alpha) {
 void LeakyReluBF16(const uint16_t* x, uint16_t* y, size_t n, float alpha) {
   Map16<true>(x, y, n, [alpha](auto d, auto v) { return LeakyReluV(d, v, hn::Set(d, alpha)); });
 }
+// y = exp(x - shift), returning the sum of y (the body of a softmax row). hn::Exp is
+// valid on [-FLT_MAX, 88]: -inf gives 0 and NaN stays NaN by blending.
+float ExpShiftedF32(const float* x, float* y, size_t n, float shift) {
+  const hn::ScalableTag<float> d;
+  const auto sh = hn::Set(d, shift);
+  const auto lowest = hn::Set(d, std::numeric_limits<float>::lowest());
+  auto sum = hn::Zero(d);
+  auto op = [&](auto v) {
+    const auto t = hn::Sub(v, sh);
+    auto r = hn::Exp(d, hn::Max(t, lowest));
+    r = hn::IfThenElse(hn::Lt(t, lowest), hn::Zero(d), r);
+    return hn::IfThenElse(hn::IsNaN(t), t, r);
+  };
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto r = op(hn::LoadU(d, x + i));
+    sum = hn::Add(sum, r);
+    hn::StoreU(r, d, y + i);
+  }
+  float total = hn::GetLane(hn::SumOfLanes(d, sum));  // (ReduceSum is newer than Debian's Highway)
+  for (; i < n; ++i) {  // the tail, scalar (at most lanes - 1 elements)
+    const float t = x[i] - shift;
+    y[i] = std::isnan(t) ? t : (t < std::numeric_limits<float>::lowest() ? 0.0f : std::exp(t));
+    total += y[i];
+  }
+  return total;
+}
+
 void LogF32(const float* x, float* y, size_t n) {
   const hn::ScalableTag<float> d;
   Map(d, x, y, n, [&](auto v) { return LogV(d, v); });
@@ -158,6 +188,7 @@ HWY_EXPORT(LogF64);
 HWY_EXPORT(LogF16);
 HWY_EXPORT(LogBF16);
 HWY_EXPORT(ReluF32);
+HWY_EXPORT(ExpShiftedF32);
 HWY_EXPORT(Float32LanesImpl);
 HWY_EXPORT(TargetNameImpl);
 
@@ -187,6 +218,9 @@ void LogBF16(const uint16_t* x, uint16_t* y, size_t n) {
 }
 void ReluF32(const float* x, float* y, size_t n) {
   HWY_DYNAMIC_DISPATCH(ReluF32)(x, y, n);
+}
+float ExpShiftedF32(const float* x, float* y, size_t n, float shift) {
+  return HWY_DYNAMIC_DISPATCH(ExpShiftedF32)(x, y, n, shift);
 }
 size_t Float32Lanes() {
   return HWY_DYNAMIC_DISPATCH(Float32LanesImpl)();

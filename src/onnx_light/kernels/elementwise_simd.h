@@ -22,6 +22,10 @@ void LogBF16(const uint16_t* x, uint16_t* y, size_t n);
 
 void ReluF32(const float* x, float* y, size_t n);
 
+// y = exp(x - shift) (Highway Exp, within 1 ULP of float exp), returning the sum of y:
+// the body of a softmax row. x == -inf gives 0; NaN propagates. In place allowed.
+float ExpShiftedF32(const float* x, float* y, size_t n, float shift);
+
 // Lanes of the widest float32 vector on this CPU (for tests of tails).
 size_t Float32Lanes();
 // Name of the SIMD target chosen at run time, e.g. "AVX2".

@@ -179,15 +179,6 @@ Status NeedRank3(const Tensor& x, const KernelInfo& info) {
   return Status::Ok();
 }
 
-// Dispatches fn(T{}) for the four float types.
-template <typename Fn>
-void ForFloat(DataType t, Fn&& fn) {
-  DispatchNumeric(t, [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (!std::is_integral_v<T>) fn(tag);
-  });
-}
-
 // ---- Conv -----------------------------------------------------------------------------
 
 class Conv : public KernelBase {

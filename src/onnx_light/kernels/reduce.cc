@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "broadcast.h"
+#include "elementwise_simd.h"
 #include "kernel_util.h"
 
 namespace onnx_light::kernels {
@@ -330,6 +331,13 @@ class Normalize : public KernelBase {
         if constexpr (kNorm == Norm::kHardmax) {
           for (int64_t k = 0; k < len; ++k)
             out[base + k * inner] = T(C(k == arg ? 1 : 0));
+          continue;
+        }
+        if constexpr (kNorm == Norm::kSoftmax && std::is_same_v<C, float>) {
+          // One SIMD pass: exp(x - max) and its sum (Highway Exp, within 1 ULP).
+          const float inv = 1.0f / ExpShiftedF32(row.data(), row.data(), row.size(), m);
+          for (int64_t k = 0; k < len; ++k)
+            out[base + k * inner] = T(row[static_cast<size_t>(k)] * inv);
           continue;
         }
         C sum = 0;

@@ -107,6 +107,60 @@ TEST(ElementwiseSimd, LeakyRelu16BitAllPatterns) {
   }
 }
 
+// The softmax body: exp(x - shift) within 2 ULP of long double exp over the whole finite
+// range below 88, -inf -> 0, NaN propagated, the returned sum equal to the sum of y (to
+// float rounding), every tail length, in place.
+TEST(ElementwiseSimd, ExpShiftedAccuracySpecialsAndSum) {
+  const size_t w = Float32Lanes();
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-110, 80);
+  double worst = 0;
+  for (size_t n = 0; n <= 4 * w + 3; ++n) {
+    for (int rep = 0; rep < 50; ++rep) {
+      std::vector<float> x(n), y(n + 1, 123.0f);
+      for (float& v : x)
+        v = dist(rng);
+      const float shift = rep % 2 ? 0.0f : -5.0f;
+      const float sum = ExpShiftedF32(x.data(), y.data(), n, shift);
+      long double want_sum = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const long double ref = std::exp(static_cast<long double>(x[i] - shift));
+        worst = std::max(worst, Ulp(y[i], ref));
+        want_sum += y[i];
+      }
+      EXPECT_EQ(y[n], 123.0f) << "wrote past the end at n=" << n;
+      EXPECT_NEAR(sum, static_cast<double>(want_sum), 1e-6 * static_cast<double>(want_sum) + 1e-30);
+      // In place gives the same values.
+      std::vector<float> z = x;
+      ExpShiftedF32(z.data(), z.data(), n, shift);
+      for (size_t i = 0; i < n; ++i)
+        ASSERT_EQ(z[i], y[i]);
+    }
+  }
+  EXPECT_LE(worst, 2.0);
+  std::printf("ExpShiftedF32 worst error %.3f ULP\n", worst);
+  const float specials[] = {-kInf, std::nanf(""), 0.0f, -1e30f, 88.0f};
+  for (size_t n = 1; n <= 2 * w + 1; ++n) {  // each special at every lane position
+    for (float sp : specials) {
+      std::vector<float> x(n, 1.0f), y(n);
+      x[n - 1] = sp;
+      ExpShiftedF32(x.data(), y.data(), n, 1.0f);
+      const long double ref = std::exp(static_cast<long double>(sp) - 1.0L);
+      if (std::isnan(sp)) {
+        EXPECT_TRUE(std::isnan(y[n - 1]));
+      } else {
+        EXPECT_LE(Ulp(y[n - 1], ref), 2.0) << sp;
+      }
+      if (n > 1) {
+        EXPECT_EQ(y[0], 1.0f);  // exp(1 - 1)
+      }
+    }
+  }
+  // A fully masked row (all -inf, shift -inf) is NaN, as exp(-inf - -inf) is.
+  std::vector<float> masked(5, -kInf), out(5);
+  EXPECT_TRUE(std::isnan(ExpShiftedF32(masked.data(), out.data(), 5, -kInf)));
+}
+
 TEST(ElementwiseSimd, LogFloat32AccuracySweep) {
   // Every 97th positive float32 pattern (22 million values: subnormals, near 1, huge).
   const size_t kBatch = 1 << 16;

@@ -1,0 +1,362 @@
+// Attention (opset 23; opset 24 adds nonpad_kv_seqlen): scaled dot-product attention
+// with multi-head, grouped-query (GQA) and multi-query heads, 3-D ([batch, seq, heads *
+// head_size]) or 4-D ([batch, heads, seq, head_size]) inputs, a past key/value cache
+// (present = past ++ current along the sequence), boolean or additive masks broadcast to
+// [batch, q_heads, q_seq, total_seq] (a shorter last dimension is padded with "masked"),
+// causal masking offset by the past length, softcap, and the optional QK output.
+//
+// Per (batch, head): S = scale * Q K^T, S = softcap * tanh(S / softcap) when softcap > 0,
+// S += bias (mask, causal, padding), P = softmax(S) along the keys, Y = P V. The two
+// products go through Gemm2D (OpenBLAS for float), reading Q, K and V in place through
+// strides; 16-bit floats compute in float. A row whose keys are all masked gives NaN, as
+// the ONNX reference does. qk_matmul_output_mode follows the ONNX reference
+// implementation: 0 and 1 output S after softcap, 2 after adding the bias, 3 P.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "broadcast.h"
+#include "elementwise_simd.h"
+#include "gemm.h"
+#include "kernel_util.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+class Attention : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Attention>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->causal_, GetFlag(info, "is_causal", false));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->q_heads_, info.GetInt("q_num_heads", 0));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->kv_heads_, info.GetInt("kv_num_heads", 0));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->qk_mode_, info.GetInt("qk_matmul_output_mode", 0));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->softcap_, info.GetFloat("softcap", 0.0f));
+    k->has_scale_ = info.HasAttribute("scale");
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->scale_, info.GetFloat("scale", 1.0f));
+    if (k->qk_mode_ < 0 || k->qk_mode_ > 3) {
+      return Status(StatusCode::kInvalidModel,
+                    info.Describe() + ": qk_matmul_output_mode must be 0, 1, 2 or 3");
+    }
+    if (k->q_heads_ < 0 || k->kv_heads_ < 0) {
+      return Status(StatusCode::kInvalidModel,
+                    info.Describe() + ": q_num_heads and kv_num_heads must be positive");
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& q = *ctx.input(0);
+    const Tensor& k = *ctx.input(1);
+    const Tensor& v = *ctx.input(2);
+    const std::string where = ctx.info().Describe();
+    const size_t rank = q.shape().rank();
+    if ((rank != 3 && rank != 4) || k.shape().rank() != rank || v.shape().rank() != rank) {
+      return Status(StatusCode::kInvalidArgument,
+                    where + ": Q, K and V must all be 3-D or all 4-D, got " + q.shape().ToString() +
+                        ", " + k.shape().ToString() + ", " + v.shape().ToString());
+    }
+    // The 4-D view of each: [batch, heads, seq, head_size] with element strides.
+    Geometry g;
+    ONNX_LIGHT_RETURN_IF_ERROR(Describe(q, q_heads_, "Q", where, &g.q));
+    ONNX_LIGHT_RETURN_IF_ERROR(Describe(k, kv_heads_, "K", where, &g.k));
+    ONNX_LIGHT_RETURN_IF_ERROR(Describe(v, kv_heads_, "V", where, &g.v));
+    const int64_t batch = g.q.batch;
+    if (g.k.batch != batch || g.v.batch != batch) {
+      return Status(StatusCode::kInvalidArgument, where + ": Q, K and V batch sizes differ");
+    }
+    if (g.k.head_size != g.q.head_size) {
+      return Status(StatusCode::kInvalidArgument, where + ": Q and K head sizes differ (" +
+                                                      std::to_string(g.q.head_size) + " and " +
+                                                      std::to_string(g.k.head_size) + ")");
+    }
+    if (g.k.heads != g.v.heads || g.k.seq != g.v.seq) {
+      return Status(StatusCode::kInvalidArgument,
+                    where + ": K and V must have the same heads and sequence length");
+    }
+    if (g.k.heads == 0 || g.q.heads % g.k.heads != 0) {
+      return Status(StatusCode::kInvalidArgument,
+                    where + ": q heads (" + std::to_string(g.q.heads) +
+                        ") must be a multiple of kv heads (" + std::to_string(g.k.heads) + ")");
+    }
+    const Tensor* past_k = ctx.input(4);
+    const Tensor* past_v = ctx.input(5);
+    if ((past_k == nullptr) != (past_v == nullptr)) {
+      return Status(StatusCode::kInvalidArgument,
+                    where + ": past_key and past_value come together");
+    }
+    int64_t past = 0;
+    if (past_k != nullptr) {
+      const std::vector<int64_t> want_k = {batch, g.k.heads, -1, g.k.head_size};
+      const std::vector<int64_t> want_v = {batch, g.v.heads, -1, g.v.head_size};
+      if (!Matches(past_k->shape(), want_k) || !Matches(past_v->shape(), want_v) ||
+          past_k->shape()[2] != past_v->shape()[2]) {
+        return Status(StatusCode::kInvalidArgument,
+                      where + ": past_key " + past_k->shape().ToString() + " / past_value " +
+                          past_v->shape().ToString() + " do not match K and V");
+      }
+      past = past_k->shape()[2];
+    }
+    const int64_t total = past + g.k.seq;
+    const Tensor* mask = ctx.input(3);
+    std::vector<int64_t> mask_dims, mask_strides;
+    if (mask != nullptr) {
+      if (mask->shape().rank() < 2 || mask->shape().rank() > 4) {
+        return Status(StatusCode::kInvalidArgument, where + ": attn_mask must have rank 2 to 4");
+      }
+      mask_dims = mask->shape().dims();
+      mask_dims.insert(mask_dims.begin(), 4 - mask_dims.size(), 1);
+      const std::vector<int64_t> target = {batch, g.q.heads, g.q.seq, total};
+      for (size_t d = 0; d < 4; ++d) {
+        const bool ok =
+            d == 3 ? mask_dims[d] <= total : (mask_dims[d] == 1 || mask_dims[d] == target[d]);
+        if (!ok) {
+          return Status(StatusCode::kInvalidArgument,
+                        where + ": attn_mask " + mask->shape().ToString() +
+                            " does not broadcast to [" + std::to_string(batch) + ", " +
+                            std::to_string(g.q.heads) + ", " + std::to_string(g.q.seq) + ", " +
+                            std::to_string(total) + "]");
+        }
+      }
+      mask_strides = RowMajorStrides(mask_dims);
+      for (size_t d = 0; d < 3; ++d)
+        if (mask_dims[d] == 1) mask_strides[d] = 0;
+    }
+    const Tensor* nonpad = ctx.input(6);
+    if (nonpad != nullptr &&
+        (nonpad->dtype() != DataType::kInt64 || nonpad->num_elements() != batch)) {
+      return Status(StatusCode::kInvalidArgument,
+                    where + ": nonpad_kv_seqlen must be int64 [" + std::to_string(batch) + "]");
+    }
+
+    // Outputs.
+    std::vector<int64_t> ydims =
+        rank == 4 ? std::vector<int64_t>{batch, g.q.heads, g.q.seq, g.v.head_size}
+                  : std::vector<int64_t>{batch, g.q.seq, g.q.heads * g.v.head_size};
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, ydims));
+    Tensor* present_k = nullptr;
+    Tensor* present_v = nullptr;
+    Tensor* qk_out = nullptr;
+    if (ctx.output_count() > 1) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(present_k,
+                                  ctx.AllocateOutput(1, {batch, g.k.heads, total, g.k.head_size}));
+    }
+    if (ctx.output_count() > 2) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(present_v,
+                                  ctx.AllocateOutput(2, {batch, g.v.heads, total, g.v.head_size}));
+    }
+    if (ctx.output_count() > 3) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(qk_out,
+                                  ctx.AllocateOutput(3, {batch, g.q.heads, g.q.seq, total}));
+    }
+
+    Status status = Status::Ok();
+    ForFloat(q.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      using C = typename ComputeType<T>::type;
+      status = Run<T, C>(ctx, g, past, total, mask, mask_dims, mask_strides, nonpad, y, present_k,
+                         present_v, qk_out);
+    });
+    return status;
+  }
+
+ private:
+  struct View {  // a 4-D view: element (b, h, s, e) at b*sb + h*sh + s*ss + e
+    int64_t batch = 0, heads = 0, seq = 0, head_size = 0;
+    int64_t sb = 0, sh = 0, ss = 0;
+  };
+  struct Geometry {
+    View q, k, v;
+  };
+
+  static bool Matches(const Shape& s, const std::vector<int64_t>& want) {
+    if (s.rank() != want.size()) return false;
+    for (size_t d = 0; d < want.size(); ++d)
+      if (want[d] >= 0 && s[d] != want[d]) return false;
+    return true;
+  }
+
+  static Status Describe(const Tensor& t, int64_t heads_attr, const char* what,
+                         const std::string& where, View* v) {
+    const Shape& s = t.shape();
+    if (s.rank() == 4) {
+      v->batch = s[0], v->heads = s[1], v->seq = s[2], v->head_size = s[3];
+      v->ss = v->head_size, v->sh = v->seq * v->ss, v->sb = v->heads * v->sh;
+      return Status::Ok();
+    }
+    if (heads_attr <= 0) {
+      return Status(StatusCode::kInvalidModel, where + ": 3-D " + what +
+                                                   " needs the q_num_heads and kv_num_heads "
+                                                   "attributes");
+    }
+    if (s[2] % heads_attr != 0) {
+      return Status(StatusCode::kInvalidArgument,
+                    where + ": " + what + " hidden size " + std::to_string(s[2]) +
+                        " is not a multiple of its " + std::to_string(heads_attr) + " heads");
+    }
+    v->batch = s[0], v->seq = s[1], v->heads = heads_attr, v->head_size = s[2] / heads_attr;
+    v->sh = v->head_size, v->ss = s[2], v->sb = v->seq * v->ss;
+    return Status::Ok();
+  }
+
+  template <typename T, typename C>
+  Status Run(KernelContext& ctx, const Geometry& g, int64_t past, int64_t total, const Tensor* mask,
+             const std::vector<int64_t>& mask_dims, const std::vector<int64_t>& mask_strides,
+             const Tensor* nonpad, Tensor* y, Tensor* present_k, Tensor* present_v,
+             Tensor* qk_out) {
+    const int64_t batch = g.q.batch, qh = g.q.heads, kvh = g.k.heads, qs = g.q.seq;
+    const int64_t hs = g.q.head_size, vhs = g.v.head_size;
+    // Present K and V, contiguous [batch, kv_heads, total, head_size], in C.
+    std::vector<C> kc(static_cast<size_t>(batch * kvh * total * hs));
+    std::vector<C> vc(static_cast<size_t>(batch * kvh * total * vhs));
+    auto fill = [&](std::vector<C>& dst, const Tensor* past_t, const Tensor& cur, const View& cv,
+                    int64_t size) {
+      for (int64_t b = 0; b < batch; ++b) {
+        for (int64_t h = 0; h < kvh; ++h) {
+          C* out = dst.data() + ((b * kvh + h) * total) * size;
+          if (past_t != nullptr) {
+            const T* p = past_t->data<T>() + (b * kvh + h) * past * size;
+            for (int64_t i = 0; i < past * size; ++i)
+              out[i] = static_cast<C>(p[i]);
+          }
+          const T* c = cur.data<T>() + b * cv.sb + h * cv.sh;
+          for (int64_t s = 0; s < cv.seq; ++s)
+            for (int64_t e = 0; e < size; ++e)
+              out[(past + s) * size + e] = static_cast<C>(c[s * cv.ss + e]);
+        }
+      }
+    };
+    fill(kc, ctx.input(4), *ctx.input(1), g.k, hs);
+    fill(vc, ctx.input(5), *ctx.input(2), g.v, vhs);
+    if (present_k != nullptr) {
+      T* p = present_k->mutable_data<T>();
+      for (size_t i = 0; i < kc.size(); ++i)
+        p[i] = static_cast<T>(kc[i]);
+    }
+    if (present_v != nullptr) {
+      T* p = present_v->mutable_data<T>();
+      for (size_t i = 0; i < vc.size(); ++i)
+        p[i] = static_cast<T>(vc[i]);
+    }
+    // Q as C, in its own layout (strides of g.q).
+    const Tensor& qt = *ctx.input(0);
+    std::vector<C> qcopy;
+    const C* qp;
+    if constexpr (std::is_same_v<C, T>) {
+      qp = qt.data<T>();
+    } else {
+      qcopy.resize(static_cast<size_t>(qt.num_elements()));
+      for (size_t i = 0; i < qcopy.size(); ++i)
+        qcopy[i] = static_cast<C>(qt.data<T>()[i]);
+      qp = qcopy.data();
+    }
+    const C scale = has_scale_ ? static_cast<C>(scale_)
+                               : static_cast<C>(1.0 / std::sqrt(static_cast<double>(hs)));
+    const C cap = static_cast<C>(softcap_);
+    const C neg_inf = -std::numeric_limits<C>::infinity();
+    const std::vector<double> mask_values = mask != nullptr && mask->dtype() != DataType::kBool
+                                                ? ToDoubles(mask)
+                                                : std::vector<double>{};
+    const bool* mask_bool =
+        mask != nullptr && mask->dtype() == DataType::kBool ? mask->data<bool>() : nullptr;
+    const int64_t group = qh / kvh;
+    const int64_t y_sb = g.q.sb / hs * vhs;  // Y has Q's layout with v head size
+    const bool y4 = qt.shape().rank() == 4;
+    T* yp = y->mutable_data<T>();
+    std::vector<C> scores(static_cast<size_t>(qs * total));
+    std::vector<C> out(static_cast<size_t>(qs * vhs));
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t h = 0; h < qh; ++h) {
+        const int64_t kh = h / group;
+        const C* kp = kc.data() + (b * kvh + kh) * total * hs;
+        const C* vp = vc.data() + (b * kvh + kh) * total * vhs;
+        std::fill(scores.begin(), scores.end(), C(0));
+        // scores[i, j] = sum_e Q[i, e] * K[j, e]
+        Gemm2D<C>(qp + b * g.q.sb + h * g.q.sh, g.q.ss, 1, kp, 1, hs, scores.data(), qs, total, hs,
+                  ctx.thread_pool());
+        for (int64_t i = 0; i < qs; ++i) {
+          C* row = scores.data() + i * total;
+          for (int64_t j = 0; j < total; ++j) {
+            C s = row[j] * scale;
+            if (cap > 0) s = cap * std::tanh(s / cap);
+            row[j] = s;
+          }
+          if (qk_out != nullptr && qk_mode_ <= 1) WriteRow<T>(qk_out, b, h, i, qh, qs, total, row);
+          // The bias: mask (padded with "masked" past its last dimension), causal, padding.
+          const int64_t mrow =
+              mask != nullptr ? b * mask_strides[0] + h * mask_strides[1] + i * mask_strides[2] : 0;
+          const int64_t limit = nonpad != nullptr ? nonpad->data<int64_t>()[b] : total;
+          for (int64_t j = 0; j < total; ++j) {
+            C bias = 0;
+            if (mask != nullptr) {
+              if (j >= mask_dims[3]) {
+                bias = neg_inf;
+              } else if (mask_bool != nullptr) {
+                if (!mask_bool[mrow + j]) bias = neg_inf;
+              } else {
+                bias = static_cast<C>(mask_values[static_cast<size_t>(mrow + j)]);
+              }
+            }
+            if (causal_ && j > i + past) bias += neg_inf;
+            if (j >= limit) bias += neg_inf;
+            row[j] += bias;
+          }
+          if (qk_out != nullptr && qk_mode_ == 2) WriteRow<T>(qk_out, b, h, i, qh, qs, total, row);
+          C mx = neg_inf;
+          for (int64_t j = 0; j < total; ++j)
+            mx = std::max(mx, row[j]);
+          // exp(-inf - -inf) is NaN: a fully masked row gives NaN, as the reference does.
+          double sum = 0;
+          if constexpr (std::is_same_v<C, float>) {
+            sum = ExpShiftedF32(row, row, static_cast<size_t>(total), mx);
+          } else {
+            for (int64_t j = 0; j < total; ++j) {
+              row[j] = std::exp(row[j] - mx);
+              sum += static_cast<double>(row[j]);
+            }
+          }
+          const C inv = static_cast<C>(1.0 / sum);
+          for (int64_t j = 0; j < total; ++j)
+            row[j] *= inv;
+          if (qk_out != nullptr && qk_mode_ == 3) WriteRow<T>(qk_out, b, h, i, qh, qs, total, row);
+        }
+        std::fill(out.begin(), out.end(), C(0));
+        Gemm2D<C>(scores.data(), total, 1, vp, vhs, 1, out.data(), qs, vhs, total,
+                  ctx.thread_pool());
+        for (int64_t i = 0; i < qs; ++i) {
+          T* dst = y4 ? yp + ((b * qh + h) * qs + i) * vhs : yp + b * y_sb + i * qh * vhs + h * vhs;
+          for (int64_t e = 0; e < vhs; ++e)
+            dst[e] = static_cast<T>(out[static_cast<size_t>(i * vhs + e)]);
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+  template <typename T, typename C>
+  static void WriteRow(Tensor* t, int64_t b, int64_t h, int64_t i, int64_t heads, int64_t qs,
+                       int64_t total, const C* row) {
+    T* dst = t->mutable_data<T>() + ((b * heads + h) * qs + i) * total;
+    for (int64_t j = 0; j < total; ++j)
+      dst[j] = static_cast<T>(row[j]);
+  }
+
+  bool causal_ = false;
+  int64_t q_heads_ = 0, kv_heads_ = 0, qk_mode_ = 0;
+  float softcap_ = 0, scale_ = 1;
+  bool has_scale_ = false;
+};
+
+}  // namespace
+
+Status RegisterKernel_ai_onnx_Attention(KernelRegistry& r) {
+  std::vector<DataType> mask_types = FloatTypes();
+  mask_types.push_back(DataType::kBool);
+  return r.Register(Def("Attention", 23,
+                        {{"T", {0, 1, 2, 4, 5}, {0, 1, 2, 3}, FloatTypes()},
+                         {"U", {3}, {}, mask_types},
+                         {"I", {6}, {}, {DataType::kInt64}}},
+                        FactoryOf<Attention>()));
+}
+
+}  // namespace onnx_light::kernels
