@@ -33,6 +33,27 @@ def f32(*shape):
 
 BAD_INPUTS = [
     (
+        "Gemm",
+        [("a", F), ("b", F), ("c", F)],
+        {"opset": 6},
+        {"a": f32(2, 3), "b": f32(3, 4), "c": f32(4)},
+        "must be \\[2, 4\\] when broadcast is 0",
+    ),
+    (
+        "Pow",
+        [("a", F), ("b", F)],
+        {"opset": 6},
+        {"a": f32(2, 3), "b": f32(3)},
+        "differ and broadcast is 0",
+    ),
+    (
+        "Less",
+        [("a", F), ("b", F)],
+        {"opset": 6, "broadcast": 1, "axis": 1, "out_type": B},
+        {"a": f32(2, 3), "b": f32(4)},
+        "B \\[4\\] does not fit A \\[2, 3\\] at axis 1",
+    ),
+    (
         "Add",
         [("a", F), ("b", F)],
         {},
@@ -817,3 +838,21 @@ def test_resize_linear_half_pixel_matches_onnxruntime():
         (got,) = onnx_light.RuntimeSession(data).run(None, feeds)
         assert got.shape == want.shape, mode
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=f"{mode}/{coord}")
+
+
+def test_legacy_broadcast_of_pow_gemm_and_comparisons_follows_opset_6():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.array([2.0, 3.0], np.float32)
+    (y,) = session("Pow", [("a", F), ("b", F)], opset=6, broadcast=1, axis=0).run(
+        None, {"a": a, "b": b}
+    )
+    np.testing.assert_array_equal(y, a ** b[:, None])
+    (y,) = session("Greater", [("a", F), ("b", F)], out_type=B, opset=6, broadcast=1).run(
+        None, {"a": a, "b": np.array([1.0, 1.0, 4.0], np.float32)}
+    )
+    np.testing.assert_array_equal(y, a > np.array([1.0, 1.0, 4.0], np.float32))
+    c = np.array([1.0, -1.0], np.float32)
+    (y,) = session("Gemm", [("a", F), ("b", F), ("c", F)], opset=6, broadcast=1).run(
+        None, {"a": a.T.copy(), "b": a[:, :2].copy(), "c": c}
+    )
+    np.testing.assert_allclose(y, a.T @ a[:, :2] + c, rtol=1e-6)

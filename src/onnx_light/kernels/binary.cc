@@ -77,21 +77,12 @@ class Binary : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<Binary>();
-    k->legacy_ = info.opset() < 7;
-    if (k->legacy_) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(k->broadcast_, GetFlag(info, "broadcast", false));
-      k->has_axis_ = info.HasAttribute("axis");
-      ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", 0));
-    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->legacy_, LegacyBroadcast::Read(info));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) override {
     const Tensor& a = *ctx.input(0);
-    Tensor b_view;
-    if (legacy_) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(b_view, LegacyB(a, *ctx.input(1), ctx.info()));
-    }
-    const Tensor& b = legacy_ ? b_view : *ctx.input(1);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor b, legacy_.B(a, *ctx.input(1), ctx.info()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
                                 BroadcastDims(a.shape(), b.shape(), ctx.info()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
@@ -128,42 +119,7 @@ class Binary : public KernelBase {
   }
 
  private:
-  // Opset 1-6: without `broadcast` the shapes must match; with it, B's dims line up with
-  // A's starting at `axis` (default: A's trailing dims) and B is viewed at A's rank.
-  Result<Tensor> LegacyB(const Tensor& a, const Tensor& b, const KernelInfo& info) const {
-    if (!broadcast_) {
-      if (a.shape() != b.shape()) {
-        return Status(StatusCode::kInvalidArgument,
-                      info.Describe() + ": shapes " + a.shape().ToString() + " and " +
-                          b.shape().ToString() + " differ and broadcast is 0");
-      }
-      return b;
-    }
-    const auto ra = static_cast<int64_t>(a.shape().rank());
-    const auto rb = static_cast<int64_t>(b.shape().rank());
-    int64_t axis = has_axis_ ? axis_ : ra - rb;
-    if (axis < 0) axis += ra;
-    bool fits = axis >= 0 && axis + rb <= ra;
-    for (int64_t i = 0; fits && i < rb; ++i) {
-      const int64_t db = b.shape()[static_cast<size_t>(i)];
-      fits = db == 1 || db == a.shape()[static_cast<size_t>(axis + i)];
-    }
-    if (!fits) {
-      return Status(StatusCode::kInvalidArgument, info.Describe() + ": B " + b.shape().ToString() +
-                                                      " does not fit A " + a.shape().ToString() +
-                                                      " at axis " + std::to_string(axis));
-    }
-    std::vector<int64_t> dims(static_cast<size_t>(ra), 1);
-    for (int64_t i = 0; i < rb; ++i)
-      dims[static_cast<size_t>(axis + i)] = b.shape()[static_cast<size_t>(i)];
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Shape shape, Shape::Create(dims));
-    return b.Reshaped(std::move(shape));
-  }
-
-  bool legacy_ = false;
-  bool broadcast_ = false;
-  bool has_axis_ = false;
-  int64_t axis_ = 0;
+  LegacyBroadcast legacy_;
 };
 
 template <Op kOp>

@@ -138,6 +138,57 @@ bool DispatchNumeric(DataType type, Fn&& fn) {
   }
 }
 
+// The opset 1-6 broadcasting of the binary ops (Add ... Pow, the comparisons, And/Or/Xor):
+// without `broadcast` the shapes must match; with it, B's dims line up with A's starting
+// at `axis` (default: A's trailing dims) and B is viewed at A's rank. From opset 7 on, B
+// is returned as it is (numpy broadcasting follows).
+struct LegacyBroadcast {
+  bool legacy = false, broadcast = false, has_axis = false;
+  int64_t axis = 0;
+
+  static Result<LegacyBroadcast> Read(const KernelInfo& info) {
+    LegacyBroadcast l;
+    l.legacy = info.opset() < 7;
+    if (l.legacy) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(l.broadcast, GetFlag(info, "broadcast", false));
+      l.has_axis = info.HasAttribute("axis");
+      ONNX_LIGHT_ASSIGN_OR_RETURN(l.axis, info.GetInt("axis", 0));
+    }
+    return l;
+  }
+
+  Result<Tensor> B(const Tensor& a, const Tensor& b, const KernelInfo& info) const {
+    if (!legacy) return b;
+    if (!broadcast) {
+      if (a.shape() != b.shape()) {
+        return Status(StatusCode::kInvalidArgument,
+                      info.Describe() + ": shapes " + a.shape().ToString() + " and " +
+                          b.shape().ToString() + " differ and broadcast is 0");
+      }
+      return b;
+    }
+    const auto ra = static_cast<int64_t>(a.shape().rank());
+    const auto rb = static_cast<int64_t>(b.shape().rank());
+    int64_t at = has_axis ? axis : ra - rb;
+    if (at < 0) at += ra;
+    bool fits = at >= 0 && at + rb <= ra;
+    for (int64_t i = 0; fits && i < rb; ++i) {
+      const int64_t db = b.shape()[static_cast<size_t>(i)];
+      fits = db == 1 || db == a.shape()[static_cast<size_t>(at + i)];
+    }
+    if (!fits) {
+      return Status(StatusCode::kInvalidArgument, info.Describe() + ": B " + b.shape().ToString() +
+                                                      " does not fit A " + a.shape().ToString() +
+                                                      " at axis " + std::to_string(at));
+    }
+    std::vector<int64_t> dims(static_cast<size_t>(ra), 1);
+    for (int64_t i = 0; i < rb; ++i)
+      dims[static_cast<size_t>(at + i)] = b.shape()[static_cast<size_t>(i)];
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Shape shape, Shape::Create(dims));
+    return b.Reshaped(std::move(shape));
+  }
+};
+
 // Dispatches fn(T{}) for the four float types.
 template <typename Fn>
 void ForFloat(DataType t, Fn&& fn) {

@@ -27,12 +27,14 @@ enum class Cmp { kEq, kLt, kGt, kLe, kGe };
 template <Cmp kCmp>
 class Compare : public KernelBase {
  public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
-    return std::unique_ptr<KernelBase>(new Compare());
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Compare>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->legacy_, LegacyBroadcast::Read(info));
+    return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) override {
     const Tensor& a = *ctx.input(0);
-    const Tensor& b = *ctx.input(1);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor b, legacy_.B(a, *ctx.input(1), ctx.info()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(a.shape(), b.shape(), ctx.info()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     bool* out = y->mutable_data<bool>();
@@ -51,6 +53,9 @@ class Compare : public KernelBase {
     });
     return Status::Ok();
   }
+
+ private:
+  LegacyBroadcast legacy_;
 };
 
 enum class Logic { kAnd, kOr, kXor };
@@ -58,12 +63,14 @@ enum class Logic { kAnd, kOr, kXor };
 template <Logic kLogic>
 class LogicOp : public KernelBase {
  public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
-    return std::unique_ptr<KernelBase>(new LogicOp());
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<LogicOp>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->legacy_, LegacyBroadcast::Read(info));
+    return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) override {
     const Tensor& a = *ctx.input(0);
-    const Tensor& b = *ctx.input(1);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor b, legacy_.B(a, *ctx.input(1), ctx.info()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(a.shape(), b.shape(), ctx.info()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     BroadcastApply(a.data<bool>(), a.shape(), b.data<bool>(), b.shape(), y->mutable_data<bool>(),
@@ -74,6 +81,9 @@ class LogicOp : public KernelBase {
                    });
     return Status::Ok();
   }
+
+ private:
+  LegacyBroadcast legacy_;
 };
 
 class Not : public KernelBase {
@@ -131,12 +141,14 @@ T SaturatingInt(double v) {
 // Pow: base and exponent may have different types (opset 12+).
 class Pow : public KernelBase {
  public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
-    return std::unique_ptr<KernelBase>(new Pow());
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Pow>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->legacy_, LegacyBroadcast::Read(info));
+    return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) override {
     const Tensor& a = *ctx.input(0);
-    const Tensor& b = *ctx.input(1);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor b, legacy_.B(a, *ctx.input(1), ctx.info()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(a.shape(), b.shape(), ctx.info()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     DispatchNumeric(a.dtype(), [&](auto base_tag) {
@@ -163,6 +175,9 @@ class Pow : public KernelBase {
     });
     return Status::Ok();
   }
+
+ private:
+  LegacyBroadcast legacy_;
 };
 
 // Where(condition, X, Y) with three-way broadcasting.
@@ -283,9 +298,9 @@ TypeConstraint BoolOut() {
     return r.Register(Def(#Op, since, {{"T", {0, 1}, {}, NumericAndBool()}, BoolOut()}, \
                           FactoryOf<Compare<kind>>()));                                 \
   }
-ONNX_LIGHT_CMP(Equal, 7, Cmp::kEq)
-ONNX_LIGHT_CMP(Less, 7, Cmp::kLt)
-ONNX_LIGHT_CMP(Greater, 7, Cmp::kGt)
+ONNX_LIGHT_CMP(Equal, 1, Cmp::kEq)  // opset 1-6: the legacy broadcast attribute
+ONNX_LIGHT_CMP(Less, 1, Cmp::kLt)
+ONNX_LIGHT_CMP(Greater, 1, Cmp::kGt)
 ONNX_LIGHT_CMP(LessOrEqual, 12, Cmp::kLe)
 ONNX_LIGHT_CMP(GreaterOrEqual, 12, Cmp::kGe)
 #undef ONNX_LIGHT_CMP
@@ -293,7 +308,7 @@ ONNX_LIGHT_CMP(GreaterOrEqual, 12, Cmp::kGe)
 #define ONNX_LIGHT_LOGIC(Op, kind)                                                         \
   Status RegisterKernel_ai_onnx_##Op(KernelRegistry& r) {                                  \
     return r.Register(                                                                     \
-        Def(#Op, 7, {{"T", {0, 1}, {0}, {DataType::kBool}}}, FactoryOf<LogicOp<kind>>())); \
+        Def(#Op, 1, {{"T", {0, 1}, {0}, {DataType::kBool}}}, FactoryOf<LogicOp<kind>>())); \
   }
 ONNX_LIGHT_LOGIC(And, Logic::kAnd)
 ONNX_LIGHT_LOGIC(Or, Logic::kOr)
@@ -305,7 +320,7 @@ Status RegisterKernel_ai_onnx_Not(KernelRegistry& r) {
 }
 
 Status RegisterKernel_ai_onnx_Pow(KernelRegistry& r) {
-  return r.Register(Def("Pow", 7,
+  return r.Register(Def("Pow", 1,  // opset 1-6: the legacy broadcast attribute
                         {{"T", {0}, {0}, NumericTypes()}, {"T1", {1}, {}, NumericTypes()}},
                         FactoryOf<Pow>()));
 }

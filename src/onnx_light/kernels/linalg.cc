@@ -126,6 +126,10 @@ class Gemm : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(g->beta_, info.GetFloat("beta", 1.0f));
     ONNX_LIGHT_ASSIGN_OR_RETURN(g->trans_a_, GetFlag(info, "transA", false));
     ONNX_LIGHT_ASSIGN_OR_RETURN(g->trans_b_, GetFlag(info, "transB", false));
+    if (info.opset() < 7) {  // opset 1-6: C broadcasts only with broadcast=1
+      ONNX_LIGHT_ASSIGN_OR_RETURN(bool broadcast, GetFlag(info, "broadcast", false));
+      g->exact_c_ = !broadcast;
+    }
     return std::unique_ptr<KernelBase>(std::move(g));
   }
   Status Compute(KernelContext& ctx) override {
@@ -155,6 +159,11 @@ class Gemm : public KernelBase {
                       ctx.info().Describe() + ": C " + c->shape().ToString() +
                           " does not broadcast to [" + std::to_string(m) + ", " +
                           std::to_string(n) + "]");
+      }
+      if (exact_c_ && c->shape().dims() != std::vector<int64_t>{m, n}) {
+        return Status(StatusCode::kInvalidArgument,
+                      ctx.info().Describe() + ": C " + c->shape().ToString() + " must be [" +
+                          std::to_string(m) + ", " + std::to_string(n) + "] when broadcast is 0");
       }
       cs = BroadcastStrides(c->shape(), dims);
     }
@@ -186,6 +195,7 @@ class Gemm : public KernelBase {
  private:
   float alpha_ = 1, beta_ = 1;
   bool trans_a_ = false, trans_b_ = false;
+  bool exact_c_ = false;
 };
 
 std::vector<DataType> MatMulTypes() {
@@ -199,7 +209,8 @@ Status RegisterKernel_ai_onnx_MatMul(KernelRegistry& r) {
   return r.Register(Def("MatMul", 1, {{"T", {0, 1}, {0}, MatMulTypes()}}, FactoryOf<MatMul>()));
 }
 Status RegisterKernel_ai_onnx_Gemm(KernelRegistry& r) {
-  return r.Register(Def("Gemm", 7, {{"T", {0, 1, 2}, {0}, FloatTypes()}}, FactoryOf<Gemm>()));
+  // Opset 1-6 differ only by the `broadcast` attribute for C (read in Create).
+  return r.Register(Def("Gemm", 1, {{"T", {0, 1, 2}, {0}, FloatTypes()}}, FactoryOf<Gemm>()));
 }
 
 }  // namespace onnx_light::kernels

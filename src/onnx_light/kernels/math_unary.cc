@@ -1,7 +1,7 @@
 // Element-wise math: Abs, Neg, Exp, Sqrt, Reciprocal, Floor, Ceil, Round (half to even,
 // the default rounding mode), Sin, Cos, Tan, their inverses and hyperbolics, Tanh,
 // Sigmoid, Erf, Softplus, Sign, and the parameterized Elu, HardSigmoid, HardSwish, Selu,
-// Celu, ThresholdedRelu. Float16/bfloat16 compute in float and round once; float in
+// Celu, ThresholdedRelu, Shrink, Mish. Float16/bfloat16 compute in float and round once; float in
 // float; double in double.
 #include <cmath>
 #include <functional>
@@ -146,6 +146,9 @@ ONNX_LIGHT_UNARY_FN(SeluF, x > C(0) ? C(p.b) * x : C(p.b) * (C(p.a) * std::exp(x
 ONNX_LIGHT_UNARY_FN(CeluF,
                     std::fmax(C(0), x) + std::fmin(C(0), C(p.a) * (std::exp(x / C(p.a)) - C(1))))
 ONNX_LIGHT_UNARY_FN(ThresholdedReluF, x > C(p.a) ? x : C(0))
+ONNX_LIGHT_UNARY_FN(ShrinkF, x < -C(p.b) ? x + C(p.a) : (x > C(p.b) ? x - C(p.a) : C(0)))
+ONNX_LIGHT_UNARY_FN(MishF,
+                    x* std::tanh(x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x))))
 #undef ONNX_LIGHT_UNARY_FN
 
 #define SPEC(name, since, fn, a, da, b, db, int_op)                   \
@@ -186,6 +189,8 @@ const OpSpec kSpecs[] = {
          kNone),
     SPEC("Celu", 12, CeluF, "alpha", 1.0f, nullptr, 0, kNone),
     SPEC("ThresholdedRelu", 10, ThresholdedReluF, "alpha", 1.0f, nullptr, 0, kNone),
+    SPEC("Shrink", 9, ShrinkF, "bias", 0.0f, "lambd", 0.5f, kNone),
+    SPEC("Mish", 18, MishF, nullptr, 0, nullptr, 0, kNone),
 };
 #undef SPEC
 
@@ -250,6 +255,8 @@ ONNX_LIGHT_MATH_REGISTER(HardSwish)
 ONNX_LIGHT_MATH_REGISTER(Selu)
 ONNX_LIGHT_MATH_REGISTER(Celu)
 ONNX_LIGHT_MATH_REGISTER(ThresholdedRelu)
+ONNX_LIGHT_MATH_REGISTER(Shrink)
+ONNX_LIGHT_MATH_REGISTER(Mish)
 #undef ONNX_LIGHT_MATH_REGISTER
 
 }  // namespace onnx_light::kernels
