@@ -233,4 +233,10 @@ struct ComputeType<bfloat16> {
   using type = float;
 };
 
+// A value in its compute type (16-bit floats as float).
+template <typename T>
+auto Widen(T v) {
+  return static_cast<typename ComputeType<T>::type>(v);
+}
+
 }  // namespace onnx_light::kernels

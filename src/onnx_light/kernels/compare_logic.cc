@@ -17,11 +17,6 @@ std::vector<DataType> NumericAndBool() {
   return t;
 }
 
-template <typename T>
-auto Widen(T v) {
-  return static_cast<typename ComputeType<T>::type>(v);
-}
-
 enum class Cmp { kEq, kLt, kGt, kLe, kGe };
 
 template <Cmp kCmp>

@@ -1,4 +1,4 @@
-// IsNaN, IsInf, GatherND, DepthToSpace, SpaceToDepth, OneHot, EyeLike.
+// IsNaN, IsInf, GatherND, DepthToSpace, SpaceToDepth, EyeLike.
 #include <cmath>
 #include <type_traits>
 

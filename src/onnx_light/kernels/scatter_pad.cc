@@ -456,6 +456,14 @@ Status RegisterKernel_ai_onnx_ScatterElements(KernelRegistry& r) {
                         {{"T", {0, 2}, {0}, AllTensorTypes()}, {"Tind", {1}, {}, IndexTypes()}},
                         FactoryOf<ScatterElements>()));
 }
+// Scatter (opset 9-10, deprecated in 11) is ScatterElements without `reduction`.
+Status RegisterKernel_ai_onnx_Scatter(KernelRegistry& r) {
+  KernelDef def =
+      Def("Scatter", 9, {{"T", {0, 2}, {0}, AllTensorTypes()}, {"Tind", {1}, {}, IndexTypes()}},
+          FactoryOf<ScatterElements>());
+  def.end_version = 10;
+  return r.Register(std::move(def));
+}
 Status RegisterKernel_ai_onnx_ScatterND(KernelRegistry& r) {
   return r.Register(Def("ScatterND", 11,
                         {{"T", {0, 2}, {0}, AllTensorTypes()}, {"I", {1}, {}, {DataType::kInt64}}},
