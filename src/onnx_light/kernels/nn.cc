@@ -449,21 +449,37 @@ class ConvTranspose : public KernelBase {
 
 // ---- Pools ----------------------------------------------------------------------------
 
-template <bool kMax>
+enum class PoolKind { kMax, kAverage, kLp };
+
+// MaxPool (with Indices, storage_order 0 or 1), AveragePool (count_include_pad) and
+// LpPool ((sum |x|^p)^(1/p) over the taps inside the input; padding adds nothing).
+template <PoolKind kKind>
 class Pool : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<Pool>();
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->attrs_, ReadWindowAttrs(info, true));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->count_include_pad_, GetFlag(info, "count_include_pad", false));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t order, info.GetInt("storage_order", 0));
-    if (order != 0) {
-      return Status(StatusCode::kNotImplemented,
-                    info.Describe() + ": storage_order=1 (column-major indices) is not supported");
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->column_major_, GetFlag(info, "storage_order", false));
+    if (kKind == PoolKind::kLp) {
+      double p = 2;
+      if (info.opset() < 2) {  // LpPool-1 had a FLOAT p
+        ONNX_LIGHT_ASSIGN_OR_RETURN(float pf, info.GetFloat("p", 2.0f));
+        p = pf;
+      } else {
+        ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t pi, info.GetInt("p", 2));
+        p = static_cast<double>(pi);
+      }
+      if (!(p >= 1)) {
+        return Status(StatusCode::kInvalidModel,
+                      info.Describe() + ": p must be >= 1, got " + std::to_string(p));
+      }
+      k->p_ = p;
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) override {
+    constexpr bool kMax = kKind == PoolKind::kMax;
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Window w,
@@ -497,9 +513,11 @@ class Pool : public KernelBase {
                 }
               });
               yp[p * out_sz + o] = arg < 0 ? static_cast<T>(0.0f) : xc[arg];
-              if (indices != nullptr)
-                indices[p * out_sz + o] = p * in_sz + std::max<int64_t>(arg, 0);
-            } else {
+              if (indices != nullptr) {
+                const int64_t at = std::max<int64_t>(arg, 0);
+                indices[p * out_sz + o] = p * in_sz + (column_major_ ? ColumnMajor(w, at) : at);
+              }
+            } else if constexpr (kKind == PoolKind::kAverage) {
               double sum = 0;
               int64_t count = 0;
               ForEachTap(w, start, [&](int64_t, int64_t off) {
@@ -509,6 +527,12 @@ class Pool : public KernelBase {
               if (count_include_pad_) count = PaddedCount(w, start);
               yp[p * out_sz + o] =
                   static_cast<T>(count > 0 ? sum / static_cast<double>(count) : 0.0);
+            } else {
+              double sum = 0;
+              ForEachTap(w, start, [&](int64_t, int64_t off) {
+                sum += std::pow(std::fabs(static_cast<double>(xc[off])), p_);
+              });
+              yp[p * out_sz + o] = static_cast<T>(std::pow(sum, 1.0 / p_));
             }
           });
         }
@@ -532,8 +556,25 @@ class Pool : public KernelBase {
     return count;
   }
 
+  // A row-major offset within one channel's spatial block as a column-major one.
+  static int64_t ColumnMajor(const Window& w, int64_t off) {
+    const size_t n = w.in.size();
+    std::vector<int64_t> pos(n);
+    for (size_t i = n; i-- > 0;) {
+      pos[i] = off % w.in[i];
+      off /= w.in[i];
+    }
+    int64_t cm = 0, stride = 1;
+    for (size_t i = 0; i < n; ++i) {
+      cm += pos[i] * stride;
+      stride *= w.in[i];
+    }
+    return cm;
+  }
+
   WindowAttrs attrs_;
-  bool count_include_pad_ = false;
+  bool count_include_pad_ = false, column_major_ = false;
+  double p_ = 2;
 };
 
 template <bool kMax>
@@ -679,6 +720,120 @@ class InstanceNorm : public KernelBase {
 
  private:
   float epsilon_ = 1e-5f;
+};
+
+// GroupNormalization: statistics per (n, group) over the group's channels and all spatial
+// positions; scale and bias per channel (opset 21) or per group (opset 18, deprecated).
+class GroupNorm : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<GroupNorm>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->epsilon_, info.GetFloat("epsilon", 1e-5f));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->groups_, info.GetInt("num_groups"));
+    k->per_group_params_ = info.opset() < 21;
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& x = *ctx.input(0);
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    const int64_t n = x.shape()[0], c = x.shape()[1];
+    if (groups_ < 1 || c % groups_ != 0) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": num_groups " + std::to_string(groups_) +
+                        " must divide the " + std::to_string(c) + " channels");
+    }
+    const int64_t params = per_group_params_ ? groups_ : c;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto scale,
+                                ChannelParam(ctx.input(1), params, "scale", ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto bias, ChannelParam(ctx.input(2), params, "bias", ctx.info()));
+    const int64_t per_group = c / groups_;
+    const int64_t sz = n * c == 0 ? 0 : x.num_elements() / (n * c);
+    const int64_t block = per_group * sz;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* xp = x.data<T>();
+      T* yp = y->mutable_data<T>();
+      for (int64_t b = 0; b < n * groups_; ++b) {
+        const T* xg = xp + b * block;
+        double s = 0, s2 = 0;
+        for (int64_t i = 0; i < block; ++i)
+          s += static_cast<double>(xg[i]);
+        const double mu = block > 0 ? s / static_cast<double>(block) : 0.0;
+        for (int64_t i = 0; i < block; ++i) {
+          const double d = static_cast<double>(xg[i]) - mu;
+          s2 += d * d;
+        }
+        const double inv = 1.0 / std::sqrt((block > 0 ? s2 / static_cast<double>(block) : 0.0) +
+                                           static_cast<double>(epsilon_));
+        const int64_t g = b % groups_;
+        for (int64_t ch = 0; ch < per_group; ++ch) {
+          const auto k = static_cast<size_t>(per_group_params_ ? g : g * per_group + ch);
+          for (int64_t i = 0; i < sz; ++i) {
+            const int64_t at = ch * sz + i;
+            yp[b * block + at] =
+                static_cast<T>((static_cast<double>(xg[at]) - mu) * inv * scale[k] + bias[k]);
+          }
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  float epsilon_ = 1e-5f;
+  int64_t groups_ = 1;
+  bool per_group_params_ = false;
+};
+
+// LpNormalization: x / ||x||_p along `axis` (p 1 or 2); a zero norm gives 0.
+class LpNorm : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<LpNorm>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", -1));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->p_, info.GetInt("p", 2));
+    if (k->p_ != 1 && k->p_ != 2) {
+      return Status(StatusCode::kInvalidModel,
+                    info.Describe() + ": p must be 1 or 2, got " + std::to_string(k->p_));
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& x = *ctx.input(0);
+    const auto rank = static_cast<int64_t>(x.shape().rank());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank, ctx.info()));
+    int64_t outer = 1, len = 1, inner = 1;
+    for (int64_t d = 0; d < rank; ++d) {
+      const int64_t v = x.shape()[static_cast<size_t>(d)];
+      (d < axis ? outer : (d == axis ? len : inner)) *= v;
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* xp = x.data<T>();
+      T* yp = y->mutable_data<T>();
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+          const int64_t base = o * len * inner + i;
+          double norm = 0;
+          for (int64_t k = 0; k < len; ++k) {
+            const auto v = static_cast<double>(xp[base + k * inner]);
+            norm += p_ == 1 ? std::fabs(v) : v * v;
+          }
+          if (p_ == 2) norm = std::sqrt(norm);
+          for (int64_t k = 0; k < len; ++k) {
+            const auto v = static_cast<double>(xp[base + k * inner]);
+            yp[base + k * inner] = static_cast<T>(norm == 0 ? 0.0 : v / norm);
+          }
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  int64_t axis_ = -1, p_ = 2;
 };
 
 // LayerNormalization (opset 17) and RMSNormalization (opset 23): normalize over the dims
@@ -859,12 +1014,16 @@ Status RegisterKernel_ai_onnx_MaxPool(KernelRegistry& r) {
                         {DataType::kFloat16, DataType::kBFloat16, DataType::kFloat,
                          DataType::kDouble, DataType::kInt8, DataType::kUint8}},
                        {"I", {}, {1}, {DataType::kInt64}}},
-                      FactoryOf<Pool<true>>());
+                      FactoryOf<Pool<PoolKind::kMax>>());
   return r.Register(std::move(def));
 }
 Status RegisterKernel_ai_onnx_AveragePool(KernelRegistry& r) {
+  return r.Register(Def("AveragePool", 1, {{"T", {0}, {0}, FloatTypes()}},
+                        FactoryOf<Pool<PoolKind::kAverage>>()));
+}
+Status RegisterKernel_ai_onnx_LpPool(KernelRegistry& r) {
   return r.Register(
-      Def("AveragePool", 1, {{"T", {0}, {0}, FloatTypes()}}, FactoryOf<Pool<false>>()));
+      Def("LpPool", 1, {{"T", {0}, {0}, FloatTypes()}}, FactoryOf<Pool<PoolKind::kLp>>()));
 }
 Status RegisterKernel_ai_onnx_GlobalAveragePool(KernelRegistry& r) {
   return r.Register(
@@ -880,6 +1039,13 @@ Status RegisterKernel_ai_onnx_BatchNormalization(KernelRegistry& r) {
 Status RegisterKernel_ai_onnx_InstanceNormalization(KernelRegistry& r) {
   return r.Register(Def("InstanceNormalization", 1, {{"T", {0, 1, 2}, {0}, FloatTypes()}},
                         FactoryOf<InstanceNorm>()));
+}
+Status RegisterKernel_ai_onnx_GroupNormalization(KernelRegistry& r) {
+  return r.Register(
+      Def("GroupNormalization", 18, {{"T", {0, 1, 2}, {0}, FloatTypes()}}, FactoryOf<GroupNorm>()));
+}
+Status RegisterKernel_ai_onnx_LpNormalization(KernelRegistry& r) {
+  return r.Register(UnaryDef("", "LpNormalization", 1, FloatTypes(), FactoryOf<LpNorm>()));
 }
 Status RegisterKernel_ai_onnx_LayerNormalization(KernelRegistry& r) {
   KernelDef def = Def("LayerNormalization", 17, {{"T", {0, 1, 2}, {0}, FloatTypes()}},
