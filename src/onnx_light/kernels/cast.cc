@@ -219,6 +219,28 @@ class Cast : public KernelBase {
   E8M0Rounding rounding_ = E8M0Rounding::kUp;
 };
 
+// BitCast (opset 26): the same bits as type `to`, which must have the input's bit width.
+class BitCast : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
+    return std::unique_ptr<KernelBase>(new BitCast());
+  }
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& x = *ctx.input(0);
+    const DataType to = ctx.info().output_type(0);
+    if (DataTypeBitWidth(x.dtype()) != DataTypeBitWidth(to)) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": BitCast needs equal bit widths, " +
+                        DataTypeName(x.dtype()) + " has " +
+                        std::to_string(DataTypeBitWidth(x.dtype())) + " and " + DataTypeName(to) +
+                        " " + std::to_string(DataTypeBitWidth(to)));
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    if (x.byte_size() != 0) std::memcpy(y->mutable_raw_data(), x.raw_data(), x.byte_size());
+    return Status::Ok();
+  }
+};
+
 // The output type is the `to` attribute.
 Status CastOutputType(const onnx::NodeProto& node, int, const std::vector<DataType>&,
                       std::vector<DataType>* outputs) {
@@ -249,6 +271,16 @@ Status RegisterKernel_ai_onnx_Cast(KernelRegistry& r) {
   def.since_version = 6;
   def.constraints = {{"T1", {0}, {}, CastTypes()}, {"T2", {}, {0}, CastTypes()}};
   def.create = FactoryOf<Cast>();
+  def.output_types = &CastOutputType;
+  return r.Register(std::move(def));
+}
+
+Status RegisterKernel_ai_onnx_BitCast(KernelRegistry& r) {
+  KernelDef def;
+  def.op_type = "BitCast";
+  def.since_version = 26;
+  def.constraints = {{"T1", {0}, {}, CastTypes()}, {"T2", {}, {0}, CastTypes()}};
+  def.create = FactoryOf<BitCast>();
   def.output_types = &CastOutputType;
   return r.Register(std::move(def));
 }

@@ -307,10 +307,10 @@ class Range : public KernelBase {
     Status status = Status::Ok();
     DispatchNumeric(ctx.input(0)->dtype(), [&](auto tag) {
       using T = decltype(tag);
-      if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-        const double start = static_cast<double>(ctx.input(0)->data<T>()[0]);
-        const double limit = static_cast<double>(ctx.input(1)->data<T>()[0]);
-        const double delta = static_cast<double>(ctx.input(2)->data<T>()[0]);
+      if constexpr (!std::is_same_v<T, bool>) {
+        const auto start = static_cast<double>(Widen(ctx.input(0)->data<T>()[0]));
+        const auto limit = static_cast<double>(Widen(ctx.input(1)->data<T>()[0]));
+        const auto delta = static_cast<double>(Widen(ctx.input(2)->data<T>()[0]));
         if (delta == 0) {
           status = Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": delta is 0");
           return;
@@ -330,7 +330,7 @@ class Range : public KernelBase {
         T v = t_start;  // accumulated in T, as the reference implementation does
         for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) {
           out[i] = v;
-          v = static_cast<T>(v + t_delta);
+          v = static_cast<T>(Widen(v) + Widen(t_delta));
         }
       }
     });
@@ -518,13 +518,14 @@ Status RegisterKernel_ai_onnx_Tile(KernelRegistry& r) {
                         FactoryOf<Tile>()));
 }
 Status RegisterKernel_ai_onnx_Range(KernelRegistry& r) {
-  return r.Register(Def("Range", 11,
-                        {{"T",
-                          {0, 1, 2},
-                          {0},
-                          {DataType::kFloat, DataType::kDouble, DataType::kInt16, DataType::kInt32,
-                           DataType::kInt64}}},
-                        FactoryOf<Range>()));
+  return r.Register(
+      Def("Range", 11,
+          {{"T",
+            {0, 1, 2},
+            {0},
+            {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16,
+             DataType::kInt16, DataType::kInt32, DataType::kInt64}}},
+          FactoryOf<Range>()));
 }
 Status RegisterKernel_ai_onnx_Trilu(KernelRegistry& r) {
   return r.Register(Def("Trilu", 14, {{"T", {0}, {0}, NumericTypes()}}, FactoryOf<Trilu>()));

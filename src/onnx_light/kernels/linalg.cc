@@ -397,6 +397,62 @@ class Einsum : public KernelBase {
   std::string equation_;
 };
 
+// Det: determinants of the trailing [M, M] matrices, by LU with partial pivoting in
+// double.
+class Det : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
+    return std::unique_ptr<KernelBase>(new Det());
+  }
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& x = *ctx.input(0);
+    const std::vector<int64_t>& d = x.shape().dims();
+    if (d.size() < 2 || d[d.size() - 1] != d[d.size() - 2]) {
+      return Status(
+          StatusCode::kInvalidArgument,
+          ctx.info().Describe() + ": input must be [..., M, M], got " + x.shape().ToString());
+    }
+    const int64_t m = d.back();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(
+        Tensor * y, ctx.AllocateOutput(0, std::vector<int64_t>(d.begin(), d.end() - 2)));
+    const std::vector<double> v = ToDoubles(&x);
+    std::vector<double> a(static_cast<size_t>(m * m));
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      T* out = y->mutable_data<T>();
+      for (int64_t b = 0; b < y->num_elements(); ++b) {
+        std::copy(v.begin() + b * m * m, v.begin() + (b + 1) * m * m, a.begin());
+        double det = 1;
+        for (int64_t c = 0; c < m && det != 0; ++c) {
+          int64_t piv = c;
+          for (int64_t r = c + 1; r < m; ++r)
+            if (std::fabs(a[static_cast<size_t>(r * m + c)]) >
+                std::fabs(a[static_cast<size_t>(piv * m + c)]))
+              piv = r;
+          const double p = a[static_cast<size_t>(piv * m + c)];
+          if (p == 0) {
+            det = 0;
+            break;
+          }
+          if (piv != c) {
+            for (int64_t k = 0; k < m; ++k)
+              std::swap(a[static_cast<size_t>(piv * m + k)], a[static_cast<size_t>(c * m + k)]);
+            det = -det;
+          }
+          det *= p;
+          for (int64_t r = c + 1; r < m; ++r) {
+            const double f = a[static_cast<size_t>(r * m + c)] / p;
+            for (int64_t k = c; k < m; ++k)
+              a[static_cast<size_t>(r * m + k)] -= f * a[static_cast<size_t>(c * m + k)];
+          }
+        }
+        out[b] = static_cast<T>(det);
+      }
+    });
+    return Status::Ok();
+  }
+};
+
 std::vector<DataType> MatMulTypes() {
   return {DataType::kFloat16, DataType::kBFloat16, DataType::kFloat,  DataType::kDouble,
           DataType::kInt32,   DataType::kInt64,    DataType::kUint32, DataType::kUint64};
@@ -406,6 +462,9 @@ std::vector<DataType> MatMulTypes() {
 
 Status RegisterKernel_ai_onnx_MatMul(KernelRegistry& r) {
   return r.Register(Def("MatMul", 1, {{"T", {0, 1}, {0}, MatMulTypes()}}, FactoryOf<MatMul>()));
+}
+Status RegisterKernel_ai_onnx_Det(KernelRegistry& r) {
+  return r.Register(UnaryDef("", "Det", 11, FloatTypes(), FactoryOf<Det>()));
 }
 Status RegisterKernel_ai_onnx_Einsum(KernelRegistry& r) {
   std::vector<int> inputs;  // variadic: every operand is T

@@ -1,8 +1,8 @@
 // Element-wise math: Abs, Neg, Exp, Sqrt, Reciprocal, Floor, Ceil, Round (half to even,
 // the default rounding mode), Sin, Cos, Tan, their inverses and hyperbolics, Tanh,
 // Sigmoid, Erf, Softplus, Sign, and the parameterized Elu, HardSigmoid, HardSwish, Selu,
-// Celu, ThresholdedRelu, Shrink, Mish. Float16/bfloat16 compute in float and round once; float in
-// float; double in double.
+// Celu, ThresholdedRelu, Shrink, Mish, Swish. Float16/bfloat16 compute in float and round once;
+// float in float; double in double.
 #include <cmath>
 #include <functional>
 #include <type_traits>
@@ -146,6 +146,7 @@ ONNX_LIGHT_UNARY_FN(SeluF, x > C(0) ? C(p.b) * x : C(p.b) * (C(p.a) * std::exp(x
 ONNX_LIGHT_UNARY_FN(CeluF,
                     std::fmax(C(0), x) + std::fmin(C(0), C(p.a) * (std::exp(x / C(p.a)) - C(1))))
 ONNX_LIGHT_UNARY_FN(ThresholdedReluF, x > C(p.a) ? x : C(0))
+ONNX_LIGHT_UNARY_FN(SwishF, x / (C(1) + std::exp(-C(p.a) * x)))
 ONNX_LIGHT_UNARY_FN(ShrinkF, x < -C(p.b) ? x + C(p.a) : (x > C(p.b) ? x - C(p.a) : C(0)))
 ONNX_LIGHT_UNARY_FN(MishF,
                     x* std::tanh(x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x))))
@@ -191,6 +192,7 @@ const OpSpec kSpecs[] = {
     SPEC("ThresholdedRelu", 10, ThresholdedReluF, "alpha", 1.0f, nullptr, 0, kNone),
     SPEC("Shrink", 9, ShrinkF, "bias", 0.0f, "lambd", 0.5f, kNone),
     SPEC("Mish", 18, MishF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Swish", 24, SwishF, "alpha", 1.0f, nullptr, 0, kNone),
 };
 #undef SPEC
 
@@ -257,6 +259,7 @@ ONNX_LIGHT_MATH_REGISTER(Celu)
 ONNX_LIGHT_MATH_REGISTER(ThresholdedRelu)
 ONNX_LIGHT_MATH_REGISTER(Shrink)
 ONNX_LIGHT_MATH_REGISTER(Mish)
+ONNX_LIGHT_MATH_REGISTER(Swish)
 #undef ONNX_LIGHT_MATH_REGISTER
 
 }  // namespace onnx_light::kernels

@@ -786,6 +786,164 @@ class GroupNorm : public KernelBase {
   bool per_group_params_ = false;
 };
 
+// MeanVarianceNormalization: (x - mean) / (std + 1e-9) over `axes` (default N, H, W), the
+// ONNX function body's formula.
+class MeanVarianceNorm : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<MeanVarianceNorm>();
+    if (info.HasAttribute("axes")) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(k->axes_, info.GetInts("axes"));
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& x = *ctx.input(0);
+    const auto rank = static_cast<int64_t>(x.shape().rank());
+    std::vector<bool> reduced(static_cast<size_t>(rank), false);
+    for (int64_t a : axes_) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(a, rank, ctx.info()));
+      reduced[static_cast<size_t>(ax)] = true;
+    }
+    // Group index of each element: its position over the kept axes.
+    const std::vector<int64_t>& dims = x.shape().dims();
+    int64_t groups = 1;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!reduced[static_cast<size_t>(d)]) groups *= dims[static_cast<size_t>(d)];
+    const int64_t n = x.num_elements();
+    std::vector<int64_t> group(static_cast<size_t>(n));
+    std::vector<int64_t> pos(static_cast<size_t>(rank), 0);
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t g = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        if (!reduced[static_cast<size_t>(d)])
+          g = g * dims[static_cast<size_t>(d)] + pos[static_cast<size_t>(d)];
+      group[static_cast<size_t>(e)] = g;
+      for (int64_t d = rank; d-- > 0;) {
+        if (++pos[static_cast<size_t>(d)] < dims[static_cast<size_t>(d)]) break;
+        pos[static_cast<size_t>(d)] = 0;
+      }
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    const std::vector<double> v = ToDoubles(&x);
+    std::vector<double> sum(static_cast<size_t>(groups), 0), sq(static_cast<size_t>(groups), 0);
+    std::vector<int64_t> count(static_cast<size_t>(groups), 0);
+    for (int64_t e = 0; e < n; ++e) {
+      const auto g = static_cast<size_t>(group[static_cast<size_t>(e)]);
+      sum[g] += v[static_cast<size_t>(e)];
+      ++count[g];
+    }
+    for (size_t g = 0; g < sum.size(); ++g)
+      sum[g] = count[g] > 0 ? sum[g] / static_cast<double>(count[g]) : 0.0;
+    for (int64_t e = 0; e < n; ++e) {
+      const auto g = static_cast<size_t>(group[static_cast<size_t>(e)]);
+      const double d = v[static_cast<size_t>(e)] - sum[g];
+      sq[g] += d * d;
+    }
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      T* out = y->mutable_data<T>();
+      for (int64_t e = 0; e < n; ++e) {
+        const auto g = static_cast<size_t>(group[static_cast<size_t>(e)]);
+        const double sd = std::sqrt(count[g] > 0 ? sq[g] / static_cast<double>(count[g]) : 0.0);
+        out[e] = static_cast<T>((v[static_cast<size_t>(e)] - sum[g]) / (sd + 1e-9));
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<int64_t> axes_ = {0, 2, 3};
+};
+
+// MaxUnpool: X's values scattered to the flat positions `I` holds (MaxPool's Indices)
+// in a zero tensor of the size MaxPool's input had (or output_shape, which may add
+// trailing room: the values keep the inferred layout, as the ONNX reference does).
+class MaxUnpool : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<MaxUnpool>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->kernel_, info.GetInts("kernel_shape"));
+    if (info.HasAttribute("strides")) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(k->strides_, info.GetInts("strides"));
+    }
+    if (info.HasAttribute("pads")) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(k->pads_, info.GetInts("pads"));
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& x = *ctx.input(0);
+    const Tensor& ind = *ctx.input(1);
+    const std::string where = ctx.info().Describe();
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    const size_t ns = x.shape().rank() - 2;
+    if (kernel_.size() != ns || (!strides_.empty() && strides_.size() != ns) ||
+        (!pads_.empty() && pads_.size() != 2 * ns)) {
+      return Status(StatusCode::kInvalidArgument,
+                    where + ": kernel_shape, strides and pads must match the spatial rank");
+    }
+    if (ind.shape() != x.shape()) {
+      return Status(
+          StatusCode::kInvalidArgument,
+          where + ": I " + ind.shape().ToString() + " must have X's shape " + x.shape().ToString());
+    }
+    std::vector<int64_t> inferred = {x.shape()[0], x.shape()[1]};
+    for (size_t i = 0; i < ns; ++i) {
+      const int64_t st = strides_.empty() ? 1 : strides_[i];
+      const int64_t pad = pads_.empty() ? 0 : pads_[i] + pads_[i + ns];
+      inferred.push_back((x.shape()[2 + i] - 1) * st - pad + kernel_[i]);
+    }
+    std::vector<int64_t> out = inferred;
+    if (const Tensor* os = ctx.input(2)) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(out, Int64Values(os, ctx.info(), "output_shape"));
+      if (out.size() != inferred.size()) {
+        return Status(StatusCode::kInvalidArgument, where + ": output_shape has the wrong rank");
+      }
+      for (size_t d = 0; d < out.size(); ++d) {
+        if (out[d] < inferred[d]) {
+          return Status(StatusCode::kInvalidArgument,
+                        where + ": output_shape is smaller than the unpooled size");
+        }
+      }
+    }
+    int64_t total = 1;
+    for (int64_t d : inferred)
+      total *= d;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
+    const std::vector<int64_t> idx = IndexValues(ind);
+    std::vector<double> flat(static_cast<size_t>(total), 0.0);
+    const std::vector<double> xv = ToDoubles(&x);
+    for (size_t e = 0; e < idx.size(); ++e) {
+      if (idx[e] < 0 || idx[e] >= total) {
+        return Status(StatusCode::kInvalidArgument, where + ": index " + std::to_string(idx[e]) +
+                                                        " is outside [0, " + std::to_string(total) +
+                                                        ")");
+      }
+      flat[static_cast<size_t>(idx[e])] = xv[e];
+    }
+    const std::vector<int64_t> ist = RowMajorStrides(inferred), ost = RowMajorStrides(out);
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      T* yp = y->mutable_data<T>();
+      for (int64_t e = 0; e < y->num_elements(); ++e)
+        yp[e] = T(0.0f);
+      for (int64_t e = 0; e < total; ++e) {
+        int64_t rest = e, o = 0;
+        for (size_t d = 0; d < inferred.size(); ++d) {
+          o += rest / ist[d] * ost[d];
+          rest %= ist[d];
+        }
+        yp[o] = static_cast<T>(flat[static_cast<size_t>(e)]);
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<int64_t> kernel_, strides_, pads_;
+};
+
 // LpNormalization: x / ||x||_p along `axis` (p 1 or 2); a zero norm gives 0.
 class LpNorm : public KernelBase {
  public:
@@ -1043,6 +1201,15 @@ Status RegisterKernel_ai_onnx_InstanceNormalization(KernelRegistry& r) {
 Status RegisterKernel_ai_onnx_GroupNormalization(KernelRegistry& r) {
   return r.Register(
       Def("GroupNormalization", 18, {{"T", {0, 1, 2}, {0}, FloatTypes()}}, FactoryOf<GroupNorm>()));
+}
+Status RegisterKernel_ai_onnx_MeanVarianceNormalization(KernelRegistry& r) {
+  return r.Register(
+      UnaryDef("", "MeanVarianceNormalization", 9, FloatTypes(), FactoryOf<MeanVarianceNorm>()));
+}
+Status RegisterKernel_ai_onnx_MaxUnpool(KernelRegistry& r) {
+  return r.Register(Def("MaxUnpool", 9,
+                        {{"T1", {0}, {0}, FloatTypes()}, {"T2", {1, 2}, {}, {DataType::kInt64}}},
+                        FactoryOf<MaxUnpool>()));
 }
 Status RegisterKernel_ai_onnx_LpNormalization(KernelRegistry& r) {
   return r.Register(UnaryDef("", "LpNormalization", 1, FloatTypes(), FactoryOf<LpNorm>()));

@@ -20,7 +20,8 @@ namespace {
 enum class Red { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
 
 template <typename T>
-using Acc = std::conditional_t<std::is_integral_v<T>, T, double>;
+using Acc = std::conditional_t<std::is_same_v<T, bool>, uint8_t,
+                               std::conditional_t<std::is_integral_v<T>, T, double>>;
 
 // Wrapping integer arithmetic (no signed-overflow undefined behaviour).
 template <typename A>
@@ -172,7 +173,9 @@ class Reduce : public KernelBase {
     }
     DispatchNumeric(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
-      if constexpr (!std::is_same_v<T, bool>) Run<T>(x, plan, y);
+      // bool: ReduceMax is "any", ReduceMin "all" (opset 20).
+      constexpr bool kBoolOk = kRed == Red::kMax || kRed == Red::kMin;
+      if constexpr (!std::is_same_v<T, bool> || kBoolOk) Run<T>(x, plan, y);
     });
     return Status::Ok();
   }
@@ -367,11 +370,13 @@ std::vector<DataType> ReduceTypes() {
 // The attribute form up to `last_attr_opset`, the input form after it.
 template <Red kRed>
 Status RegisterReduce(KernelRegistry& r, const char* op, int last_attr_opset) {
-  KernelDef attr_form = Def(op, 1, {{"T", {0}, {0}, ReduceTypes()}}, FactoryOf<Reduce<kRed>>());
+  std::vector<DataType> types = ReduceTypes();
+  if (kRed == Red::kMax || kRed == Red::kMin) types.push_back(DataType::kBool);
+  KernelDef attr_form = Def(op, 1, {{"T", {0}, {0}, types}}, FactoryOf<Reduce<kRed>>());
   attr_form.end_version = last_attr_opset;
   ONNX_LIGHT_RETURN_IF_ERROR(r.Register(std::move(attr_form)));
   return r.Register(Def(op, last_attr_opset + 1,
-                        {{"T", {0}, {0}, ReduceTypes()}, {"A", {1}, {}, {DataType::kInt64}}},
+                        {{"T", {0}, {0}, types}, {"A", {1}, {}, {DataType::kInt64}}},
                         FactoryOf<Reduce<kRed>>()));
 }
 

@@ -2,7 +2,8 @@
 // coordinate_transformation_mode, scales or sizes, axes, exclude_outside and
 // tf_crop_and_resize's extrapolation. Separable: each output axis gets a list of (input
 // index, weight) taps and an output element sums the product over its axes' taps.
-// Not supported: antialias=1 and keep_aspect_ratio_policy other than "stretch".
+// antialias (linear/cubic) and keep_aspect_ratio_policy follow the ONNX reference. Upsample
+// (opset 7-9) runs on the same code with asymmetric coordinates.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -35,13 +36,12 @@ class Resize : public KernelBase {
     if (info.HasAttribute("axes")) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(k->axes_, info.GetInts("axes"));
     }
-    if (antialias != 0) {
-      return Status(StatusCode::kNotImplemented, info.Describe() + ": antialias is not supported");
+    k->antialias_ = antialias != 0;
+    if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller") {
+      return Status(StatusCode::kInvalidModel,
+                    info.Describe() + ": unknown keep_aspect_ratio_policy '" + policy + "'");
     }
-    if (policy != "stretch") {
-      return Status(StatusCode::kNotImplemented, info.Describe() + ": keep_aspect_ratio_policy '" +
-                                                     policy + "' is not supported");
-    }
+    k->policy_ = policy;
     if (k->mode_ != "nearest" && k->mode_ != "linear" && k->mode_ != "cubic") {
       return Status(StatusCode::kInvalidModel,
                     info.Describe() + ": unknown mode '" + k->mode_ + "'");
@@ -61,10 +61,16 @@ class Resize : public KernelBase {
     for (int64_t& a : axes) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(a, NormalizeAxis(a, static_cast<int64_t>(rank), ctx.info()));
     }
-    const std::vector<double> roi_in = ToDoubles(ctx.input(1)), scales_in = ToDoubles(ctx.input(2));
+    std::vector<double> roi_in, scales_in;
     std::vector<int64_t> sizes_in;
-    if (const Tensor* s = ctx.input(3)) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(sizes_in, Int64Values(s, ctx.info(), "sizes"));
+    if (upsample_) {  // Upsample: scales from the attribute (opset 7) or input 1 (opset 9)
+      scales_in = upsample_scales_.empty() ? ToDoubles(ctx.input(1)) : upsample_scales_;
+    } else {
+      roi_in = ToDoubles(ctx.input(1));
+      scales_in = ToDoubles(ctx.input(2));
+      if (const Tensor* s = ctx.input(3)) {
+        ONNX_LIGHT_ASSIGN_OR_RETURN(sizes_in, Int64Values(s, ctx.info(), "sizes"));
+      }
     }
     const size_t na = axes.size();
     if ((scales_in.empty() == sizes_in.empty()) || (!scales_in.empty() && scales_in.size() != na) ||
@@ -89,7 +95,23 @@ class Resize : public KernelBase {
       }
     }
     const bool crop = coord_ == "tf_crop_and_resize";
-    for (size_t i = 0; i < na; ++i) {
+    if (!sizes_in.empty() && policy_ != "stretch") {
+      // One scale for every resized axis: the smallest (not_larger) or largest
+      // (not_smaller) of sizes / input, and sizes rounded half up from it.
+      double common = policy_ == "not_larger" ? std::numeric_limits<double>::infinity() : 0.0;
+      for (size_t i = 0; i < na; ++i) {
+        const double r =
+            static_cast<double>(sizes_in[i]) /
+            static_cast<double>(std::max<int64_t>(1, in[static_cast<size_t>(axes[i])]));
+        common = policy_ == "not_larger" ? std::min(common, r) : std::max(common, r);
+      }
+      for (size_t i = 0; i < na; ++i) {
+        const auto a = static_cast<size_t>(axes[i]);
+        scale[a] = common;
+        out[a] = static_cast<int64_t>(common * static_cast<double>(in[a]) + 0.5);
+      }
+    }
+    for (size_t i = 0; i < na && !(!sizes_in.empty() && policy_ != "stretch"); ++i) {
       const auto a = static_cast<size_t>(axes[i]);
       if (!scales_in.empty()) {
         if (!(scales_in[i] > 0)) {
@@ -213,10 +235,10 @@ class Resize : public KernelBase {
       }
       return {{clampi(static_cast<int64_t>(r)), 1.0}};
     }
+    if (antialias_) return AntialiasTaps(xo, in, s);
     const auto i0 = static_cast<int64_t>(std::floor(xo));
     const double r = xo - static_cast<double>(i0);
     if (mode_ == "linear") return {{clampi(i0), 1 - r}, {clampi(i0 + 1), r}};
-    (void)s;
     const double a = cubic_a_;
     auto far = [a](double d) { return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a; };
     auto near = [a](double d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };
@@ -236,6 +258,91 @@ class Resize : public KernelBase {
     return t;
   }
 
+  // antialias=1 (linear and cubic): when downsampling, the filter is stretched by 1/scale
+  // so every input sample contributes, and its weights are normalized; upsampling keeps
+  // the plain filter. The window is the n input indices nearest xo (edge-clamped).
+  std::vector<Tap> AntialiasTaps(double xo, int64_t in, double s) const {
+    const double scale = std::min(s, 1.0);
+    const double fl = std::floor(xo);
+    const double ratio = xo == fl ? 1.0 : xo - fl;  // an exact integer takes the left pixel
+    std::vector<double> w;
+    const double a = cubic_a_;
+    if (mode_ == "linear") {
+      const auto start = static_cast<int64_t>(std::floor(-1 / scale) + 1);
+      const int64_t n = 2 - 2 * start;
+      for (int64_t k = 0; k < n; ++k) {
+        const double arg = (static_cast<double>(start + k) - ratio) * scale;
+        w.push_back(std::min(1.0, std::max(0.0, 1 - std::fabs(arg))));
+      }
+    } else {
+      const auto i_start = static_cast<int64_t>(std::floor(-2 / scale) + 1);
+      const int64_t i_end = 2 - i_start;
+      for (int64_t i = i_start; i < i_end; ++i) {
+        const double x = std::fabs(scale * (static_cast<double>(i) - ratio));
+        const double x2 = x * x, x3 = x2 * x;
+        w.push_back(x <= 1 ? (a + 2) * x3 - (a + 3) * x2 + 1
+                           : (x < 2 ? a * x3 - 5 * a * x2 + 8 * a * x - 4 * a : 0.0));
+      }
+    }
+    double total = 0;
+    for (double v : w)
+      total += v;
+    for (double& v : w)
+      v /= total;
+    const auto n = static_cast<int64_t>(w.size());
+    const int64_t pad = (n + 1) / 2;
+    const double xp = xo + static_cast<double>(pad);
+    const double pf = std::floor(xp);
+    const double frac = xp - pf;
+    int64_t offset;
+    if (n % 2 == 0) {
+      offset = frac == 0 ? -(n / 2) : -(n / 2) + 1;
+    } else {
+      offset = frac <= 0.5 ? -((n - 1) / 2) : -((n - 1) / 2) + 1;
+    }
+    const int64_t start = static_cast<int64_t>(pf) + offset - pad;
+    std::vector<Tap> t;
+    for (int64_t k = 0; k < n; ++k)
+      t.push_back({start + k, w[static_cast<size_t>(k)]});
+    if (exclude_outside_) {
+      double sum = 0;
+      for (Tap& tap : t) {
+        if (tap.index < 0 || tap.index >= in) tap.weight = 0;
+        sum += tap.weight;
+      }
+      for (Tap& tap : t)
+        tap.weight = sum != 0 ? tap.weight / sum : 0;
+    }
+    for (Tap& tap : t)
+      tap.index = std::min(std::max<int64_t>(tap.index, 0), in - 1);
+    return t;
+  }
+
+ public:
+  // Upsample (opset 7-9): nearest (floor) or linear with asymmetric coordinates, scales
+  // from the attribute (opset 7) or the second input (opset 9).
+  static Result<std::unique_ptr<KernelBase>> CreateUpsample(const KernelInfo& info) {
+    auto k = std::make_unique<Resize>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->mode_, info.GetString("mode", "nearest"));
+    if (k->mode_ == "bilinear") k->mode_ = "linear";
+    if (k->mode_ != "nearest" && k->mode_ != "linear") {
+      return Status(StatusCode::kInvalidModel,
+                    info.Describe() + ": unknown mode '" + k->mode_ + "'");
+    }
+    k->coord_ = "asymmetric";
+    k->nearest_ = "floor";
+    k->upsample_ = true;
+    if (info.HasAttribute("scales")) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<float> sc, info.GetFloats("scales"));
+      k->upsample_scales_.assign(sc.begin(), sc.end());
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+
+ private:
+  bool antialias_ = false, upsample_ = false;
+  std::string policy_ = "stretch";
+  std::vector<double> upsample_scales_;
   std::string mode_, coord_, nearest_;
   float cubic_a_ = -0.75f, extrapolation_ = 0;
   bool exclude_outside_ = false;
@@ -244,6 +351,11 @@ class Resize : public KernelBase {
 
 }  // namespace
 
+Status RegisterKernel_ai_onnx_Upsample(KernelRegistry& r) {
+  KernelDef def = Def("Upsample", 7, {{"T", {0}, {0}, NumericTypes()}}, &Resize::CreateUpsample);
+  def.end_version = 9;
+  return r.Register(std::move(def));
+}
 Status RegisterKernel_ai_onnx_Resize(KernelRegistry& r) {
   return r.Register(Def("Resize", 11,
                         {{"T1",
