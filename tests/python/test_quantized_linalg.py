@@ -1,0 +1,146 @@
+"""MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv against ONNX Runtime on shapes
+and zero points the backend data leaves out (per-row/per-column/per-channel), and their
+errors. Integer outputs must match exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import onnx_light
+from onnx_light.onnx import TensorProto, helper
+
+F, U8, I8, I32 = TensorProto.FLOAT, TensorProto.UINT8, TensorProto.INT8, TensorProto.INT32
+
+
+def model(op, inputs, out_type, opset=21, **attrs):
+    node = helper.make_node(op, [n for n, _ in inputs], ["y"], **attrs)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info(n, t, None) for n, t in inputs if n],
+        [helper.make_tensor_value_info("y", out_type, None)],
+    )
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", opset)]
+    ).SerializeToString()
+
+
+def both(data, feeds):
+    import onnxruntime as ort
+
+    (want,) = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feeds)
+    (got,) = onnx_light.RuntimeSession(data).run(None, feeds)
+    return got, want
+
+
+def test_matmul_integer_per_row_zero_point_and_batch():
+    rng = np.random.default_rng(16)
+    a = rng.integers(0, 256, (2, 5, 7), dtype=np.uint8)
+    b = rng.integers(0, 256, (7, 3), dtype=np.uint8)
+    feeds = {"a": a, "b": b, "az": np.array(12, np.uint8), "bz": np.array(200, np.uint8)}
+    data = model("MatMulInteger", [("a", U8), ("b", U8), ("az", U8), ("bz", U8)], I32, opset=10)
+    got, want = both(data, feeds)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, (a.astype(np.int32) - 12) @ (b.astype(np.int32) - 200))
+
+
+def test_conv_integer_with_groups_and_pads():
+    rng = np.random.default_rng(17)
+    x = rng.integers(0, 256, (1, 4, 6, 5), dtype=np.uint8)
+    w = rng.integers(0, 256, (6, 2, 3, 3), dtype=np.uint8)
+    feeds = {"x": x, "w": w, "xz": np.array(128, np.uint8), "wz": np.array(3, np.uint8)}
+    data = model(
+        "ConvInteger",
+        [("x", U8), ("w", U8), ("xz", U8), ("wz", U8)],
+        I32,
+        opset=10,
+        group=2,
+        pads=[1, 0, 1, 2],
+        strides=[1, 2],
+    )
+    got, want = both(data, feeds)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("qtype, np_type", [(U8, np.uint8), (I8, np.int8)])
+def test_qlinear_matmul_matches_onnxruntime(qtype, np_type):
+    rng = np.random.default_rng(18)
+    info = np.iinfo(np_type)
+    a = rng.integers(info.min, info.max + 1, (6, 9)).astype(np_type)
+    b = rng.integers(info.min, info.max + 1, (9, 4)).astype(np_type)
+    feeds = {
+        "a": a,
+        "as": np.array(0.02, np.float32),
+        "az": np.array(3, np_type),
+        "b": b,
+        "bs": np.array(0.03, np.float32),
+        "bz": np.array(-2 if qtype == I8 else 7, np_type),
+        "ys": np.array(0.5, np.float32),
+        "yz": np.array(5, np_type),
+    }
+    inputs = [
+        ("a", qtype),
+        ("as", F),
+        ("az", qtype),
+        ("b", qtype),
+        ("bs", F),
+        ("bz", qtype),
+        ("ys", F),
+        ("yz", qtype),
+    ]
+    got, want = both(model("QLinearMatMul", inputs, qtype, opset=10), feeds)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_qlinear_conv_per_channel_scale_and_bias():
+    rng = np.random.default_rng(19)
+    x = rng.integers(0, 256, (1, 3, 7, 7), dtype=np.uint8)
+    w = rng.integers(-128, 128, (4, 3, 3, 3)).astype(np.int8)
+    feeds = {
+        "x": x,
+        "xs": np.array(0.05, np.float32),
+        "xz": np.array(120, np.uint8),
+        "w": w,
+        "ws": np.array([0.01, 0.02, 0.005, 0.03], np.float32),
+        "wz": np.zeros(4, np.int8),
+        "ys": np.array(0.7, np.float32),
+        "yz": np.array(100, np.uint8),
+        "b": rng.integers(-500, 500, 4).astype(np.int32),
+    }
+    inputs = [
+        ("x", U8),
+        ("xs", F),
+        ("xz", U8),
+        ("w", I8),
+        ("ws", F),
+        ("wz", I8),
+        ("ys", F),
+        ("yz", U8),
+        ("b", I32),
+    ]
+    got, want = both(model("QLinearConv", inputs, U8, opset=10, pads=[1, 1, 1, 1]), feeds)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_quantized_errors():
+    a = np.ones((2, 3), np.uint8)
+    with pytest.raises(ValueError, match="do not align"):
+        onnx_light.RuntimeSession(
+            model("MatMulInteger", [("a", U8), ("b", U8)], I32, opset=10)
+        ).run(None, {"a": a, "b": np.ones((2, 3), np.uint8)})
+    with pytest.raises(ValueError, match="zero points must be scalars"):
+        onnx_light.RuntimeSession(
+            model("MatMulInteger", [("a", U8), ("b", U8), ("az", U8)], I32, opset=10)
+        ).run(None, {"a": a, "b": np.ones((3, 2), np.uint8), "az": np.ones(5, np.uint8)})
+    with pytest.raises(ValueError, match="x_zero_point must be a scalar"):
+        onnx_light.RuntimeSession(
+            model("ConvInteger", [("x", U8), ("w", U8), ("xz", U8)], I32, opset=10)
+        ).run(
+            None,
+            {
+                "x": np.ones((1, 1, 3, 3), np.uint8),
+                "w": np.ones((1, 1, 2, 2), np.uint8),
+                "xz": np.ones(2, np.uint8),
+            },
+        )
