@@ -212,13 +212,26 @@ def render(results: list[dict]) -> str:
             "",
             "## Wrong results and errors",
             "",
-            "| case | status | detail |",
-            "| --- | --- | --- |",
+            "| case | status | detail | known cause |",
+            "| --- | --- | --- | --- |",
         ]
         for r in failures:
             detail = r["detail"].replace("|", "\\|")
-            lines.append(f"| {r['folder']}/{r['name']} | {r['status']} | {detail} |")
+            cause = KNOWN_DIFFERENCES.get(r["name"], "")
+            lines.append(f"| {r['folder']}/{r['name']} | {r['status']} | {detail} | {cause} |")
     return "\n".join(lines) + "\n"
+
+
+# Wrong results whose cause is the expected data, with the evidence (measured when added).
+KNOWN_DIFFERENCES = {
+    "test_dft_inverse": (
+        "the expected output is numpy's complex64 FFT bit for bit (float32 rounding noise up "
+        "to 1.5e-6 from the exact inverse); onnx-light transforms in double and is 4.4e-7 "
+        "from the exact result, but differs from the noise by more than atol 1e-7 where the "
+        "true value is ~0"
+    ),
+    "test_dft_inverse_opset19": "as test_dft_inverse",
+}
 
 
 def run_all() -> list[dict]:
