@@ -57,15 +57,23 @@ def _node_args(rows) -> list[NodeArg]:
 class RuntimeSession:
     """Runs a model given as a ModelProto (onnx_light.onnx), serialized bytes or a path."""
 
-    def __init__(self, model: ModelProto | bytes | str | os.PathLike, intra_op_threads: int = 1):
+    def __init__(
+        self,
+        model: ModelProto | bytes | str | os.PathLike,
+        intra_op_threads: int = 1,
+        constant_folding: bool = True,
+    ):
         if not isinstance(intra_op_threads, int) or intra_op_threads < 1:
             raise ValueError(f"intra_op_threads must be a positive int, got {intra_op_threads!r}")
+        if not isinstance(constant_folding, bool):
+            raise TypeError(f"constant_folding must be a bool, got {constant_folding!r}")
+        args = (intra_op_threads, constant_folding)
         if isinstance(model, ModelProto):
-            self._session = _core.RuntimeSession.from_model(model, intra_op_threads)
+            self._session = _core.RuntimeSession.from_model(model, *args)
         elif isinstance(model, (bytes, bytearray, memoryview)):
-            self._session = _core.RuntimeSession.from_bytes(bytes(model), intra_op_threads)
+            self._session = _core.RuntimeSession.from_bytes(bytes(model), *args)
         elif isinstance(model, (str, os.PathLike)):
-            self._session = _core.RuntimeSession.from_file(os.fspath(model), intra_op_threads)
+            self._session = _core.RuntimeSession.from_file(os.fspath(model), *args)
         else:
             raise TypeError(
                 "model must be an onnx_light.onnx.ModelProto, bytes or a path, got "
@@ -74,6 +82,11 @@ class RuntimeSession:
         self._inputs = _node_args(self._session.inputs())
         self._outputs = _node_args(self._session.outputs())
         self._session.set_dtypes([a.dtype for a in self._inputs], [a.dtype for a in self._outputs])
+
+    @property
+    def folded_nodes(self) -> int:
+        """How many nodes constant folding computed at creation (0 with it off)."""
+        return self._session.folded_nodes()
 
     def get_inputs(self) -> list[NodeArg]:
         return list(self._inputs)

@@ -30,6 +30,11 @@ struct SessionOptions {
   // Freed buffers of 64 KiB and more are kept for the next run, up to this many bytes
   // (0 disables the cache).
   size_t buffer_cache_bytes = size_t{512} << 20;
+  // Nodes whose inputs are all constants (initializers not backing a graph input,
+  // Constant nodes, earlier folded nodes) run once at creation and become constants.
+  // Control-flow nodes are never folded; a node whose kernel fails is left to fail at
+  // run time, as it would unfolded.
+  bool constant_folding = true;
   onnx::LoadOptions load;
 };
 
@@ -61,6 +66,8 @@ class RuntimeSession {
   const std::vector<ValueMeta>& inputs() const noexcept { return inputs_; }
   const std::vector<ValueMeta>& outputs() const noexcept { return outputs_; }
   const onnx::ModelProto& model() const noexcept { return *model_; }
+  // Nodes that constant folding computed at creation (they do not run per Run).
+  size_t folded_nodes() const noexcept { return folded_nodes_; }
 
   // Runs the model. `feeds` names graph inputs (each at most once; all inputs without an
   // initializer are required); `output_names` selects outputs (empty: all, in graph order).
@@ -73,6 +80,7 @@ class RuntimeSession {
  private:
   RuntimeSession() = default;
   Status Build();
+  void FoldConstants(Plan& plan);
 
   std::shared_ptr<onnx::ModelProto> model_;
   SessionOptions options_;
@@ -82,6 +90,7 @@ class RuntimeSession {
   std::unique_ptr<ThreadPool> pool_;
   std::shared_ptr<BufferPool> buffers_;
   std::mutex run_mu_;
+  size_t folded_nodes_ = 0;
 };
 
 }  // namespace onnx_light

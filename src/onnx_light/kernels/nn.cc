@@ -240,7 +240,13 @@ class Conv : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     const int64_t in_sz = w.InCount(), out_sz = w.OutCount(), k_sz = w.KernelCount();
     const int64_t m_per_group = m / group_, rows = cg * k_sz;
-    const std::vector<int64_t> tap_offset = TapOffsets(w);
+    // The im2col offsets depend only on the input's spatial shape: kept between runs
+    // (Run calls are serialized, so the kernel's members need no lock).
+    if (taps_for_ != w.in) {
+      taps_ = TapOffsets(w);
+      taps_for_ = w.in;
+    }
+    const std::vector<int64_t>& tap_offset = taps_;
     // A 1x1 window that visits every input position in order needs no im2col: the input
     // channels are the columns already.
     bool direct = in_sz == out_sz;
@@ -263,7 +269,12 @@ class Conv : public KernelBase {
       } else {
         wp = wc.data();
       }
-      std::vector<C> col(kSame && direct ? 0 : static_cast<size_t>(rows * out_sz));
+      // The column buffer is reused between runs (float): no fresh pages per call.
+      std::vector<C> local_col;
+      std::vector<C>* col_store = &local_col;
+      if constexpr (std::is_same_v<C, float>) col_store = &col_f_;
+      col_store->resize(kSame && direct ? 0 : static_cast<size_t>(rows * out_sz));
+      std::vector<C>& col = *col_store;
       std::vector<C> acc(kSame ? 0 : static_cast<size_t>(m_per_group * out_sz));
       for (int64_t b = 0; b < batch; ++b) {
         for (int64_t g = 0; g < group_; ++g) {
@@ -311,6 +322,8 @@ class Conv : public KernelBase {
  private:
   WindowAttrs attrs_;
   int64_t group_ = 1;
+  std::vector<int64_t> taps_, taps_for_;
+  std::vector<float> col_f_;
 };
 
 // ConvTranspose: every input element scatters W's taps into the output. Output size
@@ -678,6 +691,10 @@ class Pool : public KernelBase {
       indices = ind->mutable_data<int64_t>();
     }
     const int64_t in_sz = w.InCount(), out_sz = w.OutCount();
+    if (kKind != PoolKind::kLp && w.in.size() == 2 && x.dtype() == DataType::kFloat) {
+      Pool2D(w, x.data<float>(), y->mutable_data<float>(), indices, nc);
+      return Status::Ok();
+    }
     DispatchNumeric(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_same_v<T, bool>) {
@@ -738,6 +755,73 @@ class Pool : public KernelBase {
       count *= taps;
     }
     return count;
+  }
+
+  // The float 2-D case of MaxPool / AveragePool (the CNN hot path): the taps inside the
+  // input are listed once per output row and column, then every channel loops over them
+  // directly. Same results as the generic path (max ignores NaN after a number, as there).
+  void Pool2D(const Window& w, const float* xp, float* yp, int64_t* indices, int64_t nc) const {
+    const int64_t height = w.in[0], width = w.in[1], oh_n = w.out[0], ow_n = w.out[1];
+    // Per output index along one dim: the valid input positions, and the padded tap count.
+    auto taps = [&](size_t d, int64_t o, std::vector<int64_t>* pos) {
+      pos->clear();
+      const int64_t start = o * w.strides[d] - w.pad_begin[d];
+      int64_t padded = 0;
+      for (int64_t k = 0; k < w.kernel[d]; ++k) {
+        const int64_t p = start + k * w.dilations[d];
+        if (p >= 0 && p < w.in[d]) pos->push_back(p);
+        if (p >= -w.pad_begin[d] && p < w.in[d] + w.pad_end[d]) ++padded;
+      }
+      return padded;
+    };
+    std::vector<std::vector<int64_t>> rows(static_cast<size_t>(oh_n)),
+        cols(static_cast<size_t>(ow_n));
+    std::vector<int64_t> row_pad(static_cast<size_t>(oh_n)), col_pad(static_cast<size_t>(ow_n));
+    for (int64_t o = 0; o < oh_n; ++o)
+      row_pad[static_cast<size_t>(o)] = taps(0, o, &rows[static_cast<size_t>(o)]);
+    for (int64_t o = 0; o < ow_n; ++o)
+      col_pad[static_cast<size_t>(o)] = taps(1, o, &cols[static_cast<size_t>(o)]);
+    const int64_t in_sz = height * width, out_sz = oh_n * ow_n;
+    for (int64_t p = 0; p < nc; ++p) {
+      const float* xc = xp + p * in_sz;
+      float* yc = yp + p * out_sz;
+      for (int64_t oh = 0; oh < oh_n; ++oh) {
+        const std::vector<int64_t>& hs = rows[static_cast<size_t>(oh)];
+        for (int64_t ow = 0; ow < ow_n; ++ow) {
+          const std::vector<int64_t>& ws = cols[static_cast<size_t>(ow)];
+          const int64_t o = oh * ow_n + ow;
+          if constexpr (kKind == PoolKind::kMax) {
+            float best = 0;
+            int64_t arg = -1;
+            for (int64_t h : hs) {
+              const float* xr = xc + h * width;
+              for (int64_t c : ws) {
+                if (arg < 0 || xr[c] > best) {
+                  best = xr[c];
+                  arg = h * width + c;
+                }
+              }
+            }
+            yc[o] = arg < 0 ? 0.0f : best;
+            if (indices != nullptr) {
+              const int64_t at = std::max<int64_t>(arg, 0);
+              indices[p * out_sz + o] = p * in_sz + (column_major_ ? ColumnMajor(w, at) : at);
+            }
+          } else {
+            double sum = 0;
+            for (int64_t h : hs) {
+              const float* xr = xc + h * width;
+              for (int64_t c : ws)
+                sum += static_cast<double>(xr[c]);
+            }
+            const int64_t count = count_include_pad_ ? row_pad[static_cast<size_t>(oh)] *
+                                                           col_pad[static_cast<size_t>(ow)]
+                                                     : static_cast<int64_t>(hs.size() * ws.size());
+            yc[o] = static_cast<float>(count > 0 ? sum / static_cast<double>(count) : 0.0);
+          }
+        }
+      }
+    }
   }
 
   // A row-major offset within one channel's spatial block as a column-major one.

@@ -146,6 +146,7 @@ class PySession {
   }
 
   nb::list Inputs() const { return MetaList(s_->inputs()); }
+  size_t FoldedNodes() const { return s_->folded_nodes(); }
   nb::list Outputs() const { return MetaList(s_->outputs()); }
 
  private:
@@ -250,9 +251,10 @@ class PySession {
   mutable std::map<int32_t, nb::object> dtype_cache_;
 };
 
-SessionOptions Options(int intra_op_threads) {
+SessionOptions Options(int intra_op_threads, bool constant_folding) {
   SessionOptions o;
   o.intra_op_threads = intra_op_threads;
+  o.constant_folding = constant_folding;
   return o;
 }
 
@@ -262,25 +264,27 @@ void BindRuntime(nb::module_& m) {
   nb::class_<PySession>(m, "RuntimeSession")
       .def_static(
           "from_model",
-          [](const onnx::ModelProto& model, int threads) {
-            return new PySession(ValueOrThrow(RuntimeSession::Create(model, Options(threads))));
+          [](const onnx::ModelProto& model, int threads, bool fold) {
+            return new PySession(
+                ValueOrThrow(RuntimeSession::Create(model, Options(threads, fold))));
           },
-          nb::arg("model"), nb::arg("intra_op_threads") = 1)
+          nb::arg("model"), nb::arg("intra_op_threads") = 1, nb::arg("constant_folding") = true)
       .def_static(
           "from_bytes",
-          [](nb::bytes data, int threads) {
-            return new PySession(ValueOrThrow(
-                RuntimeSession::CreateFromBytes(data.c_str(), data.size(), Options(threads))));
+          [](nb::bytes data, int threads, bool fold) {
+            return new PySession(ValueOrThrow(RuntimeSession::CreateFromBytes(
+                data.c_str(), data.size(), Options(threads, fold))));
           },
-          nb::arg("data"), nb::arg("intra_op_threads") = 1)
+          nb::arg("data"), nb::arg("intra_op_threads") = 1, nb::arg("constant_folding") = true)
       .def_static(
           "from_file",
-          [](const std::string& path, int threads) {
+          [](const std::string& path, int threads, bool fold) {
             return new PySession(
-                ValueOrThrow(RuntimeSession::CreateFromFile(path, Options(threads))));
+                ValueOrThrow(RuntimeSession::CreateFromFile(path, Options(threads, fold))));
           },
-          nb::arg("path"), nb::arg("intra_op_threads") = 1)
+          nb::arg("path"), nb::arg("intra_op_threads") = 1, nb::arg("constant_folding") = true)
       .def("run", &PySession::Run, nb::arg("output_names"), nb::arg("feeds"))
+      .def("folded_nodes", &PySession::FoldedNodes)
       .def("set_dtypes", &PySession::SetDtypes)
       .def("inputs", &PySession::Inputs)
       .def("outputs", &PySession::Outputs);

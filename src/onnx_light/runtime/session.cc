@@ -199,9 +199,14 @@ Status RuntimeSession::Build() {
   if (!graph.sparse_initializer.empty()) {
     return Status(StatusCode::kNotImplemented, "sparse initializers are not supported");
   }
+  // Before IR version 4 every initializer had to be listed among the graph inputs as
+  // well; those are weights, not inputs (ONNX Runtime treats them the same way), so they
+  // stay constants. From IR 4 on, an initializer that is also an input is its default.
+  const bool listed_weights = model_->ir_version.get() < 4;
   for (const onnx::ValueInfoProto& vi : graph.input) {
     ONNX_LIGHT_ASSIGN_OR_RETURN(ValueMeta meta, MetaFromValueInfo(vi, "input"));
     auto it = plan.index.find(meta.name);
+    if (it != plan.index.end() && listed_weights) continue;
     if (it != plan.index.end()) {  // an initializer: optional input with a default
       if (meta.type != DataType::kUndefined && meta.type != plan.value_types[it->second]) {
         return Status(StatusCode::kInvalidModel,
@@ -400,6 +405,8 @@ Status RuntimeSession::Build() {
     outputs_.push_back(std::move(meta));
   }
 
+  if (options_.constant_folding) FoldConstants(plan);
+
   // Release every intermediate value after its last reader (graph outputs never).
   std::vector<int> last_reader(plan.value_names.size(), -1);
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
@@ -415,6 +422,57 @@ Status RuntimeSession::Build() {
     }
   }
   return Status::Ok();
+}
+
+void RuntimeSession::FoldConstants(Plan& plan) {
+  std::vector<bool> fixed(plan.value_names.size(), false);
+  for (size_t v = 0; v < fixed.size(); ++v)
+    fixed[v] = plan.producer[v] < 0 && plan.constants[v].dtype() != DataType::kUndefined;
+  for (int v : plan.input_values)
+    fixed[static_cast<size_t>(v)] = false;  // a feed may replace its initializer
+  std::vector<Plan::Node> kept;
+  for (Plan::Node& node : plan.nodes) {
+    bool foldable = !node.inputs.empty();
+    for (int v : node.inputs)
+      foldable = foldable && (v < 0 || fixed[static_cast<size_t>(v)]);
+    for (const onnx::AttributeProto& a : node.proto->attribute)
+      foldable = foldable && !a.g.has() && a.graphs.empty();  // control flow stays
+    if (foldable) {
+      Result<std::unique_ptr<KernelBase>> kernel = node.def->create(*node.info);
+      if (kernel.ok()) {
+        std::vector<const Tensor*> in;
+        for (int v : node.inputs)
+          in.push_back(v >= 0 ? &plan.constants[static_cast<size_t>(v)] : nullptr);
+        std::vector<Tensor> out(node.outputs.size());
+        KernelContext ctx(node.info.get(), std::move(in), &out, nullptr, &options_.shape_limits,
+                          options_.max_tensor_bytes);
+        bool ok = (*kernel)->Compute(ctx).ok();
+        for (size_t o = 0; ok && o < node.outputs.size(); ++o) {
+          const int v = node.outputs[o];
+          ok = v < 0 || out[o].dtype() == plan.value_types[static_cast<size_t>(v)];
+        }
+        if (ok) {
+          for (size_t o = 0; o < node.outputs.size(); ++o) {
+            const int v = node.outputs[o];
+            if (v < 0) continue;
+            plan.constants[static_cast<size_t>(v)] = std::move(out[o]);
+            plan.producer[static_cast<size_t>(v)] = -1;
+            fixed[static_cast<size_t>(v)] = true;
+          }
+          ++folded_nodes_;
+          continue;
+        }
+      }
+    }
+    kept.push_back(std::move(node));
+  }
+  // Producer indices refer to positions in plan.nodes: renumber them.
+  plan.nodes = std::move(kept);
+  for (int& p : plan.producer)
+    if (p >= 0) p = -2;  // recomputed below
+  for (size_t i = 0; i < plan.nodes.size(); ++i)
+    for (int v : plan.nodes[i].outputs)
+      if (v >= 0) plan.producer[static_cast<size_t>(v)] = static_cast<int>(i);
 }
 
 Result<std::vector<Tensor>> RuntimeSession::Run(const std::vector<NamedTensor>& feeds,
