@@ -12,8 +12,13 @@ library.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
+
+# numpy's bundled OpenBLAS starts one spinning thread per core at import; on a 2-core
+# machine they steal time from both runtimes being measured. Neither uses them.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np
 

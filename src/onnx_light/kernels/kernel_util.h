@@ -113,14 +113,41 @@ inline Result<int64_t> NormalizeAxis(int64_t axis, int64_t rank, const KernelInf
   return axis < 0 ? axis + rank : axis;
 }
 
-// Copies element i of src to element j of dst (any type, strings included).
-inline void CopyElement(const Tensor& src, int64_t i, Tensor* dst, int64_t j, size_t item) {
+// Copies `count` consecutive elements from element i of src to element j of dst (any
+// type, strings included). The common sizes are fixed-size copies the compiler inlines.
+inline void CopyElements(const Tensor& src, int64_t i, Tensor* dst, int64_t j, size_t item,
+                         int64_t count = 1) {
   if (item == 0) {
-    dst->mutable_data<std::string>()[j] = src.data<std::string>()[i];
-  } else {
-    std::memcpy(static_cast<char*>(dst->mutable_raw_data()) + j * static_cast<int64_t>(item),
-                static_cast<const char*>(src.raw_data()) + i * static_cast<int64_t>(item), item);
+    for (int64_t k = 0; k < count; ++k)
+      dst->mutable_data<std::string>()[j + k] = src.data<std::string>()[i + k];
+    return;
   }
+  char* d = static_cast<char*>(dst->mutable_raw_data()) + j * static_cast<int64_t>(item);
+  const char* s = static_cast<const char*>(src.raw_data()) + i * static_cast<int64_t>(item);
+  if (count == 1) {
+    switch (item) {
+      case 1:
+        *d = *s;
+        return;
+      case 2:
+        std::memcpy(d, s, 2);
+        return;
+      case 4:
+        std::memcpy(d, s, 4);
+        return;
+      case 8:
+        std::memcpy(d, s, 8);
+        return;
+      default:
+        break;
+    }
+  }
+  std::memcpy(d, s, static_cast<size_t>(count) * item);
+}
+
+// Copies element i of src to element j of dst.
+inline void CopyElement(const Tensor& src, int64_t i, Tensor* dst, int64_t j, size_t item) {
+  CopyElements(src, i, dst, j, item);
 }
 
 // Bytes per element; 0 for strings (copied as objects).

@@ -279,10 +279,8 @@ class Concat : public KernelBase {
       const Tensor& x = *ctx.input(k);
       const int64_t len = x.shape()[static_cast<size_t>(axis)];
       for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t e = 0; e < len * inner; ++e) {
-          CopyElement(x, o * len * inner + e, y,
-                      (o * dims[static_cast<size_t>(axis)] + offset) * inner + e, item);
-        }
+        CopyElements(x, o * len * inner, y, (o * dims[static_cast<size_t>(axis)] + offset) * inner,
+                     item, len * inner);
       }
       offset += len;
     }
