@@ -50,6 +50,7 @@ class KernelInfo {
   Result<std::string> GetString(const std::string& attr) const;
   Result<std::vector<int64_t>> GetInts(const std::string& attr) const;
   Result<std::vector<float>> GetFloats(const std::string& attr) const;
+  Result<std::vector<std::string>> GetStrings(const std::string& attr) const;
   // With a default for an absent attribute; a present attribute of another type is still
   // an error.
   Result<float> GetFloat(const std::string& attr, float default_value) const;

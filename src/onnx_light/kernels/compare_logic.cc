@@ -33,6 +33,11 @@ class Compare : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(a.shape(), b.shape(), ctx.info()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     bool* out = y->mutable_data<bool>();
+    if (a.dtype() == DataType::kString) {  // Equal only (opset 19)
+      BroadcastApply(a.data<std::string>(), a.shape(), b.data<std::string>(), b.shape(), out, dims,
+                     nullptr, [](const std::string& u, const std::string& v) { return u == v; });
+      return Status::Ok();
+    }
     DispatchNumeric(a.dtype(), [&](auto tag) {
       using T = decltype(tag);
       BroadcastApply(a.data<T>(), a.shape(), b.data<T>(), b.shape(), out, dims, ctx.thread_pool(),
@@ -293,7 +298,18 @@ TypeConstraint BoolOut() {
     return r.Register(Def(#Op, since, {{"T", {0, 1}, {}, NumericAndBool()}, BoolOut()}, \
                           FactoryOf<Compare<kind>>()));                                 \
   }
-ONNX_LIGHT_CMP(Equal, 1, Cmp::kEq)  // opset 1-6: the legacy broadcast attribute
+#undef ONNX_LIGHT_CMP
+Status RegisterKernel_ai_onnx_Equal(KernelRegistry& r) {  // opset 1-6: legacy broadcast
+  std::vector<DataType> types = NumericAndBool();
+  types.push_back(DataType::kString);  // opset 19
+  return r.Register(
+      Def("Equal", 1, {{"T", {0, 1}, {}, types}, BoolOut()}, FactoryOf<Compare<Cmp::kEq>>()));
+}
+#define ONNX_LIGHT_CMP(Op, since, kind)                                                 \
+  Status RegisterKernel_ai_onnx_##Op(KernelRegistry& r) {                               \
+    return r.Register(Def(#Op, since, {{"T", {0, 1}, {}, NumericAndBool()}, BoolOut()}, \
+                          FactoryOf<Compare<kind>>()));                                 \
+  }
 ONNX_LIGHT_CMP(Less, 1, Cmp::kLt)
 ONNX_LIGHT_CMP(Greater, 1, Cmp::kGt)
 ONNX_LIGHT_CMP(LessOrEqual, 12, Cmp::kLe)

@@ -100,6 +100,11 @@ Result<std::vector<float>> KernelInfo::GetFloats(const std::string& attr) const 
                               Typed(attr, onnx::AttributeType::kFloats));
   return a->floats;
 }
+Result<std::vector<std::string>> KernelInfo::GetStrings(const std::string& attr) const {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(const onnx::AttributeProto* a,
+                              Typed(attr, onnx::AttributeType::kStrings));
+  return a->strings;
+}
 Result<float> KernelInfo::GetFloat(const std::string& attr, float default_value) const {
   return HasAttribute(attr) ? GetFloat(attr) : Result<float>(default_value);
 }

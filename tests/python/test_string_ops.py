@@ -1,0 +1,99 @@
+"""StringNormalizer, StringSplit, StringConcat, RegexFullMatch and string Equal against
+Python's own string operations (exact), and their errors."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import onnx_light
+from onnx_light.onnx import TensorProto, helper
+
+S, B, I = TensorProto.STRING, TensorProto.BOOL, TensorProto.INT64
+
+
+def run(op, inputs, feeds, outs=(("y", S),), opset=20, **attrs):
+    node = helper.make_node(op, [n for n, _ in inputs], [n for n, _ in outs], **attrs)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info(n, t, None) for n, t in inputs],
+        [helper.make_tensor_value_info(n, t, None) for n, t in outs],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    return onnx_light.RuntimeSession(model).run(None, feeds)
+
+
+def strings(*values):
+    return np.array(values, dtype=object)
+
+
+def test_normalizer_drops_stopwords_case_insensitively_and_uppercases():
+    x = strings("The", "monday", "Été", "THE", "a")
+    (y,) = run(
+        "StringNormalizer",
+        [("x", S)],
+        {"x": x},
+        opset=10,
+        case_change_action="UPPER",
+        stopwords=["the", "A"],
+    )
+    # ASCII letters change case; UTF-8 bytes are kept as they are.
+    assert list(y) == ["MONDAY", "ÉTé"]
+
+
+def test_normalizer_all_dropped_gives_one_empty_string_keeping_the_layout():
+    (y,) = run(
+        "StringNormalizer", [("x", S)], {"x": strings(["a", "B"])}, opset=10, stopwords=["a", "b"]
+    )
+    assert y.shape == (1, 1) and y[0, 0] == ""
+    with pytest.raises(ValueError, match="must be \\[C\\] or \\[1, C\\]"):
+        run("StringNormalizer", [("x", S)], {"x": strings(["a"], ["b"])}, opset=10)
+
+
+@pytest.mark.parametrize("delimiter", [None, ",", "::"])
+@pytest.mark.parametrize("maxsplit", [None, 1])
+def test_split_matches_python(delimiter, maxsplit):
+    x = strings("  a b  c ", "x,,y::z", "", "one")
+    attrs = {}
+    if delimiter is not None:
+        attrs["delimiter"] = delimiter
+    if maxsplit is not None:
+        attrs["maxsplit"] = maxsplit
+    y, z = run("StringSplit", [("x", S)], {"x": x}, outs=[("y", S), ("z", I)], **attrs)
+    want = [s.split(delimiter, -1 if maxsplit is None else maxsplit) for s in x]
+    np.testing.assert_array_equal(z, [len(w) for w in want])
+    assert y.shape == (4, max(len(w) for w in want))
+    for row, w in zip(y, want):
+        assert list(row) == w + [""] * (y.shape[1] - len(w))
+
+
+def test_concat_broadcasts():
+    (y,) = run(
+        "StringConcat",
+        [("a", S), ("b", S)],
+        {"a": strings(["x", "y"], ["z", ""]), "b": strings("1", "2")},
+    )
+    assert y.tolist() == [["x1", "y2"], ["z1", "2"]]
+
+
+def test_regex_full_match_and_invalid_pattern():
+    pattern = r"(\W|^)[\w.\-]{0,25}@(yahoo|gmail)\.com(\W|$)"
+    x = strings("account@gmail.com", "account@hotmail.com", "not an email", "a.b@yahoo.com")
+    (y,) = run("RegexFullMatch", [("x", S)], {"x": x}, outs=[("y", B)], pattern=pattern)
+    np.testing.assert_array_equal(y, [re.fullmatch(pattern, s) is not None for s in x])
+    with pytest.raises(ValueError, match="invalid pattern"):
+        run("RegexFullMatch", [("x", S)], {"x": x}, outs=[("y", B)], pattern="(unclosed")
+
+
+def test_string_equal():
+    (y,) = run(
+        "Equal",
+        [("a", S), ("b", S)],
+        {"a": strings("x", "y"), "b": strings("x")},
+        outs=[("y", B)],
+        opset=19,
+    )
+    np.testing.assert_array_equal(y, [True, False])
