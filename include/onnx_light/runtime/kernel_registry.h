@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "onnx_light/runtime/kernel.h"
@@ -51,6 +52,9 @@ class KernelRegistry {
 
   std::shared_ptr<const KernelRegistry> parent_;
   std::vector<std::unique_ptr<KernelDef>> defs_;
+  // defs_ by "domain\nop_type", in registration order: Register's overlap check and
+  // FindOwn look at one op's kernels only.
+  std::unordered_map<std::string, std::vector<const KernelDef*>> by_op_;
   std::vector<std::pair<std::string, std::string>> excluded_;
 };
 

@@ -106,9 +106,11 @@ class StringSplit : public KernelBase {
   Status Compute(KernelContext& ctx) override {
     const Tensor& x = *ctx.input(0);
     std::vector<std::vector<std::string>> parts(static_cast<size_t>(x.num_elements()));
+    std::vector<int64_t> counts(parts.size());
     size_t widest = 0;
     for (int64_t i = 0; i < x.num_elements(); ++i) {
       parts[static_cast<size_t>(i)] = Split(x.data<std::string>()[i]);
+      counts[static_cast<size_t>(i)] = static_cast<int64_t>(parts[static_cast<size_t>(i)].size());
       widest = std::max(widest, parts[static_cast<size_t>(i)].size());
     }
     std::vector<int64_t> dims = x.shape().dims();
@@ -119,10 +121,7 @@ class StringSplit : public KernelBase {
         y->mutable_data<std::string>()[i * widest + j] = std::move(parts[i][j]);
     if (ctx.output_count() > 1) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * z, ctx.AllocateOutput(1, x.shape().dims()));
-      for (size_t i = 0; i < parts.size(); ++i) {
-        const std::string& s = x.data<std::string>()[i];
-        z->mutable_data<int64_t>()[i] = static_cast<int64_t>(Split(s).size());
-      }
+      std::copy(counts.begin(), counts.end(), z->mutable_data<int64_t>());
     }
     return Status::Ok();
   }

@@ -92,8 +92,8 @@ Status KernelRegistry::Register(KernelDef def) {
     }
   }
   def.domain = NormalizeDomain(def.domain);
-  for (const auto& other : defs_) {
-    if (other->domain != def.domain || other->op_type != def.op_type) continue;
+  std::vector<const KernelDef*>& same_op = by_op_[def.domain + '\n' + def.op_type];
+  for (const KernelDef* other : same_op) {
     if (other->end_version < def.since_version || def.end_version < other->since_version) continue;
     const TypeConstraint* a = Primary(*other);
     const TypeConstraint* b = Primary(def);
@@ -104,12 +104,15 @@ Status KernelRegistry::Register(KernelDef def) {
     }
   }
   defs_.push_back(std::make_unique<KernelDef>(std::move(def)));
+  same_op.push_back(defs_.back().get());
   return Status::Ok();
 }
 
 const KernelDef* KernelRegistry::FindOwn(const KernelQuery& query) const {
-  for (const auto& def : defs_) {
-    if (KernelMatches(*def, query)) return def.get();
+  auto it = by_op_.find(NormalizeDomain(query.domain) + '\n' + query.op_type);
+  if (it == by_op_.end()) return nullptr;
+  for (const KernelDef* def : it->second) {
+    if (KernelMatches(*def, query)) return def;
   }
   return nullptr;
 }
