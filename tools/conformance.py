@@ -79,6 +79,12 @@ def dummy_input(value_info):
 
 def compare(expected, got) -> float:
     """Largest absolute error beyond tolerance (0 when within); raises on a mismatch of kind."""
+    if isinstance(expected, list):  # a sequence: element by element
+        if not isinstance(got, list):
+            raise TypeError(f"expected a sequence, got {type(got).__name__}")
+        if len(got) != len(expected):
+            raise ValueError(f"sequence of {len(got)} tensors, expected {len(expected)}")
+        return max((compare(e, g) for e, g in zip(expected, got)), default=0.0)
     if not isinstance(expected, np.ndarray):
         raise TypeError(f"non-tensor output ({type(expected).__name__})")
     if expected.shape != got.shape:

@@ -15,9 +15,10 @@ from onnx_light.onnx import ModelProto, _mapping
 
 @dataclass(frozen=True)
 class NodeArg:
-    """A graph input or output: name, ``tensor(<type>)`` string, shape (ints for fixed
-    dimensions, str for symbolic ones, None for unknown; None for an unknown rank) and the
-    numpy dtype."""
+    """A graph input or output: name, ``tensor(<type>)`` (or ``seq(tensor(<type>))`` for a
+    sequence, fed and returned as a list of arrays) string, shape (ints for fixed
+    dimensions, str for symbolic ones, None for unknown; None for an unknown rank or a
+    sequence) and the numpy dtype (a sequence's element dtype)."""
 
     name: str
     type: str
@@ -49,8 +50,13 @@ def _type_name(code: int) -> str:
 
 def _node_args(rows) -> list[NodeArg]:
     return [
-        NodeArg(name, _type_name(code), shape, _mapping.TENSOR_TYPE_MAP[code].np_dtype)
-        for name, code, shape in rows
+        NodeArg(
+            name,
+            f"seq({_type_name(code)})" if is_seq else _type_name(code),
+            shape,
+            _mapping.TENSOR_TYPE_MAP[code].np_dtype,
+        )
+        for name, code, shape, is_seq in rows
     ]
 
 

@@ -25,6 +25,16 @@ int32_t Fail(const onnx_light::Status& s) {
 int32_t Wrap(onnx_light::Result<std::unique_ptr<onnx_light::RuntimeSession>> r,
              OnnxLightSession** out) {
   if (!r.ok()) return Fail(r.status());
+  for (const auto* list : {&(*r)->inputs(), &(*r)->outputs()}) {
+    for (const onnx_light::ValueMeta& m : *list) {
+      if (m.is_sequence) {
+        return Fail(onnx_light::Status(onnx_light::StatusCode::kNotImplemented,
+                                       "graph input or output '" + m.name +
+                                           "' is a sequence: the C ABI passes tensors only "
+                                           "(use the C++ or Python API)"));
+      }
+    }
+  }
   *out = new OnnxLightSession{std::move(*r)};
   g_error.clear();
   return 0;

@@ -70,6 +70,9 @@ class KernelInfo {
   std::vector<DataType> output_types_;
 };
 
+// An ONNX sequence of tensors (all of one element type).
+using TensorSequence = std::vector<Tensor>;
+
 // Everything a running kernel may touch: its inputs, its outputs, the thread pool.
 class KernelContext {
  public:
@@ -99,8 +102,23 @@ class KernelContext {
 
   ThreadPool* thread_pool() const noexcept { return pool_; }
 
+  // Sequence-valued inputs and outputs (the positions a KernelDef lists in
+  // sequence_inputs / sequence_outputs). input_sequence is null for a tensor or absent
+  // input; input(i) is null for a sequence input.
+  void SetSequences(std::vector<const TensorSequence*> inputs,
+                    std::vector<std::shared_ptr<const TensorSequence>>* outputs) {
+    seq_inputs_ = std::move(inputs);
+    seq_outputs_ = outputs;
+  }
+  const TensorSequence* input_sequence(size_t i) const {
+    return i < seq_inputs_.size() ? seq_inputs_[i] : nullptr;
+  }
+  Status SetOutputSequence(size_t i, TensorSequence sequence);
+
  private:
   const KernelInfo* info_;
+  std::vector<const TensorSequence*> seq_inputs_;
+  std::vector<std::shared_ptr<const TensorSequence>>* seq_outputs_ = nullptr;
   std::vector<const Tensor*> inputs_;
   std::vector<Tensor>* outputs_;
   ThreadPool* pool_;
@@ -144,6 +162,9 @@ struct KernelDef {
   std::vector<TypeConstraint> constraints;
   KernelFactory create;
   OutputTypeFn output_types;  // optional
+  // Positions that take or produce a sequence of tensors instead of a tensor; the type
+  // constraints then bind the sequence's element type.
+  std::vector<int> sequence_inputs, sequence_outputs;
 };
 
 // "ai.onnx" and "" are the same domain.

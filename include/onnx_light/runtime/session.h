@@ -42,13 +42,23 @@ struct SessionOptions {
 // (dims[i] >= 0), a symbol (dim_params[i] non-empty, dims[i] = -1) or unknown (-1, "").
 struct ValueMeta {
   std::string name;
-  DataType type = DataType::kUndefined;
+  DataType type = DataType::kUndefined;  // for a sequence: its element type
+  bool is_sequence = false;              // a sequence of tensors
   bool has_shape = false;
   std::vector<int64_t> dims;
   std::vector<std::string> dim_params;
 };
 
 using NamedTensor = std::pair<std::string, Tensor>;
+
+// A graph input or output value: a tensor, or (when `sequence` is set) a sequence of
+// tensors.
+struct Value {
+  Tensor tensor;
+  std::shared_ptr<const TensorSequence> sequence;
+  bool is_sequence() const noexcept { return sequence != nullptr; }
+};
+using NamedValue = std::pair<std::string, Value>;
 
 // Thread safety: Create is thread-safe. Run may be called from several threads on one
 // session; calls are serialized (one runs at a time), so kernels never see concurrent
@@ -74,6 +84,10 @@ class RuntimeSession {
   // Outputs own their memory. Errors name the input or output concerned.
   Result<std::vector<Tensor>> Run(const std::vector<NamedTensor>& feeds,
                                   const std::vector<std::string>& output_names = {});
+  // Run for models with sequence inputs or outputs (tensors work too). Sequence outputs
+  // share their tensors with nothing else.
+  Result<std::vector<Value>> RunValues(const std::vector<NamedValue>& feeds,
+                                       const std::vector<std::string>& output_names = {});
 
   struct Plan;
 

@@ -3,7 +3,7 @@
 // SubgraphFreeNames order, and are fed to the branch by name.
 //
 // Limits: a branch may use ai.onnx ops only (at the node's opset) and the built-in
-// kernels; its outputs are tensors (no sequences or optionals).
+// kernels; its inputs and outputs are tensors (sequences are refused as NOT_IMPLEMENTED).
 #include <algorithm>
 #include <cstdint>
 
@@ -60,6 +60,18 @@ Result<Branch> MakeBranch(const onnx::GraphProto& graph, int opset,
   if (!s.ok()) return s.status().WithContext(where + ": branch '" + graph.name.get() + "'");
   b.session = std::move(*s);
   return b;
+}
+
+// Subgraph outputs are tensors only (a node's outputs have one kind, fixed by its kernel).
+Status NoSequenceOutputs(const std::vector<ValueMeta>& outs, const char* op) {
+  for (const ValueMeta& m : outs) {
+    if (m.is_sequence) {
+      return Status(StatusCode::kNotImplemented, std::string(op) +
+                                                     ": a subgraph output that is a sequence ('" +
+                                                     m.name + "') is not supported");
+    }
+  }
+  return Status::Ok();
 }
 
 const onnx::GraphProto* BranchGraph(const onnx::NodeProto& node, const char* name) {
@@ -133,6 +145,7 @@ Status IfOutputTypes(const onnx::NodeProto& node, int opset, const std::vector<D
   ONNX_LIGHT_ASSIGN_OR_RETURN(
       Branch b, MakeBranch(*then_g, opset, SubgraphFreeNames(node), node.input.size(), in, "If"));
   const std::vector<ValueMeta>& outs = b.session->outputs();
+  ONNX_LIGHT_RETURN_IF_ERROR(NoSequenceOutputs(outs, "If"));
   for (size_t i = 0; i < outs.size() && i < out->size(); ++i)
     (*out)[i] = outs[i].type;
   return Status::Ok();
@@ -274,6 +287,7 @@ Status LoopOutputTypes(const onnx::NodeProto& node, int opset, const std::vector
   ONNX_LIGHT_ASSIGN_OR_RETURN(
       Branch b, MakeBranch(*body, opset, SubgraphFreeNames(node), n, in, "Loop", own));
   const std::vector<ValueMeta>& outs = b.session->outputs();
+  ONNX_LIGHT_RETURN_IF_ERROR(NoSequenceOutputs(outs, "Loop"));
   for (size_t i = 0; i < out->size() && 1 + i < outs.size(); ++i)
     (*out)[i] = i < n - 2 ? in[2 + i] : outs[1 + i].type;
   return Status::Ok();
@@ -538,6 +552,7 @@ Status ScanOutputTypes(const onnx::NodeProto& node, int opset, const std::vector
   ONNX_LIGHT_ASSIGN_OR_RETURN(
       Branch b, MakeBranch(*body, opset, SubgraphFreeNames(node), n, in, "Scan", own));
   const std::vector<ValueMeta>& outs = b.session->outputs();
+  ONNX_LIGHT_RETURN_IF_ERROR(NoSequenceOutputs(outs, "Scan"));
   for (size_t i = 0; i < out->size() && i < outs.size(); ++i)
     (*out)[i] = outs[i].type;
   return Status::Ok();

@@ -9,6 +9,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -39,7 +40,7 @@ nb::list MetaList(const std::vector<ValueMeta>& values) {
       }
     }
     out.append(nb::make_tuple(v.name, static_cast<int32_t>(v.type),
-                              v.has_shape ? nb::object(shape) : nb::none()));
+                              v.has_shape ? nb::object(shape) : nb::none(), v.is_sequence));
   }
   return out;
 }
@@ -72,10 +73,9 @@ class PySession {
   // and makes non-contiguous arrays contiguous first.
   nb::list Run(const std::vector<std::string>& output_names, nb::dict feeds) {
     const std::vector<ValueMeta>& inputs = s_->inputs();
-    std::vector<NamedTensor> tensors;
-    std::vector<BufferView> views;
-    tensors.reserve(feeds.size());
-    views.reserve(feeds.size());
+    std::vector<NamedValue> values;
+    std::deque<BufferView> views;  // a deque: held buffers never move
+    values.reserve(feeds.size());
     for (auto [key, value] : feeds) {
       const std::string name = nb::cast<std::string>(key);
       size_t k = 0;
@@ -88,61 +88,84 @@ class PySession {
         throw nb::value_error(
             ("unknown input '" + name + "' (the model's inputs: " + known + ")").c_str());
       }
-      const DataType type = inputs[k].type;
-      if (!nb::isinstance(value, NumpyArrayType())) {
-        throw nb::type_error(("input '" + name + "': expected a numpy array, got " +
-                              nb::cast<std::string>(nb::str(value.type().attr("__name__"))))
-                                 .c_str());
-      }
-      if (k < input_dtypes_.size()) {
-        nb::object got = value.attr("dtype");
-        const nb::object& want = input_dtypes_[k];
-        const bool string_ok = type == DataType::kString &&
-                               nb::cast<std::string>(got.attr("kind")).find_first_of("OSU") == 0;
-        if (!got.is(want) && !got.equal(want) && !string_ok) {
-          throw nb::type_error(("input '" + name + "': expected " +
-                                nb::cast<std::string>(nb::str(want)) + ", got " +
-                                nb::cast<std::string>(nb::str(got)))
+      if (inputs[k].is_sequence) {
+        // A sequence: a list (or tuple) of arrays of the element type.
+        if (!nb::isinstance<nb::list>(value) && !nb::isinstance<nb::tuple>(value)) {
+          throw nb::type_error(("input '" + name + "': expected a list of numpy arrays, got " +
+                                nb::cast<std::string>(nb::str(value.type().attr("__name__"))))
                                    .c_str());
         }
-      }
-      if (type == DataType::kString) {
-        tensors.emplace_back(name, StringTensor(name, value));
+        auto seq = std::make_shared<TensorSequence>();
+        for (nb::handle item : value)
+          seq->push_back(ArrayToTensor(name, k, inputs[k].type, item, views));
+        values.push_back({name, Value{Tensor(), std::move(seq)}});
         continue;
       }
-      BufferView& b = views.emplace_back();
-      if (PyObject_GetBuffer(value.ptr(), &b.view, PyBUF_C_CONTIGUOUS) != 0) {
-        // Not contiguous: read a contiguous copy instead.
-        PyErr_Clear();
-        nb::object copy = nb::module_::import_("numpy").attr("ascontiguousarray")(value);
-        if (PyObject_GetBuffer(copy.ptr(), &b.view, PyBUF_C_CONTIGUOUS) != 0) {
-          PyErr_Clear();
-          throw nb::type_error(("input '" + name + "': cannot read the array's buffer").c_str());
-        }
-      }
-      b.held = true;
-      std::vector<int64_t> dims(b.view.shape, b.view.shape + b.view.ndim);
-      Result<Shape> shape = Shape::Create(dims, ShapeLimits{});
-      if (!shape.ok()) ThrowStatus(shape.status().WithContext("input '" + name + "'"));
-      if (IsSubByteType(type)) {
-        // numpy (ml_dtypes) keeps one element per byte; the runtime packs them.
-        tensors.emplace_back(name, PackSubByte(name, type, std::move(*shape), b.view));
-        continue;
-      }
-      Result<Tensor> t =
-          Tensor::Borrow(type, std::move(*shape), b.view.buf, static_cast<size_t>(b.view.len));
-      if (!t.ok()) ThrowStatus(t.status().WithContext("input '" + name + "'"));
-      tensors.emplace_back(name, std::move(*t));
+      values.push_back(
+          {name, Value{ArrayToTensor(name, k, inputs[k].type, value, views), nullptr}});
     }
-    Result<std::vector<Tensor>> result = [&] {
+    Result<std::vector<Value>> result = [&] {
       nb::gil_scoped_release release;
-      return s_->Run(tensors, output_names);
+      return s_->RunValues(values, output_names);
     }();
-    std::vector<Tensor> outputs = ValueOrThrow(std::move(result));
+    std::vector<Value> outputs = ValueOrThrow(std::move(result));
     nb::list out;
-    for (Tensor& t : outputs)
-      out.append(ToNumpy(std::move(t)));
+    for (Value& v : outputs) {
+      if (v.is_sequence()) {
+        nb::list items;
+        for (const Tensor& t : *v.sequence)
+          items.append(ToNumpy(t));
+        out.append(items);
+      } else {
+        out.append(ToNumpy(std::move(v.tensor)));
+      }
+    }
     return out;
+  }
+
+  // One numpy array as a tensor of input k: dtype checked, read in place where it can be.
+  Tensor ArrayToTensor(const std::string& name, size_t k, DataType type, nb::handle value,
+                       std::deque<BufferView>& views) const {
+    if (!nb::isinstance(value, NumpyArrayType())) {
+      throw nb::type_error(("input '" + name + "': expected a numpy array, got " +
+                            nb::cast<std::string>(nb::str(value.type().attr("__name__"))))
+                               .c_str());
+    }
+    if (k < input_dtypes_.size()) {
+      nb::object got = value.attr("dtype");
+      const nb::object& want = input_dtypes_[k];
+      const bool string_ok = type == DataType::kString &&
+                             nb::cast<std::string>(got.attr("kind")).find_first_of("OSU") == 0;
+      if (!got.is(want) && !got.equal(want) && !string_ok) {
+        throw nb::type_error(("input '" + name + "': expected " +
+                              nb::cast<std::string>(nb::str(want)) + ", got " +
+                              nb::cast<std::string>(nb::str(got)))
+                                 .c_str());
+      }
+    }
+    if (type == DataType::kString) return StringTensor(name, value);
+    BufferView& b = views.emplace_back();
+    if (PyObject_GetBuffer(value.ptr(), &b.view, PyBUF_C_CONTIGUOUS) != 0) {
+      // Not contiguous: read a contiguous copy instead.
+      PyErr_Clear();
+      nb::object copy = nb::module_::import_("numpy").attr("ascontiguousarray")(value);
+      if (PyObject_GetBuffer(copy.ptr(), &b.view, PyBUF_C_CONTIGUOUS) != 0) {
+        PyErr_Clear();
+        throw nb::type_error(("input '" + name + "': cannot read the array's buffer").c_str());
+      }
+    }
+    b.held = true;
+    std::vector<int64_t> dims(b.view.shape, b.view.shape + b.view.ndim);
+    Result<Shape> shape = Shape::Create(dims, ShapeLimits{});
+    if (!shape.ok()) ThrowStatus(shape.status().WithContext("input '" + name + "'"));
+    if (IsSubByteType(type)) {
+      // numpy (ml_dtypes) keeps one element per byte; the runtime packs them.
+      return PackSubByte(name, type, std::move(*shape), b.view);
+    }
+    Result<Tensor> t =
+        Tensor::Borrow(type, std::move(*shape), b.view.buf, static_cast<size_t>(b.view.len));
+    if (!t.ok()) ThrowStatus(t.status().WithContext("input '" + name + "'"));
+    return std::move(*t);
   }
 
   nb::list Inputs() const { return MetaList(s_->inputs()); }

@@ -156,4 +156,13 @@ Status KernelContext::SetOutput(size_t i, Tensor tensor) {
   return Status::Ok();
 }
 
+Status KernelContext::SetOutputSequence(size_t i, TensorSequence sequence) {
+  if (seq_outputs_ == nullptr || i >= seq_outputs_->size()) {
+    return Status(StatusCode::kInternal,
+                  info_->Describe() + ": output " + std::to_string(i) + " is not a sequence");
+  }
+  (*seq_outputs_)[i] = std::make_shared<const TensorSequence>(std::move(sequence));
+  return Status::Ok();
+}
+
 }  // namespace onnx_light

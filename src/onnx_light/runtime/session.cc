@@ -22,7 +22,8 @@ struct RuntimeSession::Plan {
     std::vector<int> release;            // values whose last reader is this node
   };
   std::vector<std::string> value_names;
-  std::vector<DataType> value_types;
+  std::vector<DataType> value_types;           // a sequence's element type
+  std::vector<bool> is_seq;                    // a sequence of tensors
   std::vector<int> producer;                   // node index, -1 for inputs and constants
   std::vector<Tensor> constants;               // by value index (initializers, Constant nodes)
   std::unordered_map<std::string, int> index;  // value name -> index
@@ -37,8 +38,21 @@ namespace {
 Result<ValueMeta> MetaFromValueInfo(const onnx::ValueInfoProto& vi, const char* role) {
   ValueMeta meta;
   meta.name = vi.name.get();
-  const onnx::TypeProto& type = vi.type.get();
+  const onnx::TypeProto* tp = &vi.type.get();
   if (!vi.type.has()) return meta;  // untyped (allowed for outputs)
+  if (tp->sequence_type.has() && tp->sequence_type->elem_type.has() &&
+      tp->sequence_type->elem_type->tensor_type.has()) {
+    meta.is_sequence = true;  // a sequence of tensors: element type below, no shape
+    const onnx::TypeProto_Tensor& et = tp->sequence_type->elem_type->tensor_type.get();
+    if (et.elem_type.has() && et.elem_type.get() != 0) {
+      Result<DataType> dt = DataTypeFromInt(et.elem_type.get());
+      if (!dt.ok())
+        return dt.status().WithContext(std::string("graph ") + role + " '" + meta.name + "'");
+      meta.type = *dt;
+    }
+    return meta;
+  }
+  const onnx::TypeProto& type = *tp;
   if (!type.tensor_type.has()) {
     const char* kind = type.sequence_type.has()        ? "sequence"
                        : type.map_type.has()           ? "map"
@@ -47,9 +61,9 @@ Result<ValueMeta> MetaFromValueInfo(const onnx::ValueInfoProto& vi, const char* 
                        : type.opaque_type.has()        ? "opaque"
                                                        : nullptr;
     if (kind == nullptr) return meta;  // a TypeProto with no kind set: untyped as above
-    return Status(StatusCode::kNotImplemented, std::string("graph ") + role + " '" + meta.name +
-                                                   "' has a " + kind +
-                                                   " type; only tensors are supported");
+    return Status(StatusCode::kNotImplemented,
+                  std::string("graph ") + role + " '" + meta.name + "' has a " + kind +
+                      " type; only tensors and sequences of tensors are supported");
   }
   const onnx::TypeProto_Tensor& tt = type.tensor_type.get();
   if (tt.elem_type.has() && tt.elem_type.get() != 0) {
@@ -184,6 +198,7 @@ Status RuntimeSession::Build() {
     plan.index.emplace(name, id);
     plan.value_names.push_back(name);
     plan.value_types.push_back(type);
+    plan.is_seq.push_back(false);
     plan.producer.push_back(producer);
     plan.constants.emplace_back();
     return id;
@@ -222,6 +237,7 @@ Status RuntimeSession::Build() {
                       "graph input '" + meta.name + "' has no element type");
       }
       ONNX_LIGHT_ASSIGN_OR_RETURN(int id, add_value(meta.name, meta.type, -1));
+      plan.is_seq[static_cast<size_t>(id)] = meta.is_sequence;
       plan.input_values.push_back(id);
       plan.input_has_default.push_back(false);
     }
@@ -330,6 +346,19 @@ Status RuntimeSession::Build() {
 
     KernelQuery query{domain, node.op_type.get(), opset_it->second, input_types, node.name.get()};
     ONNX_LIGHT_ASSIGN_OR_RETURN(const KernelDef* def, registry.Find(query));
+    // Sequence inputs where the kernel takes them, tensors elsewhere.
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i] < 0) continue;
+      const bool want = std::find(def->sequence_inputs.begin(), def->sequence_inputs.end(),
+                                  static_cast<int>(i)) != def->sequence_inputs.end();
+      if (plan.is_seq[static_cast<size_t>(inputs[i])] != want) {
+        return Status(want ? StatusCode::kInvalidModel : StatusCode::kNotImplemented,
+                      "node '" + node.name.get() + "' (" + node.op_type.get() + "): input " +
+                          std::to_string(i) + " ('" + reads[i] + "') is a " +
+                          (want ? "tensor where a sequence is expected"
+                                : "sequence; this op takes tensors only"));
+      }
+    }
 
     // Output types: from the constraint that binds them, else the kernel's hook, else the
     // model's declaration.
@@ -380,6 +409,9 @@ Status RuntimeSession::Build() {
         output_types[o] = t;
       }
       ONNX_LIGHT_ASSIGN_OR_RETURN(int id, add_value(out, t, node_index));
+      plan.is_seq[static_cast<size_t>(id)] =
+          std::find(def->sequence_outputs.begin(), def->sequence_outputs.end(),
+                    static_cast<int>(o)) != def->sequence_outputs.end();
       pn.outputs.push_back(id);
     }
     pn.info = std::make_unique<KernelInfo>(&node, opset_it->second, input_types, output_types);
@@ -395,6 +427,15 @@ Status RuntimeSession::Build() {
                                                    "or graph input");
     }
     const DataType actual = plan.value_types[static_cast<size_t>(it->second)];
+    const bool actual_seq = plan.is_seq[static_cast<size_t>(it->second)];
+    if (vi.type.has() && (vi.type->tensor_type.has() || meta.is_sequence) &&
+        meta.is_sequence != actual_seq) {
+      return Status(StatusCode::kInvalidModel, "graph output '" + meta.name + "' is declared a " +
+                                                   (meta.is_sequence ? "sequence" : "tensor") +
+                                                   " but computed as a " +
+                                                   (actual_seq ? "sequence" : "tensor"));
+    }
+    meta.is_sequence = actual_seq;
     if (meta.type != DataType::kUndefined && meta.type != actual) {
       return Status(StatusCode::kInvalidModel, "graph output '" + meta.name + "' is declared " +
                                                    DataTypeName(meta.type) + " but computed as " +
@@ -432,7 +473,8 @@ void RuntimeSession::FoldConstants(Plan& plan) {
     fixed[static_cast<size_t>(v)] = false;  // a feed may replace its initializer
   std::vector<Plan::Node> kept;
   for (Plan::Node& node : plan.nodes) {
-    bool foldable = !node.inputs.empty();
+    bool foldable = !node.inputs.empty() && node.def->sequence_inputs.empty() &&
+                    node.def->sequence_outputs.empty();
     for (int v : node.inputs)
       foldable = foldable && (v < 0 || fixed[static_cast<size_t>(v)]);
     for (const onnx::AttributeProto& a : node.proto->attribute)
@@ -477,12 +519,32 @@ void RuntimeSession::FoldConstants(Plan& plan) {
 
 Result<std::vector<Tensor>> RuntimeSession::Run(const std::vector<NamedTensor>& feeds,
                                                 const std::vector<std::string>& output_names) {
+  std::vector<NamedValue> values;
+  values.reserve(feeds.size());
+  for (const NamedTensor& f : feeds)
+    values.push_back({f.first, Value{f.second, nullptr}});
+  ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Value> outs, RunValues(values, output_names));
+  std::vector<Tensor> tensors;
+  tensors.reserve(outs.size());
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (outs[i].is_sequence()) {
+      return Status(StatusCode::kInvalidArgument,
+                    "an output is a sequence: use RunValues for this model");
+    }
+    tensors.push_back(std::move(outs[i].tensor));
+  }
+  return tensors;
+}
+
+Result<std::vector<Value>> RuntimeSession::RunValues(const std::vector<NamedValue>& feeds,
+                                                     const std::vector<std::string>& output_names) {
   std::lock_guard<std::mutex> lock(run_mu_);
   Plan& plan = *plan_;
   std::vector<Tensor> values = plan.constants;
+  std::vector<std::shared_ptr<const TensorSequence>> seqs(values.size());
 
   std::vector<bool> fed(inputs_.size(), false);
-  for (const NamedTensor& feed : feeds) {
+  for (const NamedValue& feed : feeds) {
     size_t k = 0;
     while (k < inputs_.size() && inputs_[k].name != feed.first)
       ++k;
@@ -496,7 +558,25 @@ Result<std::vector<Tensor>> RuntimeSession::Run(const std::vector<NamedTensor>& 
     }
     fed[k] = true;
     const ValueMeta& meta = inputs_[k];
-    const Tensor& t = feed.second;
+    if (feed.second.is_sequence() != meta.is_sequence) {
+      return Status(StatusCode::kTypeMismatch,
+                    "input '" + meta.name + "': expected a " +
+                        (meta.is_sequence ? "sequence of tensors" : "tensor") + ", got a " +
+                        (feed.second.is_sequence() ? "sequence" : "tensor"));
+    }
+    if (meta.is_sequence) {
+      for (const Tensor& t : *feed.second.sequence) {
+        if (t.dtype() != meta.type) {
+          return Status(StatusCode::kTypeMismatch,
+                        "input '" + meta.name + "': expected a sequence of " +
+                            DataTypeName(meta.type) + ", got an element of " +
+                            DataTypeName(t.dtype()));
+        }
+      }
+      seqs[static_cast<size_t>(plan.input_values[k])] = feed.second.sequence;
+      continue;
+    }
+    const Tensor& t = feed.second.tensor;
     if (t.dtype() != meta.type) {
       return Status(StatusCode::kTypeMismatch, "input '" + meta.name + "': expected " +
                                                    DataTypeName(meta.type) + ", got " +
@@ -553,12 +633,20 @@ Result<std::vector<Tensor>> RuntimeSession::Run(const std::vector<NamedTensor>& 
       node.kernel = std::move(*kernel);
     }
     std::vector<const Tensor*> in;
+    std::vector<const TensorSequence*> seq_in;
+    const bool uses_seqs =
+        !node.def->sequence_inputs.empty() || !node.def->sequence_outputs.empty();
     in.reserve(node.inputs.size());
-    for (int v : node.inputs)
-      in.push_back(v >= 0 ? &values[static_cast<size_t>(v)] : nullptr);
+    for (int v : node.inputs) {
+      const bool is_seq = v >= 0 && plan.is_seq[static_cast<size_t>(v)];
+      in.push_back(v >= 0 && !is_seq ? &values[static_cast<size_t>(v)] : nullptr);
+      if (uses_seqs) seq_in.push_back(is_seq ? seqs[static_cast<size_t>(v)].get() : nullptr);
+    }
     std::vector<Tensor> out(node.outputs.size());
+    std::vector<std::shared_ptr<const TensorSequence>> seq_out(uses_seqs ? node.outputs.size() : 0);
     KernelContext ctx(node.info.get(), std::move(in), &out, pool_.get(), &options_.shape_limits,
                       options_.max_tensor_bytes, &buffers_);
+    if (uses_seqs) ctx.SetSequences(std::move(seq_in), &seq_out);
     Status s = node.kernel->Compute(ctx);
     if (!s.ok()) {
       const std::string where = node.info->Describe();
@@ -567,6 +655,14 @@ Result<std::vector<Tensor>> RuntimeSession::Run(const std::vector<NamedTensor>& 
     for (size_t o = 0; o < node.outputs.size(); ++o) {
       const int v = node.outputs[o];
       if (v < 0) continue;
+      if (plan.is_seq[static_cast<size_t>(v)]) {
+        if (!seq_out[o]) {
+          return Status(StatusCode::kInternal, node.info->Describe() + ": sequence output " +
+                                                   std::to_string(o) + " was not set");
+        }
+        seqs[static_cast<size_t>(v)] = std::move(seq_out[o]);
+        continue;
+      }
       if (out[o].dtype() != plan.value_types[static_cast<size_t>(v)]) {
         return Status(StatusCode::kInternal,
                       node.info->Describe() + ": output " + std::to_string(o) + " is " +
@@ -575,22 +671,33 @@ Result<std::vector<Tensor>> RuntimeSession::Run(const std::vector<NamedTensor>& 
       }
       values[static_cast<size_t>(v)] = std::move(out[o]);
     }
-    for (int v : node.release)
+    for (int v : node.release) {
       values[static_cast<size_t>(v)] = Tensor();
+      seqs[static_cast<size_t>(v)].reset();
+    }
   }
 
-  std::vector<Tensor> results;
+  // Views of feeds or of the model, and storage shared with the session's constants or
+  // with other values, are copied: outputs belong to the caller alone.
+  auto own = [](const Tensor& t) -> Result<Tensor> {
+    if (!t.is_owning() || t.shares_storage()) return t.Clone();
+    return t;
+  };
+  std::vector<Value> results;
   results.reserve(wanted.size());
   for (int v : wanted) {
-    Tensor& t = values[static_cast<size_t>(v)];
-    // Views of feeds or of the model, and storage shared with the session's constants, are
-    // copied: outputs belong to the caller alone.
-    if (!t.is_owning() || t.shares_storage()) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor copy, t.Clone());
-      results.push_back(std::move(copy));
+    Value out;
+    if (plan.is_seq[static_cast<size_t>(v)]) {
+      auto copy = std::make_shared<TensorSequence>();
+      for (const Tensor& t : *seqs[static_cast<size_t>(v)]) {
+        ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor c, t.Clone());
+        copy->push_back(std::move(c));
+      }
+      out.sequence = std::move(copy);
     } else {
-      results.push_back(t);
+      ONNX_LIGHT_ASSIGN_OR_RETURN(out.tensor, own(values[static_cast<size_t>(v)]));
     }
+    results.push_back(std::move(out));
   }
   return results;
 }
