@@ -126,3 +126,35 @@ def test_grid_sample_errors():
         bad.run(
             None, {"x": np.zeros((1, 1, 4, 4), np.float32), "g": np.zeros((1, 2, 2, 2), np.float32)}
         )
+
+
+@pytest.mark.parametrize("align", [0, 1])
+@pytest.mark.parametrize("size", [[2, 3, 5, 7], [1, 2, 3, 4, 5]])
+def test_affine_grid_matches_onnxruntime(align, size):
+    r = len(size) - 2
+    theta = np.random.default_rng(28).standard_normal((size[0], r, r + 1)).astype(np.float32)
+    data = model("AffineGrid", [("t", F), ("s", I)], F, 20, align_corners=align)
+    got, want = both(data, {"t": theta, "s": np.array(size, np.int64)})
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="theta must be"):
+        onnx_light.RuntimeSession(data).run(None, {"t": theta, "s": np.array([1, 1, 4], np.int64)})
+
+
+@pytest.mark.parametrize(
+    "attrs", [{}, {"strides": [2, 1], "pads": [1, 0, 1, 1], "dilations": [1, 2]}]
+)
+def test_col2im_matches_onnxruntime(attrs):
+    image, block = [6, 7], [2, 3]
+    k = 2 * 3
+    sh, sw = attrs.get("strides", [1, 1])
+    dh, dw = attrs.get("dilations", [1, 1])
+    p = attrs.get("pads", [0, 0, 0, 0])
+    bh = (image[0] + p[0] + p[2] - dh * (block[0] - 1) - 1) // sh + 1
+    bw = (image[1] + p[1] + p[3] - dw * (block[1] - 1) - 1) // sw + 1
+    x = np.random.default_rng(29).standard_normal((2, 3 * k, bh * bw)).astype(np.float32)
+    data = model("Col2Im", [("x", F), ("i", I), ("b", I)], F, 18, **attrs)
+    feeds = {"x": x, "i": np.array(image), "b": np.array(block)}
+    got, want = both(data, feeds)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="does not hold"):
+        onnx_light.RuntimeSession(data).run(None, feeds | {"x": x[:, :, :-1].copy()})

@@ -466,6 +466,70 @@ class ConvTranspose : public KernelBase {
   std::vector<int64_t> output_padding_, output_shape_;
 };
 
+// ---- Col2Im ----------------------------------------------------------------------------
+
+// Col2Im (opset 18): the adjoint of im2col. Input [N, C * prod(block), L] holds, for every
+// block position, the block's values; they are summed back into an image [N, C, image...]
+// (overlaps add). The geometry is Conv's window with the block as the kernel.
+class Col2Im : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Col2Im>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->attrs_, ReadWindowAttrs(info, false));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& x = *ctx.input(0);
+    const std::string where = ctx.info().Describe();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> image,
+                                Int64Values(ctx.input(1), ctx.info(), "image_shape"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> block,
+                                Int64Values(ctx.input(2), ctx.info(), "block_shape"));
+    if (x.shape().rank() != 3 || image.size() != block.size() || image.empty()) {
+      return Status(StatusCode::kInvalidArgument,
+                    where +
+                        ": input must be [N, C * prod(block), L] and image_shape and "
+                        "block_shape of one length");
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Window w, MakeWindow(attrs_, image, block, ctx.info()));
+    const int64_t k_sz = w.KernelCount(), blocks = w.OutCount(), in_sz = w.InCount();
+    const int64_t batch = x.shape()[0];
+    if (k_sz == 0 || x.shape()[1] % k_sz != 0 || x.shape()[2] != blocks) {
+      return Status(StatusCode::kInvalidArgument, where + ": input " + x.shape().ToString() +
+                                                      " does not hold " + std::to_string(blocks) +
+                                                      " blocks of " + std::to_string(k_sz) +
+                                                      " values per channel");
+    }
+    const int64_t channels = x.shape()[1] / k_sz;
+    std::vector<int64_t> dims = {batch, channels};
+    dims.insert(dims.end(), image.begin(), image.end());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    const std::vector<int64_t> taps = TapOffsets(w);
+    const std::vector<double> xv = ToDoubles(&x);
+    std::vector<double> acc(static_cast<size_t>(batch * channels * in_sz), 0.0);
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t c = 0; c < channels; ++c) {
+        double* img = acc.data() + (n * channels + c) * in_sz;
+        for (int64_t t = 0; t < k_sz; ++t) {
+          const double* row = xv.data() + ((n * channels + c) * k_sz + t) * blocks;
+          const int64_t* off = taps.data() + t * blocks;
+          for (int64_t o = 0; o < blocks; ++o)
+            if (off[o] >= 0) img[off[o]] += row[o];
+        }
+      }
+    }
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      for (size_t i = 0; i < acc.size(); ++i)
+        y->mutable_data<T>()[i] = static_cast<T>(acc[i]);
+    });
+    return Status::Ok();
+  }
+
+ private:
+  WindowAttrs attrs_;
+};
+
 // ---- Integer convolution: ConvInteger, QLinearConv ---------------------------------------
 
 // A uint8/int8 tensor's values as int32 minus a zero point: scalar, or one per `axis0`
@@ -1425,6 +1489,11 @@ Status StatsAreFloat(const onnx::NodeProto&, int, const std::vector<DataType>& i
 
 }  // namespace
 
+Status RegisterKernel_ai_onnx_Col2Im(KernelRegistry& r) {
+  return r.Register(Def("Col2Im", 18,
+                        {{"T", {0}, {0}, FloatTypes()}, {"I", {1, 2}, {}, {DataType::kInt64}}},
+                        FactoryOf<Col2Im>()));
+}
 Status RegisterKernel_ai_onnx_ConvInteger(KernelRegistry& r) {
   const std::vector<DataType> q = {DataType::kInt8, DataType::kUint8};
   return r.Register(
