@@ -45,8 +45,9 @@ ort_kb=$(( $(stat -c %s "$ort_wheel") / 1024 ))
   echo "produced by \`scripts/binary_size.sh\`. \`libonnx_light.so\` is the runtime with its C ABI"
   echo "(\`include/onnx_light/c_api.h\`: load a model, run it), which is all it exports, so the"
   echo "linker keeps only what that needs; the \`onnx-light\` tool links the same runtime"
-  echo "statically plus its own commands. Both depend on libstdc++ and Debian's \`libhwy.so.1\`"
-  echo "(Highway's dispatch tables, shared), which are not counted."
+  echo "statically plus its own commands. Both depend on libstdc++, Debian's \`libhwy.so.1\`"
+  echo "(Highway's dispatch tables) and \`libopenblas.so.0\` (the matrix products), all shared"
+  echo "and not counted."
   echo
   echo "| build | libonnx_light.so KiB | onnx-light KiB | kernels | config |"
   echo "| --- | ---: | ---: | --- | --- |"

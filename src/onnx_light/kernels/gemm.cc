@@ -1,6 +1,7 @@
-// The BLAS path of Gemm2D (gemm.h): OpenBLAS's cblas_sgemm/cblas_dgemm, single-threaded per
-// call; onnx-light parallelizes by splitting rows of the output across its own pool, so
-// intra_op_threads keeps its meaning and BLAS threads never oversubscribe the pool.
+// The BLAS path of Gemm2D (gemm.h): OpenBLAS's cblas_sgemm/cblas_dgemm (Debian's serial
+// build; the threaded one is held to one thread), one call per row block: onnx-light
+// parallelizes by splitting rows of the output across its own pool, so intra_op_threads
+// keeps its meaning and BLAS threads never oversubscribe the pool.
 #include "gemm.h"
 
 #include <algorithm>

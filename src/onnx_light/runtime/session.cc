@@ -541,7 +541,9 @@ Result<std::vector<Value>> RuntimeSession::RunValues(const std::vector<NamedValu
   std::lock_guard<std::mutex> lock(run_mu_);
   Plan& plan = *plan_;
   std::vector<Tensor> values = plan.constants;
-  std::vector<std::shared_ptr<const TensorSequence>> seqs(values.size());
+  // Sequence slots only for models that have sequences (no allocation per run otherwise).
+  const bool any_seq = std::find(plan.is_seq.begin(), plan.is_seq.end(), true) != plan.is_seq.end();
+  std::vector<std::shared_ptr<const TensorSequence>> seqs(any_seq ? values.size() : 0);
 
   std::vector<bool> fed(inputs_.size(), false);
   for (const NamedValue& feed : feeds) {
@@ -673,7 +675,7 @@ Result<std::vector<Value>> RuntimeSession::RunValues(const std::vector<NamedValu
     }
     for (int v : node.release) {
       values[static_cast<size_t>(v)] = Tensor();
-      seqs[static_cast<size_t>(v)].reset();
+      if (any_seq) seqs[static_cast<size_t>(v)].reset();
     }
   }
 
