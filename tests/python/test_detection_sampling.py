@@ -6,32 +6,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _graphs import light_and_ort, node_bytes
 
 import onnx_light
-from onnx_light.onnx import TensorProto, helper
+from onnx_light.onnx import TensorProto
 
 F, I = TensorProto.FLOAT, TensorProto.INT64
 
 
 def model(op, inputs, out_type, opset, **attrs):
-    node = helper.make_node(op, [n for n, _ in inputs], ["y"], **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info(n, t, None) for n, t in inputs if n],
-        [helper.make_tensor_value_info("y", out_type, None)],
-    )
-    return helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", opset)]
-    ).SerializeToString()
+    return node_bytes(op, inputs, [("y", out_type)], opset, **attrs)
 
 
-def both(data, feeds):
-    import onnxruntime as ort
-
-    (want,) = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feeds)
-    (got,) = onnx_light.RuntimeSession(data).run(None, feeds)
-    return got, want
+both = light_and_ort
 
 
 NMS_IN = [("b", F), ("s", F), ("m", I), ("iou", F), ("st", F)]

@@ -8,26 +8,20 @@ from __future__ import annotations
 import ml_dtypes as md
 import numpy as np
 import pytest
+from _graphs import node_model, run_node
 
 import onnx_light
-from onnx_light.onnx import TensorProto, helper
+from onnx_light.onnx import TensorProto
 
 F, D, I, B = TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT64, TensorProto.BOOL
 
 
 def model(op, inputs, outs=(("y", F),), opset=24, **attrs):
-    node = helper.make_node(op, [n for n, _ in inputs], [n for n, _ in outs], **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info(n, t, None) for n, t in inputs if n],
-        [helper.make_tensor_value_info(n, t, None) for n, t in outs],
-    )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    return node_model(op, inputs, outs, opset, **attrs)
 
 
 def run(op, inputs, feeds, outs=(("y", F),), opset=24, **attrs):
-    return onnx_light.RuntimeSession(model(op, inputs, outs, opset, **attrs)).run(None, feeds)
+    return run_node(op, inputs, feeds, outs, opset, **attrs)
 
 
 def test_bitcast_float_to_int32_and_width_mismatch():

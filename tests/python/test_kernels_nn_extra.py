@@ -7,23 +7,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _graphs import run_node
 
 import onnx_light
-from onnx_light.onnx import TensorProto, helper
+from onnx_light.onnx import TensorProto
 
 F, D, I = TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT64
 
 
 def run(op, inputs, feeds, outs=(("y", F),), opset=23, **attrs):
-    node = helper.make_node(op, [n for n, _ in inputs], [n for n, _ in outs], **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info(n, t, None) for n, t in inputs if n],
-        [helper.make_tensor_value_info(n, t, None) for n, t in outs],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    return onnx_light.RuntimeSession(model).run(None, feeds)
+    return run_node(op, inputs, feeds, outs, opset, **attrs)
 
 
 EINSUM = [

@@ -7,23 +7,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _graphs import node_bytes
 from onnx.reference import ReferenceEvaluator
 
 import onnx_light
-from onnx_light.onnx import TensorProto, helper
+from onnx_light.onnx import TensorProto
 
 F = TensorProto.FLOAT
 
 
 def model(op, inputs, outs, **attrs):
-    node = helper.make_node(op, [n for n, _ in inputs], outs, **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info(n, t, None) for n, t in inputs if n],
-        [helper.make_tensor_value_info(o, F, None) for o in outs],
-    )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 27)]).SerializeToString()
+    return node_bytes(op, inputs, [(o, F) for o in outs], 27, **attrs)
 
 
 @pytest.mark.parametrize("rule", ["linear", "gated", "delta", "gated_delta"])

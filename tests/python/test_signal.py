@@ -6,23 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _graphs import run_node
 
 import onnx_light
-from onnx_light.onnx import TensorProto, helper
+from onnx_light.onnx import TensorProto
 
 D, F, I = TensorProto.DOUBLE, TensorProto.FLOAT, TensorProto.INT64
 
 
 def run(op, inputs, feeds, out_type=D, opset=20, **attrs):
-    node = helper.make_node(op, [n for n, _ in inputs], ["y"], **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info(n, t, None) for n, t in inputs if n],
-        [helper.make_tensor_value_info("y", out_type, None)],
-    )
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    return onnx_light.RuntimeSession(m).run(None, feeds)[0]
+    return run_node(op, inputs, feeds, [("y", out_type)], opset, **attrs)[0]
 
 
 def as_complex(y):

@@ -7,23 +7,16 @@ import re
 
 import numpy as np
 import pytest
+from _graphs import run_node
 
 import onnx_light
-from onnx_light.onnx import TensorProto, helper
+from onnx_light.onnx import TensorProto
 
 S, B, I = TensorProto.STRING, TensorProto.BOOL, TensorProto.INT64
 
 
 def run(op, inputs, feeds, outs=(("y", S),), opset=20, **attrs):
-    node = helper.make_node(op, [n for n, _ in inputs], [n for n, _ in outs], **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info(n, t, None) for n, t in inputs],
-        [helper.make_tensor_value_info(n, t, None) for n, t in outs],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    return onnx_light.RuntimeSession(model).run(None, feeds)
+    return run_node(op, inputs, feeds, outs, opset, **attrs)
 
 
 def strings(*values):

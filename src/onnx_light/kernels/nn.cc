@@ -73,6 +73,15 @@ Result<WindowAttrs> ReadWindowAttrs(const KernelInfo& info, bool kernel_required
   return w;
 }
 
+// Conv, ConvInteger and QLinearConv: the window attributes and `group` (>= 1).
+Status ReadConvAttrs(const KernelInfo& info, WindowAttrs* attrs, int64_t* group) {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(*attrs, ReadWindowAttrs(info, false));
+  ONNX_LIGHT_ASSIGN_OR_RETURN(*group, info.GetInt("group", 1));
+  if (*group < 1)
+    return Status(StatusCode::kInvalidModel, info.Describe() + ": group must be >= 1");
+  return Status::Ok();
+}
+
 // Output dims and effective pads for spatial input dims `in`.
 Result<Window> MakeWindow(const WindowAttrs& a, std::vector<int64_t> in,
                           std::vector<int64_t> kernel, const KernelInfo& info) {
@@ -199,11 +208,7 @@ class Conv : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<Conv>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->attrs_, ReadWindowAttrs(info, false));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->group_, info.GetInt("group", 1));
-    if (k->group_ < 1) {
-      return Status(StatusCode::kInvalidModel, info.Describe() + ": group must be >= 1");
-    }
+    ONNX_LIGHT_RETURN_IF_ERROR(ReadConvAttrs(info, &k->attrs_, &k->group_));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) override {
@@ -608,11 +613,7 @@ class ConvInteger : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<ConvInteger>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->attrs_, ReadWindowAttrs(info, false));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->group_, info.GetInt("group", 1));
-    if (k->group_ < 1) {
-      return Status(StatusCode::kInvalidModel, info.Describe() + ": group must be >= 1");
-    }
+    ONNX_LIGHT_RETURN_IF_ERROR(ReadConvAttrs(info, &k->attrs_, &k->group_));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) override {
@@ -646,11 +647,7 @@ class QLinearConv : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<QLinearConv>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->attrs_, ReadWindowAttrs(info, false));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->group_, info.GetInt("group", 1));
-    if (k->group_ < 1) {
-      return Status(StatusCode::kInvalidModel, info.Describe() + ": group must be >= 1");
-    }
+    ONNX_LIGHT_RETURN_IF_ERROR(ReadConvAttrs(info, &k->attrs_, &k->group_));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) override {

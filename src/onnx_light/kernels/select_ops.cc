@@ -13,6 +13,31 @@
 namespace onnx_light::kernels {
 namespace {
 
+// The geometry along `axis` (or along the flattened input without one): the dims seen,
+// the axis, its length, and the element counts before and after it.
+struct AxisGeometry {
+  std::vector<int64_t> dims;
+  int64_t axis = 0, len = 0, outer = 1, inner = 1;
+};
+
+Result<AxisGeometry> AlongAxis(const Tensor& x, bool has_axis, int64_t axis_attr,
+                               const KernelInfo& info) {
+  AxisGeometry g;
+  g.dims = x.shape().dims();
+  if (has_axis) {
+    ONNX_LIGHT_ASSIGN_OR_RETURN(
+        g.axis, NormalizeAxis(axis_attr, static_cast<int64_t>(g.dims.size()), info));
+  } else {
+    g.dims = {x.num_elements()};
+  }
+  g.len = g.dims[static_cast<size_t>(g.axis)];
+  for (size_t d = 0; d < g.dims.size(); ++d) {
+    if (static_cast<int64_t>(d) < g.axis) g.outer *= g.dims[d];
+    if (static_cast<int64_t>(d) > g.axis) g.inner *= g.dims[d];
+  }
+  return g;
+}
+
 // OneHot(indices, depth, values=[off, on]) with `axis`: indices in [-depth, depth) select
 // (negative ones count from the end); others give an all-off row, as the spec says.
 class OneHot : public KernelBase {
@@ -84,15 +109,8 @@ class Compress : public KernelBase {
       return Status(StatusCode::kInvalidArgument,
                     where + ": condition must be 1-D, got " + cond.shape().ToString());
     }
-    std::vector<int64_t> dims = x.shape().dims();
-    int64_t axis = 0;
-    if (has_axis_) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(
-          axis, NormalizeAxis(axis_, static_cast<int64_t>(dims.size()), ctx.info()));
-    } else {
-      dims = {x.num_elements()};
-    }
-    const int64_t len = dims[static_cast<size_t>(axis)];
+    ONNX_LIGHT_ASSIGN_OR_RETURN(AxisGeometry g, AlongAxis(x, has_axis_, axis_, ctx.info()));
+    const int64_t len = g.len, outer = g.outer, inner = g.inner;
     if (cond.num_elements() > len) {
       return Status(StatusCode::kInvalidArgument,
                     where + ": condition has " + std::to_string(cond.num_elements()) +
@@ -101,13 +119,8 @@ class Compress : public KernelBase {
     std::vector<int64_t> keep;
     for (int64_t i = 0; i < cond.num_elements(); ++i)
       if (cond.data<bool>()[i]) keep.push_back(i);
-    int64_t outer = 1, inner = 1;
-    for (size_t d = 0; d < dims.size(); ++d) {
-      if (static_cast<int64_t>(d) < axis) outer *= dims[d];
-      if (static_cast<int64_t>(d) > axis) inner *= dims[d];
-    }
-    std::vector<int64_t> out = dims;
-    out[static_cast<size_t>(axis)] = static_cast<int64_t>(keep.size());
+    std::vector<int64_t> out = g.dims;
+    out[static_cast<size_t>(g.axis)] = static_cast<int64_t>(keep.size());
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
     const size_t item = ItemSize(x.dtype());
     int64_t j = 0;
@@ -183,20 +196,9 @@ class Unique : public KernelBase {
   }
   Status Compute(KernelContext& ctx) override {
     const Tensor& x = *ctx.input(0);
-    std::vector<int64_t> dims = x.shape().dims();
-    int64_t axis = 0;
-    if (has_axis_) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(
-          axis, NormalizeAxis(axis_, static_cast<int64_t>(dims.size()), ctx.info()));
-    } else {
-      dims = {x.num_elements()};
-    }
-    const int64_t len = dims[static_cast<size_t>(axis)];
-    int64_t outer = 1, inner = 1;
-    for (size_t d = 0; d < dims.size(); ++d) {
-      if (static_cast<int64_t>(d) < axis) outer *= dims[d];
-      if (static_cast<int64_t>(d) > axis) inner *= dims[d];
-    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(AxisGeometry geo, AlongAxis(x, has_axis_, axis_, ctx.info()));
+    const std::vector<int64_t>& dims = geo.dims;
+    const int64_t axis = geo.axis, len = geo.len, outer = geo.outer, inner = geo.inner;
     // Three-way comparison of slices a and b along the axis.
     auto element_less = [&](int64_t i, int64_t j) -> int {
       if (x.dtype() == DataType::kString) {
