@@ -1010,6 +1010,23 @@ class BatchNorm : public KernelBase {
   float epsilon_ = 1e-5f;
 };
 
+// Mean and 1 / sqrt(variance + epsilon) of n values, two passes in double (0 and
+// 1/sqrt(epsilon) for n = 0).
+template <typename T>
+void MeanInvStd(const T* p, int64_t n, float epsilon, double* mean, double* inv_std) {
+  double s = 0, s2 = 0;
+  for (int64_t i = 0; i < n; ++i)
+    s += static_cast<double>(p[i]);
+  const double mu = n > 0 ? s / static_cast<double>(n) : 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(p[i]) - mu;
+    s2 += d * d;
+  }
+  *mean = mu;
+  *inv_std =
+      1.0 / std::sqrt((n > 0 ? s2 / static_cast<double>(n) : 0.0) + static_cast<double>(epsilon));
+}
+
 class InstanceNorm : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
@@ -1029,17 +1046,8 @@ class InstanceNorm : public KernelBase {
       using T = decltype(tag);
       const T* xp = x.data<T>();
       for (int64_t p = 0; p < n * c; ++p) {
-        double s = 0, s2 = 0;
-        for (int64_t i = 0; i < sz; ++i)
-          s += static_cast<double>(xp[p * sz + i]);
-        const double mu = s / static_cast<double>(sz);
-        for (int64_t i = 0; i < sz; ++i) {
-          const double d = static_cast<double>(xp[p * sz + i]) - mu;
-          s2 += d * d;
-        }
-        mean[static_cast<size_t>(p)] = mu;
-        inv[static_cast<size_t>(p)] =
-            1.0 / std::sqrt(s2 / static_cast<double>(sz) + static_cast<double>(epsilon_));
+        MeanInvStd(xp + p * sz, sz, epsilon_, &mean[static_cast<size_t>(p)],
+                   &inv[static_cast<size_t>(p)]);
       }
     });
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
@@ -1085,16 +1093,8 @@ class GroupNorm : public KernelBase {
       T* yp = y->mutable_data<T>();
       for (int64_t b = 0; b < n * groups_; ++b) {
         const T* xg = xp + b * block;
-        double s = 0, s2 = 0;
-        for (int64_t i = 0; i < block; ++i)
-          s += static_cast<double>(xg[i]);
-        const double mu = block > 0 ? s / static_cast<double>(block) : 0.0;
-        for (int64_t i = 0; i < block; ++i) {
-          const double d = static_cast<double>(xg[i]) - mu;
-          s2 += d * d;
-        }
-        const double inv = 1.0 / std::sqrt((block > 0 ? s2 / static_cast<double>(block) : 0.0) +
-                                           static_cast<double>(epsilon_));
+        double mu = 0, inv = 0;
+        MeanInvStd(xg, block, epsilon_, &mu, &inv);
         const int64_t g = b % groups_;
         for (int64_t ch = 0; ch < per_group; ++ch) {
           const auto k = static_cast<size_t>(per_group_params_ ? g : g * per_group + ch);
