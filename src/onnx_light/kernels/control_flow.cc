@@ -2,8 +2,9 @@
 // the branches read from the enclosing graph arrive as the node's extra (implicit) inputs, in
 // SubgraphFreeNames order, and are fed to the branch by name.
 //
-// Limits: a branch may use ai.onnx ops only (at the node's opset) and the built-in
-// kernels; its inputs and outputs are tensors (sequences are refused as NOT_IMPLEMENTED).
+// A branch sees the enclosing session's kernel registry (custom kernels included), opset
+// imports (ai.onnx at the node's opset) and options. Limit: its inputs and outputs are
+// tensors (sequences are refused as NOT_IMPLEMENTED).
 #include <algorithm>
 #include <cstdint>
 
@@ -35,6 +36,15 @@ Result<Branch> MakeBranch(const onnx::GraphProto& graph, int opset,
   onnx::OperatorSetIdProto* op = model.opset_import.Add();
   op->domain.set("");
   op->version.set(opset);
+  // The enclosing session's other imports, registry and limits (CurrentSubgraphScope).
+  const SubgraphScope* scope = CurrentSubgraphScope();
+  SessionOptions options;
+  if (scope != nullptr) {
+    options = *scope->options;
+    for (const onnx::OperatorSetIdProto& o : scope->model->opset_import) {
+      if (!NormalizeDomain(o.domain.get()).empty()) *model.opset_import.Add() = o;
+    }
+  }
   onnx::GraphProto* g = model.graph.mutable_get();
   *g = graph;
   for (size_t k = 0; k < g->input.size() && k < own_types.size(); ++k) {
@@ -56,7 +66,7 @@ Result<Branch> MakeBranch(const onnx::GraphProto& graph, int opset,
     b.feeds.push_back(name);
     b.inputs.push_back(pos);
   }
-  Result<std::unique_ptr<RuntimeSession>> s = RuntimeSession::Create(std::move(model));
+  Result<std::unique_ptr<RuntimeSession>> s = RuntimeSession::Create(std::move(model), options);
   if (!s.ok()) return s.status().WithContext(where + ": branch '" + graph.name.get() + "'");
   b.session = std::move(*s);
   return b;

@@ -174,6 +174,8 @@ Result<std::unique_ptr<RuntimeSession>> RuntimeSession::CreateFromFile(const std
 }
 
 Status RuntimeSession::Build() {
+  const SubgraphScope scope{&options_, model_.get()};
+  ScopedSubgraphScope current(&scope);  // for the output types of If/Loop/Scan
   plan_ = std::make_unique<Plan>();
   Plan& plan = *plan_;
   const onnx::ModelProto& model = *model_;
@@ -539,6 +541,8 @@ Result<std::vector<Tensor>> RuntimeSession::Run(const std::vector<NamedTensor>& 
 Result<std::vector<Value>> RuntimeSession::RunValues(const std::vector<NamedValue>& feeds,
                                                      const std::vector<std::string>& output_names) {
   std::lock_guard<std::mutex> lock(run_mu_);
+  const SubgraphScope scope{&options_, model_.get()};
+  ScopedSubgraphScope current(&scope);  // for subgraph kernels created at this run
   Plan& plan = *plan_;
   std::vector<Tensor> values = plan.constants;
   // Sequence slots only for models that have sequences (no allocation per run otherwise).

@@ -312,6 +312,44 @@ TEST(Registry, LayeredRegistriesAreContextLocal) {
                   .ok());
 }
 
+TEST(Registry, SubgraphsUseTheSessionsRegistryAndImports) {
+  // An If whose then-branch runs a custom kernel from a layered registry, reading x from
+  // the enclosing graph: the branch session gets the same registry and opset imports.
+  Counters c;
+  auto reg = std::make_shared<KernelRegistry>(KernelRegistry::BuiltinCpu());
+  ASSERT_TRUE(reg->Register(CountingDef(&c, "Plus", 1, kMaxOpset, 10.0f)).ok());
+  auto branch = [](onnx::NodeProto node, const std::string& out) {
+    onnx::GraphProto g;
+    g.name = std::string("branch");
+    g.node.push_back(std::move(node));
+    g.output.push_back(TensorInfo(out, 1, {-1}));
+    return g;
+  };
+  onnx::NodeProto iff = Node("If", {"cond"}, {"y"});
+  for (auto [name, g] :
+       {std::pair{"then_branch", branch(Node("Plus", {"x"}, {"t"}, "test.domain"), "t")},
+        std::pair{"else_branch", branch(Node("Neg", {"x"}, {"e"}), "e")}}) {
+    onnx::AttributeProto* a = iff.attribute.Add();
+    a->name = std::string(name);
+    a->type = static_cast<int32_t>(onnx::AttributeType::kGraph);
+    *a->g.mutable_get() = g;
+  }
+  onnx::ModelProto m = Model({iff}, {TensorInfo("cond", 9, {}), TensorInfo("x", 1, {-1})},
+                             {TensorInfo("y", 1, {-1})}, {{"", 17}, {"test.domain", 1}});
+  // Without the layered registry the branch's op is not found.
+  EXPECT_FALSE(RuntimeSession::Create(m).ok());
+  SessionOptions o;
+  o.registry = reg;
+  auto s = MustCreate(m, o);
+  ASSERT_NE(s, nullptr);
+  Tensor cond = *Tensor::Allocate(DataType::kBool, Shape());
+  cond.mutable_data<bool>()[0] = true;
+  auto out = s->Run({{"cond", cond}, {"x", FloatTensor({2}, {1, 2})}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(Values((*out)[0]), (std::vector<float>{11, 12}));
+  EXPECT_EQ(c.runs, 1);
+}
+
 TEST(Registry, OpsetRangesAndTypeOverloads) {
   Counters a, b, d;
   auto reg = std::make_shared<KernelRegistry>();
