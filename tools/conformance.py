@@ -79,6 +79,10 @@ def dummy_input(value_info):
 
 def compare(expected, got) -> float:
     """Largest absolute error beyond tolerance (0 when within); raises on a mismatch of kind."""
+    if expected is None or got is None:  # an empty optional
+        if expected is not got:
+            raise ValueError(f"optional: expected {expected!r:.40}, got {got!r:.40}")
+        return 0.0
     if isinstance(expected, list):  # a sequence: element by element
         if not isinstance(got, list):
             raise TypeError(f"expected a sequence, got {type(got).__name__}")

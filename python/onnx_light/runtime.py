@@ -16,7 +16,8 @@ from onnx_light.onnx import ModelProto, _mapping
 @dataclass(frozen=True)
 class NodeArg:
     """A graph input or output: name, ``tensor(<type>)`` (or ``seq(tensor(<type>))`` for a
-    sequence, fed and returned as a list of arrays) string, shape (ints for fixed
+    sequence, fed and returned as a list of arrays; ``optional(tensor(<type>))`` for an
+    optional, fed and returned as an array or None) string, shape (ints for fixed
     dimensions, str for symbolic ones, None for unknown; None for an unknown rank or a
     sequence) and the numpy dtype (a sequence's element dtype)."""
 
@@ -52,11 +53,15 @@ def _node_args(rows) -> list[NodeArg]:
     return [
         NodeArg(
             name,
-            f"seq({_type_name(code)})" if is_seq else _type_name(code),
+            (
+                f"seq({_type_name(code)})"
+                if is_seq
+                else f"optional({_type_name(code)})" if is_opt else _type_name(code)
+            ),
             shape,
             _mapping.TENSOR_TYPE_MAP[code].np_dtype,
         )
-        for name, code, shape, is_seq in rows
+        for name, code, shape, is_seq, is_opt in rows
     ]
 
 

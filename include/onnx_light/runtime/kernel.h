@@ -165,6 +165,9 @@ struct KernelDef {
   // Positions that take or produce a sequence of tensors instead of a tensor; the type
   // constraints then bind the sequence's element type.
   std::vector<int> sequence_inputs, sequence_outputs;
+  // Positions that take an optional tensor (a tensor is accepted too; an empty optional
+  // arrives as a null input) and outputs that are optional (left unset: empty).
+  std::vector<int> optional_inputs, optional_outputs;
 };
 
 // "ai.onnx" and "" are the same domain.

@@ -44,6 +44,7 @@ struct ValueMeta {
   std::string name;
   DataType type = DataType::kUndefined;  // for a sequence: its element type
   bool is_sequence = false;              // a sequence of tensors
+  bool is_optional = false;              // an optional tensor (fed and returned as none or one)
   bool has_shape = false;
   std::vector<int64_t> dims;
   std::vector<std::string> dim_params;
@@ -51,11 +52,12 @@ struct ValueMeta {
 
 using NamedTensor = std::pair<std::string, Tensor>;
 
-// A graph input or output value: a tensor, or (when `sequence` is set) a sequence of
-// tensors.
+// A graph input or output value: a tensor, a sequence of tensors (when `sequence` is
+// set), or for an optional input or output either a tensor or none.
 struct Value {
   Tensor tensor;
   std::shared_ptr<const TensorSequence> sequence;
+  bool none = false;  // an empty optional (for optional inputs and outputs)
   bool is_sequence() const noexcept { return sequence != nullptr; }
 };
 using NamedValue = std::pair<std::string, Value>;

@@ -40,7 +40,8 @@ nb::list MetaList(const std::vector<ValueMeta>& values) {
       }
     }
     out.append(nb::make_tuple(v.name, static_cast<int32_t>(v.type),
-                              v.has_shape ? nb::object(shape) : nb::none(), v.is_sequence));
+                              v.has_shape ? nb::object(shape) : nb::none(), v.is_sequence,
+                              v.is_optional));
   }
   return out;
 }
@@ -88,6 +89,12 @@ class PySession {
         throw nb::value_error(
             ("unknown input '" + name + "' (the model's inputs: " + known + ")").c_str());
       }
+      if (inputs[k].is_optional && value.is_none()) {
+        Value none;
+        none.none = true;
+        values.push_back({name, std::move(none)});
+        continue;
+      }
       if (inputs[k].is_sequence) {
         // A sequence: a list (or tuple) of arrays of the element type.
         if (!nb::isinstance<nb::list>(value) && !nb::isinstance<nb::tuple>(value)) {
@@ -111,7 +118,9 @@ class PySession {
     std::vector<Value> outputs = ValueOrThrow(std::move(result));
     nb::list out;
     for (Value& v : outputs) {
-      if (v.is_sequence()) {
+      if (v.none) {
+        out.append(nb::none());
+      } else if (v.is_sequence()) {
         nb::list items;
         for (const Tensor& t : *v.sequence)
           items.append(ToNumpy(t));

@@ -24,6 +24,7 @@ struct RuntimeSession::Plan {
   std::vector<std::string> value_names;
   std::vector<DataType> value_types;           // a sequence's element type
   std::vector<bool> is_seq;                    // a sequence of tensors
+  std::vector<bool> is_opt;                    // an optional tensor (empty Tensor: none)
   std::vector<int> producer;                   // node index, -1 for inputs and constants
   std::vector<Tensor> constants;               // by value index (initializers, Constant nodes)
   std::unordered_map<std::string, int> index;  // value name -> index
@@ -52,6 +53,18 @@ Result<ValueMeta> MetaFromValueInfo(const onnx::ValueInfoProto& vi, const char* 
     }
     return meta;
   }
+  if (tp->optional_type.has() && tp->optional_type->elem_type.has() &&
+      tp->optional_type->elem_type->tensor_type.has()) {
+    meta.is_optional = true;  // an optional tensor: element type below, no shape
+    const onnx::TypeProto_Tensor& et = tp->optional_type->elem_type->tensor_type.get();
+    if (et.elem_type.has() && et.elem_type.get() != 0) {
+      Result<DataType> dt = DataTypeFromInt(et.elem_type.get());
+      if (!dt.ok())
+        return dt.status().WithContext(std::string("graph ") + role + " '" + meta.name + "'");
+      meta.type = *dt;
+    }
+    return meta;
+  }
   const onnx::TypeProto& type = *tp;
   if (!type.tensor_type.has()) {
     const char* kind = type.sequence_type.has()        ? "sequence"
@@ -63,7 +76,8 @@ Result<ValueMeta> MetaFromValueInfo(const onnx::ValueInfoProto& vi, const char* 
     if (kind == nullptr) return meta;  // a TypeProto with no kind set: untyped as above
     return Status(StatusCode::kNotImplemented,
                   std::string("graph ") + role + " '" + meta.name + "' has a " + kind +
-                      " type; only tensors and sequences of tensors are supported");
+                      " type; only tensors, sequences of tensors and optional tensors are "
+                      "supported");
   }
   const onnx::TypeProto_Tensor& tt = type.tensor_type.get();
   if (tt.elem_type.has() && tt.elem_type.get() != 0) {
@@ -201,6 +215,7 @@ Status RuntimeSession::Build() {
     plan.value_names.push_back(name);
     plan.value_types.push_back(type);
     plan.is_seq.push_back(false);
+    plan.is_opt.push_back(false);
     plan.producer.push_back(producer);
     plan.constants.emplace_back();
     return id;
@@ -240,6 +255,7 @@ Status RuntimeSession::Build() {
       }
       ONNX_LIGHT_ASSIGN_OR_RETURN(int id, add_value(meta.name, meta.type, -1));
       plan.is_seq[static_cast<size_t>(id)] = meta.is_sequence;
+      plan.is_opt[static_cast<size_t>(id)] = meta.is_optional;
       plan.input_values.push_back(id);
       plan.input_has_default.push_back(false);
     }
@@ -353,6 +369,14 @@ Status RuntimeSession::Build() {
       if (inputs[i] < 0) continue;
       const bool want = std::find(def->sequence_inputs.begin(), def->sequence_inputs.end(),
                                   static_cast<int>(i)) != def->sequence_inputs.end();
+      const bool takes_opt = std::find(def->optional_inputs.begin(), def->optional_inputs.end(),
+                                       static_cast<int>(i)) != def->optional_inputs.end();
+      if (plan.is_opt[static_cast<size_t>(inputs[i])] && !takes_opt) {
+        return Status(StatusCode::kNotImplemented,
+                      "node '" + node.name.get() + "' (" + node.op_type.get() + "): input " +
+                          std::to_string(i) + " ('" + reads[i] +
+                          "') is an optional; this op takes tensors only");
+      }
       if (plan.is_seq[static_cast<size_t>(inputs[i])] != want) {
         return Status(want ? StatusCode::kInvalidModel : StatusCode::kNotImplemented,
                       "node '" + node.name.get() + "' (" + node.op_type.get() + "): input " +
@@ -414,6 +438,9 @@ Status RuntimeSession::Build() {
       plan.is_seq[static_cast<size_t>(id)] =
           std::find(def->sequence_outputs.begin(), def->sequence_outputs.end(),
                     static_cast<int>(o)) != def->sequence_outputs.end();
+      plan.is_opt[static_cast<size_t>(id)] =
+          std::find(def->optional_outputs.begin(), def->optional_outputs.end(),
+                    static_cast<int>(o)) != def->optional_outputs.end();
       pn.outputs.push_back(id);
     }
     pn.info = std::make_unique<KernelInfo>(&node, opset_it->second, input_types, output_types);
@@ -438,6 +465,7 @@ Status RuntimeSession::Build() {
                                                    (actual_seq ? "sequence" : "tensor"));
     }
     meta.is_sequence = actual_seq;
+    meta.is_optional = plan.is_opt[static_cast<size_t>(it->second)];
     if (meta.type != DataType::kUndefined && meta.type != actual) {
       return Status(StatusCode::kInvalidModel, "graph output '" + meta.name + "' is declared " +
                                                    DataTypeName(meta.type) + " but computed as " +
@@ -476,7 +504,8 @@ void RuntimeSession::FoldConstants(Plan& plan) {
   std::vector<Plan::Node> kept;
   for (Plan::Node& node : plan.nodes) {
     bool foldable = !node.inputs.empty() && node.def->sequence_inputs.empty() &&
-                    node.def->sequence_outputs.empty();
+                    node.def->sequence_outputs.empty() && node.def->optional_inputs.empty() &&
+                    node.def->optional_outputs.empty();
     for (int v : node.inputs)
       foldable = foldable && (v < 0 || fixed[static_cast<size_t>(v)]);
     for (const onnx::AttributeProto& a : node.proto->attribute)
@@ -529,9 +558,11 @@ Result<std::vector<Tensor>> RuntimeSession::Run(const std::vector<NamedTensor>& 
   std::vector<Tensor> tensors;
   tensors.reserve(outs.size());
   for (size_t i = 0; i < outs.size(); ++i) {
-    if (outs[i].is_sequence()) {
+    if (outs[i].is_sequence() || outs[i].none) {
       return Status(StatusCode::kInvalidArgument,
-                    "an output is a sequence: use RunValues for this model");
+                    std::string("an output is ") +
+                        (outs[i].none ? "an empty optional" : "a sequence") +
+                        ": use RunValues for this model");
     }
     tensors.push_back(std::move(outs[i].tensor));
   }
@@ -564,6 +595,13 @@ Result<std::vector<Value>> RuntimeSession::RunValues(const std::vector<NamedValu
     }
     fed[k] = true;
     const ValueMeta& meta = inputs_[k];
+    if (feed.second.none) {
+      if (!meta.is_optional) {
+        return Status(StatusCode::kTypeMismatch,
+                      "input '" + meta.name + "': only an optional input can be fed none");
+      }
+      continue;  // the value stays an empty Tensor: none
+    }
     if (feed.second.is_sequence() != meta.is_sequence) {
       return Status(StatusCode::kTypeMismatch,
                     "input '" + meta.name + "': expected a " +
@@ -610,7 +648,7 @@ Result<std::vector<Value>> RuntimeSession::RunValues(const std::vector<NamedValu
     values[static_cast<size_t>(plan.input_values[k])] = t;
   }
   for (size_t k = 0; k < inputs_.size(); ++k) {
-    if (!fed[k] && !plan.input_has_default[k]) {
+    if (!fed[k] && !plan.input_has_default[k] && !inputs_[k].is_optional) {
       return Status(StatusCode::kInvalidArgument, "missing input '" + inputs_[k].name + "'");
     }
   }
@@ -645,7 +683,9 @@ Result<std::vector<Value>> RuntimeSession::RunValues(const std::vector<NamedValu
     in.reserve(node.inputs.size());
     for (int v : node.inputs) {
       const bool is_seq = v >= 0 && plan.is_seq[static_cast<size_t>(v)];
-      in.push_back(v >= 0 && !is_seq ? &values[static_cast<size_t>(v)] : nullptr);
+      const bool none = v >= 0 && plan.is_opt[static_cast<size_t>(v)] &&
+                        values[static_cast<size_t>(v)].dtype() == DataType::kUndefined;
+      in.push_back(v >= 0 && !is_seq && !none ? &values[static_cast<size_t>(v)] : nullptr);
       if (uses_seqs) seq_in.push_back(is_seq ? seqs[static_cast<size_t>(v)].get() : nullptr);
     }
     std::vector<Tensor> out(node.outputs.size());
@@ -667,6 +707,10 @@ Result<std::vector<Value>> RuntimeSession::RunValues(const std::vector<NamedValu
                                                    std::to_string(o) + " was not set");
         }
         seqs[static_cast<size_t>(v)] = std::move(seq_out[o]);
+        continue;
+      }
+      if (plan.is_opt[static_cast<size_t>(v)] && out[o].dtype() == DataType::kUndefined) {
+        values[static_cast<size_t>(v)] = Tensor();  // an empty optional
         continue;
       }
       if (out[o].dtype() != plan.value_types[static_cast<size_t>(v)]) {
@@ -700,6 +744,9 @@ Result<std::vector<Value>> RuntimeSession::RunValues(const std::vector<NamedValu
         copy->push_back(std::move(c));
       }
       out.sequence = std::move(copy);
+    } else if (plan.is_opt[static_cast<size_t>(v)] &&
+               values[static_cast<size_t>(v)].dtype() == DataType::kUndefined) {
+      out.none = true;
     } else {
       ONNX_LIGHT_ASSIGN_OR_RETURN(out.tensor, own(values[static_cast<size_t>(v)]));
     }

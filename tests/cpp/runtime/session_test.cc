@@ -350,6 +350,21 @@ TEST(Registry, SubgraphsUseTheSessionsRegistryAndImports) {
   EXPECT_EQ(c.runs, 1);
 }
 
+TEST(Session, NoneFeedsOnlyOptionalInputs) {
+  auto s = MustCreate(
+      Model({Node("Relu", {"x"}, {"y"})}, {TensorInfo("x", 1, {-1})}, {TensorInfo("y", 1, {-1})}));
+  ASSERT_NE(s, nullptr);
+  Value none;
+  none.none = true;
+  auto out = s->RunValues({{"x", none}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kTypeMismatch);
+  EXPECT_NE(out.status().message().find("only an optional input can be fed none"),
+            std::string::npos);
+  // The session still runs.
+  EXPECT_TRUE(s->Run({{"x", FloatTensor({1}, {-1})}}).ok());
+}
+
 TEST(Registry, OpsetRangesAndTypeOverloads) {
   Counters a, b, d;
   auto reg = std::make_shared<KernelRegistry>();
