@@ -73,19 +73,17 @@ Status Run(const Tensor& a, const Tensor& b, Tensor* y, const std::vector<int64_
 }
 
 template <Op kOp>
-class Binary : public KernelBase {
+class Binary : public BroadcastingBinary {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
-    auto k = std::make_unique<Binary>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->legacy_, LegacyBroadcast::Read(info));
-    return std::unique_ptr<KernelBase>(std::move(k));
+    return CreateBroadcasting<Binary>(info);
   }
   Status Compute(KernelContext& ctx) override {
     const Tensor& a = *ctx.input(0);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor b, legacy_.B(a, *ctx.input(1), ctx.info()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
-                                BroadcastDims(a.shape(), b.shape(), ctx.info()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Operands ops, Prepare(ctx));
+    const Tensor& b = ops.b;
+    const std::vector<int64_t>& dims = ops.dims;
+    Tensor* y = ops.y;
     if (y->num_elements() == 0) return Status::Ok();
     ThreadPool* pool = ctx.thread_pool();
     switch (a.dtype()) {
@@ -117,9 +115,6 @@ class Binary : public KernelBase {
         return Status(StatusCode::kInternal, "unexpected type");
     }
   }
-
- private:
-  LegacyBroadcast legacy_;
 };
 
 template <Op kOp>

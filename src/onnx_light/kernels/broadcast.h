@@ -189,6 +189,34 @@ struct LegacyBroadcast {
   }
 };
 
+// Base of the two-input ops with numpy broadcasting and the opset 1-6 `broadcast`/`axis`
+// form (the arithmetic ops, Pow, the comparisons, And/Or/Xor): reads the legacy
+// attributes once and prepares B, the output dims and output 0.
+class BroadcastingBinary : public KernelBase {
+ protected:
+  template <typename K>
+  static Result<std::unique_ptr<KernelBase>> CreateBroadcasting(const KernelInfo& info) {
+    auto k = std::make_unique<K>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->legacy_, LegacyBroadcast::Read(info));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  struct Operands {
+    Tensor b;                   // input 1, viewed at A's rank under the opset 1-6 rule
+    std::vector<int64_t> dims;  // the broadcast output dims
+    Tensor* y = nullptr;        // output 0, allocated
+  };
+  Result<Operands> Prepare(KernelContext& ctx) const {
+    const Tensor& a = *ctx.input(0);
+    Operands ops;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(ops.b, legacy_.B(a, *ctx.input(1), ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(ops.dims, BroadcastDims(a.shape(), ops.b.shape(), ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(ops.y, ctx.AllocateOutput(0, ops.dims));
+    return ops;
+  }
+
+  LegacyBroadcast legacy_;
+};
+
 // Dispatches fn(T{}) for the four float types.
 template <typename Fn>
 void ForFloat(DataType t, Fn&& fn) {

@@ -20,18 +20,17 @@ std::vector<DataType> NumericAndBool() {
 enum class Cmp { kEq, kLt, kGt, kLe, kGe };
 
 template <Cmp kCmp>
-class Compare : public KernelBase {
+class Compare : public BroadcastingBinary {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
-    auto k = std::make_unique<Compare>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->legacy_, LegacyBroadcast::Read(info));
-    return std::unique_ptr<KernelBase>(std::move(k));
+    return CreateBroadcasting<Compare>(info);
   }
   Status Compute(KernelContext& ctx) override {
     const Tensor& a = *ctx.input(0);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor b, legacy_.B(a, *ctx.input(1), ctx.info()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(a.shape(), b.shape(), ctx.info()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Operands ops, Prepare(ctx));
+    const Tensor& b = ops.b;
+    const std::vector<int64_t>& dims = ops.dims;
+    Tensor* y = ops.y;
     bool* out = y->mutable_data<bool>();
     if (a.dtype() == DataType::kString) {  // Equal only (opset 19)
       BroadcastApply(a.data<std::string>(), a.shape(), b.data<std::string>(), b.shape(), out, dims,
@@ -53,26 +52,22 @@ class Compare : public KernelBase {
     });
     return Status::Ok();
   }
-
- private:
-  LegacyBroadcast legacy_;
 };
 
 enum class Logic { kAnd, kOr, kXor };
 
 template <Logic kLogic>
-class LogicOp : public KernelBase {
+class LogicOp : public BroadcastingBinary {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
-    auto k = std::make_unique<LogicOp>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->legacy_, LegacyBroadcast::Read(info));
-    return std::unique_ptr<KernelBase>(std::move(k));
+    return CreateBroadcasting<LogicOp>(info);
   }
   Status Compute(KernelContext& ctx) override {
     const Tensor& a = *ctx.input(0);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor b, legacy_.B(a, *ctx.input(1), ctx.info()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(a.shape(), b.shape(), ctx.info()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Operands ops, Prepare(ctx));
+    const Tensor& b = ops.b;
+    const std::vector<int64_t>& dims = ops.dims;
+    Tensor* y = ops.y;
     BroadcastApply(a.data<bool>(), a.shape(), b.data<bool>(), b.shape(), y->mutable_data<bool>(),
                    dims, ctx.thread_pool(), [](bool u, bool v) {
                      if constexpr (kLogic == Logic::kAnd) return u && v;
@@ -81,9 +76,6 @@ class LogicOp : public KernelBase {
                    });
     return Status::Ok();
   }
-
- private:
-  LegacyBroadcast legacy_;
 };
 
 class Not : public KernelBase {
@@ -139,18 +131,17 @@ T SaturatingInt(double v) {
 }
 
 // Pow: base and exponent may have different types (opset 12+).
-class Pow : public KernelBase {
+class Pow : public BroadcastingBinary {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
-    auto k = std::make_unique<Pow>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->legacy_, LegacyBroadcast::Read(info));
-    return std::unique_ptr<KernelBase>(std::move(k));
+    return CreateBroadcasting<Pow>(info);
   }
   Status Compute(KernelContext& ctx) override {
     const Tensor& a = *ctx.input(0);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor b, legacy_.B(a, *ctx.input(1), ctx.info()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(a.shape(), b.shape(), ctx.info()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Operands ops, Prepare(ctx));
+    const Tensor& b = ops.b;
+    const std::vector<int64_t>& dims = ops.dims;
+    Tensor* y = ops.y;
     DispatchNumeric(a.dtype(), [&](auto base_tag) {
       using T = decltype(base_tag);
       if constexpr (!std::is_same_v<T, bool>) {
@@ -175,9 +166,6 @@ class Pow : public KernelBase {
     });
     return Status::Ok();
   }
-
- private:
-  LegacyBroadcast legacy_;
 };
 
 // Where(condition, X, Y) with three-way broadcasting.
