@@ -95,3 +95,26 @@ def test_ops_lists_every_kernel():
 def test_version_and_help():
     assert cli("version").stdout.startswith("onnx-light ")
     assert "commands:" in cli("help").stdout
+
+
+def test_simd_target_can_be_capped_by_environment():
+    env = dict(os.environ, ONNX_LIGHT_SIMD_TARGET="scalar")
+    out = subprocess.run(
+        [str(TOOL), "run", MODEL, "--random", "--dim", "N=2"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    assert "(SIMD SCALAR, 1 thread)" in out.stdout
+    assert out.stderr == ""
+    env["ONNX_LIGHT_SIMD_TARGET"] = "AVX9000"
+    out = subprocess.run(
+        [str(TOOL), "run", MODEL, "--random", "--dim", "N=2"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    assert "ONNX_LIGHT_SIMD_TARGET=AVX9000 is not a SIMD target" in out.stderr
+    assert "SCALAR" in out.stderr and "ignored" in out.stderr

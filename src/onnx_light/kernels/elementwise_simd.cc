@@ -2,9 +2,16 @@
 // HWY_DYNAMIC_DISPATCH picks the best one for the running CPU.
 #include "elementwise_simd.h"
 
+#include <strings.h>
+
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string>
+
+#include "onnx_light/core/float16.h"
 
 // Order matters: foreach_target.h re-includes this file once per target and must come
 // before highway.h and the contrib headers.
@@ -76,7 +83,6 @@ template <bool kBF16, class Op>
 HWY_INLINE void Map16(const uint16_t* x, uint16_t* y, size_t n, Op op) {
   const hn::ScalableTag<float> df;
   const hn::Rebind<uint16_t, decltype(df)> du16;
-  const hn::Rebind<hwy::float16_t, decltype(df)> df16;
   const hn::Rebind<hwy::bfloat16_t, decltype(df)> dbf16;
   const size_t lanes = hn::Lanes(df);
   auto step = [&](const uint16_t* in, uint16_t* out) {
@@ -84,8 +90,21 @@ HWY_INLINE void Map16(const uint16_t* x, uint16_t* y, size_t n, Op op) {
       const auto v = hn::PromoteTo(df, hn::BitCast(dbf16, hn::LoadU(du16, in)));
       hn::StoreU(DemoteBF16Bits(df, op(df, v)), du16, out);
     } else {
+#if HWY_TARGET > HWY_AVX2
+      // Targets without F16C (SSE4 and below) would get Highway 1.0.3's software float16
+      // conversions, which mishandle infinities, NaNs, subnormals and the sign of zero:
+      // convert lane by lane with the core's exact conversions instead.
+      HWY_ALIGN float buf[hn::MaxLanes(df)];
+      for (size_t j = 0; j < lanes; ++j)
+        buf[j] = Float16BitsToFloat(in[j]);
+      hn::Store(op(df, hn::Load(df, buf)), df, buf);
+      for (size_t j = 0; j < lanes; ++j)
+        out[j] = FloatToFloat16Bits(buf[j]);
+#else
+      const hn::Rebind<hwy::float16_t, decltype(df)> df16;
       const auto v = hn::PromoteTo(df, hn::BitCast(df16, hn::LoadU(du16, in)));
       hn::StoreU(hn::BitCast(du16, hn::DemoteTo(df16, op(df, v))), du16, out);
+#endif
     }
   };
   size_t i = 0;
@@ -228,6 +247,44 @@ size_t Float32Lanes() {
 const char* SimdTargetName() {
   return HWY_DYNAMIC_DISPATCH(TargetNameImpl)();
 }
+
+std::vector<int64_t> CompiledSimdTargets() {
+  return hwy::SupportedAndGeneratedTargets();
+}
+
+const char* SimdTargetNameOf(int64_t target) {
+  return hwy::TargetName(target);
+}
+
+void ForceSimdTargetForTest(int64_t target) {
+  hwy::SetSupportedTargetsForTest(target);
+}
+
+namespace {
+
+// ONNX_LIGHT_SIMD_TARGET=NAME: disable every target better than NAME (Highway orders
+// targets best first, from the lowest bit).
+bool ApplySimdTargetFromEnv() {
+  const char* want = std::getenv("ONNX_LIGHT_SIMD_TARGET");
+  if (want == nullptr || *want == '\0') return false;
+  std::string names;
+  for (int64_t t : hwy::SupportedAndGeneratedTargets()) {
+    if (strcasecmp(want, hwy::TargetName(t)) == 0) {
+      hwy::DisableTargets(t - 1);
+      return true;
+    }
+    names += std::string(names.empty() ? "" : ", ") + hwy::TargetName(t);
+  }
+  std::fprintf(stderr,
+               "onnx-light: ONNX_LIGHT_SIMD_TARGET=%s is not a SIMD target compiled in and "
+               "supported by this CPU (%s); ignored\n",
+               want, names.c_str());
+  return false;
+}
+
+[[maybe_unused]] const bool g_simd_target_from_env = ApplySimdTargetFromEnv();
+
+}  // namespace
 
 }  // namespace onnx_light::kernels
 #endif  // HWY_ONCE

@@ -1,9 +1,15 @@
 // Vectorized element-wise kernels (Highway, runtime CPU dispatch). Every function works at
 // any length (tails included) and in place (x == y).
+//
+// The environment variable ONNX_LIGHT_SIMD_TARGET (e.g. AVX2, SSE4, EMU128), read once when
+// the library loads, caps the dispatch at that target, so a machine with AVX-512 can run
+// what an AVX2-only machine runs. An unknown or unsupported name is reported on stderr
+// and ignored.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace onnx_light::kernels {
 
@@ -30,5 +36,14 @@ float ExpShiftedF32(const float* x, float* y, size_t n, float shift);
 size_t Float32Lanes();
 // Name of the SIMD target chosen at run time, e.g. "AVX2".
 const char* SimdTargetName();
+
+// The Highway targets compiled into these kernels that the running CPU supports (and
+// ONNX_LIGHT_SIMD_TARGET leaves enabled), best first, e.g. {AVX3, AVX2, SSE4, SSSE3,
+// EMU128} on an AVX-512 machine.
+std::vector<int64_t> CompiledSimdTargets();
+const char* SimdTargetNameOf(int64_t target);
+// Makes every kernel above dispatch to `target` (one of CompiledSimdTargets()) until
+// called again; 0 restores the normal choice. For tests: not thread-safe.
+void ForceSimdTargetForTest(int64_t target);
 
 }  // namespace onnx_light::kernels

@@ -3,12 +3,18 @@
 // ULP. Stated bounds: float32 Log <= 1 ULP, float64 Log <= 1 ULP (vs long double);
 // float16/bfloat16 results are within 1 ULP of the correctly rounded value (they are the
 // float32 result rounded once); LeakyRelu is exact in every type.
+//
+// Every test runs once per SIMD target compiled in and supported by the running CPU
+// (Highway's per-target pattern), so an AVX-512 machine also tests the AVX2, SSE4 and
+// emulated paths, and the bounds cannot hold on one machine and fail on another.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "elementwise_simd.h"
@@ -42,13 +48,40 @@ std::vector<float> SpecialFloats() {
           3.4028235e38f, -3.4028235e38f,  0.5f,   2.0f,    1.0000001f, 0.99999994f};
 }
 
-TEST(ElementwiseSimd, ReportsTarget) {
+class ElementwiseSimd : public ::testing::TestWithParam<int64_t> {
+ protected:
+  void SetUp() override {
+    ForceSimdTargetForTest(GetParam());
+    ASSERT_STREQ(SimdTargetName(), SimdTargetNameOf(GetParam()));
+  }
+  void TearDown() override { ForceSimdTargetForTest(0); }
+};
+
+INSTANTIATE_TEST_SUITE_P(PerTarget, ElementwiseSimd, ::testing::ValuesIn(CompiledSimdTargets()),
+                         [](const ::testing::TestParamInfo<int64_t>& p) {
+                           return std::string(SimdTargetNameOf(p.param));
+                         });
+
+TEST(ElementwiseSimdTargets, SeveralTargetsAreTested) {
+  const std::vector<int64_t> targets = CompiledSimdTargets();
+  std::string names;
+  for (int64_t t : targets)
+    names += std::string(" ") + SimdTargetNameOf(t);
+  std::printf("SIMD targets tested:%s\n", names.c_str());
+  // Every x86-64 CPU runs at least the SSE4-or-better path and the emulated 128-bit one,
+  // unless ONNX_LIGHT_SIMD_TARGET caps them.
+  if (std::getenv("ONNX_LIGHT_SIMD_TARGET") == nullptr) {
+    EXPECT_GE(targets.size(), 2u) << names;
+  }
+}
+
+TEST_P(ElementwiseSimd, ReportsTarget) {
   EXPECT_GE(Float32Lanes(), 1u);
   EXPECT_NE(std::string(SimdTargetName()), "");
   std::printf("SIMD target %s, %zu float32 lanes\n", SimdTargetName(), Float32Lanes());
 }
 
-TEST(ElementwiseSimd, LeakyReluEveryTailLengthAndInPlace) {
+TEST_P(ElementwiseSimd, LeakyReluEveryTailLengthAndInPlace) {
   const size_t w = Float32Lanes();
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-10, 10);
@@ -72,7 +105,7 @@ TEST(ElementwiseSimd, LeakyReluEveryTailLengthAndInPlace) {
   }
 }
 
-TEST(ElementwiseSimd, LeakyReluSpecials) {
+TEST_P(ElementwiseSimd, LeakyReluSpecials) {
   std::vector<float> x = SpecialFloats(), y(x.size());
   LeakyReluF32(x.data(), y.data(), x.size(), 0.01f);
   for (size_t i = 0; i < x.size(); ++i) {
@@ -85,7 +118,7 @@ TEST(ElementwiseSimd, LeakyReluSpecials) {
   }
 }
 
-TEST(ElementwiseSimd, LeakyRelu16BitAllPatterns) {
+TEST_P(ElementwiseSimd, LeakyRelu16BitAllPatterns) {
   std::vector<uint16_t> x(65536), y(65536), z(65536);
   for (uint32_t i = 0; i < 65536; ++i)
     x[i] = static_cast<uint16_t>(i);
@@ -110,7 +143,7 @@ TEST(ElementwiseSimd, LeakyRelu16BitAllPatterns) {
 // The softmax body: exp(x - shift) within 2 ULP of long double exp over the whole finite
 // range below 88, -inf -> 0, NaN propagated, the returned sum equal to the sum of y (to
 // float rounding), every tail length, in place.
-TEST(ElementwiseSimd, ExpShiftedAccuracySpecialsAndSum) {
+TEST_P(ElementwiseSimd, ExpShiftedAccuracySpecialsAndSum) {
   const size_t w = Float32Lanes();
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-110, 80);
@@ -161,7 +194,7 @@ TEST(ElementwiseSimd, ExpShiftedAccuracySpecialsAndSum) {
   EXPECT_TRUE(std::isnan(ExpShiftedF32(masked.data(), out.data(), 5, -kInf)));
 }
 
-TEST(ElementwiseSimd, LogFloat32AccuracySweep) {
+TEST_P(ElementwiseSimd, LogFloat32AccuracySweep) {
   // Every 97th positive float32 pattern (22 million values: subnormals, near 1, huge).
   const size_t kBatch = 1 << 16;
   std::vector<float> x(kBatch), y(kBatch);
@@ -185,7 +218,7 @@ TEST(ElementwiseSimd, LogFloat32AccuracySweep) {
   EXPECT_LE(worst, 1.0) << "at x=" << worst_x;
 }
 
-TEST(ElementwiseSimd, LogNearOneAndSpecials) {
+TEST_P(ElementwiseSimd, LogNearOneAndSpecials) {
   std::vector<float> x;
   float up = 1.0f, down = 1.0f;
   for (int i = 0; i < 2000; ++i) {
@@ -216,7 +249,7 @@ TEST(ElementwiseSimd, LogNearOneAndSpecials) {
   EXPECT_NEAR(r[7], std::log(static_cast<double>(1e-45f)), 1e-4);  // smallest subnormal
 }
 
-TEST(ElementwiseSimd, LogFloat64Accuracy) {
+TEST_P(ElementwiseSimd, LogFloat64Accuracy) {
   std::mt19937_64 rng(7);
   std::vector<double> x;
   for (int i = 0; i < 200000; ++i) {
@@ -274,12 +307,12 @@ void CheckLog16(const char* name) {
               inexact);
 }
 
-TEST(ElementwiseSimd, Log16BitAllPatterns) {
+TEST_P(ElementwiseSimd, Log16BitAllPatterns) {
   CheckLog16<FloatToFloat16Bits, Float16BitsToFloat, LogF16>("float16");
   CheckLog16<FloatToBFloat16Bits, BFloat16BitsToFloat, LogBF16>("bfloat16");
 }
 
-TEST(ElementwiseSimd, Log16BitTails) {
+TEST_P(ElementwiseSimd, Log16BitTails) {
   const size_t w = Float32Lanes();
   for (size_t n = 0; n <= 4 * w + 3; ++n) {
     std::vector<uint16_t> x(n + 1), y(n + 1, 0xbeef);
