@@ -16,9 +16,20 @@ int main(int argc, char** argv) {
     perror(argv[2]);
     return 1;
   }
-  static char model[LIGHT_ORT_MAX_MODEL_BYTES];
+  /* Read one byte past the host's limit, so a larger file is reported, not cut short. */
+  static char model[LIGHT_ORT_MAX_MODEL_BYTES + 1];
   const size_t size = fread(model, 1, sizeof(model), f);
+  const int read_error = ferror(f);
   fclose(f);
+  if (read_error) {
+    fprintf(stderr, "%s: read error\n", argv[2]);
+    return 1;
+  }
+  if (size > LIGHT_ORT_MAX_MODEL_BYTES) {
+    fprintf(stderr, "%s: model file is over the host's limit of %u bytes (16 MiB)\n", argv[2],
+            (unsigned)LIGHT_ORT_MAX_MODEL_BYTES);
+    return 1;
+  }
 
   LightOrtSession* session = NULL;
   if (LightOrtSessionCreate(argv[1], model, size, &session) != LIGHT_ORT_OK) {

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "onnx_light/onnx/model_io.h"
@@ -98,6 +99,8 @@ struct LightOrtSession {
   std::unique_ptr<onnx_light_ort::hosting::PluginHost> host;
   std::unique_ptr<onnx_light::RuntimeSession> session;
   DataType type = DataType::kUndefined;
+  // Serializes runs: plugins of the audited profile need not be reentrant (host.h).
+  std::mutex run_mu;
 };
 
 extern "C" {
@@ -208,7 +211,9 @@ int32_t LightOrtRunTyped(LightOrtSession* session, const void* input, int32_t el
                                    static_cast<size_t>(element_count) * item);
     if (!x.ok()) return Fail(x.status());
     const std::string& name = session->session->inputs()[0].name;
+    std::unique_lock<std::mutex> lock(session->run_mu);
     Result<std::vector<onnx_light::Tensor>> out = session->session->Run({{name, std::move(*x)}});
+    lock.unlock();
     if (!out.ok()) return Fail(out.status());
     auto* keep = new onnx_light::Tensor(std::move((*out)[0]));
     output->data = keep->mutable_raw_data();

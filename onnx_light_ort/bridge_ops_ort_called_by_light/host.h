@@ -10,6 +10,21 @@
  * OrtApi version 18 only, with the custom-op subset set and every other slot null. The
  * model holds exactly one custom node with one float16/bfloat16/float/double input and
  * output of the same type. Limits: model 16 MiB, each tensor 64 MiB, rank 16.
+ *
+ * Threads:
+ * - Any thread may call LightOrtRunTyped/LightOrtRun on a session, several at once. Calls
+ *   on one session are serialized: the plugin's kernel computes for one call at a time, so
+ *   a plugin need not be reentrant. Different sessions run in parallel.
+ * - LightOrtSessionRelease must not overlap any other call on the same session: the
+ *   caller makes sure every run on it has returned first (as with free()).
+ * - Outputs belong to the caller, not the session: release them from any thread, before
+ *   or after the session.
+ * - The last error message is per thread: a failed call sets it on the calling thread
+ *   only, and it stays valid until that thread's next call into this API.
+ *
+ * Inputs: the plugin API hands kernels a mutable pointer to their input (as ORT does).
+ * The C ABI passes the caller's buffer through without a copy, so a plugin that writes
+ * into its input writes into the caller's buffer; onnx_light_ort.CustomOpSession copies.
  */
 #ifndef ONNX_LIGHT_ORT_BRIDGE_OPS_ORT_CALLED_BY_LIGHT_HOST_H_
 #define ONNX_LIGHT_ORT_BRIDGE_OPS_ORT_CALLED_BY_LIGHT_HOST_H_

@@ -91,14 +91,15 @@ def _library() -> ctypes.CDLL:
         return _lib
 
 
-def _raise(lib: ctypes.CDLL, code: int) -> None:
+def _raise(lib: ctypes.CDLL, code: int, plugin_path: str | None = None) -> None:
     message = lib.LightOrtLastErrorMessage().decode("utf-8", "replace")
-    if code in (1, 3, 6):  # invalid argument, out of range, invalid model
+    if code == 4 and plugin_path is not None and not os.path.exists(plugin_path):
+        raise FileNotFoundError(message)
+    if code in (1, 3, 4, 6):  # invalid argument, out of range, not found, invalid model
+        # NOT_FOUND of an existing library: it does not export RegisterCustomOps.
         raise ValueError(message)
     if code == 2:
         raise TypeError(message)
-    if code == 4:
-        raise FileNotFoundError(message)
     raise RuntimeError(message)
 
 
@@ -110,16 +111,18 @@ def _release(lib: ctypes.CDLL, handle: int) -> None:
 class CustomOpSession:
     """A session over one ORT custom-op plugin and a one-node model.
 
-    ``plugin_path`` is the plugin library (resolved to an absolute path before loading; no
-    search path). ``model`` is an ``onnx_light.onnx.ModelProto`` or its serialized bytes.
+    ``plugin_path`` is the plugin library (str, bytes or os.PathLike, encoded with
+    ``os.fsencode``; resolved to an absolute path before loading; no search path): a
+    missing file is a FileNotFoundError, a library without ``RegisterCustomOps`` a
+    ValueError. ``model`` is an ``onnx_light.onnx.ModelProto`` or its serialized bytes.
     Runs and ``close`` are serialized; inputs are copied (the plugin API hands out mutable
     pointers), outputs are independent numpy arrays.
     """
 
     def __init__(self, plugin_path: str | os.PathLike, model: ModelProto | bytes):
-        if not isinstance(plugin_path, (str, os.PathLike)):
+        if not isinstance(plugin_path, (str, bytes, os.PathLike)):
             raise TypeError(f"plugin_path must be a path, got {type(plugin_path).__name__}")
-        path = os.fspath(plugin_path)
+        path = os.fsdecode(os.fspath(plugin_path))
         if not path:
             raise ValueError("plugin_path is empty")
         resolved = os.path.realpath(path)
@@ -131,20 +134,23 @@ class CustomOpSession:
                 )
             data = model.SerializeToString()
         elif isinstance(model, (bytes, bytearray, memoryview)):
-            if len(model) > MAX_MODEL_BYTES:
+            size = memoryview(model).nbytes  # bytes, whatever the item size
+            if size > MAX_MODEL_BYTES:
                 raise ValueError(
-                    f"model of {len(model)} bytes exceeds the limit of {MAX_MODEL_BYTES} bytes"
+                    f"model of {size} bytes exceeds the limit of {MAX_MODEL_BYTES} bytes"
                 )
-            data = bytes(model)
+            data = memoryview(model).tobytes()
         else:
             raise TypeError(
                 f"model must be an onnx_light.onnx.ModelProto or bytes, got {type(model).__name__}"
             )
         lib = _library()
         handle = ctypes.c_void_p()
-        code = lib.LightOrtSessionCreate(resolved.encode(), data, len(data), ctypes.byref(handle))
+        code = lib.LightOrtSessionCreate(
+            os.fsencode(resolved), data, len(data), ctypes.byref(handle)
+        )
         if code != 0:
-            _raise(lib, code)
+            _raise(lib, code, resolved)
         self._lib = lib
         self._handle = handle.value
         self._lock = threading.Lock()

@@ -76,7 +76,29 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "wrong result\n");
     return 1;
   }
+  // The typed entry point: element type and shape given explicitly, a new length.
+  const float x2[4] = {-4.0f, 8.0f, -0.5f, 0.0f};
+  onnx_light_ort::Output typed;
+  if (!session.RunTyped(x2, session.element_type(), {4}, &typed, &error)) {
+    std::fprintf(stderr, "run typed: %s\n", error.message.c_str());
+    return 1;
+  }
+  const float* t = typed.data<float>();
+  if (typed.element_type() != 1 || typed.shape() != std::vector<int64_t>{4} || t[0] != -2.0f ||
+      t[1] != 8.0f || t[2] != -0.25f || t[3] != 0.0f) {
+    std::fprintf(stderr, "wrong typed result\n");
+    return 1;
+  }
+  // A mismatched element type is refused with a clear error, and the session still runs.
+  const double d = 1.0;
+  onnx_light_ort::Output refused;
+  if (session.RunTyped(&d, 11, {}, &refused, &error) || error.code != LIGHT_ORT_TYPE_MISMATCH) {
+    std::fprintf(stderr, "a double input was not refused\n");
+    return 1;
+  }
   std::printf("consumer: LeakyRelu(-2, 0, 3) = (%g, %g, %g) through the bridge\n", y[0], y[1],
               y[2]);
+  std::printf("consumer: RunTyped [4] = (%g, %g, %g, %g); DOUBLE input refused: %s\n", t[0], t[1],
+              t[2], t[3], error.message.c_str());
   return 0;
 }

@@ -53,7 +53,10 @@ struct UnloadLogger {
   ~UnloadLogger() { Log("unload"); }
 } g_unload_logger;
 
-enum class Kind { kDouble, kCounter, kNeedsScale, kFailCompute };
+// kWritesInput: y = x, then negates x in place (the API hands out a mutable input).
+// kBadOutput: asks the host for an output its limits refuse, by attribute "case":
+// 0 a negative dimension, 1 more than 64 MiB, 2 rank 17.
+enum class Kind { kDouble, kCounter, kNeedsScale, kFailCompute, kWritesInput, kBadOutput };
 
 struct Kernel {
   Kind kind;
@@ -129,8 +132,9 @@ OrtStatus* ORT_API_CALL CreateKernel(const OrtCustomOp* op, const OrtApi* api,
   const OpSpec* spec = Spec(op);
   auto* k = new (std::nothrow) Kernel{spec->kind, spec->type};
   if (k == nullptr) return api->CreateStatus(ORT_FAIL, "out of memory");
-  if (spec->kind == Kind::kNeedsScale) {
-    if (OrtStatus* s = api->KernelInfoGetAttribute_int64(info, "scale", &k->scale)) {
+  if (spec->kind == Kind::kNeedsScale || spec->kind == Kind::kBadOutput) {
+    const char* name = spec->kind == Kind::kNeedsScale ? "scale" : "case";
+    if (OrtStatus* s = api->KernelInfoGetAttribute_int64(info, name, &k->scale)) {
       delete k;
       return s;  // the host's own message: no attribute named 'scale'
     }
@@ -145,6 +149,20 @@ OrtStatus* ORT_API_CALL Compute(void* kernel, OrtKernelContext* context) {
   const OrtApi* api = g_api;
   if (k->kind == Kind::kFailCompute) {
     return api->CreateStatus(ORT_RUNTIME_EXCEPTION, "deliberate failure in FailCompute");
+  }
+  if (k->kind == Kind::kBadOutput) {
+    static const int64_t kNegative[] = {2, -3};
+    static const int64_t kHuge[] = {(16 << 20) + 1};  // floats: 64 MiB + 4 bytes
+    static const int64_t kRank17[17] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    OrtValue* out = nullptr;
+    switch (k->scale) {
+      case 0:
+        return api->KernelContext_GetOutput(context, 0, kNegative, 2, &out);
+      case 1:
+        return api->KernelContext_GetOutput(context, 0, kHuge, 1, &out);
+      default:
+        return api->KernelContext_GetOutput(context, 0, kRank17, 17, &out);
+    }
   }
   const OrtValue* in = nullptr;
   if (OrtStatus* s = api->KernelContext_GetInput(context, 0, &in)) return s;
@@ -174,6 +192,10 @@ OrtStatus* ORT_API_CALL Compute(void* kernel, OrtKernelContext* context) {
         break;
       case Kind::kNeedsScale:
         r = v * static_cast<float>(k->scale);
+        break;
+      case Kind::kWritesInput:
+        r = v;
+        FromFloat(k->type, x, i, -v);
         break;
       default:
         break;
@@ -275,6 +297,8 @@ std::vector<OpSpec>& Ops() {
     v.push_back(MakeOp("Counter", Kind::kCounter, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT));
     v.push_back(MakeOp("NeedsScale", Kind::kNeedsScale, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT));
     v.push_back(MakeOp("FailCompute", Kind::kFailCompute, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT));
+    v.push_back(MakeOp("WritesInput", Kind::kWritesInput, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT));
+    v.push_back(MakeOp("BadOutput", Kind::kBadOutput, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT));
     OrtCustomOp& bad = v[2].op;  // the defect under test goes on Double(float)
     (void)bad;
 #if TEST_PLUGIN_VARIANT == V_CUDA
@@ -328,6 +352,12 @@ static OrtStatus g_foreign{};
 
 extern "C" __attribute__((visibility("default"))) OrtStatus* ORT_API_CALL
 RegisterCustomOps(OrtSessionOptions* options, const OrtApiBase* api_base);
+
+// The OrtApi the host handed to RegisterCustomOps (null before), for the test that every
+// slot outside the audited subset is null.
+extern "C" __attribute__((visibility("default"))) const OrtApi* TestPluginApi() {
+  return g_api;
+}
 
 #if TEST_PLUGIN_VARIANT != V_NO_OPS
 OrtStatus* ORT_API_CALL RegisterCustomOps(OrtSessionOptions* options, const OrtApiBase* api_base) {

@@ -277,3 +277,70 @@ def test_bad_arguments(example_plugin, tmp_path):
     rel = os.path.relpath(example_plugin)
     with CustomOpSession(rel, model()) as s:
         assert s.run(np.ones(1, np.float32))[0] == 1
+
+
+def plugin_model(op, **attrs):
+    return model(op=op, domain="test.plugin", **attrs)
+
+
+def test_a_plugin_that_writes_its_input_never_touches_the_callers_array(test_plugin):
+    # The C ABI passes buffers through (host.h); CustomOpSession copies first.
+    with CustomOpSession(test_plugin("good"), plugin_model("WritesInput")) as s:
+        x = np.array([[1, -2], [3, -4]], np.float32)
+        before = x.copy()
+        np.testing.assert_array_equal(s.run(x), before)
+        np.testing.assert_array_equal(x, before)
+        ro = before.copy()
+        ro.flags.writeable = False
+        np.testing.assert_array_equal(s.run(ro), before)
+        np.testing.assert_array_equal(ro, before)
+        strided = np.arange(8, dtype=np.float32)[::2]
+        np.testing.assert_array_equal(s.run(strided), [0, 2, 4, 6])
+        np.testing.assert_array_equal(strided, [0, 2, 4, 6])
+
+
+@pytest.mark.parametrize(
+    "case, message",
+    [
+        (0, "negative dimension -3"),
+        (1, "needs 67108868 bytes, over the limit of 67108864"),
+        (2, "rank 17 exceeds the limit of 16"),
+    ],
+)
+def test_plugin_outputs_beyond_the_limits_are_clean_errors(test_plugin, case, message):
+    with CustomOpSession(test_plugin("good"), plugin_model("BadOutput", case=case)) as s:
+        for _ in range(2):
+            with pytest.raises(ValueError, match=message):
+                s.run(np.ones(1, np.float32))
+    with CustomOpSession(test_plugin("good"), plugin_model("Double")) as s:
+        np.testing.assert_array_equal(s.run(np.ones(2, np.float32)), [2, 2])
+
+
+def test_a_library_without_register_custom_ops_is_a_value_error():
+    from onnx_light_ort import bridge_library_path
+
+    with pytest.raises(ValueError, match="does not export RegisterCustomOps"):
+        CustomOpSession(bridge_library_path(), model())
+
+
+def test_paths_are_encoded_with_fsencode(example_plugin, tmp_path):
+    # A file name that is not UTF-8: reachable as bytes and as its fsdecode'd str.
+    raw = os.fsencode(tmp_path) + b"/plugin-\xff.so"
+    os.symlink(os.fsencode(os.path.abspath(example_plugin)), raw)
+    for path in (raw, os.fsdecode(raw)):
+        with CustomOpSession(path, model(alpha=0.5)) as s:
+            np.testing.assert_array_equal(s.run(np.array([-2], np.float32)), [-1])
+
+
+def test_memoryview_models_are_measured_in_bytes(example_plugin):
+    data = model(alpha=0.5).SerializeToString()
+    with CustomOpSession(example_plugin, memoryview(data)) as s:
+        np.testing.assert_array_equal(s.run(np.array([-2], np.float32)), [-1])
+    # 2 Mi + 1 float64 items: few items, but more bytes than the limit
+    wide = memoryview(np.zeros((MAX_MODEL_BYTES // 8) + 1, np.float64))
+    assert len(wide) < MAX_MODEL_BYTES < wide.nbytes
+    # Python's own message (it ends in "bytes"; the C side's does not): refused before
+    # the view is copied or handed to the C ABI.
+    python_check = f"^model of {wide.nbytes} bytes exceeds the limit of {MAX_MODEL_BYTES} bytes$"
+    with pytest.raises(ValueError, match=python_check):
+        CustomOpSession(example_plugin, wide)
