@@ -1,14 +1,14 @@
 // Prints a model's opsets, inputs, outputs and nodes, and the bytes of its weights,
 // using only onnx-light's model layer (no protobuf, no onnx package).
 //
-//   build/examples/inspect_model path/to/model.onnx
+//   build/examples/inspect_model path/to/model.onnx [copy.onnx]
 #include <cstdio>
 
 #include "onnx_light/onnx/model_io.h"
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s MODEL.onnx\n", argv[0]);
+  if (argc != 2 && argc != 3) {
+    std::fprintf(stderr, "usage: %s MODEL.onnx [COPY.onnx]\n", argv[0]);
     return 2;
   }
   auto model = onnx_light::onnx::LoadModel(argv[1]);
@@ -39,6 +39,15 @@ int main(int argc, char** argv) {
     }
     std::printf(") -> %zu output(s), %zu attribute(s)\n", node.output.size(),
                 node.attribute.size());
+  }
+  if (argc == 3) {
+    // Weights still point into the mapped file; SaveModel writes them out.
+    onnx_light::Status saved = onnx_light::onnx::SaveModel(*model, argv[2]);
+    if (!saved.ok()) {
+      std::fprintf(stderr, "error: %s\n", saved.ToString().c_str());
+      return 1;
+    }
+    std::printf("wrote %s\n", argv[2]);
   }
   return 0;
 }
