@@ -57,7 +57,7 @@ def test_linear_attention_errors():
         model(
             "LinearAttention",
             [("q", F), ("k", F), ("v", F)],
-            ["y"],
+            ["y", "state"],
             update_rule="gated",
             q_num_heads=1,
             kv_num_heads=1,
@@ -69,7 +69,7 @@ def test_linear_attention_errors():
         model(
             "LinearAttention",
             [("q", F), ("k", F), ("v", F)],
-            ["y"],
+            ["y", "state"],
             update_rule="linear",
             q_num_heads=3,
             kv_num_heads=2,
@@ -112,6 +112,8 @@ def test_causal_conv_with_state_matches_numpy(activation, with_state):
 
 
 def test_causal_conv_errors():
-    s = onnx_light.RuntimeSession(model("CausalConvWithState", [("x", F), ("w", F)], ["y"]))
+    s = onnx_light.RuntimeSession(
+        model("CausalConvWithState", [("x", F), ("w", F)], ["y", "state"])
+    )
     with pytest.raises(ValueError, match="weight \\[C, 1, K\\]"):
         s.run(None, {"x": np.ones((1, 2, 5), np.float32), "w": np.ones((3, 1, 2), np.float32)})

@@ -153,6 +153,21 @@ using OutputTypeFn = std::function<Status(const onnx::NodeProto& node, int opset
                                           const std::vector<DataType>& input_types,
                                           std::vector<DataType>* output_types)>;
 
+// How many inputs and outputs a node of the kernel's op may have, and which may be empty
+// (bit i: position i may be an empty name or left out). min_inputs < 0: unchecked; a
+// max of -1: unbounded (variadic).
+struct Arity {
+  int min_inputs = -1;
+  int max_inputs = -1;
+  int min_outputs = 0;
+  int max_outputs = -1;
+  uint32_t optional_inputs = 0;
+  uint32_t optional_outputs = 0;
+};
+
+// The name of an AttributeProto.AttributeType value ("INT", "FLOATS", ...).
+const char* AttributeTypeName(int32_t type);
+
 // One kernel: which nodes it runs (domain, op, opset range, types) and how to create it.
 struct KernelDef {
   std::string domain;  // "" is ai.onnx
@@ -168,6 +183,10 @@ struct KernelDef {
   // Positions that take an optional tensor (a tensor is accepted too; an empty optional
   // arrives as a null input) and outputs that are optional (left unset: empty).
   std::vector<int> optional_inputs, optional_outputs;
+  // Inputs and outputs a node may have. ai.onnx kernels take it from the ONNX op schema of
+  // the node's opset (op_schema.h); others leave it unset to mean "every position the
+  // type constraints name, all required", or set it.
+  Arity arity;
 };
 
 // "ai.onnx" and "" are the same domain.

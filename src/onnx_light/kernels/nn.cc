@@ -564,9 +564,14 @@ Result<std::vector<int32_t>> IntegerConv(const KernelInfo& info, const WindowAtt
                                          const std::vector<int32_t>& x, const Tensor& wt,
                                          const std::vector<int32_t>& wv,
                                          std::vector<int64_t>* dims) {
+  if (wt.shape().rank() != xt.shape().rank() || xt.shape().rank() < 3 || group < 1) {
+    return Status(StatusCode::kInvalidArgument, info.Describe() + ": W " + wt.shape().ToString() +
+                                                    " does not match X " + xt.shape().ToString() +
+                                                    " with group " + std::to_string(group));
+  }
   const int64_t batch = xt.shape()[0], c_in = xt.shape()[1];
   const int64_t m = wt.shape()[0], cg = wt.shape()[1];
-  if (wt.shape().rank() != xt.shape().rank() || c_in != cg * group || m % group != 0) {
+  if (c_in != cg * group || m % group != 0) {
     return Status(StatusCode::kInvalidArgument, info.Describe() + ": W " + wt.shape().ToString() +
                                                     " does not match X " + xt.shape().ToString() +
                                                     " with group " + std::to_string(group));

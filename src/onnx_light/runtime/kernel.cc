@@ -3,7 +3,6 @@
 #include "onnx_light/runtime/thread_pool.h"
 
 namespace onnx_light {
-namespace {
 
 const char* AttributeTypeName(int32_t type) {
   switch (static_cast<onnx::AttributeType>(type)) {
@@ -40,8 +39,6 @@ const char* AttributeTypeName(int32_t type) {
   }
   return "UNKNOWN";
 }
-
-}  // namespace
 
 std::string NormalizeDomain(const std::string& domain) {
   return domain == "ai.onnx" ? std::string() : domain;

@@ -8,6 +8,7 @@
 #include "onnx_light/runtime/subgraph.h"
 #include "onnx_light/runtime/tensor_proto.h"
 #include "onnx_light/runtime/thread_pool.h"
+#include "op_schema.h"
 
 namespace onnx_light {
 
@@ -362,8 +363,22 @@ Status RuntimeSession::Build() {
       continue;
     }
 
+    // Arity and attribute types first: a malformed node gets an error naming what is
+    // wrong, and no kernel ever sees an input it requires missing.
+    const std::optional<OpSchemaRow> schema =
+        domain.empty() ? FindOnnxOpSchema(node.op_type.get(), opset_it->second) : std::nullopt;
+    if (schema) {
+      ONNX_LIGHT_RETURN_IF_ERROR(CheckArity(node, schema->arity, opset_it->second));
+      ONNX_LIGHT_RETURN_IF_ERROR(CheckAttributes(node, schema->attributes, opset_it->second));
+    }
     KernelQuery query{domain, node.op_type.get(), opset_it->second, input_types, node.name.get()};
     ONNX_LIGHT_ASSIGN_OR_RETURN(const KernelDef* def, registry.Find(query));
+    // A kernel may take more types than the op allows at this opset: the schema decides.
+    if (schema) {
+      ONNX_LIGHT_RETURN_IF_ERROR(CheckInputTypes(node, *schema, input_types, opset_it->second));
+    }
+    if (!schema)
+      ONNX_LIGHT_RETURN_IF_ERROR(CheckArity(node, DeclaredArity(*def), opset_it->second));
     // Sequence inputs where the kernel takes them, tensors elsewhere.
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i] < 0) continue;

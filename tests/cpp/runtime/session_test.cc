@@ -221,7 +221,48 @@ TEST(Session, AttributeErrorsNameNodeAndAttribute) {
   auto missing =
       RuntimeSession::Create(Model({c}, {TensorInfo("x", 1, {1})}, {TensorInfo("y", 7, {1})}));
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.status().message(), "node 'cast0' (Cast): required attribute 'to' is missing");
+  EXPECT_EQ(missing.status().message(),
+            "node 'cast0' (Cast, opset 17): required attribute 'to' is missing");
+  // An ai.onnx attribute of the wrong type is refused at creation (the op schema's type).
+  onnx::NodeProto e = Node("Elu", {"x"}, {"y"}, "", "elu0");
+  AddIntAttr(e, "alpha", 1);
+  auto wrong =
+      RuntimeSession::Create(Model({e}, {TensorInfo("x", 1, {1})}, {TensorInfo("y", 1, {1})}));
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().message(),
+            "node 'elu0' (Elu, opset 17): attribute 'alpha' has type INT, the op declares FLOAT");
+}
+
+TEST(Session, ArityIsCheckedAtCreation) {
+  auto create = [](onnx::NodeProto n, int outputs = 1) {
+    std::vector<onnx::ValueInfoProto> outs;
+    for (int i = 0; i < outputs; ++i)
+      outs.push_back(TensorInfo(n.output[static_cast<size_t>(i)], 1, {1}));
+    return RuntimeSession::Create(Model({n}, {TensorInfo("a", 1, {1}), TensorInfo("b", 1, {1})},
+                                        outs, {{"", 17}, {"onnx_light", 1}}));
+  };
+  auto few = create(Node("Add", {"a"}, {"y"}, "", "add0"));
+  ASSERT_FALSE(few.ok());
+  EXPECT_EQ(few.status().code(), StatusCode::kInvalidModel);
+  EXPECT_EQ(few.status().message(), "node 'add0' (Add, opset 17): has 1 input, the op takes 2");
+  auto empty = create(Node("Add", {"a", ""}, {"y"}, "", "add1"));
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.status().message(),
+            "node 'add1' (Add, opset 17): input 1 is required but its name is empty");
+  auto many = create(Node("Relu", {"a", "b"}, {"y"}, "", "relu0"));
+  ASSERT_FALSE(many.ok());
+  EXPECT_EQ(many.status().message(), "node 'relu0' (Relu, opset 17): has 2 inputs, the op takes 1");
+  auto outs = create(Node("Relu", {"a"}, {"y", "z"}, "", "relu1"), 2);
+  ASSERT_FALSE(outs.ok());
+  EXPECT_EQ(outs.status().message(),
+            "node 'relu1' (Relu, opset 17): has 2 outputs, the op produces 1");
+  // Optional inputs may be empty or left out: Clip with only max.
+  auto clip = create(Node("Clip", {"a", "", "b"}, {"y"}, "", "clip0"));
+  EXPECT_TRUE(clip.ok()) << clip.status().message();
+  // Kernels of other domains: the positions their constraints name, all required.
+  auto custom = create(Node("LeakyRelu", {"a", "b"}, {"y"}, "onnx_light", "leaky0"));
+  ASSERT_FALSE(custom.ok());
+  EXPECT_NE(custom.status().message().find("has 2 inputs, the op takes 1"), std::string::npos);
 }
 
 // A kernel that counts how often it is created and run, to observe laziness and reuse.
