@@ -15,7 +15,7 @@ namespace {
 // log(x) for float tensors, computed in double: the replacement kernel.
 class MyLog : public onnx_light::KernelBase {
  public:
-  onnx_light::Status Compute(onnx_light::KernelContext& ctx) override {
+  onnx_light::Status Compute(onnx_light::KernelContext& ctx) const override {
     const onnx_light::Tensor& x = *ctx.input(0);
     auto y = ctx.AllocateOutput(0, x.shape().dims());
     if (!y.ok()) return y.status();

@@ -25,7 +25,7 @@ class HostKernel : public KernelBase {
   HostKernel& operator=(const HostKernel&) = delete;
   ~HostKernel() override { op_->KernelDestroy(kernel_); }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     OrtKernelContext oc{&ctx, {}, {}};
     oc.inputs.reserve(ctx.input_count());
     for (size_t i = 0; i < ctx.input_count(); ++i)

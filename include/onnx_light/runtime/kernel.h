@@ -17,17 +17,23 @@
 namespace onnx_light {
 
 class ThreadPool;
+struct SubgraphScope;
 
 // The node a kernel is created for: attributes (typed getters) and the element types
 // resolved for its inputs and outputs at session creation.
 class KernelInfo {
  public:
   KernelInfo(const onnx::NodeProto* node, int opset, std::vector<DataType> input_types,
-             std::vector<DataType> output_types)
+             std::vector<DataType> output_types, const SubgraphScope* scope = nullptr)
       : node_(node),
         opset_(opset),
         input_types_(std::move(input_types)),
-        output_types_(std::move(output_types)) {}
+        output_types_(std::move(output_types)),
+        scope_(scope) {}
+
+  // The session that owns the node (its options and model), for kernels that build
+  // subgraph sessions (If, Loop, Scan). Null outside a session.
+  const SubgraphScope* scope() const noexcept { return scope_; }
 
   const onnx::NodeProto& node() const noexcept { return *node_; }
   const std::string& name() const noexcept { return node_->name.get(); }
@@ -68,6 +74,14 @@ class KernelInfo {
   int opset_;
   std::vector<DataType> input_types_;
   std::vector<DataType> output_types_;
+  const SubgraphScope* scope_;
+};
+
+// Per-run state a kernel keeps between runs (scratch buffers, caches keyed by input
+// shapes). The run's frame owns one per node; concurrent runs have different frames, so
+// a kernel's Compute stays const and needs no lock. Derive from it and ask the context.
+struct KernelState {
+  virtual ~KernelState() = default;
 };
 
 // An ONNX sequence of tensors (all of one element type).
@@ -86,6 +100,8 @@ class KernelContext {
         limits_(limits),
         max_tensor_bytes_(max_tensor_bytes),
         buffers_(buffers) {}
+  KernelContext(const KernelContext&) = delete;
+  KernelContext& operator=(const KernelContext&) = delete;
 
   const KernelInfo& info() const noexcept { return *info_; }
   size_t input_count() const noexcept { return inputs_.size(); }
@@ -115,7 +131,19 @@ class KernelContext {
   }
   Status SetOutputSequence(size_t i, TensorSequence sequence);
 
+  // This node's state in the running frame, created (default-constructed) on first use
+  // and kept for the frame's later runs. S derives from KernelState; a kernel always asks
+  // for the same S.
+  template <typename S>
+  S& State() {
+    if (!*state_) *state_ = std::make_unique<S>();
+    return static_cast<S&>(**state_);
+  }
+  void SetStateSlot(std::unique_ptr<KernelState>* slot) { state_ = slot; }
+
  private:
+  std::unique_ptr<KernelState> own_state_;  // when no frame gives a slot
+  std::unique_ptr<KernelState>* state_ = &own_state_;
   const KernelInfo* info_;
   std::vector<const TensorSequence*> seq_inputs_;
   std::vector<std::shared_ptr<const TensorSequence>>* seq_outputs_ = nullptr;
@@ -127,10 +155,13 @@ class KernelContext {
   const std::shared_ptr<BufferPool>* buffers_;
 };
 
+// A kernel is created once per node and shared by every run of the session: Compute is
+// const and may run on several threads at once. What a run needs beyond its inputs and
+// outputs lives in the context (scratch through State<S>(), the thread pool).
 class KernelBase {
  public:
   virtual ~KernelBase() = default;
-  virtual Status Compute(KernelContext& context) = 0;
+  virtual Status Compute(KernelContext& context) const = 0;
 };
 
 // A type constraint with the argument positions it binds (ORT's kernel-type-string
@@ -148,10 +179,11 @@ inline constexpr int kMaxOpset = INT_MAX;
 using KernelFactory = std::function<Result<std::unique_ptr<KernelBase>>(const KernelInfo&)>;
 // Resolves output types that the constraints leave open (e.g. Cast's `to`, an If branch's
 // outputs). Fills `output_types` entries that are UNDEFINED. `opset` is the model's import
-// for the node's domain; `input_types` include a subgraph's implicit inputs.
-using OutputTypeFn = std::function<Status(const onnx::NodeProto& node, int opset,
-                                          const std::vector<DataType>& input_types,
-                                          std::vector<DataType>* output_types)>;
+// for the node's domain; `input_types` include a subgraph's implicit inputs; `scope` is
+// the session being built (for subgraphs).
+using OutputTypeFn = std::function<Status(
+    const onnx::NodeProto& node, int opset, const std::vector<DataType>& input_types,
+    std::vector<DataType>* output_types, const SubgraphScope* scope)>;
 
 // How many inputs and outputs a node of the kernel's op may have, and which may be empty
 // (bit i: position i may be an empty name or left out). min_inputs < 0: unchecked; a

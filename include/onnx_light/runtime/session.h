@@ -3,7 +3,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "onnx_light/onnx/model_io.h"
 #include "onnx_light/onnx/onnx.h"
 #include "onnx_light/runtime/kernel_registry.h"
+#include "onnx_light/runtime/subgraph.h"
 
 namespace onnx_light {
 
@@ -62,9 +62,10 @@ struct Value {
 };
 using NamedValue = std::pair<std::string, Value>;
 
-// Thread safety: Create is thread-safe. Run may be called from several threads on one
-// session; calls are serialized (one runs at a time), so kernels never see concurrent
-// Compute calls. Metadata accessors are immutable and safe at any time.
+// Thread safety: Create is thread-safe. Any number of threads may call Run and RunValues
+// on one session at once: the plan is immutable, kernels are created once and are const,
+// and each run works in a frame of its own (values, kernel state, buffer cache) taken
+// from a lock-free pool. Metadata accessors are immutable and safe at any time.
 class RuntimeSession {
  public:
   static Result<std::unique_ptr<RuntimeSession>> Create(onnx::ModelProto model,
@@ -85,13 +86,16 @@ class RuntimeSession {
   // initializer are required); `output_names` selects outputs (empty: all, in graph order).
   // Outputs own their memory. Errors name the input or output concerned.
   Result<std::vector<Tensor>> Run(const std::vector<NamedTensor>& feeds,
-                                  const std::vector<std::string>& output_names = {});
+                                  const std::vector<std::string>& output_names = {}) const;
   // Run for models with sequence inputs or outputs (tensors work too). Sequence outputs
   // share their tensors with nothing else.
   Result<std::vector<Value>> RunValues(const std::vector<NamedValue>& feeds,
-                                       const std::vector<std::string>& output_names = {});
+                                       const std::vector<std::string>& output_names = {}) const;
 
   struct Plan;
+  struct Frame;
+  class FramePool;
+  class FrameLease;
 
  private:
   RuntimeSession() = default;
@@ -104,8 +108,8 @@ class RuntimeSession {
   std::vector<ValueMeta> outputs_;
   std::unique_ptr<Plan> plan_;
   std::unique_ptr<ThreadPool> pool_;
-  std::shared_ptr<BufferPool> buffers_;
-  std::mutex run_mu_;
+  std::unique_ptr<FramePool> frames_;
+  SubgraphScope scope_;  // this session, for the subgraph kernels of its nodes
   size_t folded_nodes_ = 0;
 };
 

@@ -18,25 +18,12 @@ std::vector<std::string> GraphFreeNames(const onnx::GraphProto& graph);
 
 struct SessionOptions;
 
-// The session building or running on this thread: If, Loop and Scan build their subgraph
-// sessions with its options (kernel registry, limits, threads) and its opset imports, so
-// a branch can use every op its model can. Null outside a session.
+// The session a node belongs to: If, Loop and Scan build their subgraph sessions with its
+// options (kernel registry, limits, threads) and its opset imports, so a branch can use
+// every op its model can. Kernels get it from KernelInfo::scope() when they are created.
 struct SubgraphScope {
   const SessionOptions* options = nullptr;
   const onnx::ModelProto* model = nullptr;
-};
-const SubgraphScope* CurrentSubgraphScope() noexcept;
-
-// Makes `scope` current for its lifetime (restoring the previous one: sessions nest).
-class ScopedSubgraphScope {
- public:
-  explicit ScopedSubgraphScope(const SubgraphScope* scope) noexcept;
-  ~ScopedSubgraphScope();
-  ScopedSubgraphScope(const ScopedSubgraphScope&) = delete;
-  ScopedSubgraphScope& operator=(const ScopedSubgraphScope&) = delete;
-
- private:
-  const SubgraphScope* previous_;
 };
 
 }  // namespace onnx_light

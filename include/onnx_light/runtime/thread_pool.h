@@ -1,6 +1,7 @@
 // A small fixed-size thread pool for intra-op parallelism.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -21,7 +22,8 @@ class ThreadPool {
   int threads() const noexcept { return static_cast<int>(workers_.size()) + 1; }
 
   // Calls fn(begin, end) on disjoint chunks covering [0, n), each at least `min_chunk`
-  // long, and returns when all are done. Calls from one thread at a time.
+  // long, and returns when all are done. Any thread may call it; while the workers serve
+  // one call, the others run inline on their own thread.
   void ParallelFor(int64_t n, int64_t min_chunk, const std::function<void(int64_t, int64_t)>& fn);
 
  private:
@@ -38,6 +40,7 @@ class ThreadPool {
   uint64_t generation_ = 0;
   int pending_ = 0;
   bool stop_ = false;
+  std::atomic<bool> busy_{false};
 };
 
 }  // namespace onnx_light

@@ -20,7 +20,7 @@ class Clip : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->max_, info.GetFloat("max", std::numeric_limits<float>::max()));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     for (size_t i = 1; i < 3; ++i) {
       if (!legacy_ && ctx.input(i) != nullptr && ctx.input(i)->num_elements() != 1) {
@@ -68,7 +68,7 @@ class PRelu : public KernelBase {
     k->legacy_ = info.opset() < 7;
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     Tensor slope = *ctx.input(1);
     const size_t rank = x.shape().rank();
@@ -118,7 +118,7 @@ class Gelu : public KernelBase {
     k->tanh_ = approx == "tanh";
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     DispatchNumeric(x.dtype(), [&](auto tag) {
@@ -170,7 +170,7 @@ class Mod : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& a = *ctx.input(0);
     const Tensor& b = *ctx.input(1);
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(a.shape(), b.shape(), ctx.info()));

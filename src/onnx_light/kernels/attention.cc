@@ -47,7 +47,7 @@ class Attention : public KernelBase {
     return std::unique_ptr<KernelBase>(std::move(k));
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& q = *ctx.input(0);
     const Tensor& k = *ctx.input(1);
     const Tensor& v = *ctx.input(2);
@@ -205,7 +205,7 @@ class Attention : public KernelBase {
   Status Run(KernelContext& ctx, const Geometry& g, int64_t past, int64_t total, const Tensor* mask,
              const std::vector<int64_t>& mask_dims, const std::vector<int64_t>& mask_strides,
              const Tensor* nonpad, Tensor* y, Tensor* present_k, Tensor* present_v,
-             Tensor* qk_out) {
+             Tensor* qk_out) const {
     const int64_t batch = g.q.batch, qh = g.q.heads, kvh = g.k.heads, qs = g.q.seq;
     const int64_t hs = g.q.head_size, vhs = g.v.head_size;
     // Present K and V, contiguous [batch, kv_heads, total, head_size], in C.
@@ -363,7 +363,7 @@ class RotaryEmbedding : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->heads_, info.GetInt("num_heads", 0));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& cos_t = *ctx.input(1);
     const Tensor& sin_t = *ctx.input(2);
@@ -482,7 +482,7 @@ class LinearAttention : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const std::string where = ctx.info().Describe();
     const Tensor& q = *ctx.input(0);
     const Tensor& k = *ctx.input(1);
@@ -629,7 +629,7 @@ class CausalConvWithState : public KernelBase {
     k->silu_ = act != "none";
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const std::string where = ctx.info().Describe();
     const Tensor& x = *ctx.input(0);
     const Tensor& w = *ctx.input(1);

@@ -78,7 +78,7 @@ class Binary : public BroadcastingBinary {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     return CreateBroadcasting<Binary>(info);
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& a = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Operands ops, Prepare(ctx));
     const Tensor& b = ops.b;

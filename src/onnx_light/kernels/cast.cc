@@ -172,7 +172,7 @@ class Cast : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     if (IsNarrowType(x.dtype()) || IsNarrowType(y->dtype())) {
@@ -225,7 +225,7 @@ class BitCast : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new BitCast());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const DataType to = ctx.info().output_type(0);
     if (DataTypeBitWidth(x.dtype()) != DataTypeBitWidth(to)) {
@@ -243,7 +243,7 @@ class BitCast : public KernelBase {
 
 // The output type is the `to` attribute.
 Status CastOutputType(const onnx::NodeProto& node, int, const std::vector<DataType>&,
-                      std::vector<DataType>* outputs) {
+                      std::vector<DataType>* outputs, const SubgraphScope*) {
   for (const onnx::AttributeProto& a : node.attribute) {
     if (a.name.get() != "to") continue;
     if (a.type.get() != static_cast<int32_t>(onnx::AttributeType::kInt)) {

@@ -25,7 +25,7 @@ class Compare : public BroadcastingBinary {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     return CreateBroadcasting<Compare>(info);
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& a = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Operands ops, Prepare(ctx));
     const Tensor& b = ops.b;
@@ -62,7 +62,7 @@ class LogicOp : public BroadcastingBinary {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     return CreateBroadcasting<LogicOp>(info);
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& a = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Operands ops, Prepare(ctx));
     const Tensor& b = ops.b;
@@ -83,7 +83,7 @@ class Not : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new Not());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     const bool* in = x.data<bool>();
@@ -136,7 +136,7 @@ class Pow : public BroadcastingBinary {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     return CreateBroadcasting<Pow>(info);
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& a = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Operands ops, Prepare(ctx));
     const Tensor& b = ops.b;
@@ -174,7 +174,7 @@ class Where : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new Where());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& c = *ctx.input(0);
     const Tensor& x = *ctx.input(1);
     const Tensor& z = *ctx.input(2);
@@ -226,7 +226,7 @@ class Variadic : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new Variadic());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     if (ctx.input_count() == 0) {
       return Status(StatusCode::kInvalidModel, ctx.info().Describe() + ": needs an input");
     }

@@ -26,7 +26,7 @@ struct Branch {
 // `input_types` are the node's input types (explicit, then implicit from `first_implicit`).
 // `own_types` fill the element types of the graph's own inputs where it leaves them out
 // (a Loop body's iteration number, condition and carried values).
-Result<Branch> MakeBranch(const onnx::GraphProto& graph, int opset,
+Result<Branch> MakeBranch(const SubgraphScope* scope, const onnx::GraphProto& graph, int opset,
                           const std::vector<std::string>& node_free, size_t first_implicit,
                           const std::vector<DataType>& input_types, const std::string& where,
                           const std::vector<DataType>& own_types = {}) {
@@ -36,8 +36,7 @@ Result<Branch> MakeBranch(const onnx::GraphProto& graph, int opset,
   onnx::OperatorSetIdProto* op = model.opset_import.Add();
   op->domain.set("");
   op->version.set(opset);
-  // The enclosing session's other imports, registry and limits (CurrentSubgraphScope).
-  const SubgraphScope* scope = CurrentSubgraphScope();
+  // The enclosing session's other imports, registry and limits.
   SessionOptions options;
   if (scope != nullptr) {
     options = *scope->options;
@@ -106,19 +105,19 @@ class If : public KernelBase {
     std::vector<DataType> types;
     for (size_t i = 0; i < info.input_count(); ++i)
       types.push_back(info.input_type(i));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(
-        k->then_, MakeBranch(*then_g, info.opset(), free, first, types, info.Describe()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(
-        k->else_, MakeBranch(*else_g, info.opset(), free, first, types, info.Describe()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->then_, MakeBranch(info.scope(), *then_g, info.opset(), free,
+                                                     first, types, info.Describe()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->else_, MakeBranch(info.scope(), *else_g, info.opset(), free,
+                                                     first, types, info.Describe()));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor* cond = ctx.input(0);
     if (cond == nullptr || cond->dtype() != DataType::kBool || cond->num_elements() != 1) {
       return Status(StatusCode::kInvalidArgument,
                     ctx.info().Describe() + ": cond must be a bool tensor of one element");
     }
-    Branch& b = cond->data<bool>()[0] ? then_ : else_;
+    const Branch& b = cond->data<bool>()[0] ? then_ : else_;
     std::vector<NamedTensor> feeds;
     for (size_t i = 0; i < b.feeds.size(); ++i)
       feeds.emplace_back(b.feeds[i], *ctx.input(b.inputs[i]));
@@ -147,13 +146,13 @@ class If : public KernelBase {
 // Output types: what the then-branch computes (built once here to find out; the kernel
 // builds its own at the first run).
 Status IfOutputTypes(const onnx::NodeProto& node, int opset, const std::vector<DataType>& in,
-                     std::vector<DataType>* out) {
+                     std::vector<DataType>* out, const SubgraphScope* scope) {
   const onnx::GraphProto* then_g = BranchGraph(node, "then_branch");
   if (then_g == nullptr) {
     return Status(StatusCode::kInvalidModel, "If: then_branch graph is required");
   }
-  ONNX_LIGHT_ASSIGN_OR_RETURN(
-      Branch b, MakeBranch(*then_g, opset, SubgraphFreeNames(node), node.input.size(), in, "If"));
+  ONNX_LIGHT_ASSIGN_OR_RETURN(Branch b, MakeBranch(scope, *then_g, opset, SubgraphFreeNames(node),
+                                                   node.input.size(), in, "If"));
   const std::vector<ValueMeta>& outs = b.session->outputs();
   ONNX_LIGHT_RETURN_IF_ERROR(NoSequenceOutputs(outs, "If"));
   for (size_t i = 0; i < outs.size() && i < out->size(); ++i)
@@ -186,15 +185,15 @@ class Loop : public KernelBase {
     for (size_t i = 2; i < explicit_inputs; ++i)
       own.push_back(info.input_type(i));
     ONNX_LIGHT_ASSIGN_OR_RETURN(
-        k->body_, MakeBranch(*body, info.opset(), SubgraphFreeNames(info.node()), explicit_inputs,
-                             types, info.Describe(), own));
+        k->body_, MakeBranch(info.scope(), *body, info.opset(), SubgraphFreeNames(info.node()),
+                             explicit_inputs, types, info.Describe(), own));
     for (const onnx::ValueInfoProto& vi : body->input)
       k->names_.push_back(vi.name.get());
     k->carried_ = explicit_inputs - 2;
     return std::unique_ptr<KernelBase>(std::move(k));
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor* m = ctx.input(0);
     const Tensor* c = ctx.input(1);
     if (m == nullptr && c == nullptr) {
@@ -283,7 +282,7 @@ class Loop : public KernelBase {
 
 // Carried outputs have their inputs' types; scan outputs what the body computes.
 Status LoopOutputTypes(const onnx::NodeProto& node, int opset, const std::vector<DataType>& in,
-                       std::vector<DataType>* out) {
+                       std::vector<DataType>* out, const SubgraphScope* scope) {
   const onnx::GraphProto* body = BranchGraph(node, "body");
   if (body == nullptr) return Status(StatusCode::kInvalidModel, "Loop: the body graph is required");
   const size_t n = node.input.size();
@@ -295,7 +294,7 @@ Status LoopOutputTypes(const onnx::NodeProto& node, int opset, const std::vector
   for (size_t i = 2; i < n; ++i)
     own.push_back(in[i]);
   ONNX_LIGHT_ASSIGN_OR_RETURN(
-      Branch b, MakeBranch(*body, opset, SubgraphFreeNames(node), n, in, "Loop", own));
+      Branch b, MakeBranch(scope, *body, opset, SubgraphFreeNames(node), n, in, "Loop", own));
   const std::vector<ValueMeta>& outs = b.session->outputs();
   ONNX_LIGHT_RETURN_IF_ERROR(NoSequenceOutputs(outs, "Loop"));
   for (size_t i = 0; i < out->size() && 1 + i < outs.size(); ++i)
@@ -363,14 +362,14 @@ class Scan : public KernelBase {
     for (size_t i = first; i < explicit_inputs; ++i)
       own.push_back(info.input_type(i));
     ONNX_LIGHT_ASSIGN_OR_RETURN(
-        k->body_, MakeBranch(*body, info.opset(), SubgraphFreeNames(info.node()), explicit_inputs,
-                             types, where, own));
+        k->body_, MakeBranch(info.scope(), *body, info.opset(), SubgraphFreeNames(info.node()),
+                             explicit_inputs, types, where, own));
     for (const onnx::ValueInfoProto& vi : body->input)
       k->names_.push_back(vi.name.get());
     return std::unique_ptr<KernelBase>(std::move(k));
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const std::string where = ctx.info().Describe();
     const size_t first = legacy_ ? 1 : 0;
     const auto m = static_cast<size_t>(m_);
@@ -450,7 +449,7 @@ class Scan : public KernelBase {
 
   // One unbatched scan: outs = final states, then the stacked scan outputs.
   Status RunOne(KernelContext& ctx, std::vector<Tensor> state, const std::vector<Tensor>& scan,
-                const std::vector<int64_t>& axes, std::vector<Tensor>* outs) {
+                const std::vector<int64_t>& axes, std::vector<Tensor>* outs) const {
     const std::string where = ctx.info().Describe();
     int64_t len = -1;
     std::vector<int64_t> ax(scan.size());
@@ -549,7 +548,7 @@ class Scan : public KernelBase {
 
 // States keep their input types; scan outputs have what the body computes.
 Status ScanOutputTypes(const onnx::NodeProto& node, int opset, const std::vector<DataType>& in,
-                       std::vector<DataType>* out) {
+                       std::vector<DataType>* out, const SubgraphScope* scope) {
   const onnx::GraphProto* body = BranchGraph(node, "body");
   if (body == nullptr) return Status(StatusCode::kInvalidModel, "Scan: the body graph is required");
   const size_t first = opset < 9 ? 1 : 0;
@@ -560,7 +559,7 @@ Status ScanOutputTypes(const onnx::NodeProto& node, int opset, const std::vector
   std::vector<DataType> own(in.begin() + static_cast<std::ptrdiff_t>(first),
                             in.begin() + static_cast<std::ptrdiff_t>(n));
   ONNX_LIGHT_ASSIGN_OR_RETURN(
-      Branch b, MakeBranch(*body, opset, SubgraphFreeNames(node), n, in, "Scan", own));
+      Branch b, MakeBranch(scope, *body, opset, SubgraphFreeNames(node), n, in, "Scan", own));
   const std::vector<ValueMeta>& outs = b.session->outputs();
   ONNX_LIGHT_RETURN_IF_ERROR(NoSequenceOutputs(outs, "Scan"));
   for (size_t i = 0; i < out->size() && i < outs.size(); ++i)

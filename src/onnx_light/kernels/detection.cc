@@ -44,7 +44,7 @@ class NonMaxSuppression : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->center_, GetFlag(info, "center_point_box", false));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& boxes_t = *ctx.input(0);
     const Tensor& scores_t = *ctx.input(1);
     const std::string where = ctx.info().Describe();

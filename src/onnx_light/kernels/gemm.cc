@@ -1,5 +1,6 @@
-// The BLAS path of Gemm2D (gemm.h): OpenBLAS's cblas_sgemm/cblas_dgemm (Debian's serial
-// build; the threaded one is held to one thread), one call per row block: onnx-light
+// The BLAS path of Gemm2D (gemm.h): OpenBLAS's cblas_sgemm/cblas_dgemm (Debian's pthread
+// build held to one thread; its serial build is not safe to call from several threads at
+// once), one call per row block: onnx-light
 // parallelizes by splitting rows of the output across its own pool, so intra_op_threads
 // keeps its meaning and BLAS threads never oversubscribe the pool.
 #include "gemm.h"
@@ -45,9 +46,9 @@ bool Layout(int64_t row, int64_t col, int64_t cols, CBLAS_TRANSPOSE* trans, int6
   return Fits(*ld);
 }
 
-template <typename T, typename Fn>
+template <typename T, typename Fn, typename Gemv>
 bool Run(const T* a, int64_t lda_row, int64_t lda_col, const T* b, int64_t ldb_row, int64_t ldb_col,
-         T* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool, Fn gemm) {
+         T* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool, Fn gemm, Gemv gemv) {
   if (!Fits(m) || !Fits(n) || !Fits(k) || !Fits(m * n)) return false;
   CBLAS_TRANSPOSE ta, tb;
   int64_t lda, ldb;
@@ -56,6 +57,14 @@ bool Run(const T* a, int64_t lda_row, int64_t lda_col, const T* b, int64_t ldb_r
   }
   if (m == 0 || n == 0 || k == 0) return true;  // c += nothing
   SingleThreadedBlas();
+  // One output row (a depthwise convolution's group, a vector times a matrix) is a
+  // matrix-vector product: gemv works in stack buffers, while gemm allocates from a table
+  // behind a lock that concurrent runs would contend for at every call.
+  if (m == 1 && ldb_col == 1 && Fits(lda_col) && lda_col >= 1) {
+    gemv(static_cast<int>(k), static_cast<int>(n), b, static_cast<int>(ldb), a,
+         static_cast<int>(lda_col), c);
+    return true;
+  }
   auto rows = [&](int64_t begin, int64_t end) {
     gemm(ta, tb, static_cast<int>(end - begin), static_cast<int>(n), static_cast<int>(k),
          a + begin * lda_row, static_cast<int>(lda), b, static_cast<int>(ldb), c + begin * n,
@@ -79,21 +88,28 @@ bool HaveBlas() noexcept {
 
 bool BlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
                 int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
-  return Run(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool,
-             [](CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int mm, int nn, int kk, const float* aa,
-                int lda, const float* bb, int ldb, float* cc, int ldc) {
-               cblas_sgemm(CblasRowMajor, ta, tb, mm, nn, kk, 1.0f, aa, lda, bb, ldb, 1.0f, cc,
-                           ldc);
-             });
+  return Run(
+      a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool,
+      [](CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int mm, int nn, int kk, const float* aa, int lda,
+         const float* bb, int ldb, float* cc, int ldc) {
+        cblas_sgemm(CblasRowMajor, ta, tb, mm, nn, kk, 1.0f, aa, lda, bb, ldb, 1.0f, cc, ldc);
+      },
+      [](int kk, int nn, const float* bb, int ldb, const float* x, int incx, float* y) {
+        cblas_sgemv(CblasRowMajor, CblasTrans, kk, nn, 1.0f, bb, ldb, x, incx, 1.0f, y, 1);
+      });
 }
 
 bool BlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b, int64_t ldb_row,
                 int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
-  return Run(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool,
-             [](CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int mm, int nn, int kk, const double* aa,
-                int lda, const double* bb, int ldb, double* cc, int ldc) {
-               cblas_dgemm(CblasRowMajor, ta, tb, mm, nn, kk, 1.0, aa, lda, bb, ldb, 1.0, cc, ldc);
-             });
+  return Run(
+      a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool,
+      [](CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int mm, int nn, int kk, const double* aa, int lda,
+         const double* bb, int ldb, double* cc, int ldc) {
+        cblas_dgemm(CblasRowMajor, ta, tb, mm, nn, kk, 1.0, aa, lda, bb, ldb, 1.0, cc, ldc);
+      },
+      [](int kk, int nn, const double* bb, int ldb, const double* x, int incx, double* y) {
+        cblas_dgemv(CblasRowMajor, CblasTrans, kk, nn, 1.0, bb, ldb, x, incx, 1.0, y, 1);
+      });
 }
 
 #else  // !ONNX_LIGHT_HAVE_BLAS

@@ -21,17 +21,23 @@ namespace onnx_light::kernels {
 template <typename C>
 inline void Gemm2DLoop(const C* a, int64_t lda_row, int64_t lda_col, const C* b, int64_t ldb_row,
                        int64_t ldb_col, C* c, int64_t m, int64_t n, int64_t k) {
+  // Columns in blocks that stay in L1 while every p adds to them (the same sums, in the
+  // same order, as one pass per p over the whole row).
+  constexpr int64_t kBlock = 1024;
   for (int64_t i = 0; i < m; ++i) {
     C* crow = c + i * n;
-    for (int64_t p = 0; p < k; ++p) {
-      const C av = a[i * lda_row + p * lda_col];
-      const C* brow = b + p * ldb_row;
-      if (ldb_col == 1) {
-        for (int64_t j = 0; j < n; ++j)
-          crow[j] += av * brow[j];
-      } else {
-        for (int64_t j = 0; j < n; ++j)
-          crow[j] += av * brow[j * ldb_col];
+    for (int64_t j0 = 0; j0 < n; j0 += kBlock) {
+      const int64_t j1 = n - j0 < kBlock ? n : j0 + kBlock;
+      for (int64_t p = 0; p < k; ++p) {
+        const C av = a[i * lda_row + p * lda_col];
+        const C* brow = b + p * ldb_row;
+        if (ldb_col == 1) {
+          for (int64_t j = j0; j < j1; ++j)
+            crow[j] += av * brow[j];
+        } else {
+          for (int64_t j = j0; j < j1; ++j)
+            crow[j] += av * brow[j * ldb_col];
+        }
       }
     }
   }

@@ -19,7 +19,7 @@ class Gather : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", 0));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& ind = *ctx.input(1);
     const std::vector<int64_t>& in = x.shape().dims();
@@ -65,7 +65,7 @@ class GatherElements : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", 0));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& ind = *ctx.input(1);
     const std::vector<int64_t>& in = x.shape().dims();
@@ -129,7 +129,7 @@ class Slice : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     std::vector<int64_t> starts = starts_, ends = ends_, axes = axes_, steps;
     if (!legacy_) {
@@ -202,7 +202,7 @@ class Split : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->num_outputs_, info.GetInt("num_outputs", 0));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const std::vector<int64_t>& in = x.shape().dims();
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis,
@@ -258,7 +258,7 @@ class Tile : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new Tile());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto reps, Int64Values(ctx.input(1), ctx.info(), "repeats"));
     const std::vector<int64_t>& in = x.shape().dims();
@@ -297,7 +297,7 @@ class Range : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new Range());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     for (size_t i = 0; i < 3; ++i) {
       if (ctx.input(i)->num_elements() != 1) {
         return Status(StatusCode::kInvalidArgument,
@@ -348,7 +348,7 @@ class Trilu : public KernelBase {
     k->upper_ = upper != 0;
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const std::vector<int64_t>& in = x.shape().dims();
     if (in.size() < 2) {
@@ -392,7 +392,7 @@ class Cumulative : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->reverse_, GetFlag(info, "reverse", false));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const std::vector<int64_t> av = IndexValues(*ctx.input(1));
     if (av.size() != 1) {
@@ -450,7 +450,7 @@ class Dropout : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new Dropout());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     if (const Tensor* training = ctx.input(2)) {
       const Tensor* ratio = ctx.input(1);
       double r = 0.5;  // the default ratio
@@ -484,7 +484,7 @@ class Dropout : public KernelBase {
 };
 
 Status BoolMask(const onnx::NodeProto&, int, const std::vector<DataType>& in,
-                std::vector<DataType>* out) {
+                std::vector<DataType>* out, const SubgraphScope*) {
   (*out)[0] = in[0];
   if (out->size() > 1) (*out)[1] = DataType::kBool;
   return Status::Ok();

@@ -46,7 +46,7 @@ class MatMul : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new MatMul());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& a = *ctx.input(0);
     const Tensor& b = *ctx.input(1);
     std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
@@ -136,7 +136,7 @@ class Gemm : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(g));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& a = *ctx.input(0);
     const Tensor& b = *ctx.input(1);
     const Tensor* c = ctx.input(2);
@@ -214,7 +214,7 @@ class Einsum : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->equation_, info.GetString("equation"));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const std::string where = ctx.info().Describe() + ": equation '" + equation_ + "'";
     auto bad = [&](const std::string& why) {
       return Status(StatusCode::kInvalidArgument, where + ": " + why);
@@ -480,7 +480,7 @@ class MatMulInteger : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new MatMulInteger());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     ONNX_LIGHT_ASSIGN_OR_RETURN(
         IntProduct p,
         IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(1), ctx.input(3), ctx.info()));
@@ -499,7 +499,7 @@ class QLinearMatMul : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new QLinearMatMul());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const std::string where = ctx.info().Describe();
     ONNX_LIGHT_ASSIGN_OR_RETURN(
         IntProduct p,
@@ -550,7 +550,7 @@ class Det : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new Det());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const std::vector<int64_t>& d = x.shape().dims();
     if (d.size() < 2 || d[d.size() - 1] != d[d.size() - 2]) {

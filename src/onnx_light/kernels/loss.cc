@@ -24,7 +24,7 @@ class Loss : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->ignore_, info.GetInt("ignore_index", 0));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& target = *ctx.input(1);
     const Tensor* weight = ctx.input(2);

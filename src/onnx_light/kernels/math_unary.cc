@@ -37,7 +37,7 @@ class MathUnary : public KernelBase {
  public:
   MathUnary(Fn<float> f, Fn<double> d, Params p, IntOp int_op)
       : f_(f), d_(d), p_(p), int_op_(int_op) {}
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     switch (x.dtype()) {
@@ -60,7 +60,7 @@ class MathUnary : public KernelBase {
   }
 
  private:
-  Status IntCompute(const Tensor& x, Tensor* y) {
+  Status IntCompute(const Tensor& x, Tensor* y) const {
     // Integer Abs / Neg / Sign get their own loop: through double would lose int64
     // precision.
     auto run = [&](auto tag) {

@@ -18,7 +18,7 @@ class FloatClass : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->neg_, GetFlag(info, "detect_negative", true));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     bool* out = y->mutable_data<bool>();
@@ -46,7 +46,7 @@ class GatherND : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->batch_dims_, info.GetInt("batch_dims", 0));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& ind = *ctx.input(1);
     const std::vector<int64_t>& in = x.shape().dims();
@@ -115,7 +115,7 @@ class DepthSpace : public KernelBase {
     k->crd_ = mode == "CRD";
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     if (x.shape().rank() != 4) {
       return Status(StatusCode::kInvalidArgument,
@@ -173,7 +173,7 @@ class EyeLike : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->k_, info.GetInt("k", 0));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     if (x.shape().rank() != 2) {
       return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": input must be 2-D");
@@ -197,7 +197,7 @@ class EyeLike : public KernelBase {
 };
 
 Status EyeLikeType(const onnx::NodeProto& node, int, const std::vector<DataType>& in,
-                   std::vector<DataType>* out) {
+                   std::vector<DataType>* out, const SubgraphScope*) {
   (*out)[0] = in[0];
   for (const onnx::AttributeProto& a : node.attribute) {
     if (a.name.get() == "dtype") {

@@ -204,6 +204,13 @@ Status NeedRank3(const Tensor& x, const KernelInfo& info) {
 
 // ---- Conv -----------------------------------------------------------------------------
 
+// Conv's per-frame state: im2col offsets for the last input shape, and the float column
+// buffer reused between runs (no fresh pages per call).
+struct ConvState : KernelState {
+  std::vector<int64_t> taps, taps_for;
+  std::vector<float> col;
+};
+
 class Conv : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
@@ -211,7 +218,7 @@ class Conv : public KernelBase {
     ONNX_LIGHT_RETURN_IF_ERROR(ReadConvAttrs(info, &k->attrs_, &k->group_));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& wt = *ctx.input(1);
     const Tensor* bias = ctx.input(2);
@@ -245,13 +252,14 @@ class Conv : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     const int64_t in_sz = w.InCount(), out_sz = w.OutCount(), k_sz = w.KernelCount();
     const int64_t m_per_group = m / group_, rows = cg * k_sz;
-    // The im2col offsets depend only on the input's spatial shape: kept between runs
-    // (Run calls are serialized, so the kernel's members need no lock).
-    if (taps_for_ != w.in) {
-      taps_ = TapOffsets(w);
-      taps_for_ = w.in;
+    // The im2col offsets depend only on the input's spatial shape: kept in the frame's
+    // state for this node while the shape repeats.
+    ConvState& state = ctx.State<ConvState>();
+    if (state.taps_for != w.in) {
+      state.taps = TapOffsets(w);
+      state.taps_for = w.in;
     }
-    const std::vector<int64_t>& tap_offset = taps_;
+    const std::vector<int64_t>& tap_offset = state.taps;
     // A 1x1 window that visits every input position in order needs no im2col: the input
     // channels are the columns already.
     bool direct = in_sz == out_sz;
@@ -277,12 +285,14 @@ class Conv : public KernelBase {
       // The column buffer is reused between runs (float): no fresh pages per call.
       std::vector<C> local_col;
       std::vector<C>* col_store = &local_col;
-      if constexpr (std::is_same_v<C, float>) col_store = &col_f_;
+      if constexpr (std::is_same_v<C, float>) col_store = &state.col;
       col_store->resize(kSame && direct ? 0 : static_cast<size_t>(rows * out_sz));
-      std::vector<C>& col = *col_store;
+      C* const col = col_store->data();
+      const int64_t* const taps = tap_offset.data();
+      const int64_t groups = group_;
       std::vector<C> acc(kSame ? 0 : static_cast<size_t>(m_per_group * out_sz));
       for (int64_t b = 0; b < batch; ++b) {
-        for (int64_t g = 0; g < group_; ++g) {
+        for (int64_t g = 0; g < groups; ++g) {
           const T* xg = xp + (b * c_in + g * cg) * in_sz;
           const C* cols = nullptr;
           if constexpr (kSame) {
@@ -292,13 +302,13 @@ class Conv : public KernelBase {
             for (int64_t c = 0; c < cg; ++c) {
               const T* xc = xg + c * in_sz;
               for (int64_t t = 0; t < k_sz; ++t) {
-                C* row = col.data() + (c * k_sz + t) * out_sz;
-                const int64_t* off = tap_offset.data() + t * out_sz;
+                C* row = col + (c * k_sz + t) * out_sz;
+                const int64_t* off = taps + t * out_sz;
                 for (int64_t o = 0; o < out_sz; ++o)
                   row[o] = off[o] < 0 ? C(0) : static_cast<C>(xc[off[o]]);
               }
             }
-            cols = col.data();
+            cols = col;
           }
           T* yg = yp + (b * m + g * m_per_group) * out_sz;
           C* dst;
@@ -327,8 +337,6 @@ class Conv : public KernelBase {
  private:
   WindowAttrs attrs_;
   int64_t group_ = 1;
-  std::vector<int64_t> taps_, taps_for_;
-  std::vector<float> col_f_;
 };
 
 // ConvTranspose: every input element scatters W's taps into the output. Output size
@@ -351,7 +359,7 @@ class ConvTranspose : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& wt = *ctx.input(1);
     const Tensor* bias = ctx.input(2);
@@ -483,7 +491,7 @@ class Col2Im : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->attrs_, ReadWindowAttrs(info, false));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const std::string where = ctx.info().Describe();
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> image,
@@ -621,7 +629,7 @@ class ConvInteger : public KernelBase {
     ONNX_LIGHT_RETURN_IF_ERROR(ReadConvAttrs(info, &k->attrs_, &k->group_));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& wt = *ctx.input(1);
     ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
@@ -655,7 +663,7 @@ class QLinearConv : public KernelBase {
     ONNX_LIGHT_RETURN_IF_ERROR(ReadConvAttrs(info, &k->attrs_, &k->group_));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& wt = *ctx.input(3);
     const std::string where = ctx.info().Describe();
@@ -741,7 +749,7 @@ class Pool : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     constexpr bool kMax = kKind == PoolKind::kMax;
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
@@ -917,7 +925,7 @@ class GlobalPool : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new GlobalPool());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
     std::vector<int64_t> dims(x.shape().rank(), 1);
@@ -993,7 +1001,7 @@ class BatchNorm : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     if (x.shape().rank() < 2) {
       return Status(StatusCode::kInvalidArgument,
@@ -1039,7 +1047,7 @@ class InstanceNorm : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->epsilon_, info.GetFloat("epsilon", 1e-5f));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
     const int64_t n = x.shape()[0], c = x.shape()[1];
@@ -1075,7 +1083,7 @@ class GroupNorm : public KernelBase {
     k->per_group_params_ = info.opset() < 21;
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
     const int64_t n = x.shape()[0], c = x.shape()[1];
@@ -1131,7 +1139,7 @@ class MeanVarianceNorm : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const auto rank = static_cast<int64_t>(x.shape().rank());
     std::vector<bool> reduced(static_cast<size_t>(rank), false);
@@ -1206,7 +1214,7 @@ class MaxUnpool : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& ind = *ctx.input(1);
     const std::string where = ctx.info().Describe();
@@ -1291,7 +1299,7 @@ class LpNorm : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const auto rank = static_cast<int64_t>(x.shape().rank());
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank, ctx.info()));
@@ -1340,7 +1348,7 @@ class LayerNorm : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->epsilon_, info.GetFloat("epsilon", 1e-5f));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& scale = *ctx.input(1);
     const Tensor* bias = kRms ? nullptr : ctx.input(2);
@@ -1443,7 +1451,7 @@ class Lrn : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
@@ -1482,7 +1490,7 @@ class Lrn : public KernelBase {
 };
 
 Status StatsAreFloat(const onnx::NodeProto&, int, const std::vector<DataType>& in,
-                     std::vector<DataType>* out) {
+                     std::vector<DataType>* out, const SubgraphScope*) {
   (*out)[0] = in[0];
   for (size_t i = 1; i < out->size(); ++i)
     (*out)[i] = DataType::kFloat;

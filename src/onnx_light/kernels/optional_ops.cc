@@ -12,7 +12,7 @@ class Optional : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new Optional());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     if (const Tensor* x = ctx.input(0)) return ctx.SetOutput(0, *x);
     return Status::Ok();  // left unset: empty
   }
@@ -25,7 +25,7 @@ class OptionalHasElement : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new OptionalHasElement());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {}));
     y->mutable_data<bool>()[0] = ctx.input(0) != nullptr;
     return Status::Ok();
@@ -39,7 +39,7 @@ class OptionalGetElement : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new OptionalGetElement());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor* x = ctx.input(0);
     if (x == nullptr) {
       return Status(StatusCode::kInvalidArgument,
@@ -51,7 +51,7 @@ class OptionalGetElement : public KernelBase {
 
 // Optional's element type: its input's, else the `type` attribute's tensor element type.
 Status OptionalType(const onnx::NodeProto& node, int, const std::vector<DataType>& in,
-                    std::vector<DataType>* out) {
+                    std::vector<DataType>* out, const SubgraphScope*) {
   if (!in.empty() && in[0] != DataType::kUndefined) {
     (*out)[0] = in[0];
     return Status::Ok();

@@ -102,7 +102,7 @@ class Quant : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->saturate_, GetFlag(info, "saturate", true));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& scale = *ctx.input(1);
     const Tensor* zp = ctx.input(2);
@@ -182,7 +182,7 @@ class DynamicQuantize : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new DynamicQuantize());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const float* xp = x.data<float>();
     const int64_t n = x.num_elements();
@@ -213,7 +213,7 @@ class DynamicQuantize : public KernelBase {
 
 // QuantizeLinear without a zero point: `output_dtype` (opset 21+) or uint8.
 Status QuantizeType(const onnx::NodeProto& node, int, const std::vector<DataType>& in,
-                    std::vector<DataType>* out) {
+                    std::vector<DataType>* out, const SubgraphScope*) {
   if (in.size() > 2 && in[2] != DataType::kUndefined) {
     (*out)[0] = in[2];
     return Status::Ok();

@@ -158,7 +158,7 @@ class Reduce : public KernelBase {
     return std::unique_ptr<KernelBase>(std::move(k));
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     std::vector<int64_t> axes = axes_;
     if (const Tensor* a = ctx.input(1)) {
@@ -225,7 +225,7 @@ class ArgReduce : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->last_, GetFlag(info, "select_last_index", false));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const auto rank = static_cast<int64_t>(x.shape().rank());
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank, ctx.info()));
@@ -288,7 +288,7 @@ class Normalize : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", k->legacy_ ? 1 : -1));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const auto rank = static_cast<int64_t>(x.shape().rank());
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));

@@ -49,7 +49,7 @@ class Resize : public KernelBase {
     return std::unique_ptr<KernelBase>(std::move(k));
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const std::vector<int64_t>& in = x.shape().dims();
     const size_t rank = in.size();
@@ -373,7 +373,7 @@ class GridSample : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& grid = *ctx.input(1);
     const std::string where = ctx.info().Describe();
@@ -510,7 +510,7 @@ class AffineGrid : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->align_, GetFlag(info, "align_corners", false));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& theta = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> size,
                                 Int64Values(ctx.input(1), ctx.info(), "size"));

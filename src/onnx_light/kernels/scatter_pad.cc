@@ -30,7 +30,7 @@ class BitBinary : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& a = *ctx.input(0);
     const Tensor& b = *ctx.input(1);
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(a.shape(), b.shape(), ctx.info()));
@@ -64,7 +64,7 @@ class BitwiseNot : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new BitwiseNot());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     DispatchNumeric(x.dtype(), [&](auto tag) {
@@ -99,7 +99,7 @@ class Pad : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const std::vector<int64_t>& in = x.shape().dims();
     const auto rank = static_cast<int64_t>(in.size());
@@ -213,7 +213,7 @@ class TopK : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     int64_t k = k_;
     if (const Tensor* kt = ctx.input(1)) {
@@ -349,7 +349,7 @@ class ScatterElements : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->reduction_, ReadReduction(info));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& ind = *ctx.input(1);
     const Tensor& upd = *ctx.input(2);
@@ -383,7 +383,7 @@ class ScatterND : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->reduction_, ReadReduction(info));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& ind = *ctx.input(1);
     const Tensor& upd = *ctx.input(2);

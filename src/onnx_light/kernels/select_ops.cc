@@ -47,7 +47,7 @@ class OneHot : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", -1));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& ind = *ctx.input(0);
     const Tensor& depth_t = *ctx.input(1);
     const Tensor& values = *ctx.input(2);
@@ -101,7 +101,7 @@ class Compress : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", 0));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& cond = *ctx.input(1);
     const std::string where = ctx.info().Describe();
@@ -154,7 +154,7 @@ class NonZero : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new NonZero());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     std::vector<int64_t> hits;
     for (int64_t i = 0; i < x.num_elements(); ++i)
@@ -194,7 +194,7 @@ class Unique : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->sorted_, GetFlag(info, "sorted", true));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(AxisGeometry geo, AlongAxis(x, has_axis_, axis_, ctx.info()));
     const std::vector<int64_t>& dims = geo.dims;
@@ -312,7 +312,7 @@ class ReverseSequence : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& lens = *ctx.input(1);
     const std::string where = ctx.info().Describe();
@@ -365,7 +365,7 @@ class CenterCropPad : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
                                 Int64Values(ctx.input(1), ctx.info(), "shape"));

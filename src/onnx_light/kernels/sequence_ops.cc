@@ -43,7 +43,7 @@ class SequenceEmpty : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new SequenceEmpty());
   }
-  Status Compute(KernelContext& ctx) override { return ctx.SetOutputSequence(0, {}); }
+  Status Compute(KernelContext& ctx) const override { return ctx.SetOutputSequence(0, {}); }
 };
 
 class SequenceConstruct : public KernelBase {
@@ -51,7 +51,7 @@ class SequenceConstruct : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new SequenceConstruct());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     TensorSequence s;
     for (size_t i = 0; i < ctx.input_count(); ++i)
       s.push_back(*ctx.input(i));
@@ -64,7 +64,7 @@ class SequenceInsert : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new SequenceInsert());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const TensorSequence* in = ctx.input_sequence(0);
     ONNX_LIGHT_RETURN_IF_ERROR(NeedSequence(in, ctx));
     const auto n = static_cast<int64_t>(in->size());
@@ -80,7 +80,7 @@ class SequenceAt : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new SequenceAt());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const TensorSequence* in = ctx.input_sequence(0);
     ONNX_LIGHT_RETURN_IF_ERROR(NeedSequence(in, ctx));
     const auto n = static_cast<int64_t>(in->size());
@@ -97,7 +97,7 @@ class SequenceErase : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new SequenceErase());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const TensorSequence* in = ctx.input_sequence(0);
     ONNX_LIGHT_RETURN_IF_ERROR(NeedSequence(in, ctx));
     const auto n = static_cast<int64_t>(in->size());
@@ -117,7 +117,7 @@ class SequenceLength : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new SequenceLength());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const TensorSequence* in = ctx.input_sequence(0);
     ONNX_LIGHT_RETURN_IF_ERROR(NeedSequence(in, ctx));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {}));
@@ -159,7 +159,7 @@ class SplitToSequence : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->keepdims_, GetFlag(info, "keepdims", true));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor* split = ctx.input(1);
     const std::string where = ctx.info().Describe();
@@ -215,7 +215,7 @@ class ConcatFromSequence : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->new_axis_, GetFlag(info, "new_axis", false));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const TensorSequence* in = ctx.input_sequence(0);
     ONNX_LIGHT_RETURN_IF_ERROR(NeedSequence(in, ctx));
     const std::string where = ctx.info().Describe();
@@ -268,7 +268,7 @@ class ConcatFromSequence : public KernelBase {
 
 // SequenceEmpty's element type: the dtype attribute (float by default).
 Status DtypeAttr(const onnx::NodeProto& node, int, const std::vector<DataType>&,
-                 std::vector<DataType>* out) {
+                 std::vector<DataType>* out, const SubgraphScope*) {
   (*out)[0] = DataType::kFloat;
   for (const onnx::AttributeProto& a : node.attribute) {
     if (a.name.get() == "dtype") {

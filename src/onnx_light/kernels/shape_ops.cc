@@ -22,7 +22,7 @@ class ShapeOp : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const auto& dims = ctx.input(0)->shape().dims();
     const auto rank = static_cast<int64_t>(dims.size());
     auto clamp = [rank](int64_t v) {
@@ -47,7 +47,7 @@ class SizeOp : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new SizeOp());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {}));
     y->mutable_data<int64_t>()[0] = ctx.input(0)->num_elements();
     return Status::Ok();
@@ -68,7 +68,7 @@ class Reshape : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->allow_zero_, GetFlag(info, "allowzero", false));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto shape, Int64Values(ctx.input(1), ctx.info(), "shape"));
     int64_t known = 1;
@@ -114,7 +114,7 @@ class Flatten : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", 1));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const auto& dims = ctx.input(0)->shape().dims();
     const auto rank = static_cast<int64_t>(dims.size());
     int64_t axis = axis_ < 0 ? axis_ + rank : axis_;
@@ -143,7 +143,7 @@ class AxesView : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     std::vector<int64_t> axes = axes_;
     bool has_axes = has_axes_;
     if (ctx.input(1) != nullptr) {
@@ -197,7 +197,7 @@ class Transpose : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const auto& in = x.shape().dims();
     const size_t rank = in.size();
@@ -249,7 +249,7 @@ class Concat : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis"));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& first = *ctx.input(0);
     const auto rank = static_cast<int64_t>(first.shape().rank());
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank, ctx.info()));
@@ -296,7 +296,7 @@ class Expand : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new Expand());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto target, Int64Values(ctx.input(1), ctx.info(), "shape"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Shape ts, Shape::Create(target));
@@ -334,7 +334,7 @@ class ConstantOfShape : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, Int64Values(ctx.input(0), ctx.info(), "input"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, value_.dtype(), dims));
     const size_t item = ItemSize(value_.dtype());
@@ -360,7 +360,7 @@ class ConstantOfShape : public KernelBase {
 };
 
 Status ConstantOfShapeType(const onnx::NodeProto& node, int, const std::vector<DataType>&,
-                           std::vector<DataType>* out) {
+                           std::vector<DataType>* out, const SubgraphScope*) {
   (*out)[0] = DataType::kFloat;
   for (const onnx::AttributeProto& a : node.attribute) {
     if (a.name.get() == "value") {

@@ -98,7 +98,7 @@ class Dft : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->onesided_, GetFlag(info, "onesided", false));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const std::string where = ctx.info().Describe();
     const auto rank = static_cast<int64_t>(x.shape().rank());
@@ -184,7 +184,7 @@ class Stft : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->onesided_, GetFlag(info, "onesided", true));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const std::string where = ctx.info().Describe();
     if (x.shape().rank() != 3 || (x.shape()[2] != 1 && x.shape()[2] != 2)) {
@@ -264,7 +264,7 @@ class Window : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->periodic_, GetFlag(info, "periodic", true));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor* size_t_ = ctx.input(0);
     if (size_t_->num_elements() != 1) {
       return Status(StatusCode::kInvalidArgument,
@@ -304,7 +304,7 @@ class Window : public KernelBase {
 
 // The output type of the windows and MelWeightMatrix: `output_datatype` (float default).
 Status OutputDatatype(const onnx::NodeProto& node, int, const std::vector<DataType>&,
-                      std::vector<DataType>* out) {
+                      std::vector<DataType>* out, const SubgraphScope*) {
   (*out)[0] = DataType::kFloat;
   for (const onnx::AttributeProto& a : node.attribute) {
     if (a.name.get() == "output_datatype") {
@@ -321,7 +321,7 @@ class MelWeightMatrix : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new MelWeightMatrix());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     for (size_t i = 0; i < 5; ++i) {
       if (ctx.input(i) == nullptr || ctx.input(i)->num_elements() != 1) {
         return Status(StatusCode::kInvalidArgument,

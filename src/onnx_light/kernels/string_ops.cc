@@ -44,7 +44,7 @@ class StringNormalizer : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Shape& s = x.shape();
     if (!(s.rank() == 1 || (s.rank() == 2 && s[0] == 1))) {
@@ -78,7 +78,7 @@ class StringConcat : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new StringConcat());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& a = *ctx.input(0);
     const Tensor& b = *ctx.input(1);
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(a.shape(), b.shape(), ctx.info()));
@@ -103,7 +103,7 @@ class StringSplit : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->maxsplit_, info.GetInt("maxsplit", 0));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     std::vector<std::vector<std::string>> parts(static_cast<size_t>(x.num_elements()));
     std::vector<int64_t> counts(parts.size());
@@ -179,7 +179,7 @@ class RegexFullMatch : public KernelBase {
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     for (int64_t i = 0; i < x.num_elements(); ++i)

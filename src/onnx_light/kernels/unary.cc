@@ -18,7 +18,7 @@ class Unary : public KernelBase {
   Unary(F32 f32, F64 f64, F16 f16, F16 bf16, float param)
       : f32_(f32), f64_(f64), f16_(f16), bf16_(bf16), param_(param) {}
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     const int64_t n = x.num_elements();
@@ -79,7 +79,7 @@ class Relu : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new Relu());
   }
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     const int64_t n = x.num_elements();
@@ -133,7 +133,7 @@ class Identity : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new Identity());
   }
-  Status Compute(KernelContext& ctx) override { return ctx.SetOutput(0, *ctx.input(0)); }
+  Status Compute(KernelContext& ctx) const override { return ctx.SetOutput(0, *ctx.input(0)); }
 };
 
 }  // namespace

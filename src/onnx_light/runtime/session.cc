@@ -9,31 +9,9 @@
 #include "onnx_light/runtime/tensor_proto.h"
 #include "onnx_light/runtime/thread_pool.h"
 #include "op_schema.h"
+#include "plan.h"
 
 namespace onnx_light {
-
-struct RuntimeSession::Plan {
-  struct Node {
-    const onnx::NodeProto* proto = nullptr;
-    const KernelDef* def = nullptr;
-    std::unique_ptr<KernelInfo> info;
-    std::unique_ptr<KernelBase> kernel;  // created at the first run that needs it
-    std::vector<int> inputs;             // value index, -1 for an absent optional input
-    std::vector<int> outputs;            // value index, -1 for an unused optional output
-    std::vector<int> release;            // values whose last reader is this node
-  };
-  std::vector<std::string> value_names;
-  std::vector<DataType> value_types;           // a sequence's element type
-  std::vector<bool> is_seq;                    // a sequence of tensors
-  std::vector<bool> is_opt;                    // an optional tensor (empty Tensor: none)
-  std::vector<int> producer;                   // node index, -1 for inputs and constants
-  std::vector<Tensor> constants;               // by value index (initializers, Constant nodes)
-  std::unordered_map<std::string, int> index;  // value name -> index
-  std::vector<int> input_values;               // graph inputs, in order
-  std::vector<bool> input_has_default;         // graph input that an initializer backs
-  std::vector<int> output_values;              // graph outputs, in order
-  std::vector<Node> nodes;                     // topological order
-};
 
 namespace {
 
@@ -95,13 +73,6 @@ Result<ValueMeta> MetaFromValueInfo(const onnx::ValueInfoProto& vi, const char* 
     }
   }
   return meta;
-}
-
-std::string JoinNames(const std::vector<ValueMeta>& values) {
-  std::string s;
-  for (size_t i = 0; i < values.size(); ++i)
-    s += (i ? ", " : "") + values[i].name;
-  return s;
 }
 
 // Tensor for a Constant node's value attribute.
@@ -166,11 +137,10 @@ Result<std::unique_ptr<RuntimeSession>> RuntimeSession::Create(onnx::ModelProto 
     return Status(StatusCode::kInvalidArgument, "intra_op_threads must be at least 1, got " +
                                                     std::to_string(s->options_.intra_op_threads));
   }
+  s->scope_ = SubgraphScope{&s->options_, s->model_.get()};
   ONNX_LIGHT_RETURN_IF_ERROR(s->Build());
   s->pool_ = std::make_unique<ThreadPool>(s->options_.intra_op_threads);
-  if (s->options_.buffer_cache_bytes > 0) {
-    s->buffers_ = std::make_shared<BufferPool>(s->options_.buffer_cache_bytes);
-  }
+  s->frames_ = std::make_unique<FramePool>();
   return s;
 }
 
@@ -189,8 +159,6 @@ Result<std::unique_ptr<RuntimeSession>> RuntimeSession::CreateFromFile(const std
 }
 
 Status RuntimeSession::Build() {
-  const SubgraphScope scope{&options_, model_.get()};
-  ScopedSubgraphScope current(&scope);  // for the output types of If/Loop/Scan
   plan_ = std::make_unique<Plan>();
   Plan& plan = *plan_;
   const onnx::ModelProto& model = *model_;
@@ -420,7 +388,7 @@ Status RuntimeSession::Build() {
       }
     }
     if (def->output_types) {
-      Status s = def->output_types(node, opset_it->second, input_types, &output_types);
+      Status s = def->output_types(node, opset_it->second, input_types, &output_types, &scope_);
       if (!s.ok()) {
         return s.WithContext("node '" + node.name.get() + "' (" + node.op_type.get() + ")");
       }
@@ -458,7 +426,9 @@ Status RuntimeSession::Build() {
                     static_cast<int>(o)) != def->optional_outputs.end();
       pn.outputs.push_back(id);
     }
-    pn.info = std::make_unique<KernelInfo>(&node, opset_it->second, input_types, output_types);
+    pn.info =
+        std::make_unique<KernelInfo>(&node, opset_it->second, input_types, output_types, &scope_);
+    pn.kernel = std::make_unique<KernelSlot>();
     plan.nodes.push_back(std::move(pn));
   }
 
@@ -492,6 +462,7 @@ Status RuntimeSession::Build() {
   }
 
   if (options_.constant_folding) FoldConstants(plan);
+  plan.any_seq = std::find(plan.is_seq.begin(), plan.is_seq.end(), true) != plan.is_seq.end();
 
   // Release every intermediate value after its last reader (graph outputs never).
   std::vector<int> last_reader(plan.value_names.size(), -1);
@@ -561,213 +532,6 @@ void RuntimeSession::FoldConstants(Plan& plan) {
   for (size_t i = 0; i < plan.nodes.size(); ++i)
     for (int v : plan.nodes[i].outputs)
       if (v >= 0) plan.producer[static_cast<size_t>(v)] = static_cast<int>(i);
-}
-
-Result<std::vector<Tensor>> RuntimeSession::Run(const std::vector<NamedTensor>& feeds,
-                                                const std::vector<std::string>& output_names) {
-  std::vector<NamedValue> values;
-  values.reserve(feeds.size());
-  for (const NamedTensor& f : feeds)
-    values.push_back({f.first, Value{f.second, nullptr}});
-  ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Value> outs, RunValues(values, output_names));
-  std::vector<Tensor> tensors;
-  tensors.reserve(outs.size());
-  for (size_t i = 0; i < outs.size(); ++i) {
-    if (outs[i].is_sequence() || outs[i].none) {
-      return Status(StatusCode::kInvalidArgument,
-                    std::string("an output is ") +
-                        (outs[i].none ? "an empty optional" : "a sequence") +
-                        ": use RunValues for this model");
-    }
-    tensors.push_back(std::move(outs[i].tensor));
-  }
-  return tensors;
-}
-
-Result<std::vector<Value>> RuntimeSession::RunValues(const std::vector<NamedValue>& feeds,
-                                                     const std::vector<std::string>& output_names) {
-  std::lock_guard<std::mutex> lock(run_mu_);
-  const SubgraphScope scope{&options_, model_.get()};
-  ScopedSubgraphScope current(&scope);  // for subgraph kernels created at this run
-  Plan& plan = *plan_;
-  std::vector<Tensor> values = plan.constants;
-  // Sequence slots only for models that have sequences (no allocation per run otherwise).
-  const bool any_seq = std::find(plan.is_seq.begin(), plan.is_seq.end(), true) != plan.is_seq.end();
-  std::vector<std::shared_ptr<const TensorSequence>> seqs(any_seq ? values.size() : 0);
-
-  std::vector<bool> fed(inputs_.size(), false);
-  for (const NamedValue& feed : feeds) {
-    size_t k = 0;
-    while (k < inputs_.size() && inputs_[k].name != feed.first)
-      ++k;
-    if (k == inputs_.size()) {
-      return Status(
-          StatusCode::kInvalidArgument,
-          "unknown input '" + feed.first + "' (the model's inputs: " + JoinNames(inputs_) + ")");
-    }
-    if (fed[k]) {
-      return Status(StatusCode::kInvalidArgument, "input '" + feed.first + "' is fed twice");
-    }
-    fed[k] = true;
-    const ValueMeta& meta = inputs_[k];
-    if (feed.second.none) {
-      if (!meta.is_optional) {
-        return Status(StatusCode::kTypeMismatch,
-                      "input '" + meta.name + "': only an optional input can be fed none");
-      }
-      continue;  // the value stays an empty Tensor: none
-    }
-    if (feed.second.is_sequence() != meta.is_sequence) {
-      return Status(StatusCode::kTypeMismatch,
-                    "input '" + meta.name + "': expected a " +
-                        (meta.is_sequence ? "sequence of tensors" : "tensor") + ", got a " +
-                        (feed.second.is_sequence() ? "sequence" : "tensor"));
-    }
-    if (meta.is_sequence) {
-      for (const Tensor& t : *feed.second.sequence) {
-        if (t.dtype() != meta.type) {
-          return Status(StatusCode::kTypeMismatch,
-                        "input '" + meta.name + "': expected a sequence of " +
-                            DataTypeName(meta.type) + ", got an element of " +
-                            DataTypeName(t.dtype()));
-        }
-      }
-      seqs[static_cast<size_t>(plan.input_values[k])] = feed.second.sequence;
-      continue;
-    }
-    const Tensor& t = feed.second.tensor;
-    if (t.dtype() != meta.type) {
-      return Status(StatusCode::kTypeMismatch, "input '" + meta.name + "': expected " +
-                                                   DataTypeName(meta.type) + ", got " +
-                                                   DataTypeName(t.dtype()));
-    }
-    if (t.shape().rank() > options_.shape_limits.max_rank) {
-      return Status(StatusCode::kOutOfRange,
-                    "input '" + meta.name + "': rank " + std::to_string(t.shape().rank()) +
-                        " exceeds the limit of " + std::to_string(options_.shape_limits.max_rank));
-    }
-    if (meta.has_shape) {
-      if (t.shape().rank() != meta.dims.size()) {
-        return Status(StatusCode::kInvalidArgument, "input '" + meta.name + "': expected rank " +
-                                                        std::to_string(meta.dims.size()) +
-                                                        ", got shape " + t.shape().ToString());
-      }
-      for (size_t d = 0; d < meta.dims.size(); ++d) {
-        if (meta.dims[d] >= 0 && meta.dims[d] != t.shape()[d]) {
-          return Status(StatusCode::kInvalidArgument,
-                        "input '" + meta.name + "': dimension " + std::to_string(d) + " must be " +
-                            std::to_string(meta.dims[d]) + ", got shape " + t.shape().ToString());
-        }
-      }
-    }
-    values[static_cast<size_t>(plan.input_values[k])] = t;
-  }
-  for (size_t k = 0; k < inputs_.size(); ++k) {
-    if (!fed[k] && !plan.input_has_default[k] && !inputs_[k].is_optional) {
-      return Status(StatusCode::kInvalidArgument, "missing input '" + inputs_[k].name + "'");
-    }
-  }
-
-  std::vector<int> wanted;
-  if (output_names.empty()) {
-    wanted = plan.output_values;
-  } else {
-    for (const std::string& name : output_names) {
-      size_t k = 0;
-      while (k < outputs_.size() && outputs_[k].name != name)
-        ++k;
-      if (k == outputs_.size()) {
-        return Status(
-            StatusCode::kInvalidArgument,
-            "unknown output '" + name + "' (the model's outputs: " + JoinNames(outputs_) + ")");
-      }
-      wanted.push_back(plan.output_values[k]);
-    }
-  }
-
-  for (Plan::Node& node : plan.nodes) {
-    if (!node.kernel) {
-      Result<std::unique_ptr<KernelBase>> kernel = node.def->create(*node.info);
-      if (!kernel.ok()) return kernel.status();
-      node.kernel = std::move(*kernel);
-    }
-    std::vector<const Tensor*> in;
-    std::vector<const TensorSequence*> seq_in;
-    const bool uses_seqs =
-        !node.def->sequence_inputs.empty() || !node.def->sequence_outputs.empty();
-    in.reserve(node.inputs.size());
-    for (int v : node.inputs) {
-      const bool is_seq = v >= 0 && plan.is_seq[static_cast<size_t>(v)];
-      const bool none = v >= 0 && plan.is_opt[static_cast<size_t>(v)] &&
-                        values[static_cast<size_t>(v)].dtype() == DataType::kUndefined;
-      in.push_back(v >= 0 && !is_seq && !none ? &values[static_cast<size_t>(v)] : nullptr);
-      if (uses_seqs) seq_in.push_back(is_seq ? seqs[static_cast<size_t>(v)].get() : nullptr);
-    }
-    std::vector<Tensor> out(node.outputs.size());
-    std::vector<std::shared_ptr<const TensorSequence>> seq_out(uses_seqs ? node.outputs.size() : 0);
-    KernelContext ctx(node.info.get(), std::move(in), &out, pool_.get(), &options_.shape_limits,
-                      options_.max_tensor_bytes, &buffers_);
-    if (uses_seqs) ctx.SetSequences(std::move(seq_in), &seq_out);
-    Status s = node.kernel->Compute(ctx);
-    if (!s.ok()) {
-      const std::string where = node.info->Describe();
-      return s.message().rfind(where, 0) == 0 ? s : s.WithContext(where);
-    }
-    for (size_t o = 0; o < node.outputs.size(); ++o) {
-      const int v = node.outputs[o];
-      if (v < 0) continue;
-      if (plan.is_seq[static_cast<size_t>(v)]) {
-        if (!seq_out[o]) {
-          return Status(StatusCode::kInternal, node.info->Describe() + ": sequence output " +
-                                                   std::to_string(o) + " was not set");
-        }
-        seqs[static_cast<size_t>(v)] = std::move(seq_out[o]);
-        continue;
-      }
-      if (plan.is_opt[static_cast<size_t>(v)] && out[o].dtype() == DataType::kUndefined) {
-        values[static_cast<size_t>(v)] = Tensor();  // an empty optional
-        continue;
-      }
-      if (out[o].dtype() != plan.value_types[static_cast<size_t>(v)]) {
-        return Status(StatusCode::kInternal,
-                      node.info->Describe() + ": output " + std::to_string(o) + " is " +
-                          DataTypeName(out[o].dtype()) + ", expected " +
-                          DataTypeName(plan.value_types[static_cast<size_t>(v)]));
-      }
-      values[static_cast<size_t>(v)] = std::move(out[o]);
-    }
-    for (int v : node.release) {
-      values[static_cast<size_t>(v)] = Tensor();
-      if (any_seq) seqs[static_cast<size_t>(v)].reset();
-    }
-  }
-
-  // Views of feeds or of the model, and storage shared with the session's constants or
-  // with other values, are copied: outputs belong to the caller alone.
-  auto own = [](const Tensor& t) -> Result<Tensor> {
-    if (!t.is_owning() || t.shares_storage()) return t.Clone();
-    return t;
-  };
-  std::vector<Value> results;
-  results.reserve(wanted.size());
-  for (int v : wanted) {
-    Value out;
-    if (plan.is_seq[static_cast<size_t>(v)]) {
-      auto copy = std::make_shared<TensorSequence>();
-      for (const Tensor& t : *seqs[static_cast<size_t>(v)]) {
-        ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor c, t.Clone());
-        copy->push_back(std::move(c));
-      }
-      out.sequence = std::move(copy);
-    } else if (plan.is_opt[static_cast<size_t>(v)] &&
-               values[static_cast<size_t>(v)].dtype() == DataType::kUndefined) {
-      out.none = true;
-    } else {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(out.tensor, own(values[static_cast<size_t>(v)]));
-    }
-    results.push_back(std::move(out));
-  }
-  return results;
 }
 
 }  // namespace onnx_light

@@ -53,20 +53,4 @@ std::vector<std::string> GraphFreeNames(const onnx::GraphProto& graph) {
   return {free.begin(), free.end()};
 }
 
-namespace {
-thread_local const SubgraphScope* g_scope = nullptr;
-}  // namespace
-
-const SubgraphScope* CurrentSubgraphScope() noexcept {
-  return g_scope;
-}
-
-ScopedSubgraphScope::ScopedSubgraphScope(const SubgraphScope* scope) noexcept : previous_(g_scope) {
-  g_scope = scope;
-}
-
-ScopedSubgraphScope::~ScopedSubgraphScope() {
-  g_scope = previous_;
-}
-
 }  // namespace onnx_light

@@ -30,6 +30,14 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
     return;
   }
   const int64_t chunk = (n + chunks - 1) / chunks;
+  // The workers serve one parallel section at a time: a caller that finds them busy
+  // (another run of the session, or a section nested in one) runs the same chunks itself,
+  // one after another, so results never depend on whether the workers were free.
+  if (busy_.exchange(true, std::memory_order_acquire)) {
+    for (int64_t begin = 0; begin < n; begin += chunk)
+      fn(begin, std::min(begin + chunk, n));
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     job_ = &fn;
@@ -44,6 +52,7 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
   std::unique_lock<std::mutex> lock(mu_);
   done_cv_.wait(lock, [this] { return pending_ == 0; });
   job_ = nullptr;
+  busy_.store(false, std::memory_order_release);
 }
 
 void ThreadPool::WorkerLoop(int index) {

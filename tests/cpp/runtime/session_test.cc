@@ -274,7 +274,7 @@ struct Counters {
 class CountingKernel : public KernelBase {
  public:
   explicit CountingKernel(Counters* c, float add) : c_(c), add_(add) {}
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     ++c_->runs;
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));

@@ -1,0 +1,298 @@
+// The executor: runs a session's plan on a frame of its own, so that any number of
+// threads may run one session at once.
+#include <algorithm>
+#include <cstring>
+
+#include "onnx_light/runtime/session.h"
+#include "onnx_light/runtime/thread_pool.h"
+#include "plan.h"
+
+namespace onnx_light {
+
+Result<const KernelBase*> KernelSlot::Get(const KernelDef& def, const KernelInfo& info) {
+  const KernelBase* k = ready_.load(std::memory_order_acquire);
+  if (k != nullptr) return k;
+  std::lock_guard<std::mutex> lock(create_mu_);
+  if (owner_ == nullptr) {
+    ONNX_LIGHT_ASSIGN_OR_RETURN(owner_, def.create(info));
+    if (owner_ == nullptr) {
+      return Status(StatusCode::kInternal, info.Describe() + ": the kernel factory returned null");
+    }
+    ready_.store(owner_.get(), std::memory_order_release);
+  }
+  return owner_.get();
+}
+
+RuntimeSession::FramePool::~FramePool() {
+  for (std::atomic<Frame*>& slot : slots_)
+    delete slot.exchange(nullptr);
+}
+
+std::unique_ptr<RuntimeSession::Frame> RuntimeSession::FramePool::Take() {
+  for (std::atomic<Frame*>& slot : slots_) {
+    if (slot.load(std::memory_order_relaxed) == nullptr) continue;
+    if (Frame* f = slot.exchange(nullptr, std::memory_order_acquire)) {
+      return std::unique_ptr<Frame>(f);
+    }
+  }
+  return nullptr;
+}
+
+void RuntimeSession::FramePool::Give(std::unique_ptr<Frame> frame) {
+  for (std::atomic<Frame*>& slot : slots_) {
+    Frame* expected = nullptr;
+    if (slot.compare_exchange_strong(expected, frame.get(), std::memory_order_release)) {
+      frame.release();
+      return;
+    }
+  }
+}  // more frames than slots: this one is freed
+
+namespace {
+
+std::string JoinNames(const std::vector<ValueMeta>& values) {
+  std::string s;
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? ", " : "") + values[i].name;
+  return s;
+}
+
+}  // namespace
+
+// A frame for the length of one run: taken from the pool (or made), cleared of the run's
+// values and given back at the end.
+class RuntimeSession::FrameLease {
+ public:
+  FrameLease(FramePool* pool, const Plan& plan, const SessionOptions& options) : pool_(pool) {
+    frame_ = pool_->Take();
+    if (frame_ == nullptr) {
+      frame_ = std::make_unique<Frame>();
+      frame_->states.resize(plan.nodes.size());
+      if (options.buffer_cache_bytes > 0) {
+        frame_->buffers = std::make_shared<BufferPool>(options.buffer_cache_bytes);
+      }
+    }
+  }
+  ~FrameLease() {
+    frame_->values.clear();
+    frame_->seqs.clear();
+    pool_->Give(std::move(frame_));
+  }
+  FrameLease(const FrameLease&) = delete;
+  FrameLease& operator=(const FrameLease&) = delete;
+  Frame& frame() { return *frame_; }
+
+ private:
+  FramePool* pool_;
+  std::unique_ptr<Frame> frame_;
+};
+
+Result<std::vector<Tensor>> RuntimeSession::Run(
+    const std::vector<NamedTensor>& feeds, const std::vector<std::string>& output_names) const {
+  std::vector<NamedValue> values;
+  values.reserve(feeds.size());
+  for (const NamedTensor& f : feeds)
+    values.push_back({f.first, Value{f.second, nullptr}});
+  ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Value> outs, RunValues(values, output_names));
+  std::vector<Tensor> tensors;
+  tensors.reserve(outs.size());
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (outs[i].is_sequence() || outs[i].none) {
+      return Status(StatusCode::kInvalidArgument,
+                    std::string("an output is ") +
+                        (outs[i].none ? "an empty optional" : "a sequence") +
+                        ": use RunValues for this model");
+    }
+    tensors.push_back(std::move(outs[i].tensor));
+  }
+  return tensors;
+}
+
+Result<std::vector<Value>> RuntimeSession::RunValues(
+    const std::vector<NamedValue>& feeds, const std::vector<std::string>& output_names) const {
+  // No lock: the plan is read-only, kernels are const, and everything this run writes is
+  // in its own frame (borrowed from the pool, returned when the run ends).
+  const Plan& plan = *plan_;
+  FrameLease lease(frames_.get(), plan, options_);
+  Frame& frame = lease.frame();
+  std::vector<Tensor>& values = frame.values;
+  values.assign(plan.constants.begin(), plan.constants.end());
+  // Sequence slots only for models that have sequences (no allocation per run otherwise).
+  const bool any_seq = plan.any_seq;
+  std::vector<std::shared_ptr<const TensorSequence>>& seqs = frame.seqs;
+  seqs.assign(any_seq ? values.size() : 0, nullptr);
+
+  std::vector<bool> fed(inputs_.size(), false);
+  for (const NamedValue& feed : feeds) {
+    size_t k = 0;
+    while (k < inputs_.size() && inputs_[k].name != feed.first)
+      ++k;
+    if (k == inputs_.size()) {
+      return Status(
+          StatusCode::kInvalidArgument,
+          "unknown input '" + feed.first + "' (the model's inputs: " + JoinNames(inputs_) + ")");
+    }
+    if (fed[k]) {
+      return Status(StatusCode::kInvalidArgument, "input '" + feed.first + "' is fed twice");
+    }
+    fed[k] = true;
+    const ValueMeta& meta = inputs_[k];
+    if (feed.second.none) {
+      if (!meta.is_optional) {
+        return Status(StatusCode::kTypeMismatch,
+                      "input '" + meta.name + "': only an optional input can be fed none");
+      }
+      continue;  // the value stays an empty Tensor: none
+    }
+    if (feed.second.is_sequence() != meta.is_sequence) {
+      return Status(StatusCode::kTypeMismatch,
+                    "input '" + meta.name + "': expected a " +
+                        (meta.is_sequence ? "sequence of tensors" : "tensor") + ", got a " +
+                        (feed.second.is_sequence() ? "sequence" : "tensor"));
+    }
+    if (meta.is_sequence) {
+      for (const Tensor& t : *feed.second.sequence) {
+        if (t.dtype() != meta.type) {
+          return Status(StatusCode::kTypeMismatch,
+                        "input '" + meta.name + "': expected a sequence of " +
+                            DataTypeName(meta.type) + ", got an element of " +
+                            DataTypeName(t.dtype()));
+        }
+      }
+      seqs[static_cast<size_t>(plan.input_values[k])] = feed.second.sequence;
+      continue;
+    }
+    const Tensor& t = feed.second.tensor;
+    if (t.dtype() != meta.type) {
+      return Status(StatusCode::kTypeMismatch, "input '" + meta.name + "': expected " +
+                                                   DataTypeName(meta.type) + ", got " +
+                                                   DataTypeName(t.dtype()));
+    }
+    if (t.shape().rank() > options_.shape_limits.max_rank) {
+      return Status(StatusCode::kOutOfRange,
+                    "input '" + meta.name + "': rank " + std::to_string(t.shape().rank()) +
+                        " exceeds the limit of " + std::to_string(options_.shape_limits.max_rank));
+    }
+    if (meta.has_shape) {
+      if (t.shape().rank() != meta.dims.size()) {
+        return Status(StatusCode::kInvalidArgument, "input '" + meta.name + "': expected rank " +
+                                                        std::to_string(meta.dims.size()) +
+                                                        ", got shape " + t.shape().ToString());
+      }
+      for (size_t d = 0; d < meta.dims.size(); ++d) {
+        if (meta.dims[d] >= 0 && meta.dims[d] != t.shape()[d]) {
+          return Status(StatusCode::kInvalidArgument,
+                        "input '" + meta.name + "': dimension " + std::to_string(d) + " must be " +
+                            std::to_string(meta.dims[d]) + ", got shape " + t.shape().ToString());
+        }
+      }
+    }
+    values[static_cast<size_t>(plan.input_values[k])] = t;
+  }
+  for (size_t k = 0; k < inputs_.size(); ++k) {
+    if (!fed[k] && !plan.input_has_default[k] && !inputs_[k].is_optional) {
+      return Status(StatusCode::kInvalidArgument, "missing input '" + inputs_[k].name + "'");
+    }
+  }
+
+  std::vector<int> wanted;
+  if (output_names.empty()) {
+    wanted = plan.output_values;
+  } else {
+    for (const std::string& name : output_names) {
+      size_t k = 0;
+      while (k < outputs_.size() && outputs_[k].name != name)
+        ++k;
+      if (k == outputs_.size()) {
+        return Status(
+            StatusCode::kInvalidArgument,
+            "unknown output '" + name + "' (the model's outputs: " + JoinNames(outputs_) + ")");
+      }
+      wanted.push_back(plan.output_values[k]);
+    }
+  }
+
+  for (size_t n = 0; n < plan.nodes.size(); ++n) {
+    const Plan::Node& node = plan.nodes[n];
+    ONNX_LIGHT_ASSIGN_OR_RETURN(const KernelBase* kernel, node.kernel->Get(*node.def, *node.info));
+    std::vector<const Tensor*> in;
+    std::vector<const TensorSequence*> seq_in;
+    const bool uses_seqs =
+        !node.def->sequence_inputs.empty() || !node.def->sequence_outputs.empty();
+    in.reserve(node.inputs.size());
+    for (int v : node.inputs) {
+      const bool is_seq = v >= 0 && plan.is_seq[static_cast<size_t>(v)];
+      const bool none = v >= 0 && plan.is_opt[static_cast<size_t>(v)] &&
+                        values[static_cast<size_t>(v)].dtype() == DataType::kUndefined;
+      in.push_back(v >= 0 && !is_seq && !none ? &values[static_cast<size_t>(v)] : nullptr);
+      if (uses_seqs) seq_in.push_back(is_seq ? seqs[static_cast<size_t>(v)].get() : nullptr);
+    }
+    std::vector<Tensor> out(node.outputs.size());
+    std::vector<std::shared_ptr<const TensorSequence>> seq_out(uses_seqs ? node.outputs.size() : 0);
+    KernelContext ctx(node.info.get(), std::move(in), &out, pool_.get(), &options_.shape_limits,
+                      options_.max_tensor_bytes, &frame.buffers);
+    ctx.SetStateSlot(&frame.states[n]);
+    if (uses_seqs) ctx.SetSequences(std::move(seq_in), &seq_out);
+    Status s = kernel->Compute(ctx);
+    if (!s.ok()) {
+      const std::string where = node.info->Describe();
+      return s.message().rfind(where, 0) == 0 ? s : s.WithContext(where);
+    }
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      const int v = node.outputs[o];
+      if (v < 0) continue;
+      if (plan.is_seq[static_cast<size_t>(v)]) {
+        if (!seq_out[o]) {
+          return Status(StatusCode::kInternal, node.info->Describe() + ": sequence output " +
+                                                   std::to_string(o) + " was not set");
+        }
+        seqs[static_cast<size_t>(v)] = std::move(seq_out[o]);
+        continue;
+      }
+      if (plan.is_opt[static_cast<size_t>(v)] && out[o].dtype() == DataType::kUndefined) {
+        values[static_cast<size_t>(v)] = Tensor();  // an empty optional
+        continue;
+      }
+      if (out[o].dtype() != plan.value_types[static_cast<size_t>(v)]) {
+        return Status(StatusCode::kInternal,
+                      node.info->Describe() + ": output " + std::to_string(o) + " is " +
+                          DataTypeName(out[o].dtype()) + ", expected " +
+                          DataTypeName(plan.value_types[static_cast<size_t>(v)]));
+      }
+      values[static_cast<size_t>(v)] = std::move(out[o]);
+    }
+    for (int v : node.release) {
+      values[static_cast<size_t>(v)] = Tensor();
+      if (any_seq) seqs[static_cast<size_t>(v)].reset();
+    }
+  }
+
+  // Views of feeds or of the model, and storage shared with the session's constants or
+  // with other values, are copied: outputs belong to the caller alone.
+  auto own = [](const Tensor& t) -> Result<Tensor> {
+    if (!t.is_owning() || t.shares_storage()) return t.Clone();
+    return t;
+  };
+  std::vector<Value> results;
+  results.reserve(wanted.size());
+  for (int v : wanted) {
+    Value out;
+    if (plan.is_seq[static_cast<size_t>(v)]) {
+      auto copy = std::make_shared<TensorSequence>();
+      for (const Tensor& t : *seqs[static_cast<size_t>(v)]) {
+        ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor c, t.Clone());
+        copy->push_back(std::move(c));
+      }
+      out.sequence = std::move(copy);
+    } else if (plan.is_opt[static_cast<size_t>(v)] &&
+               values[static_cast<size_t>(v)].dtype() == DataType::kUndefined) {
+      out.none = true;
+    } else {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(out.tensor, own(values[static_cast<size_t>(v)]));
+    }
+    results.push_back(std::move(out));
+  }
+  return results;  // the lease clears the frame's values and returns it
+}
+
+}  // namespace onnx_light

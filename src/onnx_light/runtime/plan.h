@@ -1,0 +1,81 @@
+// The immutable plan of a session (order, kernels, value lifetimes) and what one run
+// owns (a Frame), shared by the planner (session.cc) and the executor (executor.cc).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "onnx_light/core/buffer_pool.h"
+#include "onnx_light/runtime/kernel.h"
+#include "onnx_light/runtime/session.h"
+
+namespace onnx_light {
+
+// A node's kernel: created once, by the first run that reaches the node (the plugin host
+// relies on this laziness), then shared read-only by every run. Only the creation takes
+// a lock; later runs read one atomic pointer. A failed creation is not kept: the next
+// run tries again and reports the same error.
+class KernelSlot {
+ public:
+  Result<const KernelBase*> Get(const KernelDef& def, const KernelInfo& info);
+  bool created() const noexcept { return ready_.load(std::memory_order_acquire) != nullptr; }
+
+ private:
+  std::atomic<const KernelBase*> ready_{nullptr};
+  std::mutex create_mu_;
+  std::unique_ptr<KernelBase> owner_;
+};
+
+struct RuntimeSession::Plan {
+  struct Node {
+    const onnx::NodeProto* proto = nullptr;
+    const KernelDef* def = nullptr;
+    std::unique_ptr<KernelInfo> info;
+    std::unique_ptr<KernelSlot> kernel;  // created at the first run that needs it
+    std::vector<int> inputs;             // value index, -1 for an absent optional input
+    std::vector<int> outputs;            // value index, -1 for an unused optional output
+    std::vector<int> release;            // values whose last reader is this node
+  };
+  std::vector<std::string> value_names;
+  std::vector<DataType> value_types;           // a sequence's element type
+  std::vector<bool> is_seq;                    // a sequence of tensors
+  std::vector<bool> is_opt;                    // an optional tensor (empty Tensor: none)
+  std::vector<int> producer;                   // node index, -1 for inputs and constants
+  std::vector<Tensor> constants;               // by value index (initializers, Constant nodes)
+  std::unordered_map<std::string, int> index;  // value name -> index
+  std::vector<int> input_values;               // graph inputs, in order
+  std::vector<bool> input_has_default;         // graph input that an initializer backs
+  std::vector<int> output_values;              // graph outputs, in order
+  std::vector<Node> nodes;                     // topological order
+  bool any_seq = false;                        // some value is a sequence
+};
+
+// What a run owns besides its values: each node's kernel state and a buffer cache. A
+// frame serves one run at a time and is reused by later runs, so scratch memory and
+// shape-keyed caches survive between runs without being shared between threads.
+struct RuntimeSession::Frame {
+  std::vector<Tensor> values;                               // by value index
+  std::vector<std::shared_ptr<const TensorSequence>> seqs;  // by value index, when used
+  std::vector<std::unique_ptr<KernelState>> states;         // by node index
+  std::shared_ptr<BufferPool> buffers;
+};
+
+// Idle frames, lock-free: a run takes one (or makes one) and puts it back; at most
+// kSlots are kept for later runs.
+class RuntimeSession::FramePool {
+ public:
+  static constexpr size_t kSlots = 16;
+  ~FramePool();
+  std::unique_ptr<Frame> Take();
+  void Give(std::unique_ptr<Frame> frame);
+
+ private:
+  std::array<std::atomic<Frame*>, kSlots> slots_{};
+};
+
+}  // namespace onnx_light
