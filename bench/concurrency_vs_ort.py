@@ -94,9 +94,7 @@ def overhead_and_creation():
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])],
     )
-    data = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", 17)]
-    ).SerializeToString()
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
     s = onnx_light.RuntimeSession(data)
     x = np.ones(1, np.float32)
     run_s = timeit(lambda: s.run(None, {"x": x}))
