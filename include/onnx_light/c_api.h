@@ -34,7 +34,11 @@ typedef struct OnnxLightTensor {
 } OnnxLightTensor;
 
 /* Return codes: 0 on success, else the onnx_light::StatusCode value; the message of the
- * last error on this thread is OnnxLightLastErrorMessage(). */
+ * last error on this thread is OnnxLightLastErrorMessage().
+ *
+ * Threads: any number of threads may call OnnxLightRun on one session at once (each run
+ * works in its own frame). OnnxLightSessionRelease must not overlap another call on the
+ * same session. Outputs belong to the caller and may be released from any thread. */
 ONNX_LIGHT_C_EXPORT int32_t OnnxLightSessionCreate(const void* model, size_t size,
                                                    OnnxLightSession** session);
 ONNX_LIGHT_C_EXPORT int32_t OnnxLightSessionCreateFromFile(const char* path,

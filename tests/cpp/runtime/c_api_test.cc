@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -61,6 +64,39 @@ TEST(CApi, Errors) {
   OnnxLightTensorRelease(&out);
   OnnxLightSessionRelease(s);
   OnnxLightSessionRelease(nullptr);
+}
+
+TEST(CApi, SeveralThreadsRunOneSession) {
+  OnnxLightSession* s = nullptr;
+  ASSERT_EQ(OnnxLightSessionCreateFromFile(kModel.c_str(), &s), 0) << OnnxLightLastErrorMessage();
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 6; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < 200; ++r) {
+        const int64_t rows = 1 + (t + r) % 5;  // a different shape per run
+        std::vector<float> x(static_cast<size_t>(rows * 4));
+        for (size_t i = 0; i < x.size(); ++i)
+          x[i] = static_cast<float>(t) - static_cast<float>(i) * 0.5f;
+        const int64_t shape[2] = {rows, 4};
+        OnnxLightTensor in{"x", x.data(), 1, x.size(), 2, shape, nullptr};
+        OnnxLightTensor out{};
+        if (OnnxLightRun(s, &in, 1, &out) != 0 || out.element_count != x.size()) {
+          ++wrong;
+          continue;
+        }
+        for (size_t i = 0; i < x.size(); ++i) {
+          const float h = x[i] < 0 ? 0.2f * x[i] : x[i];
+          if (std::fabs(static_cast<float*>(out.data)[i] - std::log(1 + h * h)) > 1e-6f) ++wrong;
+        }
+        OnnxLightTensorRelease(&out);
+      }
+    });
+  }
+  for (std::thread& t : threads)
+    t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  OnnxLightSessionRelease(s);
 }
 
 }  // namespace
