@@ -65,6 +65,24 @@ def _node_args(rows) -> list[NodeArg]:
     ]
 
 
+_LEVELS = {"none": 0, "basic": 1, "extended": 2, "all": 99}
+
+
+def _optimization_level(level: Any) -> int:
+    if isinstance(level, str):
+        if level not in _LEVELS:
+            raise ValueError(
+                f"graph_optimization_level must be one of {', '.join(_LEVELS)}, got {level!r}"
+            )
+        return _LEVELS[level]
+    if isinstance(level, bool) or not hasattr(level, "__index__"):
+        raise TypeError(f"graph_optimization_level must be a str or int, got {level!r}")
+    value = level.__index__()
+    if value not in _LEVELS.values():
+        raise ValueError(f"graph_optimization_level must be 0, 1, 2 or 99, got {value}")
+    return value
+
+
 class RuntimeSession:
     """Runs a model given as a ModelProto (onnx_light.onnx), serialized bytes or a path."""
 
@@ -73,12 +91,27 @@ class RuntimeSession:
         model: ModelProto | bytes | str | os.PathLike,
         intra_op_threads: int = 1,
         constant_folding: bool = True,
+        graph_optimization_level: str | int = "all",
+        optimized_model_path: str | os.PathLike | None = None,
     ):
+        """``graph_optimization_level``: "none", "basic", "extended" or "all" (the
+        default), or ONNX Runtime's numbers 0, 1, 2 and 99 (its GraphOptimizationLevel
+        values work too). ``optimized_model_path``: write the optimized graph there as an
+        .onnx file (it loads back like any model)."""
         if not isinstance(intra_op_threads, int) or intra_op_threads < 1:
             raise ValueError(f"intra_op_threads must be a positive int, got {intra_op_threads!r}")
         if not isinstance(constant_folding, bool):
             raise TypeError(f"constant_folding must be a bool, got {constant_folding!r}")
-        args = (intra_op_threads, constant_folding)
+        level = _optimization_level(graph_optimization_level)
+        if optimized_model_path is None:
+            path = ""
+        elif isinstance(optimized_model_path, (str, os.PathLike)):
+            path = os.fspath(optimized_model_path)
+        else:
+            raise TypeError(
+                f"optimized_model_path must be a path, got {type(optimized_model_path).__name__}"
+            )
+        args = (intra_op_threads, constant_folding, level, path)
         if isinstance(model, ModelProto):
             self._session = _core.RuntimeSession.from_model(model, *args)
         elif isinstance(model, (bytes, bytearray, memoryview)):
@@ -98,6 +131,16 @@ class RuntimeSession:
     def folded_nodes(self) -> int:
         """How many nodes constant folding computed at creation (0 with it off)."""
         return self._session.folded_nodes()
+
+    @property
+    def removed_nodes(self) -> int:
+        """How many nodes the graph passes removed (Identity/Dropout, dead nodes)."""
+        return self._session.removed_nodes()
+
+    @property
+    def planned_nodes(self) -> int:
+        """How many nodes a run may execute (after folding and the passes)."""
+        return self._session.planned_nodes()
 
     def get_inputs(self) -> list[NodeArg]:
         return list(self._inputs)

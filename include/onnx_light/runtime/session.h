@@ -18,6 +18,11 @@ namespace onnx_light {
 
 class ThreadPool;
 
+// How much the session rewrites the graph before planning it (ONNX Runtime's levels and
+// numbers). basic: constant folding, Identity/Dropout removal, dead nodes removed.
+// extended and all: the same today (fusions are to come).
+enum class GraphOptimizationLevel { kNone = 0, kBasic = 1, kExtended = 2, kAll = 99 };
+
 struct SessionOptions {
   // The kernels to use. Null means the built-in CPU kernels; layer a registry over
   // KernelRegistry::BuiltinCpu() to add kernels for this session only.
@@ -35,6 +40,10 @@ struct SessionOptions {
   // Control-flow nodes are never folded; a node whose kernel fails is left to fail at
   // run time, as it would unfolded.
   bool constant_folding = true;
+  GraphOptimizationLevel graph_optimization_level = GraphOptimizationLevel::kAll;
+  // If set, the optimized graph (after the passes and constant folding) is written here as
+  // an .onnx file at session creation: what will run, in standard ONNX, loadable again.
+  std::string optimized_model_path;
   onnx::LoadOptions load;
 };
 
@@ -81,6 +90,11 @@ class RuntimeSession {
   const onnx::ModelProto& model() const noexcept { return *model_; }
   // Nodes that constant folding computed at creation (they do not run per Run).
   size_t folded_nodes() const noexcept { return folded_nodes_; }
+  // Nodes the graph passes removed (Identity/Dropout, dead nodes), and what runs per Run.
+  size_t removed_nodes() const noexcept { return removed_nodes_; }
+  size_t planned_nodes() const noexcept;
+  // The graph as planned (after passes and folding) as a standard ONNX model.
+  Result<onnx::ModelProto> OptimizedModel() const;
 
   // Runs the model. `feeds` names graph inputs (each at most once; all inputs without an
   // initializer are required); `output_names` selects outputs (empty: all, in graph order).
@@ -111,6 +125,7 @@ class RuntimeSession {
   std::unique_ptr<FramePool> frames_;
   SubgraphScope scope_;  // this session, for the subgraph kernels of its nodes
   size_t folded_nodes_ = 0;
+  size_t removed_nodes_ = 0;
 };
 
 }  // namespace onnx_light

@@ -179,6 +179,8 @@ class PySession {
 
   nb::list Inputs() const { return MetaList(s_->inputs()); }
   size_t FoldedNodes() const { return s_->folded_nodes(); }
+  size_t RemovedNodes() const { return s_->removed_nodes(); }
+  size_t PlannedNodes() const { return s_->planned_nodes(); }
   nb::list Outputs() const { return MetaList(s_->outputs()); }
 
  private:
@@ -283,10 +285,13 @@ class PySession {
   mutable std::map<int32_t, nb::object> dtype_cache_;
 };
 
-SessionOptions Options(int intra_op_threads, bool constant_folding) {
+SessionOptions Options(int intra_op_threads, bool constant_folding, int level,
+                       const std::string& optimized_model_path) {
   SessionOptions o;
   o.intra_op_threads = intra_op_threads;
   o.constant_folding = constant_folding;
+  o.graph_optimization_level = static_cast<GraphOptimizationLevel>(level);
+  o.optimized_model_path = optimized_model_path;
   return o;
 }
 
@@ -296,27 +301,33 @@ void BindRuntime(nb::module_& m) {
   nb::class_<PySession>(m, "RuntimeSession")
       .def_static(
           "from_model",
-          [](const onnx::ModelProto& model, int threads, bool fold) {
+          [](const onnx::ModelProto& model, int threads, bool fold, int level,
+             const std::string& path) {
             return new PySession(
-                ValueOrThrow(RuntimeSession::Create(model, Options(threads, fold))));
+                ValueOrThrow(RuntimeSession::Create(model, Options(threads, fold, level, path))));
           },
-          nb::arg("model"), nb::arg("intra_op_threads") = 1, nb::arg("constant_folding") = true)
+          nb::arg("model"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
+          nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"))
       .def_static(
           "from_bytes",
-          [](nb::bytes data, int threads, bool fold) {
+          [](nb::bytes data, int threads, bool fold, int level, const std::string& path) {
             return new PySession(ValueOrThrow(RuntimeSession::CreateFromBytes(
-                data.c_str(), data.size(), Options(threads, fold))));
+                data.c_str(), data.size(), Options(threads, fold, level, path))));
           },
-          nb::arg("data"), nb::arg("intra_op_threads") = 1, nb::arg("constant_folding") = true)
+          nb::arg("data"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
+          nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"))
       .def_static(
           "from_file",
-          [](const std::string& path, int threads, bool fold) {
-            return new PySession(
-                ValueOrThrow(RuntimeSession::CreateFromFile(path, Options(threads, fold))));
+          [](const std::string& file, int threads, bool fold, int level, const std::string& path) {
+            return new PySession(ValueOrThrow(
+                RuntimeSession::CreateFromFile(file, Options(threads, fold, level, path))));
           },
-          nb::arg("path"), nb::arg("intra_op_threads") = 1, nb::arg("constant_folding") = true)
+          nb::arg("path"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
+          nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"))
       .def("run", &PySession::Run, nb::arg("output_names"), nb::arg("feeds"))
       .def("folded_nodes", &PySession::FoldedNodes)
+      .def("removed_nodes", &PySession::RemovedNodes)
+      .def("planned_nodes", &PySession::PlannedNodes)
       .def("set_dtypes", &PySession::SetDtypes)
       .def("inputs", &PySession::Inputs)
       .def("outputs", &PySession::Outputs);

@@ -57,6 +57,23 @@ std::string JoinNames(const std::vector<ValueMeta>& values) {
   return s;
 }
 
+// The nodes that the values `wanted` depend on (1 = runs).
+std::vector<char> NeededNodes(const RuntimeSession::Plan& plan, const std::vector<int>& wanted) {
+  std::vector<char> needed(plan.nodes.size(), 0);
+  std::vector<int> todo(wanted.begin(), wanted.end());
+  while (!todo.empty()) {
+    const int v = todo.back();
+    todo.pop_back();
+    const int p = plan.producer[static_cast<size_t>(v)];
+    if (p < 0 || needed[static_cast<size_t>(p)]) continue;
+    needed[static_cast<size_t>(p)] = 1;
+    for (int in : plan.nodes[static_cast<size_t>(p)].inputs) {
+      if (in >= 0) todo.push_back(in);
+    }
+  }
+  return needed;
+}
+
 }  // namespace
 
 // A frame for the length of one run: taken from the pool (or made), cleared of the run's
@@ -115,8 +132,14 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
   const Plan& plan = *plan_;
   FrameLease lease(frames_.get(), plan, options_);
   Frame& frame = lease.frame();
+  // The run's values; an unset one falls back to the plan's constant of that index (an
+  // initializer, a folded value), read in place rather than copied into every run.
   std::vector<Tensor>& values = frame.values;
-  values.assign(plan.constants.begin(), plan.constants.end());
+  values.resize(plan.constants.size());
+  auto value = [&](int v) -> const Tensor& {
+    const Tensor& t = values[static_cast<size_t>(v)];
+    return t.dtype() != DataType::kUndefined ? t : plan.constants[static_cast<size_t>(v)];
+  };
   // Sequence slots only for models that have sequences (no allocation per run otherwise).
   const bool any_seq = plan.any_seq;
   std::vector<std::shared_ptr<const TensorSequence>>& seqs = frame.seqs;
@@ -211,8 +234,13 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
       wanted.push_back(plan.output_values[k]);
     }
   }
+  // Only the nodes the requested outputs depend on run (all of them when every output is
+  // asked for).
+  std::vector<char> needed;
+  if (!output_names.empty()) needed = NeededNodes(plan, wanted);
 
   for (size_t n = 0; n < plan.nodes.size(); ++n) {
+    if (!needed.empty() && !needed[n]) continue;
     const Plan::Node& node = plan.nodes[n];
     ONNX_LIGHT_ASSIGN_OR_RETURN(const KernelBase* kernel, node.kernel->Get(*node.def, *node.info));
     std::vector<const Tensor*> in;
@@ -222,9 +250,9 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
     in.reserve(node.inputs.size());
     for (int v : node.inputs) {
       const bool is_seq = v >= 0 && plan.is_seq[static_cast<size_t>(v)];
-      const bool none = v >= 0 && plan.is_opt[static_cast<size_t>(v)] &&
-                        values[static_cast<size_t>(v)].dtype() == DataType::kUndefined;
-      in.push_back(v >= 0 && !is_seq && !none ? &values[static_cast<size_t>(v)] : nullptr);
+      const bool none =
+          v >= 0 && plan.is_opt[static_cast<size_t>(v)] && value(v).dtype() == DataType::kUndefined;
+      in.push_back(v >= 0 && !is_seq && !none ? &value(v) : nullptr);
       if (uses_seqs) seq_in.push_back(is_seq ? seqs[static_cast<size_t>(v)].get() : nullptr);
     }
     std::vector<Tensor> out(node.outputs.size());
@@ -284,11 +312,10 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
         copy->push_back(std::move(c));
       }
       out.sequence = std::move(copy);
-    } else if (plan.is_opt[static_cast<size_t>(v)] &&
-               values[static_cast<size_t>(v)].dtype() == DataType::kUndefined) {
+    } else if (plan.is_opt[static_cast<size_t>(v)] && value(v).dtype() == DataType::kUndefined) {
       out.none = true;
     } else {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(out.tensor, own(values[static_cast<size_t>(v)]));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(out.tensor, own(value(v)));
     }
     results.push_back(std::move(out));
   }

@@ -9,6 +9,7 @@
 #include "onnx_light/runtime/tensor_proto.h"
 #include "onnx_light/runtime/thread_pool.h"
 #include "op_schema.h"
+#include "passes/pass_manager.h"
 #include "plan.h"
 
 namespace onnx_light {
@@ -138,7 +139,20 @@ Result<std::unique_ptr<RuntimeSession>> RuntimeSession::Create(onnx::ModelProto 
                                                     std::to_string(s->options_.intra_op_threads));
   }
   s->scope_ = SubgraphScope{&s->options_, s->model_.get()};
+  const GraphOptimizationLevel level = s->options_.graph_optimization_level;
+  if (level != GraphOptimizationLevel::kNone && level != GraphOptimizationLevel::kBasic &&
+      level != GraphOptimizationLevel::kExtended && level != GraphOptimizationLevel::kAll) {
+    return Status(StatusCode::kInvalidArgument,
+                  "graph_optimization_level must be 0 (none), 1 (basic), 2 (extended) or 99 "
+                  "(all), got " +
+                      std::to_string(static_cast<int>(level)));
+  }
   ONNX_LIGHT_RETURN_IF_ERROR(s->Build());
+  if (!s->options_.optimized_model_path.empty()) {
+    ONNX_LIGHT_ASSIGN_OR_RETURN(onnx::ModelProto optimized, s->OptimizedModel());
+    Status saved = onnx::SaveModel(optimized, s->options_.optimized_model_path);
+    if (!saved.ok()) return saved.WithContext("writing optimized_model_path");
+  }
   s->pool_ = std::make_unique<ThreadPool>(s->options_.intra_op_threads);
   s->frames_ = std::make_unique<FramePool>();
   return s;
@@ -461,7 +475,14 @@ Status RuntimeSession::Build() {
     outputs_.push_back(std::move(meta));
   }
 
-  if (options_.constant_folding) FoldConstants(plan);
+  if (options_.constant_folding &&
+      options_.graph_optimization_level != GraphOptimizationLevel::kNone) {
+    FoldConstants(plan);
+  }
+  for (const auto& [pass, removed] :
+       passes::RunGraphPasses(plan, options_.graph_optimization_level)) {
+    removed_nodes_ += removed;
+  }
   plan.any_seq = std::find(plan.is_seq.begin(), plan.is_seq.end(), true) != plan.is_seq.end();
 
   // Release every intermediate value after its last reader (graph outputs never).
@@ -525,13 +546,51 @@ void RuntimeSession::FoldConstants(Plan& plan) {
     }
     kept.push_back(std::move(node));
   }
-  // Producer indices refer to positions in plan.nodes: renumber them.
   plan.nodes = std::move(kept);
-  for (int& p : plan.producer)
-    if (p >= 0) p = -2;  // recomputed below
-  for (size_t i = 0; i < plan.nodes.size(); ++i)
-    for (int v : plan.nodes[i].outputs)
-      if (v >= 0) plan.producer[static_cast<size_t>(v)] = static_cast<int>(i);
+  passes::RenumberProducers(plan);  // producers are positions in plan.nodes
+}
+
+size_t RuntimeSession::planned_nodes() const noexcept {
+  return plan_->nodes.size();
+}
+
+Result<onnx::ModelProto> RuntimeSession::OptimizedModel() const {
+  const Plan& plan = *plan_;
+  onnx::ModelProto out;
+  out.ir_version = model_->ir_version.get();
+  out.producer_name = std::string("onnx-light");
+  out.opset_import = model_->opset_import;
+  out.functions = model_->functions;
+  onnx::GraphProto* g = out.graph.mutable_get();
+  const onnx::GraphProto& src = model_->graph.get();
+  g->name = src.name.get();
+  g->input = src.input;
+  g->output = src.output;
+  // Constants that a node or a graph output still reads become initializers (folded
+  // values and Constant nodes included); the nodes in the planned order.
+  std::vector<bool> read(plan.value_names.size(), false);
+  for (const Plan::Node& n : plan.nodes) {
+    for (int v : n.inputs) {
+      if (v >= 0) read[static_cast<size_t>(v)] = true;
+    }
+  }
+  for (int v : plan.output_values)
+    read[static_cast<size_t>(v)] = true;
+  for (size_t v = 0; v < plan.value_names.size(); ++v) {
+    const Tensor& t = plan.constants[v];
+    if (!read[v] || plan.producer[v] >= 0 || t.dtype() == DataType::kUndefined) continue;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(onnx::TensorProto p, TensorToProto(t, plan.value_names[v]));
+    g->initializer.push_back(std::move(p));
+  }
+  for (const Plan::Node& n : plan.nodes) {
+    onnx::NodeProto node = *n.proto;
+    // Passes may have rewired inputs (an Identity's readers read its source).
+    for (size_t i = 0; i < node.input.size() && i < n.inputs.size(); ++i) {
+      if (n.inputs[i] >= 0) node.input[i] = plan.value_names[static_cast<size_t>(n.inputs[i])];
+    }
+    g->node.push_back(std::move(node));
+  }
+  return out;
 }
 
 }  // namespace onnx_light

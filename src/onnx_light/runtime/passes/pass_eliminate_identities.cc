@@ -1,0 +1,71 @@
+// Identity, and Dropout at inference (its mask unused), pass their input through: their
+// readers read the input instead and the node goes. Kept when the output is a graph
+// output or is read inside a subgraph (names must stay).
+#include <algorithm>
+
+#include "../plan.h"
+#include "onnx_light/runtime/kernel.h"
+#include "pass_manager.h"
+
+namespace onnx_light::passes {
+namespace {
+
+bool PassesThrough(const onnx::NodeProto& node) {
+  if (!NormalizeDomain(node.domain.get()).empty()) return false;
+  const std::string& op = node.op_type.get();
+  if (op == "Identity") return node.input.size() == 1 && node.output.size() == 1;
+  if (op != "Dropout" || node.input.empty() || node.output.empty()) return false;
+  // training_mode given (an input), or is_test = 0 before opset 7: keep the node.
+  if (node.input.size() >= 3 && !node.input[2].empty()) return false;
+  for (const onnx::AttributeProto& a : node.attribute) {
+    if (a.name.get() == "is_test" && a.i.get() == 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+size_t EliminateIdentities(Plan& plan) {
+  std::vector<bool> read(plan.value_names.size(), false);
+  for (const Plan::Node& n : plan.nodes) {
+    for (int v : n.inputs) {
+      if (v >= 0) read[static_cast<size_t>(v)] = true;
+    }
+  }
+  std::vector<bool> is_output(plan.value_names.size(), false);  // or read by a subgraph
+  for (int v : plan.output_values)
+    is_output[static_cast<size_t>(v)] = true;
+  for (const Plan::Node& n : plan.nodes) {
+    for (size_t i = n.proto->input.size(); i < n.inputs.size(); ++i) {
+      if (n.inputs[i] >= 0) is_output[static_cast<size_t>(n.inputs[i])] = true;
+    }
+  }
+  std::vector<int> alias(plan.value_names.size());
+  for (size_t v = 0; v < alias.size(); ++v)
+    alias[v] = static_cast<int>(v);
+  std::vector<Plan::Node> kept;
+  size_t removed = 0;
+  for (Plan::Node& n : plan.nodes) {
+    const int out = n.outputs.empty() ? -1 : n.outputs[0];
+    const int in = n.inputs.empty() ? -1 : n.inputs[0];
+    const bool mask_read =
+        n.outputs.size() > 1 && n.outputs[1] >= 0 && read[static_cast<size_t>(n.outputs[1])];
+    if (PassesThrough(*n.proto) && !mask_read && out >= 0 && in >= 0 &&
+        !is_output[static_cast<size_t>(out)] &&
+        plan.is_seq[static_cast<size_t>(out)] == plan.is_seq[static_cast<size_t>(in)] &&
+        plan.is_opt[static_cast<size_t>(out)] == plan.is_opt[static_cast<size_t>(in)]) {
+      alias[static_cast<size_t>(out)] = alias[static_cast<size_t>(in)];
+      ++removed;
+      continue;
+    }
+    for (int& v : n.inputs) {
+      if (v >= 0) v = alias[static_cast<size_t>(v)];
+    }
+    kept.push_back(std::move(n));
+  }
+  plan.nodes = std::move(kept);
+  RenumberProducers(plan);
+  return removed;
+}
+
+}  // namespace onnx_light::passes
