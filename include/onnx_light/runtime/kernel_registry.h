@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -43,11 +44,22 @@ class KernelRegistry {
   // Ops that a reduced build compiled out: matching a node with one of them says so.
   void MarkExcluded(const std::string& domain, const std::string& op_type);
 
-  // The built-in CPU kernels (shared, immutable, created on first use).
+  // The built-in CPU kernels (shared, immutable). An op's kernels are registered the
+  // first time a node asks for that op (or a listing asks for all), so the first session
+  // of a process pays for the ops its model uses, not for all 250 definitions.
   static std::shared_ptr<const KernelRegistry> BuiltinCpu();
+
+  // A registration function per op, loaded on first use by Find and All.
+  struct LazyOp {
+    const char* domain;  // "" for ai.onnx
+    const char* op_type;
+    Status (*register_op)(KernelRegistry&);
+  };
 
  private:
   const KernelDef* FindOwn(const KernelQuery& query) const;
+  // Registers the lazy op's kernels if not done yet (all of them for op_type null).
+  void Load(const std::string& domain, const char* op_type) const;
   bool IsExcluded(const std::string& domain, const std::string& op_type) const;
 
   std::shared_ptr<const KernelRegistry> parent_;
@@ -56,6 +68,12 @@ class KernelRegistry {
   // FindOwn look at one op's kernels only.
   std::unordered_map<std::string, std::vector<const KernelDef*>> by_op_;
   std::vector<std::pair<std::string, std::string>> excluded_;
+  // Lazily registered ops (the built-in registry): which are in, under a lock taken only
+  // while a session is being created.
+  const LazyOp* lazy_ = nullptr;
+  size_t lazy_count_ = 0;
+  mutable std::vector<bool> lazy_loaded_;
+  mutable std::mutex lazy_mu_;
 };
 
 // Whether `def` accepts a node with these input types, and the types it binds.
@@ -66,5 +84,8 @@ std::string TypeList(const std::vector<DataType>& types);
 
 // Registers every built-in kernel (the generated or full kernel list) into `registry`.
 Status RegisterBuiltinKernels(KernelRegistry& registry);
+// The built-in kernel list as lazily registered ops, and the ops a reduced build left out.
+void BuiltinLazyOps(const KernelRegistry::LazyOp** ops, size_t* count);
+void MarkBuiltinExclusions(KernelRegistry& registry);
 
 }  // namespace onnx_light

@@ -18,4 +18,29 @@ Status RegisterBuiltinKernels(KernelRegistry& registry) {
   return Status::Ok();
 }
 
+namespace {
+constexpr const char* DomainOf(const char* token) {
+  return token[0] == 'a' ? "" : token;  // ai_onnx -> "", onnx_light, onnx_light_cpu
+}
+constexpr KernelRegistry::LazyOp kLazyOps[] = {
+#define ONNX_LIGHT_KERNEL(domain, op) \
+  {DomainOf(#domain), #op, &kernels::RegisterKernel_##domain##_##op},
+#include ONNX_LIGHT_KERNEL_LIST
+#undef ONNX_LIGHT_KERNEL
+    {nullptr, nullptr, nullptr}};
+}  // namespace
+
+void BuiltinLazyOps(const KernelRegistry::LazyOp** ops, size_t* count) {
+  *ops = kLazyOps;
+  *count = sizeof(kLazyOps) / sizeof(kLazyOps[0]) - 1;
+}
+
+void MarkBuiltinExclusions([[maybe_unused]] KernelRegistry& registry) {
+#ifdef ONNX_LIGHT_EXCLUDED_OPS
+#define ONNX_LIGHT_EXCLUDED(domain, op) registry.MarkExcluded(domain, op);
+#include ONNX_LIGHT_EXCLUDED_OPS
+#undef ONNX_LIGHT_EXCLUDED
+#endif
+}
+
 }  // namespace onnx_light

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <set>
 
@@ -108,7 +109,32 @@ Status KernelRegistry::Register(KernelDef def) {
   return Status::Ok();
 }
 
+void KernelRegistry::Load(const std::string& domain, const char* op_type) const {
+  if (lazy_ == nullptr) return;
+  std::lock_guard<std::mutex> lock(lazy_mu_);
+  for (size_t i = 0; i < lazy_count_; ++i) {
+    if (lazy_loaded_[i]) continue;
+    if (op_type != nullptr &&
+        (std::strcmp(lazy_[i].op_type, op_type) != 0 || domain != lazy_[i].domain)) {
+      continue;
+    }
+    // Registering fills this registry's tables: logically const (the same kernels a full
+    // registration would have), done once per op under the lock.
+    Status s = lazy_[i].register_op(const_cast<KernelRegistry&>(*this));
+    if (!s.ok()) {
+      // A duplicate in the built-in list is a build defect; fail loudly at first use.
+      std::fprintf(stderr, "onnx-light: built-in kernel registration failed: %s\n",
+                   s.ToString().c_str());
+      std::abort();
+    }
+    lazy_loaded_[i] = true;
+  }
+}
+
 const KernelDef* KernelRegistry::FindOwn(const KernelQuery& query) const {
+  Load(NormalizeDomain(query.domain), query.op_type.c_str());
+  std::unique_lock<std::mutex> lock(lazy_mu_, std::defer_lock);
+  if (lazy_ != nullptr) lock.lock();  // tables may grow while another op loads
   auto it = by_op_.find(NormalizeDomain(query.domain) + '\n' + query.op_type);
   if (it == by_op_.end()) return nullptr;
   for (const KernelDef* def : it->second) {
@@ -163,6 +189,7 @@ Result<const KernelDef*> KernelRegistry::Find(const KernelQuery& query) const {
 }
 
 std::vector<const KernelDef*> KernelRegistry::All() const {
+  Load("", nullptr);
   std::vector<const KernelDef*> out;
   for (const auto& def : defs_)
     out.push_back(def.get());
@@ -174,19 +201,13 @@ std::vector<const KernelDef*> KernelRegistry::All() const {
 }
 
 std::shared_ptr<const KernelRegistry> KernelRegistry::BuiltinCpu() {
-  static std::once_flag once;
-  static std::shared_ptr<const KernelRegistry> builtin;
-  std::call_once(once, [] {
+  static const std::shared_ptr<const KernelRegistry> builtin = [] {
     auto r = std::make_shared<KernelRegistry>();
-    Status s = RegisterBuiltinKernels(*r);
-    if (!s.ok()) {
-      // A duplicate in the built-in list is a build defect; fail loudly at first use.
-      std::fprintf(stderr, "onnx-light: built-in kernel registration failed: %s\n",
-                   s.ToString().c_str());
-      std::abort();
-    }
-    builtin = std::move(r);
-  });
+    BuiltinLazyOps(&r->lazy_, &r->lazy_count_);
+    r->lazy_loaded_.assign(r->lazy_count_, false);
+    MarkBuiltinExclusions(*r);
+    return r;
+  }();
   return builtin;
 }
 

@@ -543,3 +543,32 @@ TEST(Session, RuntimeShapeLimits) {
 
 }  // namespace
 }  // namespace onnx_light
+
+namespace onnx_light::testing {
+namespace {
+
+TEST(Registry, LazyBuiltinRegistrationMatchesTheFullList) {
+  // Each lazily loaded op registers kernels of that op only, and all of them together are
+  // exactly what registering the whole list at once gives.
+  const KernelRegistry::LazyOp* ops = nullptr;
+  size_t count = 0;
+  BuiltinLazyOps(&ops, &count);
+  ASSERT_GT(count, 150u);
+  size_t defs = 0;
+  for (size_t i = 0; i < count; ++i) {
+    KernelRegistry one;
+    ASSERT_TRUE(ops[i].register_op(one).ok()) << ops[i].op_type;
+    for (const KernelDef* def : one.All()) {
+      EXPECT_EQ(def->op_type, ops[i].op_type);
+      EXPECT_EQ(def->domain, ops[i].domain);
+      ++defs;
+    }
+  }
+  KernelRegistry full;
+  ASSERT_TRUE(RegisterBuiltinKernels(full).ok());
+  EXPECT_EQ(full.All().size(), defs);
+  EXPECT_EQ(KernelRegistry::BuiltinCpu()->All().size(), defs);
+}
+
+}  // namespace
+}  // namespace onnx_light::testing
