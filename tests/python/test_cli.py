@@ -98,23 +98,18 @@ def test_version_and_help():
 
 
 def test_simd_target_can_be_capped_by_environment():
-    env = dict(os.environ, ONNX_LIGHT_SIMD_TARGET="scalar")
-    out = subprocess.run(
-        [str(TOOL), "run", MODEL, "--random", "--dim", "N=2"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
+    def run_with(target):
+        return subprocess.run(
+            [str(TOOL), "run", MODEL, "--random", "--dim", "N=2"],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, ONNX_LIGHT_SIMD_TARGET=target),
+            check=True,
+        )
+
+    out = run_with("scalar")
     assert "(SIMD SCALAR, 1 thread)" in out.stdout
     assert out.stderr == ""
-    env["ONNX_LIGHT_SIMD_TARGET"] = "AVX9000"
-    out = subprocess.run(
-        [str(TOOL), "run", MODEL, "--random", "--dim", "N=2"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
+    out = run_with("AVX9000")
     assert "ONNX_LIGHT_SIMD_TARGET=AVX9000 is not a SIMD target" in out.stderr
     assert "SCALAR" in out.stderr and "ignored" in out.stderr

