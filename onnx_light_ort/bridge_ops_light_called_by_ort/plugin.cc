@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "elementwise_simd.h"
+#include "simd/elementwise_simd.h"
 #include "onnxruntime_c_api.h"
 
 namespace onnx_light_plugin {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "elementwise_simd.h"
+#include "simd/elementwise_simd.h"
 #include "onnx_light/core/float16.h"
 
 namespace onnx_light::kernels {

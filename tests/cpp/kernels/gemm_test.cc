@@ -2,7 +2,7 @@
 // double reference: every transpose combination, shapes from empty to several BLAS blocks,
 // accumulation into a non-zero C, and the pool's row split. Tolerance: relative 1e-5 of
 // sum |a||b| for float, 1e-13 for double (both far above a dot product's rounding).
-#include "gemm.h"
+#include "math/gemm.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,270 @@
+// numpy (multidirectional) broadcasting for element-wise kernels with two inputs.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "common/kernel_util.h"
+#include "common/narrow_types.h"
+
+namespace onnx_light::kernels {
+
+// The broadcast output dimensions of two shapes, or an error naming the node.
+inline Result<std::vector<int64_t>> BroadcastDims(const Shape& a, const Shape& b,
+                                                  const KernelInfo& info) {
+  const size_t rank = std::max(a.rank(), b.rank());
+  std::vector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t da = i < rank - a.rank() ? 1 : a[i - (rank - a.rank())];
+    const int64_t db = i < rank - b.rank() ? 1 : b[i - (rank - b.rank())];
+    if (da != db && da != 1 && db != 1) {
+      return Status(StatusCode::kInvalidArgument, info.Describe() + ": shapes " + a.ToString() +
+                                                      " and " + b.ToString() +
+                                                      " cannot be broadcast");
+    }
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+// Element strides of `s` aligned to the output rank, 0 on broadcast dimensions.
+inline std::vector<int64_t> BroadcastStrides(const Shape& s, const std::vector<int64_t>& out) {
+  const size_t rank = out.size();
+  std::vector<int64_t> strides(rank, 0);
+  int64_t stride = 1;
+  for (size_t k = s.rank(); k-- > 0;) {
+    const size_t i = k + (rank - s.rank());
+    strides[i] = s[k] == 1 ? 0 : stride;
+    stride *= s[k];
+  }
+  return strides;
+}
+
+// out[i] = f(a[ia], b[ib]) over the broadcast of a and b (y already allocated with `dims`).
+// Fast paths for equal shapes and for either side holding one element.
+template <typename A, typename B, typename Out, typename F>
+void BroadcastApply(const A* pa, const Shape& sa, const B* pb, const Shape& sb, Out* out,
+                    const std::vector<int64_t>& dims, ThreadPool* pool, F f) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  if (n == 0) return;
+  const int64_t na = sa.num_elements(), nb = sb.num_elements();
+  if (sa == sb || na == 1 || nb == 1) {
+    ParallelElements(pool, n, [&](int64_t begin, int64_t end) {
+      if (na == 1 && n != 1) {
+        for (int64_t i = begin; i < end; ++i)
+          out[i] = f(pa[0], pb[i]);
+      } else if (nb == 1 && n != 1) {
+        for (int64_t i = begin; i < end; ++i)
+          out[i] = f(pa[i], pb[0]);
+      } else {
+        for (int64_t i = begin; i < end; ++i)
+          out[i] = f(pa[i], pb[i]);
+      }
+    });
+    return;
+  }
+  const std::vector<int64_t> st_a = BroadcastStrides(sa, dims);
+  const std::vector<int64_t> st_b = BroadcastStrides(sb, dims);
+  const size_t rank = dims.size();
+  const int64_t inner = dims[rank - 1];
+  const int64_t ia = st_a[rank - 1], ib = st_b[rank - 1];
+  std::vector<int64_t> idx(rank, 0);
+  int64_t off_a = 0, off_b = 0;
+  for (int64_t base = 0; base < n; base += inner) {
+    for (int64_t j = 0; j < inner; ++j)
+      out[base + j] = f(pa[off_a + j * ia], pb[off_b + j * ib]);
+    for (size_t d = rank - 1; d-- > 0;) {
+      if (++idx[d] < dims[d]) {
+        off_a += st_a[d];
+        off_b += st_b[d];
+        break;
+      }
+      off_a -= st_a[d] * (dims[d] - 1);
+      off_b -= st_b[d] * (dims[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
+// Calls fn(T{}) with T the C++ type of `type` (numeric types and bool); false if none.
+template <typename Fn>
+bool DispatchNumeric(DataType type, Fn&& fn) {
+  switch (type) {
+    case DataType::kFloat:
+      fn(float{});
+      return true;
+    case DataType::kDouble:
+      fn(double{});
+      return true;
+    case DataType::kFloat16:
+      fn(float16{});
+      return true;
+    case DataType::kBFloat16:
+      fn(bfloat16{});
+      return true;
+    case DataType::kInt8:
+      fn(int8_t{});
+      return true;
+    case DataType::kInt16:
+      fn(int16_t{});
+      return true;
+    case DataType::kInt32:
+      fn(int32_t{});
+      return true;
+    case DataType::kInt64:
+      fn(int64_t{});
+      return true;
+    case DataType::kUint8:
+      fn(uint8_t{});
+      return true;
+    case DataType::kUint16:
+      fn(uint16_t{});
+      return true;
+    case DataType::kUint32:
+      fn(uint32_t{});
+      return true;
+    case DataType::kUint64:
+      fn(uint64_t{});
+      return true;
+    case DataType::kBool:
+      fn(bool{});
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The opset 1-6 broadcasting of the binary ops (Add ... Pow, the comparisons, And/Or/Xor):
+// without `broadcast` the shapes must match; with it, B's dims line up with A's starting
+// at `axis` (default: A's trailing dims) and B is viewed at A's rank. From opset 7 on, B
+// is returned as it is (numpy broadcasting follows).
+struct LegacyBroadcast {
+  bool legacy = false, broadcast = false, has_axis = false;
+  int64_t axis = 0;
+
+  static Result<LegacyBroadcast> Read(const KernelInfo& info) {
+    LegacyBroadcast l;
+    l.legacy = info.opset() < 7;
+    if (l.legacy) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(l.broadcast, GetFlag(info, "broadcast", false));
+      l.has_axis = info.HasAttribute("axis");
+      ONNX_LIGHT_ASSIGN_OR_RETURN(l.axis, info.GetInt("axis", 0));
+    }
+    return l;
+  }
+
+  Result<Tensor> B(const Tensor& a, const Tensor& b, const KernelInfo& info) const {
+    if (!legacy) return b;
+    if (!broadcast) {
+      if (a.shape() != b.shape()) {
+        return Status(StatusCode::kInvalidArgument,
+                      info.Describe() + ": shapes " + a.shape().ToString() + " and " +
+                          b.shape().ToString() + " differ and broadcast is 0");
+      }
+      return b;
+    }
+    const auto ra = static_cast<int64_t>(a.shape().rank());
+    const auto rb = static_cast<int64_t>(b.shape().rank());
+    int64_t at = has_axis ? axis : ra - rb;
+    if (at < 0) at += ra;
+    bool fits = at >= 0 && at + rb <= ra;
+    for (int64_t i = 0; fits && i < rb; ++i) {
+      const int64_t db = b.shape()[static_cast<size_t>(i)];
+      fits = db == 1 || db == a.shape()[static_cast<size_t>(at + i)];
+    }
+    if (!fits) {
+      return Status(StatusCode::kInvalidArgument, info.Describe() + ": B " + b.shape().ToString() +
+                                                      " does not fit A " + a.shape().ToString() +
+                                                      " at axis " + std::to_string(at));
+    }
+    std::vector<int64_t> dims(static_cast<size_t>(ra), 1);
+    for (int64_t i = 0; i < rb; ++i)
+      dims[static_cast<size_t>(at + i)] = b.shape()[static_cast<size_t>(i)];
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Shape shape, Shape::Create(dims));
+    return b.Reshaped(std::move(shape));
+  }
+};
+
+// Base of the two-input ops with numpy broadcasting and the opset 1-6 `broadcast`/`axis`
+// form (the arithmetic ops, Pow, the comparisons, And/Or/Xor): reads the legacy
+// attributes once and prepares B, the output dims and output 0.
+class BroadcastingBinary : public KernelBase {
+ protected:
+  template <typename K>
+  static Result<std::unique_ptr<KernelBase>> CreateBroadcasting(const KernelInfo& info) {
+    auto k = std::make_unique<K>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->legacy_, LegacyBroadcast::Read(info));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  struct Operands {
+    Tensor b;                   // input 1, viewed at A's rank under the opset 1-6 rule
+    std::vector<int64_t> dims;  // the broadcast output dims
+    Tensor* y = nullptr;        // output 0, allocated
+  };
+  Result<Operands> Prepare(KernelContext& ctx) const {
+    const Tensor& a = *ctx.input(0);
+    Operands ops;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(ops.b, legacy_.B(a, *ctx.input(1), ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(ops.dims, BroadcastDims(a.shape(), ops.b.shape(), ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(ops.y, ctx.AllocateOutput(0, ops.dims));
+    return ops;
+  }
+
+  LegacyBroadcast legacy_;
+};
+
+// Dispatches fn(T{}) for the four float types.
+template <typename Fn>
+void ForFloat(DataType t, Fn&& fn) {
+  DispatchNumeric(t, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_integral_v<T>) fn(tag);
+  });
+}
+
+// The values of a numeric tensor as double (empty for a null tensor); narrow types
+// (float8, float4, 2/4-bit integers) included.
+inline std::vector<double> ToDoubles(const Tensor* t) {
+  std::vector<double> v;
+  if (t == nullptr) return v;
+  v.resize(static_cast<size_t>(t->num_elements()));
+  if (IsNarrowType(t->dtype())) {
+    const auto* p = static_cast<const uint8_t*>(t->raw_data());
+    const int bits = DataTypeBitWidth(t->dtype());
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = NarrowToDouble(t->dtype(), NarrowCode(p, bits, static_cast<int64_t>(i)));
+    return v;
+  }
+  DispatchNumeric(t->dtype(), [&](auto tag) {
+    using S = decltype(tag);
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = static_cast<double>(t->data<S>()[i]);
+  });
+  return v;
+}
+
+// The arithmetic type a storage type computes in (16-bit floats compute in float).
+template <typename T>
+struct ComputeType {
+  using type = T;
+};
+template <>
+struct ComputeType<float16> {
+  using type = float;
+};
+template <>
+struct ComputeType<bfloat16> {
+  using type = float;
+};
+
+// A value in its compute type (16-bit floats as float).
+template <typename T>
+auto Widen(T v) {
+  return static_cast<typename ComputeType<T>::type>(v);
+}
+
+}  // namespace onnx_light::kernels

@@ -1,0 +1,236 @@
+// Helpers shared by the kernel sources.
+#pragma once
+
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "common/registrations.h"
+#include "onnx_light/runtime/kernel.h"
+#include "onnx_light/runtime/kernel_registry.h"
+#include "onnx_light/runtime/thread_pool.h"
+
+namespace onnx_light::kernels {
+
+inline const std::vector<DataType>& FloatTypes() {
+  static const std::vector<DataType> types = {DataType::kFloat16, DataType::kBFloat16,
+                                              DataType::kFloat, DataType::kDouble};
+  return types;
+}
+
+inline const std::vector<DataType>& NumericTypes() {
+  static const std::vector<DataType> types = {
+      DataType::kFloat16, DataType::kBFloat16, DataType::kFloat,  DataType::kDouble,
+      DataType::kInt8,    DataType::kInt16,    DataType::kInt32,  DataType::kInt64,
+      DataType::kUint8,   DataType::kUint16,   DataType::kUint32, DataType::kUint64};
+  return types;
+}
+
+// int32 and int64: the index types of Gather, Slice, Scatter*, ...
+inline std::vector<DataType> IndexTypes() {
+  return {DataType::kInt32, DataType::kInt64};
+}
+
+inline std::vector<DataType> IntegerTypes() {
+  return {DataType::kInt8,  DataType::kInt16,  DataType::kInt32,  DataType::kInt64,
+          DataType::kUint8, DataType::kUint16, DataType::kUint32, DataType::kUint64};
+}
+
+// The float8, float4 and 2/4-bit integer types (element codecs in narrow_types.h).
+inline const std::vector<DataType>& NarrowTypes() {
+  static const std::vector<DataType> types = {DataType::kFloat8E4M3FN, DataType::kFloat8E4M3FNUZ,
+                                              DataType::kFloat8E5M2,   DataType::kFloat8E5M2FNUZ,
+                                              DataType::kFloat8E8M0,   DataType::kFloat4E2M1,
+                                              DataType::kInt4,         DataType::kUint4,
+                                              DataType::kInt2,         DataType::kUint2};
+  return types;
+}
+
+inline std::vector<DataType> AllTensorTypes() {
+  std::vector<DataType> types = NumericTypes();
+  types.push_back(DataType::kBool);
+  types.push_back(DataType::kString);
+  types.push_back(DataType::kComplex64);
+  types.push_back(DataType::kComplex128);
+  return types;
+}
+
+// Factory for a kernel class constructed from (const KernelInfo&) after a static
+// Create(const KernelInfo&) -> Result<std::unique_ptr<KernelBase>>.
+template <typename K>
+KernelFactory FactoryOf() {
+  return
+      [](const KernelInfo& info) -> Result<std::unique_ptr<KernelBase>> { return K::Create(info); };
+}
+
+// A unary element-wise def: T binds input 0 and output 0.
+inline KernelDef UnaryDef(std::string domain, std::string op, int since,
+                          std::vector<DataType> types, KernelFactory factory) {
+  KernelDef def;
+  def.domain = std::move(domain);
+  def.op_type = std::move(op);
+  def.since_version = since;
+  def.constraints = {{"T", {0}, {0}, std::move(types)}};
+  def.create = std::move(factory);
+  return def;
+}
+
+// An INT attribute used as a flag (0 false, anything else true), with a default.
+inline Result<bool> GetFlag(const KernelInfo& info, const char* name, bool default_value) {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t v, info.GetInt(name, default_value ? 1 : 0));
+  return v != 0;
+}
+
+// Runs fn(begin, end) over [0, n), split across the pool when n is large.
+template <typename Fn>
+void ParallelElements(ThreadPool* pool, int64_t n, Fn fn) {
+  constexpr int64_t kMinChunk = 1 << 16;
+  if (pool == nullptr || pool->threads() == 1 || n < 2 * kMinChunk) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  pool->ParallelFor(n, kMinChunk, fn);
+}
+
+// The values of an int64 tensor input (shape, axes, ...), or an error naming `what`.
+inline Result<std::vector<int64_t>> Int64Values(const Tensor* t, const KernelInfo& info,
+                                                const char* what) {
+  if (t == nullptr || t->dtype() != DataType::kInt64) {
+    return Status(StatusCode::kInvalidArgument, info.Describe() + ": " + what + " must be int64");
+  }
+  return std::vector<int64_t>(t->data<int64_t>(), t->data<int64_t>() + t->num_elements());
+}
+
+// An axis in [-rank, rank) made non-negative, or an error naming the node.
+inline Result<int64_t> NormalizeAxis(int64_t axis, int64_t rank, const KernelInfo& info) {
+  if (axis < -rank || axis >= rank) {
+    return Status(StatusCode::kInvalidArgument, info.Describe() + ": axis " + std::to_string(axis) +
+                                                    " is out of range for rank " +
+                                                    std::to_string(rank));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+// Copies `count` consecutive elements from element i of src to element j of dst (any
+// type, strings included). The common sizes are fixed-size copies the compiler inlines.
+inline void CopyElements(const Tensor& src, int64_t i, Tensor* dst, int64_t j, size_t item,
+                         int64_t count = 1) {
+  if (item == 0) {
+    for (int64_t k = 0; k < count; ++k)
+      dst->mutable_data<std::string>()[j + k] = src.data<std::string>()[i + k];
+    return;
+  }
+  char* d = static_cast<char*>(dst->mutable_raw_data()) + j * static_cast<int64_t>(item);
+  const char* s = static_cast<const char*>(src.raw_data()) + i * static_cast<int64_t>(item);
+  if (count == 1) {
+    switch (item) {
+      case 1:
+        *d = *s;
+        return;
+      case 2:
+        std::memcpy(d, s, 2);
+        return;
+      case 4:
+        std::memcpy(d, s, 4);
+        return;
+      case 8:
+        std::memcpy(d, s, 8);
+        return;
+      default:
+        break;
+    }
+  }
+  std::memcpy(d, s, static_cast<size_t>(count) * item);
+}
+
+// Copies element i of src to element j of dst.
+inline void CopyElement(const Tensor& src, int64_t i, Tensor* dst, int64_t j, size_t item) {
+  CopyElements(src, i, dst, j, item);
+}
+
+// Bytes per element; 0 for strings (copied as objects).
+inline size_t ItemSize(DataType t) {
+  return t == DataType::kString ? 0 : static_cast<size_t>(DataTypeBitWidth(t) / 8);
+}
+
+// An ai.onnx kernel def from `since` on.
+inline KernelDef Def(const char* op, int since, std::vector<TypeConstraint> c, KernelFactory f) {
+  KernelDef def;
+  def.op_type = op;
+  def.since_version = since;
+  def.constraints = std::move(c);
+  def.create = std::move(f);
+  return def;
+}
+
+// Positions 0..n-1 (the inputs of a variadic op).
+inline std::vector<int> UpTo(int n) {
+  std::vector<int> v(static_cast<size_t>(n));
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+// Index tensor values (int32 or int64) as int64.
+inline std::vector<int64_t> IndexValues(const Tensor& t) {
+  std::vector<int64_t> v(static_cast<size_t>(t.num_elements()));
+  for (size_t i = 0; i < v.size(); ++i) {
+    v[i] = t.dtype() == DataType::kInt32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
+  }
+  return v;
+}
+
+// An index along a dimension of length `len`, negative counting from the end.
+inline Result<int64_t> ResolveIndex(int64_t i, int64_t len, const KernelInfo& info) {
+  if (i < -len || i >= len) {
+    return Status(StatusCode::kInvalidArgument, info.Describe() + ": index " + std::to_string(i) +
+                                                    " is out of range for a dimension of " +
+                                                    std::to_string(len));
+  }
+  return i < 0 ? i + len : i;
+}
+
+// Product of dims[begin, end).
+inline int64_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end; ++i)
+    p *= dims[i];
+  return p;
+}
+
+// Row-major element strides of dims.
+inline std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (size_t d = dims.size(); d-- > 1;)
+    s[d - 1] = s[d] * dims[d];
+  return s;
+}
+
+// For GatherElements/ScatterElements: the flat offset into data (dims `in`) of every
+// element of `indices` (same rank), whose values replace the coordinate along `axis`.
+inline Result<std::vector<int64_t>> AxisElementOffsets(const Tensor& indices,
+                                                       const std::vector<int64_t>& in, int64_t axis,
+                                                       const KernelInfo& info) {
+  const std::vector<int64_t> idx = IndexValues(indices), st = RowMajorStrides(in);
+  const std::vector<int64_t>& id = indices.shape().dims();
+  std::vector<int64_t> offsets(idx.size()), pos(id.size(), 0);
+  for (size_t j = 0; j < idx.size(); ++j) {
+    int64_t off = 0;
+    for (size_t d = 0; d < id.size(); ++d) {
+      int64_t p = pos[d];
+      if (static_cast<int64_t>(d) == axis) {
+        ONNX_LIGHT_ASSIGN_OR_RETURN(p, ResolveIndex(idx[j], in[d], info));
+      }
+      off += p * st[d];
+    }
+    offsets[j] = off;
+    for (size_t d = id.size(); d-- > 0;) {
+      if (++pos[d] < id[d]) break;
+      pos[d] = 0;
+    }
+  }
+  return offsets;
+}
+
+}  // namespace onnx_light::kernels

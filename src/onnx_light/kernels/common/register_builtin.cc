@@ -1,0 +1,46 @@
+// Registers the kernels of ONNX_LIGHT_KERNEL_LIST (kernel_list.inc in a full build, a
+// generated list in a reduced build).
+#include "common/registrations.h"
+#include "onnx_light/runtime/kernel_registry.h"
+
+namespace onnx_light {
+
+Status RegisterBuiltinKernels(KernelRegistry& registry) {
+#define ONNX_LIGHT_KERNEL(domain, op) \
+  ONNX_LIGHT_RETURN_IF_ERROR(kernels::RegisterKernel_##domain##_##op(registry));
+#include ONNX_LIGHT_KERNEL_LIST
+#undef ONNX_LIGHT_KERNEL
+#ifdef ONNX_LIGHT_EXCLUDED_OPS
+#define ONNX_LIGHT_EXCLUDED(domain, op) registry.MarkExcluded(domain, op);
+#include ONNX_LIGHT_EXCLUDED_OPS
+#undef ONNX_LIGHT_EXCLUDED
+#endif
+  return Status::Ok();
+}
+
+namespace {
+constexpr const char* DomainOf(const char* token) {
+  return token[0] == 'a' ? "" : token;  // ai_onnx -> "", onnx_light, onnx_light_cpu
+}
+constexpr KernelRegistry::LazyOp kLazyOps[] = {
+#define ONNX_LIGHT_KERNEL(domain, op) \
+  {DomainOf(#domain), #op, &kernels::RegisterKernel_##domain##_##op},
+#include ONNX_LIGHT_KERNEL_LIST
+#undef ONNX_LIGHT_KERNEL
+    {nullptr, nullptr, nullptr}};
+}  // namespace
+
+void BuiltinLazyOps(const KernelRegistry::LazyOp** ops, size_t* count) {
+  *ops = kLazyOps;
+  *count = sizeof(kLazyOps) / sizeof(kLazyOps[0]) - 1;
+}
+
+void MarkBuiltinExclusions([[maybe_unused]] KernelRegistry& registry) {
+#ifdef ONNX_LIGHT_EXCLUDED_OPS
+#define ONNX_LIGHT_EXCLUDED(domain, op) registry.MarkExcluded(domain, op);
+#include ONNX_LIGHT_EXCLUDED_OPS
+#undef ONNX_LIGHT_EXCLUDED
+#endif
+}
+
+}  // namespace onnx_light

@@ -1,0 +1,195 @@
+// The sliding-window geometry of convolutions and pools: window attributes (kernel_shape,
+// strides, dilations, pads, auto_pad), output dims and effective pads, tap offsets.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/kernel_util.h"
+
+namespace onnx_light::kernels {
+
+// The sliding-window geometry shared by Conv and the pools.
+struct Window {
+  std::vector<int64_t> in, kernel, strides, dilations, pad_begin, pad_end, out;
+  int64_t OutCount() const {
+    int64_t n = 1;
+    for (int64_t d : out)
+      n *= d;
+    return n;
+  }
+  int64_t InCount() const {
+    int64_t n = 1;
+    for (int64_t d : in)
+      n *= d;
+    return n;
+  }
+  int64_t KernelCount() const {
+    int64_t n = 1;
+    for (int64_t d : kernel)
+      n *= d;
+    return n;
+  }
+};
+
+struct WindowAttrs {
+  std::string auto_pad = "NOTSET";
+  std::vector<int64_t> kernel, strides, dilations, pads;
+  bool ceil_mode = false;
+};
+
+inline Result<WindowAttrs> ReadWindowAttrs(const KernelInfo& info, bool kernel_required) {
+  WindowAttrs w;
+  ONNX_LIGHT_ASSIGN_OR_RETURN(w.auto_pad, info.GetString("auto_pad", "NOTSET"));
+  if (w.auto_pad != "NOTSET" && w.auto_pad != "VALID" && w.auto_pad != "SAME_UPPER" &&
+      w.auto_pad != "SAME_LOWER") {
+    return Status(StatusCode::kInvalidModel,
+                  info.Describe() + ": unknown auto_pad '" + w.auto_pad + "'");
+  }
+  if (kernel_required || info.HasAttribute("kernel_shape")) {
+    ONNX_LIGHT_ASSIGN_OR_RETURN(w.kernel, info.GetInts("kernel_shape"));
+  }
+  if (info.HasAttribute("strides")) {
+    ONNX_LIGHT_ASSIGN_OR_RETURN(w.strides, info.GetInts("strides"));
+  }
+  if (info.HasAttribute("dilations")) {
+    ONNX_LIGHT_ASSIGN_OR_RETURN(w.dilations, info.GetInts("dilations"));
+  }
+  if (info.HasAttribute("pads")) {
+    ONNX_LIGHT_ASSIGN_OR_RETURN(w.pads, info.GetInts("pads"));
+  }
+  ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ceil_mode, info.GetInt("ceil_mode", 0));
+  w.ceil_mode = ceil_mode != 0;
+  return w;
+}
+
+// Conv, ConvInteger and QLinearConv: the window attributes and `group` (>= 1).
+inline Status ReadConvAttrs(const KernelInfo& info, WindowAttrs* attrs, int64_t* group) {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(*attrs, ReadWindowAttrs(info, false));
+  ONNX_LIGHT_ASSIGN_OR_RETURN(*group, info.GetInt("group", 1));
+  if (*group < 1)
+    return Status(StatusCode::kInvalidModel, info.Describe() + ": group must be >= 1");
+  return Status::Ok();
+}
+
+// Output dims and effective pads for spatial input dims `in`.
+inline Result<Window> MakeWindow(const WindowAttrs& a, std::vector<int64_t> in,
+                                 std::vector<int64_t> kernel, const KernelInfo& info) {
+  const size_t n = in.size();
+  Window w;
+  w.in = std::move(in);
+  w.kernel = std::move(kernel);
+  // (assign() rather than a conditional expression: GCC 12 warns falsely on the latter)
+  if (a.strides.empty()) {
+    w.strides.assign(n, 1);
+  } else {
+    w.strides = a.strides;
+  }
+  if (a.dilations.empty()) {
+    w.dilations.assign(n, 1);
+  } else {
+    w.dilations = a.dilations;
+  }
+  if (w.kernel.size() != n || w.strides.size() != n || w.dilations.size() != n ||
+      (!a.pads.empty() && a.pads.size() != 2 * n)) {
+    return Status(StatusCode::kInvalidArgument,
+                  info.Describe() + ": kernel_shape, strides, dilations or pads do not match " +
+                      std::to_string(n) + " spatial dims");
+  }
+  w.pad_begin.assign(n, 0);
+  w.pad_end.assign(n, 0);
+  w.out.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t k = w.kernel[i], s = w.strides[i], d = w.dilations[i];
+    if (k < 1 || s < 1 || d < 1) {
+      return Status(StatusCode::kInvalidArgument,
+                    info.Describe() + ": kernel, stride and dilation must be >= 1");
+    }
+    const int64_t span = (k - 1) * d + 1;
+    if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
+      w.out[i] = (w.in[i] + s - 1) / s;
+      const int64_t total = std::max<int64_t>(0, (w.out[i] - 1) * s + span - w.in[i]);
+      w.pad_begin[i] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      w.pad_end[i] = total - w.pad_begin[i];
+    } else {
+      if (a.auto_pad == "NOTSET" && !a.pads.empty()) {
+        w.pad_begin[i] = a.pads[i];
+        w.pad_end[i] = a.pads[i + n];
+      }
+      const int64_t room = w.in[i] + w.pad_begin[i] + w.pad_end[i] - span;
+      if (room < 0) {
+        return Status(StatusCode::kInvalidArgument,
+                      info.Describe() + ": the window is larger than the padded input");
+      }
+      w.out[i] = (a.ceil_mode ? (room + s - 1) / s : room / s) + 1;
+      // With ceil_mode the last window must start inside the input or the begin pad.
+      if (a.ceil_mode && (w.out[i] - 1) * s >= w.in[i] + w.pad_begin[i]) --w.out[i];
+    }
+  }
+  return w;
+}
+
+// Calls fn(out_index, in_positions_start) for each output position: the window's first
+// input coordinate per spatial dim (may be negative inside the begin pad).
+template <typename Fn>
+void ForEachOutput(const Window& w, Fn fn) {
+  const size_t n = w.out.size();
+  std::vector<int64_t> pos(n, 0), start(n);
+  for (int64_t o = 0; o < w.OutCount(); ++o) {
+    for (size_t i = 0; i < n; ++i)
+      start[i] = pos[i] * w.strides[i] - w.pad_begin[i];
+    fn(o, start);
+    for (size_t i = n; i-- > 0;) {
+      if (++pos[i] < w.out[i]) break;
+      pos[i] = 0;
+    }
+  }
+}
+
+// Calls fn(kernel_index, in_offset) for each window tap inside the input.
+template <typename Fn>
+void ForEachTap(const Window& w, const std::vector<int64_t>& start, Fn fn) {
+  const size_t n = w.kernel.size();
+  std::vector<int64_t> k(n, 0);
+  for (int64_t t = 0; t < w.KernelCount(); ++t) {
+    int64_t off = 0;
+    bool inside = true;
+    for (size_t i = 0; i < n && inside; ++i) {
+      const int64_t p = start[i] + k[i] * w.dilations[i];
+      inside = p >= 0 && p < w.in[i];
+      off = off * w.in[i] + p;
+    }
+    if (inside) fn(t, off);
+    for (size_t i = n; i-- > 0;) {
+      if (++k[i] < w.kernel[i]) break;
+      k[i] = 0;
+    }
+  }
+}
+
+// im2col offsets: [tap][output position] -> the input offset within one channel, or -1
+// where the tap falls in the padding.
+inline std::vector<int64_t> TapOffsets(const Window& w) {
+  const int64_t k_sz = w.KernelCount(), out_sz = w.OutCount();
+  std::vector<int64_t> tap_offset(static_cast<size_t>(k_sz * out_sz), -1);
+  ForEachOutput(w, [&](int64_t o, const std::vector<int64_t>& start) {
+    ForEachTap(w, start, [&](int64_t t, int64_t off) {
+      tap_offset[static_cast<size_t>(t * out_sz + o)] = off;
+    });
+  });
+  return tap_offset;
+}
+
+inline std::vector<int64_t> Spatial(const Shape& s) {
+  return std::vector<int64_t>(s.dims().begin() + 2, s.dims().end());
+}
+
+inline Status NeedRank3(const Tensor& x, const KernelInfo& info) {
+  if (x.shape().rank() < 3) {
+    return Status(StatusCode::kInvalidArgument,
+                  info.Describe() + ": input must be [N, C, D1, ...], got " + x.shape().ToString());
+  }
+  return Status::Ok();
+}
+
+}  // namespace onnx_light::kernels

@@ -1,0 +1,225 @@
+// Clip, PRelu, Gelu and Mod. 16-bit floats compute in float and round once.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+// Clip: min(max(x, lo), hi); before opset 11 the bounds are float attributes, from 11 on
+// optional scalar inputs of the input's type. lo > hi gives hi everywhere (as numpy.clip).
+class Clip : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Clip>();
+    k->legacy_ = info.opset() < 11;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->min_, info.GetFloat("min", -std::numeric_limits<float>::max()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->max_, info.GetFloat("max", std::numeric_limits<float>::max()));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    for (size_t i = 1; i < 3; ++i) {
+      if (!legacy_ && ctx.input(i) != nullptr && ctx.input(i)->num_elements() != 1) {
+        return Status(
+            StatusCode::kInvalidArgument,
+            ctx.info().Describe() + ": " + (i == 1 ? "min" : "max") + " must hold one element");
+      }
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    DispatchNumeric(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_same_v<T, bool>) {
+        using C = typename ComputeType<T>::type;
+        C lo = std::numeric_limits<C>::lowest(), hi = std::numeric_limits<C>::max();
+        if (legacy_) {
+          lo = static_cast<C>(min_);
+          hi = static_cast<C>(max_);
+        }
+        if (!legacy_ && ctx.input(1) != nullptr) lo = static_cast<C>(ctx.input(1)->data<T>()[0]);
+        if (!legacy_ && ctx.input(2) != nullptr) hi = static_cast<C>(ctx.input(2)->data<T>()[0]);
+        const T* in = x.data<T>();
+        T* out = y->mutable_data<T>();
+        for (int64_t i = 0; i < x.num_elements(); ++i) {
+          const C v = static_cast<C>(in[i]);
+          C r = v < lo ? lo : v;  // NaN passes through
+          r = r > hi ? hi : r;
+          out[i] = static_cast<T>(r);
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  bool legacy_ = false;
+  float min_ = 0, max_ = 0;
+};
+
+// PRelu: y = x < 0 ? slope * x : x, slope broadcast to the shape of x. Opset 6 also takes
+// a per-channel slope of shape [C] for X of shape [N, C, ...] (viewed as [C, 1, ...]).
+class PRelu : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<PRelu>();
+    k->legacy_ = info.opset() < 7;
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    Tensor slope = *ctx.input(1);
+    const size_t rank = x.shape().rank();
+    if (legacy_ && slope.shape().rank() == 1 && rank >= 3 && slope.shape()[0] != 1 &&
+        slope.shape()[0] == x.shape()[1]) {
+      std::vector<int64_t> dims(rank - 1, 1);
+      dims[0] = slope.shape()[0];
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Shape shape, Shape::Create(dims));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(slope, slope.Reshaped(std::move(shape)));
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(x.shape(), slope.shape(), ctx.info()));
+    if (dims != x.shape().dims()) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": slope " + slope.shape().ToString() +
+                        " does not broadcast to X " + x.shape().ToString());
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    DispatchNumeric(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_integral_v<T>) {
+        using C = typename ComputeType<T>::type;
+        BroadcastApply(x.data<T>(), x.shape(), slope.data<T>(), slope.shape(), y->mutable_data<T>(),
+                       dims, ctx.thread_pool(), [](T u, T s) {
+                         const C v = static_cast<C>(u);
+                         return v < C(0) ? T(v * static_cast<C>(s)) : u;
+                       });
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  bool legacy_ = false;
+};
+
+// Gelu (opset 20): exact (erf) or the tanh approximation.
+class Gelu : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Gelu>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::string approx, info.GetString("approximate", "none"));
+    if (approx != "none" && approx != "tanh") {
+      return Status(
+          StatusCode::kInvalidModel,
+          info.Describe() + ": approximate must be 'none' or 'tanh', got '" + approx + "'");
+    }
+    k->tanh_ = approx == "tanh";
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    DispatchNumeric(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_integral_v<T>) {
+        // double for every type: the float result rounds once from it.
+        const T* in = x.data<T>();
+        T* out = y->mutable_data<T>();
+        for (int64_t i = 0; i < x.num_elements(); ++i) {
+          const double v = static_cast<double>(in[i]);
+          const double g =
+              tanh_ ? 0.5 * v * (1.0 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)))
+                    : 0.5 * v * (1.0 + std::erf(v * 0.7071067811865476));
+          out[i] = static_cast<T>(g);
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  bool tanh_ = false;
+};
+
+// Mod: integers take the divisor's sign (Python %) unless fmod=1 (C fmod, the dividend's
+// sign); floats require fmod=1. Integer division by zero is an error.
+template <typename T>
+T IntMod(T a, T b, bool fmod) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == T(-1)) return 0;  // also INT_MIN % -1, which would trap
+  }
+  T r = static_cast<T>(a % b);
+  if constexpr (std::is_signed_v<T>) {
+    if (!fmod && r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+  }
+  return r;
+}
+
+class Mod : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Mod>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->fmod_, GetFlag(info, "fmod", false));
+    const DataType t = info.input_type(0);
+    if (!k->fmod_ && (t == DataType::kFloat || t == DataType::kDouble || t == DataType::kFloat16 ||
+                      t == DataType::kBFloat16)) {
+      return Status(StatusCode::kInvalidModel,
+                    info.Describe() + ": fmod must be 1 for floating-point inputs");
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& a = *ctx.input(0);
+    const Tensor& b = *ctx.input(1);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(a.shape(), b.shape(), ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    Status status = Status::Ok();
+    const bool fmod = fmod_;
+    DispatchNumeric(a.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        for (int64_t i = 0; i < b.num_elements(); ++i) {
+          if (b.data<T>()[i] == T(0)) {
+            status = Status(StatusCode::kInvalidArgument,
+                            ctx.info().Describe() + ": integer division by zero");
+            return;
+          }
+        }
+        BroadcastApply(a.data<T>(), a.shape(), b.data<T>(), b.shape(), y->mutable_data<T>(), dims,
+                       ctx.thread_pool(), [fmod](T u, T v) { return IntMod(u, v, fmod); });
+      } else if constexpr (!std::is_same_v<T, bool>) {
+        using C = typename ComputeType<T>::type;
+        BroadcastApply(a.data<T>(), a.shape(), b.data<T>(), b.shape(), y->mutable_data<T>(), dims,
+                       ctx.thread_pool(), [](T u, T v) {
+                         return static_cast<T>(std::fmod(static_cast<C>(u), static_cast<C>(v)));
+                       });
+      }
+    });
+    return status;
+  }
+
+ private:
+  bool fmod_ = false;
+};
+
+}  // namespace
+
+Status RegisterKernel_ai_onnx_Clip(KernelRegistry& r) {
+  KernelDef attr_form = Def("Clip", 6, {{"T", {0}, {0}, FloatTypes()}}, FactoryOf<Clip>());
+  attr_form.end_version = 10;
+  ONNX_LIGHT_RETURN_IF_ERROR(r.Register(std::move(attr_form)));
+  return r.Register(Def("Clip", 11, {{"T", {0, 1, 2}, {0}, NumericTypes()}}, FactoryOf<Clip>()));
+}
+Status RegisterKernel_ai_onnx_PRelu(KernelRegistry& r) {
+  return r.Register(Def("PRelu", 6, {{"T", {0, 1}, {0}, FloatTypes()}}, FactoryOf<PRelu>()));
+}
+Status RegisterKernel_ai_onnx_Gelu(KernelRegistry& r) {
+  return r.Register(UnaryDef("", "Gelu", 20, FloatTypes(), FactoryOf<Gelu>()));
+}
+Status RegisterKernel_ai_onnx_Mod(KernelRegistry& r) {
+  return r.Register(Def("Mod", 10, {{"T", {0, 1}, {0}, NumericTypes()}}, FactoryOf<Mod>()));
+}
+
+}  // namespace onnx_light::kernels

@@ -1,0 +1,145 @@
+// Add, Sub, Mul, Div with numpy (multidirectional) broadcasting.
+#include <type_traits>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+enum class Op { kAdd, kSub, kMul, kDiv };
+
+// Integers wrap around (two's complement) instead of overflowing.
+template <Op kOp, typename T>
+inline T Apply(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    // At least `unsigned` wide: uint16 * uint16 would otherwise promote to (signed) int
+    // and overflow.
+    using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+    if constexpr (kOp == Op::kAdd) return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    if constexpr (kOp == Op::kSub) return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+    if constexpr (kOp == Op::kMul) return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+    if constexpr (kOp == Op::kDiv) {
+      if constexpr (std::is_signed_v<T>) {
+        if (b == T(-1)) return static_cast<T>(U(0) - static_cast<U>(a));  // INT_MIN / -1 wraps
+      }
+      return static_cast<T>(a / b);
+    }
+  } else {
+    if constexpr (kOp == Op::kAdd) return a + b;
+    if constexpr (kOp == Op::kSub) return a - b;
+    if constexpr (kOp == Op::kMul) return a * b;
+    if constexpr (kOp == Op::kDiv) return a / b;
+  }
+}
+
+// Storage type -> compute type (16-bit floats compute in float and round once).
+template <typename T>
+struct Compute {
+  using type = T;
+  static T In(T v) { return v; }
+  static T Out(T v) { return v; }
+};
+template <>
+struct Compute<float16> {
+  using type = float;
+  static float In(float16 v) { return static_cast<float>(v); }
+  static float16 Out(float v) { return float16(v); }
+};
+template <>
+struct Compute<bfloat16> {
+  using type = float;
+  static float In(bfloat16 v) { return static_cast<float>(v); }
+  static bfloat16 Out(float v) { return bfloat16(v); }
+};
+
+template <Op kOp, typename T>
+Status Run(const Tensor& a, const Tensor& b, Tensor* y, const std::vector<int64_t>& dims,
+           ThreadPool* pool) {
+  using C = Compute<T>;
+  const T* pa = a.data<T>();
+  const T* pb = b.data<T>();
+  T* out = y->mutable_data<T>();
+  if constexpr (kOp == Op::kDiv && std::is_integral_v<T>) {
+    for (int64_t i = 0; i < b.num_elements(); ++i) {
+      if (pb[i] == T(0)) {
+        return Status(StatusCode::kInvalidArgument, "integer division by zero");
+      }
+    }
+  }
+  BroadcastApply(pa, a.shape(), pb, b.shape(), out, dims, pool,
+                 [](T u, T v) { return C::Out(Apply<kOp>(C::In(u), C::In(v))); });
+  return Status::Ok();
+}
+
+template <Op kOp>
+class Binary : public BroadcastingBinary {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    return CreateBroadcasting<Binary>(info);
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& a = *ctx.input(0);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Operands ops, Prepare(ctx));
+    const Tensor& b = ops.b;
+    const std::vector<int64_t>& dims = ops.dims;
+    Tensor* y = ops.y;
+    if (y->num_elements() == 0) return Status::Ok();
+    ThreadPool* pool = ctx.thread_pool();
+    switch (a.dtype()) {
+      case DataType::kFloat:
+        return Run<kOp, float>(a, b, y, dims, pool);
+      case DataType::kDouble:
+        return Run<kOp, double>(a, b, y, dims, pool);
+      case DataType::kFloat16:
+        return Run<kOp, float16>(a, b, y, dims, pool);
+      case DataType::kBFloat16:
+        return Run<kOp, bfloat16>(a, b, y, dims, pool);
+      case DataType::kInt8:
+        return Run<kOp, int8_t>(a, b, y, dims, pool);
+      case DataType::kInt16:
+        return Run<kOp, int16_t>(a, b, y, dims, pool);
+      case DataType::kInt32:
+        return Run<kOp, int32_t>(a, b, y, dims, pool);
+      case DataType::kInt64:
+        return Run<kOp, int64_t>(a, b, y, dims, pool);
+      case DataType::kUint8:
+        return Run<kOp, uint8_t>(a, b, y, dims, pool);
+      case DataType::kUint16:
+        return Run<kOp, uint16_t>(a, b, y, dims, pool);
+      case DataType::kUint32:
+        return Run<kOp, uint32_t>(a, b, y, dims, pool);
+      case DataType::kUint64:
+        return Run<kOp, uint64_t>(a, b, y, dims, pool);
+      default:
+        return Status(StatusCode::kInternal, "unexpected type");
+    }
+  }
+};
+
+template <Op kOp>
+KernelDef BinaryDef(const char* op) {
+  KernelDef def;
+  def.op_type = op;
+  def.since_version = 1;  // opset 1-6: the legacy broadcast attribute
+  def.constraints = {{"T", {0, 1}, {0}, NumericTypes()}};
+  def.create = FactoryOf<Binary<kOp>>();
+  return def;
+}
+
+}  // namespace
+
+Status RegisterKernel_ai_onnx_Add(KernelRegistry& r) {
+  return r.Register(BinaryDef<Op::kAdd>("Add"));
+}
+Status RegisterKernel_ai_onnx_Sub(KernelRegistry& r) {
+  return r.Register(BinaryDef<Op::kSub>("Sub"));
+}
+Status RegisterKernel_ai_onnx_Mul(KernelRegistry& r) {
+  return r.Register(BinaryDef<Op::kMul>("Mul"));
+}
+Status RegisterKernel_ai_onnx_Div(KernelRegistry& r) {
+  return r.Register(BinaryDef<Op::kDiv>("Div"));
+}
+
+}  // namespace onnx_light::kernels

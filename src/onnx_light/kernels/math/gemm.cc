@@ -1,0 +1,132 @@
+// The BLAS path of Gemm2D (gemm.h): OpenBLAS's cblas_sgemm/cblas_dgemm (Debian's pthread
+// build held to one thread; its serial build is not safe to call from several threads at
+// once), one call per row block: onnx-light
+// parallelizes by splitting rows of the output across its own pool, so intra_op_threads
+// keeps its meaning and BLAS threads never oversubscribe the pool.
+#include "math/gemm.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "onnx_light/runtime/thread_pool.h"
+
+#if ONNX_LIGHT_HAVE_BLAS
+#include <cblas.h>
+
+#include <mutex>
+#endif
+
+namespace onnx_light::kernels {
+
+#if ONNX_LIGHT_HAVE_BLAS
+namespace {
+
+// One BLAS thread per call (see the file comment). OpenBLAS keeps this setting
+// process-wide; docs/runtime.md says so.
+void SingleThreadedBlas() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
+
+bool Fits(int64_t v) {
+  return v >= 0 && v <= std::numeric_limits<int>::max();
+}
+
+// The CBLAS form of one operand: transposed or not, and its leading dimension.
+bool Layout(int64_t row, int64_t col, int64_t cols, CBLAS_TRANSPOSE* trans, int64_t* ld) {
+  if (col == 1) {
+    *trans = CblasNoTrans;
+    *ld = std::max<int64_t>(row, std::max<int64_t>(cols, 1));
+  } else if (row == 1) {
+    *trans = CblasTrans;
+    *ld = col;
+  } else {
+    return false;
+  }
+  return Fits(*ld);
+}
+
+template <typename T, typename Fn, typename Gemv>
+bool Run(const T* a, int64_t lda_row, int64_t lda_col, const T* b, int64_t ldb_row, int64_t ldb_col,
+         T* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool, Fn gemm, Gemv gemv) {
+  if (!Fits(m) || !Fits(n) || !Fits(k) || !Fits(m * n)) return false;
+  CBLAS_TRANSPOSE ta, tb;
+  int64_t lda, ldb;
+  if (!Layout(lda_row, lda_col, k, &ta, &lda) || !Layout(ldb_row, ldb_col, n, &tb, &ldb)) {
+    return false;
+  }
+  if (m == 0 || n == 0 || k == 0) return true;  // c += nothing
+  SingleThreadedBlas();
+  // One output row (a depthwise convolution's group, a vector times a matrix) is a
+  // matrix-vector product: gemv works in stack buffers, while gemm allocates from a table
+  // behind a lock that concurrent runs would contend for at every call.
+  if (m == 1 && ldb_col == 1 && Fits(lda_col) && lda_col >= 1) {
+    gemv(static_cast<int>(k), static_cast<int>(n), b, static_cast<int>(ldb), a,
+         static_cast<int>(lda_col), c);
+    return true;
+  }
+  auto rows = [&](int64_t begin, int64_t end) {
+    gemm(ta, tb, static_cast<int>(end - begin), static_cast<int>(n), static_cast<int>(k),
+         a + begin * lda_row, static_cast<int>(lda), b, static_cast<int>(ldb), c + begin * n,
+         static_cast<int>(n));
+  };
+  // Split only when every thread gets a worthwhile block (about 64 k multiply-adds).
+  const int64_t min_rows = std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, n * k));
+  if (pool != nullptr && pool->threads() > 1 && m >= 2 * min_rows) {
+    pool->ParallelFor(m, min_rows, rows);
+  } else {
+    rows(0, m);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool HaveBlas() noexcept {
+  return true;
+}
+
+bool BlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
+                int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
+  return Run(
+      a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool,
+      [](CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int mm, int nn, int kk, const float* aa, int lda,
+         const float* bb, int ldb, float* cc, int ldc) {
+        cblas_sgemm(CblasRowMajor, ta, tb, mm, nn, kk, 1.0f, aa, lda, bb, ldb, 1.0f, cc, ldc);
+      },
+      [](int kk, int nn, const float* bb, int ldb, const float* x, int incx, float* y) {
+        cblas_sgemv(CblasRowMajor, CblasTrans, kk, nn, 1.0f, bb, ldb, x, incx, 1.0f, y, 1);
+      });
+}
+
+bool BlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b, int64_t ldb_row,
+                int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
+  return Run(
+      a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool,
+      [](CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int mm, int nn, int kk, const double* aa, int lda,
+         const double* bb, int ldb, double* cc, int ldc) {
+        cblas_dgemm(CblasRowMajor, ta, tb, mm, nn, kk, 1.0, aa, lda, bb, ldb, 1.0, cc, ldc);
+      },
+      [](int kk, int nn, const double* bb, int ldb, const double* x, int incx, double* y) {
+        cblas_dgemv(CblasRowMajor, CblasTrans, kk, nn, 1.0, bb, ldb, x, incx, 1.0, y, 1);
+      });
+}
+
+#else  // !ONNX_LIGHT_HAVE_BLAS
+
+bool HaveBlas() noexcept {
+  return false;
+}
+
+bool BlasGemm2D(const float*, int64_t, int64_t, const float*, int64_t, int64_t, float*, int64_t,
+                int64_t, int64_t, ThreadPool*) {
+  return false;
+}
+bool BlasGemm2D(const double*, int64_t, int64_t, const double*, int64_t, int64_t, double*, int64_t,
+                int64_t, int64_t, ThreadPool*) {
+  return false;
+}
+
+#endif
+
+}  // namespace onnx_light::kernels

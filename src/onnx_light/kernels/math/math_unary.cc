@@ -1,0 +1,265 @@
+// Element-wise math: Abs, Neg, Exp, Sqrt, Reciprocal, Floor, Ceil, Round (half to even,
+// the default rounding mode), Sin, Cos, Tan, their inverses and hyperbolics, Tanh,
+// Sigmoid, Erf, Softplus, Sign, and the parameterized Elu, HardSigmoid, HardSwish, Selu,
+// Celu, ThresholdedRelu, Shrink, Mish, Swish. Float16/bfloat16 compute in float and round once;
+// float in float; double in double.
+#include <cmath>
+#include <functional>
+#include <type_traits>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+struct Params {
+  float a = 0;
+  float b = 0;
+};
+
+template <typename C>
+using Fn = C (*)(C, const Params&);
+
+template <typename T, typename C>
+void Apply(const Tensor& x, Tensor* y, Fn<C> f, const Params& p) {
+  const T* in = x.data<T>();
+  T* out = y->mutable_data<T>();
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    out[i] = T(f(static_cast<C>(in[i]), p));
+  }
+}
+
+// The integer form of an op, for the three ops defined on integers.
+enum class IntOp { kNone, kAbs, kNeg, kSign };
+
+class MathUnary : public KernelBase {
+ public:
+  MathUnary(Fn<float> f, Fn<double> d, Params p, IntOp int_op)
+      : f_(f), d_(d), p_(p), int_op_(int_op) {}
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    switch (x.dtype()) {
+      case DataType::kFloat:
+        Apply<float, float>(x, y, f_, p_);
+        break;
+      case DataType::kDouble:
+        Apply<double, double>(x, y, d_, p_);
+        break;
+      case DataType::kFloat16:
+        Apply<float16, float>(x, y, f_, p_);
+        break;
+      case DataType::kBFloat16:
+        Apply<bfloat16, float>(x, y, f_, p_);
+        break;
+      default:
+        return IntCompute(x, y);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  Status IntCompute(const Tensor& x, Tensor* y) const {
+    // Integer Abs / Neg / Sign get their own loop: through double would lose int64
+    // precision.
+    auto run = [&](auto tag) {
+      using T = decltype(tag);
+      const T* in = x.data<T>();
+      T* out = y->mutable_data<T>();
+      for (int64_t i = 0; i < x.num_elements(); ++i) {
+        const T v = in[i];
+        // Negation through uint64_t wraps (the minimum stays itself, as in numpy) without
+        // signed-overflow undefined behaviour.
+        const T negated = static_cast<T>(uint64_t{0} - static_cast<uint64_t>(v));
+        if (int_op_ == IntOp::kAbs) {
+          out[i] = v < T(0) ? negated : v;
+        } else if (int_op_ == IntOp::kSign) {
+          out[i] = v > T(0) ? T(1) : (v < T(0) ? T(-1) : T(0));
+        } else {  // kNeg
+          out[i] = negated;
+        }
+      }
+    };
+    DispatchNumeric(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) run(tag);
+    });
+    return Status::Ok();
+  }
+  Fn<float> f_;
+  Fn<double> d_;
+  Params p_;
+  IntOp int_op_;
+};
+
+// One op: its float and double functions, its attributes with defaults, and its types.
+struct OpSpec {
+  const char* name;
+  int since;
+  Fn<float> f;
+  Fn<double> d;
+  const char* attr_a;
+  float default_a;
+  const char* attr_b;
+  float default_b;
+  IntOp int_op;  // kNone: float types only
+};
+
+#define ONNX_LIGHT_UNARY_FN(name, expr) \
+  template <typename C>                 \
+  C name(C x, const Params& p) {        \
+    (void)p;                            \
+    return expr;                        \
+  }
+
+ONNX_LIGHT_UNARY_FN(AbsF, std::fabs(x))
+ONNX_LIGHT_UNARY_FN(NegF, -x)
+ONNX_LIGHT_UNARY_FN(ExpF, std::exp(x))
+ONNX_LIGHT_UNARY_FN(SqrtF, std::sqrt(x))
+ONNX_LIGHT_UNARY_FN(ReciprocalF, C(1) / x)
+ONNX_LIGHT_UNARY_FN(FloorF, std::floor(x))
+ONNX_LIGHT_UNARY_FN(CeilF, std::ceil(x))
+ONNX_LIGHT_UNARY_FN(SinF, std::sin(x))
+ONNX_LIGHT_UNARY_FN(CosF, std::cos(x))
+ONNX_LIGHT_UNARY_FN(TanF, std::tan(x))
+ONNX_LIGHT_UNARY_FN(AcosF, std::acos(x))
+ONNX_LIGHT_UNARY_FN(AsinF, std::asin(x))
+ONNX_LIGHT_UNARY_FN(AtanF, std::atan(x))
+ONNX_LIGHT_UNARY_FN(SinhF, std::sinh(x))
+ONNX_LIGHT_UNARY_FN(CoshF, std::cosh(x))
+ONNX_LIGHT_UNARY_FN(AsinhF, std::asinh(x))
+ONNX_LIGHT_UNARY_FN(AcoshF, std::acosh(x))
+ONNX_LIGHT_UNARY_FN(AtanhF, std::atanh(x))
+ONNX_LIGHT_UNARY_FN(RoundF, std::nearbyint(x))
+ONNX_LIGHT_UNARY_FN(TanhF, std::tanh(x))
+ONNX_LIGHT_UNARY_FN(SigmoidF,
+                    x >= C(0) ? C(1) / (C(1) + std::exp(-x)) : std::exp(x) / (C(1) + std::exp(x)))
+ONNX_LIGHT_UNARY_FN(ErfF, std::erf(x))
+ONNX_LIGHT_UNARY_FN(SoftplusF, x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)))
+ONNX_LIGHT_UNARY_FN(SoftsignF, x / (C(1) + std::fabs(x)))
+ONNX_LIGHT_UNARY_FN(SignF, x > C(0) ? C(1) : (x < C(0) ? C(-1) : x))
+ONNX_LIGHT_UNARY_FN(EluF, x >= C(0) ? x : C(p.a) * (std::exp(x) - C(1)))
+ONNX_LIGHT_UNARY_FN(HardSigmoidF, std::fmax(C(0), std::fmin(C(1), C(p.a) * x + C(p.b))))
+ONNX_LIGHT_UNARY_FN(HardSwishF, x* std::fmax(C(0), std::fmin(C(1), x / C(6) + C(0.5))))
+ONNX_LIGHT_UNARY_FN(SeluF, x > C(0) ? C(p.b) * x : C(p.b) * (C(p.a) * std::exp(x) - C(p.a)))
+ONNX_LIGHT_UNARY_FN(CeluF,
+                    std::fmax(C(0), x) + std::fmin(C(0), C(p.a) * (std::exp(x / C(p.a)) - C(1))))
+ONNX_LIGHT_UNARY_FN(ThresholdedReluF, x > C(p.a) ? x : C(0))
+ONNX_LIGHT_UNARY_FN(SwishF, x / (C(1) + std::exp(-C(p.a) * x)))
+ONNX_LIGHT_UNARY_FN(ShrinkF, x < -C(p.b) ? x + C(p.a) : (x > C(p.b) ? x - C(p.a) : C(0)))
+ONNX_LIGHT_UNARY_FN(MishF,
+                    x* std::tanh(x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x))))
+#undef ONNX_LIGHT_UNARY_FN
+
+#define SPEC(name, since, fn, a, da, b, db, int_op)                   \
+  OpSpec {                                                            \
+    name, since, &fn<float>, &fn<double>, a, da, b, db, IntOp::int_op \
+  }
+
+const OpSpec kSpecs[] = {
+    SPEC("Abs", 6, AbsF, nullptr, 0, nullptr, 0, kAbs),
+    SPEC("Neg", 6, NegF, nullptr, 0, nullptr, 0, kNeg),
+    SPEC("Sign", 9, SignF, nullptr, 0, nullptr, 0, kSign),
+    SPEC("Exp", 6, ExpF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Sqrt", 6, SqrtF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Reciprocal", 6, ReciprocalF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Floor", 6, FloorF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Ceil", 6, CeilF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Sin", 7, SinF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Cos", 7, CosF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Tan", 7, TanF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Acos", 7, AcosF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Asin", 7, AsinF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Atan", 7, AtanF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Sinh", 9, SinhF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Cosh", 9, CoshF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Asinh", 9, AsinhF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Acosh", 9, AcoshF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Atanh", 9, AtanhF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Round", 11, RoundF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Tanh", 6, TanhF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Sigmoid", 6, SigmoidF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Erf", 9, ErfF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Softplus", 1, SoftplusF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Softsign", 1, SoftsignF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Elu", 6, EluF, "alpha", 1.0f, nullptr, 0, kNone),
+    SPEC("HardSigmoid", 6, HardSigmoidF, "alpha", 0.2f, "beta", 0.5f, kNone),
+    SPEC("HardSwish", 14, HardSwishF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Selu", 6, SeluF, "alpha", 1.67326319217681884765625f, "gamma", 1.05070102214813232421875f,
+         kNone),
+    SPEC("Celu", 12, CeluF, "alpha", 1.0f, nullptr, 0, kNone),
+    SPEC("ThresholdedRelu", 10, ThresholdedReluF, "alpha", 1.0f, nullptr, 0, kNone),
+    SPEC("Shrink", 9, ShrinkF, "bias", 0.0f, "lambd", 0.5f, kNone),
+    SPEC("Mish", 18, MishF, nullptr, 0, nullptr, 0, kNone),
+    SPEC("Swish", 24, SwishF, "alpha", 1.0f, nullptr, 0, kNone),
+};
+#undef SPEC
+
+const OpSpec& Find(const char* name) {
+  for (const OpSpec& s : kSpecs) {
+    if (std::string(s.name) == name) return s;
+  }
+  return kSpecs[0];
+}
+
+Status RegisterMath(KernelRegistry& r, const char* name) {
+  const OpSpec& spec = Find(name);
+  std::vector<DataType> types = FloatTypes();
+  if (spec.int_op != IntOp::kNone) types = NumericTypes();
+  KernelFactory factory = [&spec](const KernelInfo& info) -> Result<std::unique_ptr<KernelBase>> {
+    Params p;
+    if (spec.attr_a) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(p.a, info.GetFloat(spec.attr_a, spec.default_a));
+    }
+    if (spec.attr_b) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(p.b, info.GetFloat(spec.attr_b, spec.default_b));
+    }
+    return std::unique_ptr<KernelBase>(new MathUnary(spec.f, spec.d, p, spec.int_op));
+  };
+  return r.Register(UnaryDef("", spec.name, spec.since, std::move(types), std::move(factory)));
+}
+
+}  // namespace
+
+#define ONNX_LIGHT_MATH_REGISTER(Op)                      \
+  Status RegisterKernel_ai_onnx_##Op(KernelRegistry& r) { \
+    return RegisterMath(r, #Op);                          \
+  }
+ONNX_LIGHT_MATH_REGISTER(Abs)
+ONNX_LIGHT_MATH_REGISTER(Neg)
+ONNX_LIGHT_MATH_REGISTER(Sign)
+ONNX_LIGHT_MATH_REGISTER(Exp)
+ONNX_LIGHT_MATH_REGISTER(Sqrt)
+ONNX_LIGHT_MATH_REGISTER(Reciprocal)
+ONNX_LIGHT_MATH_REGISTER(Floor)
+ONNX_LIGHT_MATH_REGISTER(Ceil)
+ONNX_LIGHT_MATH_REGISTER(Sin)
+ONNX_LIGHT_MATH_REGISTER(Cos)
+ONNX_LIGHT_MATH_REGISTER(Tan)
+ONNX_LIGHT_MATH_REGISTER(Acos)
+ONNX_LIGHT_MATH_REGISTER(Asin)
+ONNX_LIGHT_MATH_REGISTER(Atan)
+ONNX_LIGHT_MATH_REGISTER(Sinh)
+ONNX_LIGHT_MATH_REGISTER(Cosh)
+ONNX_LIGHT_MATH_REGISTER(Asinh)
+ONNX_LIGHT_MATH_REGISTER(Acosh)
+ONNX_LIGHT_MATH_REGISTER(Atanh)
+ONNX_LIGHT_MATH_REGISTER(Round)
+ONNX_LIGHT_MATH_REGISTER(Tanh)
+ONNX_LIGHT_MATH_REGISTER(Sigmoid)
+ONNX_LIGHT_MATH_REGISTER(Erf)
+ONNX_LIGHT_MATH_REGISTER(Softplus)
+ONNX_LIGHT_MATH_REGISTER(Softsign)
+ONNX_LIGHT_MATH_REGISTER(Elu)
+ONNX_LIGHT_MATH_REGISTER(HardSigmoid)
+ONNX_LIGHT_MATH_REGISTER(HardSwish)
+ONNX_LIGHT_MATH_REGISTER(Selu)
+ONNX_LIGHT_MATH_REGISTER(Celu)
+ONNX_LIGHT_MATH_REGISTER(ThresholdedRelu)
+ONNX_LIGHT_MATH_REGISTER(Shrink)
+ONNX_LIGHT_MATH_REGISTER(Mish)
+ONNX_LIGHT_MATH_REGISTER(Swish)
+#undef ONNX_LIGHT_MATH_REGISTER
+
+}  // namespace onnx_light::kernels

@@ -1,0 +1,373 @@
+// Conv (im2col, then the shared matrix product: math/gemm.h, accumulating in float, double
+// for float64, as ONNX Runtime does), ConvTranspose and Col2Im over N-d images
+// ([N, C, D1, ..., Dn]). Their speed against ORT is in docs/performance.md.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+#include "common/window.h"
+#include "math/gemm.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+// ---- Conv -----------------------------------------------------------------------------
+
+// Conv's per-frame state: im2col offsets for the last input shape, and the float column
+// buffer reused between runs (no fresh pages per call).
+struct ConvState : KernelState {
+  std::vector<int64_t> taps, taps_for;
+  std::vector<float> col;
+};
+
+class Conv : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Conv>();
+    ONNX_LIGHT_RETURN_IF_ERROR(ReadConvAttrs(info, &k->attrs_, &k->group_));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const Tensor& wt = *ctx.input(1);
+    const Tensor* bias = ctx.input(2);
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    const int64_t batch = x.shape()[0], c_in = x.shape()[1];
+    if (wt.shape().rank() != x.shape().rank()) {
+      return Status(
+          StatusCode::kInvalidArgument,
+          ctx.info().Describe() + ": W " + wt.shape().ToString() + " must have the rank of X");
+    }
+    const int64_t m = wt.shape()[0], cg = wt.shape()[1];
+    if (c_in != cg * group_ || m % group_ != 0) {
+      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": X has " +
+                                                      std::to_string(c_in) + " channels, W " +
+                                                      wt.shape().ToString() + " with group " +
+                                                      std::to_string(group_) + " does not match");
+    }
+    if (bias != nullptr && (bias->shape().rank() != 1 || bias->shape()[0] != m)) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": B must be [" + std::to_string(m) + "]");
+    }
+    std::vector<int64_t> kernel = Spatial(wt.shape());
+    if (!attrs_.kernel.empty() && attrs_.kernel != kernel) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": kernel_shape does not match W");
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Window w,
+                                MakeWindow(attrs_, Spatial(x.shape()), kernel, ctx.info()));
+    std::vector<int64_t> dims = {batch, m};
+    dims.insert(dims.end(), w.out.begin(), w.out.end());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    const int64_t in_sz = w.InCount(), out_sz = w.OutCount(), k_sz = w.KernelCount();
+    const int64_t m_per_group = m / group_, rows = cg * k_sz;
+    // The im2col offsets depend only on the input's spatial shape: kept in the frame's
+    // state for this node while the shape repeats.
+    ConvState& state = ctx.State<ConvState>();
+    if (state.taps_for != w.in) {
+      state.taps = TapOffsets(w);
+      state.taps_for = w.in;
+    }
+    const std::vector<int64_t>& tap_offset = state.taps;
+    // A 1x1 window that visits every input position in order needs no im2col: the input
+    // channels are the columns already.
+    bool direct = in_sz == out_sz;
+    for (int64_t o = 0; direct && o < out_sz; ++o)
+      direct = tap_offset[static_cast<size_t>(o)] == o;
+    direct = direct && k_sz == 1;
+    ThreadPool* pool = ctx.thread_pool();
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      using C = typename ComputeType<T>::type;  // float for 16-bit, as ORT accumulates
+      constexpr bool kSame = std::is_same_v<C, T>;
+      const T* xp = x.data<T>();
+      T* yp = y->mutable_data<T>();
+      std::vector<C> wc(kSame ? 0 : static_cast<size_t>(wt.num_elements()));
+      for (size_t i = 0; i < wc.size(); ++i)
+        wc[i] = static_cast<C>(wt.data<T>()[i]);
+      const C* wp;
+      if constexpr (kSame) {
+        wp = wt.data<T>();
+      } else {
+        wp = wc.data();
+      }
+      // The column buffer is reused between runs (float): no fresh pages per call.
+      std::vector<C> local_col;
+      std::vector<C>* col_store = &local_col;
+      if constexpr (std::is_same_v<C, float>) col_store = &state.col;
+      col_store->resize(kSame && direct ? 0 : static_cast<size_t>(rows * out_sz));
+      C* const col = col_store->data();
+      const int64_t* const taps = tap_offset.data();
+      const int64_t groups = group_;
+      std::vector<C> acc(kSame ? 0 : static_cast<size_t>(m_per_group * out_sz));
+      for (int64_t b = 0; b < batch; ++b) {
+        for (int64_t g = 0; g < groups; ++g) {
+          const T* xg = xp + (b * c_in + g * cg) * in_sz;
+          const C* cols = nullptr;
+          if constexpr (kSame) {
+            if (direct) cols = xg;
+          }
+          if (cols == nullptr) {
+            for (int64_t c = 0; c < cg; ++c) {
+              const T* xc = xg + c * in_sz;
+              for (int64_t t = 0; t < k_sz; ++t) {
+                C* row = col + (c * k_sz + t) * out_sz;
+                const int64_t* off = taps + t * out_sz;
+                for (int64_t o = 0; o < out_sz; ++o)
+                  row[o] = off[o] < 0 ? C(0) : static_cast<C>(xc[off[o]]);
+              }
+            }
+            cols = col;
+          }
+          T* yg = yp + (b * m + g * m_per_group) * out_sz;
+          C* dst;
+          if constexpr (kSame) {
+            dst = yg;
+          } else {
+            dst = acc.data();
+          }
+          for (int64_t oc = 0; oc < m_per_group; ++oc) {
+            const C bv =
+                bias != nullptr ? static_cast<C>(bias->data<T>()[g * m_per_group + oc]) : C(0);
+            std::fill(dst + oc * out_sz, dst + (oc + 1) * out_sz, bv);
+          }
+          Gemm2D<C>(wp + g * m_per_group * rows, rows, 1, cols, out_sz, 1, dst, m_per_group, out_sz,
+                    rows, pool);
+          if constexpr (!kSame) {
+            for (size_t i = 0; i < acc.size(); ++i)
+              yg[i] = static_cast<T>(acc[i]);
+          }
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  WindowAttrs attrs_;
+  int64_t group_ = 1;
+};
+
+// ConvTranspose: every input element scatters W's taps into the output. Output size
+// stride*(in-1) + output_padding + (k-1)*dilation + 1 - pads, or output_shape (which then
+// sets the pads, as the ONNX spec describes).
+class ConvTranspose : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<ConvTranspose>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->attrs_, ReadWindowAttrs(info, false));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->group_, info.GetInt("group", 1));
+    if (info.HasAttribute("output_padding")) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(k->output_padding_, info.GetInts("output_padding"));
+    }
+    if (info.HasAttribute("output_shape")) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(k->output_shape_, info.GetInts("output_shape"));
+    }
+    if (k->group_ < 1) {
+      return Status(StatusCode::kInvalidModel, info.Describe() + ": group must be >= 1");
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const Tensor& wt = *ctx.input(1);
+    const Tensor* bias = ctx.input(2);
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    const size_t nd = x.shape().rank() - 2;
+    const int64_t batch = x.shape()[0], c_in = x.shape()[1];
+    if (wt.shape().rank() != x.shape().rank() || wt.shape()[0] != c_in) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": W " + wt.shape().ToString() +
+                        " must be [C, M/group, k...] for X " + x.shape().ToString());
+    }
+    const int64_t mg = wt.shape()[1], m = mg * group_, cg = c_in / group_;
+    if (c_in % group_ != 0) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": channels not divisible by group");
+    }
+    if (bias != nullptr && (bias->shape().rank() != 1 || bias->shape()[0] != m)) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": B must be [" + std::to_string(m) + "]");
+    }
+    const std::vector<int64_t> in = Spatial(x.shape()), kernel = Spatial(wt.shape());
+    auto get = [nd](const std::vector<int64_t>& v, size_t i, int64_t dflt) {
+      return v.size() == nd ? v[i] : dflt;
+    };
+    std::vector<int64_t> out(nd), pb(nd), stride(nd), dil(nd);
+    for (size_t i = 0; i < nd; ++i) {
+      stride[i] = get(attrs_.strides, i, 1);
+      dil[i] = get(attrs_.dilations, i, 1);
+      const int64_t full =
+          stride[i] * (in[i] - 1) + get(output_padding_, i, 0) + (kernel[i] - 1) * dil[i] + 1;
+      const bool same = attrs_.auto_pad == "SAME_UPPER" || attrs_.auto_pad == "SAME_LOWER";
+      if (!output_shape_.empty() || same) {
+        const int64_t target = !output_shape_.empty() ? output_shape_[output_shape_.size() - nd + i]
+                                                      : in[i] * stride[i];
+        const int64_t total = full - target;
+        // Floor division, as the spec's reference: a negative total (output_shape larger
+        // than the full result) extends the end, not the start.
+        const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+        pb[i] = attrs_.auto_pad == "SAME_UPPER" ? half : total - half;
+        out[i] = target;
+      } else {
+        const int64_t b0 = attrs_.pads.size() == 2 * nd ? attrs_.pads[i] : 0;
+        const int64_t e0 = attrs_.pads.size() == 2 * nd ? attrs_.pads[i + nd] : 0;
+        pb[i] = attrs_.auto_pad == "VALID" ? 0 : b0;
+        out[i] = full - (attrs_.auto_pad == "VALID" ? 0 : b0 + e0);
+      }
+      if (out[i] < 0) {
+        return Status(StatusCode::kInvalidArgument,
+                      ctx.info().Describe() + ": negative output size");
+      }
+    }
+    std::vector<int64_t> dims = {batch, m};
+    dims.insert(dims.end(), out.begin(), out.end());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    int64_t in_sz = 1, out_sz = 1, k_sz = 1;
+    for (size_t i = 0; i < nd; ++i) {
+      in_sz *= in[i];
+      out_sz *= out[i];
+      k_sz *= kernel[i];
+    }
+    // For every (input position, tap): the output offset, or -1 outside the output.
+    std::vector<int64_t> target(static_cast<size_t>(in_sz * k_sz), -1);
+    std::vector<int64_t> ip(nd, 0);
+    for (int64_t p = 0; p < in_sz; ++p) {
+      std::vector<int64_t> kp(nd, 0);
+      for (int64_t t = 0; t < k_sz; ++t) {
+        int64_t off = 0;
+        bool inside = true;
+        for (size_t i = 0; i < nd && inside; ++i) {
+          const int64_t o = ip[i] * stride[i] + kp[i] * dil[i] - pb[i];
+          inside = o >= 0 && o < out[i];
+          off = off * out[i] + o;
+        }
+        if (inside) target[static_cast<size_t>(p * k_sz + t)] = off;
+        for (size_t i = nd; i-- > 0;) {
+          if (++kp[i] < kernel[i]) break;
+          kp[i] = 0;
+        }
+      }
+      for (size_t i = nd; i-- > 0;) {
+        if (++ip[i] < in[i]) break;
+        ip[i] = 0;
+      }
+    }
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      std::vector<double> acc(static_cast<size_t>(out_sz));
+      for (int64_t b = 0; b < batch; ++b) {
+        for (int64_t oc = 0; oc < m; ++oc) {
+          const int64_t g = oc / mg, mo = oc % mg;
+          std::fill(acc.begin(), acc.end(),
+                    bias != nullptr ? static_cast<double>(bias->data<T>()[oc]) : 0.0);
+          for (int64_t c = 0; c < cg; ++c) {
+            const int64_t ic = g * cg + c;
+            const T* xc = x.data<T>() + (b * c_in + ic) * in_sz;
+            const T* wc = wt.data<T>() + (ic * mg + mo) * k_sz;
+            for (int64_t p = 0; p < in_sz; ++p) {
+              const auto xv = static_cast<double>(xc[p]);
+              const int64_t* tg = target.data() + p * k_sz;
+              for (int64_t t = 0; t < k_sz; ++t) {
+                if (tg[t] >= 0) acc[static_cast<size_t>(tg[t])] += xv * static_cast<double>(wc[t]);
+              }
+            }
+          }
+          T* yo = y->mutable_data<T>() + (b * m + oc) * out_sz;
+          for (int64_t i = 0; i < out_sz; ++i)
+            yo[i] = static_cast<T>(acc[static_cast<size_t>(i)]);
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  WindowAttrs attrs_;
+  int64_t group_ = 1;
+  std::vector<int64_t> output_padding_, output_shape_;
+};
+
+// ---- Col2Im ----------------------------------------------------------------------------
+
+// Col2Im (opset 18): the adjoint of im2col. Input [N, C * prod(block), L] holds, for every
+// block position, the block's values; they are summed back into an image [N, C, image...]
+// (overlaps add). The geometry is Conv's window with the block as the kernel.
+class Col2Im : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Col2Im>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->attrs_, ReadWindowAttrs(info, false));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const std::string where = ctx.info().Describe();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> image,
+                                Int64Values(ctx.input(1), ctx.info(), "image_shape"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> block,
+                                Int64Values(ctx.input(2), ctx.info(), "block_shape"));
+    if (x.shape().rank() != 3 || image.size() != block.size() || image.empty()) {
+      return Status(StatusCode::kInvalidArgument,
+                    where +
+                        ": input must be [N, C * prod(block), L] and image_shape and "
+                        "block_shape of one length");
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Window w, MakeWindow(attrs_, image, block, ctx.info()));
+    const int64_t k_sz = w.KernelCount(), blocks = w.OutCount(), in_sz = w.InCount();
+    const int64_t batch = x.shape()[0];
+    if (k_sz == 0 || x.shape()[1] % k_sz != 0 || x.shape()[2] != blocks) {
+      return Status(StatusCode::kInvalidArgument, where + ": input " + x.shape().ToString() +
+                                                      " does not hold " + std::to_string(blocks) +
+                                                      " blocks of " + std::to_string(k_sz) +
+                                                      " values per channel");
+    }
+    const int64_t channels = x.shape()[1] / k_sz;
+    std::vector<int64_t> dims = {batch, channels};
+    dims.insert(dims.end(), image.begin(), image.end());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    const std::vector<int64_t> taps = TapOffsets(w);
+    const std::vector<double> xv = ToDoubles(&x);
+    std::vector<double> acc(static_cast<size_t>(batch * channels * in_sz), 0.0);
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t c = 0; c < channels; ++c) {
+        double* img = acc.data() + (n * channels + c) * in_sz;
+        for (int64_t t = 0; t < k_sz; ++t) {
+          const double* row = xv.data() + ((n * channels + c) * k_sz + t) * blocks;
+          const int64_t* off = taps.data() + t * blocks;
+          for (int64_t o = 0; o < blocks; ++o)
+            if (off[o] >= 0) img[off[o]] += row[o];
+        }
+      }
+    }
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      for (size_t i = 0; i < acc.size(); ++i)
+        y->mutable_data<T>()[i] = static_cast<T>(acc[i]);
+    });
+    return Status::Ok();
+  }
+
+ private:
+  WindowAttrs attrs_;
+};
+
+}  // namespace
+
+Status RegisterKernel_ai_onnx_Col2Im(KernelRegistry& r) {
+  return r.Register(Def("Col2Im", 18,
+                        {{"T", {0}, {0}, FloatTypes()}, {"I", {1, 2}, {}, {DataType::kInt64}}},
+                        FactoryOf<Col2Im>()));
+}
+Status RegisterKernel_ai_onnx_ConvTranspose(KernelRegistry& r) {
+  return r.Register(
+      Def("ConvTranspose", 1, {{"T", {0, 1, 2}, {0}, FloatTypes()}}, FactoryOf<ConvTranspose>()));
+}
+Status RegisterKernel_ai_onnx_Conv(KernelRegistry& r) {
+  return r.Register(Def("Conv", 1, {{"T", {0, 1, 2}, {0}, FloatTypes()}}, FactoryOf<Conv>()));
+}
+
+}  // namespace onnx_light::kernels

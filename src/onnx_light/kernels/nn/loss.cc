@@ -1,0 +1,132 @@
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (reduction none / sum / mean,
+// class weights, ignore_index, extra dims [N, C, d1, ...]). Computed in double.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+template <bool kSoftmax>
+class Loss : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Loss>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->reduction_, info.GetString("reduction", "mean"));
+    if (k->reduction_ != "none" && k->reduction_ != "sum" && k->reduction_ != "mean") {
+      return Status(StatusCode::kInvalidModel,
+                    info.Describe() + ": unknown reduction '" + k->reduction_ + "'");
+    }
+    k->has_ignore_ = info.HasAttribute("ignore_index");
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->ignore_, info.GetInt("ignore_index", 0));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const Tensor& target = *ctx.input(1);
+    const Tensor* weight = ctx.input(2);
+    const std::vector<int64_t>& xd = x.shape().dims();
+    if (xd.size() < 2) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": input must be [N, C, ...]");
+    }
+    const int64_t n = xd[0], c = xd[1];
+    std::vector<int64_t> td = {n};
+    td.insert(td.end(), xd.begin() + 2, xd.end());
+    if (target.shape().dims() != td) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": target " + target.shape().ToString() +
+                        " does not match input " + x.shape().ToString());
+    }
+    if (weight != nullptr && (weight->shape().rank() != 1 || weight->shape()[0] != c)) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": weight must be [" + std::to_string(c) + "]");
+    }
+    const int64_t inner = n == 0 || c == 0 ? 0 : x.num_elements() / (n * c);
+    const std::vector<int64_t> labels = IndexValues(target);
+    const std::vector<double> w = ToDoubles(weight);
+    std::vector<double> logp = ToDoubles(&x);
+    if (kSoftmax) {  // log-softmax over the class axis
+      for (int64_t b = 0; b < n; ++b) {
+        for (int64_t j = 0; j < inner; ++j) {
+          double m = -std::numeric_limits<double>::infinity(), sum = 0;
+          for (int64_t k = 0; k < c; ++k)
+            m = std::max(m, logp[static_cast<size_t>((b * c + k) * inner + j)]);
+          for (int64_t k = 0; k < c; ++k)
+            sum += std::exp(logp[static_cast<size_t>((b * c + k) * inner + j)] - m);
+          const double lse = m + std::log(sum);
+          for (int64_t k = 0; k < c; ++k)
+            logp[static_cast<size_t>((b * c + k) * inner + j)] -= lse;
+        }
+      }
+    }
+    std::vector<double> loss(static_cast<size_t>(n * inner));
+    double total = 0, total_w = 0;
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t j = 0; j < inner; ++j) {
+        const auto at = static_cast<size_t>(b * inner + j);
+        const int64_t t = labels[at];
+        if (has_ignore_ && t == ignore_) {
+          loss[at] = 0;
+          continue;
+        }
+        if (t < 0 || t >= c) {
+          return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": target " +
+                                                          std::to_string(t) + " is outside [0, " +
+                                                          std::to_string(c) + ")");
+        }
+        const double wt = w.empty() ? 1.0 : w[static_cast<size_t>(t)];
+        loss[at] = -logp[static_cast<size_t>((b * c + t) * inner + j)] * wt;
+        total += loss[at];
+        total_w += wt;
+      }
+    }
+    std::vector<int64_t> out_dims;
+    if (reduction_ == "none") out_dims = td;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out_dims));
+    Tensor* lp = nullptr;
+    if (kSoftmax && ctx.output_count() > 1) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(lp, ctx.AllocateOutput(1, xd));
+    }
+    DispatchNumeric(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_integral_v<T>) {
+        T* out = y->mutable_data<T>();
+        if (reduction_ == "none") {
+          for (size_t i = 0; i < loss.size(); ++i)
+            out[i] = static_cast<T>(loss[i]);
+        } else {
+          out[0] = static_cast<T>(reduction_ == "sum" ? total : total / total_w);
+        }
+        if (lp != nullptr) {
+          for (size_t i = 0; i < logp.size(); ++i)
+            lp->mutable_data<T>()[i] = static_cast<T>(logp[i]);
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  std::string reduction_ = "mean";
+  bool has_ignore_ = false;
+  int64_t ignore_ = 0;
+};
+
+}  // namespace
+
+Status RegisterKernel_ai_onnx_NegativeLogLikelihoodLoss(KernelRegistry& r) {
+  return r.Register(Def("NegativeLogLikelihoodLoss", 12,
+                        {{"T", {0, 2}, {0}, FloatTypes()}, {"Tind", {1}, {}, IndexTypes()}},
+                        FactoryOf<Loss<false>>()));
+}
+Status RegisterKernel_ai_onnx_SoftmaxCrossEntropyLoss(KernelRegistry& r) {
+  return r.Register(Def("SoftmaxCrossEntropyLoss", 12,
+                        {{"T", {0, 2}, {0, 1}, FloatTypes()}, {"Tind", {1}, {}, IndexTypes()}},
+                        FactoryOf<Loss<true>>()));
+}
+
+}  // namespace onnx_light::kernels

@@ -1,0 +1,510 @@
+// BatchNormalization (inference), InstanceNormalization, GroupNormalization,
+// MeanVarianceNormalization, LpNormalization, LayerNormalization, RMSNormalization and
+// LRN: statistics in double, rounded once to the storage type.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+#include "common/window.h"
+#include "math/gemm.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+// ---- Normalizations -------------------------------------------------------------------
+
+// Values of a per-channel parameter (any float type: BatchNormalization-15 lets them
+// differ from X's) as double, checked to be [C].
+Result<std::vector<double>> ChannelParam(const Tensor* t, int64_t c, const char* what,
+                                         const KernelInfo& info) {
+  if (t == nullptr || t->shape().rank() != 1 || t->shape()[0] != c) {
+    return Status(StatusCode::kInvalidArgument,
+                  info.Describe() + ": " + what + " must be [" + std::to_string(c) + "]");
+  }
+  return ToDoubles(t);
+}
+
+// y = scale[c] * (x - shift[c]) * inv[c] + bias[c] per channel (N, C, spatial...).
+void ApplyPerChannel(const Tensor& x, Tensor* y, const std::vector<double>& scale,
+                     const std::vector<double>& bias, const std::vector<double>& mean,
+                     const std::vector<double>& inv, bool per_instance) {
+  const int64_t n = x.shape()[0], c = x.shape().rank() > 1 ? x.shape()[1] : 1;
+  const int64_t sz = n * c == 0 ? 0 : x.num_elements() / (n * c);
+  ForFloat(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* xp = x.data<T>();
+    T* yp = y->mutable_data<T>();
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t ch = 0; ch < c; ++ch) {
+        const auto k = static_cast<size_t>(ch);
+        const auto s = static_cast<size_t>(per_instance ? b * c + ch : ch);
+        const double a = scale[k] * inv[s], d = bias[k] - a * mean[s];
+        const int64_t base = (b * c + ch) * sz;
+        for (int64_t i = 0; i < sz; ++i)
+          yp[base + i] = static_cast<T>(a * static_cast<double>(xp[base + i]) + d);
+      }
+    }
+  });
+}
+
+class BatchNorm : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<BatchNorm>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->epsilon_, info.GetFloat("epsilon", 1e-5f));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t training, info.GetInt("training_mode", 0));
+    if (training != 0 || info.output_count() > 1) {
+      return Status(StatusCode::kNotImplemented,
+                    info.Describe() +
+                        ": training mode (running statistics outputs) is not "
+                        "supported; onnx-light runs inference");
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    if (x.shape().rank() < 2) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": X must be [N, C, ...]");
+    }
+    const int64_t c = x.shape()[1];
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto scale, ChannelParam(ctx.input(1), c, "scale", ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto bias, ChannelParam(ctx.input(2), c, "B", ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto mean, ChannelParam(ctx.input(3), c, "mean", ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto var, ChannelParam(ctx.input(4), c, "var", ctx.info()));
+    for (double& v : var)
+      v = 1.0 / std::sqrt(v + static_cast<double>(epsilon_));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    ApplyPerChannel(x, y, scale, bias, mean, var, false);
+    return Status::Ok();
+  }
+
+ private:
+  float epsilon_ = 1e-5f;
+};
+
+// Mean and 1 / sqrt(variance + epsilon) of n values, two passes in double (0 and
+// 1/sqrt(epsilon) for n = 0).
+template <typename T>
+void MeanInvStd(const T* p, int64_t n, float epsilon, double* mean, double* inv_std) {
+  double s = 0, s2 = 0;
+  for (int64_t i = 0; i < n; ++i)
+    s += static_cast<double>(p[i]);
+  const double mu = n > 0 ? s / static_cast<double>(n) : 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(p[i]) - mu;
+    s2 += d * d;
+  }
+  *mean = mu;
+  *inv_std =
+      1.0 / std::sqrt((n > 0 ? s2 / static_cast<double>(n) : 0.0) + static_cast<double>(epsilon));
+}
+
+class InstanceNorm : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<InstanceNorm>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->epsilon_, info.GetFloat("epsilon", 1e-5f));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    const int64_t n = x.shape()[0], c = x.shape()[1];
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto scale, ChannelParam(ctx.input(1), c, "scale", ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto bias, ChannelParam(ctx.input(2), c, "B", ctx.info()));
+    const int64_t sz = n * c == 0 ? 0 : x.num_elements() / (n * c);
+    std::vector<double> mean(static_cast<size_t>(n * c)), inv(static_cast<size_t>(n * c));
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* xp = x.data<T>();
+      for (int64_t p = 0; p < n * c; ++p) {
+        MeanInvStd(xp + p * sz, sz, epsilon_, &mean[static_cast<size_t>(p)],
+                   &inv[static_cast<size_t>(p)]);
+      }
+    });
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    ApplyPerChannel(x, y, scale, bias, mean, inv, true);
+    return Status::Ok();
+  }
+
+ private:
+  float epsilon_ = 1e-5f;
+};
+
+// GroupNormalization: statistics per (n, group) over the group's channels and all spatial
+// positions; scale and bias per channel (opset 21) or per group (opset 18, deprecated).
+class GroupNorm : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<GroupNorm>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->epsilon_, info.GetFloat("epsilon", 1e-5f));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->groups_, info.GetInt("num_groups"));
+    k->per_group_params_ = info.opset() < 21;
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    const int64_t n = x.shape()[0], c = x.shape()[1];
+    if (groups_ < 1 || c % groups_ != 0) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": num_groups " + std::to_string(groups_) +
+                        " must divide the " + std::to_string(c) + " channels");
+    }
+    const int64_t params = per_group_params_ ? groups_ : c;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto scale,
+                                ChannelParam(ctx.input(1), params, "scale", ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto bias, ChannelParam(ctx.input(2), params, "bias", ctx.info()));
+    const int64_t per_group = c / groups_;
+    const int64_t sz = n * c == 0 ? 0 : x.num_elements() / (n * c);
+    const int64_t block = per_group * sz;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* xp = x.data<T>();
+      T* yp = y->mutable_data<T>();
+      for (int64_t b = 0; b < n * groups_; ++b) {
+        const T* xg = xp + b * block;
+        double mu = 0, inv = 0;
+        MeanInvStd(xg, block, epsilon_, &mu, &inv);
+        const int64_t g = b % groups_;
+        for (int64_t ch = 0; ch < per_group; ++ch) {
+          const auto k = static_cast<size_t>(per_group_params_ ? g : g * per_group + ch);
+          for (int64_t i = 0; i < sz; ++i) {
+            const int64_t at = ch * sz + i;
+            yp[b * block + at] =
+                static_cast<T>((static_cast<double>(xg[at]) - mu) * inv * scale[k] + bias[k]);
+          }
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  float epsilon_ = 1e-5f;
+  int64_t groups_ = 1;
+  bool per_group_params_ = false;
+};
+
+// MeanVarianceNormalization: (x - mean) / (std + 1e-9) over `axes` (default N, H, W), the
+// ONNX function body's formula.
+class MeanVarianceNorm : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<MeanVarianceNorm>();
+    if (info.HasAttribute("axes")) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(k->axes_, info.GetInts("axes"));
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const auto rank = static_cast<int64_t>(x.shape().rank());
+    std::vector<bool> reduced(static_cast<size_t>(rank), false);
+    for (int64_t a : axes_) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(a, rank, ctx.info()));
+      reduced[static_cast<size_t>(ax)] = true;
+    }
+    // Group index of each element: its position over the kept axes.
+    const std::vector<int64_t>& dims = x.shape().dims();
+    int64_t groups = 1;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!reduced[static_cast<size_t>(d)]) groups *= dims[static_cast<size_t>(d)];
+    const int64_t n = x.num_elements();
+    std::vector<int64_t> group(static_cast<size_t>(n));
+    std::vector<int64_t> pos(static_cast<size_t>(rank), 0);
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t g = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        if (!reduced[static_cast<size_t>(d)])
+          g = g * dims[static_cast<size_t>(d)] + pos[static_cast<size_t>(d)];
+      group[static_cast<size_t>(e)] = g;
+      for (int64_t d = rank; d-- > 0;) {
+        if (++pos[static_cast<size_t>(d)] < dims[static_cast<size_t>(d)]) break;
+        pos[static_cast<size_t>(d)] = 0;
+      }
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    const std::vector<double> v = ToDoubles(&x);
+    std::vector<double> sum(static_cast<size_t>(groups), 0), sq(static_cast<size_t>(groups), 0);
+    std::vector<int64_t> count(static_cast<size_t>(groups), 0);
+    for (int64_t e = 0; e < n; ++e) {
+      const auto g = static_cast<size_t>(group[static_cast<size_t>(e)]);
+      sum[g] += v[static_cast<size_t>(e)];
+      ++count[g];
+    }
+    for (size_t g = 0; g < sum.size(); ++g)
+      sum[g] = count[g] > 0 ? sum[g] / static_cast<double>(count[g]) : 0.0;
+    for (int64_t e = 0; e < n; ++e) {
+      const auto g = static_cast<size_t>(group[static_cast<size_t>(e)]);
+      const double d = v[static_cast<size_t>(e)] - sum[g];
+      sq[g] += d * d;
+    }
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      T* out = y->mutable_data<T>();
+      for (int64_t e = 0; e < n; ++e) {
+        const auto g = static_cast<size_t>(group[static_cast<size_t>(e)]);
+        const double sd = std::sqrt(count[g] > 0 ? sq[g] / static_cast<double>(count[g]) : 0.0);
+        out[e] = static_cast<T>((v[static_cast<size_t>(e)] - sum[g]) / (sd + 1e-9));
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<int64_t> axes_ = {0, 2, 3};
+};
+
+// LpNormalization: x / ||x||_p along `axis` (p 1 or 2); a zero norm gives 0.
+class LpNorm : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<LpNorm>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", -1));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->p_, info.GetInt("p", 2));
+    if (k->p_ != 1 && k->p_ != 2) {
+      return Status(StatusCode::kInvalidModel,
+                    info.Describe() + ": p must be 1 or 2, got " + std::to_string(k->p_));
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const auto rank = static_cast<int64_t>(x.shape().rank());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank, ctx.info()));
+    int64_t outer = 1, len = 1, inner = 1;
+    for (int64_t d = 0; d < rank; ++d) {
+      const int64_t v = x.shape()[static_cast<size_t>(d)];
+      (d < axis ? outer : (d == axis ? len : inner)) *= v;
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* xp = x.data<T>();
+      T* yp = y->mutable_data<T>();
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+          const int64_t base = o * len * inner + i;
+          double norm = 0;
+          for (int64_t k = 0; k < len; ++k) {
+            const auto v = static_cast<double>(xp[base + k * inner]);
+            norm += p_ == 1 ? std::fabs(v) : v * v;
+          }
+          if (p_ == 2) norm = std::sqrt(norm);
+          for (int64_t k = 0; k < len; ++k) {
+            const auto v = static_cast<double>(xp[base + k * inner]);
+            yp[base + k * inner] = static_cast<T>(norm == 0 ? 0.0 : v / norm);
+          }
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  int64_t axis_ = -1, p_ = 2;
+};
+
+// LayerNormalization (opset 17) and RMSNormalization (opset 23): normalize over the dims
+// from `axis` on; scale (and bias) broadcast to those dims. LayerNormalization's optional
+// Mean and InvStdDev outputs have shape dims[:axis] + [1, ...] and type float.
+template <bool kRms>
+class LayerNorm : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<LayerNorm>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", -1));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->epsilon_, info.GetFloat("epsilon", 1e-5f));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const Tensor& scale = *ctx.input(1);
+    const Tensor* bias = kRms ? nullptr : ctx.input(2);
+    const auto rank = static_cast<int64_t>(x.shape().rank());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank, ctx.info()));
+    const std::vector<int64_t> inner_dims(x.shape().dims().begin() + axis, x.shape().dims().end());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Shape inner_shape, Shape::Create(inner_dims));
+    const int64_t inner = inner_shape.num_elements();
+    const int64_t outer = inner == 0 ? 0 : x.num_elements() / inner;
+    auto offsets = [&](const Tensor& p, const char* what) -> Result<std::vector<int64_t>> {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(auto d, BroadcastDims(p.shape(), inner_shape, ctx.info()));
+      if (d != inner_dims) {
+        return Status(StatusCode::kInvalidArgument,
+                      ctx.info().Describe() + ": " + what + " " + p.shape().ToString() +
+                          " does not broadcast to " + inner_shape.ToString());
+      }
+      const std::vector<int64_t> st = BroadcastStrides(p.shape(), inner_dims);
+      std::vector<int64_t> off(static_cast<size_t>(inner));
+      std::vector<int64_t> pos(inner_dims.size(), 0);
+      for (int64_t i = 0; i < inner; ++i) {
+        int64_t o = 0;
+        for (size_t k = 0; k < pos.size(); ++k)
+          o += pos[k] * st[k];
+        off[static_cast<size_t>(i)] = o;
+        for (size_t k = pos.size(); k-- > 0;) {
+          if (++pos[k] < inner_dims[k]) break;
+          pos[k] = 0;
+        }
+      }
+      return off;
+    };
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto scale_off, offsets(scale, "scale"));
+    std::vector<int64_t> bias_off;
+    if (bias != nullptr) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(bias_off, offsets(*bias, "B"));
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    std::vector<int64_t> stat_dims(x.shape().dims().begin(), x.shape().dims().begin() + axis);
+    stat_dims.resize(static_cast<size_t>(rank), 1);
+    float* mean_out = nullptr;
+    float* inv_out = nullptr;
+    if (!kRms && ctx.output_count() > 1) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * m, ctx.AllocateOutput(1, DataType::kFloat, stat_dims));
+      mean_out = m->mutable_data<float>();
+    }
+    if (!kRms && ctx.output_count() > 2) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * v, ctx.AllocateOutput(2, DataType::kFloat, stat_dims));
+      inv_out = v->mutable_data<float>();
+    }
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* xp = x.data<T>();
+      const T* sp = scale.data<T>();
+      const T* bp = bias != nullptr ? bias->data<T>() : nullptr;
+      T* yp = y->mutable_data<T>();
+      for (int64_t o = 0; o < outer; ++o) {
+        const T* row = xp + o * inner;
+        double mu = 0, s2 = 0;
+        if (!kRms) {
+          for (int64_t i = 0; i < inner; ++i)
+            mu += static_cast<double>(row[i]);
+          mu /= static_cast<double>(inner);
+        }
+        for (int64_t i = 0; i < inner; ++i) {
+          const double d = static_cast<double>(row[i]) - mu;
+          s2 += d * d;
+        }
+        const double inv =
+            1.0 / std::sqrt(s2 / static_cast<double>(inner) + static_cast<double>(epsilon_));
+        if (mean_out != nullptr) mean_out[o] = static_cast<float>(mu);
+        if (inv_out != nullptr) inv_out[o] = static_cast<float>(inv);
+        for (int64_t i = 0; i < inner; ++i) {
+          double v = (static_cast<double>(row[i]) - mu) * inv *
+                     static_cast<double>(sp[scale_off[static_cast<size_t>(i)]]);
+          if (bp != nullptr) v += static_cast<double>(bp[bias_off[static_cast<size_t>(i)]]);
+          yp[o * inner + i] = static_cast<T>(v);
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  int64_t axis_ = -1;
+  float epsilon_ = 1e-5f;
+};
+
+// LRN: y = x / (bias + alpha / size * sum of x^2 over the channel window)^beta, the
+// window spanning channels c - floor((size - 1) / 2) .. c + ceil((size - 1) / 2).
+class Lrn : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Lrn>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->alpha_, info.GetFloat("alpha", 1e-4f));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->beta_, info.GetFloat("beta", 0.75f));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->bias_, info.GetFloat("bias", 1.0f));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->size_, info.GetInt("size"));
+    if (k->size_ < 1) {
+      return Status(StatusCode::kInvalidModel, info.Describe() + ": size must be >= 1");
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    const int64_t n = x.shape()[0], c = x.shape()[1];
+    const int64_t sz = n * c == 0 ? 0 : x.num_elements() / (n * c);
+    const int64_t lo = (size_ - 1) / 2, hi = size_ - 1 - lo;
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* xp = x.data<T>();
+      T* yp = y->mutable_data<T>();
+      for (int64_t b = 0; b < n; ++b) {
+        for (int64_t ch = 0; ch < c; ++ch) {
+          const int64_t c0 = std::max<int64_t>(0, ch - lo), c1 = std::min(c - 1, ch + hi);
+          for (int64_t i = 0; i < sz; ++i) {
+            double sq = 0;
+            for (int64_t k = c0; k <= c1; ++k) {
+              const auto v = static_cast<double>(xp[(b * c + k) * sz + i]);
+              sq += v * v;
+            }
+            const double d =
+                std::pow(static_cast<double>(bias_) +
+                             static_cast<double>(alpha_) / static_cast<double>(size_) * sq,
+                         static_cast<double>(beta_));
+            yp[(b * c + ch) * sz + i] =
+                static_cast<T>(static_cast<double>(xp[(b * c + ch) * sz + i]) / d);
+          }
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  float alpha_ = 1e-4f, beta_ = 0.75f, bias_ = 1.0f;
+  int64_t size_ = 1;
+};
+
+Status StatsAreFloat(const onnx::NodeProto&, int, const std::vector<DataType>& in,
+                     std::vector<DataType>* out, const SubgraphScope*) {
+  (*out)[0] = in[0];
+  for (size_t i = 1; i < out->size(); ++i)
+    (*out)[i] = DataType::kFloat;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RegisterKernel_ai_onnx_BatchNormalization(KernelRegistry& r) {
+  return r.Register(
+      Def("BatchNormalization", 1, {{"T", {0}, {0}, FloatTypes()}}, FactoryOf<BatchNorm>()));
+}
+Status RegisterKernel_ai_onnx_InstanceNormalization(KernelRegistry& r) {
+  return r.Register(Def("InstanceNormalization", 1, {{"T", {0, 1, 2}, {0}, FloatTypes()}},
+                        FactoryOf<InstanceNorm>()));
+}
+Status RegisterKernel_ai_onnx_GroupNormalization(KernelRegistry& r) {
+  return r.Register(
+      Def("GroupNormalization", 18, {{"T", {0, 1, 2}, {0}, FloatTypes()}}, FactoryOf<GroupNorm>()));
+}
+Status RegisterKernel_ai_onnx_MeanVarianceNormalization(KernelRegistry& r) {
+  return r.Register(
+      UnaryDef("", "MeanVarianceNormalization", 9, FloatTypes(), FactoryOf<MeanVarianceNorm>()));
+}
+Status RegisterKernel_ai_onnx_LpNormalization(KernelRegistry& r) {
+  return r.Register(UnaryDef("", "LpNormalization", 1, FloatTypes(), FactoryOf<LpNorm>()));
+}
+Status RegisterKernel_ai_onnx_LayerNormalization(KernelRegistry& r) {
+  KernelDef def = Def("LayerNormalization", 17, {{"T", {0, 1, 2}, {0}, FloatTypes()}},
+                      FactoryOf<LayerNorm<false>>());
+  def.output_types = &StatsAreFloat;
+  return r.Register(std::move(def));
+}
+Status RegisterKernel_ai_onnx_RMSNormalization(KernelRegistry& r) {
+  return r.Register(Def("RMSNormalization", 23, {{"T", {0, 1}, {0}, FloatTypes()}},
+                        FactoryOf<LayerNorm<true>>()));
+}
+Status RegisterKernel_ai_onnx_LRN(KernelRegistry& r) {
+  return r.Register(UnaryDef("", "LRN", 1, FloatTypes(), FactoryOf<Lrn>()));
+}
+
+}  // namespace onnx_light::kernels

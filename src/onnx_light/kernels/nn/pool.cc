@@ -1,0 +1,371 @@
+// MaxPool, AveragePool, LpPool, GlobalAveragePool, GlobalMaxPool and MaxUnpool over N-d
+// images; pools accumulate in double and round once to the storage type.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+#include "common/window.h"
+#include "math/gemm.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+// ---- Pools ----------------------------------------------------------------------------
+
+enum class PoolKind { kMax, kAverage, kLp };
+
+// MaxPool (with Indices, storage_order 0 or 1), AveragePool (count_include_pad) and
+// LpPool ((sum |x|^p)^(1/p) over the taps inside the input; padding adds nothing).
+template <PoolKind kKind>
+class Pool : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Pool>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->attrs_, ReadWindowAttrs(info, true));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->count_include_pad_, GetFlag(info, "count_include_pad", false));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->column_major_, GetFlag(info, "storage_order", false));
+    if (kKind == PoolKind::kLp) {
+      double p = 2;
+      if (info.opset() < 2) {  // LpPool-1 had a FLOAT p
+        ONNX_LIGHT_ASSIGN_OR_RETURN(float pf, info.GetFloat("p", 2.0f));
+        p = pf;
+      } else {
+        ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t pi, info.GetInt("p", 2));
+        p = static_cast<double>(pi);
+      }
+      if (!(p >= 1)) {
+        return Status(StatusCode::kInvalidModel,
+                      info.Describe() + ": p must be >= 1, got " + std::to_string(p));
+      }
+      k->p_ = p;
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    constexpr bool kMax = kKind == PoolKind::kMax;
+    const Tensor& x = *ctx.input(0);
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Window w,
+                                MakeWindow(attrs_, Spatial(x.shape()), attrs_.kernel, ctx.info()));
+    const int64_t nc = x.shape()[0] * x.shape()[1];
+    std::vector<int64_t> dims = {x.shape()[0], x.shape()[1]};
+    dims.insert(dims.end(), w.out.begin(), w.out.end());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    int64_t* indices = nullptr;
+    if (kMax && ctx.output_count() > 1) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * ind, ctx.AllocateOutput(1, DataType::kInt64, dims));
+      indices = ind->mutable_data<int64_t>();
+    }
+    const int64_t in_sz = w.InCount(), out_sz = w.OutCount();
+    if (kKind != PoolKind::kLp && w.in.size() == 2 && x.dtype() == DataType::kFloat) {
+      Pool2D(w, x.data<float>(), y->mutable_data<float>(), indices, nc);
+      return Status::Ok();
+    }
+    DispatchNumeric(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_same_v<T, bool>) {
+        const T* xp = x.data<T>();
+        T* yp = y->mutable_data<T>();
+        for (int64_t p = 0; p < nc; ++p) {
+          const T* xc = xp + p * in_sz;
+          ForEachOutput(w, [&](int64_t o, const std::vector<int64_t>& start) {
+            if constexpr (kMax) {
+              double best = -std::numeric_limits<double>::infinity();
+              int64_t arg = -1;
+              ForEachTap(w, start, [&](int64_t, int64_t off) {
+                const auto v = static_cast<double>(xc[off]);
+                if (arg < 0 || v > best) {
+                  best = v;
+                  arg = off;
+                }
+              });
+              yp[p * out_sz + o] = arg < 0 ? static_cast<T>(0.0f) : xc[arg];
+              if (indices != nullptr) {
+                const int64_t at = std::max<int64_t>(arg, 0);
+                indices[p * out_sz + o] = p * in_sz + (column_major_ ? ColumnMajor(w, at) : at);
+              }
+            } else if constexpr (kKind == PoolKind::kAverage) {
+              double sum = 0;
+              int64_t count = 0;
+              ForEachTap(w, start, [&](int64_t, int64_t off) {
+                sum += static_cast<double>(xc[off]);
+                ++count;
+              });
+              if (count_include_pad_) count = PaddedCount(w, start);
+              yp[p * out_sz + o] =
+                  static_cast<T>(count > 0 ? sum / static_cast<double>(count) : 0.0);
+            } else {
+              double sum = 0;
+              ForEachTap(w, start, [&](int64_t, int64_t off) {
+                sum += std::pow(std::fabs(static_cast<double>(xc[off])), p_);
+              });
+              yp[p * out_sz + o] = static_cast<T>(std::pow(sum, 1.0 / p_));
+            }
+          });
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  // Window taps inside the padded input (what count_include_pad divides by).
+  static int64_t PaddedCount(const Window& w, const std::vector<int64_t>& start) {
+    int64_t count = 1;
+    for (size_t i = 0; i < w.kernel.size(); ++i) {
+      int64_t taps = 0;
+      for (int64_t k = 0; k < w.kernel[i]; ++k) {
+        const int64_t p = start[i] + k * w.dilations[i];
+        if (p >= -w.pad_begin[i] && p < w.in[i] + w.pad_end[i]) ++taps;
+      }
+      count *= taps;
+    }
+    return count;
+  }
+
+  // The float 2-D case of MaxPool / AveragePool (the CNN hot path): the taps inside the
+  // input are listed once per output row and column, then every channel loops over them
+  // directly. Same results as the generic path (max ignores NaN after a number, as there).
+  void Pool2D(const Window& w, const float* xp, float* yp, int64_t* indices, int64_t nc) const {
+    const int64_t height = w.in[0], width = w.in[1], oh_n = w.out[0], ow_n = w.out[1];
+    // Per output index along one dim: the valid input positions, and the padded tap count.
+    auto taps = [&](size_t d, int64_t o, std::vector<int64_t>* pos) {
+      pos->clear();
+      const int64_t start = o * w.strides[d] - w.pad_begin[d];
+      int64_t padded = 0;
+      for (int64_t k = 0; k < w.kernel[d]; ++k) {
+        const int64_t p = start + k * w.dilations[d];
+        if (p >= 0 && p < w.in[d]) pos->push_back(p);
+        if (p >= -w.pad_begin[d] && p < w.in[d] + w.pad_end[d]) ++padded;
+      }
+      return padded;
+    };
+    std::vector<std::vector<int64_t>> rows(static_cast<size_t>(oh_n)),
+        cols(static_cast<size_t>(ow_n));
+    std::vector<int64_t> row_pad(static_cast<size_t>(oh_n)), col_pad(static_cast<size_t>(ow_n));
+    for (int64_t o = 0; o < oh_n; ++o)
+      row_pad[static_cast<size_t>(o)] = taps(0, o, &rows[static_cast<size_t>(o)]);
+    for (int64_t o = 0; o < ow_n; ++o)
+      col_pad[static_cast<size_t>(o)] = taps(1, o, &cols[static_cast<size_t>(o)]);
+    const int64_t in_sz = height * width, out_sz = oh_n * ow_n;
+    for (int64_t p = 0; p < nc; ++p) {
+      const float* xc = xp + p * in_sz;
+      float* yc = yp + p * out_sz;
+      for (int64_t oh = 0; oh < oh_n; ++oh) {
+        const std::vector<int64_t>& hs = rows[static_cast<size_t>(oh)];
+        for (int64_t ow = 0; ow < ow_n; ++ow) {
+          const std::vector<int64_t>& ws = cols[static_cast<size_t>(ow)];
+          const int64_t o = oh * ow_n + ow;
+          if constexpr (kKind == PoolKind::kMax) {
+            float best = 0;
+            int64_t arg = -1;
+            for (int64_t h : hs) {
+              const float* xr = xc + h * width;
+              for (int64_t c : ws) {
+                if (arg < 0 || xr[c] > best) {
+                  best = xr[c];
+                  arg = h * width + c;
+                }
+              }
+            }
+            yc[o] = arg < 0 ? 0.0f : best;
+            if (indices != nullptr) {
+              const int64_t at = std::max<int64_t>(arg, 0);
+              indices[p * out_sz + o] = p * in_sz + (column_major_ ? ColumnMajor(w, at) : at);
+            }
+          } else {
+            double sum = 0;
+            for (int64_t h : hs) {
+              const float* xr = xc + h * width;
+              for (int64_t c : ws)
+                sum += static_cast<double>(xr[c]);
+            }
+            const int64_t count = count_include_pad_ ? row_pad[static_cast<size_t>(oh)] *
+                                                           col_pad[static_cast<size_t>(ow)]
+                                                     : static_cast<int64_t>(hs.size() * ws.size());
+            yc[o] = static_cast<float>(count > 0 ? sum / static_cast<double>(count) : 0.0);
+          }
+        }
+      }
+    }
+  }
+
+  // A row-major offset within one channel's spatial block as a column-major one.
+  static int64_t ColumnMajor(const Window& w, int64_t off) {
+    const size_t n = w.in.size();
+    std::vector<int64_t> pos(n);
+    for (size_t i = n; i-- > 0;) {
+      pos[i] = off % w.in[i];
+      off /= w.in[i];
+    }
+    int64_t cm = 0, stride = 1;
+    for (size_t i = 0; i < n; ++i) {
+      cm += pos[i] * stride;
+      stride *= w.in[i];
+    }
+    return cm;
+  }
+
+  WindowAttrs attrs_;
+  bool count_include_pad_ = false, column_major_ = false;
+  double p_ = 2;
+};
+
+template <bool kMax>
+class GlobalPool : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
+    return std::unique_ptr<KernelBase>(new GlobalPool());
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    std::vector<int64_t> dims(x.shape().rank(), 1);
+    dims[0] = x.shape()[0];
+    dims[1] = x.shape()[1];
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    const int64_t nc = dims[0] * dims[1];
+    const int64_t sz = nc == 0 ? 0 : x.num_elements() / nc;
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* xp = x.data<T>();
+      T* yp = y->mutable_data<T>();
+      for (int64_t p = 0; p < nc; ++p) {
+        double acc = kMax ? -std::numeric_limits<double>::infinity() : 0.0;
+        for (int64_t i = 0; i < sz; ++i) {
+          const auto v = static_cast<double>(xp[p * sz + i]);
+          acc = kMax ? std::max(acc, v) : acc + v;
+        }
+        yp[p] = static_cast<T>(kMax ? acc : acc / static_cast<double>(sz));
+      }
+    });
+    return Status::Ok();
+  }
+};
+
+// MaxUnpool: X's values scattered to the flat positions `I` holds (MaxPool's Indices)
+// in a zero tensor of the size MaxPool's input had (or output_shape, which may add
+// trailing room: the values keep the inferred layout, as the ONNX reference does).
+class MaxUnpool : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<MaxUnpool>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->kernel_, info.GetInts("kernel_shape"));
+    if (info.HasAttribute("strides")) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(k->strides_, info.GetInts("strides"));
+    }
+    if (info.HasAttribute("pads")) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(k->pads_, info.GetInts("pads"));
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const Tensor& ind = *ctx.input(1);
+    const std::string where = ctx.info().Describe();
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    const size_t ns = x.shape().rank() - 2;
+    if (kernel_.size() != ns || (!strides_.empty() && strides_.size() != ns) ||
+        (!pads_.empty() && pads_.size() != 2 * ns)) {
+      return Status(StatusCode::kInvalidArgument,
+                    where + ": kernel_shape, strides and pads must match the spatial rank");
+    }
+    if (ind.shape() != x.shape()) {
+      return Status(
+          StatusCode::kInvalidArgument,
+          where + ": I " + ind.shape().ToString() + " must have X's shape " + x.shape().ToString());
+    }
+    std::vector<int64_t> inferred = {x.shape()[0], x.shape()[1]};
+    for (size_t i = 0; i < ns; ++i) {
+      const int64_t st = strides_.empty() ? 1 : strides_[i];
+      const int64_t pad = pads_.empty() ? 0 : pads_[i] + pads_[i + ns];
+      inferred.push_back((x.shape()[2 + i] - 1) * st - pad + kernel_[i]);
+    }
+    std::vector<int64_t> out = inferred;
+    if (const Tensor* os = ctx.input(2)) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(out, Int64Values(os, ctx.info(), "output_shape"));
+      if (out.size() != inferred.size()) {
+        return Status(StatusCode::kInvalidArgument, where + ": output_shape has the wrong rank");
+      }
+      for (size_t d = 0; d < out.size(); ++d) {
+        if (out[d] < inferred[d]) {
+          return Status(StatusCode::kInvalidArgument,
+                        where + ": output_shape is smaller than the unpooled size");
+        }
+      }
+    }
+    int64_t total = 1;
+    for (int64_t d : inferred)
+      total *= d;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
+    const std::vector<int64_t> idx = IndexValues(ind);
+    std::vector<double> flat(static_cast<size_t>(total), 0.0);
+    const std::vector<double> xv = ToDoubles(&x);
+    for (size_t e = 0; e < idx.size(); ++e) {
+      if (idx[e] < 0 || idx[e] >= total) {
+        return Status(StatusCode::kInvalidArgument, where + ": index " + std::to_string(idx[e]) +
+                                                        " is outside [0, " + std::to_string(total) +
+                                                        ")");
+      }
+      flat[static_cast<size_t>(idx[e])] = xv[e];
+    }
+    const std::vector<int64_t> ist = RowMajorStrides(inferred), ost = RowMajorStrides(out);
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      T* yp = y->mutable_data<T>();
+      for (int64_t e = 0; e < y->num_elements(); ++e)
+        yp[e] = T(0.0f);
+      for (int64_t e = 0; e < total; ++e) {
+        int64_t rest = e, o = 0;
+        for (size_t d = 0; d < inferred.size(); ++d) {
+          o += rest / ist[d] * ost[d];
+          rest %= ist[d];
+        }
+        yp[o] = static_cast<T>(flat[static_cast<size_t>(e)]);
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<int64_t> kernel_, strides_, pads_;
+};
+
+}  // namespace
+
+Status RegisterKernel_ai_onnx_MaxPool(KernelRegistry& r) {
+  KernelDef def = Def("MaxPool", 1,
+                      {{"T",
+                        {0},
+                        {0},
+                        {DataType::kFloat16, DataType::kBFloat16, DataType::kFloat,
+                         DataType::kDouble, DataType::kInt8, DataType::kUint8}},
+                       {"I", {}, {1}, {DataType::kInt64}}},
+                      FactoryOf<Pool<PoolKind::kMax>>());
+  return r.Register(std::move(def));
+}
+Status RegisterKernel_ai_onnx_AveragePool(KernelRegistry& r) {
+  return r.Register(Def("AveragePool", 1, {{"T", {0}, {0}, FloatTypes()}},
+                        FactoryOf<Pool<PoolKind::kAverage>>()));
+}
+Status RegisterKernel_ai_onnx_LpPool(KernelRegistry& r) {
+  return r.Register(
+      Def("LpPool", 1, {{"T", {0}, {0}, FloatTypes()}}, FactoryOf<Pool<PoolKind::kLp>>()));
+}
+Status RegisterKernel_ai_onnx_GlobalAveragePool(KernelRegistry& r) {
+  return r.Register(
+      UnaryDef("", "GlobalAveragePool", 1, FloatTypes(), FactoryOf<GlobalPool<false>>()));
+}
+Status RegisterKernel_ai_onnx_GlobalMaxPool(KernelRegistry& r) {
+  return r.Register(UnaryDef("", "GlobalMaxPool", 1, FloatTypes(), FactoryOf<GlobalPool<true>>()));
+}
+Status RegisterKernel_ai_onnx_MaxUnpool(KernelRegistry& r) {
+  return r.Register(Def("MaxUnpool", 9,
+                        {{"T1", {0}, {0}, FloatTypes()}, {"T2", {1, 2}, {}, {DataType::kInt64}}},
+                        FactoryOf<MaxUnpool>()));
+}
+
+}  // namespace onnx_light::kernels

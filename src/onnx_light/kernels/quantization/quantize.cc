@@ -1,0 +1,267 @@
+// QuantizeLinear and DequantizeLinear: 8/16-bit integers (and int32 for Dequantize),
+// 4/2-bit integers, float8 (E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ) and FLOAT4E2M1; per-tensor,
+// per-axis and blocked scales. Integer quantization rounds half to even, adds the zero
+// point and saturates; float quantization adds the zero point and converts with Cast's
+// rules (narrow_types.h), saturating unless `saturate` is 0.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+std::vector<DataType> QuantTypes() {
+  return {DataType::kInt8,           DataType::kUint8,          DataType::kInt16,
+          DataType::kUint16,         DataType::kInt32,          DataType::kInt4,
+          DataType::kUint4,          DataType::kInt2,           DataType::kUint2,
+          DataType::kFloat8E4M3FN,   DataType::kFloat8E4M3FNUZ, DataType::kFloat8E5M2,
+          DataType::kFloat8E5M2FNUZ, DataType::kFloat4E2M1};
+}
+
+// The integer range of a 4/2-bit type.
+void NarrowIntRange(DataType t, double* lo, double* hi) {
+  switch (t) {
+    case DataType::kInt4:
+      *lo = -8, *hi = 7;
+      break;
+    case DataType::kUint4:
+      *lo = 0, *hi = 15;
+      break;
+    case DataType::kInt2:
+      *lo = -2, *hi = 1;
+      break;
+    default:  // kUint2
+      *lo = 0, *hi = 3;
+      break;
+  }
+}
+
+// For each element of x, the index into the scale (and zero point) tensor.
+Result<std::vector<int64_t>> ScaleIndex(const Shape& x, const Shape& scale, int64_t axis_attr,
+                                        int64_t block, const KernelInfo& info) {
+  const auto n = static_cast<size_t>(x.num_elements());
+  std::vector<int64_t> idx(n, 0);
+  if (scale.num_elements() == 1 && scale.rank() <= 1 && block == 0) return idx;
+  const auto rank = static_cast<int64_t>(x.rank());
+  ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_attr, rank, info));
+  const auto ax = static_cast<size_t>(axis);
+  const std::vector<int64_t>& xd = x.dims();
+  std::vector<int64_t> sd;  // the scale's dims as seen per x axis
+  if (block == 0) {
+    if (scale.rank() != 1 || scale[0] != xd[ax]) {
+      return Status(StatusCode::kInvalidArgument, info.Describe() + ": a per-axis scale must be [" +
+                                                      std::to_string(xd[ax]) + "], got " +
+                                                      scale.ToString());
+    }
+  } else {
+    if (block < 0 || scale.rank() != x.rank()) {
+      return Status(StatusCode::kInvalidArgument,
+                    info.Describe() + ": a blocked scale must have the rank of the input");
+    }
+    for (size_t d = 0; d < xd.size(); ++d) {
+      const int64_t want = d == ax ? (xd[d] + block - 1) / block : xd[d];
+      if (scale[d] != want) {
+        return Status(StatusCode::kInvalidArgument,
+                      info.Describe() + ": blocked scale " + scale.ToString() +
+                          " does not match the input " + x.ToString() + " and block_size " +
+                          std::to_string(block));
+      }
+    }
+  }
+  const std::vector<int64_t> sst =
+      block == 0 ? std::vector<int64_t>{} : RowMajorStrides(scale.dims());
+  std::vector<int64_t> pos(xd.size(), 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (block == 0) {
+      idx[i] = pos[ax];
+    } else {
+      int64_t o = 0;
+      for (size_t d = 0; d < xd.size(); ++d)
+        o += (d == ax ? pos[d] / block : pos[d]) * sst[d];
+      idx[i] = o;
+    }
+    for (size_t d = xd.size(); d-- > 0;) {
+      if (++pos[d] < xd[d]) break;
+      pos[d] = 0;
+    }
+  }
+  return idx;
+}
+
+template <bool kQuantize>
+class Quant : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Quant>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", 1));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->block_, info.GetInt("block_size", 0));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->saturate_, GetFlag(info, "saturate", true));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const Tensor& scale = *ctx.input(1);
+    const Tensor* zp = ctx.input(2);
+    const bool per_tensor = scale.num_elements() == 1 && scale.shape().rank() <= 1;
+    if (zp != nullptr && zp->shape() != scale.shape() &&
+        !(per_tensor && zp->num_elements() == 1 && zp->shape().rank() <= 1)) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": zero point " + zp->shape().ToString() +
+                        " must have the scale's shape " + scale.shape().ToString());
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto idx,
+                                ScaleIndex(x.shape(), scale.shape(), axis_, block_, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    const std::vector<double> s = ToDoubles(&scale), z = ToDoubles(zp), xs = ToDoubles(&x);
+    const bool single = x.dtype() != DataType::kDouble;
+    // The quotient in the input's precision (float unless double), as ONNX's reference and
+    // ORT compute it.
+    auto quotient = [&](size_t i, size_t k) {
+      return single ? static_cast<double>(static_cast<float>(xs[i]) / static_cast<float>(s[k]))
+                    : xs[i] / s[k];
+    };
+    if (IsNarrowType(y->dtype())) {
+      const DataType to = y->dtype();
+      auto* out = static_cast<uint8_t*>(y->mutable_raw_data());
+      if (y->byte_size() != 0) std::memset(out, 0, y->byte_size());
+      const int bits = DataTypeBitWidth(to);
+      const bool is_int = !IsFloatingType(to);
+      double lo = 0, hi = 0;
+      if (is_int) NarrowIntRange(to, &lo, &hi);
+      for (size_t i = 0; i < xs.size(); ++i) {
+        const auto k = static_cast<size_t>(idx[i]);
+        const double zero = z.empty() ? 0.0 : z[k];
+        double q;
+        if (is_int) {
+          q = std::fmin(std::fmax(std::nearbyint(quotient(i, k)) + zero, lo), hi);
+        } else {
+          q = quotient(i, k) + zero;
+          if (single) q = static_cast<double>(static_cast<float>(q));
+        }
+        SetNarrowCode(out, bits, static_cast<int64_t>(i), DoubleToNarrow(to, q, saturate_));
+      }
+      return Status::Ok();
+    }
+    DispatchNumeric(y->dtype(), [&](auto tag) {
+      using Y = decltype(tag);
+      if constexpr (!std::is_same_v<Y, bool>) {
+        Y* out = y->mutable_data<Y>();
+        for (size_t i = 0; i < xs.size(); ++i) {
+          const auto k = static_cast<size_t>(idx[i]);
+          const double zero = z.empty() ? 0.0 : z[k];
+          if constexpr (kQuantize) {
+            double q = std::nearbyint(quotient(i, k)) + zero;  // half to even
+            q = std::fmin(std::fmax(q, static_cast<double>(std::numeric_limits<Y>::lowest())),
+                          static_cast<double>(std::numeric_limits<Y>::max()));
+            out[i] = static_cast<Y>(q);
+          } else {
+            out[i] = static_cast<Y>((xs[i] - zero) * s[k]);
+          }
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  int64_t axis_ = 1;
+  int64_t block_ = 0;
+  bool saturate_ = true;
+};
+
+// DynamicQuantizeLinear: uint8 with a scale and zero point from the data's range (which
+// always includes 0): scale = (max - min) / 255 (1 when max == min), zero point =
+// round(clip(-min / scale, 0, 255)), y = saturate(round(x / scale) + zero point), all in
+// float32 and rounding half to even, as the ONNX specification states.
+class DynamicQuantize : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
+    return std::unique_ptr<KernelBase>(new DynamicQuantize());
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const float* xp = x.data<float>();
+    const int64_t n = x.num_elements();
+    float lo = 0, hi = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (std::isnan(xp[i])) {
+        return Status(StatusCode::kInvalidArgument,
+                      ctx.info().Describe() + ": the input contains NaN, which has no range");
+      }
+      lo = std::fmin(lo, xp[i]);
+      hi = std::fmax(hi, xp[i]);
+    }
+    const float scale = (hi == lo ? 1.0f : hi - lo) / 255.0f;
+    const float zp = std::nearbyint(std::fmin(255.0f, std::fmax(0.0f, 0.0f - lo / scale)));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * ys, ctx.AllocateOutput(1, {}));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * yz, ctx.AllocateOutput(2, {}));
+    uint8_t* out = y->mutable_data<uint8_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      const float q = std::nearbyint(xp[i] / scale) + zp;
+      out[i] = static_cast<uint8_t>(std::fmin(255.0f, std::fmax(0.0f, q)));
+    }
+    ys->mutable_data<float>()[0] = scale;
+    yz->mutable_data<uint8_t>()[0] = static_cast<uint8_t>(zp);
+    return Status::Ok();
+  }
+};
+
+// QuantizeLinear without a zero point: `output_dtype` (opset 21+) or uint8.
+Status QuantizeType(const onnx::NodeProto& node, int, const std::vector<DataType>& in,
+                    std::vector<DataType>* out, const SubgraphScope*) {
+  if (in.size() > 2 && in[2] != DataType::kUndefined) {
+    (*out)[0] = in[2];
+    return Status::Ok();
+  }
+  (*out)[0] = DataType::kUint8;
+  for (const onnx::AttributeProto& a : node.attribute) {
+    if (a.name.get() == "output_dtype" && a.i.get() != 0) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN((*out)[0], DataTypeFromInt(static_cast<int32_t>(a.i.get())));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RegisterKernel_ai_onnx_QuantizeLinear(KernelRegistry& r) {
+  KernelDef def =
+      Def("QuantizeLinear", 10,
+          {{"T1",
+            {0, 1},
+            {},
+            {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16, DataType::kDouble}},
+           {"T2", {2}, {}, QuantTypes()}},
+          FactoryOf<Quant<true>>());
+  def.output_types = &QuantizeType;
+  return r.Register(std::move(def));
+}
+Status RegisterKernel_ai_onnx_DequantizeLinear(KernelRegistry& r) {
+  return r.Register(
+      Def("DequantizeLinear", 10,
+          {{"T1", {0, 2}, {}, QuantTypes()},
+           {"T2",
+            {1},
+            {0},
+            {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16, DataType::kDouble}}},
+          FactoryOf<Quant<false>>()));
+}
+
+}  // namespace onnx_light::kernels
+
+namespace onnx_light::kernels {
+
+Status RegisterKernel_ai_onnx_DynamicQuantizeLinear(KernelRegistry& r) {
+  return r.Register(Def("DynamicQuantizeLinear", 11,
+                        {{"T1", {0}, {}, {DataType::kFloat}},
+                         {"T2", {}, {0, 2}, {DataType::kUint8}},
+                         {"T3", {}, {1}, {DataType::kFloat}}},
+                        FactoryOf<DynamicQuantize>()));
+}
+
+}  // namespace onnx_light::kernels

@@ -1,0 +1,424 @@
+// Reductions (ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
+// ReduceLogSum, ReduceLogSumExp, ReduceSumSquare), ArgMax/ArgMin, and the normalizations
+// along an axis (Softmax, LogSoftmax, Hardmax).
+//
+// Floating-point reductions accumulate in double and round once; integer reductions
+// accumulate in the input type with wrap-around (as numpy does for int32/int64).
+// Axes come from the `axes` attribute up to ReduceSum-12 / other Reduce*-17 and from the
+// optional second input afterwards, where `noop_with_empty_axes` applies.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+#include "simd/elementwise_simd.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+enum class Red { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
+
+template <typename T>
+using Acc = std::conditional_t<std::is_same_v<T, bool>, uint8_t,
+                               std::conditional_t<std::is_integral_v<T>, T, double>>;
+
+// Wrapping integer arithmetic (no signed-overflow undefined behaviour).
+template <typename A>
+A AddWrap(A a, A b) {
+  if constexpr (std::is_integral_v<A>) {
+    return static_cast<A>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  } else {
+    return a + b;
+  }
+}
+template <typename A>
+A MulWrap(A a, A b) {
+  if constexpr (std::is_integral_v<A>) {
+    return static_cast<A>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  } else {
+    return a * b;
+  }
+}
+
+template <Red kRed, typename A>
+A Init() {
+  if constexpr (kRed == Red::kProd) return A(1);
+  if constexpr (kRed == Red::kMax || kRed == Red::kLogSumExp) {
+    if constexpr (std::is_integral_v<A>) return std::numeric_limits<A>::lowest();
+    return -std::numeric_limits<A>::infinity();
+  }
+  if constexpr (kRed == Red::kMin) {
+    if constexpr (std::is_integral_v<A>) return std::numeric_limits<A>::max();
+    return std::numeric_limits<A>::infinity();
+  }
+  return A(0);
+}
+
+// acc <- acc (op) x for one element.
+template <Red kRed, typename A>
+A Step(A acc, A x) {
+  switch (kRed) {
+    case Red::kMax:
+    case Red::kLogSumExp:  // first pass: the maximum
+      return (x > acc || x != x) ? x : acc;
+    case Red::kMin:
+      return (x < acc || x != x) ? x : acc;
+    case Red::kProd:
+      return MulWrap(acc, x);
+    case Red::kL1:
+      return AddWrap(acc, x < A(0) ? A(A(0) - x) : x);
+    case Red::kL2:
+    case Red::kSumSquare:
+      return AddWrap(acc, MulWrap(x, x));
+    default:
+      return AddWrap(acc, x);
+  }
+}
+
+// The reduced dims, keepdims applied, and the output stride of each input axis (0 on
+// reduced axes).
+struct ReducePlan {
+  std::vector<int64_t> out_dims;
+  std::vector<int64_t> out_strides;  // per input axis
+  int64_t count = 1;                 // elements folded into each output
+  bool identity = false;             // noop_with_empty_axes with no axes
+};
+
+Result<ReducePlan> Plan(const Shape& shape, const std::vector<int64_t>& axes_in, bool keepdims,
+                        bool noop_empty, const KernelInfo& info) {
+  const auto rank = static_cast<int64_t>(shape.rank());
+  std::vector<bool> reduce(static_cast<size_t>(rank), axes_in.empty());
+  ReducePlan plan;
+  if (axes_in.empty() && noop_empty) {
+    plan.identity = true;
+    plan.out_dims = shape.dims();
+    return plan;
+  }
+  for (int64_t a : axes_in) {
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(a, rank, info));
+    reduce[static_cast<size_t>(ax)] = true;
+  }
+  std::vector<int64_t> kept(static_cast<size_t>(rank));
+  for (int64_t i = 0; i < rank; ++i) {
+    const auto u = static_cast<size_t>(i);
+    kept[u] = reduce[u] ? 1 : shape[u];
+    if (reduce[u]) plan.count *= shape[u];
+    if (!reduce[u] || keepdims) plan.out_dims.push_back(kept[u]);
+  }
+  plan.out_strides.assign(static_cast<size_t>(rank), 0);
+  int64_t stride = 1;
+  for (int64_t i = rank; i-- > 0;) {
+    const auto u = static_cast<size_t>(i);
+    plan.out_strides[u] = reduce[u] ? 0 : stride;
+    stride *= kept[u];
+  }
+  return plan;
+}
+
+// Folds every input element into its output slot.
+template <Red kRed, typename T, typename A>
+void Fold(const T* x, const Shape& shape, const ReducePlan& plan, std::vector<A>& acc,
+          const std::vector<A>* shift) {
+  const size_t rank = shape.rank();
+  const int64_t n = shape.num_elements();
+  std::vector<int64_t> idx(rank, 0);
+  int64_t o = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const A v = static_cast<A>(x[i]);
+    if constexpr (!std::is_integral_v<A>) {
+      if (shift != nullptr) {  // LogSumExp second pass: sum of exp(x - max)
+        const A m = (*shift)[static_cast<size_t>(o)];
+        acc[static_cast<size_t>(o)] += std::isinf(m) ? A(0) : std::exp(v - m);
+      } else {
+        acc[static_cast<size_t>(o)] = Step<kRed>(acc[static_cast<size_t>(o)], v);
+      }
+    } else {
+      acc[static_cast<size_t>(o)] = Step<kRed>(acc[static_cast<size_t>(o)], v);
+    }
+    for (size_t d = rank; d-- > 0;) {
+      o += plan.out_strides[d];
+      if (++idx[d] < shape[d]) break;
+      o -= plan.out_strides[d] * shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+template <Red kRed>
+class Reduce : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Reduce>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->keepdims_, GetFlag(info, "keepdims", true));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->noop_empty_, GetFlag(info, "noop_with_empty_axes", false));
+    if (info.HasAttribute("axes")) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(k->axes_, info.GetInts("axes"));
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    std::vector<int64_t> axes = axes_;
+    if (const Tensor* a = ctx.input(1)) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(axes, Int64Values(a, ctx.info(), "axes"));
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(ReducePlan plan,
+                                Plan(x.shape(), axes, keepdims_, noop_empty_, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, plan.out_dims));
+    if (plan.identity) {
+      std::memcpy(y->mutable_raw_data(), x.raw_data(), x.byte_size());
+      return Status::Ok();
+    }
+    DispatchNumeric(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      // bool: ReduceMax is "any", ReduceMin "all" (opset 20).
+      constexpr bool kBoolOk = kRed == Red::kMax || kRed == Red::kMin;
+      if constexpr (!std::is_same_v<T, bool> || kBoolOk) Run<T>(x, plan, y);
+    });
+    return Status::Ok();
+  }
+
+ private:
+  template <typename T>
+  static void Run(const Tensor& x, const ReducePlan& plan, Tensor* y) {
+    using A = Acc<T>;
+    const auto out_n = static_cast<size_t>(y->num_elements());
+    std::vector<A> acc(out_n, Init<kRed, A>());
+    Fold<kRed, T, A>(x.data<T>(), x.shape(), plan, acc, nullptr);
+    if constexpr (kRed == Red::kLogSumExp && !std::is_integral_v<A>) {
+      std::vector<A> sums(out_n, A(0));
+      Fold<kRed, T, A>(x.data<T>(), x.shape(), plan, sums, &acc);
+      for (size_t i = 0; i < out_n; ++i) {
+        acc[i] = std::isinf(acc[i]) ? acc[i] : acc[i] + std::log(sums[i]);
+      }
+    }
+    T* out = y->mutable_data<T>();
+    for (size_t i = 0; i < out_n; ++i) {
+      A v = acc[i];
+      if constexpr (!std::is_integral_v<A>) {
+        if constexpr (kRed == Red::kMean) v /= static_cast<A>(plan.count);
+        if constexpr (kRed == Red::kL2) v = std::sqrt(v);
+        if constexpr (kRed == Red::kLogSum) v = std::log(v);
+      } else {
+        if constexpr (kRed == Red::kMean) v = plan.count == 0 ? A(0) : A(v / plan.count);
+        if constexpr (kRed == Red::kL2) v = static_cast<A>(std::sqrt(static_cast<double>(v)));
+      }
+      out[i] = static_cast<T>(v);
+    }
+  }
+
+  std::vector<int64_t> axes_;
+  bool keepdims_ = true;
+  bool noop_empty_ = false;
+};
+
+// ArgMax / ArgMin along one axis; ties pick the first (or last) index; NaN wins.
+template <bool kMax>
+class ArgReduce : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<ArgReduce>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", 0));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->keepdims_, GetFlag(info, "keepdims", true));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->last_, GetFlag(info, "select_last_index", false));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const auto rank = static_cast<int64_t>(x.shape().rank());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank, ctx.info()));
+    const int64_t len = x.shape()[static_cast<size_t>(axis)];
+    if (len == 0) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": cannot take the arg of an empty axis");
+    }
+    std::vector<int64_t> dims;
+    int64_t outer = 1, inner = 1;
+    for (int64_t i = 0; i < rank; ++i) {
+      const int64_t d = x.shape()[static_cast<size_t>(i)];
+      if (i < axis) outer *= d;
+      if (i > axis) inner *= d;
+      if (i != axis) dims.push_back(d);
+      if (i == axis && keepdims_) dims.push_back(1);
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    int64_t* out = y->mutable_data<int64_t>();
+    DispatchNumeric(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      using C = typename ComputeType<T>::type;
+      const T* in = x.data<T>();
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t j = 0; j < inner; ++j) {
+          const T* p = in + o * len * inner + j;
+          int64_t best = 0;
+          C bv = static_cast<C>(p[0]);
+          for (int64_t k = 1; k < len && !(bv != bv); ++k) {
+            const C v = static_cast<C>(p[k * inner]);
+            const bool better = kMax ? (v > bv) : (v < bv);
+            if (better || (last_ && v == bv) || v != v) {
+              best = k;
+              bv = v;
+            }
+          }
+          out[o * inner + j] = best;
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  int64_t axis_ = 0;
+  bool keepdims_ = true;
+  bool last_ = false;
+};
+
+enum class Norm { kSoftmax, kLogSoftmax, kHardmax };
+
+// Softmax family. Before opset 13 the input is coerced to 2-D at `axis` (default 1) and
+// normalized over the flattened trailing dims; from 13 on, along `axis` (default -1).
+template <Norm kNorm>
+class Normalize : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Normalize>();
+    k->legacy_ = info.opset() < 13;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", k->legacy_ ? 1 : -1));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const auto rank = static_cast<int64_t>(x.shape().rank());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    if (x.num_elements() == 0) return Status::Ok();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank, ctx.info()));
+    int64_t outer = 1, len = 1, inner = 1;
+    for (int64_t i = 0; i < rank; ++i) {
+      const int64_t d = x.shape()[static_cast<size_t>(i)];
+      if (i < axis) {
+        outer *= d;
+      } else if (i == axis || legacy_) {
+        len *= d;
+      } else {
+        inner *= d;
+      }
+    }
+    DispatchNumeric(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_integral_v<T>) {
+        Run(x.data<T>(), y->mutable_data<T>(), outer, len, inner);
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  template <typename T>
+  static void Run(const T* in, T* out, int64_t outer, int64_t len, int64_t inner) {
+    using C = typename ComputeType<T>::type;
+    std::vector<C> row(static_cast<size_t>(len));
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t j = 0; j < inner; ++j) {
+        const int64_t base = o * len * inner + j;
+        C m = -std::numeric_limits<C>::infinity();
+        int64_t arg = 0;
+        for (int64_t k = 0; k < len; ++k) {
+          row[static_cast<size_t>(k)] = static_cast<C>(in[base + k * inner]);
+          if (row[static_cast<size_t>(k)] > m) {
+            m = row[static_cast<size_t>(k)];
+            arg = k;
+          }
+        }
+        if constexpr (kNorm == Norm::kHardmax) {
+          for (int64_t k = 0; k < len; ++k)
+            out[base + k * inner] = T(C(k == arg ? 1 : 0));
+          continue;
+        }
+        if constexpr (kNorm == Norm::kSoftmax && std::is_same_v<C, float>) {
+          // One SIMD pass: exp(x - max) and its sum (Highway Exp, within 1 ULP).
+          const float inv = 1.0f / ExpShiftedF32(row.data(), row.data(), row.size(), m);
+          for (int64_t k = 0; k < len; ++k)
+            out[base + k * inner] = T(row[static_cast<size_t>(k)] * inv);
+          continue;
+        }
+        C sum = 0;
+        for (C& v : row) {
+          v -= m;
+          sum += std::exp(v);
+        }
+        const C log_sum = std::log(sum);
+        for (int64_t k = 0; k < len; ++k) {
+          const C v = row[static_cast<size_t>(k)];
+          out[base + k * inner] = T(kNorm == Norm::kSoftmax ? std::exp(v) / sum : v - log_sum);
+        }
+      }
+    }
+  }
+
+  int64_t axis_ = -1;
+  bool legacy_ = false;
+};
+
+std::vector<DataType> ReduceTypes() {
+  return {DataType::kFloat16, DataType::kBFloat16, DataType::kFloat,  DataType::kDouble,
+          DataType::kInt32,   DataType::kInt64,    DataType::kUint32, DataType::kUint64,
+          DataType::kInt8,    DataType::kUint8};
+}
+
+// The attribute form up to `last_attr_opset`, the input form after it.
+template <Red kRed>
+Status RegisterReduce(KernelRegistry& r, const char* op, int last_attr_opset) {
+  std::vector<DataType> types = ReduceTypes();
+  if (kRed == Red::kMax || kRed == Red::kMin) types.push_back(DataType::kBool);
+  KernelDef attr_form = Def(op, 1, {{"T", {0}, {0}, types}}, FactoryOf<Reduce<kRed>>());
+  attr_form.end_version = last_attr_opset;
+  ONNX_LIGHT_RETURN_IF_ERROR(r.Register(std::move(attr_form)));
+  return r.Register(Def(op, last_attr_opset + 1,
+                        {{"T", {0}, {0}, types}, {"A", {1}, {}, {DataType::kInt64}}},
+                        FactoryOf<Reduce<kRed>>()));
+}
+
+}  // namespace
+
+#define ONNX_LIGHT_REDUCE(Op, kind, last_attr)            \
+  Status RegisterKernel_ai_onnx_##Op(KernelRegistry& r) { \
+    return RegisterReduce<kind>(r, #Op, last_attr);       \
+  }
+ONNX_LIGHT_REDUCE(ReduceSum, Red::kSum, 12)
+ONNX_LIGHT_REDUCE(ReduceMean, Red::kMean, 17)
+ONNX_LIGHT_REDUCE(ReduceMax, Red::kMax, 17)
+ONNX_LIGHT_REDUCE(ReduceMin, Red::kMin, 17)
+ONNX_LIGHT_REDUCE(ReduceProd, Red::kProd, 17)
+ONNX_LIGHT_REDUCE(ReduceL1, Red::kL1, 17)
+ONNX_LIGHT_REDUCE(ReduceL2, Red::kL2, 17)
+ONNX_LIGHT_REDUCE(ReduceLogSum, Red::kLogSum, 17)
+ONNX_LIGHT_REDUCE(ReduceLogSumExp, Red::kLogSumExp, 17)
+ONNX_LIGHT_REDUCE(ReduceSumSquare, Red::kSumSquare, 17)
+#undef ONNX_LIGHT_REDUCE
+
+Status RegisterKernel_ai_onnx_ArgMax(KernelRegistry& r) {
+  return r.Register(Def("ArgMax", 1,
+                        {{"T", {0}, {}, ReduceTypes()}, {"I", {}, {0}, {DataType::kInt64}}},
+                        FactoryOf<ArgReduce<true>>()));
+}
+Status RegisterKernel_ai_onnx_ArgMin(KernelRegistry& r) {
+  return r.Register(Def("ArgMin", 1,
+                        {{"T", {0}, {}, ReduceTypes()}, {"I", {}, {0}, {DataType::kInt64}}},
+                        FactoryOf<ArgReduce<false>>()));
+}
+Status RegisterKernel_ai_onnx_Softmax(KernelRegistry& r) {
+  return r.Register(
+      UnaryDef("", "Softmax", 1, FloatTypes(), FactoryOf<Normalize<Norm::kSoftmax>>()));
+}
+Status RegisterKernel_ai_onnx_LogSoftmax(KernelRegistry& r) {
+  return r.Register(
+      UnaryDef("", "LogSoftmax", 1, FloatTypes(), FactoryOf<Normalize<Norm::kLogSoftmax>>()));
+}
+Status RegisterKernel_ai_onnx_Hardmax(KernelRegistry& r) {
+  return r.Register(
+      UnaryDef("", "Hardmax", 1, FloatTypes(), FactoryOf<Normalize<Norm::kHardmax>>()));
+}
+
+}  // namespace onnx_light::kernels

@@ -1,0 +1,347 @@
+// RNN, GRU and LSTM (forward, reverse, bidirectional; sequence_lens; initial states;
+// LSTM peepholes and input_forget; GRU linear_before_reset; layout 0 and 1; clip; the
+// ONNX activation functions with their alpha/beta). Computed in double per time step,
+// rounded once to the storage type.
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+enum class Cell { kRnn, kGru, kLstm };
+
+struct Activation {
+  std::string name;
+  double alpha = 0, beta = 0;
+  double operator()(double x) const {
+    if (name == "Sigmoid") return 1.0 / (1.0 + std::exp(-x));
+    if (name == "Tanh") return std::tanh(x);
+    if (name == "Relu") return x > 0 ? x : 0;
+    if (name == "LeakyRelu") return x >= 0 ? x : alpha * x;
+    if (name == "ThresholdedRelu") return x > alpha ? x : 0;
+    if (name == "ScaledTanh") return alpha * std::tanh(beta * x);
+    if (name == "HardSigmoid") return std::fmax(0.0, std::fmin(1.0, alpha * x + beta));
+    if (name == "Elu") return x >= 0 ? x : alpha * (std::exp(x) - 1);
+    if (name == "Softsign") return x / (1 + std::fabs(x));
+    if (name == "Softplus") return std::log1p(std::exp(x));
+    return alpha * x + beta;  // Affine
+  }
+};
+
+bool KnownActivation(const std::string& n) {
+  for (const char* k : {"Sigmoid", "Tanh", "Relu", "LeakyRelu", "ThresholdedRelu", "ScaledTanh",
+                        "HardSigmoid", "Elu", "Softsign", "Softplus", "Affine"}) {
+    if (n == k) return true;
+  }
+  return false;
+}
+
+// Default alpha for the activations that take one (ONNX's defaults).
+double DefaultAlpha(const std::string& n) {
+  if (n == "LeakyRelu") return 0.01;
+  if (n == "HardSigmoid") return 0.2;
+  if (n == "ThresholdedRelu" || n == "Elu" || n == "ScaledTanh" || n == "Affine") return 1.0;
+  return 0;
+}
+double DefaultBeta(const std::string& n) {
+  if (n == "HardSigmoid") return 0.5;
+  if (n == "ScaledTanh") return 1.0;
+  return 0;
+}
+
+template <Cell kCell>
+class Recurrent : public KernelBase {
+ public:
+  static constexpr int kGates = kCell == Cell::kLstm ? 4 : (kCell == Cell::kGru ? 3 : 1);
+  static constexpr int kActsPerDir = kCell == Cell::kRnn ? 1 : (kCell == Cell::kGru ? 2 : 3);
+
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Recurrent>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->hidden_, info.GetInt("hidden_size"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::string dir, info.GetString("direction", "forward"));
+    if (dir != "forward" && dir != "reverse" && dir != "bidirectional") {
+      return Status(StatusCode::kInvalidModel,
+                    info.Describe() + ": unknown direction '" + dir + "'");
+    }
+    k->reverse_ = dir == "reverse";
+    k->dirs_ = dir == "bidirectional" ? 2 : 1;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->layout_, info.GetInt("layout", 0));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->clip_, info.GetFloat("clip", 0.0f));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->linear_before_reset_,
+                                GetFlag(info, "linear_before_reset", false));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->input_forget_, GetFlag(info, "input_forget", false));
+    std::vector<std::string> names;
+    if (const onnx::AttributeProto* a = info.Find("activations")) names = a->strings;
+    if (names.empty()) {
+      for (int d = 0; d < k->dirs_; ++d) {
+        if (kCell == Cell::kRnn) names.push_back("Tanh");
+        if (kCell == Cell::kGru) names.insert(names.end(), {"Sigmoid", "Tanh"});
+        if (kCell == Cell::kLstm) names.insert(names.end(), {"Sigmoid", "Tanh", "Tanh"});
+      }
+    }
+    if (names.size() == static_cast<size_t>(kActsPerDir) && k->dirs_ == 2) {
+      const std::vector<std::string> once = names;
+      names.insert(names.end(), once.begin(), once.end());
+    }
+    if (names.size() != static_cast<size_t>(kActsPerDir * k->dirs_)) {
+      return Status(StatusCode::kInvalidModel,
+                    info.Describe() + ": expected " + std::to_string(kActsPerDir * k->dirs_) +
+                        " activations, got " + std::to_string(names.size()));
+    }
+    std::vector<float> alphas, betas;
+    if (info.HasAttribute("activation_alpha")) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(alphas, info.GetFloats("activation_alpha"));
+    }
+    if (info.HasAttribute("activation_beta")) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(betas, info.GetFloats("activation_beta"));
+    }
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (!KnownActivation(names[i])) {
+        return Status(StatusCode::kNotImplemented,
+                      info.Describe() + ": activation '" + names[i] + "' is not supported");
+      }
+      Activation act{names[i], DefaultAlpha(names[i]), DefaultBeta(names[i])};
+      if (i < alphas.size()) act.alpha = alphas[i];
+      if (i < betas.size()) act.beta = betas[i];
+      k->acts_.push_back(act);
+    }
+    if (k->hidden_ < 1) {
+      return Status(StatusCode::kInvalidModel, info.Describe() + ": hidden_size must be >= 1");
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const Tensor& w = *ctx.input(1);
+    const Tensor& r = *ctx.input(2);
+    if (x.shape().rank() != 3) {
+      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": X must be 3-D");
+    }
+    const int64_t seq = layout_ == 0 ? x.shape()[0] : x.shape()[1];
+    const int64_t batch = layout_ == 0 ? x.shape()[1] : x.shape()[0];
+    const int64_t in_sz = x.shape()[2], h = hidden_, g = kGates;
+    auto check = [&](const Tensor* t, std::vector<int64_t> dims, const char* what) -> Status {
+      if (t != nullptr && t->shape().dims() != dims) {
+        ONNX_LIGHT_ASSIGN_OR_RETURN(Shape want, Shape::Create(dims));
+        return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": " + what + " is " +
+                                                        t->shape().ToString() + ", expected " +
+                                                        want.ToString());
+      }
+      return Status::Ok();
+    };
+    ONNX_LIGHT_RETURN_IF_ERROR(check(&w, {dirs_, g * h, in_sz}, "W"));
+    ONNX_LIGHT_RETURN_IF_ERROR(check(&r, {dirs_, g * h, h}, "R"));
+    ONNX_LIGHT_RETURN_IF_ERROR(check(ctx.input(3), {dirs_, 2 * g * h}, "B"));
+    ONNX_LIGHT_RETURN_IF_ERROR(check(ctx.input(4), {batch}, "sequence_lens"));
+    const std::vector<int64_t> state_dims = layout_ == 0 ? std::vector<int64_t>{dirs_, batch, h}
+                                                         : std::vector<int64_t>{batch, dirs_, h};
+    ONNX_LIGHT_RETURN_IF_ERROR(check(ctx.input(5), state_dims, "initial_h"));
+    if (kCell == Cell::kLstm) {
+      ONNX_LIGHT_RETURN_IF_ERROR(check(ctx.input(6), state_dims, "initial_c"));
+      ONNX_LIGHT_RETURN_IF_ERROR(check(ctx.input(7), {dirs_, 3 * h}, "P"));
+    }
+    std::vector<int64_t> lens(static_cast<size_t>(batch), seq);
+    if (const Tensor* sl = ctx.input(4)) {
+      lens = IndexValues(*sl);
+      for (int64_t v : lens) {
+        if (v < 0 || v > seq) {
+          return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": sequence length " +
+                                                          std::to_string(v) + " is outside [0, " +
+                                                          std::to_string(seq) + "]");
+        }
+      }
+    }
+    const std::vector<int64_t> y_dims = layout_ == 0 ? std::vector<int64_t>{seq, dirs_, batch, h}
+                                                     : std::vector<int64_t>{batch, seq, dirs_, h};
+    Tensor* y = nullptr;
+    Tensor* yh = nullptr;
+    Tensor* yc = nullptr;
+    if (ctx.output_count() > 0) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(y, ctx.AllocateOutput(0, y_dims));
+    }
+    if (ctx.output_count() > 1) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(yh, ctx.AllocateOutput(1, state_dims));
+    }
+    if (kCell == Cell::kLstm && ctx.output_count() > 2) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(yc, ctx.AllocateOutput(2, state_dims));
+    }
+    DispatchNumeric(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_integral_v<T>) Run<T>(ctx, seq, batch, in_sz, lens, y, yh, yc);
+    });
+    return Status::Ok();
+  }
+
+ private:
+  template <typename T>
+  void Run(KernelContext& ctx, int64_t seq, int64_t batch, int64_t in_sz,
+           const std::vector<int64_t>& lens, Tensor* y, Tensor* yh, Tensor* yc) const {
+    const int64_t h = hidden_, g = kGates;
+    const std::vector<double> x = ToDoubles(ctx.input(0)), w = ToDoubles(ctx.input(1)),
+                              r = ToDoubles(ctx.input(2)), b = ToDoubles(ctx.input(3)),
+                              h0 = ToDoubles(ctx.input(5)),
+                              c0 = kCell == Cell::kLstm ? ToDoubles(ctx.input(6))
+                                                        : std::vector<double>(),
+                              p = kCell == Cell::kLstm ? ToDoubles(ctx.input(7))
+                                                       : std::vector<double>();
+    // Index helpers for the two layouts.
+    auto x_at = [&](int64_t t, int64_t n) {
+      return layout_ == 0 ? (t * batch + n) * in_sz : (n * seq + t) * in_sz;
+    };
+    auto state_at = [&](int64_t d, int64_t n) {
+      return layout_ == 0 ? (d * batch + n) * h : (n * dirs_ + d) * h;
+    };
+    auto y_at = [&](int64_t t, int64_t d, int64_t n) {
+      return layout_ == 0 ? ((t * dirs_ + d) * batch + n) * h : ((n * seq + t) * dirs_ + d) * h;
+    };
+    if (y != nullptr) {
+      for (int64_t i = 0; i < y->num_elements(); ++i)
+        y->mutable_data<T>()[i] = static_cast<T>(0.0f);
+    }
+    auto clip = [&](double v) {
+      return clip_ > 0 ? std::fmax(-clip_, std::fmin(static_cast<double>(clip_), v)) : v;
+    };
+    std::vector<double> gates(static_cast<size_t>(g * h)), hid(static_cast<size_t>(h)),
+        cell(static_cast<size_t>(h)), rh(static_cast<size_t>(h));
+    for (int64_t d = 0; d < dirs_; ++d) {
+      const bool rev = reverse_ || d == 1;
+      const double* wd = w.data() + d * g * h * in_sz;
+      const double* rd = r.data() + d * g * h * h;
+      const double* wb = b.empty() ? nullptr : b.data() + d * 2 * g * h;
+      const double* pd = p.empty() ? nullptr : p.data() + d * 3 * h;
+      const Activation& f = acts_[static_cast<size_t>(d * kActsPerDir)];
+      const Activation& ga =
+          acts_[static_cast<size_t>(d * kActsPerDir + (kActsPerDir > 1 ? 1 : 0))];
+      const Activation& ha = acts_[static_cast<size_t>(d * kActsPerDir + kActsPerDir - 1)];
+      for (int64_t n = 0; n < batch; ++n) {
+        for (int64_t j = 0; j < h; ++j) {
+          hid[static_cast<size_t>(j)] =
+              h0.empty() ? 0.0 : h0[static_cast<size_t>(state_at(d, n) + j)];
+          cell[static_cast<size_t>(j)] =
+              c0.empty() ? 0.0 : c0[static_cast<size_t>(state_at(d, n) + j)];
+        }
+        const int64_t len = lens[static_cast<size_t>(n)];
+        for (int64_t s = 0; s < len; ++s) {
+          const int64_t t = rev ? len - 1 - s : s;
+          const double* xt = x.data() + x_at(t, n);
+          // gates = W x + (biases); the recurrent part is added per cell type below.
+          for (int64_t q = 0; q < g * h; ++q) {
+            double acc = wb ? wb[q] : 0.0;
+            const double* wr = wd + q * in_sz;
+            for (int64_t i = 0; i < in_sz; ++i)
+              acc += wr[i] * xt[i];
+            gates[static_cast<size_t>(q)] = acc;
+          }
+          auto rdot = [&](int64_t q, const std::vector<double>& v) {
+            double acc = 0;
+            const double* rr = rd + q * h;
+            for (int64_t i = 0; i < h; ++i)
+              acc += rr[i] * v[static_cast<size_t>(i)];
+            return acc;
+          };
+          auto rbias = [&](int64_t q) { return wb ? wb[g * h + q] : 0.0; };
+          if constexpr (kCell == Cell::kRnn) {
+            for (int64_t j = 0; j < h; ++j)
+              rh[static_cast<size_t>(j)] =
+                  f(clip(gates[static_cast<size_t>(j)] + rdot(j, hid) + rbias(j)));
+            hid = rh;
+          } else if constexpr (kCell == Cell::kGru) {  // gate order z, r, h
+            std::vector<double> z(static_cast<size_t>(h)), rr(static_cast<size_t>(h));
+            for (int64_t j = 0; j < h; ++j) {
+              z[static_cast<size_t>(j)] =
+                  f(clip(gates[static_cast<size_t>(j)] + rdot(j, hid) + rbias(j)));
+              rr[static_cast<size_t>(j)] =
+                  f(clip(gates[static_cast<size_t>(h + j)] + rdot(h + j, hid) + rbias(h + j)));
+            }
+            for (int64_t j = 0; j < h; ++j)
+              rh[static_cast<size_t>(j)] = rr[static_cast<size_t>(j)] * hid[static_cast<size_t>(j)];
+            std::vector<double> next(static_cast<size_t>(h));
+            for (int64_t j = 0; j < h; ++j) {
+              const int64_t q = 2 * h + j;
+              const double rec = linear_before_reset_
+                                     ? rr[static_cast<size_t>(j)] * (rdot(q, hid) + rbias(q))
+                                     : rdot(q, rh) + rbias(q);
+              const double cand = ga(clip(gates[static_cast<size_t>(q)] + rec));
+              const double zj = z[static_cast<size_t>(j)];
+              next[static_cast<size_t>(j)] = (1 - zj) * cand + zj * hid[static_cast<size_t>(j)];
+            }
+            hid = next;
+          } else {  // LSTM, gate order i, o, f, c
+            std::vector<double> next_c(static_cast<size_t>(h));
+            for (int64_t j = 0; j < h; ++j) {
+              const auto u = static_cast<size_t>(j);
+              const double cp = cell[u];
+              double i_g = gates[u] + rdot(j, hid) + rbias(j) + (pd ? pd[j] * cp : 0.0);
+              double f_g = gates[static_cast<size_t>(2 * h + j)] + rdot(2 * h + j, hid) +
+                           rbias(2 * h + j) + (pd ? pd[2 * h + j] * cp : 0.0);
+              const double c_g = ga(clip(gates[static_cast<size_t>(3 * h + j)] +
+                                         rdot(3 * h + j, hid) + rbias(3 * h + j)));
+              i_g = f(clip(i_g));
+              f_g = input_forget_ ? 1.0 - i_g : f(clip(f_g));
+              next_c[u] = f_g * cp + i_g * c_g;
+            }
+            for (int64_t j = 0; j < h; ++j) {
+              const auto u = static_cast<size_t>(j);
+              const double o_g = f(clip(gates[static_cast<size_t>(h + j)] + rdot(h + j, hid) +
+                                        rbias(h + j) + (pd ? pd[h + j] * next_c[u] : 0.0)));
+              rh[u] = o_g * ha(next_c[u]);
+            }
+            cell = next_c;
+            hid = rh;
+          }
+          if (y != nullptr) {
+            for (int64_t j = 0; j < h; ++j)
+              y->mutable_data<T>()[y_at(t, d, n) + j] = static_cast<T>(hid[static_cast<size_t>(j)]);
+          }
+        }
+        for (int64_t j = 0; j < h; ++j) {
+          if (yh != nullptr) {
+            yh->mutable_data<T>()[state_at(d, n) + j] = static_cast<T>(hid[static_cast<size_t>(j)]);
+          }
+          if (yc != nullptr) {
+            yc->mutable_data<T>()[state_at(d, n) + j] =
+                static_cast<T>(cell[static_cast<size_t>(j)]);
+          }
+        }
+      }
+    }
+  }
+
+  int64_t hidden_ = 0;
+  int64_t dirs_ = 1;
+  int64_t layout_ = 0;
+  bool reverse_ = false;
+  bool linear_before_reset_ = false;
+  bool input_forget_ = false;
+  float clip_ = 0;
+  std::vector<Activation> acts_;
+};
+
+// X, W, R, B, initial_h (and initial_c, P for LSTM) share T; sequence_lens is int32.
+KernelDef RecurrentDef(const char* op, int since, int n_t_inputs, KernelFactory f) {
+  std::vector<int> t_inputs = {0, 1, 2, 3, 5};
+  if (n_t_inputs > 5) t_inputs.insert(t_inputs.end(), {6, 7});
+  return Def(op, since,
+             {{"T", t_inputs, {0, 1, 2}, {DataType::kFloat, DataType::kDouble, DataType::kFloat16}},
+              {"T1", {4}, {}, {DataType::kInt32}}},
+             std::move(f));
+}
+
+}  // namespace
+
+Status RegisterKernel_ai_onnx_RNN(KernelRegistry& r) {
+  return r.Register(RecurrentDef("RNN", 7, 5, FactoryOf<Recurrent<Cell::kRnn>>()));
+}
+Status RegisterKernel_ai_onnx_GRU(KernelRegistry& r) {
+  return r.Register(RecurrentDef("GRU", 7, 5, FactoryOf<Recurrent<Cell::kGru>>()));
+}
+Status RegisterKernel_ai_onnx_LSTM(KernelRegistry& r) {
+  return r.Register(RecurrentDef("LSTM", 7, 7, FactoryOf<Recurrent<Cell::kLstm>>()));
+}
+
+}  // namespace onnx_light::kernels

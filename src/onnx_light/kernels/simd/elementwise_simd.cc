@@ -1,0 +1,299 @@
+// Element-wise kernels written once with Highway and compiled for every x86 target;
+// HWY_DYNAMIC_DISPATCH picks the best one for the running CPU.
+#include "simd/elementwise_simd.h"
+
+#include <strings.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "onnx_light/core/float16.h"
+
+// Order matters: foreach_target.h re-includes this file once per target and must come
+// before highway.h and the contrib headers.
+// clang-format off
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "simd/elementwise_simd.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+#include <hwy/contrib/math/math-inl.h>
+// clang-format on
+
+HWY_BEFORE_NAMESPACE();
+namespace onnx_light::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <class D, class V>
+HWY_INLINE V LeakyReluV(D d, V x, V alpha) {
+  return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(x, alpha), x);
+}
+
+// hn::Log is undefined for 0, negatives, +inf and NaN: blend the IEEE results in.
+template <class D, class V>
+HWY_INLINE V LogV(D d, V x) {
+  using T = hn::TFromD<D>;
+  V r = hn::Log(d, x);
+  const V zero = hn::Zero(d);
+  const V inf = hn::Set(d, std::numeric_limits<T>::infinity());
+  r = hn::IfThenElse(hn::Eq(x, zero), hn::Neg(inf), r);
+  r = hn::IfThenElse(hn::Lt(x, zero), hn::Set(d, std::numeric_limits<T>::quiet_NaN()), r);
+  r = hn::IfThenElse(hn::Eq(x, inf), inf, r);
+  return hn::IfThenElse(hn::IsNaN(x), x, r);
+}
+
+// Applies `op` (a vector -> vector lambda) over n elements; the tail goes through a
+// full-width stack buffer, so no load or store leaves [x, x + n).
+template <class D, typename T, class Op>
+HWY_INLINE void Map(D d, const T* x, T* y, size_t n, Op op) {
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    hn::StoreU(op(hn::LoadU(d, x + i)), d, y + i);
+  if (i < n) {
+    HWY_ALIGN T buf[hn::MaxLanes(d)] = {};
+    std::memcpy(buf, x + i, (n - i) * sizeof(T));
+    hn::Store(op(hn::Load(d, buf)), d, buf);
+    std::memcpy(y + i, buf, (n - i) * sizeof(T));
+  }
+}
+
+// float32 -> bfloat16 bits, nearest-even; NaN keeps its truncated payload (made non-zero).
+template <class DF>
+HWY_INLINE auto DemoteBF16Bits(DF, hn::Vec<DF> v) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::RebindToSigned<DF> di;
+  const hn::Rebind<uint16_t, DF> du16;
+  const auto bits = hn::BitCast(du, v);
+  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1));
+  const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7fff), lsb)));
+  const auto truncated = hn::ShiftRight<16>(bits);
+  const auto empty = hn::Eq(hn::And(truncated, hn::Set(du, 0x7f)), hn::Zero(du));
+  const auto nan_bits = hn::Or(truncated, hn::IfThenElseZero(empty, hn::Set(du, 1)));
+  const auto out = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), nan_bits, rounded);
+  return hn::DemoteTo(du16, hn::BitCast(di, out));
+}
+
+// 16-bit float element-wise through float32: promote, op, round once.
+template <bool kBF16, class Op>
+HWY_INLINE void Map16(const uint16_t* x, uint16_t* y, size_t n, Op op) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<uint16_t, decltype(df)> du16;
+  const hn::Rebind<hwy::bfloat16_t, decltype(df)> dbf16;
+  const size_t lanes = hn::Lanes(df);
+  auto step = [&](const uint16_t* in, uint16_t* out) {
+    if constexpr (kBF16) {
+      const auto v = hn::PromoteTo(df, hn::BitCast(dbf16, hn::LoadU(du16, in)));
+      hn::StoreU(DemoteBF16Bits(df, op(df, v)), du16, out);
+    } else {
+#if HWY_TARGET > HWY_AVX2
+      // Targets without F16C (SSE4 and below) would get Highway 1.0.3's software float16
+      // conversions, which mishandle infinities, NaNs, subnormals and the sign of zero:
+      // convert lane by lane with the core's exact conversions instead.
+      HWY_ALIGN float buf[hn::MaxLanes(df)];
+      for (size_t j = 0; j < lanes; ++j)
+        buf[j] = Float16BitsToFloat(in[j]);
+      hn::Store(op(df, hn::Load(df, buf)), df, buf);
+      for (size_t j = 0; j < lanes; ++j)
+        out[j] = FloatToFloat16Bits(buf[j]);
+#else
+      const hn::Rebind<hwy::float16_t, decltype(df)> df16;
+      const auto v = hn::PromoteTo(df, hn::BitCast(df16, hn::LoadU(du16, in)));
+      hn::StoreU(hn::BitCast(du16, hn::DemoteTo(df16, op(df, v))), du16, out);
+#endif
+    }
+  };
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    step(x + i, y + i);
+  if (i < n) {
+    HWY_ALIGN uint16_t in[hn::MaxLanes(df)] = {};
+    HWY_ALIGN uint16_t out[hn::MaxLanes(df)] = {};
+    std::memcpy(in, x + i, (n - i) * 2);
+    step(in, out);
+    std::memcpy(y + i, out, (n - i) * 2);
+  }
+}
+
+void LeakyReluF32(const float* x, float* y, size_t n, float alpha) {
+  const hn::ScalableTag<float> d;
+  const auto a = hn::Set(d, alpha);
+  Map(d, x, y, n, [&](auto v) { return LeakyReluV(d, v, a); });
+}
+void LeakyReluF64(const double* x, double* y, size_t n, double alpha) {
+  const hn::ScalableTag<double> d;
+  const auto a = hn::Set(d, alpha);
+  Map(d, x, y, n, [&](auto v) { return LeakyReluV(d, v, a); });
+}
+void LeakyReluF16(const uint16_t* x, uint16_t* y, size_t n, float alpha) {
+  Map16<false>(x, y, n, [alpha](auto d, auto v) { return LeakyReluV(d, v, hn::Set(d, alpha)); });
+}
+void LeakyReluBF16(const uint16_t* x, uint16_t* y, size_t n, float alpha) {
+  Map16<true>(x, y, n, [alpha](auto d, auto v) { return LeakyReluV(d, v, hn::Set(d, alpha)); });
+}
+// y = exp(x - shift), returning the sum of y (the body of a softmax row). hn::Exp is
+// valid on [-FLT_MAX, 88]: -inf gives 0 and NaN stays NaN by blending.
+float ExpShiftedF32(const float* x, float* y, size_t n, float shift) {
+  const hn::ScalableTag<float> d;
+  const auto sh = hn::Set(d, shift);
+  const auto lowest = hn::Set(d, std::numeric_limits<float>::lowest());
+  auto sum = hn::Zero(d);
+  auto op = [&](auto v) {
+    const auto t = hn::Sub(v, sh);
+    auto r = hn::Exp(d, hn::Max(t, lowest));
+    r = hn::IfThenElse(hn::Lt(t, lowest), hn::Zero(d), r);
+    return hn::IfThenElse(hn::IsNaN(t), t, r);
+  };
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto r = op(hn::LoadU(d, x + i));
+    sum = hn::Add(sum, r);
+    hn::StoreU(r, d, y + i);
+  }
+  float total = hn::GetLane(hn::SumOfLanes(d, sum));  // (ReduceSum is newer than Debian's Highway)
+  for (; i < n; ++i) {  // the tail, scalar (at most lanes - 1 elements)
+    const float t = x[i] - shift;
+    y[i] = std::isnan(t) ? t : (t < std::numeric_limits<float>::lowest() ? 0.0f : std::exp(t));
+    total += y[i];
+  }
+  return total;
+}
+
+void LogF32(const float* x, float* y, size_t n) {
+  const hn::ScalableTag<float> d;
+  Map(d, x, y, n, [&](auto v) { return LogV(d, v); });
+}
+void LogF64(const double* x, double* y, size_t n) {
+  const hn::ScalableTag<double> d;
+  Map(d, x, y, n, [&](auto v) { return LogV(d, v); });
+}
+void LogF16(const uint16_t* x, uint16_t* y, size_t n) {
+  Map16<false>(x, y, n, [](auto d, auto v) { return LogV(d, v); });
+}
+void LogBF16(const uint16_t* x, uint16_t* y, size_t n) {
+  Map16<true>(x, y, n, [](auto d, auto v) { return LogV(d, v); });
+}
+void ReluF32(const float* x, float* y, size_t n) {
+  const hn::ScalableTag<float> d;
+  Map(d, x, y, n, [&](auto v) {
+    return hn::IfThenElse(hn::Lt(v, hn::Zero(d)), hn::Zero(d), v);  // NaN stays NaN
+  });
+}
+size_t Float32LanesImpl() {
+  return hn::Lanes(hn::ScalableTag<float>());
+}
+const char* TargetNameImpl() {
+  return hwy::TargetName(HWY_TARGET);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace onnx_light::kernels
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace onnx_light::kernels {
+
+HWY_EXPORT(LeakyReluF32);
+HWY_EXPORT(LeakyReluF64);
+HWY_EXPORT(LeakyReluF16);
+HWY_EXPORT(LeakyReluBF16);
+HWY_EXPORT(LogF32);
+HWY_EXPORT(LogF64);
+HWY_EXPORT(LogF16);
+HWY_EXPORT(LogBF16);
+HWY_EXPORT(ReluF32);
+HWY_EXPORT(ExpShiftedF32);
+HWY_EXPORT(Float32LanesImpl);
+HWY_EXPORT(TargetNameImpl);
+
+void LeakyReluF32(const float* x, float* y, size_t n, float alpha) {
+  HWY_DYNAMIC_DISPATCH(LeakyReluF32)(x, y, n, alpha);
+}
+void LeakyReluF64(const double* x, double* y, size_t n, double alpha) {
+  HWY_DYNAMIC_DISPATCH(LeakyReluF64)(x, y, n, alpha);
+}
+void LeakyReluF16(const uint16_t* x, uint16_t* y, size_t n, float alpha) {
+  HWY_DYNAMIC_DISPATCH(LeakyReluF16)(x, y, n, alpha);
+}
+void LeakyReluBF16(const uint16_t* x, uint16_t* y, size_t n, float alpha) {
+  HWY_DYNAMIC_DISPATCH(LeakyReluBF16)(x, y, n, alpha);
+}
+void LogF32(const float* x, float* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(LogF32)(x, y, n);
+}
+void LogF64(const double* x, double* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(LogF64)(x, y, n);
+}
+void LogF16(const uint16_t* x, uint16_t* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(LogF16)(x, y, n);
+}
+void LogBF16(const uint16_t* x, uint16_t* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(LogBF16)(x, y, n);
+}
+void ReluF32(const float* x, float* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(ReluF32)(x, y, n);
+}
+float ExpShiftedF32(const float* x, float* y, size_t n, float shift) {
+  return HWY_DYNAMIC_DISPATCH(ExpShiftedF32)(x, y, n, shift);
+}
+size_t Float32Lanes() {
+  return HWY_DYNAMIC_DISPATCH(Float32LanesImpl)();
+}
+const char* SimdTargetName() {
+  return HWY_DYNAMIC_DISPATCH(TargetNameImpl)();
+}
+
+std::vector<int64_t> CompiledSimdTargets() {
+  return hwy::SupportedAndGeneratedTargets();
+}
+
+const char* SimdTargetNameOf(int64_t target) {
+  return hwy::TargetName(target);
+}
+
+void ForceSimdTargetForTest(int64_t target) {
+  hwy::SetSupportedTargetsForTest(target);
+}
+
+namespace {
+
+// ONNX_LIGHT_SIMD_TARGET=NAME: disable every target better than NAME (Highway orders
+// targets best first, from the lowest bit).
+bool ApplySimdTargetFromEnv() {
+  const char* want = std::getenv("ONNX_LIGHT_SIMD_TARGET");
+  if (want == nullptr || *want == '\0') return false;
+  std::string names;
+  for (int64_t t : hwy::SupportedAndGeneratedTargets()) {
+    if (strcasecmp(want, hwy::TargetName(t)) == 0) {
+      hwy::DisableTargets(t - 1);
+      return true;
+    }
+    names += std::string(names.empty() ? "" : ", ") + hwy::TargetName(t);
+  }
+  std::fprintf(stderr,
+               "onnx-light: ONNX_LIGHT_SIMD_TARGET=%s is not a SIMD target compiled in and "
+               "supported by this CPU (%s); ignored\n",
+               want, names.c_str());
+  return false;
+}
+
+[[maybe_unused]] const bool g_simd_target_from_env = ApplySimdTargetFromEnv();
+
+}  // namespace
+
+}  // namespace onnx_light::kernels
+#endif  // HWY_ONCE
+
+#if HWY_ONCE
+#include "onnx_light/runtime/cpu.h"
+namespace onnx_light {
+const char* SimdTargetName() {
+  return kernels::SimdTargetName();
+}
+}  // namespace onnx_light
+#endif

@@ -1,0 +1,241 @@
+// IsNaN, IsInf, GatherND, DepthToSpace, SpaceToDepth, EyeLike.
+#include <cmath>
+#include <type_traits>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+// IsNaN, and IsInf with detect_positive / detect_negative.
+template <bool kNan>
+class FloatClass : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<FloatClass>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->pos_, GetFlag(info, "detect_positive", true));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->neg_, GetFlag(info, "detect_negative", true));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    bool* out = y->mutable_data<bool>();
+    DispatchNumeric(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_integral_v<T>) {
+        for (int64_t i = 0; i < x.num_elements(); ++i) {
+          const auto v = static_cast<double>(x.data<T>()[i]);
+          out[i] = kNan ? std::isnan(v) : (std::isinf(v) && (v > 0 ? pos_ : neg_));
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  bool pos_ = true, neg_ = true;
+};
+
+// GatherND with batch_dims: indices [..., q] select slices of data.
+class GatherND : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<GatherND>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->batch_dims_, info.GetInt("batch_dims", 0));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const Tensor& ind = *ctx.input(1);
+    const std::vector<int64_t>& in = x.shape().dims();
+    const std::vector<int64_t>& id = ind.shape().dims();
+    const auto b = static_cast<size_t>(batch_dims_);
+    if (batch_dims_ < 0 || id.empty() || b >= id.size() || b >= in.size() || id.back() < 1 ||
+        static_cast<size_t>(id.back()) + b > in.size()) {
+      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": indices " +
+                                                      ind.shape().ToString() + " do not fit data " +
+                                                      x.shape().ToString() + " with batch_dims " +
+                                                      std::to_string(batch_dims_));
+    }
+    for (size_t d = 0; d < b; ++d) {
+      if (in[d] != id[d]) {
+        return Status(StatusCode::kInvalidArgument,
+                      ctx.info().Describe() + ": batch dimensions of data and indices differ");
+      }
+    }
+    const auto q = static_cast<size_t>(id.back());
+    std::vector<int64_t> dims(id.begin(), id.end() - 1);
+    dims.insert(dims.end(), in.begin() + static_cast<int64_t>(b + q), in.end());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    const std::vector<int64_t> st = RowMajorStrides(in);
+    const std::vector<int64_t> idx = IndexValues(ind);
+    int64_t batch = 1, slice = 1;
+    for (size_t d = 0; d < b; ++d)
+      batch *= in[d];
+    for (size_t d = b + q; d < in.size(); ++d)
+      slice *= in[d];
+    const int64_t per_batch = batch == 0 ? 0 : ind.num_elements() / static_cast<int64_t>(q) / batch;
+    const size_t item = ItemSize(x.dtype());
+    int64_t j = 0;
+    for (int64_t bi = 0; bi < batch; ++bi) {
+      for (int64_t t = 0; t < per_batch; ++t) {
+        int64_t base = bi * (b == 0 ? 0 : st[b - 1]);
+        for (size_t k = 0; k < q; ++k) {
+          const int64_t at =
+              (bi * per_batch + t) * static_cast<int64_t>(q) + static_cast<int64_t>(k);
+          ONNX_LIGHT_ASSIGN_OR_RETURN(
+              int64_t p, ResolveIndex(idx[static_cast<size_t>(at)], in[b + k], ctx.info()));
+          base += p * st[b + k];
+        }
+        for (int64_t e = 0; e < slice; ++e)
+          CopyElement(x, base + e, y, j++, item);
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  int64_t batch_dims_ = 0;
+};
+
+// DepthToSpace (DCR or CRD) and SpaceToDepth on [N, C, H, W].
+template <bool kToSpace>
+class DepthSpace : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<DepthSpace>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->block_, info.GetInt("blocksize"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::string mode, info.GetString("mode", "DCR"));
+    if (k->block_ < 1 || (mode != "DCR" && mode != "CRD")) {
+      return Status(StatusCode::kInvalidModel,
+                    info.Describe() + ": blocksize must be >= 1 and mode DCR or CRD");
+    }
+    k->crd_ = mode == "CRD";
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    if (x.shape().rank() != 4) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": input must be [N, C, H, W]");
+    }
+    const int64_t n = x.shape()[0], c = x.shape()[1], h = x.shape()[2], w = x.shape()[3];
+    const int64_t bs = block_;
+    std::vector<int64_t> dims;
+    if (kToSpace) {
+      if (c % (bs * bs) != 0) {
+        return Status(StatusCode::kInvalidArgument,
+                      ctx.info().Describe() + ": channels not divisible by blocksize^2");
+      }
+      dims = {n, c / (bs * bs), h * bs, w * bs};
+    } else {
+      if (h % bs != 0 || w % bs != 0) {
+        return Status(StatusCode::kInvalidArgument,
+                      ctx.info().Describe() + ": H and W must be divisible by blocksize");
+      }
+      dims = {n, c * bs * bs, h / bs, w / bs};
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    const size_t item = ItemSize(x.dtype());
+    // Walk the "space" layout [N, C', H', W'] and compute the matching "depth" element.
+    const int64_t cs = kToSpace ? dims[1] : c;  // channels on the space side
+    const int64_t hs = kToSpace ? dims[2] : h, ws = kToSpace ? dims[3] : w;
+    const int64_t cd = cs * bs * bs, hd = hs / bs, wd = ws / bs;
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t ch = 0; ch < cs; ++ch)
+        for (int64_t i = 0; i < hs; ++i)
+          for (int64_t k = 0; k < ws; ++k) {
+            const int64_t bi = i % bs, bk = k % bs;
+            const int64_t dc = crd_ ? (ch * bs + bi) * bs + bk : (bi * bs + bk) * cs + ch;
+            const int64_t depth = ((b * cd + dc) * hd + i / bs) * wd + k / bs;
+            const int64_t space = ((b * cs + ch) * hs + i) * ws + k;
+            if (kToSpace) {
+              CopyElement(x, depth, y, space, item);
+            } else {
+              CopyElement(x, space, y, depth, item);
+            }
+          }
+    return Status::Ok();
+  }
+
+ private:
+  int64_t block_ = 1;
+  bool crd_ = false;
+};
+
+// EyeLike: ones on the diagonal shifted by k, of the input's shape (2-D) and a dtype.
+class EyeLike : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<EyeLike>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->k_, info.GetInt("k", 0));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    if (x.shape().rank() != 2) {
+      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": input must be 2-D");
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    const int64_t rows = x.shape()[0], cols = x.shape()[1];
+    DispatchNumeric(y->dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      T* out = y->mutable_data<T>();
+      for (int64_t i = 0; i < rows * cols; ++i)
+        out[i] = static_cast<T>(0.0f);
+      for (int64_t i = 0; i < rows; ++i) {
+        if (i + k_ >= 0 && i + k_ < cols) out[i * cols + i + k_] = static_cast<T>(1.0f);
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  int64_t k_ = 0;
+};
+
+Status EyeLikeType(const onnx::NodeProto& node, int, const std::vector<DataType>& in,
+                   std::vector<DataType>* out, const SubgraphScope*) {
+  (*out)[0] = in[0];
+  for (const onnx::AttributeProto& a : node.attribute) {
+    if (a.name.get() == "dtype") {
+      ONNX_LIGHT_ASSIGN_OR_RETURN((*out)[0], DataTypeFromInt(static_cast<int32_t>(a.i.get())));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RegisterKernel_ai_onnx_IsNaN(KernelRegistry& r) {
+  return r.Register(Def("IsNaN", 9,
+                        {{"T1", {0}, {}, FloatTypes()}, {"T2", {}, {0}, {DataType::kBool}}},
+                        FactoryOf<FloatClass<true>>()));
+}
+Status RegisterKernel_ai_onnx_IsInf(KernelRegistry& r) {
+  return r.Register(Def("IsInf", 10,
+                        {{"T1", {0}, {}, FloatTypes()}, {"T2", {}, {0}, {DataType::kBool}}},
+                        FactoryOf<FloatClass<false>>()));
+}
+Status RegisterKernel_ai_onnx_GatherND(KernelRegistry& r) {
+  return r.Register(Def("GatherND", 11,
+                        {{"T", {0}, {0}, AllTensorTypes()}, {"I", {1}, {}, IndexTypes()}},
+                        FactoryOf<GatherND>()));
+}
+Status RegisterKernel_ai_onnx_DepthToSpace(KernelRegistry& r) {
+  return r.Register(
+      UnaryDef("", "DepthToSpace", 1, AllTensorTypes(), FactoryOf<DepthSpace<true>>()));
+}
+Status RegisterKernel_ai_onnx_SpaceToDepth(KernelRegistry& r) {
+  return r.Register(
+      UnaryDef("", "SpaceToDepth", 1, AllTensorTypes(), FactoryOf<DepthSpace<false>>()));
+}
+Status RegisterKernel_ai_onnx_EyeLike(KernelRegistry& r) {
+  KernelDef def = Def("EyeLike", 9, {{"T1", {0}, {}, NumericTypes()}}, FactoryOf<EyeLike>());
+  def.output_types = &EyeLikeType;
+  return r.Register(std::move(def));
+}
+
+}  // namespace onnx_light::kernels

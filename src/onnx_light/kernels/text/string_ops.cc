@@ -1,0 +1,219 @@
+// String kernels: StringNormalizer, StringConcat, StringSplit, RegexFullMatch.
+//
+// Case changes work on ASCII letters (other bytes, UTF-8 sequences included, are kept).
+// RegexFullMatch uses std::regex (ECMAScript grammar) where ONNX names RE2: the common
+// syntax (classes, \w \d \s \b, groups, alternation, repetition) is the same; RE2-only
+// constructs are rejected as invalid patterns when the kernel is created.
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <string>
+#include <unordered_set>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+std::string AsciiCase(std::string s, bool upper) {
+  for (char& ch : s) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (u < 128) ch = static_cast<char>(upper ? std::toupper(u) : std::tolower(u));
+  }
+  return s;
+}
+
+// StringNormalizer: drops the elements equal to a stopword (ignoring ASCII case unless
+// is_case_sensitive), then lower- or upper-cases the rest. [C] or [1, C]; when nothing
+// is left the output is one empty string ([1] or [1, 1]), as the spec says.
+class StringNormalizer : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<StringNormalizer>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->action_, info.GetString("case_change_action", "NONE"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->case_sensitive_, GetFlag(info, "is_case_sensitive", false));
+    if (k->action_ != "NONE" && k->action_ != "LOWER" && k->action_ != "UPPER") {
+      return Status(StatusCode::kInvalidModel,
+                    info.Describe() + ": case_change_action must be NONE, LOWER or UPPER");
+    }
+    if (info.HasAttribute("stopwords")) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<std::string> words, info.GetStrings("stopwords"));
+      for (const std::string& w : words)
+        k->stops_.insert(k->case_sensitive_ ? w : AsciiCase(w, false));
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const Shape& s = x.shape();
+    if (!(s.rank() == 1 || (s.rank() == 2 && s[0] == 1))) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": input must be [C] or [1, C], got " + s.ToString());
+    }
+    std::vector<std::string> kept;
+    for (int64_t i = 0; i < x.num_elements(); ++i) {
+      const std::string& w = x.data<std::string>()[i];
+      if (stops_.count(case_sensitive_ ? w : AsciiCase(w, false)) != 0) continue;
+      kept.push_back(action_ == "NONE" ? w : AsciiCase(w, action_ == "UPPER"));
+    }
+    if (kept.empty()) kept.emplace_back();
+    const auto n = static_cast<int64_t>(kept.size());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(
+        Tensor * y, ctx.AllocateOutput(
+                        0, s.rank() == 1 ? std::vector<int64_t>{n} : std::vector<int64_t>{1, n}));
+    std::move(kept.begin(), kept.end(), y->mutable_data<std::string>());
+    return Status::Ok();
+  }
+
+ private:
+  std::string action_;
+  bool case_sensitive_ = false;
+  std::unordered_set<std::string> stops_;
+};
+
+// StringConcat: elementwise a + b with numpy broadcasting.
+class StringConcat : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
+    return std::unique_ptr<KernelBase>(new StringConcat());
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& a = *ctx.input(0);
+    const Tensor& b = *ctx.input(1);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(a.shape(), b.shape(), ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    BroadcastApply(a.data<std::string>(), a.shape(), b.data<std::string>(), b.shape(),
+                   y->mutable_data<std::string>(), dims, nullptr,
+                   [](const std::string& u, const std::string& v) { return u + v; });
+    return Status::Ok();
+  }
+};
+
+// StringSplit: each string split on `delimiter` (empty or absent: runs of whitespace,
+// as Python's str.split(): leading and trailing runs ignored, the unsplit rest kept as
+// it is), at most maxsplit times. Y has a
+// last axis as long as the most pieces, padded with ""; Z counts the pieces.
+class StringSplit : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<StringSplit>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->delimiter_, info.GetString("delimiter", ""));
+    k->has_max_ = info.HasAttribute("maxsplit");
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->maxsplit_, info.GetInt("maxsplit", 0));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    std::vector<std::vector<std::string>> parts(static_cast<size_t>(x.num_elements()));
+    std::vector<int64_t> counts(parts.size());
+    size_t widest = 0;
+    for (int64_t i = 0; i < x.num_elements(); ++i) {
+      parts[static_cast<size_t>(i)] = Split(x.data<std::string>()[i]);
+      counts[static_cast<size_t>(i)] = static_cast<int64_t>(parts[static_cast<size_t>(i)].size());
+      widest = std::max(widest, parts[static_cast<size_t>(i)].size());
+    }
+    std::vector<int64_t> dims = x.shape().dims();
+    dims.push_back(static_cast<int64_t>(widest));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    for (size_t i = 0; i < parts.size(); ++i)
+      for (size_t j = 0; j < parts[i].size(); ++j)
+        y->mutable_data<std::string>()[i * widest + j] = std::move(parts[i][j]);
+    if (ctx.output_count() > 1) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * z, ctx.AllocateOutput(1, x.shape().dims()));
+      std::copy(counts.begin(), counts.end(), z->mutable_data<int64_t>());
+    }
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<std::string> Split(const std::string& s) const {
+    std::vector<std::string> out;
+    const bool limited = has_max_ && maxsplit_ >= 0;
+    if (delimiter_.empty()) {
+      size_t i = 0;
+      auto space = [](char ch) { return std::isspace(static_cast<unsigned char>(ch)) != 0; };
+      while (i < s.size()) {
+        while (i < s.size() && space(s[i]))
+          ++i;
+        if (i == s.size()) break;
+        if (limited && static_cast<int64_t>(out.size()) == maxsplit_) {
+          out.push_back(s.substr(i));  // the rest as it is, trailing space included
+          break;
+        }
+        size_t j = i;
+        while (j < s.size() && !space(s[j]))
+          ++j;
+        out.push_back(s.substr(i, j - i));
+        i = j;
+      }
+      return out;
+    }
+    size_t start = 0;
+    for (;;) {
+      if (limited && static_cast<int64_t>(out.size()) == maxsplit_) break;
+      const size_t at = s.find(delimiter_, start);
+      if (at == std::string::npos) break;
+      out.push_back(s.substr(start, at - start));
+      start = at + delimiter_.size();
+    }
+    out.push_back(s.substr(start));
+    return out;
+  }
+
+  std::string delimiter_;
+  bool has_max_ = false;
+  int64_t maxsplit_ = 0;
+};
+
+class RegexFullMatch : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<RegexFullMatch>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::string pattern, info.GetString("pattern"));
+    try {
+      k->re_ = std::regex(pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return Status(StatusCode::kInvalidModel,
+                    info.Describe() + ": invalid pattern '" + pattern + "': " + e.what());
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    for (int64_t i = 0; i < x.num_elements(); ++i)
+      y->mutable_data<bool>()[i] = std::regex_match(x.data<std::string>()[i], re_);
+    return Status::Ok();
+  }
+
+ private:
+  std::regex re_;
+};
+
+const std::vector<DataType>& Str() {
+  static const std::vector<DataType> t = {DataType::kString};
+  return t;
+}
+
+}  // namespace
+
+Status RegisterKernel_ai_onnx_StringNormalizer(KernelRegistry& r) {
+  return r.Register(UnaryDef("", "StringNormalizer", 10, Str(), FactoryOf<StringNormalizer>()));
+}
+Status RegisterKernel_ai_onnx_StringConcat(KernelRegistry& r) {
+  return r.Register(
+      Def("StringConcat", 20, {{"T", {0, 1}, {0}, Str()}}, FactoryOf<StringConcat>()));
+}
+Status RegisterKernel_ai_onnx_StringSplit(KernelRegistry& r) {
+  return r.Register(Def("StringSplit", 20,
+                        {{"T1", {0}, {0}, Str()}, {"T3", {}, {1}, {DataType::kInt64}}},
+                        FactoryOf<StringSplit>()));
+}
+Status RegisterKernel_ai_onnx_RegexFullMatch(KernelRegistry& r) {
+  return r.Register(Def("RegexFullMatch", 20,
+                        {{"T1", {0}, {}, Str()}, {"T2", {}, {0}, {DataType::kBool}}},
+                        FactoryOf<RegexFullMatch>()));
+}
+
+}  // namespace onnx_light::kernels
