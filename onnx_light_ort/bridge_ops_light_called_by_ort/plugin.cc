@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "simd/elementwise_simd.h"
 #include "onnxruntime_c_api.h"
+#include "simd/elementwise_simd.h"
 
 namespace onnx_light_plugin {
 namespace {

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "simd/elementwise_simd.h"
 #include "onnx_light/core/float16.h"
+#include "simd/elementwise_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
