@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <ostream>
 #include <set>
 #include <string>
 #include <thread>
@@ -161,6 +162,9 @@ struct BadOutput {
   int64_t which;
   const char* message;
 };
+void PrintTo(const BadOutput& b, std::ostream* os) {
+  *os << "case " << b.which;
+}
 
 class HostOutputLimits : public ::testing::TestWithParam<BadOutput> {};
 
