@@ -1,5 +1,5 @@
 // Comparisons (Equal, Less, Greater, LessOrEqual, GreaterOrEqual -> bool), logic (And, Or,
-// Xor, Not), Pow, Where, and the variadic Min, Max, Sum, Mean; all with numpy broadcasting.
+// Xor, Not), and the variadic Min, Max, Sum, Mean; all with numpy broadcasting.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -90,129 +90,6 @@ class Not : public KernelBase {
     bool* out = y->mutable_data<bool>();
     for (int64_t i = 0; i < x.num_elements(); ++i)
       out[i] = !in[i];
-    return Status::Ok();
-  }
-};
-
-// Integer power with integer exponent, exact and wrapping modulo 2^bits like numpy.
-// A negative exponent gives the truncated quotient 1 / base^-e: 1 for base 1, +-1 for
-// base -1, 0 otherwise (division by zero for base 0 gives 0 rather than trapping).
-template <typename T, typename E>
-T IntPow(T base, E e) {
-  if constexpr (std::is_signed_v<E>) {
-    if (e < 0) {
-      if (base == 1) return 1;
-      if constexpr (std::is_signed_v<T>) {
-        if (base == -1) return (e % 2 == 0) ? T(1) : T(-1);
-      }
-      return 0;
-    }
-  }
-  // uint64_t arithmetic wraps without undefined behaviour; truncating it to T keeps the
-  // value modulo 2^bits(T).
-  uint64_t result = 1, b = static_cast<uint64_t>(base);
-  for (auto n = static_cast<uint64_t>(e); n != 0; n >>= 1) {
-    if (n & 1) result *= b;
-    b *= b;
-  }
-  return static_cast<T>(result);
-}
-
-// A double converted to an integer type without undefined behaviour: NaN gives 0, values
-// beyond the range saturate.
-template <typename T>
-T SaturatingInt(double v) {
-  if (std::isnan(v)) return 0;
-  if (v <= static_cast<double>(std::numeric_limits<T>::lowest())) {
-    return std::numeric_limits<T>::lowest();
-  }
-  if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
-  return static_cast<T>(v);
-}
-
-// Pow: base and exponent may have different types (opset 12+).
-class Pow : public BroadcastingBinary {
- public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
-    return CreateBroadcasting<Pow>(info);
-  }
-  Status Compute(KernelContext& ctx) const override {
-    const Tensor& a = *ctx.input(0);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Operands ops, Prepare(ctx));
-    const Tensor& b = ops.b;
-    const std::vector<int64_t>& dims = ops.dims;
-    Tensor* y = ops.y;
-    DispatchNumeric(a.dtype(), [&](auto base_tag) {
-      using T = decltype(base_tag);
-      if constexpr (!std::is_same_v<T, bool>) {
-        DispatchNumeric(b.dtype(), [&](auto exp_tag) {
-          using E = decltype(exp_tag);
-          if constexpr (!std::is_same_v<E, bool>) {
-            BroadcastApply(a.data<T>(), a.shape(), b.data<E>(), b.shape(), y->mutable_data<T>(),
-                           dims, ctx.thread_pool(), [](T u, E v) {
-                             if constexpr (std::is_integral_v<T> && std::is_integral_v<E>) {
-                               return IntPow(u, v);
-                             } else if constexpr (std::is_integral_v<T>) {
-                               return SaturatingInt<T>(
-                                   std::pow(static_cast<double>(u), static_cast<double>(Widen(v))));
-                             } else {
-                               using C = typename ComputeType<T>::type;
-                               return T(std::pow(static_cast<C>(u), static_cast<C>(Widen(v))));
-                             }
-                           });
-          }
-        });
-      }
-    });
-    return Status::Ok();
-  }
-};
-
-// Where(condition, X, Y) with three-way broadcasting.
-class Where : public KernelBase {
- public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
-    return std::unique_ptr<KernelBase>(new Where());
-  }
-  Status Compute(KernelContext& ctx) const override {
-    const Tensor& c = *ctx.input(0);
-    const Tensor& x = *ctx.input(1);
-    const Tensor& z = *ctx.input(2);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto xz, BroadcastDims(x.shape(), z.shape(), ctx.info()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Shape sxz, Shape::Create(xz));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(c.shape(), sxz, ctx.info()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
-    const std::vector<int64_t> sc = BroadcastStrides(c.shape(), dims);
-    const std::vector<int64_t> sx = BroadcastStrides(x.shape(), dims);
-    const std::vector<int64_t> sz = BroadcastStrides(z.shape(), dims);
-    const int64_t n = y->num_elements();
-    const bool* pc = c.data<bool>();
-    const size_t item =
-        y->dtype() == DataType::kString ? 0 : static_cast<size_t>(DataTypeBitWidth(y->dtype()) / 8);
-    std::vector<int64_t> idx(dims.size(), 0);
-    int64_t oc = 0, ox = 0, oz = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const bool take_x = pc[oc];
-      if (item == 0) {
-        y->mutable_data<std::string>()[i] =
-            take_x ? x.data<std::string>()[ox] : z.data<std::string>()[oz];
-      } else {
-        const auto* src = static_cast<const char*>(take_x ? x.raw_data() : z.raw_data()) +
-                          (take_x ? ox : oz) * static_cast<int64_t>(item);
-        std::memcpy(static_cast<char*>(y->mutable_raw_data()) + i * static_cast<int64_t>(item), src,
-                    item);
-      }
-      for (size_t d = dims.size(); d-- > 0;) {  // advance the index
-        oc += sc[d];
-        ox += sx[d];
-        oz += sz[d];
-        if (++idx[d] < dims[d]) break;
-        oc -= sc[d] * dims[d];
-        ox -= sx[d] * dims[d];
-        oz -= sz[d] * dims[d];
-        idx[d] = 0;
-      }
-    }
     return Status::Ok();
   }
 };
@@ -316,18 +193,6 @@ ONNX_LIGHT_LOGIC(Xor, Logic::kXor)
 
 Status RegisterKernel_ai_onnx_Not(KernelRegistry& r) {
   return r.Register(Def("Not", 1, {{"T", {0}, {0}, {DataType::kBool}}}, FactoryOf<Not>()));
-}
-
-Status RegisterKernel_ai_onnx_Pow(KernelRegistry& r) {
-  return r.Register(Def("Pow", 1,  // opset 1-6: the legacy broadcast attribute
-                        {{"T", {0}, {0}, NumericTypes()}, {"T1", {1}, {}, NumericTypes()}},
-                        FactoryOf<Pow>()));
-}
-
-Status RegisterKernel_ai_onnx_Where(KernelRegistry& r) {
-  return r.Register(Def("Where", 9,
-                        {{"B", {0}, {}, {DataType::kBool}}, {"T", {1, 2}, {0}, AllTensorTypes()}},
-                        FactoryOf<Where>()));
 }
 
 #define ONNX_LIGHT_FOLD(Op, since, kind, types)                                                   \

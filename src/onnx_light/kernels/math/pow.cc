@@ -1,0 +1,95 @@
+// Pow with numpy broadcasting: floats through std::pow, integers exact and wrapping.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+// Integer power with integer exponent, exact and wrapping modulo 2^bits like numpy.
+// A negative exponent gives the truncated quotient 1 / base^-e: 1 for base 1, +-1 for
+// base -1, 0 otherwise (division by zero for base 0 gives 0 rather than trapping).
+template <typename T, typename E>
+T IntPow(T base, E e) {
+  if constexpr (std::is_signed_v<E>) {
+    if (e < 0) {
+      if (base == 1) return 1;
+      if constexpr (std::is_signed_v<T>) {
+        if (base == -1) return (e % 2 == 0) ? T(1) : T(-1);
+      }
+      return 0;
+    }
+  }
+  // uint64_t arithmetic wraps without undefined behaviour; truncating it to T keeps the
+  // value modulo 2^bits(T).
+  uint64_t result = 1, b = static_cast<uint64_t>(base);
+  for (auto n = static_cast<uint64_t>(e); n != 0; n >>= 1) {
+    if (n & 1) result *= b;
+    b *= b;
+  }
+  return static_cast<T>(result);
+}
+
+// A double converted to an integer type without undefined behaviour: NaN gives 0, values
+// beyond the range saturate.
+template <typename T>
+T SaturatingInt(double v) {
+  if (std::isnan(v)) return 0;
+  if (v <= static_cast<double>(std::numeric_limits<T>::lowest())) {
+    return std::numeric_limits<T>::lowest();
+  }
+  if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  return static_cast<T>(v);
+}
+
+// Pow: base and exponent may have different types (opset 12+).
+class Pow : public BroadcastingBinary {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    return CreateBroadcasting<Pow>(info);
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& a = *ctx.input(0);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Operands ops, Prepare(ctx));
+    const Tensor& b = ops.b;
+    const std::vector<int64_t>& dims = ops.dims;
+    Tensor* y = ops.y;
+    DispatchNumeric(a.dtype(), [&](auto base_tag) {
+      using T = decltype(base_tag);
+      if constexpr (!std::is_same_v<T, bool>) {
+        DispatchNumeric(b.dtype(), [&](auto exp_tag) {
+          using E = decltype(exp_tag);
+          if constexpr (!std::is_same_v<E, bool>) {
+            BroadcastApply(a.data<T>(), a.shape(), b.data<E>(), b.shape(), y->mutable_data<T>(),
+                           dims, ctx.thread_pool(), [](T u, E v) {
+                             if constexpr (std::is_integral_v<T> && std::is_integral_v<E>) {
+                               return IntPow(u, v);
+                             } else if constexpr (std::is_integral_v<T>) {
+                               return SaturatingInt<T>(
+                                   std::pow(static_cast<double>(u), static_cast<double>(Widen(v))));
+                             } else {
+                               using C = typename ComputeType<T>::type;
+                               return T(std::pow(static_cast<C>(u), static_cast<C>(Widen(v))));
+                             }
+                           });
+          }
+        });
+      }
+    });
+    return Status::Ok();
+  }
+};
+
+}  // namespace
+
+Status RegisterKernel_ai_onnx_Pow(KernelRegistry& r) {
+  return r.Register(Def("Pow", 1,  // opset 1-6: the legacy broadcast attribute
+                        {{"T", {0}, {0}, NumericTypes()}, {"T1", {1}, {}, NumericTypes()}},
+                        FactoryOf<Pow>()));
+}
+
+}  // namespace onnx_light::kernels

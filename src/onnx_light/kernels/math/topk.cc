@@ -1,0 +1,109 @@
+// TopK: the k largest or smallest values along an axis, with their indices.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <type_traits>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+// TopK: the k largest (or smallest) along an axis, sorted (ties: lower index first), and
+// their int64 indices. K is an attribute before opset 10, an input after.
+class TopK : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<TopK>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", -1));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t largest, info.GetInt("largest", 1));
+    k->largest_ = largest != 0;
+    if (info.opset() < 10) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(k->k_, info.GetInt("k"));
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    int64_t k = k_;
+    if (const Tensor* kt = ctx.input(1)) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(auto kv, Int64Values(kt, ctx.info(), "K"));
+      if (kv.size() != 1) {
+        return Status(StatusCode::kInvalidArgument,
+                      ctx.info().Describe() + ": K must hold one value");
+      }
+      k = kv[0];
+    }
+    const std::vector<int64_t>& in = x.shape().dims();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis,
+                                NormalizeAxis(axis_, static_cast<int64_t>(in.size()), ctx.info()));
+    const auto ax = static_cast<size_t>(axis);
+    if (k < 0 || k > in[ax]) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": K=" + std::to_string(k) + " is outside [0, " +
+                        std::to_string(in[ax]) + "]");
+    }
+    std::vector<int64_t> dims = in;
+    dims[ax] = k;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * values, ctx.AllocateOutput(0, dims));
+    Tensor* indices = nullptr;  // the Indices output may be left out
+    if (ctx.output_count() > 1) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(indices, ctx.AllocateOutput(1, DataType::kInt64, dims));
+    }
+    int64_t outer = 1, inner = 1;
+    for (size_t d = 0; d < ax; ++d)
+      outer *= in[d];
+    for (size_t d = ax + 1; d < in.size(); ++d)
+      inner *= in[d];
+    const int64_t len = in[ax];
+    const bool largest = largest_;
+    DispatchNumeric(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_same_v<T, bool>) {
+        using C = typename ComputeType<T>::type;
+        const T* xp = x.data<T>();
+        std::vector<int64_t> order(static_cast<size_t>(len));
+        for (int64_t o = 0; o < outer; ++o) {
+          for (int64_t j = 0; j < inner; ++j) {
+            auto at = [&](int64_t i) { return static_cast<C>(xp[(o * len + i) * inner + j]); };
+            std::iota(order.begin(), order.end(), int64_t{0});
+            // NaN sorts as the largest value, as ORT does.
+            auto before = [&](int64_t p, int64_t q) {
+              const C a = at(p), b = at(q);
+              const bool an = a != a, bn = b != b;
+              if (an || bn) return largest ? (an && !bn) : (!an && bn);
+              if (a != b) return largest ? a > b : a < b;
+              return p < q;
+            };
+            std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+            for (int64_t r = 0; r < k; ++r) {
+              const int64_t dst = (o * k + r) * inner + j;
+              values->mutable_data<T>()[dst] =
+                  xp[(o * len + order[static_cast<size_t>(r)]) * inner + j];
+              if (indices != nullptr) {
+                indices->mutable_data<int64_t>()[dst] = order[static_cast<size_t>(r)];
+              }
+            }
+          }
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  int64_t axis_ = -1;
+  int64_t k_ = 0;
+  bool largest_ = true;
+};
+
+}  // namespace
+
+Status RegisterKernel_ai_onnx_TopK(KernelRegistry& r) {
+  return r.Register(Def("TopK", 1,
+                        {{"T", {0}, {0}, NumericTypes()}, {"I", {}, {1}, {DataType::kInt64}}},
+                        FactoryOf<TopK>()));
+}
+
+}  // namespace onnx_light::kernels

@@ -1,0 +1,171 @@
+// ScatterElements (with reductions), Scatter (opset 9-10) and ScatterND.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <type_traits>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+enum class Reduction { kNone, kAdd, kMul, kMax, kMin };
+
+Result<Reduction> ReadReduction(const KernelInfo& info) {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(std::string r, info.GetString("reduction", "none"));
+  if (r == "none") return Reduction::kNone;
+  if (r == "add") return Reduction::kAdd;
+  if (r == "mul") return Reduction::kMul;
+  if (r == "max") return Reduction::kMax;
+  if (r == "min") return Reduction::kMin;
+  return Status(StatusCode::kInvalidModel, info.Describe() + ": unknown reduction '" + r + "'");
+}
+
+// out[dst] (op)= upd[src] for any tensor type (reductions on numeric types only).
+void Combine(const Tensor& upd, int64_t src, Tensor* out, int64_t dst, Reduction red) {
+  if (red == Reduction::kNone) {
+    CopyElement(upd, src, out, dst, ItemSize(upd.dtype()));
+    return;
+  }
+  DispatchNumeric(upd.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>) {
+      using C = typename ComputeType<T>::type;
+      const C a = static_cast<C>(out->data<T>()[dst]), b = static_cast<C>(upd.data<T>()[src]);
+      C r = a;
+      if constexpr (std::is_integral_v<C>) {  // wrap without undefined behaviour
+        const auto ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+        if (red == Reduction::kAdd) r = static_cast<C>(ua + ub);
+        if (red == Reduction::kMul) r = static_cast<C>(ua * ub);
+      } else {
+        if (red == Reduction::kAdd) r = a + b;
+        if (red == Reduction::kMul) r = a * b;
+      }
+      if (red == Reduction::kMax) r = std::max(a, b);
+      if (red == Reduction::kMin) r = std::min(a, b);
+      out->mutable_data<T>()[dst] = static_cast<T>(r);
+    }
+  });
+}
+
+Status CopyInput(const Tensor& x, Tensor* y) {
+  const size_t item = ItemSize(x.dtype());
+  if (item != 0) {
+    if (x.byte_size() > 0) std::memcpy(y->mutable_raw_data(), x.raw_data(), x.byte_size());
+  } else {
+    for (int64_t i = 0; i < x.num_elements(); ++i)
+      CopyElement(x, i, y, i, item);
+  }
+  return Status::Ok();
+}
+
+// ScatterElements (and Scatter, opset 9-10): data with updates written at indices along
+// an axis.
+class ScatterElements : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<ScatterElements>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", 0));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->reduction_, ReadReduction(info));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const Tensor& ind = *ctx.input(1);
+    const Tensor& upd = *ctx.input(2);
+    const std::vector<int64_t>& in = x.shape().dims();
+    const auto rank = static_cast<int64_t>(in.size());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank, ctx.info()));
+    if (ind.shape() != upd.shape() || ind.shape().rank() != in.size()) {
+      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": indices " +
+                                                      ind.shape().ToString() + " and updates " +
+                                                      upd.shape().ToString() +
+                                                      " must match and have the rank of data");
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, in));
+    ONNX_LIGHT_RETURN_IF_ERROR(CopyInput(x, y));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto offsets, AxisElementOffsets(ind, in, axis, ctx.info()));
+    for (int64_t j = 0; j < ind.num_elements(); ++j)
+      Combine(upd, j, y, offsets[static_cast<size_t>(j)], reduction_);
+    return Status::Ok();
+  }
+
+ private:
+  int64_t axis_ = 0;
+  Reduction reduction_ = Reduction::kNone;
+};
+
+// ScatterND: indices [..., q] address slices of data; updates hold those slices.
+class ScatterND : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<ScatterND>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->reduction_, ReadReduction(info));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const Tensor& ind = *ctx.input(1);
+    const Tensor& upd = *ctx.input(2);
+    const std::vector<int64_t>& in = x.shape().dims();
+    const std::vector<int64_t>& id = ind.shape().dims();
+    if (id.empty() || id.back() < 1 || id.back() > static_cast<int64_t>(in.size())) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": indices " + ind.shape().ToString() +
+                        " must end in a dimension in [1, rank of data]");
+    }
+    const auto q = static_cast<size_t>(id.back());
+    std::vector<int64_t> expect(id.begin(), id.end() - 1);
+    expect.insert(expect.end(), in.begin() + static_cast<int64_t>(q), in.end());
+    if (upd.shape().dims() != expect) {
+      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": updates " +
+                                                      upd.shape().ToString() +
+                                                      " do not match indices and data");
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, in));
+    ONNX_LIGHT_RETURN_IF_ERROR(CopyInput(x, y));
+    const std::vector<int64_t> idx = IndexValues(ind), st = RowMajorStrides(in);
+    int64_t slice = 1;
+    for (size_t d = q; d < in.size(); ++d)
+      slice *= in[d];
+    const int64_t n = q == 0 ? 0 : static_cast<int64_t>(idx.size() / q);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t base = 0;
+      for (size_t d = 0; d < q; ++d) {
+        ONNX_LIGHT_ASSIGN_OR_RETURN(
+            int64_t p, ResolveIndex(idx[static_cast<size_t>(i) * q + d], in[d], ctx.info()));
+        base += p * st[d];
+      }
+      for (int64_t e = 0; e < slice; ++e)
+        Combine(upd, i * slice + e, y, base + e, reduction_);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  Reduction reduction_ = Reduction::kNone;
+};
+
+}  // namespace
+
+Status RegisterKernel_ai_onnx_ScatterElements(KernelRegistry& r) {
+  return r.Register(Def("ScatterElements", 11,
+                        {{"T", {0, 2}, {0}, AllTensorTypes()}, {"Tind", {1}, {}, IndexTypes()}},
+                        FactoryOf<ScatterElements>()));
+}
+// Scatter (opset 9-10, deprecated in 11) is ScatterElements without `reduction`.
+Status RegisterKernel_ai_onnx_Scatter(KernelRegistry& r) {
+  KernelDef def =
+      Def("Scatter", 9, {{"T", {0, 2}, {0}, AllTensorTypes()}, {"Tind", {1}, {}, IndexTypes()}},
+          FactoryOf<ScatterElements>());
+  def.end_version = 10;
+  return r.Register(std::move(def));
+}
+Status RegisterKernel_ai_onnx_ScatterND(KernelRegistry& r) {
+  return r.Register(Def("ScatterND", 11,
+                        {{"T", {0, 2}, {0}, AllTensorTypes()}, {"I", {1}, {}, {DataType::kInt64}}},
+                        FactoryOf<ScatterND>()));
+}
+
+}  // namespace onnx_light::kernels
