@@ -3,7 +3,8 @@
 // tf_crop_and_resize's extrapolation. Separable: each output axis gets a list of (input
 // index, weight) taps and an output element sums the product over its axes' taps.
 // antialias (linear/cubic) and keep_aspect_ratio_policy follow the ONNX reference. Upsample
-// (opset 7-9) runs on the same code with asymmetric coordinates. GridSample is here too.
+// (opset 7-9) runs on the same code with asymmetric coordinates. GridSample and AffineGrid
+// are here too: they sample with the same interpolation taps as Resize.
 #include <cmath>
 #include <limits>
 #include <type_traits>
