@@ -27,10 +27,10 @@ int32_t Wrap(onnx_light::Result<std::unique_ptr<onnx_light::RuntimeSession>> r,
   if (!r.ok()) return Fail(r.status());
   for (const auto* list : {&(*r)->inputs(), &(*r)->outputs()}) {
     for (const onnx_light::ValueMeta& m : *list) {
-      if (m.is_sequence || m.is_optional) {
+      if (m.is_sequence() || m.is_optional()) {
         return Fail(onnx_light::Status(onnx_light::StatusCode::kNotImplemented,
                                        "graph input or output '" + m.name + "' is " +
-                                           (m.is_sequence ? "a sequence" : "an optional") +
+                                           (m.is_sequence() ? "a sequence" : "an optional") +
                                            ": the C ABI passes tensors only "
                                            "(use the C++ or Python API)"));
       }

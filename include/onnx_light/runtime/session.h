@@ -47,13 +47,17 @@ struct SessionOptions {
   onnx::LoadOptions load;
 };
 
+// What a value is: a tensor, a sequence of tensors, or an optional tensor (none or one).
+enum class ValueKind : uint8_t { kTensor, kSequence, kOptional };
+
 // Name, element type and shape of a graph input or output. A dimension is a number
 // (dims[i] >= 0), a symbol (dim_params[i] non-empty, dims[i] = -1) or unknown (-1, "").
 struct ValueMeta {
   std::string name;
-  DataType type = DataType::kUndefined;  // for a sequence: its element type
-  bool is_sequence = false;              // a sequence of tensors
-  bool is_optional = false;              // an optional tensor (fed and returned as none or one)
+  DataType type = DataType::kUndefined;  // for a sequence or an optional: its element type
+  ValueKind kind = ValueKind::kTensor;
+  bool is_sequence() const noexcept { return kind == ValueKind::kSequence; }
+  bool is_optional() const noexcept { return kind == ValueKind::kOptional; }
   bool has_shape = false;
   std::vector<int64_t> dims;
   std::vector<std::string> dim_params;
@@ -61,8 +65,9 @@ struct ValueMeta {
 
 using NamedTensor = std::pair<std::string, Tensor>;
 
-// A graph input or output value: a tensor, a sequence of tensors (when `sequence` is
-// set), or for an optional input or output either a tensor or none.
+// A value: a tensor, a sequence of tensors (when `sequence` is set), or for an optional
+// either a tensor or none. The one value type of the API, the planner (ValueKind) and a
+// run's frame.
 struct Value {
   Tensor tensor;
   std::shared_ptr<const TensorSequence> sequence;

@@ -40,8 +40,8 @@ nb::list MetaList(const std::vector<ValueMeta>& values) {
       }
     }
     out.append(nb::make_tuple(v.name, static_cast<int32_t>(v.type),
-                              v.has_shape ? nb::object(shape) : nb::none(), v.is_sequence,
-                              v.is_optional));
+                              v.has_shape ? nb::object(shape) : nb::none(), v.is_sequence(),
+                              v.is_optional()));
   }
   return out;
 }
@@ -89,13 +89,13 @@ class PySession {
         throw nb::value_error(
             ("unknown input '" + name + "' (the model's inputs: " + known + ")").c_str());
       }
-      if (inputs[k].is_optional && value.is_none()) {
+      if (inputs[k].is_optional() && value.is_none()) {
         Value none;
         none.none = true;
         values.push_back({name, std::move(none)});
         continue;
       }
-      if (inputs[k].is_sequence) {
+      if (inputs[k].is_sequence()) {
         // A sequence: a list (or tuple) of arrays of the element type.
         if (!nb::isinstance<nb::list>(value) && !nb::isinstance<nb::tuple>(value)) {
           throw nb::type_error(("input '" + name + "': expected a list of numpy arrays, got " +

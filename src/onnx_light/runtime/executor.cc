@@ -92,7 +92,6 @@ class RuntimeSession::FrameLease {
   }
   ~FrameLease() {
     frame_->values.clear();
-    frame_->seqs.clear();
     pool_->Give(std::move(frame_));
   }
   FrameLease(const FrameLease&) = delete;
@@ -134,16 +133,13 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
   Frame& frame = lease.frame();
   // The run's values; an unset one falls back to the plan's constant of that index (an
   // initializer, a folded value), read in place rather than copied into every run.
-  std::vector<Tensor>& values = frame.values;
+  std::vector<Value>& values = frame.values;
   values.resize(plan.constants.size());
   auto value = [&](int v) -> const Tensor& {
-    const Tensor& t = values[static_cast<size_t>(v)];
+    const Tensor& t = values[static_cast<size_t>(v)].tensor;
     return t.dtype() != DataType::kUndefined ? t : plan.constants[static_cast<size_t>(v)];
   };
-  // Sequence slots only for models that have sequences (no allocation per run otherwise).
-  const bool any_seq = plan.any_seq;
-  std::vector<std::shared_ptr<const TensorSequence>>& seqs = frame.seqs;
-  seqs.assign(any_seq ? values.size() : 0, nullptr);
+  auto kind = [&](int v) { return plan.kinds[static_cast<size_t>(v)]; };
 
   std::vector<bool> fed(inputs_.size(), false);
   for (const NamedValue& feed : feeds) {
@@ -161,19 +157,19 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
     fed[k] = true;
     const ValueMeta& meta = inputs_[k];
     if (feed.second.none) {
-      if (!meta.is_optional) {
+      if (!meta.is_optional()) {
         return Status(StatusCode::kTypeMismatch,
                       "input '" + meta.name + "': only an optional input can be fed none");
       }
       continue;  // the value stays an empty Tensor: none
     }
-    if (feed.second.is_sequence() != meta.is_sequence) {
+    if (feed.second.is_sequence() != meta.is_sequence()) {
       return Status(StatusCode::kTypeMismatch,
                     "input '" + meta.name + "': expected a " +
-                        (meta.is_sequence ? "sequence of tensors" : "tensor") + ", got a " +
+                        (meta.is_sequence() ? "sequence of tensors" : "tensor") + ", got a " +
                         (feed.second.is_sequence() ? "sequence" : "tensor"));
     }
-    if (meta.is_sequence) {
+    if (meta.is_sequence()) {
       for (const Tensor& t : *feed.second.sequence) {
         if (t.dtype() != meta.type) {
           return Status(StatusCode::kTypeMismatch,
@@ -182,7 +178,7 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
                             DataTypeName(t.dtype()));
         }
       }
-      seqs[static_cast<size_t>(plan.input_values[k])] = feed.second.sequence;
+      values[static_cast<size_t>(plan.input_values[k])].sequence = feed.second.sequence;
       continue;
     }
     const Tensor& t = feed.second.tensor;
@@ -210,10 +206,10 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
         }
       }
     }
-    values[static_cast<size_t>(plan.input_values[k])] = t;
+    values[static_cast<size_t>(plan.input_values[k])].tensor = t;
   }
   for (size_t k = 0; k < inputs_.size(); ++k) {
-    if (!fed[k] && !plan.input_has_default[k] && !inputs_[k].is_optional) {
+    if (!fed[k] && !plan.input_has_default[k] && !inputs_[k].is_optional()) {
       return Status(StatusCode::kInvalidArgument, "missing input '" + inputs_[k].name + "'");
     }
   }
@@ -249,11 +245,13 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
         !node.def->sequence_inputs.empty() || !node.def->sequence_outputs.empty();
     in.reserve(node.inputs.size());
     for (int v : node.inputs) {
-      const bool is_seq = v >= 0 && plan.is_seq[static_cast<size_t>(v)];
+      const bool is_seq = v >= 0 && kind(v) == ValueKind::kSequence;
       const bool none =
-          v >= 0 && plan.is_opt[static_cast<size_t>(v)] && value(v).dtype() == DataType::kUndefined;
+          v >= 0 && kind(v) == ValueKind::kOptional && value(v).dtype() == DataType::kUndefined;
       in.push_back(v >= 0 && !is_seq && !none ? &value(v) : nullptr);
-      if (uses_seqs) seq_in.push_back(is_seq ? seqs[static_cast<size_t>(v)].get() : nullptr);
+      if (uses_seqs) {
+        seq_in.push_back(is_seq ? values[static_cast<size_t>(v)].sequence.get() : nullptr);
+      }
     }
     std::vector<Tensor> out(node.outputs.size());
     std::vector<std::shared_ptr<const TensorSequence>> seq_out(uses_seqs ? node.outputs.size() : 0);
@@ -269,16 +267,16 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
     for (size_t o = 0; o < node.outputs.size(); ++o) {
       const int v = node.outputs[o];
       if (v < 0) continue;
-      if (plan.is_seq[static_cast<size_t>(v)]) {
+      if (kind(v) == ValueKind::kSequence) {
         if (!seq_out[o]) {
           return Status(StatusCode::kInternal, node.info->Describe() + ": sequence output " +
                                                    std::to_string(o) + " was not set");
         }
-        seqs[static_cast<size_t>(v)] = std::move(seq_out[o]);
+        values[static_cast<size_t>(v)].sequence = std::move(seq_out[o]);
         continue;
       }
-      if (plan.is_opt[static_cast<size_t>(v)] && out[o].dtype() == DataType::kUndefined) {
-        values[static_cast<size_t>(v)] = Tensor();  // an empty optional
+      if (kind(v) == ValueKind::kOptional && out[o].dtype() == DataType::kUndefined) {
+        values[static_cast<size_t>(v)].tensor = Tensor();  // an empty optional
         continue;
       }
       if (out[o].dtype() != plan.value_types[static_cast<size_t>(v)]) {
@@ -287,12 +285,10 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
                           DataTypeName(out[o].dtype()) + ", expected " +
                           DataTypeName(plan.value_types[static_cast<size_t>(v)]));
       }
-      values[static_cast<size_t>(v)] = std::move(out[o]);
+      values[static_cast<size_t>(v)].tensor = std::move(out[o]);
     }
-    for (int v : node.release) {
-      values[static_cast<size_t>(v)] = Tensor();
-      if (any_seq) seqs[static_cast<size_t>(v)].reset();
-    }
+    for (int v : node.release)
+      values[static_cast<size_t>(v)] = Value();
   }
 
   // Views of feeds or of the model, and storage shared with the session's constants or
@@ -305,14 +301,14 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
   results.reserve(wanted.size());
   for (int v : wanted) {
     Value out;
-    if (plan.is_seq[static_cast<size_t>(v)]) {
+    if (kind(v) == ValueKind::kSequence) {
       auto copy = std::make_shared<TensorSequence>();
-      for (const Tensor& t : *seqs[static_cast<size_t>(v)]) {
+      for (const Tensor& t : *values[static_cast<size_t>(v)].sequence) {
         ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor c, t.Clone());
         copy->push_back(std::move(c));
       }
       out.sequence = std::move(copy);
-    } else if (plan.is_opt[static_cast<size_t>(v)] && value(v).dtype() == DataType::kUndefined) {
+    } else if (kind(v) == ValueKind::kOptional && value(v).dtype() == DataType::kUndefined) {
       out.none = true;
     } else {
       ONNX_LIGHT_ASSIGN_OR_RETURN(out.tensor, own(value(v)));

@@ -43,8 +43,7 @@ struct RuntimeSession::Plan {
   };
   std::vector<std::string> value_names;
   std::vector<DataType> value_types;           // a sequence's element type
-  std::vector<bool> is_seq;                    // a sequence of tensors
-  std::vector<bool> is_opt;                    // an optional tensor (empty Tensor: none)
+  std::vector<ValueKind> kinds;                // tensor, sequence or optional (none: empty)
   std::vector<int> producer;                   // node index, -1 for inputs and constants
   std::vector<Tensor> constants;               // by value index (initializers, Constant nodes)
   std::unordered_map<std::string, int> index;  // value name -> index
@@ -52,16 +51,14 @@ struct RuntimeSession::Plan {
   std::vector<bool> input_has_default;         // graph input that an initializer backs
   std::vector<int> output_values;              // graph outputs, in order
   std::vector<Node> nodes;                     // topological order
-  bool any_seq = false;                        // some value is a sequence
 };
 
 // What a run owns besides its values: each node's kernel state and a buffer cache. A
 // frame serves one run at a time and is reused by later runs, so scratch memory and
 // shape-keyed caches survive between runs without being shared between threads.
 struct RuntimeSession::Frame {
-  std::vector<Tensor> values;                               // by value index
-  std::vector<std::shared_ptr<const TensorSequence>> seqs;  // by value index, when used
-  std::vector<std::unique_ptr<KernelState>> states;         // by node index
+  std::vector<Value> values;                         // by value index
+  std::vector<std::unique_ptr<KernelState>> states;  // by node index
   std::shared_ptr<BufferPool> buffers;
 };
 

@@ -23,7 +23,7 @@ Result<ValueMeta> MetaFromValueInfo(const onnx::ValueInfoProto& vi, const char* 
   if (!vi.type.has()) return meta;  // untyped (allowed for outputs)
   if (tp->sequence_type.has() && tp->sequence_type->elem_type.has() &&
       tp->sequence_type->elem_type->tensor_type.has()) {
-    meta.is_sequence = true;  // a sequence of tensors: element type below, no shape
+    meta.kind = ValueKind::kSequence;  // a sequence of tensors: element type below, no shape
     const onnx::TypeProto_Tensor& et = tp->sequence_type->elem_type->tensor_type.get();
     if (et.elem_type.has() && et.elem_type.get() != 0) {
       Result<DataType> dt = DataTypeFromInt(et.elem_type.get());
@@ -35,7 +35,7 @@ Result<ValueMeta> MetaFromValueInfo(const onnx::ValueInfoProto& vi, const char* 
   }
   if (tp->optional_type.has() && tp->optional_type->elem_type.has() &&
       tp->optional_type->elem_type->tensor_type.has()) {
-    meta.is_optional = true;  // an optional tensor: element type below, no shape
+    meta.kind = ValueKind::kOptional;  // an optional tensor: element type below, no shape
     const onnx::TypeProto_Tensor& et = tp->optional_type->elem_type->tensor_type.get();
     if (et.elem_type.has() && et.elem_type.get() != 0) {
       Result<DataType> dt = DataTypeFromInt(et.elem_type.get());
@@ -197,8 +197,7 @@ Status RuntimeSession::Build() {
     plan.index.emplace(name, id);
     plan.value_names.push_back(name);
     plan.value_types.push_back(type);
-    plan.is_seq.push_back(false);
-    plan.is_opt.push_back(false);
+    plan.kinds.push_back(ValueKind::kTensor);
     plan.producer.push_back(producer);
     plan.constants.emplace_back();
     return id;
@@ -237,8 +236,7 @@ Status RuntimeSession::Build() {
                       "graph input '" + meta.name + "' has no element type");
       }
       ONNX_LIGHT_ASSIGN_OR_RETURN(int id, add_value(meta.name, meta.type, -1));
-      plan.is_seq[static_cast<size_t>(id)] = meta.is_sequence;
-      plan.is_opt[static_cast<size_t>(id)] = meta.is_optional;
+      plan.kinds[static_cast<size_t>(id)] = meta.kind;
       plan.input_values.push_back(id);
       plan.input_has_default.push_back(false);
     }
@@ -368,13 +366,14 @@ Status RuntimeSession::Build() {
                                   static_cast<int>(i)) != def->sequence_inputs.end();
       const bool takes_opt = std::find(def->optional_inputs.begin(), def->optional_inputs.end(),
                                        static_cast<int>(i)) != def->optional_inputs.end();
-      if (plan.is_opt[static_cast<size_t>(inputs[i])] && !takes_opt) {
+      const ValueKind kind = plan.kinds[static_cast<size_t>(inputs[i])];
+      if (kind == ValueKind::kOptional && !takes_opt) {
         return Status(StatusCode::kNotImplemented,
                       "node '" + node.name.get() + "' (" + node.op_type.get() + "): input " +
                           std::to_string(i) + " ('" + reads[i] +
                           "') is an optional; this op takes tensors only");
       }
-      if (plan.is_seq[static_cast<size_t>(inputs[i])] != want) {
+      if ((kind == ValueKind::kSequence) != want) {
         return Status(want ? StatusCode::kInvalidModel : StatusCode::kNotImplemented,
                       "node '" + node.name.get() + "' (" + node.op_type.get() + "): input " +
                           std::to_string(i) + " ('" + reads[i] + "') is a " +
@@ -432,12 +431,13 @@ Status RuntimeSession::Build() {
         output_types[o] = t;
       }
       ONNX_LIGHT_ASSIGN_OR_RETURN(int id, add_value(out, t, node_index));
-      plan.is_seq[static_cast<size_t>(id)] =
-          std::find(def->sequence_outputs.begin(), def->sequence_outputs.end(),
-                    static_cast<int>(o)) != def->sequence_outputs.end();
-      plan.is_opt[static_cast<size_t>(id)] =
-          std::find(def->optional_outputs.begin(), def->optional_outputs.end(),
-                    static_cast<int>(o)) != def->optional_outputs.end();
+      auto lists = [&](const std::vector<int>& positions) {
+        return std::find(positions.begin(), positions.end(), static_cast<int>(o)) !=
+               positions.end();
+      };
+      plan.kinds[static_cast<size_t>(id)] = lists(def->sequence_outputs)   ? ValueKind::kSequence
+                                            : lists(def->optional_outputs) ? ValueKind::kOptional
+                                                                           : ValueKind::kTensor;
       pn.outputs.push_back(id);
     }
     pn.info =
@@ -455,16 +455,16 @@ Status RuntimeSession::Build() {
                                                    "or graph input");
     }
     const DataType actual = plan.value_types[static_cast<size_t>(it->second)];
-    const bool actual_seq = plan.is_seq[static_cast<size_t>(it->second)];
-    if (vi.type.has() && (vi.type->tensor_type.has() || meta.is_sequence) &&
-        meta.is_sequence != actual_seq) {
+    const ValueKind actual_kind = plan.kinds[static_cast<size_t>(it->second)];
+    const bool actual_seq = actual_kind == ValueKind::kSequence;
+    if (vi.type.has() && (vi.type->tensor_type.has() || meta.is_sequence()) &&
+        meta.is_sequence() != actual_seq) {
       return Status(StatusCode::kInvalidModel, "graph output '" + meta.name + "' is declared a " +
-                                                   (meta.is_sequence ? "sequence" : "tensor") +
+                                                   (meta.is_sequence() ? "sequence" : "tensor") +
                                                    " but computed as a " +
                                                    (actual_seq ? "sequence" : "tensor"));
     }
-    meta.is_sequence = actual_seq;
-    meta.is_optional = plan.is_opt[static_cast<size_t>(it->second)];
+    meta.kind = actual_kind;
     if (meta.type != DataType::kUndefined && meta.type != actual) {
       return Status(StatusCode::kInvalidModel, "graph output '" + meta.name + "' is declared " +
                                                    DataTypeName(meta.type) + " but computed as " +
@@ -483,7 +483,6 @@ Status RuntimeSession::Build() {
        passes::RunGraphPasses(plan, options_.graph_optimization_level)) {
     removed_nodes_ += removed;
   }
-  plan.any_seq = std::find(plan.is_seq.begin(), plan.is_seq.end(), true) != plan.is_seq.end();
 
   // Release every intermediate value after its last reader (graph outputs never).
   std::vector<int> last_reader(plan.value_names.size(), -1);

@@ -74,7 +74,7 @@ Result<Branch> MakeBranch(const SubgraphScope* scope, const onnx::GraphProto& gr
 // Subgraph outputs are tensors only (a node's outputs have one kind, fixed by its kernel).
 Status NoSequenceOutputs(const std::vector<ValueMeta>& outs, const char* op) {
   for (const ValueMeta& m : outs) {
-    if (m.is_sequence) {
+    if (m.is_sequence()) {
       return Status(StatusCode::kNotImplemented, std::string(op) +
                                                      ": a subgraph output that is a sequence ('" +
                                                      m.name + "') is not supported");

@@ -52,8 +52,7 @@ size_t EliminateIdentities(Plan& plan) {
         n.outputs.size() > 1 && n.outputs[1] >= 0 && read[static_cast<size_t>(n.outputs[1])];
     if (PassesThrough(*n.proto) && !mask_read && out >= 0 && in >= 0 &&
         !is_output[static_cast<size_t>(out)] &&
-        plan.is_seq[static_cast<size_t>(out)] == plan.is_seq[static_cast<size_t>(in)] &&
-        plan.is_opt[static_cast<size_t>(out)] == plan.is_opt[static_cast<size_t>(in)]) {
+        plan.kinds[static_cast<size_t>(out)] == plan.kinds[static_cast<size_t>(in)]) {
       alias[static_cast<size_t>(out)] = alias[static_cast<size_t>(in)];
       ++removed;
       continue;
