@@ -9,14 +9,16 @@
 
 namespace onnx_light {
 
-// Large blocks (>= kMinPooledBytes) are kept after their tensors die and handed out again
-// for the same size class, so a session that runs repeatedly does not page-fault fresh
-// memory every run. Blocks of 2 MiB and more are 2 MiB-aligned and advised as huge pages.
-// At most `max_cached_bytes` stay cached; the rest is freed. Thread-safe. A block whose
-// tensor outlives the pool is simply freed.
+// Blocks are kept after their tensors die and handed out again for the same size class, so
+// a session that runs repeatedly neither page-faults fresh memory nor calls the allocator
+// every run: large blocks (>= kMinPooledBytes) by 64 KiB class (whole huge pages from 2 MiB,
+// 2 MiB-aligned and advised as huge pages), small ones by 64-byte class (at most
+// kSmallPerClass each). At most `max_cached_bytes` stay cached; the rest is freed.
+// Thread-safe. A block whose tensor outlives the pool is simply freed.
 class BufferPool {
  public:
   static constexpr size_t kMinPooledBytes = size_t{64} << 10;
+  static constexpr size_t kSmallPerClass = 64;
 
   explicit BufferPool(size_t max_cached_bytes) : max_cached_(max_cached_bytes) {}
   BufferPool(const BufferPool&) = delete;
@@ -41,6 +43,7 @@ class BufferPool {
   mutable std::mutex mu_;
   size_t cached_ = 0;
   std::map<size_t, std::vector<void*>> free_;
+  std::vector<std::vector<void*>> small_ = std::vector<std::vector<void*>>(kMinPooledBytes / 64);
 };
 
 }  // namespace onnx_light

@@ -21,6 +21,10 @@ BufferPool::~BufferPool() {
     for (void* p : blocks)
       FreeBlock(p, capacity);
   }
+  for (size_t k = 0; k < small_.size(); ++k) {
+    for (void* p : small_[k])
+      FreeBlock(p, k * kSmallAlign);
+  }
 }
 
 size_t BufferPool::Capacity(size_t bytes) {
@@ -48,7 +52,16 @@ void BufferPool::FreeBlock(void* block, size_t capacity) {
 
 void* BufferPool::Acquire(size_t bytes) {
   const size_t capacity = Capacity(bytes);
-  if (capacity >= kMinPooledBytes) {
+  if (capacity < kMinPooledBytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<void*>& list = small_[capacity / kSmallAlign];
+    if (!list.empty()) {
+      void* p = list.back();
+      list.pop_back();
+      cached_ -= capacity;
+      return p;
+    }
+  } else {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = free_.find(capacity);
     if (it != free_.end() && !it->second.empty()) {
@@ -62,7 +75,15 @@ void* BufferPool::Acquire(size_t bytes) {
 }
 
 void BufferPool::Release(void* block, size_t capacity) {
-  if (capacity >= kMinPooledBytes) {
+  if (capacity < kMinPooledBytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (cached_ + capacity <= max_cached_ &&
+        small_[capacity / kSmallAlign].size() < kSmallPerClass) {
+      small_[capacity / kSmallAlign].push_back(block);
+      cached_ += capacity;
+      return;
+    }
+  } else {
     std::lock_guard<std::mutex> lock(mu_);
     if (cached_ + capacity <= max_cached_) {
       free_[capacity].push_back(block);

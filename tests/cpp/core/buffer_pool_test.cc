@@ -32,9 +32,12 @@ TEST(BufferPool, RecyclesLargeBlocksWithinTheCap) {
   void* big = pool.Acquire(size_t{10} << 20);
   pool.Release(big, BufferPool::Capacity(size_t{10} << 20));  // over the cap: freed
   EXPECT_EQ(pool.cached_bytes(), 0u);
-  void* small = pool.Acquire(100);  // small blocks are never cached
+  void* small = pool.Acquire(100);  // small blocks are cached by 64-byte class
   pool.Release(small, BufferPool::Capacity(100));
+  EXPECT_EQ(pool.cached_bytes(), 128u);
+  EXPECT_EQ(pool.Acquire(120), small);
   EXPECT_EQ(pool.cached_bytes(), 0u);
+  pool.Release(small, BufferPool::Capacity(120));
   pool.Release(a, BufferPool::Capacity(size_t{3} << 20));
 }
 
