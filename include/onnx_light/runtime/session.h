@@ -32,8 +32,8 @@ struct SessionOptions {
   // Limits on every runtime tensor (inputs and outputs of every node).
   ShapeLimits shape_limits;
   uint64_t max_tensor_bytes = uint64_t{16} << 30;
-  // Freed buffers of 64 KiB and more are kept for the next run, up to this many bytes
-  // (0 disables the cache).
+  // Freed buffers are kept for the next run, up to this many bytes per frame (one frame
+  // per concurrent run; 0 disables the cache).
   size_t buffer_cache_bytes = size_t{512} << 20;
   // Nodes whose inputs are all constants (initializers not backing a graph input,
   // Constant nodes, earlier folded nodes) run once at creation and become constants.
