@@ -1,0 +1,131 @@
+// RotaryEmbedding (opset 23): rotary position embedding of the heads' first features.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+#include "math/gemm.h"
+#include "simd/elementwise_simd.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+// RotaryEmbedding (opset 23): rotates the first rotary_embedding_dim features of each head
+// by the cached angles of its position: pairs (i, i + d/2), or (2i, 2i + 1) when
+// interleaved, become (x1 cos - x2 sin, x1 sin + x2 cos). Input [B, H, S, hs] or
+// [B, S, H * hs] (num_heads then required); the caches are [max_pos, d/2] indexed by
+// position_ids [B, S], or [B, S, d/2] without them.
+class RotaryEmbedding : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<RotaryEmbedding>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->interleaved_, GetFlag(info, "interleaved", false));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->dim_, info.GetInt("rotary_embedding_dim", 0));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->heads_, info.GetInt("num_heads", 0));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const Tensor& cos_t = *ctx.input(1);
+    const Tensor& sin_t = *ctx.input(2);
+    const Tensor* pos = ctx.input(3);
+    const std::string where = ctx.info().Describe();
+    const Shape& s = x.shape();
+    int64_t batch, heads, seq, hs, sb, sh, ss;
+    if (s.rank() == 4) {
+      batch = s[0], heads = s[1], seq = s[2], hs = s[3];
+      ss = hs, sh = seq * hs, sb = heads * sh;
+    } else if (s.rank() == 3) {
+      if (heads_ <= 0 || s[2] % heads_ != 0) {
+        return Status(StatusCode::kInvalidArgument,
+                      where + ": a 3-D input needs num_heads dividing its hidden size " +
+                          std::to_string(s[2]));
+      }
+      batch = s[0], seq = s[1], heads = heads_, hs = s[2] / heads_;
+      sh = hs, ss = s[2], sb = seq * ss;
+    } else {
+      return Status(StatusCode::kInvalidArgument,
+                    where + ": input must be 3-D or 4-D, got " + s.ToString());
+    }
+    const int64_t dim = dim_ == 0 ? hs : dim_;
+    if (dim > hs || dim % 2 != 0) {
+      return Status(StatusCode::kInvalidArgument,
+                    where + ": rotary_embedding_dim " + std::to_string(dim) +
+                        " must be even and at most the head size " + std::to_string(hs));
+    }
+    const int64_t half = dim / 2;
+    std::vector<int64_t> positions;
+    if (pos != nullptr) {
+      if (pos->shape().dims() != std::vector<int64_t>{batch, seq} || cos_t.shape().rank() != 2 ||
+          cos_t.shape()[1] != half || sin_t.shape() != cos_t.shape()) {
+        return Status(StatusCode::kInvalidArgument,
+                      where + ": with position_ids [" + std::to_string(batch) + ", " +
+                          std::to_string(seq) + "] the caches must be [max_position, " +
+                          std::to_string(half) + "], got " + cos_t.shape().ToString() + " and " +
+                          sin_t.shape().ToString());
+      }
+      positions = IndexValues(*pos);
+      for (int64_t p : positions) {
+        if (p < 0 || p >= cos_t.shape()[0]) {
+          return Status(StatusCode::kInvalidArgument, where + ": position id " + std::to_string(p) +
+                                                          " is outside the cache of " +
+                                                          std::to_string(cos_t.shape()[0]));
+        }
+      }
+    } else if (cos_t.shape().dims() != std::vector<int64_t>{batch, seq, half} ||
+               sin_t.shape() != cos_t.shape()) {
+      return Status(StatusCode::kInvalidArgument,
+                    where + ": without position_ids the caches must be [" + std::to_string(batch) +
+                        ", " + std::to_string(seq) + ", " + std::to_string(half) + "], got " +
+                        cos_t.shape().ToString() + " and " + sin_t.shape().ToString());
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, s.dims()));
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      using C = typename ComputeType<T>::type;
+      const T* xp = x.data<T>();
+      const T* cp = cos_t.data<T>();
+      const T* sp = sin_t.data<T>();
+      T* yp = y->mutable_data<T>();
+      for (int64_t b = 0; b < batch; ++b) {
+        for (int64_t t = 0; t < seq; ++t) {
+          const int64_t row =
+              pos != nullptr ? positions[static_cast<size_t>(b * seq + t)] : b * seq + t;
+          const T* cr = cp + row * half;
+          const T* sr = sp + row * half;
+          for (int64_t h = 0; h < heads; ++h) {
+            const int64_t base = b * sb + h * sh + t * ss;
+            const T* in = xp + base;
+            T* out = yp + base;
+            for (int64_t i = 0; i < half; ++i) {
+              const int64_t a = interleaved_ ? 2 * i : i;
+              const int64_t c = interleaved_ ? 2 * i + 1 : i + half;
+              const C x1 = static_cast<C>(in[a]), x2 = static_cast<C>(in[c]);
+              const C cv = static_cast<C>(cr[i]), sv = static_cast<C>(sr[i]);
+              out[a] = static_cast<T>(x1 * cv - x2 * sv);
+              out[c] = static_cast<T>(x1 * sv + x2 * cv);
+            }
+            for (int64_t e = dim; e < hs; ++e)
+              out[e] = in[e];
+          }
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  bool interleaved_ = false;
+  int64_t dim_ = 0, heads_ = 0;
+};
+
+}  // namespace
+
+Status RegisterKernel_ai_onnx_RotaryEmbedding(KernelRegistry& r) {
+  return r.Register(Def("RotaryEmbedding", 23,
+                        {{"T", {0, 1, 2}, {0}, FloatTypes()}, {"M", {3}, {}, {DataType::kInt64}}},
+                        FactoryOf<RotaryEmbedding>()));
+}
+
+}  // namespace onnx_light::kernels

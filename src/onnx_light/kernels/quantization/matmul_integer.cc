@@ -1,0 +1,180 @@
+// MatMulInteger and QLinearMatMul: int32 products of zero-point-centered 8-bit operands
+// with numpy batch broadcasting; QLinearMatMul requantizes as the ONNX reference does.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+#include "math/gemm.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+// The int32 products of MatMulInteger and QLinearMatMul: (a - a_zp) @ (b - b_zp) with
+// numpy batch broadcasting; a's zero point is a scalar or one per row ([M]), b's a
+// scalar or one per column ([N]). Products wrap in 32 bits (exact for 8-bit inputs).
+struct IntProduct {
+  std::vector<int32_t> values;
+  std::vector<int64_t> dims;
+};
+
+Result<IntProduct> IntegerMatMul(const Tensor& a, const Tensor* a_zp, const Tensor& b,
+                                 const Tensor* b_zp, const KernelInfo& info) {
+  std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
+  if (ad.empty() || bd.empty()) {
+    return Status(StatusCode::kInvalidArgument, info.Describe() + ": inputs need rank >= 1");
+  }
+  const bool a_vec = ad.size() == 1, b_vec = bd.size() == 1;
+  if (a_vec) ad.insert(ad.begin(), 1);
+  if (b_vec) bd.push_back(1);
+  const int64_t m = ad[ad.size() - 2], k = ad.back(), n = bd.back();
+  if (bd[bd.size() - 2] != k) {
+    return Status(StatusCode::kInvalidArgument, info.Describe() + ": shapes " +
+                                                    a.shape().ToString() + " and " +
+                                                    b.shape().ToString() + " do not align");
+  }
+  const std::vector<double> za = ToDoubles(a_zp), zb = ToDoubles(b_zp);
+  if ((za.size() > 1 && static_cast<int64_t>(za.size()) != m) ||
+      (zb.size() > 1 && static_cast<int64_t>(zb.size()) != n)) {
+    return Status(StatusCode::kInvalidArgument,
+                  info.Describe() + ": zero points must be scalars, [M] for A or [N] for B");
+  }
+  ONNX_LIGHT_ASSIGN_OR_RETURN(Shape abatch,
+                              Shape::Create(std::vector<int64_t>(ad.begin(), ad.end() - 2)));
+  ONNX_LIGHT_ASSIGN_OR_RETURN(Shape bbatch,
+                              Shape::Create(std::vector<int64_t>(bd.begin(), bd.end() - 2)));
+  ONNX_LIGHT_ASSIGN_OR_RETURN(auto batch, BroadcastDims(abatch, bbatch, info));
+  IntProduct r;
+  r.dims = batch;
+  if (!a_vec) r.dims.push_back(m);
+  if (!b_vec) r.dims.push_back(n);
+  const std::vector<double> av = ToDoubles(&a), bv = ToDoubles(&b);
+  std::vector<uint32_t> ac(av.size()), bc(bv.size());
+  for (size_t i = 0; i < av.size(); ++i) {
+    const auto row = static_cast<size_t>((static_cast<int64_t>(i) / k) % m);
+    ac[i] = static_cast<uint32_t>(
+        static_cast<int32_t>(av[i] - (za.empty() ? 0 : za[za.size() == 1 ? 0 : row])));
+  }
+  for (size_t i = 0; i < bv.size(); ++i) {
+    const auto col = static_cast<size_t>(static_cast<int64_t>(i) % n);
+    bc[i] = static_cast<uint32_t>(
+        static_cast<int32_t>(bv[i] - (zb.empty() ? 0 : zb[zb.size() == 1 ? 0 : col])));
+  }
+  int64_t nbatch = 1;
+  for (int64_t d : batch)
+    nbatch *= d;
+  const std::vector<int64_t> sa = BroadcastStrides(abatch, batch),
+                             sb = BroadcastStrides(bbatch, batch);
+  r.values.resize(static_cast<size_t>(nbatch * m * n));
+  std::vector<uint32_t> acc(static_cast<size_t>(m * n));
+  std::vector<int64_t> pos(batch.size(), 0);
+  for (int64_t t = 0; t < nbatch; ++t) {
+    int64_t oa = 0, ob = 0;
+    for (size_t d = 0; d < batch.size(); ++d) {
+      oa += pos[d] * sa[d];
+      ob += pos[d] * sb[d];
+    }
+    std::fill(acc.begin(), acc.end(), 0u);
+    Gemm2DLoop<uint32_t>(ac.data() + oa * m * k, k, 1, bc.data() + ob * k * n, n, 1, acc.data(), m,
+                         n, k);
+    for (size_t i = 0; i < acc.size(); ++i)
+      r.values[static_cast<size_t>(t * m * n) + i] = static_cast<int32_t>(acc[i]);
+    for (size_t d = batch.size(); d-- > 0;) {
+      if (++pos[d] < batch[d]) break;
+      pos[d] = 0;
+    }
+  }
+  return r;
+}
+
+class MatMulInteger : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
+    return std::unique_ptr<KernelBase>(new MatMulInteger());
+  }
+  Status Compute(KernelContext& ctx) const override {
+    ONNX_LIGHT_ASSIGN_OR_RETURN(
+        IntProduct p,
+        IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(1), ctx.input(3), ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, p.dims));
+    if (!p.values.empty())
+      std::memcpy(y->mutable_data<int32_t>(), p.values.data(), p.values.size() * 4);
+    return Status::Ok();
+  }
+};
+
+// QLinearMatMul: the integer product scaled by a_scale * b_scale / y_scale (computed in
+// the scales' type, float or float16, as the ONNX reference does; per-row a_scale and
+// per-column b_scale allowed), plus y_zero_point, rounded half to even, saturated.
+class QLinearMatMul : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
+    return std::unique_ptr<KernelBase>(new QLinearMatMul());
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const std::string where = ctx.info().Describe();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(
+        IntProduct p,
+        IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(3), ctx.input(5), ctx.info()));
+    const Tensor& as_t = *ctx.input(1);
+    const std::vector<double> as = ToDoubles(&as_t), bs = ToDoubles(ctx.input(4)),
+                              ys = ToDoubles(ctx.input(6)), yz = ToDoubles(ctx.input(7));
+    const int64_t n = p.dims.empty() ? 1 : p.dims.back();
+    const int64_t m = p.dims.size() < 2 ? 1 : p.dims[p.dims.size() - 2];
+    if (ys.size() != 1 || yz.size() > 1 ||
+        (as.size() != 1 && static_cast<int64_t>(as.size()) != m) ||
+        (bs.size() != 1 && static_cast<int64_t>(bs.size()) != n)) {
+      return Status(StatusCode::kInvalidArgument,
+                    where +
+                        ": y_scale and y_zero_point must be scalars, a_scale a scalar or [M], "
+                        "b_scale a scalar or [N]");
+    }
+    const DataType out_type = ctx.input(7)->dtype();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out_type, p.dims));
+    const bool half = as_t.dtype() == DataType::kFloat16;
+    auto round_scale = [&](double v) {
+      return half ? static_cast<double>(static_cast<float>(float16(v)))
+                  : static_cast<double>(static_cast<float>(v));
+    };
+    const double lo = out_type == DataType::kInt8 ? -128.0 : 0.0;
+    const double hi = out_type == DataType::kInt8 ? 127.0 : 255.0;
+    for (size_t i = 0; i < p.values.size(); ++i) {
+      const auto row = static_cast<size_t>((static_cast<int64_t>(i) / n) % m);
+      const auto col = static_cast<size_t>(static_cast<int64_t>(i) % n);
+      const double scale = round_scale(
+          round_scale(as[as.size() == 1 ? 0 : row] * bs[bs.size() == 1 ? 0 : col]) / ys[0]);
+      double v = static_cast<double>(p.values[i]) * scale + (yz.empty() ? 0.0 : yz[0]);
+      v = std::fmin(std::fmax(std::nearbyint(v), lo), hi);
+      if (out_type == DataType::kInt8) {
+        y->mutable_data<int8_t>()[i] = static_cast<int8_t>(v);
+      } else {
+        y->mutable_data<uint8_t>()[i] = static_cast<uint8_t>(v);
+      }
+    }
+    return Status::Ok();
+  }
+};
+
+}  // namespace
+
+Status RegisterKernel_ai_onnx_MatMulInteger(KernelRegistry& r) {
+  const std::vector<DataType> q = {DataType::kInt8, DataType::kUint8};
+  return r.Register(
+      Def("MatMulInteger", 10,
+          {{"T1", {0, 2}, {}, q}, {"T2", {1, 3}, {}, q}, {"T3", {}, {0}, {DataType::kInt32}}},
+          FactoryOf<MatMulInteger>()));
+}
+Status RegisterKernel_ai_onnx_QLinearMatMul(KernelRegistry& r) {
+  const std::vector<DataType> q = {DataType::kInt8, DataType::kUint8};
+  return r.Register(Def("QLinearMatMul", 10,
+                        {{"T1", {0, 2}, {}, q},
+                         {"T2", {3, 5}, {}, q},
+                         {"T3", {7}, {0}, q},
+                         {"S", {1, 4, 6}, {}, {DataType::kFloat, DataType::kFloat16}}},
+                        FactoryOf<QLinearMatMul>()));
+}
+
+}  // namespace onnx_light::kernels
