@@ -58,8 +58,9 @@ class KernelRegistry {
 
  private:
   const KernelDef* FindOwn(const KernelQuery& query) const;
-  // Registers the lazy op's kernels if not done yet (all of them for op_type null).
-  void Load(const std::string& domain, const char* op_type) const;
+  // Registers the lazy op's kernels if not done yet (all of them for op_type null); the
+  // caller holds lazy_mu_.
+  void LoadLocked(const std::string& domain, const char* op_type) const;
   bool IsExcluded(const std::string& domain, const std::string& op_type) const;
 
   std::shared_ptr<const KernelRegistry> parent_;

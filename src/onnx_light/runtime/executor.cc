@@ -5,6 +5,7 @@
 
 #include "onnx_light/runtime/session.h"
 #include "onnx_light/runtime/thread_pool.h"
+#include "passes/pass_manager.h"
 #include "plan.h"
 
 namespace onnx_light {
@@ -55,23 +56,6 @@ std::string JoinNames(const std::vector<ValueMeta>& values) {
   for (size_t i = 0; i < values.size(); ++i)
     s += (i ? ", " : "") + values[i].name;
   return s;
-}
-
-// The nodes that the values `wanted` depend on (1 = runs).
-std::vector<char> NeededNodes(const RuntimeSession::Plan& plan, const std::vector<int>& wanted) {
-  std::vector<char> needed(plan.nodes.size(), 0);
-  std::vector<int> todo(wanted.begin(), wanted.end());
-  while (!todo.empty()) {
-    const int v = todo.back();
-    todo.pop_back();
-    const int p = plan.producer[static_cast<size_t>(v)];
-    if (p < 0 || needed[static_cast<size_t>(p)]) continue;
-    needed[static_cast<size_t>(p)] = 1;
-    for (int in : plan.nodes[static_cast<size_t>(p)].inputs) {
-      if (in >= 0) todo.push_back(in);
-    }
-  }
-  return needed;
 }
 
 }  // namespace
@@ -233,7 +217,7 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
   // Only the nodes the requested outputs depend on run (all of them when every output is
   // asked for).
   std::vector<char> needed;
-  if (!output_names.empty()) needed = NeededNodes(plan, wanted);
+  if (!output_names.empty()) needed = passes::NeededNodes(plan, wanted);
 
   for (size_t n = 0; n < plan.nodes.size(); ++n) {
     if (!needed.empty() && !needed[n]) continue;

@@ -109,9 +109,7 @@ Status KernelRegistry::Register(KernelDef def) {
   return Status::Ok();
 }
 
-void KernelRegistry::Load(const std::string& domain, const char* op_type) const {
-  if (lazy_ == nullptr) return;
-  std::lock_guard<std::mutex> lock(lazy_mu_);
+void KernelRegistry::LoadLocked(const std::string& domain, const char* op_type) const {
   for (size_t i = 0; i < lazy_count_; ++i) {
     if (lazy_loaded_[i]) continue;
     if (op_type != nullptr &&
@@ -132,10 +130,15 @@ void KernelRegistry::Load(const std::string& domain, const char* op_type) const 
 }
 
 const KernelDef* KernelRegistry::FindOwn(const KernelQuery& query) const {
-  Load(NormalizeDomain(query.domain), query.op_type.c_str());
+  const std::string domain = NormalizeDomain(query.domain);
+  // A lazy registry loads the op and reads its tables under one lock: another session
+  // being created may be adding an op meanwhile.
   std::unique_lock<std::mutex> lock(lazy_mu_, std::defer_lock);
-  if (lazy_ != nullptr) lock.lock();  // tables may grow while another op loads
-  auto it = by_op_.find(NormalizeDomain(query.domain) + '\n' + query.op_type);
+  if (lazy_ != nullptr) {
+    lock.lock();
+    LoadLocked(domain, query.op_type.c_str());
+  }
+  auto it = by_op_.find(domain + '\n' + query.op_type);
   if (it == by_op_.end()) return nullptr;
   for (const KernelDef* def : it->second) {
     if (KernelMatches(*def, query)) return def;
@@ -189,7 +192,10 @@ Result<const KernelDef*> KernelRegistry::Find(const KernelQuery& query) const {
 }
 
 std::vector<const KernelDef*> KernelRegistry::All() const {
-  Load("", nullptr);
+  if (lazy_ != nullptr) {
+    std::lock_guard<std::mutex> lock(lazy_mu_);
+    LoadLocked("", nullptr);
+  }
   std::vector<const KernelDef*> out;
   for (const auto& def : defs_)
     out.push_back(def.get());

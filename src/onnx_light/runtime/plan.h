@@ -23,7 +23,6 @@ namespace onnx_light {
 class KernelSlot {
  public:
   Result<const KernelBase*> Get(const KernelDef& def, const KernelInfo& info);
-  bool created() const noexcept { return ready_.load(std::memory_order_acquire) != nullptr; }
 
  private:
   std::atomic<const KernelBase*> ready_{nullptr};

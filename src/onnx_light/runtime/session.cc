@@ -354,11 +354,10 @@ Status RuntimeSession::Build() {
     KernelQuery query{domain, node.op_type.get(), opset_it->second, input_types, node.name.get()};
     ONNX_LIGHT_ASSIGN_OR_RETURN(const KernelDef* def, registry.Find(query));
     // A kernel may take more types than the op allows at this opset: the schema decides.
-    if (schema) {
-      ONNX_LIGHT_RETURN_IF_ERROR(CheckInputTypes(node, *schema, input_types, opset_it->second));
-    }
-    if (!schema)
-      ONNX_LIGHT_RETURN_IF_ERROR(CheckArity(node, DeclaredArity(*def), opset_it->second));
+    // Without a schema, the kernel's declared arity.
+    ONNX_LIGHT_RETURN_IF_ERROR(schema
+                                   ? CheckInputTypes(node, *schema, input_types, opset_it->second)
+                                   : CheckArity(node, DeclaredArity(*def), opset_it->second));
     // Sequence inputs where the kernel takes them, tensors elsewhere.
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i] < 0) continue;

@@ -5,19 +5,6 @@
 
 namespace onnx_light {
 
-Status RegisterBuiltinKernels(KernelRegistry& registry) {
-#define ONNX_LIGHT_KERNEL(domain, op) \
-  ONNX_LIGHT_RETURN_IF_ERROR(kernels::RegisterKernel_##domain##_##op(registry));
-#include ONNX_LIGHT_KERNEL_LIST
-#undef ONNX_LIGHT_KERNEL
-#ifdef ONNX_LIGHT_EXCLUDED_OPS
-#define ONNX_LIGHT_EXCLUDED(domain, op) registry.MarkExcluded(domain, op);
-#include ONNX_LIGHT_EXCLUDED_OPS
-#undef ONNX_LIGHT_EXCLUDED
-#endif
-  return Status::Ok();
-}
-
 namespace {
 constexpr const char* DomainOf(const char* token) {
   return token[0] == 'a' ? "" : token;  // ai_onnx -> "", onnx_light, onnx_light_cpu
@@ -33,6 +20,14 @@ constexpr KernelRegistry::LazyOp kLazyOps[] = {
 void BuiltinLazyOps(const KernelRegistry::LazyOp** ops, size_t* count) {
   *ops = kLazyOps;
   *count = sizeof(kLazyOps) / sizeof(kLazyOps[0]) - 1;
+}
+
+Status RegisterBuiltinKernels(KernelRegistry& registry) {
+  for (const KernelRegistry::LazyOp* op = kLazyOps; op->register_op != nullptr; ++op) {
+    ONNX_LIGHT_RETURN_IF_ERROR(op->register_op(registry));
+  }
+  MarkBuiltinExclusions(registry);
+  return Status::Ok();
 }
 
 void MarkBuiltinExclusions([[maybe_unused]] KernelRegistry& registry) {

@@ -1,6 +1,6 @@
-// The BLAS path of Gemm2D (gemm.h): OpenBLAS's cblas_sgemm/cblas_dgemm (Debian's pthread
-// build held to one thread; its serial build is not safe to call from several threads at
-// once), one call per row block: onnx-light
+// The BLAS path of Gemm2D (gemm.h): OpenBLAS's cblas_sgemm/cblas_dgemm, and gemv for a
+// single output row. Debian's pthread build held to one thread (its serial build is not
+// safe to call from several threads at once), one call per row block: onnx-light
 // parallelizes by splitting rows of the output across its own pool, so intra_op_threads
 // keeps its meaning and BLAS threads never oversubscribe the pool.
 #include "math/gemm.h"

@@ -6,18 +6,7 @@
 namespace onnx_light::passes {
 
 size_t EliminateDeadNodes(Plan& plan) {
-  std::vector<bool> live(plan.nodes.size(), false);
-  std::vector<int> todo(plan.output_values.begin(), plan.output_values.end());
-  while (!todo.empty()) {
-    const int v = todo.back();
-    todo.pop_back();
-    const int p = plan.producer[static_cast<size_t>(v)];
-    if (p < 0 || live[static_cast<size_t>(p)]) continue;
-    live[static_cast<size_t>(p)] = true;
-    for (int in : plan.nodes[static_cast<size_t>(p)].inputs) {
-      if (in >= 0) todo.push_back(in);
-    }
-  }
+  const std::vector<char> live = NeededNodes(plan, plan.output_values);
   std::vector<Plan::Node> kept;
   size_t removed = 0;
   for (size_t i = 0; i < plan.nodes.size(); ++i) {

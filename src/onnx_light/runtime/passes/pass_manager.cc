@@ -22,6 +22,22 @@ std::vector<std::pair<std::string, size_t>> RunGraphPasses(Plan& plan,
   return report;
 }
 
+std::vector<char> NeededNodes(const Plan& plan, const std::vector<int>& wanted) {
+  std::vector<char> needed(plan.nodes.size(), 0);
+  std::vector<int> todo(wanted.begin(), wanted.end());
+  while (!todo.empty()) {
+    const int v = todo.back();
+    todo.pop_back();
+    const int p = plan.producer[static_cast<size_t>(v)];
+    if (p < 0 || needed[static_cast<size_t>(p)]) continue;
+    needed[static_cast<size_t>(p)] = 1;
+    for (int in : plan.nodes[static_cast<size_t>(p)].inputs) {
+      if (in >= 0) todo.push_back(in);
+    }
+  }
+  return needed;
+}
+
 void RenumberProducers(Plan& plan) {
   for (int& p : plan.producer) {
     if (p >= 0) p = -1;

@@ -33,6 +33,10 @@ std::vector<std::pair<std::string, size_t>> RunGraphPasses(Plan& plan,
 // Recomputes plan.producer from plan.nodes after nodes were removed.
 void RenumberProducers(Plan& plan);
 
+// Which nodes (1 = needed) the values `wanted` depend on, through any chain of nodes
+// (subgraph reads are a node's implicit inputs).
+std::vector<char> NeededNodes(const Plan& plan, const std::vector<int>& wanted);
+
 // The passes (pass_<name>.cc).
 size_t EliminateIdentities(Plan& plan);
 size_t EliminateDeadNodes(Plan& plan);
