@@ -25,8 +25,9 @@ Result<const KernelBase*> KernelSlot::Get(const KernelDef& def, const KernelInfo
 }
 
 RuntimeSession::FramePool::~FramePool() {
+  // The session is going away: no run can hold or return a frame now.
   for (std::atomic<Frame*>& slot : slots_)
-    delete slot.exchange(nullptr);
+    delete slot.load(std::memory_order_acquire);
 }
 
 std::unique_ptr<RuntimeSession::Frame> RuntimeSession::FramePool::Take() {

@@ -134,11 +134,13 @@ const KernelDef* KernelRegistry::FindOwn(const KernelQuery& query) const {
   // A lazy registry loads the op and reads its tables under one lock: another session
   // being created may be adding an op meanwhile.
   std::unique_lock<std::mutex> lock(lazy_mu_, std::defer_lock);
+  const std::string key = domain + '\n' + query.op_type;
   if (lazy_ != nullptr) {
     lock.lock();
-    LoadLocked(domain, query.op_type.c_str());
+    // An op's kernels are all registered at once: one already in the tables is loaded.
+    if (by_op_.find(key) == by_op_.end()) LoadLocked(domain, query.op_type.c_str());
   }
-  auto it = by_op_.find(domain + '\n' + query.op_type);
+  auto it = by_op_.find(key);
   if (it == by_op_.end()) return nullptr;
   for (const KernelDef* def : it->second) {
     if (KernelMatches(*def, query)) return def;

@@ -84,12 +84,22 @@ bool MayBeEmpty(uint32_t mask, size_t i) {
 std::optional<OpSchemaRow> FindOnnxOpSchema(std::string_view op, int opset) {
   for (const OpRows* r = kRows; r->op != nullptr; ++r) {
     if (op != r->op) continue;
-    std::optional<OpSchemaRow> best;
-    for (std::string_view text : Split(r->rows, ';')) {
-      OpSchemaRow row = ParseRow(text);
-      if (row.since <= opset && (!best || row.since > best->since)) best = row;
+    // The latest row whose version is <= opset; only that one is parsed.
+    const std::string_view rows = r->rows;
+    std::string_view best;
+    int best_since = 0;
+    for (size_t start = 0; start < rows.size();) {
+      const size_t end = std::min(rows.find(';', start), rows.size());
+      const std::string_view row = rows.substr(start, end - start);
+      const int since = ToInt(row.substr(0, row.find('|')));
+      if (since <= opset && since > best_since) {
+        best = row;
+        best_since = since;
+      }
+      start = end + 1;
     }
-    return best;
+    if (best.empty()) return std::nullopt;
+    return ParseRow(best);
   }
   return std::nullopt;
 }

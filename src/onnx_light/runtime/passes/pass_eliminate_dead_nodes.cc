@@ -1,5 +1,7 @@
 // Nodes whose outputs no graph output depends on (through any chain of nodes, subgraph
 // reads included: they are the node's implicit inputs) never run: they are removed.
+#include <algorithm>
+
 #include "../plan.h"
 #include "pass_manager.h"
 
@@ -7,6 +9,7 @@ namespace onnx_light::passes {
 
 size_t EliminateDeadNodes(Plan& plan) {
   const std::vector<char> live = NeededNodes(plan, plan.output_values);
+  if (std::find(live.begin(), live.end(), 0) == live.end()) return 0;  // all needed
   std::vector<Plan::Node> kept;
   size_t removed = 0;
   for (size_t i = 0; i < plan.nodes.size(); ++i) {

@@ -26,6 +26,10 @@ bool PassesThrough(const onnx::NodeProto& node) {
 }  // namespace
 
 size_t EliminateIdentities(Plan& plan) {
+  if (std::none_of(plan.nodes.begin(), plan.nodes.end(),
+                   [](const Plan::Node& n) { return PassesThrough(*n.proto); })) {
+    return 0;
+  }
   std::vector<bool> read(plan.value_names.size(), false);
   for (const Plan::Node& n : plan.nodes) {
     for (int v : n.inputs) {
