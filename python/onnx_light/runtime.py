@@ -27,6 +27,17 @@ class NodeArg:
     dtype: np.dtype
 
 
+@dataclass(frozen=True)
+class OpTypeTime:
+    """One row of :meth:`RuntimeSession.profile_summary`: an op type's summed node time in
+    milliseconds, its share of all node time (0..1) and how many times it ran."""
+
+    op_type: str
+    total_ms: float
+    share: float
+    calls: int
+
+
 def _type_name(code: int) -> str:
     names = {
         1: "float",
@@ -93,15 +104,19 @@ class RuntimeSession:
         constant_folding: bool = True,
         graph_optimization_level: str | int = "all",
         optimized_model_path: str | os.PathLike | None = None,
+        enable_profiling: bool = False,
     ):
         """``graph_optimization_level``: "none", "basic", "extended" or "all" (the
         default), or ONNX Runtime's numbers 0, 1, 2 and 99 (its GraphOptimizationLevel
         values work too). ``optimized_model_path``: write the optimized graph there as an
-        .onnx file (it loads back like any model)."""
+        .onnx file (it loads back like any model). ``enable_profiling``: time every node
+        of every run (see :meth:`end_profiling` and :meth:`profile_summary`)."""
         if not isinstance(intra_op_threads, int) or intra_op_threads < 1:
             raise ValueError(f"intra_op_threads must be a positive int, got {intra_op_threads!r}")
         if not isinstance(constant_folding, bool):
             raise TypeError(f"constant_folding must be a bool, got {constant_folding!r}")
+        if not isinstance(enable_profiling, bool):
+            raise TypeError(f"enable_profiling must be a bool, got {enable_profiling!r}")
         level = _optimization_level(graph_optimization_level)
         if optimized_model_path is None:
             path = ""
@@ -111,7 +126,7 @@ class RuntimeSession:
             raise TypeError(
                 f"optimized_model_path must be a path, got {type(optimized_model_path).__name__}"
             )
-        args = (intra_op_threads, constant_folding, level, path)
+        args = (intra_op_threads, constant_folding, level, path, enable_profiling)
         if isinstance(model, ModelProto):
             self._session = _core.RuntimeSession.from_model(model, *args)
         elif isinstance(model, (bytes, bytearray, memoryview)):
@@ -141,6 +156,28 @@ class RuntimeSession:
     def planned_nodes(self) -> int:
         """How many nodes a run may execute (after folding and the passes)."""
         return self._session.planned_nodes()
+
+    def end_profiling(self, path: str | os.PathLike | None = None) -> str:
+        """Writes the node timings recorded so far as a Chrome trace (the JSON format
+        ONNX Runtime's profiler writes; open it in https://ui.perfetto.dev) and starts
+        recording afresh. ``path`` defaults to ``onnx_light_profile_<date>_<time>.json``
+        in the working directory. Returns the path written. RuntimeError when the session
+        was created without ``enable_profiling=True``; OSError when the file cannot be
+        written."""
+        if path is None:
+            import datetime
+
+            stamp = datetime.datetime.now().strftime("%Y-%m-%d_%H-%M-%S-%f")
+            path = f"onnx_light_profile_{stamp}.json"
+        elif not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+        path = os.fspath(path)
+        self._session.write_profile(path)
+        return path
+
+    def profile_summary(self) -> list[OpTypeTime]:
+        """Node time recorded so far, summed by op type, largest first."""
+        return [OpTypeTime(*row) for row in self._session.profile_summary()]
 
     def get_inputs(self) -> list[NodeArg]:
         return list(self._inputs)

@@ -1,7 +1,8 @@
 // onnx-light: the command-line front end.
 //
 //   onnx-light run MODEL [--input NAME=FILE.npy]... [--random] [--dim NAME=N]...
-//                        [--repeat N] [--threads N] [--save DIR]
+//                        [--repeat N] [--threads N] [--save DIR] [--profile FILE.json]
+//                        [--optimization none|basic|extended|all]
 //   onnx-light ops
 //   onnx-light dtypes | version | help
 #include <algorithm>
@@ -29,10 +30,14 @@ constexpr const char* kUsage =
     "usage: onnx-light <command> [args]\n"
     "commands:\n"
     "  run MODEL [--input NAME=FILE.npy]... [--random] [--dim NAME=N]... [--repeat N]\n"
-    "            [--threads N] [--save DIR]\n"
+    "            [--threads N] [--save DIR] [--profile FILE.json]\n"
+    "            [--optimization none|basic|extended|all]\n"
     "             run a model; inputs from .npy files, or random (--random) with symbolic\n"
     "             dimensions set by --dim (default 1); prints each output's name, type,\n"
-    "             shape and a summary, and the timing; --save writes outputs as .npy\n"
+    "             shape and a summary, and the timing; --save writes outputs as .npy;\n"
+    "             --profile writes every node's time as a Chrome trace (Perfetto opens\n"
+    "             it) and prints the time by op type; --optimization sets the graph\n"
+    "             optimization level (default all)\n"
     "  ops        list every registered kernel: domain, op, opsets, types\n"
     "  reduced-config MODEL_OR_FOLDER... -o OPS.config\n"
     "             write the minimal required_operators config for the models (subgraphs\n"
@@ -196,7 +201,8 @@ int CmdRun(int argc, char** argv) {
   std::map<std::string, int64_t> dims;
   bool random = false;
   int repeat = 1, threads = 1;
-  std::string save_dir;
+  std::string save_dir, profile_path;
+  ol::GraphOptimizationLevel level = ol::GraphOptimizationLevel::kAll;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&](const char* flag) -> const char* {
@@ -230,6 +236,24 @@ int CmdRun(int argc, char** argv) {
       const char* v = value(arg.c_str());
       if (!v) return Usage("--save needs a folder");
       save_dir = v;
+    } else if (arg == "--profile") {
+      const char* v = value(arg.c_str());
+      if (!v) return Usage("--profile needs a file");
+      profile_path = v;
+    } else if (arg == "--optimization") {
+      const char* v = value(arg.c_str());
+      const std::string name = v ? v : "";
+      if (name == "none") {
+        level = ol::GraphOptimizationLevel::kNone;
+      } else if (name == "basic") {
+        level = ol::GraphOptimizationLevel::kBasic;
+      } else if (name == "extended") {
+        level = ol::GraphOptimizationLevel::kExtended;
+      } else if (name == "all") {
+        level = ol::GraphOptimizationLevel::kAll;
+      } else {
+        return Usage("--optimization needs none, basic, extended or all");
+      }
     } else {
       return Usage("unknown option '" + arg + "'");
     }
@@ -237,6 +261,8 @@ int CmdRun(int argc, char** argv) {
 
   ol::SessionOptions options;
   options.intra_op_threads = threads;
+  options.graph_optimization_level = level;
+  options.enable_profiling = !profile_path.empty();
   const auto t0 = std::chrono::steady_clock::now();
   auto session = ol::RuntimeSession::CreateFromFile(model_path, options);
   const auto t1 = std::chrono::steady_clock::now();
@@ -307,6 +333,17 @@ int CmdRun(int argc, char** argv) {
               repeat == 1 ? "" : "s", mean, times[times.size() / 2], times.front());
   const long peak = PeakRssKiB();
   if (peak >= 0) std::printf("memory peak RSS %.2f MiB\n", static_cast<double>(peak) / 1024.0);
+  if (ol::Profiler* profiler = s.profiler()) {
+    std::printf("profile: time per run by op type (%zu nodes planned)\n", s.planned_nodes());
+    std::printf("  %-28s %10s %7s %7s\n", "op", "ms/run", "share", "calls");
+    for (const ol::OpTypeTime& t : profiler->Summary()) {
+      std::printf("  %-28s %10.4f %6.1f%% %7.1f\n", t.op_type.c_str(), t.total_ms / repeat,
+                  100.0 * t.share, static_cast<double>(t.calls) / repeat);
+    }
+    ol::Status st = profiler->WriteChromeTrace(profile_path);
+    if (!st.ok()) return Fail(st.ToString());
+    std::printf("profile written to %s\n", profile_path.c_str());
+  }
   return 0;
 }
 

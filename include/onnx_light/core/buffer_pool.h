@@ -2,9 +2,9 @@
 #pragma once
 
 #include <cstddef>
+#include <atomic>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 namespace onnx_light {
@@ -14,7 +14,13 @@ namespace onnx_light {
 // every run: large blocks (>= kMinPooledBytes) by 64 KiB class (whole huge pages from 2 MiB,
 // 2 MiB-aligned and advised as huge pages), small ones by 64-byte class (at most
 // kSmallPerClass each). At most `max_cached_bytes` stay cached; the rest is freed.
-// Thread-safe. A block whose tensor outlives the pool is simply freed.
+//
+// Lock-free. Release may be called from any thread at any time (a caller's output tensor
+// dies wherever the caller drops it): it pushes the block onto an atomic list, writing
+// the link into the block itself. Acquire is for one thread at a time, the run that owns
+// the frame the pool belongs to: it takes the whole returned list with one exchange and
+// files it into per-class lists only it touches. A block whose tensor outlives the pool
+// is simply freed.
 class BufferPool {
  public:
   static constexpr size_t kMinPooledBytes = size_t{64} << 10;
@@ -27,9 +33,9 @@ class BufferPool {
 
   // The size class a request of `bytes` is served from (what Acquire allocates).
   static size_t Capacity(size_t bytes);
-  // A block of Capacity(bytes) bytes, or null when out of memory.
+  // A block of Capacity(bytes) bytes, or null when out of memory. One thread at a time.
   void* Acquire(size_t bytes);
-  // Returns a block obtained from Acquire (capacity = Capacity(its request)).
+  // Returns a block obtained from Acquire (capacity = Capacity(its request)). Any thread.
   void Release(void* block, size_t capacity);
   size_t cached_bytes() const;
 
@@ -39,9 +45,17 @@ class BufferPool {
   static void FreeBlock(void* block, size_t capacity);
 
  private:
+  struct Returned {  // written into a returned block's first bytes
+    Returned* next;
+    size_t capacity;
+  };
+  // Files the blocks released since the last call into the lists below.
+  void Collect();
+
   size_t max_cached_;
-  mutable std::mutex mu_;
-  size_t cached_ = 0;
+  std::atomic<size_t> cached_{0};
+  std::atomic<Returned*> returned_{nullptr};
+  // Only Acquire (and the destructor) touch these.
   std::map<size_t, std::vector<void*>> free_;
   std::vector<std::vector<void*>> small_ = std::vector<std::vector<void*>>(kMinPooledBytes / 64);
 };

@@ -12,6 +12,7 @@
 #include "onnx_light/onnx/model_io.h"
 #include "onnx_light/onnx/onnx.h"
 #include "onnx_light/runtime/kernel_registry.h"
+#include "onnx_light/runtime/profiler.h"
 #include "onnx_light/runtime/subgraph.h"
 
 namespace onnx_light {
@@ -44,6 +45,9 @@ struct SessionOptions {
   // If set, the optimized graph (after the passes and constant folding) is written here as
   // an .onnx file at session creation: what will run, in standard ONNX, loadable again.
   std::string optimized_model_path;
+  // Record every node's time in every run (RuntimeSession::profiler()). Costs two clock
+  // reads per node and one lock per run.
+  bool enable_profiling = false;
   onnx::LoadOptions load;
 };
 
@@ -98,6 +102,8 @@ class RuntimeSession {
   // Nodes the graph passes removed (Identity/Dropout, dead nodes), and what runs per Run.
   size_t removed_nodes() const noexcept { return removed_nodes_; }
   size_t planned_nodes() const noexcept;
+  // The runs' node timings when SessionOptions::enable_profiling is set, else null.
+  Profiler* profiler() const noexcept { return profiler_.get(); }
   // The graph as planned (after passes and folding) as a standard ONNX model.
   Result<onnx::ModelProto> OptimizedModel() const;
 
@@ -128,6 +134,7 @@ class RuntimeSession {
   std::unique_ptr<Plan> plan_;
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<FramePool> frames_;
+  std::unique_ptr<Profiler> profiler_;
   SubgraphScope scope_;  // this session, for the subgraph kernels of its nodes
   size_t folded_nodes_ = 0;
   size_t removed_nodes_ = 0;

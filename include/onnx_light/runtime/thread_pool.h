@@ -27,20 +27,24 @@ class ThreadPool {
   void ParallelFor(int64_t n, int64_t min_chunk, const std::function<void(int64_t, int64_t)>& fn);
 
  private:
-  void WorkerLoop(int index);
+  void WorkerLoop();
+  // Runs one unclaimed chunk of the section `state` names; false when none is left.
+  bool RunOneChunk(uint64_t state);
 
   std::vector<std::thread> workers_;
-  std::mutex mu_;
-  std::condition_variable start_cv_;
-  std::condition_variable done_cv_;
+  // A section: generation, chunk count and next unclaimed chunk in one word.
+  // Workers poll it for a while after each section, then sleep on wake_cv_; the mutex
+  // guards only that sleep, never a section.
+  std::atomic<uint64_t> state_{0};
+  std::atomic<int> done_{0};
+  std::atomic<int> sleepers_{0};
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> busy_{false};
   const std::function<void(int64_t, int64_t)>* job_ = nullptr;
   int64_t job_n_ = 0;
   int64_t job_chunk_ = 0;
-  int job_chunks_ = 0;
-  uint64_t generation_ = 0;
-  int pending_ = 0;
-  bool stop_ = false;
-  std::atomic<bool> busy_{false};
+  std::mutex sleep_mu_;
+  std::condition_variable wake_cv_;
 };
 
 }  // namespace onnx_light

@@ -17,6 +17,7 @@ size_t AlignmentFor(size_t capacity) {
 }  // namespace
 
 BufferPool::~BufferPool() {
+  Collect();
   for (auto& [capacity, blocks] : free_) {
     for (void* p : blocks)
       FreeBlock(p, capacity);
@@ -50,53 +51,61 @@ void BufferPool::FreeBlock(void* block, size_t capacity) {
   ::operator delete(block, std::align_val_t(AlignmentFor(capacity)));
 }
 
+void BufferPool::Collect() {
+  Returned* r = returned_.exchange(nullptr, std::memory_order_acquire);
+  while (r != nullptr) {
+    Returned* next = r->next;
+    const size_t capacity = r->capacity;
+    void* block = r;
+    if (capacity < kMinPooledBytes) {
+      std::vector<void*>& list = small_[capacity / kSmallAlign];
+      if (list.size() < kSmallPerClass) {
+        list.push_back(block);
+      } else {
+        cached_.fetch_sub(capacity, std::memory_order_relaxed);
+        FreeBlock(block, capacity);
+      }
+    } else {
+      free_[capacity].push_back(block);
+    }
+    r = next;
+  }
+}
+
 void* BufferPool::Acquire(size_t bytes) {
   const size_t capacity = Capacity(bytes);
+  Collect();
+  std::vector<void*>* list = nullptr;
   if (capacity < kMinPooledBytes) {
-    std::lock_guard<std::mutex> lock(mu_);
-    std::vector<void*>& list = small_[capacity / kSmallAlign];
-    if (!list.empty()) {
-      void* p = list.back();
-      list.pop_back();
-      cached_ -= capacity;
-      return p;
-    }
+    list = &small_[capacity / kSmallAlign];
   } else {
-    std::lock_guard<std::mutex> lock(mu_);
     auto it = free_.find(capacity);
-    if (it != free_.end() && !it->second.empty()) {
-      void* p = it->second.back();
-      it->second.pop_back();
-      cached_ -= capacity;
-      return p;
-    }
+    if (it != free_.end()) list = &it->second;
+  }
+  if (list != nullptr && !list->empty()) {
+    void* p = list->back();
+    list->pop_back();
+    cached_.fetch_sub(capacity, std::memory_order_relaxed);
+    return p;
   }
   return AllocateBlock(capacity);
 }
 
 void BufferPool::Release(void* block, size_t capacity) {
-  if (capacity < kMinPooledBytes) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (cached_ + capacity <= max_cached_ &&
-        small_[capacity / kSmallAlign].size() < kSmallPerClass) {
-      small_[capacity / kSmallAlign].push_back(block);
-      cached_ += capacity;
-      return;
-    }
-  } else {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (cached_ + capacity <= max_cached_) {
-      free_[capacity].push_back(block);
-      cached_ += capacity;
-      return;
-    }
+  // Reserve room under the cap first; give it back and free the block when there is none.
+  if (cached_.fetch_add(capacity, std::memory_order_relaxed) + capacity > max_cached_) {
+    cached_.fetch_sub(capacity, std::memory_order_relaxed);
+    FreeBlock(block, capacity);
+    return;
   }
-  FreeBlock(block, capacity);
+  auto* r = new (block) Returned{returned_.load(std::memory_order_relaxed), capacity};
+  while (!returned_.compare_exchange_weak(r->next, r, std::memory_order_release,
+                                          std::memory_order_relaxed)) {
+  }
 }
 
 size_t BufferPool::cached_bytes() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return cached_;
+  return cached_.load(std::memory_order_relaxed);
 }
 
 }  // namespace onnx_light

@@ -179,6 +179,25 @@ class PySession {
 
   nb::list Inputs() const { return MetaList(s_->inputs()); }
   size_t FoldedNodes() const { return s_->folded_nodes(); }
+  // Writes the Chrome trace; fails when the session was made without profiling.
+  void WriteProfile(const std::string& path) const {
+    if (s_->profiler() == nullptr) {
+      ThrowStatus(Status(StatusCode::kFailedPrecondition,
+                         "profiling is off: create the session with enable_profiling=True"));
+    }
+    ThrowIfError(s_->profiler()->WriteChromeTrace(path));
+    s_->profiler()->Clear();
+  }
+  nb::list ProfileSummary() const {
+    if (s_->profiler() == nullptr) {
+      ThrowStatus(Status(StatusCode::kFailedPrecondition,
+                         "profiling is off: create the session with enable_profiling=True"));
+    }
+    nb::list rows;
+    for (const OpTypeTime& t : s_->profiler()->Summary())
+      rows.append(nb::make_tuple(t.op_type, t.total_ms, t.share, t.calls));
+    return rows;
+  }
   size_t RemovedNodes() const { return s_->removed_nodes(); }
   size_t PlannedNodes() const { return s_->planned_nodes(); }
   nb::list Outputs() const { return MetaList(s_->outputs()); }
@@ -286,8 +305,9 @@ class PySession {
 };
 
 SessionOptions Options(int intra_op_threads, bool constant_folding, int level,
-                       const std::string& optimized_model_path) {
+                       const std::string& optimized_model_path, bool profiling) {
   SessionOptions o;
+  o.enable_profiling = profiling;
   o.intra_op_threads = intra_op_threads;
   o.constant_folding = constant_folding;
   o.graph_optimization_level = static_cast<GraphOptimizationLevel>(level);
@@ -302,30 +322,37 @@ void BindRuntime(nb::module_& m) {
       .def_static(
           "from_model",
           [](const onnx::ModelProto& model, int threads, bool fold, int level,
-             const std::string& path) {
+             const std::string& path, bool profiling) {
             return new PySession(
-                ValueOrThrow(RuntimeSession::Create(model, Options(threads, fold, level, path))));
+                ValueOrThrow(RuntimeSession::Create(model, Options(threads, fold, level, path, profiling))));
           },
           nb::arg("model"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
-          nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"))
+          nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"),
+          nb::arg("enable_profiling"))
       .def_static(
           "from_bytes",
-          [](nb::bytes data, int threads, bool fold, int level, const std::string& path) {
+          [](nb::bytes data, int threads, bool fold, int level, const std::string& path,
+             bool profiling) {
             return new PySession(ValueOrThrow(RuntimeSession::CreateFromBytes(
-                data.c_str(), data.size(), Options(threads, fold, level, path))));
+                data.c_str(), data.size(), Options(threads, fold, level, path, profiling))));
           },
           nb::arg("data"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
-          nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"))
+          nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"),
+          nb::arg("enable_profiling"))
       .def_static(
           "from_file",
-          [](const std::string& file, int threads, bool fold, int level, const std::string& path) {
+          [](const std::string& file, int threads, bool fold, int level, const std::string& path,
+             bool profiling) {
             return new PySession(ValueOrThrow(
-                RuntimeSession::CreateFromFile(file, Options(threads, fold, level, path))));
+                RuntimeSession::CreateFromFile(file, Options(threads, fold, level, path, profiling))));
           },
           nb::arg("path"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
-          nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"))
+          nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"),
+          nb::arg("enable_profiling"))
       .def("run", &PySession::Run, nb::arg("output_names"), nb::arg("feeds"))
       .def("folded_nodes", &PySession::FoldedNodes)
+      .def("write_profile", &PySession::WriteProfile, nb::arg("path"))
+      .def("profile_summary", &PySession::ProfileSummary)
       .def("removed_nodes", &PySession::RemovedNodes)
       .def("planned_nodes", &PySession::PlannedNodes)
       .def("set_dtypes", &PySession::SetDtypes)

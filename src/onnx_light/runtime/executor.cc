@@ -59,6 +59,24 @@ std::string JoinNames(const std::vector<ValueMeta>& values) {
   return s;
 }
 
+// A profile event for a node about to run: its name, op type and input shapes.
+ProfileEvent NodeEvent(const RuntimeSession::Plan::Node& node, const KernelContext& ctx) {
+  ProfileEvent e;
+  const std::string& op = node.proto->op_type.get();
+  const std::string& domain = node.proto->domain.get();
+  e.name = node.proto->name.get().empty() ? op : node.proto->name.get();
+  e.op_type = domain.empty() || domain == "ai.onnx" ? op : domain + ":" + op;
+  e.thread = Profiler::ThreadNumber();
+  for (size_t i = 0; i < ctx.input_count(); ++i) {
+    if (i) e.input_shapes += ", ";
+    const Tensor* t = ctx.input(i);
+    if (t == nullptr) continue;
+    e.input_shapes += DataTypeName(t->dtype());
+    e.input_shapes += t->shape().ToString();
+  }
+  return e;
+}
+
 }  // namespace
 
 // A frame for the length of one run: taken from the pool (or made), cleared of the run's
@@ -220,9 +238,13 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
   std::vector<char> needed;
   if (!output_names.empty()) needed = passes::NeededNodes(plan, wanted);
 
+  Profiler* const profiler = profiler_.get();
+  std::vector<ProfileEvent> events;
+  const int64_t run_start = profiler ? profiler->Now() : 0;
   for (size_t n = 0; n < plan.nodes.size(); ++n) {
     if (!needed.empty() && !needed[n]) continue;
     const Plan::Node& node = plan.nodes[n];
+    const int64_t node_start = profiler ? profiler->Now() : 0;
     ONNX_LIGHT_ASSIGN_OR_RETURN(const KernelBase* kernel, node.kernel->Get(*node.def, *node.info));
     std::vector<const Tensor*> in;
     std::vector<const TensorSequence*> seq_in;
@@ -244,7 +266,12 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
                       options_.max_tensor_bytes, &frame.buffers);
     ctx.SetStateSlot(&frame.states[n]);
     if (uses_seqs) ctx.SetSequences(std::move(seq_in), &seq_out);
+    if (profiler) events.push_back(NodeEvent(node, ctx));
     Status s = kernel->Compute(ctx);
+    if (profiler) {
+      events.back().start_ns = node_start;
+      events.back().duration_ns = profiler->Now() - node_start;
+    }
     if (!s.ok()) {
       const std::string where = node.info->Describe();
       return s.message().rfind(where, 0) == 0 ? s : s.WithContext(where);
@@ -274,6 +301,17 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
     }
     for (int v : node.release)
       values[static_cast<size_t>(v)] = Value();
+  }
+
+  if (profiler) {
+    ProfileEvent run;
+    run.category = ProfileEvent::Category::kSession;
+    run.name = "model_run";
+    run.start_ns = run_start;
+    run.duration_ns = profiler->Now() - run_start;
+    run.thread = Profiler::ThreadNumber();
+    events.push_back(std::move(run));
+    profiler->Add(std::move(events));
   }
 
   // Views of feeds or of the model, and storage shared with the session's constants or

@@ -155,6 +155,7 @@ Result<std::unique_ptr<RuntimeSession>> RuntimeSession::Create(onnx::ModelProto 
   }
   s->pool_ = std::make_unique<ThreadPool>(s->options_.intra_op_threads);
   s->frames_ = std::make_unique<FramePool>();
+  if (s->options_.enable_profiling) s->profiler_ = std::make_unique<Profiler>();
   return s;
 }
 

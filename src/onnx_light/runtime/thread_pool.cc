@@ -2,21 +2,67 @@
 
 #include <algorithm>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 namespace onnx_light {
+namespace {
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// How long an idle worker polls for the next section before it sleeps: long enough to
+// cover the gap between two kernels of one run (a few microseconds), short enough that
+// an idle session does not hold a core.
+constexpr int kSpinRounds = 1 << 14;
+
+// A section's state word: generation (32 bits), chunk count (16), next unclaimed chunk
+// (16). One word, so a claim can never pair one section's count with another's job.
+constexpr uint64_t Pack(uint64_t generation, uint64_t chunks, uint64_t next) {
+  return generation << 32 | chunks << 16 | next;
+}
+constexpr uint32_t Generation(uint64_t state) { return static_cast<uint32_t>(state >> 32); }
+constexpr uint32_t Chunks(uint64_t state) { return static_cast<uint32_t>(state >> 16) & 0xffffu; }
+constexpr uint32_t Next(uint64_t state) { return static_cast<uint32_t>(state) & 0xffffu; }
+
+}  // namespace
 
 ThreadPool::ThreadPool(int threads) {
   for (int i = 1; i < threads; ++i)
-    workers_.emplace_back([this, i] { WorkerLoop(i); });
+    workers_.emplace_back([this] { WorkerLoop(); });
 }
 
 ThreadPool::~ThreadPool() {
+  stop_.store(true);
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
+    std::lock_guard<std::mutex> lock(sleep_mu_);
+    state_.store(Pack(Generation(state_.load()) + 1u, 0, 0));  // wakes pollers; no section is running
   }
-  start_cv_.notify_all();
+  wake_cv_.notify_all();
   for (std::thread& t : workers_)
     t.join();
+}
+
+bool ThreadPool::RunOneChunk(uint64_t state) {
+  // Claim chunk Next(state) of this generation; a successful claim means the section is
+  // still running (its caller waits for this chunk), so the job fields are stable.
+  while (Next(state) < Chunks(state)) {
+    if (state_.compare_exchange_weak(state, state + 1, std::memory_order_acq_rel,
+                                     std::memory_order_acquire)) {
+      const int64_t begin = static_cast<int64_t>(Next(state)) * job_chunk_;
+      const int64_t end = std::min(job_n_, begin + job_chunk_);
+      (*job_)(begin, end);
+      done_.fetch_add(1, std::memory_order_acq_rel);
+      return true;
+    }
+  }
+  return false;
 }
 
 void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
@@ -24,12 +70,13 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
   if (n <= 0) return;
   min_chunk = std::max<int64_t>(min_chunk, 1);
   const int64_t max_chunks = std::max<int64_t>(1, n / min_chunk);
-  const int chunks = static_cast<int>(std::min<int64_t>(threads(), max_chunks));
-  if (chunks <= 1) {
+  const int64_t want = std::min<int64_t>({threads(), max_chunks, 0xffff});
+  if (want <= 1) {
     fn(0, n);
     return;
   }
-  const int64_t chunk = (n + chunks - 1) / chunks;
+  const int64_t chunk = (n + want - 1) / want;
+  const int chunks = static_cast<int>((n + chunk - 1) / chunk);  // none starts past n
   // The workers serve one parallel section at a time: a caller that finds them busy
   // (another run of the session, or a section nested in one) runs the same chunks itself,
   // one after another, so results never depend on whether the workers were free.
@@ -38,42 +85,50 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
       fn(begin, std::min(begin + chunk, n));
     return;
   }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    job_ = &fn;
-    job_n_ = n;
-    job_chunk_ = chunk;
-    job_chunks_ = chunks;
-    pending_ = chunks - 1;
-    ++generation_;
+  // Publish the section: its fields first, then a new generation with no chunk claimed.
+  job_ = &fn;
+  job_n_ = n;
+  job_chunk_ = chunk;
+  done_.store(0, std::memory_order_relaxed);
+  const uint32_t generation = Generation(state_.load(std::memory_order_relaxed)) + 1u;
+  state_.store(Pack(generation, static_cast<uint64_t>(chunks), 0), std::memory_order_seq_cst);
+  if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+    std::lock_guard<std::mutex> lock(sleep_mu_);
+    wake_cv_.notify_all();
   }
-  start_cv_.notify_all();
-  fn(0, std::min(chunk, n));  // chunk 0 on the calling thread
-  std::unique_lock<std::mutex> lock(mu_);
-  done_cv_.wait(lock, [this] { return pending_ == 0; });
-  job_ = nullptr;
+  // The caller claims chunks too, so a section finishes even when no worker wakes in time.
+  while (RunOneChunk(state_.load(std::memory_order_acquire))) {
+  }
+  for (int spins = 0; done_.load(std::memory_order_acquire) < chunks; ++spins) {
+    if (spins < kSpinRounds) {
+      CpuRelax();
+    } else {
+      std::this_thread::yield();
+    }
+  }
   busy_.store(false, std::memory_order_release);
 }
 
-void ThreadPool::WorkerLoop(int index) {
-  uint64_t seen = 0;
+void ThreadPool::WorkerLoop() {
+  uint32_t seen = Generation(state_.load(std::memory_order_acquire));
   for (;;) {
-    const std::function<void(int64_t, int64_t)>* job;
-    int64_t begin, end;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      start_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
-      if (index >= job_chunks_) continue;
-      job = job_;
-      begin = index * job_chunk_;
-      end = std::min(job_n_, begin + job_chunk_);
+    uint64_t state = state_.load(std::memory_order_acquire);
+    for (int spins = 0; Generation(state) == seen && spins < kSpinRounds; ++spins) {
+      CpuRelax();
+      state = state_.load(std::memory_order_acquire);
     }
-    if (begin < end) (*job)(begin, end);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (--pending_ == 0) done_cv_.notify_one();
+    if (Generation(state) == seen) {
+      std::unique_lock<std::mutex> lock(sleep_mu_);
+      sleepers_.fetch_add(1, std::memory_order_seq_cst);
+      wake_cv_.wait(lock, [&] {
+        state = state_.load(std::memory_order_seq_cst);
+        return Generation(state) != seen || stop_.load();
+      });
+      sleepers_.fetch_sub(1, std::memory_order_relaxed);
+    }
+    if (stop_.load()) return;
+    seen = Generation(state);
+    while (RunOneChunk(state_.load(std::memory_order_acquire))) {
     }
   }
 }

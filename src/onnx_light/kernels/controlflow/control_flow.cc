@@ -40,6 +40,10 @@ Result<Branch> MakeBranch(const SubgraphScope* scope, const onnx::GraphProto& gr
   SessionOptions options;
   if (scope != nullptr) {
     options = *scope->options;
+    // The enclosing session's file outputs are its own: a branch writes no optimized
+    // model and keeps no profile (its time is its node's).
+    options.optimized_model_path.clear();
+    options.enable_profiling = false;
     for (const onnx::OperatorSetIdProto& o : scope->model->opset_import) {
       if (!NormalizeDomain(o.domain.get()).empty()) *model.opset_import.Add() = o;
     }

@@ -1,0 +1,210 @@
+"""Real third-party models, onnx-light against ONNX Runtime: latency at 1 and 2 intra-op
+threads and peak RSS, side by side in the same run, plus the largest output difference.
+
+Each (model, runtime, threads) is timed in a child process of its own, so peak RSS is
+that runtime's alone: the growth of the peak resident set (VmHWM, reset after numpy and
+the runtime module are imported) over the resident set at that point. Both runtimes get the same inputs (fixed seed) and
+their default optimizations (onnx-light: level all; ORT: ORT_ENABLE_ALL).
+
+    .venv/bin/python bench/models_vs_ort.py                 # the table
+    .venv/bin/python bench/models_vs_ort.py --models cls    # models whose name has "cls"
+    .venv/bin/python bench/models_vs_ort.py --docs          # also rewrite its section of
+                                                            # docs/performance.md
+
+The models come from scripts/setup.sh (npm, pinned, checksummed; shared/design/MODELS.md).
+onnxruntime is the comparison baseline only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+MODELS = REPO / "third_party" / "models"
+sys.path.insert(0, str(REPO / "python"))
+sys.path.insert(0, str(REPO / "bench"))
+
+# name -> (file, {input: shape}, what it is). Integer inputs named "sr" get 16000.
+CASES = {
+    "ppocr_cls": (
+        "ch_ppocr_mobile_v2.0_cls_infer.onnx",
+        {"x": [1, 3, 48, 192]},
+        "PP-OCR text-direction classifier (MobileNetV3)",
+    ),
+    "ppocr_v4_det": (
+        "ch_PP-OCRv4_det_infer.onnx",
+        {"x": [1, 3, 320, 320]},
+        "PP-OCRv4 text detector (segmenter)",
+    ),
+    "ppocr_v4_rec": (
+        "ch_PP-OCRv4_rec_infer.onnx",
+        {"x": [1, 3, 48, 320]},
+        "PP-OCRv4 text recognizer (SVTR-LCNet)",
+    ),
+    "silero_vad_op15": (
+        "silero_vad_16k_op15.onnx",
+        {"input": [1, 512], "state": [2, 1, 128]},
+        "Silero VAD v5, opset 15 (If subgraphs)",
+    ),
+    "silero_vad": (
+        "silero_vad.onnx",
+        {"input": [1, 512], "state": [2, 1, 128]},
+        "Silero VAD v5 (If subgraphs)",
+    ),
+    "silero_vad_half": (
+        "silero_vad_half.onnx",
+        {"input": [1, 512], "state": [2, 1, 128]},
+        "Silero VAD v5, float16 weights",
+    ),
+    "silero_vad_ifless": (
+        "silero_vad_op18_ifless.onnx",
+        {"input": [1, 512], "state": [2, 1, 128]},
+        "Silero VAD v5, opset 18 without If",
+    ),
+    "hello_deepa": ("hello_deepa.onnx", {"onnx::Flatten_0": [1, 25, 96]}, "wake-word MLP"),
+}
+
+
+def feeds_for(name: str, session) -> dict:
+    _, shapes, _ = CASES[name]
+    rng = np.random.default_rng(7)
+    feeds = {}
+    for arg in session.get_inputs():
+        if arg.name == "sr":
+            feeds["sr"] = np.array(16000, np.int64)
+            continue
+        shape = shapes[arg.name]
+        feeds[arg.name] = (rng.standard_normal(shape) * 0.5).astype(np.float32)
+    return feeds
+
+
+def make_session(runtime: str, path: Path, threads: int):
+    if runtime == "ort":
+        import onnxruntime as ort
+
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+        return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    import onnx_light
+
+    return onnx_light.RuntimeSession(str(path), intra_op_threads=threads)
+
+
+def vm_kib(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
+def child(name: str, runtime: str, threads: int, min_time: float) -> None:
+    """Prints {"ms": median latency, "rss_mib": peak RSS growth} as JSON."""
+    if runtime == "ort":
+        import onnxruntime  # noqa: F401
+    else:
+        import onnx_light  # noqa: F401
+    Path("/proc/self/clear_refs").write_text("5")  # the peak (VmHWM) restarts from here
+    base = vm_kib("VmRSS")
+    s = make_session(runtime, MODELS / CASES[name][0], threads)
+    feeds = feeds_for(name, s)
+    s.run(None, feeds)
+    s.run(None, feeds)
+    times = []
+    deadline = time.perf_counter() + min_time
+    while time.perf_counter() < deadline or len(times) < 5:
+        t0 = time.perf_counter()
+        s.run(None, feeds)
+        times.append(time.perf_counter() - t0)
+    peak = vm_kib("VmHWM")
+    print(json.dumps({"ms": float(np.median(times)) * 1e3, "rss_mib": (peak - base) / 1024}))
+
+
+def measure(name: str, runtime: str, threads: int, min_time: float) -> dict:
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", name, runtime, str(threads), str(min_time)],
+        capture_output=True,
+        text=True,
+    )
+    if out.returncode != 0:
+        raise SystemExit(f"{name} on {runtime} failed:\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def max_difference(name: str) -> float:
+    light = make_session("light", MODELS / CASES[name][0], 1)
+    ort = make_session("ort", MODELS / CASES[name][0], 1)
+    feeds = feeds_for(name, light)
+    diff = 0.0
+    for a, b in zip(light.run(None, feeds), ort.run(None, feeds)):
+        if a.size:
+            diff = max(diff, float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))))
+    return diff
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        child(sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", default="", help="only models whose name contains this")
+    parser.add_argument("--threads", default="1,2", help="intra-op threads to measure")
+    parser.add_argument("--min-time", type=float, default=1.0, help="seconds per measurement")
+    parser.add_argument("--docs", action="store_true", help="rewrite docs/performance.md")
+    args = parser.parse_args()
+    from _common import cpu_name, write_section
+
+    threads = [int(t) for t in args.threads.split(",")]
+    names = [n for n in CASES if args.models in n]
+    for n in names:
+        if not (MODELS / CASES[n][0]).exists():
+            raise SystemExit(f"{MODELS / CASES[n][0]} is missing: run scripts/setup.sh")
+    head = "| model | " + " | ".join(
+        f"light ms @{t} | ORT ms @{t} | ratio @{t}" for t in threads
+    )
+    head += " | light RSS MiB | ORT RSS MiB | max abs diff |"
+    lines = [head, "|" + " --- |" * (head.count("|") - 1)]
+    ratios = {t: [] for t in threads}
+    print(head, flush=True)
+    for n in names:
+        cells = [n]
+        rss = {}
+        for t in threads:
+            light = measure(n, "light", t, args.min_time)
+            ort = measure(n, "ort", t, args.min_time)
+            rss.setdefault("light", light["rss_mib"])
+            rss.setdefault("ort", ort["rss_mib"])
+            ratio = light["ms"] / ort["ms"]
+            ratios[t].append(ratio)
+            cells += [f"{light['ms']:.3f}", f"{ort['ms']:.3f}", f"{ratio:.2f}x"]
+        cells += [f"{rss['light']:.1f}", f"{rss['ort']:.1f}", f"{max_difference(n):.1e}"]
+        line = "| " + " | ".join(cells) + " |"
+        lines.append(line)
+        print(line, flush=True)
+    means = ", ".join(f"{geomean(ratios[t]):.2f}x at {t} thread{'s' * (t > 1)}" for t in threads)
+    worst = ", ".join(f"{max(ratios[t]):.2f}x at {t}" for t in threads)
+    summary = f"Geometric mean of onnx-light / ORT latency: {means}; worst: {worst}."
+    print(summary)
+    if args.docs:
+        body = (
+            f"Measured on {cpu_name()} by `bench/models_vs_ort.py` (ratio = onnx-light "
+            "latency / ORT latency, lower is better; RSS = peak growth after creating the "
+            "session and running it).\n\n" + "\n".join(lines) + "\n\n" + summary
+        )
+        write_section("models_vs_ort", body)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+// The intra-op pool: every index covered exactly once, sections back to back (workers
+// polling), after a pause (workers asleep), nested, and from several callers at once.
+#include "onnx_light/runtime/thread_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+namespace onnx_light {
+namespace {
+
+void ExpectEachIndexOnce(ThreadPool& pool, int64_t n, int64_t min_chunk) {
+  std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+  pool.ParallelFor(n, min_chunk, [&](int64_t begin, int64_t end) {
+    ASSERT_LE(0, begin);
+    ASSERT_LE(begin, end);
+    ASSERT_LE(end, n);
+    for (int64_t i = begin; i < end; ++i)
+      hits[static_cast<size_t>(i)].fetch_add(1);
+  });
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << "index " << i << " of " << n;
+}
+
+TEST(ThreadPool, CoversEveryIndexOnceBackToBackAndAfterSleeping) {
+  for (int threads : {1, 2, 3, 5}) {
+    ThreadPool pool(threads);
+    EXPECT_EQ(pool.threads(), threads);
+    for (int round = 0; round < 2000; ++round)
+      ExpectEachIndexOnce(pool, 1 + round % 97, 1 + round % 5);
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));  // workers go to sleep
+    ExpectEachIndexOnce(pool, 1000, 1);
+    ExpectEachIndexOnce(pool, 0, 1);
+  }
+}
+
+TEST(ThreadPool, UsesTheWorkersWhenTheyAreFree) {
+  ThreadPool pool(2);
+  std::atomic<int> other_thread{0};
+  const std::thread::id caller = std::this_thread::get_id();
+  // Each chunk takes long enough that the caller cannot claim both.
+  for (int round = 0; round < 20 && other_thread.load() == 0; ++round) {
+    pool.ParallelFor(2, 1, [&](int64_t, int64_t) {
+      if (std::this_thread::get_id() != caller) other_thread.fetch_add(1);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    });
+  }
+  EXPECT_GT(other_thread.load(), 0);
+}
+
+TEST(ThreadPool, NestedAndConcurrentCallersRunInline) {
+  ThreadPool pool(2);
+  std::atomic<int64_t> total{0};
+  auto work = [&] {
+    for (int r = 0; r < 300; ++r) {
+      pool.ParallelFor(8, 1, [&](int64_t b, int64_t e) {
+        pool.ParallelFor(e - b, 1, [&](int64_t b2, int64_t e2) { total.fetch_add(e2 - b2); });
+      });
+    }
+  };
+  std::thread a(work), b(work);
+  work();
+  a.join();
+  b.join();
+  EXPECT_EQ(total.load(), 3 * 300 * 8);
+}
+
+}  // namespace
+}  // namespace onnx_light
