@@ -10,6 +10,7 @@
 #include "common/kernel_util.h"
 #include "common/window.h"
 #include "math/gemm.h"
+#include "nn/conv2d_f32.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -23,6 +24,55 @@ struct ConvState : KernelState {
   std::vector<float> col;
 };
 
+// The activation of a FusedConv node (ORT's com.microsoft FusedConv attributes:
+// activation, activation_params), extended with HardSwish and Silu (x * sigmoid(x)).
+Result<Activation> ReadActivation(const KernelInfo& info) {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(std::string name, info.GetString("activation", ""));
+  std::vector<float> params;
+  if (info.HasAttribute("activation_params")) {
+    ONNX_LIGHT_ASSIGN_OR_RETURN(params, info.GetFloats("activation_params"));
+  }
+  struct Known {
+    const char* name;
+    ActivationKind kind;
+    size_t params;
+    float a, b;  // defaults
+  };
+  static const Known kKnown[] = {
+      {"", ActivationKind::kNone, 0, 0, 0},
+      {"Relu", ActivationKind::kRelu, 0, 0, 0},
+      {"Clip", ActivationKind::kClip, 2, 0, 0},
+      {"LeakyRelu", ActivationKind::kLeakyRelu, 1, 0.01f, 0},
+      {"Sigmoid", ActivationKind::kSigmoid, 0, 0, 0},
+      {"HardSigmoid", ActivationKind::kHardSigmoid, 2, 0.2f, 0.5f},
+      {"HardSwish", ActivationKind::kHardSwish, 0, 0, 0},
+      {"Tanh", ActivationKind::kTanh, 0, 0, 0},
+      {"Silu", ActivationKind::kSilu, 0, 0, 0},
+  };
+  for (const Known& k : kKnown) {
+    if (name != k.name) continue;
+    if (k.kind == ActivationKind::kClip && params.size() != 2) {
+      return Status(StatusCode::kInvalidModel,
+                    info.Describe() + ": activation Clip needs activation_params [min, max]");
+    }
+    if (params.size() > k.params) {
+      return Status(StatusCode::kInvalidModel,
+                    info.Describe() + ": activation " + name + " takes " +
+                        std::to_string(k.params) + " activation_params, got " +
+                        std::to_string(params.size()));
+    }
+    Activation act{k.kind, k.a, k.b};
+    if (params.size() > 0) act.a = params[0];
+    if (params.size() > 1) act.b = params[1];
+    return act;
+  }
+  return Status(StatusCode::kInvalidModel, info.Describe() + ": unknown activation '" + name +
+                                               "' (Relu, Clip, LeakyRelu, Sigmoid, HardSigmoid, "
+                                               "HardSwish, Tanh or Silu)");
+}
+
+// Conv, and FusedConv (Conv + bias + optional residual input Z + activation, made by the
+// fusion pass or loaded from a model; float32 only).
 class Conv : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
@@ -30,10 +80,18 @@ class Conv : public KernelBase {
     ONNX_LIGHT_RETURN_IF_ERROR(ReadConvAttrs(info, &k->attrs_, &k->group_));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
+  static Result<std::unique_ptr<KernelBase>> CreateFused(const KernelInfo& info) {
+    auto k = std::make_unique<Conv>();
+    ONNX_LIGHT_RETURN_IF_ERROR(ReadConvAttrs(info, &k->attrs_, &k->group_));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->act_, ReadActivation(info));
+    k->fused_ = true;
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& wt = *ctx.input(1);
     const Tensor* bias = ctx.input(2);
+    const Tensor* z = fused_ ? ctx.input(3) : nullptr;
     ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
     const int64_t batch = x.shape()[0], c_in = x.shape()[1];
     if (wt.shape().rank() != x.shape().rank()) {
@@ -62,11 +120,41 @@ class Conv : public KernelBase {
     std::vector<int64_t> dims = {batch, m};
     dims.insert(dims.end(), w.out.begin(), w.out.end());
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    if (z != nullptr && (z->dtype() != y->dtype() || z->shape() != y->shape())) {
+      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": Z " +
+                                                      z->shape().ToString() +
+                                                      " must have the shape of Y " +
+                                                      y->shape().ToString());
+    }
+    ConvState& state = ctx.State<ConvState>();
+    if (x.dtype() == DataType::kFloat && w.in.size() == 2) {
+      const Conv2DShape s{batch,         c_in,          w.in[0],        w.in[1],
+                          m,             kernel[0],     kernel[1],      group_,
+                          w.out[0],      w.out[1],      w.strides[0],   w.strides[1],
+                          w.dilations[0], w.dilations[1], w.pad_begin[0], w.pad_begin[1]};
+      Conv2DF32(x.data<float>(), wt.data<float>(),
+                bias != nullptr ? bias->data<float>() : nullptr,
+                z != nullptr ? z->data<float>() : nullptr, y->mutable_data<float>(), s, act_,
+                state.col, ctx.thread_pool());
+      return Status::Ok();
+    }
+    ComputeGeneral(ctx, x, wt, bias, w, batch, c_in, m, cg, y, state);
+    if (fused_ && (z != nullptr || act_.kind != ActivationKind::kNone)) {
+      // FusedConv is float32: the 1-D and 3-D cases finish here.
+      BiasActivationF32(y->mutable_data<float>(), static_cast<size_t>(y->num_elements()), 0.0f,
+                        z != nullptr ? z->data<float>() : nullptr, act_);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  void ComputeGeneral(KernelContext& ctx, const Tensor& x, const Tensor& wt, const Tensor* bias,
+                      const Window& w, int64_t batch, int64_t c_in, int64_t m, int64_t cg,
+                      Tensor* y, ConvState& state) const {
     const int64_t in_sz = w.InCount(), out_sz = w.OutCount(), k_sz = w.KernelCount();
     const int64_t m_per_group = m / group_, rows = cg * k_sz;
     // The im2col offsets depend only on the input's spatial shape: kept in the frame's
     // state for this node while the shape repeats.
-    ConvState& state = ctx.State<ConvState>();
     if (state.taps_for != w.in) {
       state.taps = TapOffsets(w);
       state.taps_for = w.in;
@@ -143,12 +231,12 @@ class Conv : public KernelBase {
         }
       }
     });
-    return Status::Ok();
   }
 
- private:
   WindowAttrs attrs_;
   int64_t group_ = 1;
+  bool fused_ = false;
+  Activation act_;
 };
 
 // ConvTranspose: every input element scatters W's taps into the output. Output size
@@ -368,6 +456,19 @@ Status RegisterKernel_ai_onnx_ConvTranspose(KernelRegistry& r) {
 }
 Status RegisterKernel_ai_onnx_Conv(KernelRegistry& r) {
   return r.Register(Def("Conv", 1, {{"T", {0, 1, 2}, {0}, FloatTypes()}}, FactoryOf<Conv>()));
+}
+// onnx_light:FusedConv (opset 1): inputs X, W, optional B, optional Z (added before the
+// activation); attributes as Conv plus activation and activation_params.
+Status RegisterKernel_onnx_light_FusedConv(KernelRegistry& r) {
+  KernelDef d = Def("FusedConv", 1, {{"T", {0, 1, 2, 3}, {0}, {DataType::kFloat}}},
+                    [](const KernelInfo& info) { return Conv::CreateFused(info); });
+  d.domain = "onnx_light";
+  d.arity.min_inputs = 2;
+  d.arity.max_inputs = 4;
+  d.arity.min_outputs = 1;
+  d.arity.max_outputs = 1;
+  d.arity.optional_inputs = (1u << 2) | (1u << 3);
+  return r.Register(std::move(d));
 }
 
 }  // namespace onnx_light::kernels

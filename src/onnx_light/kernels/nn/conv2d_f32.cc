@@ -1,0 +1,135 @@
+#include "nn/conv2d_f32.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "math/gemm.h"
+#include "onnx_light/runtime/thread_pool.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+// The outputs ow in [*lo, *hi) whose input column ow * stride + off lies in [0, width).
+void ValidColumns(int64_t off, int64_t stride, int64_t width, int64_t out, int64_t* lo,
+                  int64_t* hi) {
+  *lo = off >= 0 ? 0 : (-off + stride - 1) / stride;
+  *hi = width - 1 - off < 0 ? 0 : std::min(out, (width - 1 - off) / stride + 1);
+  if (*lo > *hi) *lo = *hi;
+}
+
+// One depthwise plane: y[oh, ow] = sum over taps of w[kh, kw] * x[ih, iw], then the
+// epilogue.
+void DepthwisePlane(const float* x, const float* w, float bias, const float* z, float* y,
+                    const Conv2DShape& s, const Activation& act) {
+  std::fill(y, y + s.oh * s.ow, bias);  // the bias first, as in the matrix-product path
+  for (int64_t kw = 0; kw < s.kw; ++kw) {
+    const int64_t off = kw * s.dw - s.pl;
+    int64_t lo, hi;
+    ValidColumns(off, s.sw, s.w, s.ow, &lo, &hi);
+    if (lo >= hi) continue;
+    for (int64_t oh = 0; oh < s.oh; ++oh) {
+      float* yrow = y + oh * s.ow;
+      for (int64_t kh = 0; kh < s.kh; ++kh) {
+        const int64_t ih = oh * s.sh - s.pt + kh * s.dh;
+        if (ih < 0 || ih >= s.h) continue;
+        const float* xrow = x + ih * s.w;
+        AxpyStridedF32(yrow + lo, xrow + lo * s.sw + off, static_cast<size_t>(hi - lo),
+                       w[kh * s.kw + kw], static_cast<size_t>(s.sw));
+      }
+    }
+  }
+  if (z != nullptr || act.kind != ActivationKind::kNone) {
+    BiasActivationF32(y, static_cast<size_t>(s.oh * s.ow), 0.0f, z, act);
+  }
+}
+
+// Columns for `channels` input channels: row (c, kh, kw) holds x[c, ih(oh), iw(ow)] for
+// every output position, 0 where the window reads padding.
+void Im2Col(const float* x, int64_t channels, const Conv2DShape& s, float* col) {
+  const int64_t out = s.oh * s.ow;
+  for (int64_t c = 0; c < channels; ++c) {
+    const float* xc = x + c * s.h * s.w;
+    for (int64_t kh = 0; kh < s.kh; ++kh) {
+      for (int64_t kw = 0; kw < s.kw; ++kw) {
+        float* row = col + ((c * s.kh + kh) * s.kw + kw) * out;
+        const int64_t off = kw * s.dw - s.pl;
+        int64_t lo, hi;
+        ValidColumns(off, s.sw, s.w, s.ow, &lo, &hi);
+        for (int64_t oh = 0; oh < s.oh; ++oh) {
+          float* dst = row + oh * s.ow;
+          const int64_t ih = oh * s.sh - s.pt + kh * s.dh;
+          if (ih < 0 || ih >= s.h || lo >= hi) {
+            std::fill(dst, dst + s.ow, 0.0f);
+            continue;
+          }
+          std::fill(dst, dst + lo, 0.0f);
+          const float* src = xc + ih * s.w + off;
+          if (s.sw == 1) {
+            std::memcpy(dst + lo, src + lo, static_cast<size_t>(hi - lo) * sizeof(float));
+          } else {
+            for (int64_t ow = lo; ow < hi; ++ow)
+              dst[ow] = src[ow * s.sw];
+          }
+          std::fill(dst + hi, dst + s.ow, 0.0f);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
+               const Conv2DShape& s, const Activation& act, std::vector<float>& col,
+               ThreadPool* pool) {
+  const int64_t in_plane = s.h * s.w, out_plane = s.oh * s.ow;
+  const int64_t taps = s.kh * s.kw;
+  if (s.depthwise()) {
+    auto run = [&](int64_t begin, int64_t end) {
+      for (int64_t p = begin; p < end; ++p) {
+        const int64_t c = p % s.c_in;
+        DepthwisePlane(x + p * in_plane, w + c * taps, bias != nullptr ? bias[c] : 0.0f,
+                       z != nullptr ? z + p * out_plane : nullptr, y + p * out_plane, s, act);
+      }
+    };
+    const int64_t planes = s.batch * s.c_in;
+    // Chunks of at least ~32k multiply-adds, so small layers stay on one thread.
+    const int64_t per_plane = std::max<int64_t>(1, out_plane * taps);
+    if (pool != nullptr) {
+      pool->ParallelFor(planes, std::max<int64_t>(1, 32768 / per_plane), run);
+    } else {
+      run(0, planes);
+    }
+    return;
+  }
+  const int64_t cg = s.c_in / s.group, mg = s.m / s.group, rows = cg * taps;
+  const bool direct = taps == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 && s.pl == 0 &&
+                      s.oh == s.h && s.ow == s.w;
+  if (!direct) col.resize(static_cast<size_t>(rows * out_plane));
+  for (int64_t b = 0; b < s.batch; ++b) {
+    for (int64_t g = 0; g < s.group; ++g) {
+      const float* xg = x + (b * s.c_in + g * cg) * in_plane;
+      const float* cols = xg;
+      if (!direct) {
+        Im2Col(xg, cg, s, col.data());
+        cols = col.data();
+      }
+      // The bias goes in first and the product is added to it, as ONNX Runtime orders
+      // the sums (a model whose channels are equal gets equal channels).
+      float* yg = y + (b * s.m + g * mg) * out_plane;
+      for (int64_t oc = 0; oc < mg; ++oc) {
+        std::fill(yg + oc * out_plane, yg + (oc + 1) * out_plane,
+                  bias != nullptr ? bias[g * mg + oc] : 0.0f);
+      }
+      Gemm2D<float>(w + g * mg * rows, rows, 1, cols, out_plane, 1, yg, mg, out_plane, rows, pool);
+      if (z == nullptr && act.kind == ActivationKind::kNone) continue;
+      for (int64_t oc = 0; oc < mg; ++oc) {
+        const int64_t ch = g * mg + oc;
+        BiasActivationF32(yg + oc * out_plane, static_cast<size_t>(out_plane), 0.0f,
+                          z != nullptr ? z + (b * s.m + ch) * out_plane : nullptr, act);
+      }
+    }
+  }
+}
+
+}  // namespace onnx_light::kernels

@@ -1,0 +1,33 @@
+// The float32 2-D convolution behind Conv and FusedConv: depthwise convolutions run
+// directly (vector rows, no im2col); 1x1 stride-1 convolutions multiply the input as it
+// is; the rest build columns row by row (contiguous copies, zero padding written once)
+// and multiply through math/gemm.h. Every path ends with the fused epilogue: bias, an
+// optional residual Z, an activation.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "simd/conv_simd.h"
+
+namespace onnx_light {
+class ThreadPool;
+}
+
+namespace onnx_light::kernels {
+
+struct Conv2DShape {
+  int64_t batch, c_in, h, w;           // X [batch, c_in, h, w]
+  int64_t m, kh, kw, group;            // W [m, c_in / group, kh, kw]
+  int64_t oh, ow;                      // Y [batch, m, oh, ow]
+  int64_t sh, sw, dh, dw, pt, pl;      // strides, dilations, top and left pads
+  bool depthwise() const { return group == c_in && m == c_in; }
+};
+
+// y = act(conv(x, w) + bias + z). bias and z may be null. `col` is scratch kept by the
+// caller between runs.
+void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
+               const Conv2DShape& s, const Activation& act, std::vector<float>& col,
+               ThreadPool* pool);
+
+}  // namespace onnx_light::kernels

@@ -1,0 +1,129 @@
+// Convolution pieces written once with Highway and compiled for every x86 target;
+// HWY_DYNAMIC_DISPATCH picks the best one for the running CPU.
+#include "simd/conv_simd.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+// clang-format off
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "simd/conv_simd.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+#include <hwy/contrib/math/math-inl.h>
+// clang-format on
+
+HWY_BEFORE_NAMESPACE();
+namespace onnx_light::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+void AxpyStridedF32(float* y, const float* x, size_t n, float a, size_t stride) {
+  const hn::ScalableTag<float> d;
+  const size_t lanes = hn::Lanes(d);
+  const auto va = hn::Set(d, a);
+  size_t i = 0;
+  if (stride == 1) {
+    for (; i + lanes <= n; i += lanes)
+      hn::StoreU(hn::MulAdd(va, hn::LoadU(d, x + i), hn::LoadU(d, y + i)), d, y + i);
+  } else if (stride == 2) {
+    // Loads 2*lanes inputs and keeps the even ones; the last element read is x[2i + 2*lanes
+    // - 1], so stop while that lies inside the row (x[2(n-1)] is the last one needed).
+    for (; i + lanes <= n && 2 * (i + lanes) - 1 <= 2 * (n - 1); i += lanes) {
+      hn::Vec<decltype(d)> even, odd;
+      hn::LoadInterleaved2(d, x + 2 * i, even, odd);
+      hn::StoreU(hn::MulAdd(va, even, hn::LoadU(d, y + i)), d, y + i);
+    }
+  }
+  for (; i < n; ++i)
+    y[i] += a * x[i * stride];
+}
+
+// hn::Exp is valid up to 88: exp(-v) is clamped there (sigmoid(-88) is 0 in float
+// anyway), and NaN is blended back in by Activate.
+template <class D, class V>
+HWY_INLINE V ExpNeg(D d, V v) {
+  return hn::Exp(d, hn::Min(hn::Neg(v), hn::Set(d, 88.0f)));
+}
+
+template <class D, class V>
+HWY_INLINE V ActivateNumbers(D d, V v, const Activation& act) {
+  switch (act.kind) {
+    case ActivationKind::kNone:
+      return v;
+    case ActivationKind::kRelu:
+      return hn::IfThenElse(hn::Lt(v, hn::Zero(d)), hn::Zero(d), v);  // NaN stays NaN
+    case ActivationKind::kClip:
+      return hn::Min(hn::Max(v, hn::Set(d, act.a)), hn::Set(d, act.b));
+    case ActivationKind::kLeakyRelu:
+      return hn::IfThenElse(hn::Lt(v, hn::Zero(d)), hn::Mul(v, hn::Set(d, act.a)), v);
+    case ActivationKind::kSigmoid: {
+      const auto e = ExpNeg(d, v);
+      return hn::Div(hn::Set(d, 1.0f), hn::Add(hn::Set(d, 1.0f), e));
+    }
+    case ActivationKind::kHardSigmoid: {
+      const auto t = hn::MulAdd(hn::Set(d, act.a), v, hn::Set(d, act.b));
+      return hn::Min(hn::Max(t, hn::Zero(d)), hn::Set(d, 1.0f));
+    }
+    case ActivationKind::kHardSwish: {
+      const auto t = hn::MulAdd(hn::Set(d, 1.0f / 6.0f), v, hn::Set(d, 0.5f));
+      return hn::Mul(v, hn::Min(hn::Max(t, hn::Zero(d)), hn::Set(d, 1.0f)));
+    }
+    case ActivationKind::kTanh:
+      return hn::Tanh(d, v);
+    case ActivationKind::kSilu: {
+      const auto e = ExpNeg(d, v);
+      return hn::Div(v, hn::Add(hn::Set(d, 1.0f), e));
+    }
+  }
+  return v;
+}
+
+// NaN in, NaN out, whatever Min/Max do with it on this target.
+template <class D, class V>
+HWY_INLINE V Activate(D d, V v, const Activation& act) {
+  if (act.kind == ActivationKind::kNone) return v;
+  return hn::IfThenElse(hn::IsNaN(v), v, ActivateNumbers(d, v, act));
+}
+
+void BiasActivationF32(float* y, size_t n, float bias, const float* z, const Activation& act) {
+  const hn::ScalableTag<float> d;
+  const size_t lanes = hn::Lanes(d);
+  const auto vb = hn::Set(d, bias);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    auto v = hn::Add(hn::LoadU(d, y + i), vb);
+    if (z != nullptr) v = hn::Add(v, hn::LoadU(d, z + i));
+    hn::StoreU(Activate(d, v, act), d, y + i);
+  }
+  if (i < n) {
+    HWY_ALIGN float buf[hn::MaxLanes(d)] = {};
+    HWY_ALIGN float zb[hn::MaxLanes(d)] = {};
+    std::memcpy(buf, y + i, (n - i) * sizeof(float));
+    if (z != nullptr) std::memcpy(zb, z + i, (n - i) * sizeof(float));
+    auto v = hn::Add(hn::Add(hn::Load(d, buf), vb), hn::Load(d, zb));
+    hn::Store(Activate(d, v, act), d, buf);
+    std::memcpy(y + i, buf, (n - i) * sizeof(float));
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace onnx_light::kernels
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace onnx_light::kernels {
+
+HWY_EXPORT(AxpyStridedF32);
+HWY_EXPORT(BiasActivationF32);
+
+void AxpyStridedF32(float* y, const float* x, size_t n, float a, size_t stride) {
+  HWY_DYNAMIC_DISPATCH(AxpyStridedF32)(y, x, n, a, stride);
+}
+void BiasActivationF32(float* y, size_t n, float bias, const float* z, const Activation& act) {
+  HWY_DYNAMIC_DISPATCH(BiasActivationF32)(y, n, bias, z, act);
+}
+
+}  // namespace onnx_light::kernels
+#endif  // HWY_ONCE
