@@ -4,6 +4,7 @@
 
 #include <array>
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -50,6 +51,7 @@ struct RuntimeSession::Plan {
   std::vector<bool> input_has_default;         // graph input that an initializer backs
   std::vector<int> output_values;              // graph outputs, in order
   std::vector<Node> nodes;                     // topological order
+  std::deque<onnx::NodeProto> owned_protos;    // nodes made by passes (stable addresses)
 };
 
 // What a run owns besides its values: each node's kernel state and a buffer cache. A

@@ -480,7 +480,8 @@ Status RuntimeSession::Build() {
     FoldConstants(plan);
   }
   for (const auto& [pass, removed] :
-       passes::RunGraphPasses(plan, options_.graph_optimization_level)) {
+       passes::RunGraphPasses(plan, options_.graph_optimization_level,
+                              passes::PassContext{options_.registry.get(), &scope_})) {
     removed_nodes_ += removed;
   }
 
@@ -581,7 +582,16 @@ Result<onnx::ModelProto> RuntimeSession::OptimizedModel() const {
     ONNX_LIGHT_ASSIGN_OR_RETURN(onnx::TensorProto p, TensorToProto(t, plan.value_names[v]));
     g->initializer.push_back(std::move(p));
   }
+  bool imports_own = false;
+  for (const onnx::OperatorSetIdProto& o : out.opset_import)
+    imports_own = imports_own || o.domain.get() == "onnx_light";
   for (const Plan::Node& n : plan.nodes) {
+    if (!imports_own && n.proto->domain.get() == "onnx_light") {
+      onnx::OperatorSetIdProto* own = out.opset_import.Add();
+      own->domain.set("onnx_light");
+      own->version.set(1);
+      imports_own = true;
+    }
     onnx::NodeProto node = *n.proto;
     // Passes may have rewired inputs (an Identity's readers read its source).
     for (size_t i = 0; i < node.input.size() && i < n.inputs.size(); ++i) {

@@ -7,7 +7,7 @@
 
 namespace onnx_light::passes {
 
-size_t EliminateDeadNodes(Plan& plan) {
+size_t EliminateDeadNodes(Plan& plan, const PassContext&) {
   const std::vector<char> live = NeededNodes(plan, plan.output_values);
   if (std::find(live.begin(), live.end(), 0) == live.end()) return 0;  // all needed
   std::vector<Plan::Node> kept;

@@ -25,7 +25,7 @@ bool PassesThrough(const onnx::NodeProto& node) {
 
 }  // namespace
 
-size_t EliminateIdentities(Plan& plan) {
+size_t EliminateIdentities(Plan& plan, const PassContext&) {
   if (std::none_of(plan.nodes.begin(), plan.nodes.end(),
                    [](const Plan::Node& n) { return PassesThrough(*n.proto); })) {
     return 0;

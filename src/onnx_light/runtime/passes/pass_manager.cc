@@ -1,5 +1,7 @@
 #include "pass_manager.h"
 
+#include <algorithm>
+
 #include "../plan.h"
 
 namespace onnx_light::passes {
@@ -8,18 +10,82 @@ const std::vector<GraphPass>& AllGraphPasses() {
   static const std::vector<GraphPass> passes = {
       {"eliminate_identities", GraphOptimizationLevel::kBasic, &EliminateIdentities},
       {"eliminate_dead_nodes", GraphOptimizationLevel::kBasic, &EliminateDeadNodes},
+      {"fold_batch_norm_into_conv", GraphOptimizationLevel::kExtended, &FoldBatchNormIntoConv},
+      {"fuse_conv_activation", GraphOptimizationLevel::kExtended, &FuseConvActivation},
   };
   return passes;
 }
 
 std::vector<std::pair<std::string, size_t>> RunGraphPasses(Plan& plan,
-                                                           GraphOptimizationLevel level) {
+                                                           GraphOptimizationLevel level,
+                                                           const PassContext& ctx) {
   std::vector<std::pair<std::string, size_t>> report;
   for (const GraphPass& pass : AllGraphPasses()) {
     if (static_cast<int>(level) < static_cast<int>(pass.level)) continue;
-    report.emplace_back(pass.name, pass.apply(plan));
+    report.emplace_back(pass.name, pass.apply(plan, ctx));
   }
   return report;
+}
+
+std::vector<int> ReaderCounts(const Plan& plan) {
+  std::vector<int> count(plan.value_names.size(), 0);
+  for (const Plan::Node& n : plan.nodes) {
+    for (int v : n.inputs) {
+      if (v >= 0) ++count[static_cast<size_t>(v)];
+    }
+  }
+  for (int v : plan.output_values)
+    ++count[static_cast<size_t>(v)];
+  return count;
+}
+
+int AddConstant(Plan& plan, const std::string& name, Tensor value) {
+  std::string unique = name;
+  for (int k = 1; plan.index.count(unique); ++k)
+    unique = name + "_" + std::to_string(k);
+  const int id = static_cast<int>(plan.value_names.size());
+  plan.index.emplace(unique, id);
+  plan.value_names.push_back(unique);
+  plan.value_types.push_back(value.dtype());
+  plan.kinds.push_back(ValueKind::kTensor);
+  plan.producer.push_back(-1);
+  plan.constants.push_back(std::move(value));
+  return id;
+}
+
+const Tensor* ConstantOf(const Plan& plan, int v) {
+  if (v < 0 || plan.producer[static_cast<size_t>(v)] >= 0) return nullptr;
+  if (std::find(plan.input_values.begin(), plan.input_values.end(), v) !=
+      plan.input_values.end()) {
+    return nullptr;  // an initializer that backs a graph input: a feed may replace it
+  }
+  const Tensor& t = plan.constants[static_cast<size_t>(v)];
+  return t.dtype() == DataType::kUndefined ? nullptr : &t;
+}
+
+Status ReplaceNode(Plan& plan, const PassContext& ctx, Plan::Node& n, onnx::NodeProto proto,
+                   std::vector<int> inputs) {
+  std::vector<DataType> input_types, output_types;
+  for (int v : inputs)
+    input_types.push_back(v >= 0 ? plan.value_types[static_cast<size_t>(v)] : DataType::kUndefined);
+  for (int v : n.outputs)
+    output_types.push_back(v >= 0 ? plan.value_types[static_cast<size_t>(v)]
+                                  : DataType::kUndefined);
+  // Nodes made by passes live in onnx-light's own domain at opset 1, or in ai.onnx at the
+  // opset of the node they replace.
+  const std::string domain = NormalizeDomain(proto.domain.get());
+  const int opset = domain.empty() ? n.info->opset() : 1;
+  KernelQuery query{domain, proto.op_type.get(), opset, input_types, proto.name.get()};
+  ONNX_LIGHT_ASSIGN_OR_RETURN(const KernelDef* def, ctx.registry->Find(query));
+  plan.owned_protos.push_back(std::move(proto));
+  const onnx::NodeProto* owned = &plan.owned_protos.back();
+  n.proto = owned;
+  n.def = def;
+  n.inputs = std::move(inputs);
+  n.info = std::make_unique<KernelInfo>(owned, opset, std::move(input_types),
+                                        std::move(output_types), ctx.scope);
+  n.kernel = std::make_unique<KernelSlot>();
+  return Status::Ok();
 }
 
 std::vector<char> NeededNodes(const Plan& plan, const std::vector<int>& wanted) {

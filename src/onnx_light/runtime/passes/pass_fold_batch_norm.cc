@@ -1,0 +1,114 @@
+// BatchNormalization after a Conv folds into the Conv's weights and bias (inference
+// BatchNormalization is a per-channel affine map): W'[c] = W[c] * s[c], b'[c] = (b[c] -
+// mean[c]) * s[c] + B[c], with s = scale / sqrt(var + epsilon), computed in float as ONNX
+// Runtime folds. Only float32 nodes whose parameters are constants, and only when the
+// Conv's output has no other reader.
+#include <cmath>
+
+#include "../plan.h"
+#include "onnx_light/runtime/kernel.h"
+#include "pass_manager.h"
+
+namespace onnx_light::passes {
+namespace {
+
+bool IsOnnx(const onnx::NodeProto& n, const char* op) {
+  return NormalizeDomain(n.domain.get()).empty() && n.op_type.get() == op;
+}
+
+// A float32 vector constant of `size` elements, or null.
+const float* Channels(const Plan& plan, int v, int64_t size) {
+  const Tensor* t = ConstantOf(plan, v);
+  if (t == nullptr || t->dtype() != DataType::kFloat || t->shape().rank() != 1 ||
+      t->shape()[0] != size) {
+    return nullptr;
+  }
+  return t->data<float>();
+}
+
+}  // namespace
+
+size_t FoldBatchNormIntoConv(Plan& plan, const PassContext& ctx) {
+  std::vector<int> readers = ReaderCounts(plan);
+  std::vector<char> removed(plan.nodes.size(), 0);
+  size_t count = 0;
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    Plan::Node& bn = plan.nodes[i];
+    if (!IsOnnx(*bn.proto, "BatchNormalization") || bn.inputs.size() != 5 ||
+        bn.outputs.empty() || bn.outputs[0] < 0) {
+      continue;
+    }
+    bool extra_outputs = false;  // training outputs (running mean/var) that someone reads
+    for (size_t o = 1; o < bn.outputs.size(); ++o)
+      extra_outputs = extra_outputs || (bn.outputs[o] >= 0 && readers[bn.outputs[o]] > 0);
+    const int x = bn.inputs[0];
+    if (extra_outputs || x < 0 || readers[static_cast<size_t>(x)] != 1 ||
+        plan.value_types[static_cast<size_t>(x)] != DataType::kFloat) {
+      continue;
+    }
+    Result<int64_t> training = bn.info->GetInt("training_mode", 0);
+    Result<int64_t> spatial = bn.info->GetInt("spatial", 1);
+    if (!training.ok() || *training != 0 || !spatial.ok() || *spatial != 1) continue;
+    const int p = plan.producer[static_cast<size_t>(x)];
+    if (p < 0 || removed[static_cast<size_t>(p)]) continue;
+    Plan::Node& conv = plan.nodes[static_cast<size_t>(p)];
+    if (!IsOnnx(*conv.proto, "Conv") || conv.inputs.size() < 2 || conv.outputs.size() != 1) {
+      continue;
+    }
+    const Tensor* w = ConstantOf(plan, conv.inputs[1]);
+    if (w == nullptr || w->dtype() != DataType::kFloat || w->shape().rank() < 3) continue;
+    const int64_t m = w->shape()[0];
+    const float* bias = nullptr;
+    if (conv.inputs.size() > 2 && conv.inputs[2] >= 0) {
+      bias = Channels(plan, conv.inputs[2], m);
+      if (bias == nullptr) continue;
+    }
+    const float* scale = Channels(plan, bn.inputs[1], m);
+    const float* shift = Channels(plan, bn.inputs[2], m);
+    const float* mean = Channels(plan, bn.inputs[3], m);
+    const float* var = Channels(plan, bn.inputs[4], m);
+    Result<float> eps = bn.info->GetFloat("epsilon", 1e-5f);
+    if (!scale || !shift || !mean || !var || !eps.ok()) continue;
+
+    Result<Tensor> w2 = w->Clone();
+    Result<Tensor> b2 = Tensor::Allocate(DataType::kFloat, *Shape::Create({m}));
+    if (!w2.ok() || !b2.ok()) continue;
+    const int64_t per_channel = w->num_elements() / m;
+    float* wp = w2->mutable_data<float>();
+    float* bp = b2->mutable_data<float>();
+    for (int64_t c = 0; c < m; ++c) {
+      const float s = scale[c] / std::sqrt(var[c] + *eps);
+      for (int64_t k = 0; k < per_channel; ++k)
+        wp[c * per_channel + k] *= s;
+      bp[c] = ((bias != nullptr ? bias[c] : 0.0f) - mean[c]) * s + shift[c];
+    }
+    const std::string& name = conv.proto->name.get();
+    const int wv = AddConstant(plan, name + "_folded_W", std::move(*w2));
+    const int bv = AddConstant(plan, name + "_folded_B", std::move(*b2));
+    onnx::NodeProto proto = *conv.proto;
+    proto.input.clear();
+    for (int v : {conv.inputs[0], wv, bv})
+      proto.input.push_back(plan.value_names[static_cast<size_t>(v)]);
+    proto.output.clear();
+    proto.output.push_back(plan.value_names[static_cast<size_t>(bn.outputs[0])]);
+    const std::vector<int> old_outputs = conv.outputs;
+    conv.outputs = {bn.outputs[0]};
+    if (!ReplaceNode(plan, ctx, conv, std::move(proto), {conv.inputs[0], wv, bv}).ok()) {
+      conv.outputs = old_outputs;
+      continue;
+    }
+    readers.resize(plan.value_names.size(), 0);
+    removed[i] = 1;
+    ++count;
+  }
+  if (count == 0) return 0;
+  std::vector<Plan::Node> kept;
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    if (!removed[i]) kept.push_back(std::move(plan.nodes[i]));
+  }
+  plan.nodes = std::move(kept);
+  RenumberProducers(plan);
+  return count;
+}
+
+}  // namespace onnx_light::passes

@@ -1,0 +1,272 @@
+// A float32 Conv whose output only feeds an activation becomes one onnx_light:FusedConv
+// node that applies the activation to each output plane while it is in cache. Matched:
+// Relu, Clip (constant bounds), LeakyRelu, Sigmoid, HardSigmoid, HardSwish, Tanh, and the
+// two patterns exporters emit for activations ONNX lacked:
+//   x * Clip(x + 3, 0, 6) / 6  (or * 1/6)  -> HardSwish   (Paddle, older PyTorch exports)
+//   x * Sigmoid(x)                          -> Silu        (YOLO-style models)
+#include <cmath>
+#include <limits>
+
+#include "../plan.h"
+#include "onnx_light/runtime/kernel.h"
+#include "pass_manager.h"
+
+namespace onnx_light::passes {
+namespace {
+
+bool IsOnnx(const onnx::NodeProto& n, const char* op) {
+  return NormalizeDomain(n.domain.get()).empty() && n.op_type.get() == op;
+}
+
+// The value of a one-element float32 constant, if v is one.
+bool ScalarOf(const Plan& plan, int v, float* out) {
+  const Tensor* t = ConstantOf(plan, v);
+  if (t == nullptr || t->dtype() != DataType::kFloat || t->num_elements() != 1) return false;
+  *out = t->data<float>()[0];
+  return true;
+}
+
+struct Fusion {
+  std::string activation;
+  std::vector<float> params;
+  std::vector<size_t> absorbed;  // nodes that go
+  int output = -1;               // the value the fused node now produces
+};
+
+class Matcher {
+ public:
+  explicit Matcher(const Plan& plan) : plan_(plan), readers_(ReaderCounts(plan)) {
+    consumers_.resize(plan.value_names.size());
+    for (size_t i = 0; i < plan.nodes.size(); ++i) {
+      for (int v : plan.nodes[i].inputs) {
+        if (v >= 0) consumers_[static_cast<size_t>(v)].push_back(i);
+      }
+    }
+  }
+
+  // The activation after value x (a Conv's output), if the pattern is there and every
+  // intermediate value is private to it.
+  bool Match(int x, Fusion* f) const {
+    const std::vector<size_t>& next = consumers_[static_cast<size_t>(x)];
+    if (readers_[static_cast<size_t>(x)] == 1 && next.size() == 1) {
+      return Single(next[0], f);
+    }
+    if (readers_[static_cast<size_t>(x)] == 2 && next.size() == 2) {
+      return HardSwishChain(x, f) || SiluPair(x, f);
+    }
+    return false;
+  }
+
+ private:
+  const Plan::Node& node(size_t i) const { return plan_.nodes[i]; }
+  int out0(size_t i) const { return node(i).outputs.empty() ? -1 : node(i).outputs[0]; }
+  bool Private(int v) const { return v >= 0 && readers_[static_cast<size_t>(v)] == 1; }
+  bool OneOutput(size_t i) const {
+    const Plan::Node& n = node(i);
+    for (size_t o = 1; o < n.outputs.size(); ++o) {
+      if (n.outputs[o] >= 0 && readers_[static_cast<size_t>(n.outputs[o])] > 0) return false;
+    }
+    return out0(i) >= 0;
+  }
+
+  bool ClipBounds(size_t i, float* lo, float* hi) const {
+    const Plan::Node& n = node(i);
+    *lo = std::numeric_limits<float>::lowest();
+    *hi = std::numeric_limits<float>::max();
+    if (n.info->opset() < 11) {
+      Result<float> a = n.info->GetFloat("min", *lo);
+      Result<float> b = n.info->GetFloat("max", *hi);
+      if (!a.ok() || !b.ok()) return false;
+      *lo = *a;
+      *hi = *b;
+      return true;
+    }
+    if (n.inputs.size() > 1 && n.inputs[1] >= 0 && !ScalarOf(plan_, n.inputs[1], lo)) return false;
+    if (n.inputs.size() > 2 && n.inputs[2] >= 0 && !ScalarOf(plan_, n.inputs[2], hi)) return false;
+    return true;
+  }
+
+  bool Single(size_t i, Fusion* f) const {
+    const Plan::Node& n = node(i);
+    if (!OneOutput(i)) return false;
+    const onnx::NodeProto& p = *n.proto;
+    f->absorbed = {i};
+    f->output = out0(i);
+    if (IsOnnx(p, "Relu") || IsOnnx(p, "Sigmoid") || IsOnnx(p, "Tanh") ||
+        IsOnnx(p, "HardSwish")) {
+      f->activation = p.op_type.get();
+      return true;
+    }
+    if (IsOnnx(p, "LeakyRelu")) {
+      Result<float> alpha = n.info->GetFloat("alpha", 0.01f);
+      if (!alpha.ok()) return false;
+      f->activation = "LeakyRelu";
+      f->params = {*alpha};
+      return true;
+    }
+    if (IsOnnx(p, "HardSigmoid")) {
+      Result<float> alpha = n.info->GetFloat("alpha", 0.2f);
+      Result<float> beta = n.info->GetFloat("beta", 0.5f);
+      if (!alpha.ok() || !beta.ok()) return false;
+      f->activation = "HardSigmoid";
+      f->params = {*alpha, *beta};
+      return true;
+    }
+    if (IsOnnx(p, "Clip")) {
+      float lo, hi;
+      if (!ClipBounds(i, &lo, &hi)) return false;
+      if (lo == 0.0f && hi == std::numeric_limits<float>::max()) {
+        f->activation = "Relu";
+      } else {
+        f->activation = "Clip";
+        f->params = {lo, hi};
+      }
+      return true;
+    }
+    return false;
+  }
+
+  // Of x's two readers, the one that is `op` (and the other one).
+  bool Split(int x, const char* op, size_t* a, size_t* other) const {
+    const std::vector<size_t>& c = consumers_[static_cast<size_t>(x)];
+    if (c[0] == c[1]) return false;  // one node reading x twice
+    for (int k = 0; k < 2; ++k) {
+      if (IsOnnx(*node(c[k]).proto, op)) {
+        *a = c[k];
+        *other = c[1 - k];
+        return true;
+      }
+    }
+    return false;
+  }
+  // The reader of private value v, when it is `op` with v among its two inputs; *other is
+  // the input that is not v.
+  bool Next(int v, const char* op, size_t* i, int* other) const {
+    if (!Private(v) || consumers_[static_cast<size_t>(v)].size() != 1) return false;
+    *i = consumers_[static_cast<size_t>(v)][0];
+    const Plan::Node& n = node(*i);
+    if (!IsOnnx(*n.proto, op) || n.inputs.size() != 2 || !OneOutput(*i)) return false;
+    *other = n.inputs[0] == v ? n.inputs[1] : n.inputs[0];
+    return n.inputs[0] == v || n.inputs[1] == v;
+  }
+
+  // x -> Add(x, 3) -> Clip(0, 6) -> Mul(x, .) -> Div(., 6) or Mul(., 1/6)
+  bool HardSwishChain(int x, Fusion* f) const {
+    size_t add, mul;
+    if (!Split(x, "Add", &add, &mul) || !IsOnnx(*node(mul).proto, "Mul")) return false;
+    const Plan::Node& a = node(add);
+    float three;
+    if (a.inputs.size() != 2 || !OneOutput(add)) return false;
+    if (!ScalarOf(plan_, a.inputs[0] == x ? a.inputs[1] : a.inputs[0], &three) || three != 3.0f) {
+      return false;
+    }
+    size_t clip;
+    int unused;
+    if (!Private(out0(add)) || consumers_[static_cast<size_t>(out0(add))].size() != 1) return false;
+    clip = consumers_[static_cast<size_t>(out0(add))][0];
+    (void)unused;
+    float lo, hi;
+    if (!IsOnnx(*node(clip).proto, "Clip") || !OneOutput(clip) || !ClipBounds(clip, &lo, &hi) ||
+        lo != 0.0f || hi != 6.0f) {
+      return false;
+    }
+    size_t mul2;
+    int other;
+    if (!Next(out0(clip), "Mul", &mul2, &other) || mul2 != mul || other != x) return false;
+    size_t last;
+    float k;
+    if (Next(out0(mul), "Div", &last, &other)) {
+      if (node(last).inputs[1] != other || !ScalarOf(plan_, other, &k) || k != 6.0f) return false;
+    } else if (Next(out0(mul), "Mul", &last, &other)) {
+      if (!ScalarOf(plan_, other, &k) || std::fabs(k - 1.0f / 6.0f) > 1e-7f) return false;
+    } else {
+      return false;
+    }
+    f->activation = "HardSwish";
+    f->absorbed = {add, clip, mul, last};
+    f->output = out0(last);
+    return true;
+  }
+
+  // x -> Sigmoid(x) -> Mul(x, .)
+  bool SiluPair(int x, Fusion* f) const {
+    size_t sig, mul;
+    if (!Split(x, "Sigmoid", &sig, &mul) || !OneOutput(sig)) return false;
+    size_t mul2;
+    int other;
+    if (!Next(out0(sig), "Mul", &mul2, &other) || mul2 != mul || other != x) return false;
+    f->activation = "Silu";
+    f->absorbed = {sig, mul};
+    f->output = out0(mul);
+    return true;
+  }
+
+  const Plan& plan_;
+  std::vector<int> readers_;
+  std::vector<std::vector<size_t>> consumers_;
+};
+
+onnx::AttributeProto StringAttr(const char* name, const std::string& value) {
+  onnx::AttributeProto a;
+  a.name.set(name);
+  a.type.set(3);  // STRING
+  a.s.set(value);
+  return a;
+}
+
+}  // namespace
+
+size_t FuseConvActivation(Plan& plan, const PassContext& ctx) {
+  std::vector<char> removed(plan.nodes.size(), 0);
+  size_t count = 0;
+  const Matcher match(plan);
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    Plan::Node& conv = plan.nodes[i];
+    const onnx::NodeProto& p = *conv.proto;
+    if (removed[i] || !IsOnnx(p, "Conv") || conv.outputs.size() != 1 || conv.outputs[0] < 0 ||
+        plan.value_types[static_cast<size_t>(conv.outputs[0])] != DataType::kFloat) {
+      continue;
+    }
+    Fusion f;
+    if (!match.Match(conv.outputs[0], &f)) continue;
+    bool free = true;
+    for (size_t a : f.absorbed)
+      free = free && !removed[a];
+    if (!free) continue;
+    onnx::NodeProto proto = p;
+    proto.domain.set("onnx_light");
+    proto.op_type.set("FusedConv");
+    proto.input.clear();
+    for (int v : conv.inputs)
+      proto.input.push_back(v >= 0 ? plan.value_names[static_cast<size_t>(v)] : std::string());
+    proto.output.clear();
+    proto.output.push_back(plan.value_names[static_cast<size_t>(f.output)]);
+    proto.attribute.push_back(StringAttr("activation", f.activation));
+    if (!f.params.empty()) {
+      onnx::AttributeProto a;
+      a.name.set("activation_params");
+      a.type.set(6);  // FLOATS
+      a.floats = f.params;
+      proto.attribute.push_back(std::move(a));
+    }
+    const std::vector<int> old_outputs = conv.outputs;
+    conv.outputs = {f.output};
+    if (!ReplaceNode(plan, ctx, conv, std::move(proto), conv.inputs).ok()) {
+      conv.outputs = old_outputs;
+      continue;
+    }
+    for (size_t a : f.absorbed)
+      removed[a] = 1;
+    count += f.absorbed.size();
+  }
+  if (count == 0) return 0;
+  std::vector<Plan::Node> kept;
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    if (!removed[i]) kept.push_back(std::move(plan.nodes[i]));
+  }
+  plan.nodes = std::move(kept);
+  RenumberProducers(plan);
+  return count;
+}
+
+}  // namespace onnx_light::passes
