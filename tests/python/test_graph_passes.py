@@ -1,8 +1,9 @@
 """Graph optimization levels and passes, each checked against the unoptimized run (level
 "none") on the same inputs: Identity/Dropout removal, dead-node removal, constant folding;
 optimized_model_path writes the planned graph, which loads back and gives the same
-outputs; nodes not needed for the requested outputs do not run. Exact comparisons: the
-passes only remove work, they never change arithmetic."""
+outputs; nodes not needed for the requested outputs do not run. Exact comparisons for the
+basic level (it only removes work); the fusions have tests of their own
+(test_fusions.py)."""
 
 from __future__ import annotations
 
@@ -160,5 +161,10 @@ def test_real_model_levels_agree(tmp_path):
     assert opt.planned_nodes < none.planned_nodes
     assert back.planned_nodes == opt.planned_nodes
     want = none.run(None, {"x": x})[0]
-    np.testing.assert_array_equal(opt.run(None, {"x": x})[0], want)
-    np.testing.assert_array_equal(back.run(None, {"x": x})[0], want)
+    basic = onnx_light.RuntimeSession(str(path), graph_optimization_level="basic")
+    np.testing.assert_array_equal(basic.run(None, {"x": x})[0], want)  # removals only
+    # The fusions (BatchNormalization folded into weights) round differently: the output
+    # is a probability, compared at 1e-5; the reloaded model runs exactly what opt runs.
+    got = opt.run(None, {"x": x})[0]
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
+    np.testing.assert_array_equal(back.run(None, {"x": x})[0], got)

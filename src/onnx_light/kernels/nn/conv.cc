@@ -344,6 +344,36 @@ class ConvTranspose : public KernelBase {
         ip[i] = 0;
       }
     }
+    if (x.dtype() == DataType::kFloat) {
+      // float32: per group, columns = W_g^T x X_g through the shared matrix product (each
+      // column an input position, each row an (output channel, tap)), then each column
+      // added into its taps' output positions (col2im), the bias first.
+      std::vector<float>& cols = ctx.State<ConvState>().col;
+      cols.assign(static_cast<size_t>(mg * k_sz * in_sz), 0.0f);
+      for (int64_t b = 0; b < batch; ++b) {
+        for (int64_t g = 0; g < group_; ++g) {
+          if (b > 0 || g > 0) std::fill(cols.begin(), cols.end(), 0.0f);
+          const float* wg = wt.data<float>() + g * cg * mg * k_sz;
+          const float* xg = x.data<float>() + (b * c_in + g * cg) * in_sz;
+          Gemm2D<float>(wg, 1, mg * k_sz, xg, in_sz, 1, cols.data(), mg * k_sz, in_sz, cg,
+                        ctx.thread_pool());
+          for (int64_t mo = 0; mo < mg; ++mo) {
+            const int64_t oc = g * mg + mo;
+            float* yo = y->mutable_data<float>() + (b * m + oc) * out_sz;
+            std::fill(yo, yo + out_sz, bias != nullptr ? bias->data<float>()[oc] : 0.0f);
+            const float* rows = cols.data() + mo * k_sz * in_sz;
+            for (int64_t t = 0; t < k_sz; ++t) {
+              const float* row = rows + t * in_sz;
+              for (int64_t p = 0; p < in_sz; ++p) {
+                const int64_t o = target[static_cast<size_t>(p * k_sz + t)];
+                if (o >= 0) yo[o] += row[p];
+              }
+            }
+          }
+        }
+      }
+      return Status::Ok();
+    }
     ForFloat(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       std::vector<double> acc(static_cast<size_t>(out_sz));

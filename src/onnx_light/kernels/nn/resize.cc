@@ -11,14 +11,12 @@
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "nn/resize_planes.h"
 
 namespace onnx_light::kernels {
 namespace {
 
-struct Tap {
-  int64_t index;
-  double weight;
-};
+using Tap = ResizeTap;
 
 class Resize : public KernelBase {
  public:
@@ -148,6 +146,18 @@ class Resize : public KernelBase {
         }
         taps[a][static_cast<size_t>(o)] = AxisTaps(xo, in[a], scale[a]);
       }
+    }
+    bool any_outside = false;
+    for (const std::vector<bool>& o : outside)
+      for (bool b : o)
+        any_outside = any_outside || b;
+    if (!any_outside && x.dtype() == DataType::kFloat &&
+        ResizeLastTwoAxes(x.data<float>(), y->mutable_data<float>(), in, out, taps)) {
+      return Status::Ok();
+    }
+    if (!any_outside && x.dtype() == DataType::kDouble &&
+        ResizeLastTwoAxes(x.data<double>(), y->mutable_data<double>(), in, out, taps)) {
+      return Status::Ok();
     }
     const std::vector<int64_t> st = RowMajorStrides(in);
     DispatchNumeric(x.dtype(), [&](auto tag) {
