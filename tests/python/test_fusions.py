@@ -1,0 +1,219 @@
+"""The extended-level fusions, each checked against the same model at level "none":
+BatchNormalization folded into Conv; Conv + activation (and the HardSwish and x*sigmoid(x)
+patterns) into onnx_light:FusedConv. Fused results round differently (weights scaled, the
+activation computed in SIMD): float32 compared at rtol 1e-5, atol 1e-5. Also what must not
+fuse, and FusedConv loaded from a model file."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import onnx_light
+from onnx_light.onnx import TensorProto, helper, numpy_helper
+
+F = TensorProto.FLOAT
+RNG = np.random.default_rng(11)
+
+
+def conv_model(tail, *, opset=17, w_shape=(6, 3, 3, 3), x_shape=(2, 3, 9, 11), conv_attrs=None,
+               extra_inits=(), outputs=("y",), bias=True, dtype=np.float32):
+    """x -> Conv(W, B) -> c, then the `tail` nodes; W, B and extra_inits are initializers."""
+    elem = F if dtype == np.float32 else TensorProto.DOUBLE
+    w = numpy_helper.from_array((RNG.standard_normal(w_shape) * 0.3).astype(dtype), "W")
+    inits = [w, *extra_inits]
+    ins = ["x", "W"]
+    if bias:
+        inits.append(numpy_helper.from_array(RNG.standard_normal(w_shape[0]).astype(dtype), "B"))
+        ins.append("B")
+    conv = helper.make_node("Conv", ins, ["c"], name="conv", **(conv_attrs or {"pads": [1] * 4}))
+    graph = helper.make_graph(
+        [conv, *tail],
+        "g",
+        [helper.make_tensor_value_info("x", elem, list(x_shape))],
+        [helper.make_tensor_value_info(o, elem, None) for o in outputs],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def scalar(name, v):
+    return numpy_helper.from_array(np.array(v, np.float32), name)
+
+
+def check(model, *, fused_away, x_shape=(2, 3, 9, 11), tmp_path=None):
+    x = RNG.standard_normal(x_shape).astype(np.float32)
+    none = onnx_light.RuntimeSession(model, graph_optimization_level="none")
+    kw = {"optimized_model_path": tmp_path / "o.onnx"} if tmp_path else {}
+    opt = onnx_light.RuntimeSession(model, **kw)
+    assert none.planned_nodes - opt.planned_nodes == fused_away
+    want = none.run(None, {"x": x})
+    got = opt.run(None, {"x": x})
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+    if tmp_path:
+        back = onnx_light.RuntimeSession(tmp_path / "o.onnx", graph_optimization_level="none")
+        assert back.planned_nodes == opt.planned_nodes
+        for g, b in zip(got, back.run(None, {"x": x})):
+            np.testing.assert_array_equal(b, g)
+    return opt
+
+
+ACTIVATIONS = [
+    ("Relu", {}, []),
+    ("Sigmoid", {}, []),
+    ("Tanh", {}, []),
+    ("LeakyRelu", {"alpha": 0.07}, []),
+    ("HardSigmoid", {"alpha": 0.3, "beta": 0.4}, []),
+    ("HardSwish", {}, []),
+    ("Clip", {}, ["lo", "hi"]),
+]
+
+
+@pytest.mark.parametrize("op,attrs,bounds", ACTIVATIONS, ids=[a[0] for a in ACTIVATIONS])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        ((6, 3, 3, 3), (2, 3, 9, 11), {"pads": [1] * 4}),  # dense 3x3
+        ((6, 1, 3, 3), (2, 6, 9, 11), {"pads": [1] * 4, "group": 6}),  # depthwise
+        ((6, 1, 5, 5), (1, 6, 17, 19), {"pads": [2] * 4, "group": 6, "strides": [2, 2]}),
+        ((6, 2, 3, 3), (2, 6, 9, 11), {"group": 3}),  # grouped, no padding
+        ((6, 3, 1, 1), (2, 3, 9, 11), {}),  # 1x1 without im2col
+        ((6, 3, 3), (2, 3, 13), {"pads": [1, 1]}),  # 1-D: the general path
+    ],
+    ids=["dense", "depthwise", "depthwise_s2", "grouped", "pointwise", "conv1d"],
+)
+def test_conv_activation_fuses(op, attrs, bounds, shape, tmp_path):
+    w_shape, x_shape, conv_attrs = shape
+    extra = [scalar("lo", -0.5), scalar("hi", 0.8)] if bounds else []
+    tail = [helper.make_node(op, ["c", *bounds], ["y"], **attrs)]
+    model = conv_model(tail, w_shape=w_shape, x_shape=x_shape, conv_attrs=conv_attrs,
+                       extra_inits=extra)
+    check(model, fused_away=1, x_shape=x_shape, tmp_path=tmp_path)
+    ops = [n.op_type for n in onnx_light.onnx.load(str(tmp_path / "o.onnx")).graph.node]
+    assert ops == ["FusedConv"]
+
+
+def test_clip_before_opset_11_and_relu_like_clip():
+    tail = [helper.make_node("Clip", ["c"], ["y"], min=0.0, max=6.0)]
+    check(conv_model(tail, opset=9), fused_away=1)
+    tail = [helper.make_node("Clip", ["c", "zero"], ["y"])]  # no max: a Relu
+    check(conv_model(tail, extra_inits=[scalar("zero", 0.0)]), fused_away=1)
+
+
+@pytest.mark.parametrize("last", ["div6", "mul_sixth"])
+def test_hardswish_pattern_fuses(last):
+    """x * Clip(x + 3, 0, 6) / 6, as Paddle and older PyTorch exports write HardSwish."""
+    tail = [
+        helper.make_node("Add", ["c", "three"], ["a"]),
+        helper.make_node("Clip", ["a", "zero", "six"], ["cl"]),
+        helper.make_node("Mul", ["c", "cl"], ["m"]),
+        helper.make_node("Div", ["m", "six"], ["y"])
+        if last == "div6"
+        else helper.make_node("Mul", ["m", "sixth"], ["y"]),
+    ]
+    inits = [scalar("three", 3.0), scalar("zero", 0.0), scalar("six", 6.0),
+             scalar("sixth", 1.0 / 6.0)]
+    check(conv_model(tail, extra_inits=inits), fused_away=4)
+
+
+def test_silu_pattern_fuses():
+    tail = [helper.make_node("Sigmoid", ["c"], ["s"]), helper.make_node("Mul", ["s", "c"], ["y"])]
+    check(conv_model(tail), fused_away=2)
+
+
+@pytest.mark.parametrize("conv_bias", [True, False])
+def test_batch_norm_folds_then_activation_fuses(conv_bias):
+    m = 6
+    bn = [
+        numpy_helper.from_array(RNG.uniform(0.5, 2, m).astype(np.float32), "scale"),
+        numpy_helper.from_array(RNG.standard_normal(m).astype(np.float32), "shift"),
+        numpy_helper.from_array(RNG.standard_normal(m).astype(np.float32), "mean"),
+        numpy_helper.from_array(RNG.uniform(0.1, 3, m).astype(np.float32), "var"),
+    ]
+    tail = [
+        helper.make_node("BatchNormalization", ["c", "scale", "shift", "mean", "var"], ["b"],
+                         epsilon=1e-3),
+        helper.make_node("Relu", ["b"], ["y"]),
+    ]
+    check(conv_model(tail, extra_inits=bn, bias=conv_bias), fused_away=2)
+
+
+def test_what_must_not_fuse():
+    # The conv output is also a graph output: the Relu stays.
+    tail = [helper.make_node("Relu", ["c"], ["y"])]
+    check(conv_model(tail, outputs=("y", "c")), fused_away=0)
+    # Read by two nodes.
+    tail = [helper.make_node("Relu", ["c"], ["y"]), helper.make_node("Neg", ["c"], ["z"])]
+    check(conv_model(tail, outputs=("y", "z")), fused_away=0)
+    # HardSwish-like chain with the wrong constant (Add 2, not 3).
+    tail = [
+        helper.make_node("Add", ["c", "two"], ["a"]),
+        helper.make_node("Clip", ["a", "zero", "six"], ["cl"]),
+        helper.make_node("Mul", ["c", "cl"], ["m"]),
+        helper.make_node("Div", ["m", "six"], ["y"]),
+    ]
+    inits = [scalar("two", 2.0), scalar("zero", 0.0), scalar("six", 6.0)]
+    check(conv_model(tail, extra_inits=inits), fused_away=0)
+    # float64: FusedConv is float32 only.
+    tail = [helper.make_node("Relu", ["c"], ["y"])]
+    model = conv_model(tail, dtype=np.float64)
+    none = onnx_light.RuntimeSession(model, graph_optimization_level="none")
+    assert onnx_light.RuntimeSession(model).planned_nodes == none.planned_nodes
+
+
+def test_batch_norm_fed_by_a_graph_input_does_not_fold():
+    tail = [helper.make_node("BatchNormalization", ["c", "s", "b", "m", "v"], ["y"])]
+    model = conv_model(tail)
+    for name in "sbmv":
+        model.graph.input.append(helper.make_tensor_value_info(name, F, [6]))
+    none = onnx_light.RuntimeSession(model, graph_optimization_level="none")
+    assert onnx_light.RuntimeSession(model).planned_nodes == none.planned_nodes == 2
+
+
+def fused_model(activation=None, params=None, with_z=False):
+    attrs = {"pads": [1, 1, 1, 1]}
+    if activation is not None:
+        attrs["activation"] = activation
+    if params is not None:
+        attrs["activation_params"] = params
+    ins = ["x", "W", "B", "z"] if with_z else ["x", "W", "B"]
+    node = helper.make_node("FusedConv", ins, ["y"], domain="onnx_light", **attrs)
+    inputs = [helper.make_tensor_value_info("x", F, [1, 2, 5, 5])]
+    if with_z:
+        inputs.append(helper.make_tensor_value_info("z", F, None))
+    graph = helper.make_graph(
+        [node], "g", inputs, [helper.make_tensor_value_info("y", F, None)],
+        [numpy_helper.from_array(np.ones((3, 2, 3, 3), np.float32), "W"),
+         numpy_helper.from_array(np.array([0.5, -1, 2], np.float32), "B")],
+    )
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("onnx_light", 1)]
+    )
+
+
+def test_fused_conv_from_a_file_with_residual():
+    x = RNG.standard_normal((1, 2, 5, 5)).astype(np.float32)
+    z = RNG.standard_normal((1, 3, 5, 5)).astype(np.float32)
+    plain = onnx_light.RuntimeSession(fused_model()).run(None, {"x": x})[0]
+    got = onnx_light.RuntimeSession(fused_model("Relu", with_z=True)).run(None, {"x": x, "z": z})[0]
+    np.testing.assert_allclose(got, np.maximum(plain + z, 0), rtol=1e-6, atol=1e-6)
+    s = onnx_light.RuntimeSession(fused_model("Clip", [-1.0, 1.0], with_z=True))
+    with pytest.raises(ValueError, match="must have the shape of Y"):
+        s.run(None, {"x": x, "z": z[:, :2]})
+    np.testing.assert_allclose(s.run(None, {"x": x, "z": z})[0], np.clip(plain + z, -1, 1),
+                               rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "activation,params,message",
+    [
+        ("Swish", None, "unknown activation 'Swish'"),
+        ("Clip", None, "Clip needs activation_params"),
+        ("Relu", [1.0], "Relu takes 0 activation_params, got 1"),
+    ],
+)
+def test_fused_conv_bad_attributes(activation, params, message):
+    x = np.zeros((1, 2, 5, 5), np.float32)
+    with pytest.raises(ValueError, match=message):  # at the first run: kernels are lazy
+        onnx_light.RuntimeSession(fused_model(activation, params)).run(None, {"x": x})
