@@ -66,6 +66,16 @@ class KernelInfo {
   // "node 'n0' (LeakyRelu, domain onnx_light)": the prefix of every error about the node.
   std::string Describe() const;
 
+  // Input i's value when the session knows it before any run (an initializer no feed can
+  // replace, a Constant node, a folded value), else null. Set for nodes with subgraphs,
+  // whose branches then take those values as constants of their own.
+  const Tensor* constant_input(size_t i) const {
+    return i < constants_.size() && constants_[i].dtype() != DataType::kUndefined
+               ? &constants_[i]
+               : nullptr;
+  }
+  void set_constant_inputs(std::vector<Tensor> constants) { constants_ = std::move(constants); }
+
  private:
   Result<const onnx::AttributeProto*> Typed(const std::string& attr,
                                             onnx::AttributeType type) const;
@@ -75,6 +85,7 @@ class KernelInfo {
   std::vector<DataType> input_types_;
   std::vector<DataType> output_types_;
   const SubgraphScope* scope_;
+  std::vector<Tensor> constants_;
 };
 
 // Per-run state a kernel keeps between runs (scratch buffers, caches keyed by input

@@ -24,7 +24,8 @@ struct ProfileEvent {
   std::string input_shapes;  // e.g. "float[1,3,224,224], float[16,3,3,3]"
 };
 
-// Per op type: summed time, share of all node time, and how many times it ran.
+// Per op type: summed self time (a control-flow node's subgraph nodes count as
+// themselves), share of all node time, and how many times it ran.
 struct OpTypeTime {
   std::string op_type;
   double total_ms = 0;

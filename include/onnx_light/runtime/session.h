@@ -48,6 +48,10 @@ struct SessionOptions {
   // Record every node's time in every run (RuntimeSession::profiler()). Costs two clock
   // reads per node and one lock per run.
   bool enable_profiling = false;
+  // Where the timings go. Left null, enable_profiling makes one for the session; a session
+  // passes its own to the sessions of its subgraphs (If, Loop, Scan), so their nodes show
+  // up in the enclosing session's profile.
+  std::shared_ptr<Profiler> profiler;
   onnx::LoadOptions load;
 };
 
@@ -103,7 +107,7 @@ class RuntimeSession {
   size_t removed_nodes() const noexcept { return removed_nodes_; }
   size_t planned_nodes() const noexcept;
   // The runs' node timings when SessionOptions::enable_profiling is set, else null.
-  Profiler* profiler() const noexcept { return profiler_.get(); }
+  Profiler* profiler() const noexcept { return options_.profiler.get(); }
   // The graph as planned (after passes and folding) as a standard ONNX model.
   Result<onnx::ModelProto> OptimizedModel() const;
 
@@ -134,7 +138,6 @@ class RuntimeSession {
   std::unique_ptr<Plan> plan_;
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<FramePool> frames_;
-  std::unique_ptr<Profiler> profiler_;
   SubgraphScope scope_;  // this session, for the subgraph kernels of its nodes
   size_t folded_nodes_ = 0;
   size_t removed_nodes_ = 0;

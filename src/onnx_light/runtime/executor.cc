@@ -238,7 +238,7 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
   std::vector<char> needed;
   if (!output_names.empty()) needed = passes::NeededNodes(plan, wanted);
 
-  Profiler* const profiler = profiler_.get();
+  Profiler* const profiler = options_.profiler.get();
   std::vector<ProfileEvent> events;
   const int64_t run_start = profiler ? profiler->Now() : 0;
   for (size_t n = 0; n < plan.nodes.size(); ++n) {
@@ -303,7 +303,9 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
       values[static_cast<size_t>(v)] = Value();
   }
 
-  if (profiler) {
+  if (profiler && !options_.enable_profiling) {
+    profiler->Add(std::move(events));  // a subgraph's nodes: no run event of its own
+  } else if (profiler) {
     ProfileEvent run;
     run.category = ProfileEvent::Category::kSession;
     run.name = "model_run";

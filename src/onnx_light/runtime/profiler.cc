@@ -58,18 +58,40 @@ void Profiler::Clear() {
 }
 
 std::vector<OpTypeTime> Profiler::Summary() const {
+  // Self time: a node that runs subgraphs (If, Loop, Scan) contains their nodes' events on
+  // its thread; their time is theirs, not counted twice.
+  std::vector<const ProfileEvent*> nodes;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const ProfileEvent& e : events_) {
+    if (e.category == ProfileEvent::Category::kNode) nodes.push_back(&e);
+  }
+  std::sort(nodes.begin(), nodes.end(), [](const ProfileEvent* a, const ProfileEvent* b) {
+    if (a->thread != b->thread) return a->thread < b->thread;
+    if (a->start_ns != b->start_ns) return a->start_ns < b->start_ns;
+    return a->duration_ns > b->duration_ns;  // the enclosing one first
+  });
+  std::vector<int64_t> self(nodes.size());
+  std::vector<size_t> open;  // enclosing events, innermost last
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const ProfileEvent& e = *nodes[i];
+    self[i] = e.duration_ns;
+    while (!open.empty()) {
+      const ProfileEvent& p = *nodes[open.back()];
+      if (p.thread == e.thread && e.start_ns < p.start_ns + p.duration_ns) break;
+      open.pop_back();
+    }
+    if (!open.empty()) self[open.back()] -= e.duration_ns;
+    open.push_back(i);
+  }
   std::map<std::string, OpTypeTime> by_type;
   double all_ms = 0;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const ProfileEvent& e : events_) {
-      if (e.category != ProfileEvent::Category::kNode) continue;
-      OpTypeTime& t = by_type[e.op_type];
-      t.op_type = e.op_type;
-      t.total_ms += static_cast<double>(e.duration_ns) / 1e6;
-      ++t.calls;
-      all_ms += static_cast<double>(e.duration_ns) / 1e6;
-    }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    OpTypeTime& t = by_type[nodes[i]->op_type];
+    const double ms = static_cast<double>(std::max<int64_t>(self[i], 0)) / 1e6;
+    t.op_type = nodes[i]->op_type;
+    t.total_ms += ms;
+    ++t.calls;
+    all_ms += ms;
   }
   std::vector<OpTypeTime> rows;
   for (auto& [type, t] : by_type) {

@@ -138,6 +138,9 @@ Result<std::unique_ptr<RuntimeSession>> RuntimeSession::Create(onnx::ModelProto 
     return Status(StatusCode::kInvalidArgument, "intra_op_threads must be at least 1, got " +
                                                     std::to_string(s->options_.intra_op_threads));
   }
+  if (s->options_.enable_profiling && !s->options_.profiler) {
+    s->options_.profiler = std::make_shared<Profiler>();
+  }
   s->scope_ = SubgraphScope{&s->options_, s->model_.get()};
   const GraphOptimizationLevel level = s->options_.graph_optimization_level;
   if (level != GraphOptimizationLevel::kNone && level != GraphOptimizationLevel::kBasic &&
@@ -155,7 +158,6 @@ Result<std::unique_ptr<RuntimeSession>> RuntimeSession::Create(onnx::ModelProto 
   }
   s->pool_ = std::make_unique<ThreadPool>(s->options_.intra_op_threads);
   s->frames_ = std::make_unique<FramePool>();
-  if (s->options_.enable_profiling) s->profiler_ = std::make_unique<Profiler>();
   return s;
 }
 
@@ -483,6 +485,20 @@ Status RuntimeSession::Build() {
        passes::RunGraphPasses(plan, options_.graph_optimization_level,
                               passes::PassContext{options_.registry.get(), &scope_})) {
     removed_nodes_ += removed;
+  }
+
+  // Nodes with subgraphs learn which of their inputs are constants: their branches fold
+  // and fuse with them as the enclosing graph does.
+  for (Plan::Node& n : plan.nodes) {
+    bool has_graph = false;
+    for (const onnx::AttributeProto& a : n.proto->attribute)
+      has_graph = has_graph || a.g.has() || !a.graphs.empty();
+    if (!has_graph) continue;
+    std::vector<Tensor> constants(n.inputs.size());
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      if (const Tensor* t = passes::ConstantOf(plan, n.inputs[i])) constants[i] = *t;
+    }
+    n.info->set_constant_inputs(std::move(constants));
   }
 
   // Release every intermediate value after its last reader (graph outputs never).

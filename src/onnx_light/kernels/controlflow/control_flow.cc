@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "onnx_light/runtime/tensor_proto.h"
 #include "common/kernel_util.h"
 #include "onnx_light/runtime/session.h"
 #include "onnx_light/runtime/subgraph.h"
@@ -25,11 +26,15 @@ struct Branch {
 
 // `input_types` are the node's input types (explicit, then implicit from `first_implicit`).
 // `own_types` fill the element types of the graph's own inputs where it leaves them out
-// (a Loop body's iteration number, condition and carried values).
+// (a Loop body's iteration number, condition and carried values). With `info`, enclosing
+// values known before any run become the branch's initializers instead of feeds, so the
+// branch folds constants and fuses with them (as ONNX Runtime's subgraphs see outer
+// initializers).
 Result<Branch> MakeBranch(const SubgraphScope* scope, const onnx::GraphProto& graph, int opset,
                           const std::vector<std::string>& node_free, size_t first_implicit,
                           const std::vector<DataType>& input_types, const std::string& where,
-                          const std::vector<DataType>& own_types = {}) {
+                          const std::vector<DataType>& own_types = {},
+                          const KernelInfo* info = nullptr) {
   Branch b;
   onnx::ModelProto model;
   model.ir_version.set(8);
@@ -41,7 +46,7 @@ Result<Branch> MakeBranch(const SubgraphScope* scope, const onnx::GraphProto& gr
   if (scope != nullptr) {
     options = *scope->options;
     // The enclosing session's file outputs are its own: a branch writes no optimized
-    // model and keeps no profile (its time is its node's).
+    // model, and records its nodes into the enclosing session's profiler (if any).
     options.optimized_model_path.clear();
     options.enable_profiling = false;
     for (const onnx::OperatorSetIdProto& o : scope->model->opset_import) {
@@ -61,6 +66,13 @@ Result<Branch> MakeBranch(const SubgraphScope* scope, const onnx::GraphProto& gr
     const size_t pos = first_implicit + static_cast<size_t>(it - node_free.begin());
     if (it == node_free.end() || *it != name || pos >= input_types.size()) {
       return Status(StatusCode::kInternal, where + ": branch reads unknown '" + name + "'");
+    }
+    if (const Tensor* c = info != nullptr ? info->constant_input(pos) : nullptr) {
+      Result<onnx::TensorProto> init = TensorToProto(*c, name);
+      if (init.ok()) {
+        g->initializer.push_back(std::move(*init));
+        continue;
+      }
     }
     onnx::ValueInfoProto* vi = g->input.Add();
     vi->name.set(name);
@@ -110,9 +122,9 @@ class If : public KernelBase {
     for (size_t i = 0; i < info.input_count(); ++i)
       types.push_back(info.input_type(i));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->then_, MakeBranch(info.scope(), *then_g, info.opset(), free,
-                                                     first, types, info.Describe()));
+                                                     first, types, info.Describe(), {}, &info));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->else_, MakeBranch(info.scope(), *else_g, info.opset(), free,
-                                                     first, types, info.Describe()));
+                                                     first, types, info.Describe(), {}, &info));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
@@ -190,7 +202,7 @@ class Loop : public KernelBase {
       own.push_back(info.input_type(i));
     ONNX_LIGHT_ASSIGN_OR_RETURN(
         k->body_, MakeBranch(info.scope(), *body, info.opset(), SubgraphFreeNames(info.node()),
-                             explicit_inputs, types, info.Describe(), own));
+                             explicit_inputs, types, info.Describe(), own, &info));
     for (const onnx::ValueInfoProto& vi : body->input)
       k->names_.push_back(vi.name.get());
     k->carried_ = explicit_inputs - 2;
@@ -367,7 +379,7 @@ class Scan : public KernelBase {
       own.push_back(info.input_type(i));
     ONNX_LIGHT_ASSIGN_OR_RETURN(
         k->body_, MakeBranch(info.scope(), *body, info.opset(), SubgraphFreeNames(info.node()),
-                             explicit_inputs, types, where, own));
+                             explicit_inputs, types, where, own, &info));
     for (const onnx::ValueInfoProto& vi : body->input)
       k->names_.push_back(vi.name.get());
     return std::unique_ptr<KernelBase>(std::move(k));

@@ -8,6 +8,7 @@
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "rnn/lstm_f32.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -170,11 +171,39 @@ class Recurrent : public KernelBase {
     if (kCell == Cell::kLstm && ctx.output_count() > 2) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(yc, ctx.AllocateOutput(2, state_dims));
     }
+    if (FastLstm(ctx, lens)) {
+      struct Scratch : KernelState {
+        std::vector<float> buf;
+      };
+      auto data = [](const Tensor* t) { return t != nullptr ? t->data<float>() : nullptr; };
+      auto out = [](Tensor* t) { return t != nullptr ? t->mutable_data<float>() : nullptr; };
+      LstmF32({x.data<float>(), w.data<float>(), r.data<float>(), data(ctx.input(3)),
+               data(ctx.input(5)), data(ctx.input(6)), seq, batch, in_sz, h, dirs_, reverse_,
+               out(y), out(yh), out(yc), &ctx.State<Scratch>().buf, ctx.thread_pool()});
+      return Status::Ok();
+    }
     DispatchNumeric(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_integral_v<T>) Run<T>(ctx, seq, batch, in_sz, lens, y, yh, yc);
     });
     return Status::Ok();
+  }
+
+ private:
+  // The configuration rnn/lstm_f32.h computes in float32.
+  bool FastLstm(const KernelContext& ctx, const std::vector<int64_t>& lens) const {
+    if (kCell != Cell::kLstm || ctx.input(0)->dtype() != DataType::kFloat || layout_ != 0 ||
+        clip_ > 0 || input_forget_ || ctx.input(7) != nullptr) {
+      return false;
+    }
+    const int64_t seq = ctx.input(0)->shape()[0];
+    for (int64_t len : lens) {
+      if (len != seq) return false;
+    }
+    for (size_t i = 0; i < acts_.size(); ++i) {
+      if (acts_[i].name != (i % 3 == 0 ? "Sigmoid" : "Tanh")) return false;
+    }
+    return true;
   }
 
  private:

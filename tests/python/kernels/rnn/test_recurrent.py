@@ -156,3 +156,27 @@ def test_recurrent_errors():
     data["W"] = data["W"][:, :, :2]
     with pytest.raises(ValueError, match="W is \\[1, 15, 2\\], expected \\[1, 15, 3\\]"):
         s.run(None, data)
+
+
+@pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
+def test_lstm_float32_path_matches_float64_reference(direction):
+    """Full-length sequences with the default activations, no peepholes and no clip take
+    the float32 path (rnn/lstm_f32.cc: the products in float32, sigmoid and tanh
+    vectorized, as ONNX Runtime computes), at the float32 tolerance 1e-5 absolute + 1e-5
+    relative against the float64 reference; and with the same inputs it agrees with the
+    general double-precision path (taken when sequence_lens is not all full) to 1e-5."""
+    rng = np.random.default_rng(5)
+    hidden, in_sz, seq, batch = 48, 20, 9, 2
+    dirs = 2 if direction == "bidirectional" else 1
+    model = build("LSTM", 4, hidden, in_sz, dirs, False, direction=direction)
+    data = feeds("LSTM", 4, hidden, in_sz, dirs, seq, batch, [seq] * batch, False, rng)
+    got = onnx_light.RuntimeSession(model).run(None, data)
+    want = reference("LSTM", data, hidden, direction=direction)
+    for g, w, name in zip(got, want, ("Y", "Y_h")):
+        np.testing.assert_allclose(g, w, atol=1e-5, rtol=1e-5, err_msg=name)
+    # A zero-length sequence in a third batch entry sends the node down the general path.
+    data3 = feeds("LSTM", 4, hidden, in_sz, dirs, seq, 3, [seq, seq, 0], False, rng)
+    general = onnx_light.RuntimeSession(model).run(None, data3)
+    data3["sequence_lens"] = np.array([seq, seq, seq], np.int32)
+    fast = onnx_light.RuntimeSession(model).run(None, data3)
+    np.testing.assert_allclose(fast[0][:, :, :2], general[0][:, :, :2], atol=1e-5, rtol=1e-5)
