@@ -61,7 +61,12 @@ bool Run(const T* a, int64_t lda_row, int64_t lda_col, const T* b, int64_t ldb_r
   // matrix-vector product: gemv works in stack buffers, while gemm allocates from a table
   // behind a lock that concurrent runs would contend for at every call.
   if (m == 1 && ldb_col == 1 && Fits(lda_col) && lda_col >= 1) {
-    gemv(static_cast<int>(k), static_cast<int>(n), b, static_cast<int>(ldb), a,
+    gemv(CblasTrans, static_cast<int>(k), static_cast<int>(n), b, static_cast<int>(ldb), a,
+         static_cast<int>(lda_col), c);
+    return true;
+  }
+  if (m == 1 && ldb_row == 1 && Fits(lda_col) && lda_col >= 1) {  // b transposed: B^T x a
+    gemv(CblasNoTrans, static_cast<int>(n), static_cast<int>(k), b, static_cast<int>(ldb), a,
          static_cast<int>(lda_col), c);
     return true;
   }
@@ -94,8 +99,9 @@ bool BlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b
          const float* bb, int ldb, float* cc, int ldc) {
         cblas_sgemm(CblasRowMajor, ta, tb, mm, nn, kk, 1.0f, aa, lda, bb, ldb, 1.0f, cc, ldc);
       },
-      [](int kk, int nn, const float* bb, int ldb, const float* x, int incx, float* y) {
-        cblas_sgemv(CblasRowMajor, CblasTrans, kk, nn, 1.0f, bb, ldb, x, incx, 1.0f, y, 1);
+      [](CBLAS_TRANSPOSE t, int rows, int cols, const float* bb, int ldb, const float* x,
+         int incx, float* y) {
+        cblas_sgemv(CblasRowMajor, t, rows, cols, 1.0f, bb, ldb, x, incx, 1.0f, y, 1);
       });
 }
 
@@ -107,8 +113,9 @@ bool BlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double*
          const double* bb, int ldb, double* cc, int ldc) {
         cblas_dgemm(CblasRowMajor, ta, tb, mm, nn, kk, 1.0, aa, lda, bb, ldb, 1.0, cc, ldc);
       },
-      [](int kk, int nn, const double* bb, int ldb, const double* x, int incx, double* y) {
-        cblas_dgemv(CblasRowMajor, CblasTrans, kk, nn, 1.0, bb, ldb, x, incx, 1.0, y, 1);
+      [](CBLAS_TRANSPOSE t, int rows, int cols, const double* bb, int ldb, const double* x,
+         int incx, double* y) {
+        cblas_dgemv(CblasRowMajor, t, rows, cols, 1.0, bb, ldb, x, incx, 1.0, y, 1);
       });
 }
 

@@ -127,11 +127,26 @@ class Conv : public KernelBase {
                                                       y->shape().ToString());
     }
     ConvState& state = ctx.State<ConvState>();
-    if (x.dtype() == DataType::kFloat && w.in.size() == 2) {
-      const Conv2DShape s{batch,         c_in,          w.in[0],        w.in[1],
-                          m,             kernel[0],     kernel[1],      group_,
-                          w.out[0],      w.out[1],      w.strides[0],   w.strides[1],
-                          w.dilations[0], w.dilations[1], w.pad_begin[0], w.pad_begin[1]};
+    if (x.dtype() == DataType::kFloat && (w.in.size() == 2 || w.in.size() == 1)) {
+      // A 1-D convolution is a 2-D one of height 1.
+      const bool one = w.in.size() == 1;
+      const size_t l = one ? 0 : 1;
+      const Conv2DShape s{batch,
+                          c_in,
+                          one ? 1 : w.in[0],
+                          w.in[l],
+                          m,
+                          one ? 1 : kernel[0],
+                          kernel[l],
+                          group_,
+                          one ? 1 : w.out[0],
+                          w.out[l],
+                          one ? 1 : w.strides[0],
+                          w.strides[l],
+                          one ? 1 : w.dilations[0],
+                          w.dilations[l],
+                          one ? 0 : w.pad_begin[0],
+                          w.pad_begin[l]};
       Conv2DF32(x.data<float>(), wt.data<float>(),
                 bias != nullptr ? bias->data<float>() : nullptr,
                 z != nullptr ? z->data<float>() : nullptr, y->mutable_data<float>(), s, act_,
@@ -140,7 +155,7 @@ class Conv : public KernelBase {
     }
     ComputeGeneral(ctx, x, wt, bias, w, batch, c_in, m, cg, y, state);
     if (fused_ && (z != nullptr || act_.kind != ActivationKind::kNone)) {
-      // FusedConv is float32: the 1-D and 3-D cases finish here.
+      // FusedConv is float32: the 3-D case finishes here.
       BiasActivationF32(y->mutable_data<float>(), static_cast<size_t>(y->num_elements()), 0.0f,
                         z != nullptr ? z->data<float>() : nullptr, act_);
     }
