@@ -43,10 +43,11 @@ void DepthwisePlane(const float* x, const float* w, float bias, const float* z, 
   }
 }
 
-// Columns for `channels` input channels: row (c, kh, kw) holds x[c, ih(oh), iw(ow)] for
-// every output position, 0 where the window reads padding.
-void Im2Col(const float* x, int64_t channels, const Conv2DShape& s, float* col) {
-  const int64_t out = s.oh * s.ow;
+// Columns for `channels` input channels and output rows [oh0, oh1): row (c, kh, kw) holds
+// x[c, ih(oh), iw(ow)] for those output positions, 0 where the window reads padding.
+void Im2Col(const float* x, int64_t channels, const Conv2DShape& s, int64_t oh0, int64_t oh1,
+            float* col) {
+  const int64_t out = (oh1 - oh0) * s.ow;
   for (int64_t c = 0; c < channels; ++c) {
     const float* xc = x + c * s.h * s.w;
     for (int64_t kh = 0; kh < s.kh; ++kh) {
@@ -55,8 +56,8 @@ void Im2Col(const float* x, int64_t channels, const Conv2DShape& s, float* col) 
         const int64_t off = kw * s.dw - s.pl;
         int64_t lo, hi;
         ValidColumns(off, s.sw, s.w, s.ow, &lo, &hi);
-        for (int64_t oh = 0; oh < s.oh; ++oh) {
-          float* dst = row + oh * s.ow;
+        for (int64_t oh = oh0; oh < oh1; ++oh) {
+          float* dst = row + (oh - oh0) * s.ow;
           const int64_t ih = oh * s.sh - s.pt + kh * s.dh;
           if (ih < 0 || ih >= s.h || lo >= hi) {
             std::fill(dst, dst + s.ow, 0.0f);
@@ -105,28 +106,45 @@ void Conv2DF32(const float* x, const float* w, const float* bias, const float* z
   const int64_t cg = s.c_in / s.group, mg = s.m / s.group, rows = cg * taps;
   const bool direct = taps == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 && s.pl == 0 &&
                       s.oh == s.h && s.ow == s.w;
-  if (!direct) col.resize(static_cast<size_t>(rows * out_plane));
+  // Columns are built for a band of output rows at a time, sized to stay in the L2 cache
+  // (about 512 KiB), so the matrix product reads them while they are still there; a
+  // whole plane's columns would be written to memory and read back.
+  constexpr int64_t kColumnBytes = int64_t{512} << 10;
+  const int64_t row_bytes = std::max<int64_t>(1, rows * s.ow * int64_t{sizeof(float)});
+  const int64_t band = direct ? s.oh : std::max<int64_t>(1, std::min(s.oh, kColumnBytes / row_bytes));
+  const bool banded = band < s.oh;
+  if (!direct) col.resize(static_cast<size_t>(rows * band * s.ow + (banded ? mg * band * s.ow : 0)));
   for (int64_t b = 0; b < s.batch; ++b) {
     for (int64_t g = 0; g < s.group; ++g) {
       const float* xg = x + (b * s.c_in + g * cg) * in_plane;
-      const float* cols = xg;
-      if (!direct) {
-        Im2Col(xg, cg, s, col.data());
-        cols = col.data();
-      }
-      // The bias goes in first and the product is added to it, as ONNX Runtime orders
-      // the sums (a model whose channels are equal gets equal channels).
       float* yg = y + (b * s.m + g * mg) * out_plane;
-      for (int64_t oc = 0; oc < mg; ++oc) {
-        std::fill(yg + oc * out_plane, yg + (oc + 1) * out_plane,
-                  bias != nullptr ? bias[g * mg + oc] : 0.0f);
-      }
-      Gemm2D<float>(w + g * mg * rows, rows, 1, cols, out_plane, 1, yg, mg, out_plane, rows, pool);
-      if (z == nullptr && act.kind == ActivationKind::kNone) continue;
-      for (int64_t oc = 0; oc < mg; ++oc) {
-        const int64_t ch = g * mg + oc;
-        BiasActivationF32(yg + oc * out_plane, static_cast<size_t>(out_plane), 0.0f,
-                          z != nullptr ? z + (b * s.m + ch) * out_plane : nullptr, act);
+      const float* wg = w + g * mg * rows;
+      for (int64_t oh0 = 0; oh0 < s.oh; oh0 += band) {
+        const int64_t oh1 = std::min(s.oh, oh0 + band), n = (oh1 - oh0) * s.ow;
+        const float* cols = xg;
+        if (!direct) {
+          Im2Col(xg, cg, s, oh0, oh1, col.data());
+          cols = col.data();
+        }
+        // The product goes straight into Y for a whole plane, else into a band buffer that
+        // is copied out. The bias goes in first and the product is added to it, as ONNX
+        // Runtime orders the sums (a model whose channels are equal gets equal channels).
+        float* dst = banded ? col.data() + rows * band * s.ow : yg;
+        const int64_t ld = banded ? n : out_plane;
+        for (int64_t oc = 0; oc < mg; ++oc) {
+          std::fill(dst + oc * ld, dst + oc * ld + n, bias != nullptr ? bias[g * mg + oc] : 0.0f);
+        }
+        Gemm2D<float>(wg, rows, 1, cols, n, 1, dst, mg, n, rows, pool);
+        for (int64_t oc = 0; oc < mg; ++oc) {
+          const int64_t ch = g * mg + oc;
+          float* out = yg + oc * out_plane + oh0 * s.ow;
+          if (banded) std::memcpy(out, dst + oc * n, static_cast<size_t>(n) * sizeof(float));
+          if (z != nullptr || act.kind != ActivationKind::kNone) {
+            BiasActivationF32(out, static_cast<size_t>(n), 0.0f,
+                              z != nullptr ? z + (b * s.m + ch) * out_plane + oh0 * s.ow : nullptr,
+                              act);
+          }
+        }
       }
     }
   }

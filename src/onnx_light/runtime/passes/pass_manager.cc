@@ -11,6 +11,7 @@ const std::vector<GraphPass>& AllGraphPasses() {
       {"eliminate_identities", GraphOptimizationLevel::kBasic, &EliminateIdentities},
       {"eliminate_dead_nodes", GraphOptimizationLevel::kBasic, &EliminateDeadNodes},
       {"fold_batch_norm_into_conv", GraphOptimizationLevel::kExtended, &FoldBatchNormIntoConv},
+      {"fold_affine_into_conv", GraphOptimizationLevel::kExtended, &FoldAffineIntoConv},
       {"fuse_conv_activation", GraphOptimizationLevel::kExtended, &FuseConvActivation},
   };
   return passes;

@@ -67,6 +67,7 @@ const Tensor* ConstantOf(const Plan& plan, int v);
 size_t EliminateIdentities(Plan& plan, const PassContext& ctx);
 size_t EliminateDeadNodes(Plan& plan, const PassContext& ctx);
 size_t FoldBatchNormIntoConv(Plan& plan, const PassContext& ctx);
+size_t FoldAffineIntoConv(Plan& plan, const PassContext& ctx);
 size_t FuseConvActivation(Plan& plan, const PassContext& ctx);
 
 }  // namespace onnx_light::passes

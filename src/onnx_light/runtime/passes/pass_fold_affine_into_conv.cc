@@ -1,0 +1,121 @@
+// A per-channel scale or shift right after a float32 Conv (Mul or Add by a constant that
+// is a scalar or varies only along the channel axis, as Paddle's "learnable affine
+// blocks" export them) folds into the Conv's weights and bias: W'[c] = W[c] * s[c],
+// b'[c] = b[c] * s[c], then b'[c] += t[c]. Repeated while the Conv's only reader is such a
+// node, so Conv -> Mul -> Add becomes one Conv and a following activation can fuse.
+#include "../plan.h"
+#include "onnx_light/runtime/kernel.h"
+#include "pass_manager.h"
+
+namespace onnx_light::passes {
+namespace {
+
+bool IsOnnx(const onnx::NodeProto& n, const char* op) {
+  return NormalizeDomain(n.domain.get()).empty() && n.op_type.get() == op;
+}
+
+// The per-channel values of constant v for an output of rank `rank` with `m` channels
+// (axis 1), or empty when v varies along another axis or is not float32.
+std::vector<float> PerChannel(const Plan& plan, int v, size_t rank, int64_t m) {
+  const Tensor* t = ConstantOf(plan, v);
+  if (t == nullptr || t->dtype() != DataType::kFloat || t->shape().rank() > rank) return {};
+  const size_t r = t->shape().rank();
+  if (t->num_elements() == 1) return std::vector<float>(static_cast<size_t>(m), t->data<float>()[0]);
+  for (size_t i = 0; i < r; ++i) {
+    const size_t axis = rank - r + i;  // right-aligned, as broadcasting aligns
+    const int64_t d = t->shape()[i];
+    if (axis == 1 ? (d != m && d != 1) : d != 1) return {};
+  }
+  return std::vector<float>(t->data<float>(), t->data<float>() + m);
+}
+
+}  // namespace
+
+size_t FoldAffineIntoConv(Plan& plan, const PassContext& ctx) {
+  std::vector<char> removed(plan.nodes.size(), 0);
+  size_t count = 0;
+  std::vector<int> readers = ReaderCounts(plan);
+  std::vector<int> reader_node(plan.value_names.size(), -1);
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    for (int v : plan.nodes[i].inputs) {
+      if (v >= 0) reader_node[static_cast<size_t>(v)] = static_cast<int>(i);
+    }
+  }
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    Plan::Node& conv = plan.nodes[i];
+    if (removed[i] || !IsOnnx(*conv.proto, "Conv") || conv.inputs.size() < 2 ||
+        conv.outputs.size() != 1 || conv.outputs[0] < 0) {
+      continue;
+    }
+    for (;;) {
+      const int x = conv.outputs[0];
+      if (plan.value_types[static_cast<size_t>(x)] != DataType::kFloat ||
+          readers[static_cast<size_t>(x)] != 1) {
+        break;
+      }
+      const int ri = reader_node[static_cast<size_t>(x)];
+      if (ri < 0 || removed[static_cast<size_t>(ri)]) break;
+      const Plan::Node& next = plan.nodes[static_cast<size_t>(ri)];
+      const bool mul = IsOnnx(*next.proto, "Mul"), add = IsOnnx(*next.proto, "Add");
+      if ((!mul && !add) || next.inputs.size() != 2 || next.outputs.size() != 1 ||
+          next.outputs[0] < 0 || next.inputs[0] == next.inputs[1]) {
+        break;
+      }
+      const Tensor* w = ConstantOf(plan, conv.inputs[1]);
+      if (w == nullptr || w->dtype() != DataType::kFloat || w->shape().rank() < 3) break;
+      const int64_t m = w->shape()[0];
+      const int other = next.inputs[0] == x ? next.inputs[1] : next.inputs[0];
+      const std::vector<float> k = PerChannel(plan, other, w->shape().rank(), m);
+      if (k.empty()) break;
+      std::vector<float> bias(static_cast<size_t>(m), 0.0f);
+      if (conv.inputs.size() > 2 && conv.inputs[2] >= 0) {
+        const Tensor* b = ConstantOf(plan, conv.inputs[2]);
+        if (b == nullptr || b->dtype() != DataType::kFloat || b->num_elements() != m) break;
+        bias.assign(b->data<float>(), b->data<float>() + m);
+      }
+      Result<Tensor> w2 = w->Clone();
+      Result<Tensor> b2 = Tensor::Allocate(DataType::kFloat, *Shape::Create({m}));
+      if (!w2.ok() || !b2.ok()) break;
+      const int64_t per = w->num_elements() / m;
+      for (int64_t c = 0; c < m; ++c) {
+        const float kc = k[static_cast<size_t>(c)];
+        if (mul) {
+          for (int64_t j = 0; j < per; ++j)
+            w2->mutable_data<float>()[c * per + j] *= kc;
+          b2->mutable_data<float>()[c] = bias[static_cast<size_t>(c)] * kc;
+        } else {
+          b2->mutable_data<float>()[c] = bias[static_cast<size_t>(c)] + kc;
+        }
+      }
+      const std::string& name = conv.proto->name.get();
+      const int wv = AddConstant(plan, name + "_folded_W", std::move(*w2));
+      const int bv = AddConstant(plan, name + "_folded_B", std::move(*b2));
+      readers.resize(plan.value_names.size(), 0);
+      reader_node.resize(plan.value_names.size(), -1);
+      onnx::NodeProto proto = *conv.proto;
+      proto.input.clear();
+      for (int v : {conv.inputs[0], wv, bv})
+        proto.input.push_back(plan.value_names[static_cast<size_t>(v)]);
+      proto.output.clear();
+      proto.output.push_back(plan.value_names[static_cast<size_t>(next.outputs[0])]);
+      const std::vector<int> old_outputs = conv.outputs;
+      conv.outputs = {next.outputs[0]};
+      if (!ReplaceNode(plan, ctx, conv, std::move(proto), {conv.inputs[0], wv, bv}).ok()) {
+        conv.outputs = old_outputs;
+        break;
+      }
+      removed[static_cast<size_t>(ri)] = 1;
+      ++count;
+    }
+  }
+  if (count == 0) return 0;
+  std::vector<Plan::Node> kept;
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    if (!removed[i]) kept.push_back(std::move(plan.nodes[i]));
+  }
+  plan.nodes = std::move(kept);
+  RenumberProducers(plan);
+  return count;
+}
+
+}  // namespace onnx_light::passes
