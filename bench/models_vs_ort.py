@@ -199,9 +199,14 @@ def main() -> None:
     print(summary)
     if args.docs:
         body = (
+            "## Real models vs ONNX Runtime (`bench/models_vs_ort.py`)\n\n"
             f"Measured on {cpu_name()} by `bench/models_vs_ort.py` (ratio = onnx-light "
-            "latency / ORT latency, lower is better; RSS = peak growth after creating the "
-            "session and running it).\n\n" + "\n".join(lines) + "\n\n" + summary
+            "latency / ORT latency, lower is better; @N = N intra-op threads; RSS = growth "
+            "of the peak resident set from creating the session and running it; max abs "
+            "diff = largest difference between the two runtimes' outputs).\n\n"
+            + "\n".join(lines)
+            + "\n\n"
+            + summary
         )
         write_section("models_vs_ort", body)
 
