@@ -171,9 +171,7 @@ def main() -> None:
     for n in names:
         if not (MODELS / CASES[n][0]).exists():
             raise SystemExit(f"{MODELS / CASES[n][0]} is missing: run scripts/setup.sh")
-    head = "| model | " + " | ".join(
-        f"light ms @{t} | ORT ms @{t} | ratio @{t}" for t in threads
-    )
+    head = "| model | " + " | ".join(f"light ms @{t} | ORT ms @{t} | ratio @{t}" for t in threads)
     head += " | light RSS MiB | ORT RSS MiB | max abs diff |"
     lines = [head, "|" + " --- |" * (head.count("|") - 1)]
     ratios = {t: [] for t in threads}

@@ -16,8 +16,18 @@ F = TensorProto.FLOAT
 RNG = np.random.default_rng(11)
 
 
-def conv_model(tail, *, opset=17, w_shape=(6, 3, 3, 3), x_shape=(2, 3, 9, 11), conv_attrs=None,
-               extra_inits=(), outputs=("y",), bias=True, dtype=np.float32):
+def conv_model(
+    tail,
+    *,
+    opset=17,
+    w_shape=(6, 3, 3, 3),
+    x_shape=(2, 3, 9, 11),
+    conv_attrs=None,
+    extra_inits=(),
+    outputs=("y",),
+    bias=True,
+    dtype=np.float32,
+):
     """x -> Conv(W, B) -> c, then the `tail` nodes; W, B and extra_inits are initializers."""
     elem = F if dtype == np.float32 else TensorProto.DOUBLE
     w = numpy_helper.from_array((RNG.standard_normal(w_shape) * 0.3).astype(dtype), "W")
@@ -87,8 +97,9 @@ def test_conv_activation_fuses(op, attrs, bounds, shape, tmp_path):
     w_shape, x_shape, conv_attrs = shape
     extra = [scalar("lo", -0.5), scalar("hi", 0.8)] if bounds else []
     tail = [helper.make_node(op, ["c", *bounds], ["y"], **attrs)]
-    model = conv_model(tail, w_shape=w_shape, x_shape=x_shape, conv_attrs=conv_attrs,
-                       extra_inits=extra)
+    model = conv_model(
+        tail, w_shape=w_shape, x_shape=x_shape, conv_attrs=conv_attrs, extra_inits=extra
+    )
     check(model, fused_away=1, x_shape=x_shape, tmp_path=tmp_path)
     ops = [n.op_type for n in onnx_light.onnx.load(str(tmp_path / "o.onnx")).graph.node]
     assert ops == ["FusedConv"]
@@ -108,12 +119,18 @@ def test_hardswish_pattern_fuses(last):
         helper.make_node("Add", ["c", "three"], ["a"]),
         helper.make_node("Clip", ["a", "zero", "six"], ["cl"]),
         helper.make_node("Mul", ["c", "cl"], ["m"]),
-        helper.make_node("Div", ["m", "six"], ["y"])
-        if last == "div6"
-        else helper.make_node("Mul", ["m", "sixth"], ["y"]),
+        (
+            helper.make_node("Div", ["m", "six"], ["y"])
+            if last == "div6"
+            else helper.make_node("Mul", ["m", "sixth"], ["y"])
+        ),
     ]
-    inits = [scalar("three", 3.0), scalar("zero", 0.0), scalar("six", 6.0),
-             scalar("sixth", 1.0 / 6.0)]
+    inits = [
+        scalar("three", 3.0),
+        scalar("zero", 0.0),
+        scalar("six", 6.0),
+        scalar("sixth", 1.0 / 6.0),
+    ]
     check(conv_model(tail, extra_inits=inits), fused_away=4)
 
 
@@ -132,8 +149,9 @@ def test_batch_norm_folds_then_activation_fuses(conv_bias):
         numpy_helper.from_array(RNG.uniform(0.1, 3, m).astype(np.float32), "var"),
     ]
     tail = [
-        helper.make_node("BatchNormalization", ["c", "scale", "shift", "mean", "var"], ["b"],
-                         epsilon=1e-3),
+        helper.make_node(
+            "BatchNormalization", ["c", "scale", "shift", "mean", "var"], ["b"], epsilon=1e-3
+        ),
         helper.make_node("Relu", ["b"], ["y"]),
     ]
     check(conv_model(tail, extra_inits=bn, bias=conv_bias), fused_away=2)
@@ -183,9 +201,14 @@ def fused_model(activation=None, params=None, with_z=False):
     if with_z:
         inputs.append(helper.make_tensor_value_info("z", F, None))
     graph = helper.make_graph(
-        [node], "g", inputs, [helper.make_tensor_value_info("y", F, None)],
-        [numpy_helper.from_array(np.ones((3, 2, 3, 3), np.float32), "W"),
-         numpy_helper.from_array(np.array([0.5, -1, 2], np.float32), "B")],
+        [node],
+        "g",
+        inputs,
+        [helper.make_tensor_value_info("y", F, None)],
+        [
+            numpy_helper.from_array(np.ones((3, 2, 3, 3), np.float32), "W"),
+            numpy_helper.from_array(np.array([0.5, -1, 2], np.float32), "B"),
+        ],
     )
     return helper.make_model(
         graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("onnx_light", 1)]
@@ -201,8 +224,9 @@ def test_fused_conv_from_a_file_with_residual():
     s = onnx_light.RuntimeSession(fused_model("Clip", [-1.0, 1.0], with_z=True))
     with pytest.raises(ValueError, match="must have the shape of Y"):
         s.run(None, {"x": x, "z": z[:, :2]})
-    np.testing.assert_allclose(s.run(None, {"x": x, "z": z})[0], np.clip(plain + z, -1, 1),
-                               rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(
+        s.run(None, {"x": x, "z": z})[0], np.clip(plain + z, -1, 1), rtol=1e-6, atol=1e-6
+    )
 
 
 @pytest.mark.parametrize(

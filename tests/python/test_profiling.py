@@ -102,9 +102,7 @@ def test_profiling_errors(tmp_path):
 
 
 def test_cli_profile(tmp_path):
-    out = cli(
-        "run", MODEL, "--random", "--repeat", "4", "--profile", tmp_path / "t.json"
-    ).stdout
+    out = cli("run", MODEL, "--random", "--repeat", "4", "--profile", tmp_path / "t.json").stdout
     assert "profile: time per run by op type" in out
     assert f"profile written to {tmp_path / 't.json'}" in out
     trace = json.loads((tmp_path / "t.json").read_text())

@@ -1,8 +1,8 @@
 // BufferPool: recycles large tensor buffers between runs of a session.
 #pragma once
 
-#include <cstddef>
 #include <atomic>
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <vector>

@@ -70,9 +70,8 @@ class KernelInfo {
   // replace, a Constant node, a folded value), else null. Set for nodes with subgraphs,
   // whose branches then take those values as constants of their own.
   const Tensor* constant_input(size_t i) const {
-    return i < constants_.size() && constants_[i].dtype() != DataType::kUndefined
-               ? &constants_[i]
-               : nullptr;
+    return i < constants_.size() && constants_[i].dtype() != DataType::kUndefined ? &constants_[i]
+                                                                                  : nullptr;
   }
   void set_constant_inputs(std::vector<Tensor> constants) { constants_ = std::move(constants); }
 

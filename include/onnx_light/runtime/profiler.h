@@ -16,8 +16,8 @@ namespace onnx_light {
 struct ProfileEvent {
   enum class Category : uint8_t { kSession, kNode };
   Category category = Category::kNode;
-  std::string name;     // the node's name (or "model_run")
-  std::string op_type;  // "domain:Op" outside the default domain
+  std::string name;      // the node's name (or "model_run")
+  std::string op_type;   // "domain:Op" outside the default domain
   int64_t start_ns = 0;  // since the profiler started
   int64_t duration_ns = 0;
   uint32_t thread = 0;       // a small number per calling thread

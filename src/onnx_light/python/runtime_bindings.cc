@@ -323,8 +323,8 @@ void BindRuntime(nb::module_& m) {
           "from_model",
           [](const onnx::ModelProto& model, int threads, bool fold, int level,
              const std::string& path, bool profiling) {
-            return new PySession(
-                ValueOrThrow(RuntimeSession::Create(model, Options(threads, fold, level, path, profiling))));
+            return new PySession(ValueOrThrow(
+                RuntimeSession::Create(model, Options(threads, fold, level, path, profiling))));
           },
           nb::arg("model"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
           nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"),
@@ -343,8 +343,8 @@ void BindRuntime(nb::module_& m) {
           "from_file",
           [](const std::string& file, int threads, bool fold, int level, const std::string& path,
              bool profiling) {
-            return new PySession(ValueOrThrow(
-                RuntimeSession::CreateFromFile(file, Options(threads, fold, level, path, profiling))));
+            return new PySession(ValueOrThrow(RuntimeSession::CreateFromFile(
+                file, Options(threads, fold, level, path, profiling))));
           },
           nb::arg("path"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
           nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"),

@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <functional>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <thread>
 

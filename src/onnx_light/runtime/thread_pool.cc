@@ -27,9 +27,15 @@ constexpr int kSpinRounds = 1 << 14;
 constexpr uint64_t Pack(uint64_t generation, uint64_t chunks, uint64_t next) {
   return generation << 32 | chunks << 16 | next;
 }
-constexpr uint32_t Generation(uint64_t state) { return static_cast<uint32_t>(state >> 32); }
-constexpr uint32_t Chunks(uint64_t state) { return static_cast<uint32_t>(state >> 16) & 0xffffu; }
-constexpr uint32_t Next(uint64_t state) { return static_cast<uint32_t>(state) & 0xffffu; }
+constexpr uint32_t Generation(uint64_t state) {
+  return static_cast<uint32_t>(state >> 32);
+}
+constexpr uint32_t Chunks(uint64_t state) {
+  return static_cast<uint32_t>(state >> 16) & 0xffffu;
+}
+constexpr uint32_t Next(uint64_t state) {
+  return static_cast<uint32_t>(state) & 0xffffu;
+}
 
 }  // namespace
 
@@ -42,7 +48,8 @@ ThreadPool::~ThreadPool() {
   stop_.store(true);
   {
     std::lock_guard<std::mutex> lock(sleep_mu_);
-    state_.store(Pack(Generation(state_.load()) + 1u, 0, 0));  // wakes pollers; no section is running
+    state_.store(
+        Pack(Generation(state_.load()) + 1u, 0, 0));  // wakes pollers; no section is running
   }
   wake_cv_.notify_all();
   for (std::thread& t : workers_)

@@ -1,12 +1,11 @@
 #include "onnx_light/core/buffer_pool.h"
 
-#include <thread>
-#include <vector>
-
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <memory>
+#include <thread>
+#include <vector>
 
 #include "onnx_light/core/tensor.h"
 

@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "onnx_light/runtime/tensor_proto.h"
 #include "common/kernel_util.h"
 #include "onnx_light/runtime/session.h"
 #include "onnx_light/runtime/subgraph.h"
+#include "onnx_light/runtime/tensor_proto.h"
 
 namespace onnx_light::kernels {
 namespace {

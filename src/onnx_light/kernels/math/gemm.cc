@@ -99,8 +99,8 @@ bool BlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b
          const float* bb, int ldb, float* cc, int ldc) {
         cblas_sgemm(CblasRowMajor, ta, tb, mm, nn, kk, 1.0f, aa, lda, bb, ldb, 1.0f, cc, ldc);
       },
-      [](CBLAS_TRANSPOSE t, int rows, int cols, const float* bb, int ldb, const float* x,
-         int incx, float* y) {
+      [](CBLAS_TRANSPOSE t, int rows, int cols, const float* bb, int ldb, const float* x, int incx,
+         float* y) {
         cblas_sgemv(CblasRowMajor, t, rows, cols, 1.0f, bb, ldb, x, incx, 1.0f, y, 1);
       });
 }

@@ -56,10 +56,10 @@ Result<Activation> ReadActivation(const KernelInfo& info) {
                     info.Describe() + ": activation Clip needs activation_params [min, max]");
     }
     if (params.size() > k.params) {
-      return Status(StatusCode::kInvalidModel,
-                    info.Describe() + ": activation " + name + " takes " +
-                        std::to_string(k.params) + " activation_params, got " +
-                        std::to_string(params.size()));
+      return Status(StatusCode::kInvalidModel, info.Describe() + ": activation " + name +
+                                                   " takes " + std::to_string(k.params) +
+                                                   " activation_params, got " +
+                                                   std::to_string(params.size()));
     }
     Activation act{k.kind, k.a, k.b};
     if (params.size() > 0) act.a = params[0];
@@ -121,10 +121,9 @@ class Conv : public KernelBase {
     dims.insert(dims.end(), w.out.begin(), w.out.end());
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     if (z != nullptr && (z->dtype() != y->dtype() || z->shape() != y->shape())) {
-      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": Z " +
-                                                      z->shape().ToString() +
-                                                      " must have the shape of Y " +
-                                                      y->shape().ToString());
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": Z " + z->shape().ToString() +
+                        " must have the shape of Y " + y->shape().ToString());
     }
     ConvState& state = ctx.State<ConvState>();
     if (x.dtype() == DataType::kFloat && (w.in.size() == 2 || w.in.size() == 1)) {
@@ -147,8 +146,7 @@ class Conv : public KernelBase {
                           w.dilations[l],
                           one ? 0 : w.pad_begin[0],
                           w.pad_begin[l]};
-      Conv2DF32(x.data<float>(), wt.data<float>(),
-                bias != nullptr ? bias->data<float>() : nullptr,
+      Conv2DF32(x.data<float>(), wt.data<float>(), bias != nullptr ? bias->data<float>() : nullptr,
                 z != nullptr ? z->data<float>() : nullptr, y->mutable_data<float>(), s, act_,
                 state.col, ctx.thread_pool());
       return Status::Ok();

@@ -104,16 +104,18 @@ void Conv2DF32(const float* x, const float* w, const float* bias, const float* z
     return;
   }
   const int64_t cg = s.c_in / s.group, mg = s.m / s.group, rows = cg * taps;
-  const bool direct = taps == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 && s.pl == 0 &&
-                      s.oh == s.h && s.ow == s.w;
+  const bool direct =
+      taps == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 && s.pl == 0 && s.oh == s.h && s.ow == s.w;
   // Columns are built for a band of output rows at a time, sized to stay in the L2 cache
   // (about 512 KiB), so the matrix product reads them while they are still there; a
   // whole plane's columns would be written to memory and read back.
   constexpr int64_t kColumnBytes = int64_t{512} << 10;
   const int64_t row_bytes = std::max<int64_t>(1, rows * s.ow * int64_t{sizeof(float)});
-  const int64_t band = direct ? s.oh : std::max<int64_t>(1, std::min(s.oh, kColumnBytes / row_bytes));
+  const int64_t band =
+      direct ? s.oh : std::max<int64_t>(1, std::min(s.oh, kColumnBytes / row_bytes));
   const bool banded = band < s.oh;
-  if (!direct) col.resize(static_cast<size_t>(rows * band * s.ow + (banded ? mg * band * s.ow : 0)));
+  if (!direct)
+    col.resize(static_cast<size_t>(rows * band * s.ow + (banded ? mg * band * s.ow : 0)));
   for (int64_t b = 0; b < s.batch; ++b) {
     for (int64_t g = 0; g < s.group; ++g) {
       const float* xg = x + (b * s.c_in + g * cg) * in_plane;

@@ -17,10 +17,10 @@ class ThreadPool;
 namespace onnx_light::kernels {
 
 struct Conv2DShape {
-  int64_t batch, c_in, h, w;           // X [batch, c_in, h, w]
-  int64_t m, kh, kw, group;            // W [m, c_in / group, kh, kw]
-  int64_t oh, ow;                      // Y [batch, m, oh, ow]
-  int64_t sh, sw, dh, dw, pt, pl;      // strides, dilations, top and left pads
+  int64_t batch, c_in, h, w;       // X [batch, c_in, h, w]
+  int64_t m, kh, kw, group;        // W [m, c_in / group, kh, kw]
+  int64_t oh, ow;                  // Y [batch, m, oh, ow]
+  int64_t sh, sw, dh, dw, pt, pl;  // strides, dilations, top and left pads
   bool depthwise() const { return group == c_in && m == c_in; }
 };
 

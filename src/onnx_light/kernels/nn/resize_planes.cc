@@ -71,8 +71,8 @@ bool ResizeLastTwoAxes(const T* x, T* y, const std::vector<int64_t>& in,
              ++i) {
           const T* xrow = xp + h.index[static_cast<size_t>(i)] * iw;
           double row = 0;
-          for (int64_t j = w.first[static_cast<size_t>(c)];
-               j < w.first[static_cast<size_t>(c) + 1]; ++j) {
+          for (int64_t j = w.first[static_cast<size_t>(c)]; j < w.first[static_cast<size_t>(c) + 1];
+               ++j) {
             row += w.weight[static_cast<size_t>(j)] *
                    static_cast<double>(xrow[w.index[static_cast<size_t>(j)]]);
           }

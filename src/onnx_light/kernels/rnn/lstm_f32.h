@@ -17,8 +17,8 @@ namespace onnx_light::kernels {
 struct LstmF32Args {
   const float *x, *w, *r, *b, *h0, *c0;  // b, h0, c0 may be null
   int64_t seq, batch, input, hidden, dirs;
-  bool reverse;               // direction "reverse" (bidirectional: the second one is)
-  float *y, *y_h, *y_c;       // any may be null
+  bool reverse;          // direction "reverse" (bidirectional: the second one is)
+  float *y, *y_h, *y_c;  // any may be null
   std::vector<float>* scratch;
   ThreadPool* pool;
 };

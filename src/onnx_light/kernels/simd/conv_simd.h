@@ -12,13 +12,13 @@ namespace onnx_light::kernels {
 enum class ActivationKind : uint8_t {
   kNone,
   kRelu,
-  kClip,         // a = min, b = max
-  kLeakyRelu,    // a = alpha
+  kClip,       // a = min, b = max
+  kLeakyRelu,  // a = alpha
   kSigmoid,
   kHardSigmoid,  // max(0, min(1, a*x + b))
   kHardSwish,    // x * max(0, min(1, x/6 + 1/2))
   kTanh,
-  kSilu,         // x * sigmoid(x)
+  kSilu,  // x * sigmoid(x)
 };
 struct Activation {
   ActivationKind kind = ActivationKind::kNone;

@@ -20,7 +20,8 @@ std::vector<float> PerChannel(const Plan& plan, int v, size_t rank, int64_t m) {
   const Tensor* t = ConstantOf(plan, v);
   if (t == nullptr || t->dtype() != DataType::kFloat || t->shape().rank() > rank) return {};
   const size_t r = t->shape().rank();
-  if (t->num_elements() == 1) return std::vector<float>(static_cast<size_t>(m), t->data<float>()[0]);
+  if (t->num_elements() == 1)
+    return std::vector<float>(static_cast<size_t>(m), t->data<float>()[0]);
   for (size_t i = 0; i < r; ++i) {
     const size_t axis = rank - r + i;  // right-aligned, as broadcasting aligns
     const int64_t d = t->shape()[i];

@@ -34,8 +34,8 @@ size_t FoldBatchNormIntoConv(Plan& plan, const PassContext& ctx) {
   size_t count = 0;
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     Plan::Node& bn = plan.nodes[i];
-    if (!IsOnnx(*bn.proto, "BatchNormalization") || bn.inputs.size() != 5 ||
-        bn.outputs.empty() || bn.outputs[0] < 0) {
+    if (!IsOnnx(*bn.proto, "BatchNormalization") || bn.inputs.size() != 5 || bn.outputs.empty() ||
+        bn.outputs[0] < 0) {
       continue;
     }
     bool extra_outputs = false;  // training outputs (running mean/var) that someone reads

@@ -92,8 +92,7 @@ class Matcher {
     const onnx::NodeProto& p = *n.proto;
     f->absorbed = {i};
     f->output = out0(i);
-    if (IsOnnx(p, "Relu") || IsOnnx(p, "Sigmoid") || IsOnnx(p, "Tanh") ||
-        IsOnnx(p, "HardSwish")) {
+    if (IsOnnx(p, "Relu") || IsOnnx(p, "Sigmoid") || IsOnnx(p, "Tanh") || IsOnnx(p, "HardSwish")) {
       f->activation = p.op_type.get();
       return true;
     }

@@ -17,8 +17,7 @@ const std::vector<GraphPass>& AllGraphPasses() {
   return passes;
 }
 
-std::vector<std::pair<std::string, size_t>> RunGraphPasses(Plan& plan,
-                                                           GraphOptimizationLevel level,
+std::vector<std::pair<std::string, size_t>> RunGraphPasses(Plan& plan, GraphOptimizationLevel level,
                                                            const PassContext& ctx) {
   std::vector<std::pair<std::string, size_t>> report;
   for (const GraphPass& pass : AllGraphPasses()) {
@@ -56,8 +55,7 @@ int AddConstant(Plan& plan, const std::string& name, Tensor value) {
 
 const Tensor* ConstantOf(const Plan& plan, int v) {
   if (v < 0 || plan.producer[static_cast<size_t>(v)] >= 0) return nullptr;
-  if (std::find(plan.input_values.begin(), plan.input_values.end(), v) !=
-      plan.input_values.end()) {
+  if (std::find(plan.input_values.begin(), plan.input_values.end(), v) != plan.input_values.end()) {
     return nullptr;  // an initializer that backs a graph input: a feed may replace it
   }
   const Tensor& t = plan.constants[static_cast<size_t>(v)];

@@ -1,16 +1,16 @@
 // Passes: rewrites of the session's graph, grouped by optimization level as ONNX Runtime
-// groups its graph transformers (basic: removals; extended: fusions). They work on the plan's graph (nodes with their kernels
-// matched, values typed and numbered; plan.h) after the model was validated and before
-// value lifetimes are decided, so a pass never hides an invalid model and every rewrite
-// is checked by the same planner. Constant folding runs first (session.cc).
+// groups its graph transformers (basic: removals; extended: fusions). They work on the plan's graph
+// (nodes with their kernels matched, values typed and numbered; plan.h) after the model was
+// validated and before value lifetimes are decided, so a pass never hides an invalid model and
+// every rewrite is checked by the same planner. Constant folding runs first (session.cc).
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "onnx_light/core/status.h"
 #include "../plan.h"
+#include "onnx_light/core/status.h"
 #include "onnx_light/runtime/session.h"
 
 namespace onnx_light::passes {
@@ -35,8 +35,7 @@ struct GraphPass {
 const std::vector<GraphPass>& AllGraphPasses();
 
 // Runs the passes of `level` (and below); returns the nodes each removed, by pass name.
-std::vector<std::pair<std::string, size_t>> RunGraphPasses(Plan& plan,
-                                                           GraphOptimizationLevel level,
+std::vector<std::pair<std::string, size_t>> RunGraphPasses(Plan& plan, GraphOptimizationLevel level,
                                                            const PassContext& ctx);
 
 // Recomputes plan.producer from plan.nodes after nodes were removed.
