@@ -98,7 +98,7 @@ def feeds_for(name: str, session) -> dict:
             feeds["sr"] = np.array(16000, np.int64)
             continue
         shape = shapes[arg.name]
-        if arg.dtype == np.int32:  # byte values, 256 = padding (Magika)
+        if arg.type == "tensor(int32)":  # byte values, 256 = padding (Magika)
             feeds[arg.name] = rng.integers(0, 257, shape).astype(np.int32)
         else:
             feeds[arg.name] = (rng.standard_normal(shape) * 0.5).astype(np.float32)

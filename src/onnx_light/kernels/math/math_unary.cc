@@ -9,6 +9,8 @@
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "onnx_light/runtime/thread_pool.h"
+#include "simd/conv_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -35,13 +37,27 @@ enum class IntOp { kNone, kAbs, kNeg, kSign };
 
 class MathUnary : public KernelBase {
  public:
-  MathUnary(Fn<float> f, Fn<double> d, Params p, IntOp int_op)
-      : f_(f), d_(d), p_(p), int_op_(int_op) {}
+  MathUnary(Fn<float> f, Fn<double> d, Params p, IntOp int_op, Activation simd)
+      : f_(f), d_(d), p_(p), int_op_(int_op), simd_(simd) {}
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     switch (x.dtype()) {
       case DataType::kFloat:
+        if (simd_.kind != ActivationKind::kNone) {
+          // The vector form, in chunks of at least 16k elements across the intra-op pool.
+          const float* in = x.data<float>();
+          float* out = y->mutable_data<float>();
+          auto run = [&](int64_t b, int64_t e) {
+            ActivationF32(in + b, out + b, static_cast<size_t>(e - b), simd_);
+          };
+          if (ctx.thread_pool() != nullptr) {
+            ctx.thread_pool()->ParallelFor(x.num_elements(), int64_t{1} << 14, run);
+          } else {
+            run(0, x.num_elements());
+          }
+          break;
+        }
         Apply<float, float>(x, y, f_, p_);
         break;
       case DataType::kDouble:
@@ -91,6 +107,7 @@ class MathUnary : public KernelBase {
   Fn<double> d_;
   Params p_;
   IntOp int_op_;
+  Activation simd_;  // kNone: no vector form
 };
 
 // One op: its float and double functions, its attributes with defaults, and its types.
@@ -215,7 +232,15 @@ Status RegisterMath(KernelRegistry& r, const char* name) {
     if (spec.attr_b) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(p.b, info.GetFloat(spec.attr_b, spec.default_b));
     }
-    return std::unique_ptr<KernelBase>(new MathUnary(spec.f, spec.d, p, spec.int_op));
+    // float32 ops with a vector form (simd/conv_simd.h).
+    Activation simd;
+    const std::string n = spec.name;
+    if (n == "Tanh") simd = {ActivationKind::kTanh, 0, 0};
+    if (n == "Sigmoid") simd = {ActivationKind::kSigmoid, 0, 0};
+    if (n == "Exp") simd = {ActivationKind::kExp, 0, 0};
+    if (n == "HardSigmoid") simd = {ActivationKind::kHardSigmoid, p.a, p.b};
+    if (n == "HardSwish") simd = {ActivationKind::kHardSwish, 0, 0};
+    return std::unique_ptr<KernelBase>(new MathUnary(spec.f, spec.d, p, spec.int_op, simd));
   };
   return r.Register(UnaryDef("", spec.name, spec.since, std::move(types), std::move(factory)));
 }

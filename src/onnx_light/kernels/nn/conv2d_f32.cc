@@ -81,8 +81,14 @@ void Im2Col(const float* x, int64_t channels, const Conv2DShape& s, int64_t oh0,
 }  // namespace
 
 void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
-               const Conv2DShape& s, const Activation& act, std::vector<float>& col,
+               const Conv2DShape& shape, const Activation& act, std::vector<float>& col,
                ThreadPool* pool) {
+  // Images one pixel wide with a kx1 kernel (1-D convolutions exported along the height)
+  // are the same memory as one-row images with a 1xk kernel, whose columns are whole rows.
+  Conv2DShape s = shape;
+  if (s.w == 1 && s.kw == 1 && s.ow == 1 && s.pl == 0 && s.h > 1) {
+    s = {s.batch, s.c_in, 1, s.h, s.m, 1, s.kh, s.group, 1, s.oh, 1, s.sh, 1, s.dh, 0, s.pt};
+  }
   const int64_t in_plane = s.h * s.w, out_plane = s.oh * s.ow;
   const int64_t taps = s.kh * s.kw;
   if (s.depthwise()) {

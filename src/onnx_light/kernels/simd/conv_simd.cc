@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 // clang-format off
 #undef HWY_TARGET_INCLUDE
@@ -72,6 +73,17 @@ HWY_INLINE V ActivateNumbers(D d, V v, const Activation& act) {
     }
     case ActivationKind::kTanh:
       return hn::Tanh(d, v);
+    case ActivationKind::kExp: {
+      // hn::Exp is valid on [-FLT_MAX, 88]: above 88, exp(v - 1) * e (overflowing to +inf
+      // past ln(FLT_MAX) as it should); -inf gives 0.
+      const auto lim = hn::Set(d, 88.0f);
+      const auto lo = hn::Exp(d, hn::Max(hn::Min(v, lim), hn::Set(d, std::numeric_limits<float>::lowest())));
+      const auto hi = hn::Mul(hn::Exp(d, hn::Min(hn::Sub(v, hn::Set(d, 1.0f)), lim)),
+                              hn::Set(d, 2.71828182845904523536f));
+      const auto r = hn::IfThenElse(hn::Gt(v, lim), hi, lo);
+      return hn::IfThenElse(hn::Lt(v, hn::Set(d, std::numeric_limits<float>::lowest())),
+                            hn::Zero(d), r);
+    }
     case ActivationKind::kSilu: {
       const auto e = ExpNeg(d, v);
       return hn::Div(v, hn::Add(hn::Set(d, 1.0f), e));
@@ -85,6 +97,20 @@ template <class D, class V>
 HWY_INLINE V Activate(D d, V v, const Activation& act) {
   if (act.kind == ActivationKind::kNone) return v;
   return hn::IfThenElse(hn::IsNaN(v), v, ActivateNumbers(d, v, act));
+}
+
+void ActivationF32(const float* x, float* y, size_t n, const Activation& act) {
+  const hn::ScalableTag<float> d;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    hn::StoreU(Activate(d, hn::LoadU(d, x + i), act), d, y + i);
+  if (i < n) {
+    HWY_ALIGN float buf[hn::MaxLanes(d)] = {};
+    std::memcpy(buf, x + i, (n - i) * sizeof(float));
+    hn::Store(Activate(d, hn::Load(d, buf), act), d, buf);
+    std::memcpy(y + i, buf, (n - i) * sizeof(float));
+  }
 }
 
 void BiasActivationF32(float* y, size_t n, float bias, const float* z, const Activation& act) {
@@ -116,10 +142,14 @@ HWY_AFTER_NAMESPACE();
 namespace onnx_light::kernels {
 
 HWY_EXPORT(AxpyStridedF32);
+HWY_EXPORT(ActivationF32);
 HWY_EXPORT(BiasActivationF32);
 
 void AxpyStridedF32(float* y, const float* x, size_t n, float a, size_t stride) {
   HWY_DYNAMIC_DISPATCH(AxpyStridedF32)(y, x, n, a, stride);
+}
+void ActivationF32(const float* x, float* y, size_t n, const Activation& act) {
+  HWY_DYNAMIC_DISPATCH(ActivationF32)(x, y, n, act);
 }
 void BiasActivationF32(float* y, size_t n, float bias, const float* z, const Activation& act) {
   HWY_DYNAMIC_DISPATCH(BiasActivationF32)(y, n, bias, z, act);

@@ -19,6 +19,7 @@ enum class ActivationKind : uint8_t {
   kHardSwish,    // x * max(0, min(1, x/6 + 1/2))
   kTanh,
   kSilu,  // x * sigmoid(x)
+  kExp,
 };
 struct Activation {
   ActivationKind kind = ActivationKind::kNone;
@@ -27,6 +28,9 @@ struct Activation {
 
 // y[i] += a * x[i * stride] for i < n (any stride; 1 and 2 vectorized).
 void AxpyStridedF32(float* y, const float* x, size_t n, float a, size_t stride);
+// y[i] = act(x[i]): the unary ops with a vector form (Tanh, Sigmoid, HardSigmoid,
+// HardSwish, Exp, ...), within a few ULP of the C library. In place allowed.
+void ActivationF32(const float* x, float* y, size_t n, const Activation& act);
 // y[i] = act(y[i] + bias + (z ? z[i] : 0)): the epilogue of one output plane.
 void BiasActivationF32(float* y, size_t n, float bias, const float* z, const Activation& act);
 

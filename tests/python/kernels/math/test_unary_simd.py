@@ -1,0 +1,72 @@
+"""float32 Tanh, Sigmoid, Exp, HardSigmoid and HardSwish run in Highway vector code
+(simd/conv_simd.cc): every length up to three vectors of the widest target (tails), the
+special values, and the overflow edge of exp, against float64 numpy. Tolerance: 4e-7
+relative + 1e-37 absolute (a few ULP; exp's 88..88.72 band 1e-6 relative; HardSigmoid and
+HardSwish add 1e-7 absolute: a*x + b cancels near 0 in float32); NaN stays NaN,
+exp(>88.7228) is +inf, exp(-inf) is 0."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import onnx_light
+from onnx_light.onnx import TensorProto, helper
+
+REFS = {
+    "Tanh": (np.tanh, {}),
+    "Sigmoid": (lambda x: 1 / (1 + np.exp(-x)), {}),
+    "Exp": (np.exp, {}),
+    "HardSigmoid": (
+        lambda x: np.clip(np.float32(0.3) * x + np.float32(0.4), 0, 1),
+        {"alpha": 0.3, "beta": 0.4},
+    ),
+    "HardSwish": (lambda x: x * np.clip(x / 6 + 0.5, 0, 1), {}),
+}
+
+
+def session(op, attrs):
+    node = helper.make_node(op, ["x"], ["y"], **attrs)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    return onnx_light.RuntimeSession(model)
+
+
+@pytest.mark.parametrize("op", sorted(REFS))
+def test_values_and_tails(op):
+    ref, attrs = REFS[op]
+    s = session(op, attrs)
+    rng = np.random.default_rng(3)
+    for n in range(0, 49):  # every tail of 4, 8 and 16 lanes
+        x = (rng.standard_normal(n) * 6).astype(np.float32)
+        got = s.run(None, {"x": x})[0]
+        want = ref(x.astype(np.float64))
+        atol = 1e-7 if op.startswith("Hard") else 1e-37
+        np.testing.assert_allclose(got, want, rtol=4e-7, atol=atol, err_msg=f"{op} n={n}")
+    big = np.linspace(-100, 100, 4001, dtype=np.float32)
+    want = ref(big.astype(np.float64))
+    with np.errstate(over="ignore"):
+        finite = np.isfinite(want.astype(np.float32))
+    got = s.run(None, {"x": big})[0]
+    rtol = 1e-6 if op == "Exp" else 4e-7
+    atol = 1e-7 if op.startswith("Hard") else 1e-37
+    np.testing.assert_allclose(got[finite], want[finite], rtol=rtol, atol=atol)
+    assert np.all(np.isinf(got[~finite]))
+
+
+@pytest.mark.parametrize("op", sorted(REFS))
+def test_special_values(op):
+    ref, attrs = REFS[op]
+    x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 88.0, 88.5, 88.8, 1e30, -1e30], np.float32)
+    got = session(op, attrs).run(None, {"x": x})[0]
+    assert np.isnan(got[0])
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = ref(x[1:].astype(np.float64)).astype(np.float32)
+    if op == "HardSwish":  # inf * 1 = inf, -inf * 0 = NaN in float arithmetic
+        want[1] = np.float32(np.nan) if np.isnan(want[1]) else want[1]
+    np.testing.assert_allclose(got[1:], want, rtol=1e-6, atol=1e-37, equal_nan=True)
