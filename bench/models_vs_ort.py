@@ -80,7 +80,11 @@ CASES = {
         {"images": [1, 3, 416, 416]},
         "ddddocr YOLOX-style detector",
     ),
-    "nudenet_yolov8n": ("nudenet_320n.onnx", {"images": [1, 3, 320, 320]}, "NudeNet YOLOv8n detector"),
+    "nudenet_yolov8n": (
+        "nudenet_320n.onnx",
+        {"images": [1, 3, 320, 320]},
+        "NudeNet YOLOv8n detector",
+    ),
     "magika": (
         "magika_standard_v3_3.onnx",
         {"bytes": [1, 2048]},

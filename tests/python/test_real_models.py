@@ -119,11 +119,11 @@ def test_more_real_models_match_onnxruntime(name, shapes, tol):
             elif arg.dtype == np.int32:  # byte values, 256 = padding (Magika)
                 feeds[arg.name] = rng.integers(0, 257, shapes[arg.name]).astype(np.int32)
             else:
-                feeds[arg.name] = (rng.standard_normal(shapes[arg.name]) * scale).astype(
-                    np.float32
-                )
+                feeds[arg.name] = (rng.standard_normal(shapes[arg.name]) * scale).astype(np.float32)
         want = ref.run(None, feeds)
         magnitude = max(1.0, max(float(np.max(np.abs(w))) for w in want if w.size))
         worst = largest_error(light, ref, feeds)
-        print(f"{name}: largest |onnx-light - ORT| = {worst:.3g} (largest |output| {magnitude:.3g})")
+        print(
+            f"{name}: largest |onnx-light - ORT| = {worst:.3g} (largest |output| {magnitude:.3g})"
+        )
         assert worst <= tol * magnitude, (worst, magnitude)

@@ -77,7 +77,8 @@ HWY_INLINE V ActivateNumbers(D d, V v, const Activation& act) {
       // hn::Exp is valid on [-FLT_MAX, 88]: above 88, exp(v - 1) * e (overflowing to +inf
       // past ln(FLT_MAX) as it should); -inf gives 0.
       const auto lim = hn::Set(d, 88.0f);
-      const auto lo = hn::Exp(d, hn::Max(hn::Min(v, lim), hn::Set(d, std::numeric_limits<float>::lowest())));
+      const auto lo =
+          hn::Exp(d, hn::Max(hn::Min(v, lim), hn::Set(d, std::numeric_limits<float>::lowest())));
       const auto hi = hn::Mul(hn::Exp(d, hn::Min(hn::Sub(v, hn::Set(d, 1.0f)), lim)),
                               hn::Set(d, 2.71828182845904523536f));
       const auto r = hn::IfThenElse(hn::Gt(v, lim), hi, lo);
