@@ -241,3 +241,17 @@ def test_fused_conv_bad_attributes(activation, params, message):
     x = np.zeros((1, 2, 5, 5), np.float32)
     with pytest.raises(ValueError, match=message):  # at the first run: kernels are lazy
         onnx_light.RuntimeSession(fused_model(activation, params)).run(None, {"x": x})
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_banded_convolution_is_the_same_on_more_threads(threads):
+    """A convolution whose columns do not fit in L2 runs in bands of output rows; with more
+    threads each thread takes whole bands. Same bands, same sums: bit-identical."""
+    tail = [helper.make_node("Relu", ["c"], ["y"])]
+    model = conv_model(tail, w_shape=(32, 64, 3, 3), x_shape=(2, 64, 40, 96))
+    x = RNG.standard_normal((2, 64, 40, 96)).astype(np.float32)
+    one = onnx_light.RuntimeSession(model).run(None, {"x": x})[0]
+    many = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(many, one)
+    none = onnx_light.RuntimeSession(model, graph_optimization_level="none").run(None, {"x": x})[0]
+    np.testing.assert_allclose(one, none, rtol=1e-5, atol=1e-5)

@@ -120,42 +120,57 @@ void Conv2DF32(const float* x, const float* w, const float* bias, const float* z
   const int64_t band =
       direct ? s.oh : std::max<int64_t>(1, std::min(s.oh, kColumnBytes / row_bytes));
   const bool banded = band < s.oh;
-  if (!direct)
-    col.resize(static_cast<size_t>(rows * band * s.ow + (banded ? mg * band * s.ow : 0)));
-  for (int64_t b = 0; b < s.batch; ++b) {
-    for (int64_t g = 0; g < s.group; ++g) {
-      const float* xg = x + (b * s.c_in + g * cg) * in_plane;
-      float* yg = y + (b * s.m + g * mg) * out_plane;
-      const float* wg = w + g * mg * rows;
-      for (int64_t oh0 = 0; oh0 < s.oh; oh0 += band) {
-        const int64_t oh1 = std::min(s.oh, oh0 + band), n = (oh1 - oh0) * s.ow;
-        const float* cols = xg;
-        if (!direct) {
-          Im2Col(xg, cg, s, oh0, oh1, col.data());
-          cols = col.data();
-        }
-        // The product goes straight into Y for a whole plane, else into a band buffer that
-        // is copied out. The bias goes in first and the product is added to it, as ONNX
-        // Runtime orders the sums (a model whose channels are equal gets equal channels).
-        float* dst = banded ? col.data() + rows * band * s.ow : yg;
-        const int64_t ld = banded ? n : out_plane;
-        for (int64_t oc = 0; oc < mg; ++oc) {
-          std::fill(dst + oc * ld, dst + oc * ld + n, bias != nullptr ? bias[g * mg + oc] : 0.0f);
-        }
-        Gemm2D<float>(wg, rows, 1, cols, n, 1, dst, mg, n, rows, pool);
-        for (int64_t oc = 0; oc < mg; ++oc) {
-          const int64_t ch = g * mg + oc;
-          float* out = yg + oc * out_plane + oh0 * s.ow;
-          if (banded) std::memcpy(out, dst + oc * n, static_cast<size_t>(n) * sizeof(float));
-          if (z != nullptr || act.kind != ActivationKind::kNone) {
-            BiasActivationF32(out, static_cast<size_t>(n), 0.0f,
-                              z != nullptr ? z + (b * s.m + ch) * out_plane + oh0 * s.ow : nullptr,
-                              act);
-          }
-        }
+  const int64_t bands = (s.oh + band - 1) / band;
+  // Scratch per worker: the band's columns, and its product when banded.
+  const int64_t scratch = (direct ? 0 : rows * band * s.ow) + (banded ? mg * band * s.ow : 0);
+  // One band: columns, product (bias first, as ONNX Runtime orders the sums, so a model
+  // whose channels are equal gets equal channels), copy out, epilogue.
+  auto run_band = [&](int64_t task, float* work, ThreadPool* gemm_pool) {
+    const int64_t b = task / (s.group * bands), g = task / bands % s.group;
+    const int64_t oh0 = task % bands * band, oh1 = std::min(s.oh, oh0 + band);
+    const int64_t n = (oh1 - oh0) * s.ow;
+    const float* xg = x + (b * s.c_in + g * cg) * in_plane;
+    float* yg = y + (b * s.m + g * mg) * out_plane;
+    const float* cols = xg;
+    if (!direct) {
+      Im2Col(xg, cg, s, oh0, oh1, work);
+      cols = work;
+    }
+    float* dst = banded ? work + (direct ? 0 : rows * band * s.ow) : yg;
+    const int64_t ld = banded ? n : out_plane;
+    for (int64_t oc = 0; oc < mg; ++oc) {
+      std::fill(dst + oc * ld, dst + oc * ld + n, bias != nullptr ? bias[g * mg + oc] : 0.0f);
+    }
+    Gemm2D<float>(w + g * mg * rows, rows, 1, cols, n, 1, dst, mg, n, rows, gemm_pool);
+    for (int64_t oc = 0; oc < mg; ++oc) {
+      const int64_t ch = g * mg + oc;
+      float* out = yg + oc * out_plane + oh0 * s.ow;
+      if (banded) std::memcpy(out, dst + oc * n, static_cast<size_t>(n) * sizeof(float));
+      if (z != nullptr || act.kind != ActivationKind::kNone) {
+        BiasActivationF32(out, static_cast<size_t>(n), 0.0f,
+                          z != nullptr ? z + (b * s.m + ch) * out_plane + oh0 * s.ow : nullptr,
+                          act);
       }
     }
+  };
+  const int64_t tasks = s.batch * s.group * bands;
+  const int64_t workers = pool != nullptr ? pool->threads() : 1;
+  if (workers > 1 && tasks >= workers) {
+    // Enough bands for every thread: each worker builds and multiplies its own bands
+    // (im2col in parallel too), with scratch of its own.
+    col.resize(static_cast<size_t>(workers * scratch));
+    const int64_t per = (tasks + workers - 1) / workers;
+    pool->ParallelFor(workers, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) {
+        for (int64_t t = k * per; t < std::min(tasks, (k + 1) * per); ++t)
+          run_band(t, col.data() + k * scratch, nullptr);
+      }
+    });
+    return;
   }
+  col.resize(static_cast<size_t>(scratch));
+  for (int64_t t = 0; t < tasks; ++t)
+    run_band(t, col.data(), pool);  // the product splits its rows across the pool
 }
 
 }  // namespace onnx_light::kernels

@@ -104,6 +104,20 @@ void CopyBox(const Tensor& x, const std::vector<int64_t>& start, const std::vect
   std::vector<int64_t> pos(rank, 0);
   const size_t item = ItemSize(x.dtype());
   int64_t off = base;
+  if (rank > 0 && step[rank - 1] == 1 && DataTypeBitWidth(x.dtype()) % 8 == 0) {
+    // Unit step along the last axis: whole runs at a time (memcpy for numbers).
+    const int64_t run = out[rank - 1];
+    for (int64_t j = 0; j < y->num_elements(); j += run) {
+      CopyElements(x, off, y, j, item, run);
+      for (size_t d = rank - 1; d-- > 0;) {
+        off += step[d] * strides[d];
+        if (++pos[d] < out[d]) break;
+        off -= step[d] * strides[d] * out[d];
+        pos[d] = 0;
+      }
+    }
+    return;
+  }
   for (int64_t j = 0; j < y->num_elements(); ++j) {
     CopyElement(x, off, y, j, item);
     for (size_t d = rank; d-- > 0;) {
