@@ -22,6 +22,7 @@ namespace {
 struct ConvState : KernelState {
   std::vector<int64_t> taps, taps_for;
   std::vector<float> col;
+  Conv2DScratch f32;  // the float32 2-D path's columns and packing space
 };
 
 // The activation of a FusedConv node (ORT's com.microsoft FusedConv attributes:
@@ -148,7 +149,7 @@ class Conv : public KernelBase {
                           w.pad_begin[l]};
       Conv2DF32(x.data<float>(), wt.data<float>(), bias != nullptr ? bias->data<float>() : nullptr,
                 z != nullptr ? z->data<float>() : nullptr, y->mutable_data<float>(), s, act_,
-                state.col, ctx.thread_pool());
+                state.f32, ctx.thread_pool());
       return Status::Ok();
     }
     ComputeGeneral(ctx, x, wt, bias, w, batch, c_in, m, cg, y, state);

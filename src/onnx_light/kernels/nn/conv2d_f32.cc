@@ -80,9 +80,39 @@ void Im2Col(const float* x, int64_t channels, const Conv2DShape& s, int64_t oh0,
 
 }  // namespace
 
+void ConvGemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c,
+              int64_t ldc, std::vector<std::vector<float>>& pack, ThreadPool* pool) {
+  static const bool packed = PreferPackedSgemm();
+  if (!packed) {
+    if (ldc == n) {
+      Gemm2D<float>(a, k, 1, b, n, 1, c, m, n, k, pool);
+      return;
+    }
+    for (int64_t i = 0; i < m; ++i)  // rows apart: one product per row of c
+      Gemm2D<float>(a + i * k, k, 1, b, n, 1, c + i * ldc, 1, n, k, nullptr);
+    return;
+  }
+  const int64_t workers = pool != nullptr ? pool->threads() : 1;
+  if (static_cast<int64_t>(pack.size()) < workers) pack.resize(static_cast<size_t>(workers));
+  // Column blocks of at least 256 per worker, so each packs panels worth packing.
+  const int64_t parts = std::max<int64_t>(1, std::min(workers, n / 256));
+  if (parts == 1) {
+    SgemmPacked(m, n, k, a, k, b, n, c, ldc, &pack[0]);
+    return;
+  }
+  const int64_t per = (n + parts - 1) / parts;
+  pool->ParallelFor(parts, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t p = begin; p < end; ++p) {
+      const int64_t j0 = p * per, j1 = std::min(n, j0 + per);
+      if (j0 < j1) SgemmPacked(m, j1 - j0, k, a, k, b + j0, n, c + j0, ldc, &pack[p]);
+    }
+  });
+}
+
 void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
-               const Conv2DShape& shape, const Activation& act, std::vector<float>& col,
+               const Conv2DShape& shape, const Activation& act, Conv2DScratch& scr,
                ThreadPool* pool) {
+  std::vector<float>& col = scr.col;
   // Images one pixel wide with a kx1 kernel (1-D convolutions exported along the height)
   // are the same memory as one-row images with a 1xk kernel, whose columns are whole rows.
   Conv2DShape s = shape;
@@ -125,7 +155,8 @@ void Conv2DF32(const float* x, const float* w, const float* bias, const float* z
   const int64_t scratch = (direct ? 0 : rows * band * s.ow) + (banded ? mg * band * s.ow : 0);
   // One band: columns, product (bias first, as ONNX Runtime orders the sums, so a model
   // whose channels are equal gets equal channels), copy out, epilogue.
-  auto run_band = [&](int64_t task, float* work, ThreadPool* gemm_pool) {
+  auto run_band = [&](int64_t task, float* work, std::vector<std::vector<float>>& pack,
+                      ThreadPool* gemm_pool) {
     const int64_t b = task / (s.group * bands), g = task / bands % s.group;
     const int64_t oh0 = task % bands * band, oh1 = std::min(s.oh, oh0 + band);
     const int64_t n = (oh1 - oh0) * s.ow;
@@ -141,7 +172,7 @@ void Conv2DF32(const float* x, const float* w, const float* bias, const float* z
     for (int64_t oc = 0; oc < mg; ++oc) {
       std::fill(dst + oc * ld, dst + oc * ld + n, bias != nullptr ? bias[g * mg + oc] : 0.0f);
     }
-    Gemm2D<float>(w + g * mg * rows, rows, 1, cols, n, 1, dst, mg, n, rows, gemm_pool);
+    ConvGemm(mg, n, rows, w + g * mg * rows, cols, dst, ld, pack, gemm_pool);
     for (int64_t oc = 0; oc < mg; ++oc) {
       const int64_t ch = g * mg + oc;
       float* out = yg + oc * out_plane + oh0 * s.ow;
@@ -159,18 +190,22 @@ void Conv2DF32(const float* x, const float* w, const float* bias, const float* z
     // Enough bands for every thread: each worker builds and multiplies its own bands
     // (im2col in parallel too), with scratch of its own.
     col.resize(static_cast<size_t>(workers * scratch));
+    if (static_cast<int64_t>(scr.pack.size()) < workers) scr.pack.resize(static_cast<size_t>(workers));
     const int64_t per = (tasks + workers - 1) / workers;
     pool->ParallelFor(workers, 1, [&](int64_t begin, int64_t end) {
       for (int64_t k = begin; k < end; ++k) {
+        std::vector<std::vector<float>> own(1);
+        own[0].swap(scr.pack[static_cast<size_t>(k)]);  // this worker's packing space
         for (int64_t t = k * per; t < std::min(tasks, (k + 1) * per); ++t)
-          run_band(t, col.data() + k * scratch, nullptr);
+          run_band(t, col.data() + k * scratch, own, nullptr);
+        own[0].swap(scr.pack[static_cast<size_t>(k)]);
       }
     });
     return;
   }
   col.resize(static_cast<size_t>(scratch));
   for (int64_t t = 0; t < tasks; ++t)
-    run_band(t, col.data(), pool);  // the product splits its rows across the pool
+    run_band(t, col.data(), scr.pack, pool);  // the product splits across the pool
 }
 
 }  // namespace onnx_light::kernels

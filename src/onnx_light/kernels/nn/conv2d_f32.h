@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "simd/conv_simd.h"
+#include "simd/gemm_simd.h"
 
 namespace onnx_light {
 class ThreadPool;
@@ -24,10 +25,21 @@ struct Conv2DShape {
   bool depthwise() const { return group == c_in && m == c_in; }
 };
 
-// y = act(conv(x, w) + bias + z). bias and z may be null. `col` is scratch kept by the
-// caller between runs.
+// Scratch kept by the caller between runs: columns, and packing space per worker.
+struct Conv2DScratch {
+  std::vector<float> col;
+  std::vector<std::vector<float>> pack;
+};
+
+// y = act(conv(x, w) + bias + z). bias and z may be null.
 void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
-               const Conv2DShape& s, const Activation& act, std::vector<float>& col,
+               const Conv2DShape& s, const Activation& act, Conv2DScratch& scratch,
                ThreadPool* pool);
+
+// c[m x n] += a[m x k] * b[k x n] (row-major; c's rows ldc apart): the packed Highway
+// kernel where it is faster (AVX-512, simd/gemm_simd.h), else the BLAS. With a pool of
+// several threads the columns are split between them.
+void ConvGemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c,
+              int64_t ldc, std::vector<std::vector<float>>& pack, ThreadPool* pool);
 
 }  // namespace onnx_light::kernels

@@ -1,0 +1,73 @@
+// The GEMM decision: onnx-light's packed Highway sgemm (simd/gemm_simd.h) against the
+// BLAS (OpenBLAS through math/gemm.h) on the matrix shapes of the benchmark models'
+// convolutions, single-threaded. Prints GFLOP/s for both and the SIMD target; run it once
+// per target with ONNX_LIGHT_SIMD_TARGET (e.g. AVX2) to see an AVX2-only CPU's numbers.
+//   cmake --build build --target gemm_vs_blas && build/bench/gemm_vs_blas
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "math/gemm.h"
+#include "simd/elementwise_simd.h"
+#include "simd/gemm_simd.h"
+
+namespace {
+
+template <class Fn>
+double Seconds(Fn fn) {
+  fn();
+  int reps = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  double elapsed = 0;
+  do {
+    fn();
+    ++reps;
+    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  } while (elapsed < 0.3);
+  return elapsed / reps;
+}
+
+}  // namespace
+
+int main() {
+  namespace k = onnx_light::kernels;
+  struct Shape {
+    int64_t m, n, k;
+    const char* what;
+  };
+  const Shape shapes[] = {
+      {480, 480, 480, "PP-OCRv4 rec 1x1 conv 480->480 at 6x80"},
+      {24, 2560, 864, "PP-OCRv4 det 3x3 conv 96->24, a band of 32x80"},
+      {64, 1600, 576, "YOLOv8n 3x3 conv 64->64 at 40x40"},
+      {128, 400, 1152, "YOLOv8n 3x3 conv 128->128 at 20x20"},
+      {32, 6400, 144, "3x3 conv 16->32 at 80x80"},
+      {256, 256, 256, "square 256"},
+  };
+  std::printf("SIMD target %s; packed kernel preferred here: %s\n", k::SimdTargetName(),
+              k::PreferPackedSgemm() ? "yes" : "no");
+  std::printf("%-46s %10s %10s %7s\n", "shape (m x n x k)", "BLAS GF/s", "packed", "ratio");
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> scratch;
+  for (const Shape& s : shapes) {
+    std::vector<float> a(static_cast<size_t>(s.m * s.k)), b(static_cast<size_t>(s.k * s.n));
+    std::vector<float> c1(static_cast<size_t>(s.m * s.n)), c2(c1.size());
+    for (float& v : a)
+      v = u(rng);
+    for (float& v : b)
+      v = u(rng);
+    const double blas = Seconds(
+        [&] { k::Gemm2D<float>(a.data(), s.k, 1, b.data(), s.n, 1, c1.data(), s.m, s.n, s.k); });
+    const double packed = Seconds([&] {
+      k::SgemmPacked(s.m, s.n, s.k, a.data(), s.k, b.data(), s.n, c2.data(), s.n, &scratch);
+    });
+    const double flop = 2.0 * static_cast<double>(s.m * s.n * s.k);
+    char label[64];
+    std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(s.m),
+                  static_cast<long long>(s.n), static_cast<long long>(s.k));
+    std::printf("%-46s %10.1f %10.1f %6.2fx  %s\n", label, flop / blas / 1e9,
+                flop / packed / 1e9, blas / packed, s.what);
+  }
+  return 0;
+}

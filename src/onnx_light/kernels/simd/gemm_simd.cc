@@ -1,0 +1,166 @@
+#include "simd/gemm_simd.h"
+
+#include <algorithm>
+#include <cstring>
+
+// clang-format off
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "simd/gemm_simd.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+// clang-format on
+
+HWY_BEFORE_NAMESPACE();
+namespace onnx_light::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+constexpr size_t kMR = 6;
+constexpr int64_t kKC = 256;
+constexpr int64_t kMC = 96;  // a multiple of kMR
+constexpr int64_t kNC = 2048;
+
+// b[p, j0 .. j0 + nr) for p < kc, zero beyond nr, as kc rows of NR floats.
+void PackB(const float* b, int64_t ldb, int64_t kc, int64_t nc, size_t nr_width, float* out) {
+  for (int64_t j0 = 0; j0 < nc; j0 += static_cast<int64_t>(nr_width)) {
+    const int64_t w = std::min<int64_t>(static_cast<int64_t>(nr_width), nc - j0);
+    for (int64_t p = 0; p < kc; ++p) {
+      const float* src = b + p * ldb + j0;
+      std::memcpy(out, src, static_cast<size_t>(w) * sizeof(float));
+      std::fill(out + w, out + nr_width, 0.0f);
+      out += nr_width;
+    }
+  }
+}
+
+// a[i0 .. i0 + MR, p] for p < kc, zero beyond the rows, as kc groups of MR floats.
+void PackA(const float* a, int64_t lda, int64_t mc, int64_t kc, float* out) {
+  for (int64_t i0 = 0; i0 < mc; i0 += static_cast<int64_t>(kMR)) {
+    const int64_t h = std::min<int64_t>(static_cast<int64_t>(kMR), mc - i0);
+    for (int64_t p = 0; p < kc; ++p) {
+      for (int64_t r = 0; r < static_cast<int64_t>(kMR); ++r)
+        *out++ = r < h ? a[(i0 + r) * lda + p] : 0.0f;
+    }
+  }
+}
+
+// c[0 .. rows, 0 .. cols) += the 6 x 2-vector product of a packed a panel and b panel.
+HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
+                     float* c, int64_t ldc, int64_t rows, int64_t cols) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  auto c00 = hn::Zero(d), c01 = hn::Zero(d), c10 = hn::Zero(d), c11 = hn::Zero(d);
+  auto c20 = hn::Zero(d), c21 = hn::Zero(d), c30 = hn::Zero(d), c31 = hn::Zero(d);
+  auto c40 = hn::Zero(d), c41 = hn::Zero(d), c50 = hn::Zero(d), c51 = hn::Zero(d);
+  for (int64_t p = 0; p < kc; ++p) {
+    const auto b0 = hn::Load(d, bp);
+    const auto b1 = hn::Load(d, bp + N);
+    bp += 2 * N;
+    auto a = hn::Set(d, ap[0]);
+    c00 = hn::MulAdd(a, b0, c00);
+    c01 = hn::MulAdd(a, b1, c01);
+    a = hn::Set(d, ap[1]);
+    c10 = hn::MulAdd(a, b0, c10);
+    c11 = hn::MulAdd(a, b1, c11);
+    a = hn::Set(d, ap[2]);
+    c20 = hn::MulAdd(a, b0, c20);
+    c21 = hn::MulAdd(a, b1, c21);
+    a = hn::Set(d, ap[3]);
+    c30 = hn::MulAdd(a, b0, c30);
+    c31 = hn::MulAdd(a, b1, c31);
+    a = hn::Set(d, ap[4]);
+    c40 = hn::MulAdd(a, b0, c40);
+    c41 = hn::MulAdd(a, b1, c41);
+    a = hn::Set(d, ap[5]);
+    c50 = hn::MulAdd(a, b0, c50);
+    c51 = hn::MulAdd(a, b1, c51);
+    ap += kMR;
+  }
+  if (rows == static_cast<int64_t>(kMR) && cols == static_cast<int64_t>(2 * N)) {
+    auto add = [&](float* row, decltype(c00) v0, decltype(c00) v1) {
+      hn::StoreU(hn::Add(hn::LoadU(d, row), v0), d, row);
+      hn::StoreU(hn::Add(hn::LoadU(d, row + N), v1), d, row + N);
+    };
+    add(c, c00, c01);
+    add(c + ldc, c10, c11);
+    add(c + 2 * ldc, c20, c21);
+    add(c + 3 * ldc, c30, c31);
+    add(c + 4 * ldc, c40, c41);
+    add(c + 5 * ldc, c50, c51);
+    return;
+  }
+  // An edge tile: through a buffer, adding only the valid part.
+  HWY_ALIGN float buf[kMR * 2 * hn::MaxLanes(d)];
+  const decltype(c00) acc[kMR][2] = {{c00, c01}, {c10, c11}, {c20, c21},
+                                     {c30, c31}, {c40, c41}, {c50, c51}};
+  for (size_t r = 0; r < kMR; ++r) {
+    hn::Store(acc[r][0], d, buf + r * 2 * N);
+    hn::Store(acc[r][1], d, buf + r * 2 * N + N);
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t j = 0; j < cols; ++j)
+      c[r * ldc + j] += buf[static_cast<size_t>(r) * 2 * N + static_cast<size_t>(j)];
+  }
+}
+
+void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                 int64_t ldb, float* c, int64_t ldc, std::vector<float>* scratch) {
+  const hn::ScalableTag<float> d;
+  const size_t nr = 2 * hn::Lanes(d);
+  const int64_t nc_max = std::min<int64_t>(kNC, (n + static_cast<int64_t>(nr) - 1) /
+                                                    static_cast<int64_t>(nr) *
+                                                    static_cast<int64_t>(nr));
+  const size_t b_size = static_cast<size_t>(kKC * nc_max);
+  const size_t a_size = static_cast<size_t>(kKC * kMC);
+  // Aligned for Load: the packed b panel starts on a vector boundary.
+  scratch->resize(b_size + a_size + 64);
+  float* base = scratch->data();
+  const uintptr_t mis = reinterpret_cast<uintptr_t>(base) % 64;
+  float* bpack = base + (mis ? (64 - mis) / sizeof(float) : 0);
+  float* apack = bpack + b_size;
+  for (int64_t jc = 0; jc < n; jc += kNC) {
+    const int64_t nc = std::min(kNC, n - jc);
+    for (int64_t pc = 0; pc < k; pc += kKC) {
+      const int64_t kc = std::min(kKC, k - pc);
+      PackB(b + pc * ldb + jc, ldb, kc, nc, nr, bpack);
+      for (int64_t ic = 0; ic < m; ic += kMC) {
+        const int64_t mc = std::min(kMC, m - ic);
+        PackA(a + ic * lda + pc, lda, mc, kc, apack);
+        for (int64_t jr = 0; jr < nc; jr += static_cast<int64_t>(nr)) {
+          const int64_t cols = std::min<int64_t>(static_cast<int64_t>(nr), nc - jr);
+          const float* bp = bpack + jr * kc;
+          for (int64_t ir = 0; ir < mc; ir += static_cast<int64_t>(kMR)) {
+            const int64_t rows = std::min<int64_t>(static_cast<int64_t>(kMR), mc - ir);
+            Tile(kc, apack + ir * kc, bp, c + (ic + ir) * ldc + jc + jr, ldc, rows, cols);
+          }
+        }
+      }
+    }
+  }
+}
+
+bool PreferPackedSgemmImpl() {
+  return HWY_TARGET <= HWY_AVX3;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace onnx_light::kernels
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace onnx_light::kernels {
+
+HWY_EXPORT(SgemmPacked);
+HWY_EXPORT(PreferPackedSgemmImpl);
+
+void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                 int64_t ldb, float* c, int64_t ldc, std::vector<float>* scratch) {
+  HWY_DYNAMIC_DISPATCH(SgemmPacked)(m, n, k, a, lda, b, ldb, c, ldc, scratch);
+}
+
+bool PreferPackedSgemm() {
+  return HWY_DYNAMIC_DISPATCH(PreferPackedSgemmImpl)();
+}
+
+}  // namespace onnx_light::kernels
+#endif  // HWY_ONCE

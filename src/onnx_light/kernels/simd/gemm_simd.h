@@ -1,0 +1,21 @@
+// A packed single-precision matrix product written with Highway (runtime dispatch), for
+// the CPUs where it beats the BLAS: c[m x n] += a[m x k] * b[k x n], all row-major with
+// leading dimensions lda, ldb, ldc. GotoBLAS blocking: panels of b (k-block x 2 vectors)
+// and of a (6 rows x k-block) are packed, and a 6 x 2-vector register tile accumulates.
+// docs/performance.md has the benchmark that decides where it is used.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace onnx_light::kernels {
+
+void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                 int64_t ldb, float* c, int64_t ldc, std::vector<float>* scratch);
+
+// True when the running CPU's target is one where SgemmPacked is the faster choice
+// (AVX-512); elsewhere the BLAS is used.
+bool PreferPackedSgemm();
+
+}  // namespace onnx_light::kernels
