@@ -4,6 +4,7 @@
 // per target with ONNX_LIGHT_SIMD_TARGET (e.g. AVX2) to see an AVX2-only CPU's numbers.
 //   cmake --build build --target gemm_vs_blas && build/bench/gemm_vs_blas
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <random>
 #include <vector>
@@ -59,15 +60,18 @@ int main() {
       v = u(rng);
     const double blas = Seconds(
         [&] { k::Gemm2D<float>(a.data(), s.k, 1, b.data(), s.n, 1, c1.data(), s.m, s.n, s.k); });
-    const double packed = Seconds([&] {
-      k::SgemmPacked(s.m, s.n, s.k, a.data(), s.k, b.data(), s.n, c2.data(), s.n, &scratch);
-    });
+    scratch.resize(k::SgemmPackedWorkFloats(s.n) + 16);
+    float* work = scratch.data();
+    while (reinterpret_cast<uintptr_t>(work) % 64 != 0)
+      ++work;
+    const double packed = Seconds(
+        [&] { k::SgemmPacked(s.m, s.n, s.k, a.data(), s.k, b.data(), s.n, c2.data(), s.n, work); });
     const double flop = 2.0 * static_cast<double>(s.m * s.n * s.k);
     char label[64];
     std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(s.m),
                   static_cast<long long>(s.n), static_cast<long long>(s.k));
-    std::printf("%-46s %10.1f %10.1f %6.2fx  %s\n", label, flop / blas / 1e9,
-                flop / packed / 1e9, blas / packed, s.what);
+    std::printf("%-46s %10.1f %10.1f %6.2fx  %s\n", label, flop / blas / 1e9, flop / packed / 1e9,
+                blas / packed, s.what);
   }
   return 0;
 }

@@ -151,8 +151,17 @@ class KernelContext {
   }
   void SetStateSlot(std::unique_ptr<KernelState>* slot) { state_ = slot; }
 
+  // Scratch memory shared by every node of the running frame (one node runs at a time in
+  // a frame): at least `floats` floats, 64-byte aligned, contents undefined, valid until
+  // this node's Compute returns. It grows to the largest request and is kept for the
+  // frame's later runs, so a model's scratch costs its largest node's, not the sum.
+  float* Scratch(size_t floats);
+  void SetScratchSlot(std::vector<float>* slot) { scratch_ = slot; }
+
  private:
   std::unique_ptr<KernelState> own_state_;  // when no frame gives a slot
+  std::vector<float> own_scratch_;
+  std::vector<float>* scratch_ = &own_scratch_;
   std::unique_ptr<KernelState>* state_ = &own_state_;
   const KernelInfo* info_;
   std::vector<const TensorSequence*> seq_inputs_;

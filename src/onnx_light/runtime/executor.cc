@@ -265,6 +265,7 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
     KernelContext ctx(node.info.get(), std::move(in), &out, pool_.get(), &options_.shape_limits,
                       options_.max_tensor_bytes, &frame.buffers);
     ctx.SetStateSlot(&frame.states[n]);
+    ctx.SetScratchSlot(&frame.scratch);
     if (uses_seqs) ctx.SetSequences(std::move(seq_in), &seq_out);
     if (profiler) events.push_back(NodeEvent(node, ctx));
     Status s = kernel->Compute(ctx);

@@ -1,5 +1,7 @@
 #include "onnx_light/runtime/kernel.h"
 
+#include <cstdint>
+
 #include "onnx_light/runtime/thread_pool.h"
 
 namespace onnx_light {
@@ -142,6 +144,14 @@ Result<Tensor*> KernelContext::AllocateOutput(size_t i, DataType type,
       Tensor t, Tensor::Allocate(type, std::move(*shape), buffers_ ? *buffers_ : kNoPool));
   (*outputs_)[i] = std::move(t);
   return &(*outputs_)[i];
+}
+
+float* KernelContext::Scratch(size_t floats) {
+  constexpr size_t kAlign = 64 / sizeof(float);
+  if (scratch_->size() < floats + kAlign) scratch_->resize(floats + kAlign);
+  float* p = scratch_->data();
+  const size_t mis = reinterpret_cast<uintptr_t>(p) % 64;
+  return mis == 0 ? p : p + (64 - mis) / sizeof(float);
 }
 
 Status KernelContext::SetOutput(size_t i, Tensor tensor) {

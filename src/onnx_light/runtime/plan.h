@@ -61,6 +61,7 @@ struct RuntimeSession::Frame {
   std::vector<Value> values;                         // by value index
   std::vector<std::unique_ptr<KernelState>> states;  // by node index
   std::shared_ptr<BufferPool> buffers;
+  std::vector<float> scratch;  // KernelContext::Scratch, shared by the frame's nodes
 };
 
 // Idle frames, lock-free: a run takes one (or makes one) and puts it back; at most

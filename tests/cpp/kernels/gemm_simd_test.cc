@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -26,9 +27,9 @@ TEST_P(PackedSgemm, MatchesDoubleReference) {
   struct Case {
     int64_t m, n, k, ldc_extra;
   };
-  const Case cases[] = {{1, 1, 1, 0},    {6, 32, 256, 0},  {7, 33, 257, 3},  {5, 15, 3, 0},
-                        {13, 70, 600, 1}, {96, 17, 9, 0},   {97, 2100, 20, 5}, {200, 40, 513, 0},
-                        {2, 4500, 7, 0}};
+  const Case cases[] = {{1, 1, 1, 0},      {6, 32, 256, 0},   {7, 33, 257, 3},
+                        {5, 15, 3, 0},     {13, 70, 600, 1},  {96, 17, 9, 0},
+                        {97, 2100, 20, 5}, {200, 40, 513, 0}, {2, 4500, 7, 0}};
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(-1, 1);
   std::vector<float> scratch;
@@ -43,7 +44,11 @@ TEST_P(PackedSgemm, MatchesDoubleReference) {
     for (float& v : c)
       v = u(rng);
     const std::vector<float> c0 = c;
-    SgemmPacked(cs.m, cs.n, cs.k, a.data(), cs.k, b.data(), cs.n, c.data(), ldc, &scratch);
+    scratch.resize(SgemmPackedWorkFloats(cs.n) + 16);
+    float* work = scratch.data();
+    while (reinterpret_cast<uintptr_t>(work) % 64 != 0)
+      ++work;
+    SgemmPacked(cs.m, cs.n, cs.k, a.data(), cs.k, b.data(), cs.n, c.data(), ldc, work);
     for (int64_t i = 0; i < cs.m; ++i) {
       for (int64_t j = 0; j < ldc; ++j) {
         const size_t at = static_cast<size_t>(i * ldc + j);

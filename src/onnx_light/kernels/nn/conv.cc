@@ -11,6 +11,7 @@
 #include "common/window.h"
 #include "math/gemm.h"
 #include "nn/conv2d_f32.h"
+#include "onnx_light/runtime/thread_pool.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -22,7 +23,6 @@ namespace {
 struct ConvState : KernelState {
   std::vector<int64_t> taps, taps_for;
   std::vector<float> col;
-  Conv2DScratch f32;  // the float32 2-D path's columns and packing space
 };
 
 // The activation of a FusedConv node (ORT's com.microsoft FusedConv attributes:
@@ -147,9 +147,11 @@ class Conv : public KernelBase {
                           w.dilations[l],
                           one ? 0 : w.pad_begin[0],
                           w.pad_begin[l]};
+      const int64_t workers = ctx.thread_pool() != nullptr ? ctx.thread_pool()->threads() : 1;
+      float* scratch = ctx.Scratch(Conv2DScratchFloats(s, workers));
       Conv2DF32(x.data<float>(), wt.data<float>(), bias != nullptr ? bias->data<float>() : nullptr,
                 z != nullptr ? z->data<float>() : nullptr, y->mutable_data<float>(), s, act_,
-                state.f32, ctx.thread_pool());
+                scratch, ctx.thread_pool());
       return Status::Ok();
     }
     ComputeGeneral(ctx, x, wt, bias, w, batch, c_in, m, cg, y, state);
@@ -362,20 +364,20 @@ class ConvTranspose : public KernelBase {
       // float32: per group, columns = W_g^T x X_g through the shared matrix product (each
       // column an input position, each row an (output channel, tap)), then each column
       // added into its taps' output positions (col2im), the bias first.
-      std::vector<float>& cols = ctx.State<ConvState>().col;
-      cols.assign(static_cast<size_t>(mg * k_sz * in_sz), 0.0f);
+      const auto col_size = static_cast<size_t>(mg * k_sz * in_sz);
+      float* cols = ctx.Scratch(col_size);
       for (int64_t b = 0; b < batch; ++b) {
         for (int64_t g = 0; g < group_; ++g) {
-          if (b > 0 || g > 0) std::fill(cols.begin(), cols.end(), 0.0f);
+          std::fill(cols, cols + col_size, 0.0f);
           const float* wg = wt.data<float>() + g * cg * mg * k_sz;
           const float* xg = x.data<float>() + (b * c_in + g * cg) * in_sz;
-          Gemm2D<float>(wg, 1, mg * k_sz, xg, in_sz, 1, cols.data(), mg * k_sz, in_sz, cg,
+          Gemm2D<float>(wg, 1, mg * k_sz, xg, in_sz, 1, cols, mg * k_sz, in_sz, cg,
                         ctx.thread_pool());
           for (int64_t mo = 0; mo < mg; ++mo) {
             const int64_t oc = g * mg + mo;
             float* yo = y->mutable_data<float>() + (b * m + oc) * out_sz;
             std::fill(yo, yo + out_sz, bias != nullptr ? bias->data<float>()[oc] : 0.0f);
-            const float* rows = cols.data() + mo * k_sz * in_sz;
+            const float* rows = cols + mo * k_sz * in_sz;
             for (int64_t t = 0; t < k_sz; ++t) {
               const float* row = rows + t * in_sz;
               for (int64_t p = 0; p < in_sz; ++p) {

@@ -80,53 +80,118 @@ void Im2Col(const float* x, int64_t channels, const Conv2DShape& s, int64_t oh0,
 
 }  // namespace
 
+namespace {
+
+// Whole 64-byte lines, so every region carved from one scratch block stays aligned.
+int64_t Lines(int64_t floats) {
+  return (floats + 15) / 16 * 16;
+}
+
+bool UsePacked(int64_t n) {
+  static const bool avx512 = PreferPackedSgemm();
+  return avx512 && n >= 64;  // narrower products waste most of a 2-vector tile
+}
+
+int64_t GemmParts(int64_t n, int64_t workers) {
+  return std::max<int64_t>(1, std::min(workers, n / 256));
+}
+
+}  // namespace
+
+size_t ConvGemmWorkFloats(int64_t n, int64_t workers) {
+  if (!UsePacked(n)) return 0;
+  const int64_t parts = GemmParts(n, workers), per = (n + parts - 1) / parts;
+  return static_cast<size_t>(parts * Lines(static_cast<int64_t>(SgemmPackedWorkFloats(per))));
+}
+
 void ConvGemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c,
-              int64_t ldc, std::vector<std::vector<float>>& pack, ThreadPool* pool) {
-  static const bool packed = PreferPackedSgemm();
-  if (!packed) {
-    if (ldc == n) {
-      Gemm2D<float>(a, k, 1, b, n, 1, c, m, n, k, pool);
-      return;
-    }
-    for (int64_t i = 0; i < m; ++i)  // rows apart: one product per row of c
-      Gemm2D<float>(a + i * k, k, 1, b, n, 1, c + i * ldc, 1, n, k, nullptr);
+              float* work, ThreadPool* pool) {
+  if (!UsePacked(n)) {
+    Gemm2D<float>(a, k, 1, b, n, 1, c, m, n, k, pool);
     return;
   }
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
-  if (static_cast<int64_t>(pack.size()) < workers) pack.resize(static_cast<size_t>(workers));
-  // Column blocks of at least 256 per worker, so each packs panels worth packing.
-  const int64_t parts = std::max<int64_t>(1, std::min(workers, n / 256));
+  const int64_t parts = GemmParts(n, workers), per = (n + parts - 1) / parts;
   if (parts == 1) {
-    SgemmPacked(m, n, k, a, k, b, n, c, ldc, &pack[0]);
+    SgemmPacked(m, n, k, a, k, b, n, c, n, work);
     return;
   }
-  const int64_t per = (n + parts - 1) / parts;
+  const int64_t stride = Lines(static_cast<int64_t>(SgemmPackedWorkFloats(per)));
   pool->ParallelFor(parts, 1, [&](int64_t begin, int64_t end) {
     for (int64_t p = begin; p < end; ++p) {
       const int64_t j0 = p * per, j1 = std::min(n, j0 + per);
-      if (j0 < j1) SgemmPacked(m, j1 - j0, k, a, k, b + j0, n, c + j0, ldc, &pack[p]);
+      if (j0 < j1) SgemmPacked(m, j1 - j0, k, a, k, b + j0, n, c + j0, n, work + p * stride);
     }
   });
 }
 
-void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
-               const Conv2DShape& shape, const Activation& act, Conv2DScratch& scr,
-               ThreadPool* pool) {
-  std::vector<float>& col = scr.col;
+namespace {
+
+// How Conv2DF32 splits the work; the same numbers size the scratch and run the loops.
+struct Plan2D {
+  Conv2DShape s;
+  int64_t in_plane, out_plane, taps, cg, mg, rows, band, bands, tasks, workers;
+  bool direct, banded, by_band;
+  int64_t col_floats, out_floats, gemm_floats, per_worker;
+};
+
+Plan2D Make(const Conv2DShape& shape, int64_t workers) {
+  Plan2D p{};
   // Images one pixel wide with a kx1 kernel (1-D convolutions exported along the height)
   // are the same memory as one-row images with a 1xk kernel, whose columns are whole rows.
   Conv2DShape s = shape;
   if (s.w == 1 && s.kw == 1 && s.ow == 1 && s.pl == 0 && s.h > 1) {
     s = {s.batch, s.c_in, 1, s.h, s.m, 1, s.kh, s.group, 1, s.oh, 1, s.sh, 1, s.dh, 0, s.pt};
   }
-  const int64_t in_plane = s.h * s.w, out_plane = s.oh * s.ow;
-  const int64_t taps = s.kh * s.kw;
-  if (s.depthwise()) {
+  p.s = s;
+  p.in_plane = s.h * s.w;
+  p.out_plane = s.oh * s.ow;
+  p.taps = s.kh * s.kw;
+  p.cg = s.c_in / s.group;
+  p.mg = s.m / s.group;
+  p.rows = p.cg * p.taps;
+  p.direct =
+      p.taps == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 && s.pl == 0 && s.oh == s.h && s.ow == s.w;
+  // Columns are built for a band of output rows at a time, sized to stay in the L2 cache
+  // (about 512 KiB), so the matrix product reads them while they are still there; a
+  // whole plane's columns would be written to memory and read back.
+  constexpr int64_t kColumnBytes = int64_t{512} << 10;
+  const int64_t row_bytes = std::max<int64_t>(1, p.rows * s.ow * int64_t{sizeof(float)});
+  p.band = p.direct ? s.oh : std::max<int64_t>(1, std::min(s.oh, kColumnBytes / row_bytes));
+  p.banded = p.band < s.oh;
+  p.bands = s.oh == 0 ? 0 : (s.oh + p.band - 1) / p.band;
+  p.tasks = s.batch * s.group * p.bands;
+  p.workers = workers;
+  // Enough bands for every thread: each builds and multiplies whole bands. Otherwise one
+  // band at a time, its product split between the threads.
+  p.by_band = workers > 1 && p.tasks >= workers;
+  const int64_t n = p.band * s.ow;
+  p.col_floats = p.direct ? 0 : Lines(p.rows * n);
+  p.out_floats = p.banded ? Lines(p.mg * n) : 0;
+  p.gemm_floats = static_cast<int64_t>(ConvGemmWorkFloats(n, p.by_band ? 1 : workers));
+  p.per_worker = p.col_floats + p.out_floats + p.gemm_floats;
+  return p;
+}
+
+}  // namespace
+
+size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers) {
+  if (s.depthwise()) return 0;
+  const Plan2D p = Make(s, workers);
+  return static_cast<size_t>(p.per_worker * (p.by_band ? p.workers : 1));
+}
+
+void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
+               const Conv2DShape& shape, const Activation& act, float* scratch, ThreadPool* pool) {
+  const int64_t workers = pool != nullptr ? pool->threads() : 1;
+  if (shape.depthwise()) {
+    const Conv2DShape& s = shape;
+    const int64_t in_plane = s.h * s.w, out_plane = s.oh * s.ow, taps = s.kh * s.kw;
     auto run = [&](int64_t begin, int64_t end) {
-      for (int64_t p = begin; p < end; ++p) {
-        const int64_t c = p % s.c_in;
-        DepthwisePlane(x + p * in_plane, w + c * taps, bias != nullptr ? bias[c] : 0.0f,
-                       z != nullptr ? z + p * out_plane : nullptr, y + p * out_plane, s, act);
+      for (int64_t q = begin; q < end; ++q) {
+        const int64_t c = q % s.c_in;
+        DepthwisePlane(x + q * in_plane, w + c * taps, bias != nullptr ? bias[c] : 0.0f,
+                       z != nullptr ? z + q * out_plane : nullptr, y + q * out_plane, s, act);
       }
     };
     const int64_t planes = s.batch * s.c_in;
@@ -139,73 +204,50 @@ void Conv2DF32(const float* x, const float* w, const float* bias, const float* z
     }
     return;
   }
-  const int64_t cg = s.c_in / s.group, mg = s.m / s.group, rows = cg * taps;
-  const bool direct =
-      taps == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 && s.pl == 0 && s.oh == s.h && s.ow == s.w;
-  // Columns are built for a band of output rows at a time, sized to stay in the L2 cache
-  // (about 512 KiB), so the matrix product reads them while they are still there; a
-  // whole plane's columns would be written to memory and read back.
-  constexpr int64_t kColumnBytes = int64_t{512} << 10;
-  const int64_t row_bytes = std::max<int64_t>(1, rows * s.ow * int64_t{sizeof(float)});
-  const int64_t band =
-      direct ? s.oh : std::max<int64_t>(1, std::min(s.oh, kColumnBytes / row_bytes));
-  const bool banded = band < s.oh;
-  const int64_t bands = (s.oh + band - 1) / band;
-  // Scratch per worker: the band's columns, and its product when banded.
-  const int64_t scratch = (direct ? 0 : rows * band * s.ow) + (banded ? mg * band * s.ow : 0);
+  const Plan2D p = Make(shape, workers);
+  const Conv2DShape& s = p.s;
   // One band: columns, product (bias first, as ONNX Runtime orders the sums, so a model
   // whose channels are equal gets equal channels), copy out, epilogue.
-  auto run_band = [&](int64_t task, float* work, std::vector<std::vector<float>>& pack,
-                      ThreadPool* gemm_pool) {
-    const int64_t b = task / (s.group * bands), g = task / bands % s.group;
-    const int64_t oh0 = task % bands * band, oh1 = std::min(s.oh, oh0 + band);
+  auto run_band = [&](int64_t task, float* work, ThreadPool* gemm_pool) {
+    const int64_t b = task / (s.group * p.bands), g = task / p.bands % s.group;
+    const int64_t oh0 = task % p.bands * p.band, oh1 = std::min(s.oh, oh0 + p.band);
     const int64_t n = (oh1 - oh0) * s.ow;
-    const float* xg = x + (b * s.c_in + g * cg) * in_plane;
-    float* yg = y + (b * s.m + g * mg) * out_plane;
+    const float* xg = x + (b * s.c_in + g * p.cg) * p.in_plane;
+    float* yg = y + (b * s.m + g * p.mg) * p.out_plane;
     const float* cols = xg;
-    if (!direct) {
-      Im2Col(xg, cg, s, oh0, oh1, work);
+    if (!p.direct) {
+      Im2Col(xg, p.cg, s, oh0, oh1, work);
       cols = work;
     }
-    float* dst = banded ? work + (direct ? 0 : rows * band * s.ow) : yg;
-    const int64_t ld = banded ? n : out_plane;
-    for (int64_t oc = 0; oc < mg; ++oc) {
-      std::fill(dst + oc * ld, dst + oc * ld + n, bias != nullptr ? bias[g * mg + oc] : 0.0f);
+    float* dst = p.banded ? work + p.col_floats : yg;
+    for (int64_t oc = 0; oc < p.mg; ++oc) {
+      std::fill(dst + oc * n, dst + (oc + 1) * n, bias != nullptr ? bias[g * p.mg + oc] : 0.0f);
     }
-    ConvGemm(mg, n, rows, w + g * mg * rows, cols, dst, ld, pack, gemm_pool);
-    for (int64_t oc = 0; oc < mg; ++oc) {
-      const int64_t ch = g * mg + oc;
-      float* out = yg + oc * out_plane + oh0 * s.ow;
-      if (banded) std::memcpy(out, dst + oc * n, static_cast<size_t>(n) * sizeof(float));
+    ConvGemm(p.mg, n, p.rows, w + g * p.mg * p.rows, cols, dst, work + p.col_floats + p.out_floats,
+             gemm_pool);
+    for (int64_t oc = 0; oc < p.mg; ++oc) {
+      const int64_t ch = g * p.mg + oc;
+      float* out = yg + oc * p.out_plane + oh0 * s.ow;
+      if (p.banded) std::memcpy(out, dst + oc * n, static_cast<size_t>(n) * sizeof(float));
       if (z != nullptr || act.kind != ActivationKind::kNone) {
         BiasActivationF32(out, static_cast<size_t>(n), 0.0f,
-                          z != nullptr ? z + (b * s.m + ch) * out_plane + oh0 * s.ow : nullptr,
+                          z != nullptr ? z + (b * s.m + ch) * p.out_plane + oh0 * s.ow : nullptr,
                           act);
       }
     }
   };
-  const int64_t tasks = s.batch * s.group * bands;
-  const int64_t workers = pool != nullptr ? pool->threads() : 1;
-  if (workers > 1 && tasks >= workers) {
-    // Enough bands for every thread: each worker builds and multiplies its own bands
-    // (im2col in parallel too), with scratch of its own.
-    col.resize(static_cast<size_t>(workers * scratch));
-    if (static_cast<int64_t>(scr.pack.size()) < workers) scr.pack.resize(static_cast<size_t>(workers));
-    const int64_t per = (tasks + workers - 1) / workers;
+  if (p.by_band) {
+    const int64_t per = (p.tasks + workers - 1) / workers;
     pool->ParallelFor(workers, 1, [&](int64_t begin, int64_t end) {
       for (int64_t k = begin; k < end; ++k) {
-        std::vector<std::vector<float>> own(1);
-        own[0].swap(scr.pack[static_cast<size_t>(k)]);  // this worker's packing space
-        for (int64_t t = k * per; t < std::min(tasks, (k + 1) * per); ++t)
-          run_band(t, col.data() + k * scratch, own, nullptr);
-        own[0].swap(scr.pack[static_cast<size_t>(k)]);
+        for (int64_t t = k * per; t < std::min(p.tasks, (k + 1) * per); ++t)
+          run_band(t, scratch + k * p.per_worker, nullptr);
       }
     });
     return;
   }
-  col.resize(static_cast<size_t>(scratch));
-  for (int64_t t = 0; t < tasks; ++t)
-    run_band(t, col.data(), scr.pack, pool);  // the product splits across the pool
+  for (int64_t t = 0; t < p.tasks; ++t)
+    run_band(t, scratch, pool);  // the product splits across the pool
 }
 
 }  // namespace onnx_light::kernels

@@ -25,21 +25,20 @@ struct Conv2DShape {
   bool depthwise() const { return group == c_in && m == c_in; }
 };
 
-// Scratch kept by the caller between runs: columns, and packing space per worker.
-struct Conv2DScratch {
-  std::vector<float> col;
-  std::vector<std::vector<float>> pack;
-};
+// The scratch Conv2DF32 needs (floats) with a pool of `workers` threads.
+size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers);
 
-// y = act(conv(x, w) + bias + z). bias and z may be null.
+// y = act(conv(x, w) + bias + z). bias and z may be null. `scratch` holds
+// Conv2DScratchFloats(s, pool threads) floats, 64-byte aligned.
 void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
-               const Conv2DShape& s, const Activation& act, Conv2DScratch& scratch,
-               ThreadPool* pool);
+               const Conv2DShape& s, const Activation& act, float* scratch, ThreadPool* pool);
 
-// c[m x n] += a[m x k] * b[k x n] (row-major; c's rows ldc apart): the packed Highway
-// kernel where it is faster (AVX-512, simd/gemm_simd.h), else the BLAS. With a pool of
-// several threads the columns are split between them.
+// c[m x n] += a[m x k] * b[k x n] (row-major, c's rows n apart): the packed Highway kernel
+// where it is faster (AVX-512 and n of at least 64, simd/gemm_simd.h), else the BLAS. With
+// a pool of several threads the columns are split between them. `work` holds
+// ConvGemmWorkFloats(n, workers) floats, 64-byte aligned.
+size_t ConvGemmWorkFloats(int64_t n, int64_t workers);
 void ConvGemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c,
-              int64_t ldc, std::vector<std::vector<float>>& pack, ThreadPool* pool);
+              float* work, ThreadPool* pool);
 
 }  // namespace onnx_light::kernels

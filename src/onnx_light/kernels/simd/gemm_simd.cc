@@ -103,21 +103,22 @@ HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_
   }
 }
 
+size_t WorkFloats(int64_t n) {
+  const hn::ScalableTag<float> d;
+  const auto nr = static_cast<int64_t>(2 * hn::Lanes(d));
+  const int64_t nc_max = std::min<int64_t>(kNC, (n + nr - 1) / nr * nr);
+  return static_cast<size_t>(kKC * nc_max + kKC * kMC);
+}
+
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                 int64_t ldb, float* c, int64_t ldc, std::vector<float>* scratch) {
+                 int64_t ldb, float* c, int64_t ldc, float* work) {
   const hn::ScalableTag<float> d;
   const size_t nr = 2 * hn::Lanes(d);
-  const int64_t nc_max = std::min<int64_t>(kNC, (n + static_cast<int64_t>(nr) - 1) /
-                                                    static_cast<int64_t>(nr) *
-                                                    static_cast<int64_t>(nr));
-  const size_t b_size = static_cast<size_t>(kKC * nc_max);
-  const size_t a_size = static_cast<size_t>(kKC * kMC);
-  // Aligned for Load: the packed b panel starts on a vector boundary.
-  scratch->resize(b_size + a_size + 64);
-  float* base = scratch->data();
-  const uintptr_t mis = reinterpret_cast<uintptr_t>(base) % 64;
-  float* bpack = base + (mis ? (64 - mis) / sizeof(float) : 0);
-  float* apack = bpack + b_size;
+  const int64_t nc_max =
+      std::min<int64_t>(kNC, (n + static_cast<int64_t>(nr) - 1) / static_cast<int64_t>(nr) *
+                                 static_cast<int64_t>(nr));
+  float* bpack = work;  // aligned by the caller: Load needs the panels on vector boundaries
+  float* apack = bpack + kKC * nc_max;
   for (int64_t jc = 0; jc < n; jc += kNC) {
     const int64_t nc = std::min(kNC, n - jc);
     for (int64_t pc = 0; pc < k; pc += kKC) {
@@ -151,11 +152,15 @@ HWY_AFTER_NAMESPACE();
 namespace onnx_light::kernels {
 
 HWY_EXPORT(SgemmPacked);
+HWY_EXPORT(WorkFloats);
 HWY_EXPORT(PreferPackedSgemmImpl);
 
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                 int64_t ldb, float* c, int64_t ldc, std::vector<float>* scratch) {
-  HWY_DYNAMIC_DISPATCH(SgemmPacked)(m, n, k, a, lda, b, ldb, c, ldc, scratch);
+                 int64_t ldb, float* c, int64_t ldc, float* work) {
+  HWY_DYNAMIC_DISPATCH(SgemmPacked)(m, n, k, a, lda, b, ldb, c, ldc, work);
+}
+size_t SgemmPackedWorkFloats(int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(WorkFloats)(n);
 }
 
 bool PreferPackedSgemm() {

@@ -7,12 +7,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 namespace onnx_light::kernels {
 
+// `work` holds at least SgemmPackedWorkFloats(n) floats, 64-byte aligned.
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                 int64_t ldb, float* c, int64_t ldc, std::vector<float>* scratch);
+                 int64_t ldb, float* c, int64_t ldc, float* work);
+size_t SgemmPackedWorkFloats(int64_t n);
 
 // True when the running CPU's target is one where SgemmPacked is the faster choice
 // (AVX-512); elsewhere the BLAS is used.
