@@ -17,6 +17,17 @@ namespace {
 
 enum class PoolKind { kMax, kAverage, kLp };
 
+// The max order of MaxPool: a NaN beats every number (the window's maximum is NaN when it
+// holds one, as numpy's max and the ONNX reference give); otherwise the larger value,
+// and the first of equals.
+template <typename T>
+bool Above(T v, T best) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(v)) return !std::isnan(best);
+  }
+  return v > best;
+}
+
 // MaxPool (with Indices, storage_order 0 or 1), AveragePool (count_include_pad) and
 // LpPool ((sum |x|^p)^(1/p) over the taps inside the input; padding adds nothing).
 template <PoolKind kKind>
@@ -77,7 +88,7 @@ class Pool : public KernelBase {
               int64_t arg = -1;
               ForEachTap(w, start, [&](int64_t, int64_t off) {
                 const auto v = static_cast<double>(xc[off]);
-                if (arg < 0 || v > best) {
+                if (arg < 0 || Above(v, best)) {
                   best = v;
                   arg = off;
                 }
@@ -151,6 +162,51 @@ class Pool : public KernelBase {
     for (int64_t o = 0; o < ow_n; ++o)
       col_pad[static_cast<size_t>(o)] = taps(1, o, &cols[static_cast<size_t>(o)]);
     const int64_t in_sz = height * width, out_sz = oh_n * ow_n;
+    if (kKind == PoolKind::kMax && indices == nullptr) {
+      // Max is separable: the maximum over each row's taps first, then over the rows'
+      // maxima, kh + kw comparisons per output instead of kh * kw. A NaN anywhere in the
+      // window makes the output NaN, in both passes as in the 2-D scan.
+      std::vector<float> tmp(static_cast<size_t>(height * ow_n));
+      std::vector<char> any(static_cast<size_t>(ow_n));
+      for (int64_t o = 0; o < ow_n; ++o)
+        any[static_cast<size_t>(o)] = !cols[static_cast<size_t>(o)].empty();
+      for (int64_t p = 0; p < nc; ++p) {
+        const float* xc = xp + p * in_sz;
+        float* yc = yp + p * out_sz;
+        for (int64_t h = 0; h < height; ++h) {
+          const float* xr = xc + h * width;
+          float* tr = tmp.data() + h * ow_n;
+          for (int64_t ow = 0; ow < ow_n; ++ow) {
+            const std::vector<int64_t>& ws = cols[static_cast<size_t>(ow)];
+            if (ws.empty()) {  // no column inside: the output is 0 (below), never this
+              tr[ow] = -std::numeric_limits<float>::infinity();
+              continue;
+            }
+            float best = xr[ws[0]];
+            for (size_t i = 1; i < ws.size(); ++i)
+              if (Above(xr[ws[i]], best)) best = xr[ws[i]];
+            tr[ow] = best;
+          }
+        }
+        for (int64_t oh = 0; oh < oh_n; ++oh) {
+          const std::vector<int64_t>& hs = rows[static_cast<size_t>(oh)];
+          float* yr = yc + oh * ow_n;
+          if (hs.empty()) {
+            std::fill(yr, yr + ow_n, 0.0f);
+            continue;
+          }
+          const float* first = tmp.data() + hs[0] * ow_n;
+          for (int64_t ow = 0; ow < ow_n; ++ow)
+            yr[ow] = any[static_cast<size_t>(ow)] ? first[ow] : 0.0f;
+          for (size_t i = 1; i < hs.size(); ++i) {
+            const float* tr = tmp.data() + hs[i] * ow_n;
+            for (int64_t ow = 0; ow < ow_n; ++ow)
+              if (Above(tr[ow], yr[ow])) yr[ow] = tr[ow];
+          }
+        }
+      }
+      return;
+    }
     for (int64_t p = 0; p < nc; ++p) {
       const float* xc = xp + p * in_sz;
       float* yc = yp + p * out_sz;
@@ -165,7 +221,7 @@ class Pool : public KernelBase {
             for (int64_t h : hs) {
               const float* xr = xc + h * width;
               for (int64_t c : ws) {
-                if (arg < 0 || xr[c] > best) {
+                if (arg < 0 || Above(xr[c], best)) {
                   best = xr[c];
                   arg = h * width + c;
                 }

@@ -1,0 +1,77 @@
+"""float32 2-D MaxPool without Indices runs separably (row maxima, then the maximum over
+rows); with Indices it scans each window. Both against a numpy loop that follows the
+spec (the maximum of the window's taps inside the input, NaN if any tap is NaN): exact,
+including padding, strides, dilations, ceil_mode windows that end past the input, and
+NaN inputs; the two paths agree on values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import onnx_light
+from onnx_light.onnx import TensorProto, helper
+
+CASES = [
+    ([1, 3, 13, 13], {"kernel_shape": [5, 5], "pads": [2, 2, 2, 2]}),
+    ([2, 4, 13, 13], {"kernel_shape": [13, 13], "pads": [6, 6, 6, 6]}),
+    ([1, 2, 10, 11], {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1}),
+    (
+        [1, 2, 9, 9],
+        {"kernel_shape": [2, 3], "strides": [2, 1], "pads": [1, 0, 0, 2], "dilations": [2, 1]},
+    ),
+    (
+        [1, 2, 7, 8],
+        {"kernel_shape": [3, 3], "strides": [3, 3], "pads": [0, 0, 2, 2], "ceil_mode": 1},
+    ),
+]
+
+
+def reference(x, kernel_shape, strides=(1, 1), pads=(0, 0, 0, 0), dilations=(1, 1), ceil_mode=0):
+    n, c, h, w = x.shape
+    out = []
+    for d, size in enumerate((h, w)):
+        span = (kernel_shape[d] - 1) * dilations[d] + 1
+        total = size + pads[d] + pads[d + 2] - span
+        o = (-(-total // strides[d]) if ceil_mode else total // strides[d]) + 1
+        if ceil_mode and (o - 1) * strides[d] >= size + pads[d]:
+            o -= 1  # the last window must start inside the input or the begin pad
+        out.append(o)
+    y = np.zeros((n, c, out[0], out[1]), np.float32)
+    for i in range(out[0]):
+        for j in range(out[1]):
+            hs = [i * strides[0] - pads[0] + k * dilations[0] for k in range(kernel_shape[0])]
+            ws = [j * strides[1] - pads[1] + k * dilations[1] for k in range(kernel_shape[1])]
+            hs = [v for v in hs if 0 <= v < h]
+            ws = [v for v in ws if 0 <= v < w]
+            if hs and ws:
+                y[:, :, i, j] = np.max(x[:, :, hs][:, :, :, ws], axis=(2, 3))
+    return y
+
+
+def session(shape, attrs, with_indices):
+    outs = ["y", "i"] if with_indices else ["y"]
+    node = helper.make_node("MaxPool", ["x"], outs, **attrs)
+    values = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+    if with_indices:
+        values.append(helper.make_tensor_value_info("i", TensorProto.INT64, None))
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)], values
+    )
+    return onnx_light.RuntimeSession(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    )
+
+
+@pytest.mark.parametrize("shape,attrs", CASES)
+@pytest.mark.parametrize("nan", [False, True])
+def test_maxpool_paths_match_the_spec(shape, attrs, nan):
+    x = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
+    if nan:
+        x.ravel()[::17] = np.nan
+    want = reference(x, **attrs)
+    separable = session(shape, attrs, False).run(None, {"x": x})[0]
+    scanned = session(shape, attrs, True).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(separable, want)
+    np.testing.assert_array_equal(scanned, want)
+    assert np.isnan(want).any() == nan
