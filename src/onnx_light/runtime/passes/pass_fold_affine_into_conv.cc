@@ -10,10 +10,6 @@
 namespace onnx_light::passes {
 namespace {
 
-bool IsOnnx(const onnx::NodeProto& n, const char* op) {
-  return NormalizeDomain(n.domain.get()).empty() && n.op_type.get() == op;
-}
-
 // The per-channel values of constant v for an output of rank `rank` with `m` channels
 // (axis 1), or empty when v varies along another axis or is not float32.
 std::vector<float> PerChannel(const Plan& plan, int v, size_t rank, int64_t m) {
@@ -33,6 +29,7 @@ std::vector<float> PerChannel(const Plan& plan, int v, size_t rank, int64_t m) {
 }  // namespace
 
 size_t FoldAffineIntoConv(Plan& plan, const PassContext& ctx) {
+  if (!HasOnnxOp(plan, "Conv")) return 0;
   std::vector<char> removed(plan.nodes.size(), 0);
   size_t count = 0;
   std::vector<int> readers = ReaderCounts(plan);
@@ -44,7 +41,7 @@ size_t FoldAffineIntoConv(Plan& plan, const PassContext& ctx) {
   }
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     Plan::Node& conv = plan.nodes[i];
-    if (removed[i] || !IsOnnx(*conv.proto, "Conv") || conv.inputs.size() < 2 ||
+    if (removed[i] || !IsOnnxOp(*conv.proto, "Conv") || conv.inputs.size() < 2 ||
         conv.outputs.size() != 1 || conv.outputs[0] < 0) {
       continue;
     }
@@ -57,7 +54,7 @@ size_t FoldAffineIntoConv(Plan& plan, const PassContext& ctx) {
       const int ri = reader_node[static_cast<size_t>(x)];
       if (ri < 0 || removed[static_cast<size_t>(ri)]) break;
       const Plan::Node& next = plan.nodes[static_cast<size_t>(ri)];
-      const bool mul = IsOnnx(*next.proto, "Mul"), add = IsOnnx(*next.proto, "Add");
+      const bool mul = IsOnnxOp(*next.proto, "Mul"), add = IsOnnxOp(*next.proto, "Add");
       if ((!mul && !add) || next.inputs.size() != 2 || next.outputs.size() != 1 ||
           next.outputs[0] < 0 || next.inputs[0] == next.inputs[1]) {
         break;
@@ -109,13 +106,7 @@ size_t FoldAffineIntoConv(Plan& plan, const PassContext& ctx) {
       ++count;
     }
   }
-  if (count == 0) return 0;
-  std::vector<Plan::Node> kept;
-  for (size_t i = 0; i < plan.nodes.size(); ++i) {
-    if (!removed[i]) kept.push_back(std::move(plan.nodes[i]));
-  }
-  plan.nodes = std::move(kept);
-  RenumberProducers(plan);
+  if (count > 0) RemoveNodes(plan, removed);
   return count;
 }
 

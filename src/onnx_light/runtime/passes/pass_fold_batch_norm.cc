@@ -12,10 +12,6 @@
 namespace onnx_light::passes {
 namespace {
 
-bool IsOnnx(const onnx::NodeProto& n, const char* op) {
-  return NormalizeDomain(n.domain.get()).empty() && n.op_type.get() == op;
-}
-
 // A float32 vector constant of `size` elements, or null.
 const float* Channels(const Plan& plan, int v, int64_t size) {
   const Tensor* t = ConstantOf(plan, v);
@@ -29,12 +25,13 @@ const float* Channels(const Plan& plan, int v, int64_t size) {
 }  // namespace
 
 size_t FoldBatchNormIntoConv(Plan& plan, const PassContext& ctx) {
+  if (!HasOnnxOp(plan, "Conv")) return 0;
   std::vector<int> readers = ReaderCounts(plan);
   std::vector<char> removed(plan.nodes.size(), 0);
   size_t count = 0;
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     Plan::Node& bn = plan.nodes[i];
-    if (!IsOnnx(*bn.proto, "BatchNormalization") || bn.inputs.size() != 5 || bn.outputs.empty() ||
+    if (!IsOnnxOp(*bn.proto, "BatchNormalization") || bn.inputs.size() != 5 || bn.outputs.empty() ||
         bn.outputs[0] < 0) {
       continue;
     }
@@ -52,7 +49,7 @@ size_t FoldBatchNormIntoConv(Plan& plan, const PassContext& ctx) {
     const int p = plan.producer[static_cast<size_t>(x)];
     if (p < 0 || removed[static_cast<size_t>(p)]) continue;
     Plan::Node& conv = plan.nodes[static_cast<size_t>(p)];
-    if (!IsOnnx(*conv.proto, "Conv") || conv.inputs.size() < 2 || conv.outputs.size() != 1) {
+    if (!IsOnnxOp(*conv.proto, "Conv") || conv.inputs.size() < 2 || conv.outputs.size() != 1) {
       continue;
     }
     const Tensor* w = ConstantOf(plan, conv.inputs[1]);
@@ -101,13 +98,7 @@ size_t FoldBatchNormIntoConv(Plan& plan, const PassContext& ctx) {
     removed[i] = 1;
     ++count;
   }
-  if (count == 0) return 0;
-  std::vector<Plan::Node> kept;
-  for (size_t i = 0; i < plan.nodes.size(); ++i) {
-    if (!removed[i]) kept.push_back(std::move(plan.nodes[i]));
-  }
-  plan.nodes = std::move(kept);
-  RenumberProducers(plan);
+  if (count > 0) RemoveNodes(plan, removed);
   return count;
 }
 

@@ -14,10 +14,6 @@
 namespace onnx_light::passes {
 namespace {
 
-bool IsOnnx(const onnx::NodeProto& n, const char* op) {
-  return NormalizeDomain(n.domain.get()).empty() && n.op_type.get() == op;
-}
-
 // The value of a one-element float32 constant, if v is one.
 bool ScalarOf(const Plan& plan, int v, float* out) {
   const Tensor* t = ConstantOf(plan, v);
@@ -92,18 +88,19 @@ class Matcher {
     const onnx::NodeProto& p = *n.proto;
     f->absorbed = {i};
     f->output = out0(i);
-    if (IsOnnx(p, "Relu") || IsOnnx(p, "Sigmoid") || IsOnnx(p, "Tanh") || IsOnnx(p, "HardSwish")) {
+    if (IsOnnxOp(p, "Relu") || IsOnnxOp(p, "Sigmoid") || IsOnnxOp(p, "Tanh") ||
+        IsOnnxOp(p, "HardSwish")) {
       f->activation = p.op_type.get();
       return true;
     }
-    if (IsOnnx(p, "LeakyRelu")) {
+    if (IsOnnxOp(p, "LeakyRelu")) {
       Result<float> alpha = n.info->GetFloat("alpha", 0.01f);
       if (!alpha.ok()) return false;
       f->activation = "LeakyRelu";
       f->params = {*alpha};
       return true;
     }
-    if (IsOnnx(p, "HardSigmoid")) {
+    if (IsOnnxOp(p, "HardSigmoid")) {
       Result<float> alpha = n.info->GetFloat("alpha", 0.2f);
       Result<float> beta = n.info->GetFloat("beta", 0.5f);
       if (!alpha.ok() || !beta.ok()) return false;
@@ -111,7 +108,7 @@ class Matcher {
       f->params = {*alpha, *beta};
       return true;
     }
-    if (IsOnnx(p, "Clip")) {
+    if (IsOnnxOp(p, "Clip")) {
       float lo, hi;
       if (!ClipBounds(i, &lo, &hi)) return false;
       if (lo == 0.0f && hi == std::numeric_limits<float>::max()) {
@@ -130,7 +127,7 @@ class Matcher {
     const std::vector<size_t>& c = consumers_[static_cast<size_t>(x)];
     if (c[0] == c[1]) return false;  // one node reading x twice
     for (int k = 0; k < 2; ++k) {
-      if (IsOnnx(*node(c[k]).proto, op)) {
+      if (IsOnnxOp(*node(c[k]).proto, op)) {
         *a = c[k];
         *other = c[1 - k];
         return true;
@@ -144,7 +141,7 @@ class Matcher {
     if (!Private(v) || consumers_[static_cast<size_t>(v)].size() != 1) return false;
     *i = consumers_[static_cast<size_t>(v)][0];
     const Plan::Node& n = node(*i);
-    if (!IsOnnx(*n.proto, op) || n.inputs.size() != 2 || !OneOutput(*i)) return false;
+    if (!IsOnnxOp(*n.proto, op) || n.inputs.size() != 2 || !OneOutput(*i)) return false;
     *other = n.inputs[0] == v ? n.inputs[1] : n.inputs[0];
     return n.inputs[0] == v || n.inputs[1] == v;
   }
@@ -152,7 +149,7 @@ class Matcher {
   // x -> Add(x, 3) -> Clip(0, 6) -> Mul(x, .) -> Div(., 6) or Mul(., 1/6)
   bool HardSwishChain(int x, Fusion* f) const {
     size_t add, mul;
-    if (!Split(x, "Add", &add, &mul) || !IsOnnx(*node(mul).proto, "Mul")) return false;
+    if (!Split(x, "Add", &add, &mul) || !IsOnnxOp(*node(mul).proto, "Mul")) return false;
     const Plan::Node& a = node(add);
     float three;
     if (a.inputs.size() != 2 || !OneOutput(add)) return false;
@@ -165,7 +162,7 @@ class Matcher {
     clip = consumers_[static_cast<size_t>(out0(add))][0];
     (void)unused;
     float lo, hi;
-    if (!IsOnnx(*node(clip).proto, "Clip") || !OneOutput(clip) || !ClipBounds(clip, &lo, &hi) ||
+    if (!IsOnnxOp(*node(clip).proto, "Clip") || !OneOutput(clip) || !ClipBounds(clip, &lo, &hi) ||
         lo != 0.0f || hi != 6.0f) {
       return false;
     }
@@ -216,13 +213,14 @@ onnx::AttributeProto StringAttr(const char* name, const std::string& value) {
 }  // namespace
 
 size_t FuseConvActivation(Plan& plan, const PassContext& ctx) {
+  if (!HasOnnxOp(plan, "Conv")) return 0;
   std::vector<char> removed(plan.nodes.size(), 0);
   size_t count = 0;
   const Matcher match(plan);
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     Plan::Node& conv = plan.nodes[i];
     const onnx::NodeProto& p = *conv.proto;
-    if (removed[i] || !IsOnnx(p, "Conv") || conv.outputs.size() != 1 || conv.outputs[0] < 0 ||
+    if (removed[i] || !IsOnnxOp(p, "Conv") || conv.outputs.size() != 1 || conv.outputs[0] < 0 ||
         plan.value_types[static_cast<size_t>(conv.outputs[0])] != DataType::kFloat) {
       continue;
     }
@@ -258,13 +256,7 @@ size_t FuseConvActivation(Plan& plan, const PassContext& ctx) {
       removed[a] = 1;
     count += f.absorbed.size();
   }
-  if (count == 0) return 0;
-  std::vector<Plan::Node> kept;
-  for (size_t i = 0; i < plan.nodes.size(); ++i) {
-    if (!removed[i]) kept.push_back(std::move(plan.nodes[i]));
-  }
-  plan.nodes = std::move(kept);
-  RenumberProducers(plan);
+  if (count > 0) RemoveNodes(plan, removed);
   return count;
 }
 

@@ -39,6 +39,25 @@ std::vector<int> ReaderCounts(const Plan& plan) {
   return count;
 }
 
+bool IsOnnxOp(const onnx::NodeProto& n, const char* op) {
+  return n.op_type.get() == op && NormalizeDomain(n.domain.get()).empty();
+}
+
+bool HasOnnxOp(const Plan& plan, const char* op) {
+  return std::any_of(plan.nodes.begin(), plan.nodes.end(),
+                     [op](const Plan::Node& n) { return IsOnnxOp(*n.proto, op); });
+}
+
+void RemoveNodes(Plan& plan, const std::vector<char>& removed) {
+  std::vector<Plan::Node> kept;
+  kept.reserve(plan.nodes.size());
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    if (!removed[i]) kept.push_back(std::move(plan.nodes[i]));
+  }
+  plan.nodes = std::move(kept);
+  RenumberProducers(plan);
+}
+
 int AddConstant(Plan& plan, const std::string& name, Tensor value) {
   std::string unique = name;
   for (int k = 1; plan.index.count(unique); ++k)

@@ -49,6 +49,13 @@ std::vector<char> NeededNodes(const Plan& plan, const std::vector<int>& wanted);
 // output (counted once more, so a graph output never looks private to one reader).
 std::vector<int> ReaderCounts(const Plan& plan);
 
+// Whether node n is the ai.onnx op `op`; whether the plan has one.
+bool IsOnnxOp(const onnx::NodeProto& n, const char* op);
+bool HasOnnxOp(const Plan& plan, const char* op);
+
+// Drops the nodes marked in `removed` (by index) and renumbers producers.
+void RemoveNodes(Plan& plan, const std::vector<char>& removed);
+
 // A constant value made by a pass (a folded weight); returns its index.
 int AddConstant(Plan& plan, const std::string& name, Tensor value);
 
