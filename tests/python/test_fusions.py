@@ -246,13 +246,18 @@ def test_fused_conv_bad_attributes(activation, params, message):
 @pytest.mark.parametrize("threads", [2, 3])
 @pytest.mark.parametrize(
     "w_shape,x_shape",
-    [((32, 64, 3, 3), (2, 64, 40, 96)), ((32, 64, 1, 1), (1, 64, 32, 32))],
-    ids=["bands", "one_band_split_columns"],
+    [
+        ((32, 64, 3, 3), (2, 64, 40, 96)),
+        ((32, 64, 1, 1), (1, 64, 32, 32)),
+        ((64, 64, 3, 3), (1, 64, 12, 12)),
+    ],
+    ids=["bands", "one_band_split_columns", "one_band_split_rows"],
 )
 def test_convolution_is_the_same_on_more_threads(threads, w_shape, x_shape):
     """A convolution whose columns do not fit in L2 runs in bands of output rows, and with
-    more threads each thread takes whole bands; a single band splits its columns between
-    the threads instead. Same blocks, same sums: bit-identical to one thread."""
+    more threads each thread takes whole bands; a single band splits its columns (or, when
+    narrow, its rows) between the threads instead. Same blocks, same sums: bit-identical
+    to one thread."""
     tail = [helper.make_node("Relu", ["c"], ["y"])]
     model = conv_model(tail, w_shape=w_shape, x_shape=x_shape, conv_attrs={})
     x = RNG.standard_normal(x_shape).astype(np.float32)

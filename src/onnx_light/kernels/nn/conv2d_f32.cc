@@ -92,16 +92,29 @@ bool UsePacked(int64_t n) {
   return avx512 && n >= 64;  // narrower products waste most of a 2-vector tile
 }
 
-int64_t GemmParts(int64_t n, int64_t workers) {
-  return std::max<int64_t>(1, std::min(workers, n / 256));
+// How a product splits between `workers` threads: by column blocks of at least 256 when
+// it is wide enough, else by row blocks of at least 16 (small images, many channels).
+struct GemmSplit {
+  int64_t parts = 1;
+  bool by_rows = false;
+};
+GemmSplit SplitGemm(int64_t m, int64_t n, int64_t workers) {
+  GemmSplit g;
+  g.parts = std::max<int64_t>(1, std::min(workers, n / 256));
+  if (g.parts == 1 && workers > 1) {
+    const int64_t rows = std::max<int64_t>(1, std::min(workers, m / 16));
+    if (rows > 1) g = {rows, true};
+  }
+  return g;
 }
 
 }  // namespace
 
-size_t ConvGemmWorkFloats(int64_t n, int64_t workers) {
+size_t ConvGemmWorkFloats(int64_t m, int64_t n, int64_t workers) {
   if (!UsePacked(n)) return 0;
-  const int64_t parts = GemmParts(n, workers), per = (n + parts - 1) / parts;
-  return static_cast<size_t>(parts * Lines(static_cast<int64_t>(SgemmPackedWorkFloats(per))));
+  const GemmSplit g = SplitGemm(m, n, workers);
+  const int64_t cols = g.by_rows ? n : (n + g.parts - 1) / g.parts;
+  return static_cast<size_t>(g.parts * Lines(static_cast<int64_t>(SgemmPackedWorkFloats(cols))));
 }
 
 void ConvGemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c,
@@ -111,16 +124,22 @@ void ConvGemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, f
     return;
   }
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
-  const int64_t parts = GemmParts(n, workers), per = (n + parts - 1) / parts;
-  if (parts == 1) {
+  const GemmSplit g = SplitGemm(m, n, workers);
+  if (g.parts == 1) {
     SgemmPacked(m, n, k, a, k, b, n, c, n, work);
     return;
   }
-  const int64_t stride = Lines(static_cast<int64_t>(SgemmPackedWorkFloats(per)));
-  pool->ParallelFor(parts, 1, [&](int64_t begin, int64_t end) {
+  const int64_t extent = g.by_rows ? m : n, per = (extent + g.parts - 1) / g.parts;
+  const int64_t stride = Lines(static_cast<int64_t>(SgemmPackedWorkFloats(g.by_rows ? n : per)));
+  pool->ParallelFor(g.parts, 1, [&](int64_t begin, int64_t end) {
     for (int64_t p = begin; p < end; ++p) {
-      const int64_t j0 = p * per, j1 = std::min(n, j0 + per);
-      if (j0 < j1) SgemmPacked(m, j1 - j0, k, a, k, b + j0, n, c + j0, n, work + p * stride);
+      const int64_t i0 = p * per, i1 = std::min(extent, i0 + per);
+      if (i0 >= i1) continue;
+      if (g.by_rows) {  // rows of a and c; each part packs b itself
+        SgemmPacked(i1 - i0, n, k, a + i0 * k, k, b, n, c + i0 * n, n, work + p * stride);
+      } else {
+        SgemmPacked(m, i1 - i0, k, a, k, b + i0, n, c + i0, n, work + p * stride);
+      }
     }
   });
 }
@@ -168,7 +187,7 @@ Plan2D Make(const Conv2DShape& shape, int64_t workers) {
   const int64_t n = p.band * s.ow;
   p.col_floats = p.direct ? 0 : Lines(p.rows * n);
   p.out_floats = p.banded ? Lines(p.mg * n) : 0;
-  p.gemm_floats = static_cast<int64_t>(ConvGemmWorkFloats(n, p.by_band ? 1 : workers));
+  p.gemm_floats = static_cast<int64_t>(ConvGemmWorkFloats(p.mg, n, p.by_band ? 1 : workers));
   p.per_worker = p.col_floats + p.out_floats + p.gemm_floats;
   return p;
 }
