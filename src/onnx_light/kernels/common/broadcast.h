@@ -70,6 +70,51 @@ void BroadcastApply(const A* pa, const Shape& sa, const B* pb, const Shape& sb, 
   const std::vector<int64_t> st_a = BroadcastStrides(sa, dims);
   const std::vector<int64_t> st_b = BroadcastStrides(sb, dims);
   const size_t rank = dims.size();
+  // One operand full-size and the other constant over a trailing block (a per-channel
+  // scale or bias on [N, C, H, W], a row vector): whole blocks against one value, in a
+  // loop with unit stride the compiler vectorizes, the blocks split across the pool.
+  if (na == n || nb == n) {
+    const bool a_full = na == n;
+    const std::vector<int64_t>& st_small = a_full ? st_b : st_a;
+    size_t t = rank;
+    int64_t block = 1;
+    while (t > 0 && st_small[t - 1] == 0) {
+      --t;
+      block *= dims[t];
+    }
+    if (t < rank && block >= 8) {
+      const int64_t blocks = n / block;
+      auto body = [&](int64_t begin, int64_t end) {
+        for (int64_t k = begin; k < end; ++k) {
+          // The small operand's offset for block k: its strides over dims[0 .. t).
+          int64_t off = 0, rest = k;
+          for (size_t d = t; d-- > 0;) {
+            off += rest % dims[d] * st_small[d];
+            rest /= dims[d];
+          }
+          Out* o = out + k * block;
+          if (a_full) {
+            const A* x = pa + k * block;
+            const B v = pb[off];
+            for (int64_t j = 0; j < block; ++j)
+              o[j] = f(x[j], v);
+          } else {
+            const B* x = pb + k * block;
+            const A v = pa[off];
+            for (int64_t j = 0; j < block; ++j)
+              o[j] = f(v, x[j]);
+          }
+        }
+      };
+      const int64_t min_blocks = std::max<int64_t>(1, (int64_t{1} << 16) / block);
+      if (pool != nullptr && pool->threads() > 1 && blocks >= 2 * min_blocks) {
+        pool->ParallelFor(blocks, min_blocks, body);
+      } else {
+        body(0, blocks);
+      }
+      return;
+    }
+  }
   const int64_t inner = dims[rank - 1];
   const int64_t ia = st_a[rank - 1], ib = st_b[rank - 1];
   std::vector<int64_t> idx(rank, 0);
