@@ -290,12 +290,28 @@ class GlobalPool : public KernelBase {
       const T* xp = x.data<T>();
       T* yp = y->mutable_data<T>();
       for (int64_t p = 0; p < nc; ++p) {
-        double acc = kMax ? -std::numeric_limits<double>::infinity() : 0.0;
-        for (int64_t i = 0; i < sz; ++i) {
-          const auto v = static_cast<double>(xp[p * sz + i]);
-          acc = kMax ? std::max(acc, v) : acc + v;
+        const T* xc = xp + p * sz;
+        if constexpr (!kMax) {
+          // The mean in double over 8 independent partial sums (one serial chain of
+          // double additions would be latency-bound).
+          double part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+          int64_t i = 0;
+          for (; i + 8 <= sz; i += 8) {
+            for (int j = 0; j < 8; ++j)
+              part[j] += static_cast<double>(xc[i + j]);
+          }
+          double acc = 0;
+          for (; i < sz; ++i)
+            acc += static_cast<double>(xc[i]);
+          for (double v : part)
+            acc += v;
+          yp[p] = static_cast<T>(acc / static_cast<double>(sz));
+        } else {
+          double acc = -std::numeric_limits<double>::infinity();
+          for (int64_t i = 0; i < sz; ++i)
+            acc = std::max(acc, static_cast<double>(xc[i]));
+          yp[p] = static_cast<T>(acc);
         }
-        yp[p] = static_cast<T>(kMax ? acc : acc / static_cast<double>(sz));
       }
     });
     return Status::Ok();
