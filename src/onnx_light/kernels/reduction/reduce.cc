@@ -12,6 +12,7 @@
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "simd/conv_simd.h"
 #include "simd/elementwise_simd.h"
 
 namespace onnx_light::kernels {
@@ -318,6 +319,12 @@ class Normalize : public KernelBase {
   template <typename T>
   static void Run(const T* in, T* out, int64_t outer, int64_t len, int64_t inner) {
     using C = typename ComputeType<T>::type;
+    if constexpr (kNorm != Norm::kHardmax && std::is_same_v<T, float>) {
+      if (inner >= 8) {
+        RunColumns(in, out, outer, len, inner);
+        return;
+      }
+    }
     std::vector<C> row(static_cast<size_t>(len));
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t j = 0; j < inner; ++j) {
@@ -352,6 +359,53 @@ class Normalize : public KernelBase {
         for (int64_t k = 0; k < len; ++k) {
           const C v = row[static_cast<size_t>(k)];
           out[base + k * inner] = T(kNorm == Norm::kSoftmax ? std::exp(v) / sum : v - log_sum);
+        }
+      }
+    }
+  }
+
+  // float32 along a non-last axis: the [len x inner] slab a row at a time, every pass
+  // contiguous along `inner` (the column maxima, exp(x - max) in SIMD, the column sums),
+  // instead of gathering `inner` strided columns one by one.
+  static void RunColumns(const float* in, float* out, int64_t outer, int64_t len, int64_t inner) {
+    std::vector<float> m(static_cast<size_t>(inner)), sum(static_cast<size_t>(inner));
+    const Activation exp_act{ActivationKind::kExp, 0, 0};
+    for (int64_t o = 0; o < outer; ++o) {
+      const float* x = in + o * len * inner;
+      float* y = out + o * len * inner;
+      std::fill(m.begin(), m.end(), -std::numeric_limits<float>::infinity());
+      for (int64_t k = 0; k < len; ++k) {
+        const float* xr = x + k * inner;
+        for (int64_t j = 0; j < inner; ++j)
+          if (xr[j] > m[static_cast<size_t>(j)]) m[static_cast<size_t>(j)] = xr[j];
+      }
+      std::fill(sum.begin(), sum.end(), 0.0f);
+      for (int64_t k = 0; k < len; ++k) {
+        const float* xr = x + k * inner;
+        float* yr = y + k * inner;
+        for (int64_t j = 0; j < inner; ++j)
+          yr[j] = xr[j] - m[static_cast<size_t>(j)];
+        if constexpr (kNorm == Norm::kSoftmax) {
+          ActivationF32(yr, yr, static_cast<size_t>(inner), exp_act);
+          for (int64_t j = 0; j < inner; ++j)
+            sum[static_cast<size_t>(j)] += yr[j];
+        } else {
+          for (int64_t j = 0; j < inner; ++j)
+            sum[static_cast<size_t>(j)] += std::exp(yr[j]);
+        }
+      }
+      for (int64_t j = 0; j < inner; ++j) {
+        float& v = sum[static_cast<size_t>(j)];
+        v = kNorm == Norm::kSoftmax ? 1.0f / v : std::log(v);
+      }
+      for (int64_t k = 0; k < len; ++k) {
+        float* yr = y + k * inner;
+        for (int64_t j = 0; j < inner; ++j) {
+          if constexpr (kNorm == Norm::kSoftmax) {
+            yr[j] *= sum[static_cast<size_t>(j)];
+          } else {
+            yr[j] -= sum[static_cast<size_t>(j)];
+          }
         }
       }
     }
