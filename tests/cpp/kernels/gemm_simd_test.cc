@@ -2,7 +2,8 @@
 // against a double reference: shapes from 1 to several blocks in each dimension (edge
 // tiles of 6 rows and 2 vectors, k beyond one 256-deep block, n beyond one 2048-wide
 // block), a c with rows further apart than n, and accumulation into a non-zero c.
-// Tolerance: 1e-5 of sum |a||b| (a float dot product's rounding is far below it).
+// Tolerance: 1e-5 of sum |a||b| (a float dot product's rounding is far below it). With a
+// packed beforehand (SgemmPackA) the result is bit-identical.
 #include "simd/gemm_simd.h"
 
 #include <gtest/gtest.h>
@@ -49,6 +50,13 @@ TEST_P(PackedSgemm, MatchesDoubleReference) {
     while (reinterpret_cast<uintptr_t>(work) % 64 != 0)
       ++work;
     SgemmPacked(cs.m, cs.n, cs.k, a.data(), cs.k, b.data(), cs.n, c.data(), ldc, work);
+    // With a packed once beforehand: the same products, bit for bit.
+    std::vector<float> packed(SgemmPackedAFloats(cs.m, cs.k));
+    SgemmPackA(cs.m, cs.k, a.data(), cs.k, packed.data());
+    std::vector<float> c2 = c0;
+    SgemmPacked(cs.m, cs.n, cs.k, nullptr, cs.k, b.data(), cs.n, c2.data(), ldc, work,
+                packed.data());
+    ASSERT_EQ(c2, c) << SimdTargetNameOf(GetParam()) << " m=" << cs.m << " n=" << cs.n;
     for (int64_t i = 0; i < cs.m; ++i) {
       for (int64_t j = 0; j < ldc; ++j) {
         const size_t at = static_cast<size_t>(i * ldc + j);

@@ -118,7 +118,7 @@ size_t ConvGemmWorkFloats(int64_t m, int64_t n, int64_t workers) {
 }
 
 void ConvGemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c,
-              float* work, ThreadPool* pool) {
+              float* work, ThreadPool* pool, const float* a_packed) {
   if (!UsePacked(n)) {
     Gemm2D<float>(a, k, 1, b, n, 1, c, m, n, k, pool);
     return;
@@ -126,7 +126,7 @@ void ConvGemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, f
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
   const GemmSplit g = SplitGemm(m, n, workers);
   if (g.parts == 1) {
-    SgemmPacked(m, n, k, a, k, b, n, c, n, work);
+    SgemmPacked(m, n, k, a, k, b, n, c, n, work, a_packed);
     return;
   }
   const int64_t extent = g.by_rows ? m : n, per = (extent + g.parts - 1) / g.parts;
@@ -138,7 +138,7 @@ void ConvGemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, f
       if (g.by_rows) {  // rows of a and c; each part packs b itself
         SgemmPacked(i1 - i0, n, k, a + i0 * k, k, b, n, c + i0 * n, n, work + p * stride);
       } else {
-        SgemmPacked(m, i1 - i0, k, a, k, b + i0, n, c + i0, n, work + p * stride);
+        SgemmPacked(m, i1 - i0, k, a, k, b + i0, n, c + i0, n, work + p * stride, a_packed);
       }
     }
   });
@@ -152,6 +152,7 @@ struct Plan2D {
   int64_t in_plane, out_plane, taps, cg, mg, rows, band, bands, tasks, workers;
   bool direct, banded, by_band;
   int64_t col_floats, out_floats, gemm_floats, per_worker;
+  int64_t apack_floats;  // per group: the weights packed once per call (0: not packed)
 };
 
 Plan2D Make(const Conv2DShape& shape, int64_t workers) {
@@ -189,6 +190,8 @@ Plan2D Make(const Conv2DShape& shape, int64_t workers) {
   p.out_floats = p.banded ? Lines(p.mg * n) : 0;
   p.gemm_floats = static_cast<int64_t>(ConvGemmWorkFloats(p.mg, n, p.by_band ? 1 : workers));
   p.per_worker = p.col_floats + p.out_floats + p.gemm_floats;
+  p.apack_floats =
+      p.gemm_floats > 0 ? Lines(static_cast<int64_t>(SgemmPackedAFloats(p.mg, p.rows))) : 0;
   return p;
 }
 
@@ -197,7 +200,8 @@ Plan2D Make(const Conv2DShape& shape, int64_t workers) {
 size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers) {
   if (s.depthwise()) return 0;
   const Plan2D p = Make(s, workers);
-  return static_cast<size_t>(p.per_worker * (p.by_band ? p.workers : 1));
+  return static_cast<size_t>(p.apack_floats * p.s.group +
+                             p.per_worker * (p.by_band ? p.workers : 1));
 }
 
 void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
@@ -225,6 +229,13 @@ void Conv2DF32(const float* x, const float* w, const float* bias, const float* z
   }
   const Plan2D p = Make(shape, workers);
   const Conv2DShape& s = p.s;
+  // The weights, packed once for every band (and thread) that multiplies them.
+  float* const apack = scratch;
+  scratch += p.apack_floats * s.group;
+  if (p.apack_floats > 0) {
+    for (int64_t g = 0; g < s.group; ++g)
+      SgemmPackA(p.mg, p.rows, w + g * p.mg * p.rows, p.rows, apack + g * p.apack_floats);
+  }
   // One band: columns, product (bias first, as ONNX Runtime orders the sums, so a model
   // whose channels are equal gets equal channels), copy out, epilogue.
   auto run_band = [&](int64_t task, float* work, ThreadPool* gemm_pool) {

@@ -38,7 +38,8 @@ void Conv2DF32(const float* x, const float* w, const float* bias, const float* z
 // a pool of several threads the columns (or, for narrow products, the rows) are split
 // between them. `work` holds ConvGemmWorkFloats(m, n, workers) floats, 64-byte aligned.
 size_t ConvGemmWorkFloats(int64_t m, int64_t n, int64_t workers);
+// `a_packed`, if not null, is `a` packed by SgemmPackA (used when the packed kernel is).
 void ConvGemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c,
-              float* work, ThreadPool* pool);
+              float* work, ThreadPool* pool, const float* a_packed = nullptr);
 
 }  // namespace onnx_light::kernels

@@ -110,8 +110,24 @@ size_t WorkFloats(int64_t n) {
   return static_cast<size_t>(kKC * nc_max + kKC * kMC);
 }
 
+// The whole of a, in the order SgemmPacked walks it: k blocks, then m blocks, each as
+// PackA lays it out. Block (pc, ic) starts at pc * RoundUp(m, MR) + ic * kc.
+int64_t RoundUpMR(int64_t m) {
+  return (m + static_cast<int64_t>(kMR) - 1) / static_cast<int64_t>(kMR) *
+         static_cast<int64_t>(kMR);
+}
+void PackAllA(int64_t m, int64_t k, const float* a, int64_t lda, float* out) {
+  for (int64_t pc = 0; pc < k; pc += kKC) {
+    const int64_t kc = std::min(kKC, k - pc);
+    for (int64_t ic = 0; ic < m; ic += kMC) {
+      const int64_t mc = std::min(kMC, m - ic);
+      PackA(a + ic * lda + pc, lda, mc, kc, out + pc * RoundUpMR(m) + ic * kc);
+    }
+  }
+}
+
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                 int64_t ldb, float* c, int64_t ldc, float* work) {
+                 int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed) {
   const hn::ScalableTag<float> d;
   const size_t nr = 2 * hn::Lanes(d);
   const int64_t nc_max =
@@ -126,13 +142,18 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
       PackB(b + pc * ldb + jc, ldb, kc, nc, nr, bpack);
       for (int64_t ic = 0; ic < m; ic += kMC) {
         const int64_t mc = std::min(kMC, m - ic);
-        PackA(a + ic * lda + pc, lda, mc, kc, apack);
+        const float* ap = apack;
+        if (a_packed != nullptr) {
+          ap = a_packed + pc * RoundUpMR(m) + ic * kc;
+        } else {
+          PackA(a + ic * lda + pc, lda, mc, kc, apack);
+        }
         for (int64_t jr = 0; jr < nc; jr += static_cast<int64_t>(nr)) {
           const int64_t cols = std::min<int64_t>(static_cast<int64_t>(nr), nc - jr);
           const float* bp = bpack + jr * kc;
           for (int64_t ir = 0; ir < mc; ir += static_cast<int64_t>(kMR)) {
             const int64_t rows = std::min<int64_t>(static_cast<int64_t>(kMR), mc - ir);
-            Tile(kc, apack + ir * kc, bp, c + (ic + ir) * ldc + jc + jr, ldc, rows, cols);
+            Tile(kc, ap + ir * kc, bp, c + (ic + ir) * ldc + jc + jr, ldc, rows, cols);
           }
         }
       }
@@ -153,11 +174,19 @@ namespace onnx_light::kernels {
 
 HWY_EXPORT(SgemmPacked);
 HWY_EXPORT(WorkFloats);
+HWY_EXPORT(PackAllA);
 HWY_EXPORT(PreferPackedSgemmImpl);
 
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                 int64_t ldb, float* c, int64_t ldc, float* work) {
-  HWY_DYNAMIC_DISPATCH(SgemmPacked)(m, n, k, a, lda, b, ldb, c, ldc, work);
+                 int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed) {
+  HWY_DYNAMIC_DISPATCH(SgemmPacked)(m, n, k, a, lda, b, ldb, c, ldc, work, a_packed);
+}
+size_t SgemmPackedAFloats(int64_t m, int64_t k) {
+  constexpr int64_t kRows = 6;  // the tile height (kMR in every target)
+  return static_cast<size_t>((m + kRows - 1) / kRows * kRows * k);
+}
+void SgemmPackA(int64_t m, int64_t k, const float* a, int64_t lda, float* out) {
+  HWY_DYNAMIC_DISPATCH(PackAllA)(m, k, a, lda, out);
 }
 size_t SgemmPackedWorkFloats(int64_t n) {
   return HWY_DYNAMIC_DISPATCH(WorkFloats)(n);

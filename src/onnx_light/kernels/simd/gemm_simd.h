@@ -10,10 +10,15 @@
 
 namespace onnx_light::kernels {
 
-// `work` holds at least SgemmPackedWorkFloats(n) floats, 64-byte aligned.
+// `work` holds at least SgemmPackedWorkFloats(n) floats, 64-byte aligned. `a_packed`, if
+// not null, is `a` already packed by SgemmPackA (then `a` is not read): a matrix used for
+// several products (a convolution's weights over its bands) is packed once.
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                 int64_t ldb, float* c, int64_t ldc, float* work);
+                 int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed = nullptr);
 size_t SgemmPackedWorkFloats(int64_t n);
+// Packs all of a [m x k] for SgemmPacked into SgemmPackedAFloats(m, k) floats.
+size_t SgemmPackedAFloats(int64_t m, int64_t k);
+void SgemmPackA(int64_t m, int64_t k, const float* a, int64_t lda, float* out);
 
 // True when the running CPU's target is one where SgemmPacked is the faster choice
 // (AVX-512); elsewhere the BLAS is used.
