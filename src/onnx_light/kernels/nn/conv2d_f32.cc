@@ -118,15 +118,20 @@ size_t ConvGemmWorkFloats(int64_t m, int64_t n, int64_t workers) {
 }
 
 void ConvGemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c,
-              float* work, ThreadPool* pool, const float* a_packed) {
+              int64_t ldc, float* work, ThreadPool* pool, const float* a_packed) {
   if (!UsePacked(n)) {
-    Gemm2D<float>(a, k, 1, b, n, 1, c, m, n, k, pool);
+    if (ldc == n) {
+      Gemm2D<float>(a, k, 1, b, n, 1, c, m, n, k, pool);
+    } else {
+      for (int64_t i = 0; i < m; ++i)  // rows apart: one product per row of c
+        Gemm2D<float>(a + i * k, k, 1, b, n, 1, c + i * ldc, 1, n, k, nullptr);
+    }
     return;
   }
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
   const GemmSplit g = SplitGemm(m, n, workers);
   if (g.parts == 1) {
-    SgemmPacked(m, n, k, a, k, b, n, c, n, work, a_packed);
+    SgemmPacked(m, n, k, a, k, b, n, c, ldc, work, a_packed);
     return;
   }
   const int64_t extent = g.by_rows ? m : n, per = (extent + g.parts - 1) / g.parts;
@@ -136,9 +141,9 @@ void ConvGemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, f
       const int64_t i0 = p * per, i1 = std::min(extent, i0 + per);
       if (i0 >= i1) continue;
       if (g.by_rows) {  // rows of a and c; each part packs b itself
-        SgemmPacked(i1 - i0, n, k, a + i0 * k, k, b, n, c + i0 * n, n, work + p * stride);
+        SgemmPacked(i1 - i0, n, k, a + i0 * k, k, b, n, c + i0 * ldc, ldc, work + p * stride);
       } else {
-        SgemmPacked(m, i1 - i0, k, a, k, b + i0, n, c + i0, n, work + p * stride, a_packed);
+        SgemmPacked(m, i1 - i0, k, a, k, b + i0, n, c + i0, ldc, work + p * stride, a_packed);
       }
     }
   });
@@ -249,16 +254,23 @@ void Conv2DF32(const float* x, const float* w, const float* bias, const float* z
       Im2Col(xg, p.cg, s, oh0, oh1, work);
       cols = work;
     }
-    float* dst = p.banded ? work + p.col_floats : yg;
+    // The product goes into Y's rows directly when the packed kernel runs (it takes a row
+    // stride), else, for a band, into a buffer copied out after. The bias goes in first and
+    // the product is added to it, as ONNX Runtime orders the sums (a model whose channels
+    // are equal gets equal channels).
+    const bool into_y = !p.banded || UsePacked(n);
+    float* dst = into_y ? yg + oh0 * s.ow : work + p.col_floats;
+    const int64_t ld = into_y ? p.out_plane : n;
     for (int64_t oc = 0; oc < p.mg; ++oc) {
-      std::fill(dst + oc * n, dst + (oc + 1) * n, bias != nullptr ? bias[g * p.mg + oc] : 0.0f);
+      std::fill(dst + oc * ld, dst + oc * ld + n, bias != nullptr ? bias[g * p.mg + oc] : 0.0f);
     }
-    ConvGemm(p.mg, n, p.rows, w + g * p.mg * p.rows, cols, dst, work + p.col_floats + p.out_floats,
-             gemm_pool);
+    ConvGemm(p.mg, n, p.rows, w + g * p.mg * p.rows, cols, dst, ld,
+             work + p.col_floats + p.out_floats, gemm_pool,
+             p.apack_floats > 0 ? apack + g * p.apack_floats : nullptr);
     for (int64_t oc = 0; oc < p.mg; ++oc) {
       const int64_t ch = g * p.mg + oc;
       float* out = yg + oc * p.out_plane + oh0 * s.ow;
-      if (p.banded) std::memcpy(out, dst + oc * n, static_cast<size_t>(n) * sizeof(float));
+      if (!into_y) std::memcpy(out, dst + oc * n, static_cast<size_t>(n) * sizeof(float));
       if (z != nullptr || act.kind != ActivationKind::kNone) {
         BiasActivationF32(out, static_cast<size_t>(n), 0.0f,
                           z != nullptr ? z + (b * s.m + ch) * p.out_plane + oh0 * s.ow : nullptr,
