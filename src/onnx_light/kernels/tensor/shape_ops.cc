@@ -188,6 +188,34 @@ class AxesView : public KernelBase {
   bool has_axes_ = false;
 };
 
+// Fixed-size elements: one output row (the last output axis) at a time, a strided gather
+// with typed loads, the index carried once per row. When the last axis keeps its place
+// (unit stride) the row is a contiguous copy.
+template <typename U>
+void TransposeRows(const Tensor& x, Tensor* y, const std::vector<int64_t>& out_dims,
+                   const std::vector<int64_t>& strides) {
+  const size_t rank = out_dims.size();
+  const U* src = static_cast<const U*>(x.raw_data());
+  U* dst = static_cast<U*>(y->mutable_raw_data());
+  const int64_t row = out_dims[rank - 1], step = strides[rank - 1];
+  std::vector<int64_t> idx(rank, 0);
+  int64_t off = 0;
+  for (int64_t j = 0; j < y->num_elements(); j += row) {
+    if (step == 1) {
+      std::memcpy(dst + j, src + off, static_cast<size_t>(row) * sizeof(U));
+    } else {
+      for (int64_t k = 0; k < row; ++k)
+        dst[j + k] = src[off + k * step];
+    }
+    for (size_t d = rank - 1; d-- > 0;) {
+      off += strides[d];
+      if (++idx[d] < out_dims[d]) break;
+      off -= strides[d] * out_dims[d];
+      idx[d] = 0;
+    }
+  }
+}
+
 class Transpose : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
@@ -224,6 +252,23 @@ class Transpose : public KernelBase {
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out_dims));
     const size_t item = ItemSize(x.dtype());
+    if (rank > 0 && y->num_elements() > 0 && (item == 1 || item == 2 || item == 4 || item == 8) &&
+        static_cast<size_t>(DataTypeBitWidth(x.dtype())) == 8 * item) {
+      switch (item) {
+        case 1:
+          TransposeRows<uint8_t>(x, y, out_dims, strides);
+          break;
+        case 2:
+          TransposeRows<uint16_t>(x, y, out_dims, strides);
+          break;
+        case 4:
+          TransposeRows<uint32_t>(x, y, out_dims, strides);
+          break;
+        default:
+          TransposeRows<uint64_t>(x, y, out_dims, strides);
+      }
+      return Status::Ok();
+    }
     std::vector<int64_t> idx(rank, 0);
     int64_t off = 0;
     for (int64_t j = 0; j < y->num_elements(); ++j) {
