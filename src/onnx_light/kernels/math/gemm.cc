@@ -6,9 +6,12 @@
 #include "math/gemm.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "onnx_light/runtime/thread_pool.h"
+#include "simd/gemm_simd.h"
 
 #if ONNX_LIGHT_HAVE_BLAS
 #include <cblas.h>
@@ -91,8 +94,53 @@ bool HaveBlas() noexcept {
   return true;
 }
 
+namespace {
+
+// Large float products on AVX-512 take the packed Highway kernel (docs/performance.md,
+// "The GEMM decision"): row-major a, b either way round, at least 64 columns, 2M
+// multiply-adds, and enough rows to amortize packing b (at least 128, or a quarter of the
+// columns): a few rows against a wide weight matrix (a classifier head) would pack all of
+// b for little work, and stays with the BLAS. Rows split across the pool as for the BLAS.
+bool PackedGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
+                int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
+  static const bool avx512 = PreferPackedSgemm();
+  if (!avx512 || lda_col != 1 || n < 64 || (m < 128 && 4 * m < n) ||
+      m * n * k < (int64_t{1} << 21)) {
+    return false;
+  }
+  bool trans;
+  int64_t ldb;
+  if (ldb_col == 1) {
+    trans = false;
+    ldb = ldb_row;
+  } else if (ldb_row == 1) {
+    trans = true;
+    ldb = ldb_col;
+  } else {
+    return false;
+  }
+  auto rows = [&](int64_t begin, int64_t end) {
+    std::vector<float> buf(SgemmPackedWorkFloats(n) + 16);
+    float* work = buf.data();
+    while (reinterpret_cast<uintptr_t>(work) % 64 != 0)
+      ++work;
+    SgemmPacked(end - begin, n, k, a + begin * lda_row, lda_row, b, ldb, c + begin * n, n, work,
+                nullptr, trans);
+  };
+  const int64_t workers = pool != nullptr ? pool->threads() : 1;
+  if (workers > 1 && m >= 32) {
+    pool->ParallelFor(m, std::max<int64_t>(16, (m + workers - 1) / workers), rows);
+  } else {
+    rows(0, m);
+  }
+  return true;
+}
+
+}  // namespace
+
 bool BlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
                 int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
+  if (PackedGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
   return Run(
       a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool,
       [](CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int mm, int nn, int kk, const float* aa, int lda,

@@ -20,10 +20,21 @@ constexpr int64_t kKC = 256;
 constexpr int64_t kMC = 96;  // a multiple of kMR
 constexpr int64_t kNC = 2048;
 
-// b[p, j0 .. j0 + nr) for p < kc, zero beyond nr, as kc rows of NR floats.
-void PackB(const float* b, int64_t ldb, int64_t kc, int64_t nc, size_t nr_width, float* out) {
+// b[p, j0 .. j0 + nr) for p < kc, zero beyond nr, as kc rows of NR floats. Transposed b
+// (b(p, j) = b[j * ldb + p]) is gathered column by column.
+void PackB(const float* b, int64_t ldb, bool trans, int64_t kc, int64_t nc, size_t nr_width,
+           float* out) {
   for (int64_t j0 = 0; j0 < nc; j0 += static_cast<int64_t>(nr_width)) {
     const int64_t w = std::min<int64_t>(static_cast<int64_t>(nr_width), nc - j0);
+    if (trans) {
+      for (int64_t j = 0; j < static_cast<int64_t>(nr_width); ++j) {
+        const float* src = b + (j0 + j) * ldb;
+        for (int64_t p = 0; p < kc; ++p)
+          out[p * static_cast<int64_t>(nr_width) + j] = j < w ? src[p] : 0.0f;
+      }
+      out += kc * static_cast<int64_t>(nr_width);
+      continue;
+    }
     for (int64_t p = 0; p < kc; ++p) {
       const float* src = b + p * ldb + j0;
       std::memcpy(out, src, static_cast<size_t>(w) * sizeof(float));
@@ -127,7 +138,8 @@ void PackAllA(int64_t m, int64_t k, const float* a, int64_t lda, float* out) {
 }
 
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                 int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed) {
+                 int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed,
+                 bool b_trans) {
   const hn::ScalableTag<float> d;
   const size_t nr = 2 * hn::Lanes(d);
   const int64_t nc_max =
@@ -139,7 +151,7 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
     const int64_t nc = std::min(kNC, n - jc);
     for (int64_t pc = 0; pc < k; pc += kKC) {
       const int64_t kc = std::min(kKC, k - pc);
-      PackB(b + pc * ldb + jc, ldb, kc, nc, nr, bpack);
+      PackB(b_trans ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, b_trans, kc, nc, nr, bpack);
       for (int64_t ic = 0; ic < m; ic += kMC) {
         const int64_t mc = std::min(kMC, m - ic);
         const float* ap = apack;
@@ -178,8 +190,9 @@ HWY_EXPORT(PackAllA);
 HWY_EXPORT(PreferPackedSgemmImpl);
 
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                 int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed) {
-  HWY_DYNAMIC_DISPATCH(SgemmPacked)(m, n, k, a, lda, b, ldb, c, ldc, work, a_packed);
+                 int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed,
+                 bool b_trans) {
+  HWY_DYNAMIC_DISPATCH(SgemmPacked)(m, n, k, a, lda, b, ldb, c, ldc, work, a_packed, b_trans);
 }
 size_t SgemmPackedAFloats(int64_t m, int64_t k) {
   constexpr int64_t kRows = 6;  // the tile height (kMR in every target)

@@ -12,9 +12,11 @@ namespace onnx_light::kernels {
 
 // `work` holds at least SgemmPackedWorkFloats(n) floats, 64-byte aligned. `a_packed`, if
 // not null, is `a` already packed by SgemmPackA (then `a` is not read): a matrix used for
-// several products (a convolution's weights over its bands) is packed once.
+// several products (a convolution's weights over its bands) is packed once. `b_trans`: b
+// is stored transposed, b(p, j) = b[j * ldb + p].
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                 int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed = nullptr);
+                 int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed = nullptr,
+                 bool b_trans = false);
 size_t SgemmPackedWorkFloats(int64_t n);
 // Packs all of a [m x k] for SgemmPacked into SgemmPackedAFloats(m, k) floats.
 size_t SgemmPackedAFloats(int64_t m, int64_t k);
