@@ -111,8 +111,15 @@ class RuntimeSession:
         values work too). ``optimized_model_path``: write the optimized graph there as an
         .onnx file (it loads back like any model). ``enable_profiling``: time every node
         of every run (see :meth:`end_profiling` and :meth:`profile_summary`)."""
-        if not isinstance(intra_op_threads, int) or intra_op_threads < 1:
-            raise ValueError(f"intra_op_threads must be a positive int, got {intra_op_threads!r}")
+        if (
+            not isinstance(intra_op_threads, int)
+            or isinstance(intra_op_threads, bool)
+            or intra_op_threads < 0
+        ):
+            raise ValueError(
+                "intra_op_threads must be 0 (one per physical core) or a positive int, got "
+                f"{intra_op_threads!r}"
+            )
         if not isinstance(constant_folding, bool):
             raise TypeError(f"constant_folding must be a bool, got {constant_folding!r}")
         if not isinstance(enable_profiling, bool):

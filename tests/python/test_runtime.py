@@ -230,8 +230,13 @@ def test_errors_name_the_input():
         onnx_light.RuntimeSession(b"\x08")  # truncated bytes
     with pytest.raises(FileNotFoundError):
         onnx_light.RuntimeSession("/nonexistent/model.onnx")
+    with pytest.raises(ValueError, match="intra_op_threads must be 0"):
+        onnx_light.RuntimeSession(model, intra_op_threads=-1)
     with pytest.raises(ValueError, match="intra_op_threads"):
-        onnx_light.RuntimeSession(model, intra_op_threads=0)
+        onnx_light.RuntimeSession(model, intra_op_threads=True)
+    # 0: one thread per physical core, as in ONNX Runtime.
+    (y0,) = onnx_light.RuntimeSession(model, intra_op_threads=0).run(None, {"x": good - 1})
+    assert (y0 == 0).all()
     # and the session still works
     (y,) = s.run(None, {"x": good - 1})
     assert (y == 0).all()

@@ -230,7 +230,10 @@ int CmdRun(int argc, char** argv) {
       const char* v = value(arg.c_str());
       char* end = nullptr;
       const long n = v ? std::strtol(v, &end, 10) : 0;
-      if (!v || *end != '\0' || n < 1) return Usage(arg + " needs a positive integer");
+      if (!v || *end != '\0' || n < (arg == "--threads" ? 0 : 1)) {
+        return Usage(arg + (arg == "--threads" ? " needs 0 (one per physical core) or more"
+                                               : " needs a positive integer"));
+      }
       (arg == "--repeat" ? repeat : threads) = static_cast<int>(n);
     } else if (arg == "--save") {
       const char* v = value(arg.c_str());
@@ -277,7 +280,8 @@ int CmdRun(int argc, char** argv) {
   }
   std::printf("\nsession created in %.3f ms (SIMD %s, %d thread%s)\n",
               std::chrono::duration<double, std::milli>(t1 - t0).count(), ol::SimdTargetName(),
-              threads, threads == 1 ? "" : "s");
+              threads == 0 ? ol::PhysicalCores() : threads,
+              (threads == 0 ? ol::PhysicalCores() : threads) == 1 ? "" : "s");
 
   std::vector<ol::NamedTensor> feeds;
   std::mt19937 rng(1234);

@@ -28,7 +28,8 @@ struct SessionOptions {
   // The kernels to use. Null means the built-in CPU kernels; layer a registry over
   // KernelRegistry::BuiltinCpu() to add kernels for this session only.
   std::shared_ptr<const KernelRegistry> registry;
-  // Threads for one kernel (the calling thread included). 1: everything on the caller.
+  // Threads for one kernel (the calling thread included). 1: everything on the caller;
+  // 0: one per physical core this process may use (PhysicalCores(), as ONNX Runtime's 0).
   int intra_op_threads = 1;
   // Limits on every runtime tensor (inputs and outputs of every node).
   ShapeLimits shape_limits;

@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "onnx_light/runtime/cpu.h"
 #include "onnx_light/runtime/subgraph.h"
 #include "onnx_light/runtime/tensor_proto.h"
 #include "onnx_light/runtime/thread_pool.h"
@@ -134,9 +135,11 @@ Result<std::unique_ptr<RuntimeSession>> RuntimeSession::Create(onnx::ModelProto 
   s->model_ = std::make_shared<onnx::ModelProto>(std::move(model));
   s->options_ = std::move(options);
   if (!s->options_.registry) s->options_.registry = KernelRegistry::BuiltinCpu();
+  if (s->options_.intra_op_threads == 0) s->options_.intra_op_threads = PhysicalCores();
   if (s->options_.intra_op_threads < 1) {
-    return Status(StatusCode::kInvalidArgument, "intra_op_threads must be at least 1, got " +
-                                                    std::to_string(s->options_.intra_op_threads));
+    return Status(StatusCode::kInvalidArgument,
+                  "intra_op_threads must be 0 (one per physical core) or at least 1, got " +
+                      std::to_string(s->options_.intra_op_threads));
   }
   if (s->options_.enable_profiling && !s->options_.profiler) {
     s->options_.profiler = std::make_shared<Profiler>();

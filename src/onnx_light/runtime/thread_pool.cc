@@ -1,6 +1,14 @@
 #include "onnx_light/runtime/thread_pool.h"
 
+#include <sched.h>
+
 #include <algorithm>
+#include <fstream>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "onnx_light/runtime/cpu.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -38,6 +46,26 @@ constexpr uint32_t Next(uint64_t state) {
 }
 
 }  // namespace
+
+int PhysicalCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const int logical = std::max(1u, std::thread::hardware_concurrency());
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return logical;
+  std::set<std::pair<int, int>> cores;  // (package, core)
+  int cpus = 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &set)) continue;
+    ++cpus;
+    const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
+    int package = -1, core = -1;
+    std::ifstream(dir + "physical_package_id") >> package;
+    std::ifstream(dir + "core_id") >> core;
+    if (package < 0 || core < 0) return std::max(1, cpus > 0 ? CPU_COUNT(&set) : logical);
+    cores.emplace(package, core);
+  }
+  return std::max<int>(1, static_cast<int>(cores.size()));
+}
 
 ThreadPool::ThreadPool(int threads) {
   for (int i = 1; i < threads; ++i)

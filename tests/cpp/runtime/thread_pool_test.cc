@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "onnx_light/runtime/cpu.h"
+
 namespace onnx_light {
 namespace {
 
@@ -66,6 +68,12 @@ TEST(ThreadPool, NestedAndConcurrentCallersRunInline) {
   a.join();
   b.join();
   EXPECT_EQ(total.load(), 3 * 300 * 8);
+}
+
+TEST(ThreadPool, PhysicalCoresIsBetweenOneAndTheLogicalCount) {
+  const int cores = PhysicalCores();
+  EXPECT_GE(cores, 1);
+  EXPECT_LE(static_cast<unsigned>(cores), std::max(1u, std::thread::hardware_concurrency()));
 }
 
 }  // namespace
