@@ -494,9 +494,18 @@ TEST(Session, IntraOpThreadsGiveTheSameResult) {
   auto b = s2->Run({{"x", FloatTensor({static_cast<int64_t>(x.size())}, x)}});
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(Values((*a)[0]), Values((*b)[0]));
+  // 0 is one thread per physical core; negative counts are refused.
   SessionOptions zero;
   zero.intra_op_threads = 0;
-  EXPECT_FALSE(RuntimeSession::Create(m, zero).ok());
+  auto s0 = MustCreate(m, zero);
+  auto c = s0->Run({{"x", FloatTensor({static_cast<int64_t>(x.size())}, x)}});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(Values((*a)[0]), Values((*c)[0]));
+  SessionOptions negative;
+  negative.intra_op_threads = -1;
+  Result<std::unique_ptr<RuntimeSession>> bad = RuntimeSession::Create(m, negative);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("intra_op_threads must be 0"), std::string::npos);
 }
 
 TEST(Session, InitializersAndConstantsAreZeroCopyAndOutputsAreCopies) {
