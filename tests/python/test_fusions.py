@@ -255,14 +255,21 @@ def test_fused_conv_bad_attributes(activation, params, message):
 )
 def test_convolution_is_the_same_on_more_threads(threads, w_shape, x_shape):
     """A convolution whose columns do not fit in L2 runs in bands of output rows, and with
-    more threads each thread takes whole bands; a single band splits its columns (or, when
-    narrow, its rows) between the threads instead. Same blocks, same sums: bit-identical
-    to one thread."""
+    more threads each thread takes whole bands (same blocks, same sums: bit-identical); a
+    single band splits its product between the threads instead, by columns or, when
+    narrow, by rows. The packed kernel (AVX-512) computes every element the same way
+    however it is split (bit-identical); OpenBLAS (AVX2 and older) picks its edge kernels by
+    block size, so there the split results agree to float32 summation-order rounding
+    (rtol 1e-5, atol 5e-5: sums of 576 products of magnitude ~0.3)."""
     tail = [helper.make_node("Relu", ["c"], ["y"])]
     model = conv_model(tail, w_shape=w_shape, x_shape=x_shape, conv_attrs={})
     x = RNG.standard_normal(x_shape).astype(np.float32)
     one = onnx_light.RuntimeSession(model).run(None, {"x": x})[0]
     many = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})[0]
-    np.testing.assert_array_equal(many, one)
+    packed = onnx_light._core.simd_target().startswith("AVX3")  # the packed kernel runs
+    if packed or w_shape[2] == 3 and x_shape[0] == 2:  # the bands case splits no product
+        np.testing.assert_array_equal(many, one)
+    else:
+        np.testing.assert_allclose(many, one, rtol=1e-5, atol=5e-5)
     none = onnx_light.RuntimeSession(model, graph_optimization_level="none").run(None, {"x": x})[0]
     np.testing.assert_allclose(one, none, rtol=1e-5, atol=1e-5)
