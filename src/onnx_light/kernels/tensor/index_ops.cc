@@ -105,11 +105,19 @@ void CopyBox(const Tensor& x, const std::vector<int64_t>& start, const std::vect
   const size_t item = ItemSize(x.dtype());
   int64_t off = base;
   if (rank > 0 && step[rank - 1] == 1 && DataTypeBitWidth(x.dtype()) % 8 == 0) {
-    // Unit step along the last axis: whole runs at a time (memcpy for numbers).
-    const int64_t run = out[rank - 1];
+    // Unit step along the last axis: whole runs at a time (memcpy for numbers). Trailing
+    // axes copied whole (all of the input, unit step) join the run with the axis before
+    // them, so a slice of [N, C, H, 1] along H copies H elements at a time, not one.
+    size_t first = rank - 1;  // the run covers axes first .. rank - 1
+    int64_t run = out[rank - 1];
+    while (first > 0 && out[first] == in[first] && step[first - 1] == 1) {
+      --first;
+      run *= out[first];
+    }
+    if (run == 0) return;
     for (int64_t j = 0; j < y->num_elements(); j += run) {
       CopyElements(x, off, y, j, item, run);
-      for (size_t d = rank - 1; d-- > 0;) {
+      for (size_t d = first; d-- > 0;) {
         off += step[d] * strides[d];
         if (++pos[d] < out[d]) break;
         off -= step[d] * strides[d] * out[d];
