@@ -99,6 +99,15 @@ TEST(Gemm, RowSplitAcrossPoolMatchesReference) {
     Check<float>(cs, &pool, false, 1e-5);
 }
 
+TEST(Gemm, OneRowSplitsItsColumnsAcrossThePool) {
+  // A recurrent step: one row times a 2048 x 512 matrix, stored either way round.
+  ThreadPool pool(3);
+  for (bool tb : {false, true}) {
+    Check<float>({1, 2048, 512, false, tb}, &pool, false, 1e-5);
+    Check<float>({1, 2048, 512, false, tb}, nullptr, false, 1e-5);
+  }
+}
+
 TEST(Gemm, IntegerLoopWrapsLikeNumpy) {
   // uint32 accumulation: 65536 * 65536 wraps to 0, plus 3.
   const uint32_t a[2] = {65536u, 1u}, b[2] = {65536u, 3u};

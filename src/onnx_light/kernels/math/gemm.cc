@@ -63,14 +63,24 @@ bool Run(const T* a, int64_t lda_row, int64_t lda_col, const T* b, int64_t ldb_r
   // One output row (a depthwise convolution's group, a vector times a matrix) is a
   // matrix-vector product: gemv works in stack buffers, while gemm allocates from a table
   // behind a lock that concurrent runs would contend for at every call.
-  if (m == 1 && ldb_col == 1 && Fits(lda_col) && lda_col >= 1) {
-    gemv(CblasTrans, static_cast<int>(k), static_cast<int>(n), b, static_cast<int>(ldb), a,
-         static_cast<int>(lda_col), c);
-    return true;
-  }
-  if (m == 1 && ldb_row == 1 && Fits(lda_col) && lda_col >= 1) {  // b transposed: B^T x a
-    gemv(CblasNoTrans, static_cast<int>(n), static_cast<int>(k), b, static_cast<int>(ldb), a,
-         static_cast<int>(lda_col), c);
+  // A large one (a recurrent step's 4H x H weights) splits its output columns across the
+  // pool: the weight matrix is read once either way, by two cores' bandwidth.
+  if (m == 1 && (ldb_col == 1 || ldb_row == 1) && Fits(lda_col) && lda_col >= 1) {
+    auto cols = [&](int64_t j0, int64_t j1) {
+      const auto w = static_cast<int>(j1 - j0);
+      if (ldb_col == 1) {  // y[j0, j1) = B[:, j0, j1)^T a
+        gemv(CblasTrans, static_cast<int>(k), w, b + j0, static_cast<int>(ldb), a,
+             static_cast<int>(lda_col), c + j0);
+      } else {  // b transposed: rows j0 .. j1 of B^T times a
+        gemv(CblasNoTrans, w, static_cast<int>(k), b + j0 * ldb, static_cast<int>(ldb), a,
+             static_cast<int>(lda_col), c + j0);
+      }
+    };
+    if (pool != nullptr && pool->threads() > 1 && n * k >= (int64_t{1} << 18) && n >= 64) {
+      pool->ParallelFor(n, std::max<int64_t>(32, n / pool->threads()), cols);
+    } else {
+      cols(0, n);
+    }
     return true;
   }
   auto rows = [&](int64_t begin, int64_t end) {
