@@ -52,6 +52,8 @@ void BufferPool::FreeBlock(void* block, size_t capacity) {
 }
 
 void BufferPool::Collect() {
+  // Most acquisitions find nothing returned: a plain load, no read-modify-write.
+  if (returned_.load(std::memory_order_relaxed) == nullptr) return;
   Returned* r = returned_.exchange(nullptr, std::memory_order_acquire);
   while (r != nullptr) {
     Returned* next = r->next;

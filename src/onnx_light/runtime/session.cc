@@ -17,6 +17,14 @@ namespace onnx_light {
 
 namespace {
 
+// Whether a node carries graphs (If, Loop, Scan and other control flow).
+bool HasSubgraph(const onnx::NodeProto& node) {
+  for (const onnx::AttributeProto& a : node.attribute) {
+    if (a.g.has() || !a.graphs.empty()) return true;
+  }
+  return false;
+}
+
 Result<ValueMeta> MetaFromValueInfo(const onnx::ValueInfoProto& vi, const char* role) {
   ValueMeta meta;
   meta.name = vi.name.get();
@@ -493,10 +501,7 @@ Status RuntimeSession::Build() {
   // Nodes with subgraphs learn which of their inputs are constants: their branches fold
   // and fuse with them as the enclosing graph does.
   for (Plan::Node& n : plan.nodes) {
-    bool has_graph = false;
-    for (const onnx::AttributeProto& a : n.proto->attribute)
-      has_graph = has_graph || a.g.has() || !a.graphs.empty();
-    if (!has_graph) continue;
+    if (!HasSubgraph(*n.proto)) continue;
     std::vector<Tensor> constants(n.inputs.size());
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       if (const Tensor* t = passes::ConstantOf(plan, n.inputs[i])) constants[i] = *t;
@@ -534,8 +539,7 @@ void RuntimeSession::FoldConstants(Plan& plan) {
                     node.def->optional_outputs.empty();
     for (int v : node.inputs)
       foldable = foldable && (v < 0 || fixed[static_cast<size_t>(v)]);
-    for (const onnx::AttributeProto& a : node.proto->attribute)
-      foldable = foldable && !a.g.has() && a.graphs.empty();  // control flow stays
+    foldable = foldable && !HasSubgraph(*node.proto);  // control flow stays
     if (foldable) {
       Result<std::unique_ptr<KernelBase>> kernel = node.def->create(*node.info);
       if (kernel.ok()) {

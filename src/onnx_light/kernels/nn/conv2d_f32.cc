@@ -119,13 +119,8 @@ size_t ConvGemmWorkFloats(int64_t m, int64_t n, int64_t workers) {
 
 void ConvGemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c,
               int64_t ldc, float* work, ThreadPool* pool, const float* a_packed) {
-  if (!UsePacked(n)) {
-    if (ldc == n) {
-      Gemm2D<float>(a, k, 1, b, n, 1, c, m, n, k, pool);
-    } else {
-      for (int64_t i = 0; i < m; ++i)  // rows apart: one product per row of c
-        Gemm2D<float>(a + i * k, k, 1, b, n, 1, c + i * ldc, 1, n, k, nullptr);
-    }
+  if (!UsePacked(n)) {  // the BLAS takes a dense c: callers give ldc == n on this path
+    Gemm2D<float>(a, k, 1, b, n, 1, c, m, n, k, pool);
     return;
   }
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
@@ -192,7 +187,7 @@ Plan2D Make(const Conv2DShape& shape, int64_t workers) {
   p.by_band = workers > 1 && p.tasks >= workers;
   const int64_t n = p.band * s.ow;
   p.col_floats = p.direct ? 0 : Lines(p.rows * n);
-  p.out_floats = p.banded ? Lines(p.mg * n) : 0;
+  p.out_floats = p.banded ? Lines(p.mg * n) : 0;  // a short last band may need it
   p.gemm_floats = static_cast<int64_t>(ConvGemmWorkFloats(p.mg, n, p.by_band ? 1 : workers));
   p.per_worker = p.col_floats + p.out_floats + p.gemm_floats;
   p.apack_floats =

@@ -33,7 +33,8 @@ size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers);
 void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
                const Conv2DShape& s, const Activation& act, float* scratch, ThreadPool* pool);
 
-// c[m x n] += a[m x k] * b[k x n] (row-major, c's rows ldc apart): the packed Highway kernel
+// c[m x n] += a[m x k] * b[k x n] (row-major, c's rows ldc apart; ldc == n unless the
+// packed kernel runs, UsePacked in conv2d_f32.cc): the packed Highway kernel
 // where it is faster (AVX-512 and n of at least 64, simd/gemm_simd.h), else the BLAS. With
 // a pool of several threads the columns (or, for narrow products, the rows) are split
 // between them. `work` holds ConvGemmWorkFloats(m, n, workers) floats, 64-byte aligned.

@@ -41,13 +41,11 @@ size_t FoldAffineIntoConv(Plan& plan, const PassContext& ctx) {
   }
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     Plan::Node& conv = plan.nodes[i];
-    if (removed[i] || !IsOnnxOp(*conv.proto, "Conv") || conv.inputs.size() < 2 ||
-        conv.outputs.size() != 1 || conv.outputs[0] < 0) {
-      continue;
-    }
+    if (removed[i] || conv.outputs.empty() || conv.outputs[0] < 0) continue;
     for (;;) {
+      const int64_t m = FoldableConvChannels(plan, conv);
       const int x = conv.outputs[0];
-      if (plan.value_types[static_cast<size_t>(x)] != DataType::kFloat ||
+      if (m < 0 || plan.value_types[static_cast<size_t>(x)] != DataType::kFloat ||
           readers[static_cast<size_t>(x)] != 1) {
         break;
       }
@@ -59,49 +57,19 @@ size_t FoldAffineIntoConv(Plan& plan, const PassContext& ctx) {
           next.outputs[0] < 0 || next.inputs[0] == next.inputs[1]) {
         break;
       }
-      const Tensor* w = ConstantOf(plan, conv.inputs[1]);
-      if (w == nullptr || w->dtype() != DataType::kFloat || w->shape().rank() < 3) break;
-      const int64_t m = w->shape()[0];
       const int other = next.inputs[0] == x ? next.inputs[1] : next.inputs[0];
-      const std::vector<float> k = PerChannel(plan, other, w->shape().rank(), m);
+      const size_t rank = ConstantOf(plan, conv.inputs[1])->shape().rank();
+      const std::vector<float> k = PerChannel(plan, other, rank, m);
       if (k.empty()) break;
-      std::vector<float> bias(static_cast<size_t>(m), 0.0f);
-      if (conv.inputs.size() > 2 && conv.inputs[2] >= 0) {
-        const Tensor* b = ConstantOf(plan, conv.inputs[2]);
-        if (b == nullptr || b->dtype() != DataType::kFloat || b->num_elements() != m) break;
-        bias.assign(b->data<float>(), b->data<float>() + m);
-      }
-      Result<Tensor> w2 = w->Clone();
-      Result<Tensor> b2 = Tensor::Allocate(DataType::kFloat, *Shape::Create({m}));
-      if (!w2.ok() || !b2.ok()) break;
-      const int64_t per = w->num_elements() / m;
-      for (int64_t c = 0; c < m; ++c) {
-        const float kc = k[static_cast<size_t>(c)];
-        if (mul) {
-          for (int64_t j = 0; j < per; ++j)
-            w2->mutable_data<float>()[c * per + j] *= kc;
-          b2->mutable_data<float>()[c] = bias[static_cast<size_t>(c)] * kc;
-        } else {
-          b2->mutable_data<float>()[c] = bias[static_cast<size_t>(c)] + kc;
-        }
-      }
-      const std::string& name = conv.proto->name.get();
-      const int wv = AddConstant(plan, name + "_folded_W", std::move(*w2));
-      const int bv = AddConstant(plan, name + "_folded_B", std::move(*b2));
-      readers.resize(plan.value_names.size(), 0);
-      reader_node.resize(plan.value_names.size(), -1);
-      onnx::NodeProto proto = *conv.proto;
-      proto.input.clear();
-      for (int v : {conv.inputs[0], wv, bv})
-        proto.input.push_back(plan.value_names[static_cast<size_t>(v)]);
-      proto.output.clear();
-      proto.output.push_back(plan.value_names[static_cast<size_t>(next.outputs[0])]);
-      const std::vector<int> old_outputs = conv.outputs;
-      conv.outputs = {next.outputs[0]};
-      if (!ReplaceNode(plan, ctx, conv, std::move(proto), {conv.inputs[0], wv, bv}).ok()) {
-        conv.outputs = old_outputs;
+      // Mul scales weights and bias; Add shifts the bias and keeps the weights as they are.
+      auto folded = [&](int64_t c, float b) {
+        return mul ? b * k[static_cast<size_t>(c)] : b + k[static_cast<size_t>(c)];
+      };
+      if (!FoldIntoConv(plan, ctx, conv, next.outputs[0], mul ? k : std::vector<float>(), folded)) {
         break;
       }
+      readers.resize(plan.value_names.size(), 0);
+      reader_node.resize(plan.value_names.size(), -1);
       removed[static_cast<size_t>(ri)] = 1;
       ++count;
     }

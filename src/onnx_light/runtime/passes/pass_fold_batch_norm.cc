@@ -49,49 +49,20 @@ size_t FoldBatchNormIntoConv(Plan& plan, const PassContext& ctx) {
     const int p = plan.producer[static_cast<size_t>(x)];
     if (p < 0 || removed[static_cast<size_t>(p)]) continue;
     Plan::Node& conv = plan.nodes[static_cast<size_t>(p)];
-    if (!IsOnnxOp(*conv.proto, "Conv") || conv.inputs.size() < 2 || conv.outputs.size() != 1) {
-      continue;
-    }
-    const Tensor* w = ConstantOf(plan, conv.inputs[1]);
-    if (w == nullptr || w->dtype() != DataType::kFloat || w->shape().rank() < 3) continue;
-    const int64_t m = w->shape()[0];
-    const float* bias = nullptr;
-    if (conv.inputs.size() > 2 && conv.inputs[2] >= 0) {
-      bias = Channels(plan, conv.inputs[2], m);
-      if (bias == nullptr) continue;
-    }
+    const int64_t m = FoldableConvChannels(plan, conv);
+    if (m < 0) continue;
     const float* scale = Channels(plan, bn.inputs[1], m);
     const float* shift = Channels(plan, bn.inputs[2], m);
     const float* mean = Channels(plan, bn.inputs[3], m);
     const float* var = Channels(plan, bn.inputs[4], m);
     Result<float> eps = bn.info->GetFloat("epsilon", 1e-5f);
     if (!scale || !shift || !mean || !var || !eps.ok()) continue;
-
-    Result<Tensor> w2 = w->Clone();
-    Result<Tensor> b2 = Tensor::Allocate(DataType::kFloat, *Shape::Create({m}));
-    if (!w2.ok() || !b2.ok()) continue;
-    const int64_t per_channel = w->num_elements() / m;
-    float* wp = w2->mutable_data<float>();
-    float* bp = b2->mutable_data<float>();
-    for (int64_t c = 0; c < m; ++c) {
-      const float s = scale[c] / std::sqrt(var[c] + *eps);
-      for (int64_t k = 0; k < per_channel; ++k)
-        wp[c * per_channel + k] *= s;
-      bp[c] = ((bias != nullptr ? bias[c] : 0.0f) - mean[c]) * s + shift[c];
-    }
-    const std::string& name = conv.proto->name.get();
-    const int wv = AddConstant(plan, name + "_folded_W", std::move(*w2));
-    const int bv = AddConstant(plan, name + "_folded_B", std::move(*b2));
-    onnx::NodeProto proto = *conv.proto;
-    proto.input.clear();
-    for (int v : {conv.inputs[0], wv, bv})
-      proto.input.push_back(plan.value_names[static_cast<size_t>(v)]);
-    proto.output.clear();
-    proto.output.push_back(plan.value_names[static_cast<size_t>(bn.outputs[0])]);
-    const std::vector<int> old_outputs = conv.outputs;
-    conv.outputs = {bn.outputs[0]};
-    if (!ReplaceNode(plan, ctx, conv, std::move(proto), {conv.inputs[0], wv, bv}).ok()) {
-      conv.outputs = old_outputs;
+    std::vector<float> s(static_cast<size_t>(m));
+    for (int64_t c = 0; c < m; ++c)
+      s[static_cast<size_t>(c)] = scale[c] / std::sqrt(var[c] + *eps);
+    if (!FoldIntoConv(plan, ctx, conv, bn.outputs[0], s, [&](int64_t c, float b) {
+          return (b - mean[c]) * s[static_cast<size_t>(c)] + shift[c];
+        })) {
       continue;
     }
     readers.resize(plan.value_names.size(), 0);

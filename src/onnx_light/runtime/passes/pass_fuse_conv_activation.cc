@@ -156,11 +156,8 @@ class Matcher {
     if (!ScalarOf(plan_, a.inputs[0] == x ? a.inputs[1] : a.inputs[0], &three) || three != 3.0f) {
       return false;
     }
-    size_t clip;
-    int unused;
     if (!Private(out0(add)) || consumers_[static_cast<size_t>(out0(add))].size() != 1) return false;
-    clip = consumers_[static_cast<size_t>(out0(add))][0];
-    (void)unused;
+    const size_t clip = consumers_[static_cast<size_t>(out0(add))][0];
     float lo, hi;
     if (!IsOnnxOp(*node(clip).proto, "Clip") || !OneOutput(clip) || !ClipBounds(clip, &lo, &hi) ||
         lo != 0.0f || hi != 6.0f) {

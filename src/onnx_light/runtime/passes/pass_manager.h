@@ -5,6 +5,7 @@
 // every rewrite is checked by the same planner. Constant folding runs first (session.cc).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -68,6 +69,17 @@ Status ReplaceNode(Plan& plan, const PassContext& ctx, Plan::Node& n, onnx::Node
 // The constant behind value v (an initializer, a Constant node or a folded value that no
 // feed can replace), or null.
 const Tensor* ConstantOf(const Plan& plan, int v);
+
+// The output channels M of an ai.onnx Conv whose weights are a float32 constant of rank 3
+// or more and whose bias, if any, is a float32 constant of M values; -1 otherwise.
+int64_t FoldableConvChannels(const Plan& plan, const Plan::Node& conv);
+// Folds a per-channel map into such a Conv (the weight and bias folds of BatchNormalization
+// and of Mul/Add by constants): W'[c] = W[c] * scale[c] (scale empty: W as it is) and
+// b'[c] = bias(c, b[c]) (b[c] = 0 without a bias); the Conv then produces `output`.
+// Returns false, leaving the node as it was, when no kernel takes the rewritten node.
+bool FoldIntoConv(Plan& plan, const PassContext& ctx, Plan::Node& conv, int output,
+                  const std::vector<float>& scale,
+                  const std::function<float(int64_t, float)>& bias);
 
 // The passes (pass_<name>.cc).
 size_t EliminateIdentities(Plan& plan, const PassContext& ctx);
