@@ -20,12 +20,18 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
+# numpy's bundled OpenBLAS (and the system one) otherwise start spinning threads per core;
+# on a 2-core machine they steal time from the runtime being measured (the children
+# inherit this; onnx-light holds its OpenBLAS to one thread anyway).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO / "third_party" / "models"

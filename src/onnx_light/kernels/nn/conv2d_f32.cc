@@ -177,7 +177,11 @@ Plan2D Make(const Conv2DShape& shape, int64_t workers) {
   // whole plane's columns would be written to memory and read back.
   constexpr int64_t kColumnBytes = int64_t{512} << 10;
   const int64_t row_bytes = std::max<int64_t>(1, p.rows * s.ow * int64_t{sizeof(float)});
-  p.band = p.direct ? s.oh : std::max<int64_t>(1, std::min(s.oh, kColumnBytes / row_bytes));
+  // A band keeps at least 256 output positions even past that size: a narrower product
+  // (small images with many channels) runs far below the kernels' speed.
+  const int64_t min_rows = (256 + s.ow - 1) / std::max<int64_t>(1, s.ow);
+  p.band =
+      p.direct ? s.oh : std::min(s.oh, std::max<int64_t>({1, kColumnBytes / row_bytes, min_rows}));
   p.banded = p.band < s.oh;
   p.bands = s.oh == 0 ? 0 : (s.oh + p.band - 1) / p.band;
   p.tasks = s.batch * s.group * p.bands;
