@@ -105,12 +105,16 @@ class RuntimeSession:
         graph_optimization_level: str | int = "all",
         optimized_model_path: str | os.PathLike | None = None,
         enable_profiling: bool = False,
+        enable_mem_pattern: bool = True,
     ):
         """``graph_optimization_level``: "none", "basic", "extended" or "all" (the
         default), or ONNX Runtime's numbers 0, 1, 2 and 99 (its GraphOptimizationLevel
         values work too). ``optimized_model_path``: write the optimized graph there as an
         .onnx file (it loads back like any model). ``enable_profiling``: time every node
-        of every run (see :meth:`end_profiling` and :meth:`profile_summary`)."""
+        of every run (see :meth:`end_profiling` and :meth:`profile_summary`).
+        ``enable_mem_pattern``: once a run repeats the previous run's input shapes, place
+        the intermediate tensors in one arena planned by lifetime (ONNX Runtime's option
+        of the same name; on by default)."""
         if (
             not isinstance(intra_op_threads, int)
             or isinstance(intra_op_threads, bool)
@@ -124,6 +128,8 @@ class RuntimeSession:
             raise TypeError(f"constant_folding must be a bool, got {constant_folding!r}")
         if not isinstance(enable_profiling, bool):
             raise TypeError(f"enable_profiling must be a bool, got {enable_profiling!r}")
+        if not isinstance(enable_mem_pattern, bool):
+            raise TypeError(f"enable_mem_pattern must be a bool, got {enable_mem_pattern!r}")
         level = _optimization_level(graph_optimization_level)
         if optimized_model_path is None:
             path = ""
@@ -133,7 +139,14 @@ class RuntimeSession:
             raise TypeError(
                 f"optimized_model_path must be a path, got {type(optimized_model_path).__name__}"
             )
-        args = (intra_op_threads, constant_folding, level, path, enable_profiling)
+        args = (
+            intra_op_threads,
+            constant_folding,
+            level,
+            path,
+            enable_profiling,
+            enable_mem_pattern,
+        )
         if isinstance(model, ModelProto):
             self._session = _core.RuntimeSession.from_model(model, *args)
         elif isinstance(model, (bytes, bytearray, memoryview)):
@@ -163,6 +176,13 @@ class RuntimeSession:
     def planned_nodes(self) -> int:
         """How many nodes a run may execute (after folding and the passes)."""
         return self._session.planned_nodes()
+
+    def memory_pattern_stats(self) -> dict:
+        """The memory plans of the session's idle run frames (``enable_mem_pattern``):
+        ``planned_frames`` (how many have one), ``arena_bytes`` (the largest arena) and
+        ``placed_values`` (the values placed in it). A frame gets its plan on the second
+        run in a row with the same input shapes."""
+        return self._session.memory_pattern_stats()
 
     def end_profiling(self, path: str | os.PathLike | None = None) -> str:
         """Writes the node timings recorded so far as a Chrome trace (the JSON format

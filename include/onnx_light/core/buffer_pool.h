@@ -38,6 +38,8 @@ class BufferPool {
   // Returns a block obtained from Acquire (capacity = Capacity(its request)). Any thread.
   void Release(void* block, size_t capacity);
   size_t cached_bytes() const;
+  // Frees every cached block (those released so far). One thread at a time, as Acquire.
+  void Trim();
 
   // Plain allocation of a block of `capacity` bytes with the alignment rule above, and
   // its inverse; used for unpooled tensors too.

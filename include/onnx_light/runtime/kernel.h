@@ -17,6 +17,7 @@
 namespace onnx_light {
 
 class ThreadPool;
+class MemoryPattern;
 struct SubgraphScope;
 
 // The node a kernel is created for: attributes (typed getters) and the element types
@@ -158,10 +159,19 @@ class KernelContext {
   float* Scratch(size_t floats);
   void SetScratchSlot(std::vector<float>* slot) { scratch_ = slot; }
 
+  // The running frame's memory plan (runtime/memory_pattern.h) and the value index of
+  // each output: AllocateOutput records sizes for it or places outputs in its arena.
+  void SetMemoryPattern(MemoryPattern* pattern, const std::vector<int>* output_values) {
+    pattern_ = pattern;
+    output_values_ = output_values;
+  }
+
  private:
   std::unique_ptr<KernelState> own_state_;  // when no frame gives a slot
   std::vector<float> own_scratch_;
   std::vector<float>* scratch_ = &own_scratch_;
+  MemoryPattern* pattern_ = nullptr;
+  const std::vector<int>* output_values_ = nullptr;
   std::unique_ptr<KernelState>* state_ = &own_state_;
   const KernelInfo* info_;
   std::vector<const TensorSequence*> seq_inputs_;

@@ -37,6 +37,12 @@ struct SessionOptions {
   // Freed buffers are kept for the next run, up to this many bytes per frame (one frame
   // per concurrent run; 0 disables the cache).
   size_t buffer_cache_bytes = size_t{512} << 20;
+  // Plan the memory of each input-shape signature (ONNX Runtime's memory pattern): the
+  // first run with new input shapes records what every node allocates; when the next run
+  // repeats them, the intermediate values get offsets in one arena, packed by lifetime,
+  // and the runs that follow use it as long as the shapes repeat. Off: every tensor comes
+  // from the buffer cache.
+  bool enable_mem_pattern = true;
   // Nodes whose inputs are all constants (initializers not backing a graph input,
   // Constant nodes, earlier folded nodes) run once at creation and become constants.
   // Control-flow nodes are never folded; a node whose kernel fails is left to fail at
@@ -111,6 +117,16 @@ class RuntimeSession {
   Profiler* profiler() const noexcept { return options_.profiler.get(); }
   // The graph as planned (after passes and folding) as a standard ONNX model.
   Result<onnx::ModelProto> OptimizedModel() const;
+
+  // The memory plans (SessionOptions::enable_mem_pattern) of the frames idle now: how many
+  // frames have one, the largest arena and the values placed in it. A frame being read is
+  // out of the pool for that moment (a run starting then makes a frame of its own).
+  struct MemoryPatternStats {
+    size_t planned_frames = 0;
+    size_t arena_bytes = 0;
+    size_t placed_values = 0;
+  };
+  MemoryPatternStats memory_pattern_stats() const;
 
   // Runs the model. `feeds` names graph inputs (each at most once; all inputs without an
   // initializer are required); `output_names` selects outputs (empty: all, in graph order).

@@ -17,14 +17,24 @@ size_t AlignmentFor(size_t capacity) {
 }  // namespace
 
 BufferPool::~BufferPool() {
+  Trim();
+}
+
+void BufferPool::Trim() {
   Collect();
   for (auto& [capacity, blocks] : free_) {
-    for (void* p : blocks)
+    for (void* p : blocks) {
       FreeBlock(p, capacity);
+      cached_.fetch_sub(capacity, std::memory_order_relaxed);
+    }
   }
+  free_.clear();
   for (size_t k = 0; k < small_.size(); ++k) {
-    for (void* p : small_[k])
+    for (void* p : small_[k]) {
       FreeBlock(p, k * kSmallAlign);
+      cached_.fetch_sub(k * kSmallAlign, std::memory_order_relaxed);
+    }
+    small_[k].clear();
   }
 }
 

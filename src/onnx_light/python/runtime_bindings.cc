@@ -200,6 +200,14 @@ class PySession {
   }
   size_t RemovedNodes() const { return s_->removed_nodes(); }
   size_t PlannedNodes() const { return s_->planned_nodes(); }
+  nb::dict MemoryPatternStats() const {
+    const RuntimeSession::MemoryPatternStats st = s_->memory_pattern_stats();
+    nb::dict d;
+    d["planned_frames"] = st.planned_frames;
+    d["arena_bytes"] = st.arena_bytes;
+    d["placed_values"] = st.placed_values;
+    return d;
+  }
   nb::list Outputs() const { return MetaList(s_->outputs()); }
 
  private:
@@ -305,8 +313,9 @@ class PySession {
 };
 
 SessionOptions Options(int intra_op_threads, bool constant_folding, int level,
-                       const std::string& optimized_model_path, bool profiling) {
+                       const std::string& optimized_model_path, bool profiling, bool mem_pattern) {
   SessionOptions o;
+  o.enable_mem_pattern = mem_pattern;
   o.enable_profiling = profiling;
   o.intra_op_threads = intra_op_threads;
   o.constant_folding = constant_folding;
@@ -322,39 +331,41 @@ void BindRuntime(nb::module_& m) {
       .def_static(
           "from_model",
           [](const onnx::ModelProto& model, int threads, bool fold, int level,
-             const std::string& path, bool profiling) {
-            return new PySession(ValueOrThrow(
-                RuntimeSession::Create(model, Options(threads, fold, level, path, profiling))));
+             const std::string& path, bool profiling, bool mem_pattern) {
+            return new PySession(ValueOrThrow(RuntimeSession::Create(
+                model, Options(threads, fold, level, path, profiling, mem_pattern))));
           },
           nb::arg("model"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
           nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"),
-          nb::arg("enable_profiling"))
+          nb::arg("enable_profiling"), nb::arg("enable_mem_pattern"))
       .def_static(
           "from_bytes",
           [](nb::bytes data, int threads, bool fold, int level, const std::string& path,
-             bool profiling) {
+             bool profiling, bool mem_pattern) {
             return new PySession(ValueOrThrow(RuntimeSession::CreateFromBytes(
-                data.c_str(), data.size(), Options(threads, fold, level, path, profiling))));
+                data.c_str(), data.size(),
+                Options(threads, fold, level, path, profiling, mem_pattern))));
           },
           nb::arg("data"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
           nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"),
-          nb::arg("enable_profiling"))
+          nb::arg("enable_profiling"), nb::arg("enable_mem_pattern"))
       .def_static(
           "from_file",
           [](const std::string& file, int threads, bool fold, int level, const std::string& path,
-             bool profiling) {
+             bool profiling, bool mem_pattern) {
             return new PySession(ValueOrThrow(RuntimeSession::CreateFromFile(
-                file, Options(threads, fold, level, path, profiling))));
+                file, Options(threads, fold, level, path, profiling, mem_pattern))));
           },
           nb::arg("path"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
           nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"),
-          nb::arg("enable_profiling"))
+          nb::arg("enable_profiling"), nb::arg("enable_mem_pattern"))
       .def("run", &PySession::Run, nb::arg("output_names"), nb::arg("feeds"))
       .def("folded_nodes", &PySession::FoldedNodes)
       .def("write_profile", &PySession::WriteProfile, nb::arg("path"))
       .def("profile_summary", &PySession::ProfileSummary)
       .def("removed_nodes", &PySession::RemovedNodes)
       .def("planned_nodes", &PySession::PlannedNodes)
+      .def("memory_pattern_stats", &PySession::MemoryPatternStats)
       .def("set_dtypes", &PySession::SetDtypes)
       .def("inputs", &PySession::Inputs)
       .def("outputs", &PySession::Outputs);

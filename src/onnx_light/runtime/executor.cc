@@ -50,6 +50,22 @@ void RuntimeSession::FramePool::Give(std::unique_ptr<Frame> frame) {
   }
 }  // more frames than slots: this one is freed
 
+RuntimeSession::MemoryPatternStats RuntimeSession::memory_pattern_stats() const {
+  MemoryPatternStats stats;
+  std::vector<std::unique_ptr<Frame>> idle;
+  while (std::unique_ptr<Frame> f = frames_->Take())
+    idle.push_back(std::move(f));
+  for (std::unique_ptr<Frame>& f : idle) {
+    if (f->memory && f->memory->planned()) {
+      ++stats.planned_frames;
+      stats.arena_bytes = std::max(stats.arena_bytes, f->memory->arena_bytes());
+      stats.placed_values = std::max(stats.placed_values, f->memory->placed_values());
+    }
+    frames_->Give(std::move(f));
+  }
+  return stats;
+}
+
 namespace {
 
 std::string JoinNames(const std::vector<ValueMeta>& values) {
@@ -77,6 +93,28 @@ ProfileEvent NodeEvent(const RuntimeSession::Plan::Node& node, const KernelConte
   return e;
 }
 
+// A recorded run: which outputs of `node` are views into one of its inputs (Reshape,
+// Identity, Split...), so that the memory plan keeps the source's bytes while they live.
+void RecordViews(const RuntimeSession::Plan::Node& node, const std::vector<Value>& values,
+                 MemoryPattern* memory) {
+  for (int out : node.outputs) {
+    if (out < 0) continue;
+    const Tensor& t = values[static_cast<size_t>(out)].tensor;
+    if (!t.is_defined() || t.byte_size() == 0) continue;
+    const auto* p = static_cast<const char*>(t.raw_data());
+    for (int in : node.inputs) {
+      if (in < 0) continue;
+      const Tensor& s = values[static_cast<size_t>(in)].tensor;
+      if (!s.is_defined() || s.byte_size() == 0) continue;
+      const auto* lo = static_cast<const char*>(s.raw_data());
+      if (p >= lo && p < lo + s.byte_size()) {
+        memory->RecordAlias(out, in);
+        break;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 // A frame for the length of one run: taken from the pool (or made), cleared of the run's
@@ -91,12 +129,20 @@ class RuntimeSession::FrameLease {
       if (options.buffer_cache_bytes > 0) {
         frame_->buffers = std::make_shared<BufferPool>(options.buffer_cache_bytes);
       }
+      if (options.enable_mem_pattern) {
+        frame_->memory = std::make_unique<MemoryPattern>(&plan.producer, &plan.last_use,
+                                                         static_cast<int>(plan.nodes.size()));
+      }
     }
   }
   ~FrameLease() {
     frame_->values.clear();
+    if (frame_->memory) frame_->memory->EndRun(complete_);
     pool_->Give(std::move(frame_));
   }
+  // The run got through its nodes, all of them when `all`: its record may become a
+  // memory plan.
+  void set_complete_if(bool all) { complete_ = all; }
   FrameLease(const FrameLease&) = delete;
   FrameLease& operator=(const FrameLease&) = delete;
   Frame& frame() { return *frame_; }
@@ -104,6 +150,7 @@ class RuntimeSession::FrameLease {
  private:
   FramePool* pool_;
   std::unique_ptr<Frame> frame_;
+  bool complete_ = false;
 };
 
 Result<std::vector<Tensor>> RuntimeSession::Run(
@@ -217,6 +264,31 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
     }
   }
 
+  if (MemoryPattern* memory = frame.memory.get()) {
+    // The input-shape signature: each input's rank and dimensions; -1 not fed, -2 a
+    // sequence, -3 none.
+    std::vector<int64_t>& signature = frame.signature;
+    signature.clear();
+    for (size_t k = 0; k < inputs_.size(); ++k) {
+      const Value& in = values[static_cast<size_t>(plan.input_values[k])];
+      if (!fed[k]) {
+        signature.push_back(-1);
+      } else if (in.is_sequence()) {
+        signature.push_back(-2);
+      } else if (!in.tensor.is_defined()) {
+        signature.push_back(-3);
+      } else {
+        signature.push_back(static_cast<int64_t>(in.tensor.shape().rank()));
+        for (size_t d = 0; d < in.tensor.shape().rank(); ++d)
+          signature.push_back(in.tensor.shape()[d]);
+      }
+    }
+    const bool was_planned = memory->planned();
+    memory->BeginRun(signature);
+    // A plan was just made: the blocks the pool kept from the recorded run are not needed.
+    if (!was_planned && memory->planned() && frame.buffers) frame.buffers->Trim();
+  }
+
   std::vector<int> wanted;
   if (output_names.empty()) {
     wanted = plan.output_values;
@@ -266,6 +338,7 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
                       options_.max_tensor_bytes, &frame.buffers);
     ctx.SetStateSlot(&frame.states[n]);
     ctx.SetScratchSlot(&frame.scratch);
+    ctx.SetMemoryPattern(frame.memory.get(), &node.outputs);
     if (uses_seqs) ctx.SetSequences(std::move(seq_in), &seq_out);
     if (profiler) events.push_back(NodeEvent(node, ctx));
     Status s = kernel->Compute(ctx);
@@ -300,9 +373,11 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
       }
       values[static_cast<size_t>(v)].tensor = std::move(out[o]);
     }
+    if (frame.memory && frame.memory->recording()) RecordViews(node, values, frame.memory.get());
     for (int v : node.release)
       values[static_cast<size_t>(v)] = Value();
   }
+  lease.set_complete_if(needed.empty());
 
   if (profiler && !options_.enable_profiling) {
     profiler->Add(std::move(events));  // a subgraph's nodes: no run event of its own

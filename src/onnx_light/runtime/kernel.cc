@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "memory_pattern.h"
 #include "onnx_light/runtime/thread_pool.h"
 
 namespace onnx_light {
@@ -138,6 +139,19 @@ Result<Tensor*> KernelContext::AllocateOutput(size_t i, DataType type,
                   info_->Describe() + ": output " + std::to_string(i) + " of shape " +
                       shape->ToString() + " needs " + std::to_string(bytes) +
                       " bytes, over the limit of " + std::to_string(max_tensor_bytes_));
+  }
+  if (pattern_ != nullptr && output_values_ != nullptr && i < output_values_->size() &&
+      type != DataType::kString) {
+    const int v = (*output_values_)[i];
+    if (pattern_->planned()) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor placed, pattern_->Allocate(v, type, *shape, bytes));
+      if (placed.is_defined()) {
+        (*outputs_)[i] = std::move(placed);
+        return &(*outputs_)[i];
+      }
+    } else if (pattern_->recording()) {
+      pattern_->Record(v, bytes);
+    }
   }
   static const std::shared_ptr<BufferPool> kNoPool;
   ONNX_LIGHT_ASSIGN_OR_RETURN(

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "memory_pattern.h"
 #include "onnx_light/core/buffer_pool.h"
 #include "onnx_light/runtime/kernel.h"
 #include "onnx_light/runtime/session.h"
@@ -42,9 +43,12 @@ struct RuntimeSession::Plan {
     std::vector<int> release;            // values whose last reader is this node
   };
   std::vector<std::string> value_names;
-  std::vector<DataType> value_types;           // a sequence's element type
-  std::vector<ValueKind> kinds;                // tensor, sequence or optional (none: empty)
-  std::vector<int> producer;                   // node index, -1 for inputs and constants
+  std::vector<DataType> value_types;  // a sequence's element type
+  std::vector<ValueKind> kinds;       // tensor, sequence or optional (none: empty)
+  std::vector<int> producer;          // node index, -1 for inputs and constants
+  // The node after which a value is released (its last reader, or its producer when
+  // nothing reads it); nodes.size() for graph outputs, which outlive the run.
+  std::vector<int> last_use;
   std::vector<Tensor> constants;               // by value index (initializers, Constant nodes)
   std::unordered_map<std::string, int> index;  // value name -> index
   std::vector<int> input_values;               // graph inputs, in order
@@ -61,7 +65,9 @@ struct RuntimeSession::Frame {
   std::vector<Value> values;                         // by value index
   std::vector<std::unique_ptr<KernelState>> states;  // by node index
   std::shared_ptr<BufferPool> buffers;
-  std::vector<float> scratch;  // KernelContext::Scratch, shared by the frame's nodes
+  std::vector<float> scratch;             // KernelContext::Scratch, shared by the frame's nodes
+  std::unique_ptr<MemoryPattern> memory;  // null when SessionOptions::enable_mem_pattern is off
+  std::vector<int64_t> signature;         // the running inputs' shapes (MemoryPattern)
 };
 
 // Idle frames, lock-free: a run takes one (or makes one) and puts it back; at most

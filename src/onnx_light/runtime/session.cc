@@ -509,18 +509,23 @@ Status RuntimeSession::Build() {
     n.info->set_constant_inputs(std::move(constants));
   }
 
-  // Release every intermediate value after its last reader (graph outputs never).
-  std::vector<int> last_reader(plan.value_names.size(), -1);
+  // Release every intermediate value after its last reader, or right after its producer
+  // when nothing reads it (graph outputs never).
+  std::vector<int>& last = plan.last_use;
+  last.assign(plan.value_names.size(), -1);
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     for (int v : plan.nodes[i].inputs) {
-      if (v >= 0) last_reader[static_cast<size_t>(v)] = static_cast<int>(i);
+      if (v >= 0) last[static_cast<size_t>(v)] = static_cast<int>(i);
     }
   }
+  for (size_t v = 0; v < last.size(); ++v) {
+    if (last[v] < 0) last[v] = plan.producer[v];
+  }
   for (int v : plan.output_values)
-    last_reader[static_cast<size_t>(v)] = -1;
-  for (size_t v = 0; v < last_reader.size(); ++v) {
-    if (last_reader[v] >= 0 && plan.producer[v] >= 0) {
-      plan.nodes[static_cast<size_t>(last_reader[v])].release.push_back(static_cast<int>(v));
+    last[static_cast<size_t>(v)] = static_cast<int>(plan.nodes.size());
+  for (size_t v = 0; v < last.size(); ++v) {
+    if (plan.producer[v] >= 0 && last[v] >= 0 && last[v] < static_cast<int>(plan.nodes.size())) {
+      plan.nodes[static_cast<size_t>(last[v])].release.push_back(static_cast<int>(v));
     }
   }
   return Status::Ok();
