@@ -13,6 +13,7 @@
 #include "onnx_light/core/status.h"
 #include "onnx_light/core/tensor.h"
 #include "onnx_light/onnx/onnx.h"
+#include "onnx_light/runtime/value.h"
 
 namespace onnx_light {
 
@@ -95,14 +96,14 @@ struct KernelState {
   virtual ~KernelState() = default;
 };
 
-// An ONNX sequence of tensors (all of one element type).
-using TensorSequence = std::vector<Tensor>;
-
-// Everything a running kernel may touch: its inputs, its outputs, the thread pool.
+// Everything a running kernel may touch: its inputs and outputs (Values: tensors,
+// sequences, optionals), the thread pool, per-run state and scratch memory.
 class KernelContext {
  public:
-  KernelContext(const KernelInfo* info, std::vector<const Tensor*> inputs,
-                std::vector<Tensor>* outputs, ThreadPool* pool, const ShapeLimits* limits,
+  // `inputs`: one per node input, null for an absent optional one; `outputs`: one per node
+  // output, filled by the kernel.
+  KernelContext(const KernelInfo* info, std::vector<const Value*> inputs,
+                std::vector<Value>* outputs, ThreadPool* pool, const ShapeLimits* limits,
                 uint64_t max_tensor_bytes, const std::shared_ptr<BufferPool>* buffers = nullptr)
       : info_(info),
         inputs_(std::move(inputs)),
@@ -116,8 +117,18 @@ class KernelContext {
 
   const KernelInfo& info() const noexcept { return *info_; }
   size_t input_count() const noexcept { return inputs_.size(); }
-  // Null for an absent optional input.
-  const Tensor* input(size_t i) const { return i < inputs_.size() ? inputs_[i] : nullptr; }
+  // Input i as a value; null when absent.
+  const Value* input_value(size_t i) const { return i < inputs_.size() ? inputs_[i] : nullptr; }
+  // Input i's tensor; null when absent, an empty optional or a sequence.
+  const Tensor* input(size_t i) const {
+    const Value* v = input_value(i);
+    return v != nullptr ? v->tensor_or_null() : nullptr;
+  }
+  // Input i's sequence; null unless it is one.
+  const TensorSequence* input_sequence(size_t i) const {
+    const Value* v = input_value(i);
+    return v != nullptr ? v->sequence.get() : nullptr;
+  }
   size_t output_count() const noexcept { return outputs_->size(); }
 
   // Allocates output i with the type resolved at session creation (or `type`). The shape
@@ -129,18 +140,10 @@ class KernelContext {
 
   ThreadPool* thread_pool() const noexcept { return pool_; }
 
-  // Sequence-valued inputs and outputs (the positions a KernelDef lists in
-  // sequence_inputs / sequence_outputs). input_sequence is null for a tensor or absent
-  // input; input(i) is null for a sequence input.
-  void SetSequences(std::vector<const TensorSequence*> inputs,
-                    std::vector<std::shared_ptr<const TensorSequence>>* outputs) {
-    seq_inputs_ = std::move(inputs);
-    seq_outputs_ = outputs;
-  }
-  const TensorSequence* input_sequence(size_t i) const {
-    return i < seq_inputs_.size() ? seq_inputs_[i] : nullptr;
-  }
+  // Sets output i to a sequence (the positions a KernelDef lists in sequence_outputs).
   Status SetOutputSequence(size_t i, TensorSequence sequence);
+  // Sets output i to any value (a tensor, a sequence or none).
+  Status SetOutputValue(size_t i, Value value);
 
   // This node's state in the running frame, created (default-constructed) on first use
   // and kept for the frame's later runs. S derives from KernelState; a kernel always asks
@@ -174,10 +177,8 @@ class KernelContext {
   const std::vector<int>* output_values_ = nullptr;
   std::unique_ptr<KernelState>* state_ = &own_state_;
   const KernelInfo* info_;
-  std::vector<const TensorSequence*> seq_inputs_;
-  std::vector<std::shared_ptr<const TensorSequence>>* seq_outputs_ = nullptr;
-  std::vector<const Tensor*> inputs_;
-  std::vector<Tensor>* outputs_;
+  std::vector<const Value*> inputs_;
+  std::vector<Value>* outputs_;
   ThreadPool* pool_;
   const ShapeLimits* limits_;
   uint64_t max_tensor_bytes_;

@@ -14,6 +14,7 @@
 #include "onnx_light/runtime/kernel_registry.h"
 #include "onnx_light/runtime/profiler.h"
 #include "onnx_light/runtime/subgraph.h"
+#include "onnx_light/runtime/value.h"
 
 namespace onnx_light {
 
@@ -62,9 +63,6 @@ struct SessionOptions {
   onnx::LoadOptions load;
 };
 
-// What a value is: a tensor, a sequence of tensors, or an optional tensor (none or one).
-enum class ValueKind : uint8_t { kTensor, kSequence, kOptional };
-
 // Name, element type and shape of a graph input or output. A dimension is a number
 // (dims[i] >= 0), a symbol (dim_params[i] non-empty, dims[i] = -1) or unknown (-1, "").
 struct ValueMeta {
@@ -80,15 +78,6 @@ struct ValueMeta {
 
 using NamedTensor = std::pair<std::string, Tensor>;
 
-// A value: a tensor, a sequence of tensors (when `sequence` is set), or for an optional
-// either a tensor or none. The one value type of the API, the planner (ValueKind) and a
-// run's frame.
-struct Value {
-  Tensor tensor;
-  std::shared_ptr<const TensorSequence> sequence;
-  bool none = false;  // an empty optional (for optional inputs and outputs)
-  bool is_sequence() const noexcept { return sequence != nullptr; }
-};
 using NamedValue = std::pair<std::string, Value>;
 
 // Thread safety: Create is thread-safe. Any number of threads may call Run and RunValues

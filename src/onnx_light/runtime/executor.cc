@@ -185,9 +185,9 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
   // initializer, a folded value), read in place rather than copied into every run.
   std::vector<Value>& values = frame.values;
   values.resize(plan.constants.size());
-  auto value = [&](int v) -> const Tensor& {
-    const Tensor& t = values[static_cast<size_t>(v)].tensor;
-    return t.dtype() != DataType::kUndefined ? t : plan.constants[static_cast<size_t>(v)];
+  auto value = [&](int v) -> const Value& {
+    const Value& x = values[static_cast<size_t>(v)];
+    return x.has_value() ? x : plan.constants[static_cast<size_t>(v)];
   };
   auto kind = [&](int v) { return plan.kinds[static_cast<size_t>(v)]; };
 
@@ -318,28 +318,16 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
     const Plan::Node& node = plan.nodes[n];
     const int64_t node_start = profiler ? profiler->Now() : 0;
     ONNX_LIGHT_ASSIGN_OR_RETURN(const KernelBase* kernel, node.kernel->Get(*node.def, *node.info));
-    std::vector<const Tensor*> in;
-    std::vector<const TensorSequence*> seq_in;
-    const bool uses_seqs =
-        !node.def->sequence_inputs.empty() || !node.def->sequence_outputs.empty();
+    std::vector<const Value*> in;
     in.reserve(node.inputs.size());
-    for (int v : node.inputs) {
-      const bool is_seq = v >= 0 && kind(v) == ValueKind::kSequence;
-      const bool none =
-          v >= 0 && kind(v) == ValueKind::kOptional && value(v).dtype() == DataType::kUndefined;
-      in.push_back(v >= 0 && !is_seq && !none ? &value(v) : nullptr);
-      if (uses_seqs) {
-        seq_in.push_back(is_seq ? values[static_cast<size_t>(v)].sequence.get() : nullptr);
-      }
-    }
-    std::vector<Tensor> out(node.outputs.size());
-    std::vector<std::shared_ptr<const TensorSequence>> seq_out(uses_seqs ? node.outputs.size() : 0);
+    for (int v : node.inputs)
+      in.push_back(v >= 0 ? &value(v) : nullptr);
+    std::vector<Value> out(node.outputs.size());
     KernelContext ctx(node.info.get(), std::move(in), &out, pool_.get(), &options_.shape_limits,
                       options_.max_tensor_bytes, &frame.buffers);
     ctx.SetStateSlot(&frame.states[n]);
     ctx.SetScratchSlot(&frame.scratch);
     ctx.SetMemoryPattern(frame.memory.get(), &node.outputs);
-    if (uses_seqs) ctx.SetSequences(std::move(seq_in), &seq_out);
     if (profiler) events.push_back(NodeEvent(node, ctx));
     Status s = kernel->Compute(ctx);
     if (profiler) {
@@ -353,25 +341,24 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
     for (size_t o = 0; o < node.outputs.size(); ++o) {
       const int v = node.outputs[o];
       if (v < 0) continue;
-      if (kind(v) == ValueKind::kSequence) {
-        if (!seq_out[o]) {
-          return Status(StatusCode::kInternal, node.info->Describe() + ": sequence output " +
-                                                   std::to_string(o) + " was not set");
-        }
-        values[static_cast<size_t>(v)].sequence = std::move(seq_out[o]);
+      Value& got = out[o];
+      if (kind(v) == ValueKind::kOptional && !got.has_value()) {
+        values[static_cast<size_t>(v)] = Value();  // an empty optional
         continue;
       }
-      if (kind(v) == ValueKind::kOptional && out[o].dtype() == DataType::kUndefined) {
-        values[static_cast<size_t>(v)].tensor = Tensor();  // an empty optional
-        continue;
+      if ((kind(v) == ValueKind::kSequence) != got.is_sequence()) {
+        return Status(StatusCode::kInternal,
+                      node.info->Describe() + ": output " + std::to_string(o) +
+                          (kind(v) == ValueKind::kSequence ? " was not set to a sequence"
+                                                           : " is a sequence, expected a tensor"));
       }
-      if (out[o].dtype() != plan.value_types[static_cast<size_t>(v)]) {
+      if (!got.is_sequence() && got.tensor.dtype() != plan.value_types[static_cast<size_t>(v)]) {
         return Status(StatusCode::kInternal,
                       node.info->Describe() + ": output " + std::to_string(o) + " is " +
-                          DataTypeName(out[o].dtype()) + ", expected " +
+                          DataTypeName(got.tensor.dtype()) + ", expected " +
                           DataTypeName(plan.value_types[static_cast<size_t>(v)]));
       }
-      values[static_cast<size_t>(v)].tensor = std::move(out[o]);
+      values[static_cast<size_t>(v)] = std::move(got);
     }
     if (frame.memory && frame.memory->recording()) RecordViews(node, values, frame.memory.get());
     for (int v : node.release)
@@ -409,10 +396,10 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
         copy->push_back(std::move(c));
       }
       out.sequence = std::move(copy);
-    } else if (kind(v) == ValueKind::kOptional && value(v).dtype() == DataType::kUndefined) {
+    } else if (kind(v) == ValueKind::kOptional && !value(v).has_value()) {
       out.none = true;
     } else {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(out.tensor, own(value(v)));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(out.tensor, own(value(v).tensor));
     }
     results.push_back(std::move(out));
   }

@@ -146,8 +146,8 @@ Result<Tensor*> KernelContext::AllocateOutput(size_t i, DataType type,
     if (pattern_->planned()) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor placed, pattern_->Allocate(v, type, *shape, bytes));
       if (placed.is_defined()) {
-        (*outputs_)[i] = std::move(placed);
-        return &(*outputs_)[i];
+        (*outputs_)[i] = Value{std::move(placed), nullptr};
+        return &(*outputs_)[i].tensor;
       }
     } else if (pattern_->recording()) {
       pattern_->Record(v, bytes);
@@ -156,8 +156,8 @@ Result<Tensor*> KernelContext::AllocateOutput(size_t i, DataType type,
   static const std::shared_ptr<BufferPool> kNoPool;
   ONNX_LIGHT_ASSIGN_OR_RETURN(
       Tensor t, Tensor::Allocate(type, std::move(*shape), buffers_ ? *buffers_ : kNoPool));
-  (*outputs_)[i] = std::move(t);
-  return &(*outputs_)[i];
+  (*outputs_)[i] = Value{std::move(t), nullptr};
+  return &(*outputs_)[i].tensor;
 }
 
 float* KernelContext::Scratch(size_t floats) {
@@ -173,16 +173,20 @@ Status KernelContext::SetOutput(size_t i, Tensor tensor) {
     return Status(StatusCode::kInternal,
                   info_->Describe() + ": output " + std::to_string(i) + " does not exist");
   }
-  (*outputs_)[i] = std::move(tensor);
+  (*outputs_)[i] = Value{std::move(tensor), nullptr};
   return Status::Ok();
 }
 
 Status KernelContext::SetOutputSequence(size_t i, TensorSequence sequence) {
-  if (seq_outputs_ == nullptr || i >= seq_outputs_->size()) {
+  return SetOutputValue(i, Value{Tensor(), std::make_shared<const TensorSequence>(std::move(sequence))});
+}
+
+Status KernelContext::SetOutputValue(size_t i, Value value) {
+  if (i >= outputs_->size()) {
     return Status(StatusCode::kInternal,
-                  info_->Describe() + ": output " + std::to_string(i) + " is not a sequence");
+                  info_->Describe() + ": output " + std::to_string(i) + " does not exist");
   }
-  (*seq_outputs_)[i] = std::make_shared<const TensorSequence>(std::move(sequence));
+  (*outputs_)[i] = std::move(value);
   return Status::Ok();
 }
 

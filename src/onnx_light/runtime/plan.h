@@ -49,7 +49,7 @@ struct RuntimeSession::Plan {
   // The node after which a value is released (its last reader, or its producer when
   // nothing reads it); nodes.size() for graph outputs, which outlive the run.
   std::vector<int> last_use;
-  std::vector<Tensor> constants;               // by value index (initializers, Constant nodes)
+  std::vector<Value> constants;  // by value index (initializers, Constant nodes): tensors
   std::unordered_map<std::string, int> index;  // value name -> index
   std::vector<int> input_values;               // graph inputs, in order
   std::vector<bool> input_has_default;         // graph input that an initializer backs

@@ -222,7 +222,7 @@ Status RuntimeSession::Build() {
     Result<Tensor> t = TensorFromProto(init, options_.shape_limits);
     if (!t.ok()) return t.status().WithContext("initializer");
     ONNX_LIGHT_ASSIGN_OR_RETURN(int id, add_value(init.name.get(), t->dtype(), -1));
-    plan.constants[static_cast<size_t>(id)] = std::move(*t);
+    plan.constants[static_cast<size_t>(id)].tensor = std::move(*t);
   }
   if (!graph.sparse_initializer.empty()) {
     return Status(StatusCode::kNotImplemented, "sparse initializers are not supported");
@@ -353,7 +353,7 @@ Status RuntimeSession::Build() {
       }
       ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor t, ConstantValue(node, options_.shape_limits));
       ONNX_LIGHT_ASSIGN_OR_RETURN(int id, add_value(node.output[0], t.dtype(), -1));
-      plan.constants[static_cast<size_t>(id)] = std::move(t);
+      plan.constants[static_cast<size_t>(id)].tensor = std::move(t);
       continue;
     }
 
@@ -534,7 +534,7 @@ Status RuntimeSession::Build() {
 void RuntimeSession::FoldConstants(Plan& plan) {
   std::vector<bool> fixed(plan.value_names.size(), false);
   for (size_t v = 0; v < fixed.size(); ++v)
-    fixed[v] = plan.producer[v] < 0 && plan.constants[v].dtype() != DataType::kUndefined;
+    fixed[v] = plan.producer[v] < 0 && plan.constants[v].tensor.is_defined();
   for (int v : plan.input_values)
     fixed[static_cast<size_t>(v)] = false;  // a feed may replace its initializer
   std::vector<Plan::Node> kept;
@@ -548,16 +548,17 @@ void RuntimeSession::FoldConstants(Plan& plan) {
     if (foldable) {
       Result<std::unique_ptr<KernelBase>> kernel = node.def->create(*node.info);
       if (kernel.ok()) {
-        std::vector<const Tensor*> in;
+        std::vector<const Value*> in;
         for (int v : node.inputs)
           in.push_back(v >= 0 ? &plan.constants[static_cast<size_t>(v)] : nullptr);
-        std::vector<Tensor> out(node.outputs.size());
+        std::vector<Value> out(node.outputs.size());
         KernelContext ctx(node.info.get(), std::move(in), &out, nullptr, &options_.shape_limits,
                           options_.max_tensor_bytes);
         bool ok = (*kernel)->Compute(ctx).ok();
         for (size_t o = 0; ok && o < node.outputs.size(); ++o) {
           const int v = node.outputs[o];
-          ok = v < 0 || out[o].dtype() == plan.value_types[static_cast<size_t>(v)];
+          ok = v < 0 || (!out[o].is_sequence() &&
+                         out[o].tensor.dtype() == plan.value_types[static_cast<size_t>(v)]);
         }
         if (ok) {
           for (size_t o = 0; o < node.outputs.size(); ++o) {
@@ -605,7 +606,7 @@ Result<onnx::ModelProto> RuntimeSession::OptimizedModel() const {
   for (int v : plan.output_values)
     read[static_cast<size_t>(v)] = true;
   for (size_t v = 0; v < plan.value_names.size(); ++v) {
-    const Tensor& t = plan.constants[v];
+    const Tensor& t = plan.constants[v].tensor;
     if (!read[v] || plan.producer[v] >= 0 || t.dtype() == DataType::kUndefined) continue;
     ONNX_LIGHT_ASSIGN_OR_RETURN(onnx::TensorProto p, TensorToProto(t, plan.value_names[v]));
     g->initializer.push_back(std::move(p));

@@ -68,7 +68,7 @@ int AddConstant(Plan& plan, const std::string& name, Tensor value) {
   plan.value_types.push_back(value.dtype());
   plan.kinds.push_back(ValueKind::kTensor);
   plan.producer.push_back(-1);
-  plan.constants.push_back(std::move(value));
+  plan.constants.push_back(Value{std::move(value), nullptr});
   return id;
 }
 
@@ -77,8 +77,7 @@ const Tensor* ConstantOf(const Plan& plan, int v) {
   if (std::find(plan.input_values.begin(), plan.input_values.end(), v) != plan.input_values.end()) {
     return nullptr;  // an initializer that backs a graph input: a feed may replace it
   }
-  const Tensor& t = plan.constants[static_cast<size_t>(v)];
-  return t.dtype() == DataType::kUndefined ? nullptr : &t;
+  return plan.constants[static_cast<size_t>(v)].tensor_or_null();
 }
 
 int64_t FoldableConvChannels(const Plan& plan, const Plan::Node& conv) {
