@@ -135,7 +135,6 @@ class RuntimeSession {
  private:
   RuntimeSession() = default;
   Status Build();
-  void FoldConstants(Plan& plan);
 
   std::shared_ptr<onnx::ModelProto> model_;
   SessionOptions options_;

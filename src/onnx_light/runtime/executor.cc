@@ -76,7 +76,7 @@ std::string JoinNames(const std::vector<ValueMeta>& values) {
 }
 
 // A profile event for a node about to run: its name, op type and input shapes.
-ProfileEvent NodeEvent(const RuntimeSession::Plan::Node& node, const KernelContext& ctx) {
+ProfileEvent NodeEvent(const Graph::Node& node, const KernelContext& ctx) {
   ProfileEvent e;
   const std::string& op = node.proto->op_type.get();
   const std::string& domain = node.proto->domain.get();
@@ -95,8 +95,7 @@ ProfileEvent NodeEvent(const RuntimeSession::Plan::Node& node, const KernelConte
 
 // A recorded run: which outputs of `node` are views into one of its inputs (Reshape,
 // Identity, Split...), so that the memory plan keeps the source's bytes while they live.
-void RecordViews(const RuntimeSession::Plan::Node& node, const std::vector<Value>& values,
-                 MemoryPattern* memory) {
+void RecordViews(const Graph::Node& node, const std::vector<Value>& values, MemoryPattern* memory) {
   for (int out : node.outputs) {
     if (out < 0) continue;
     const Tensor& t = values[static_cast<size_t>(out)].tensor;
@@ -315,9 +314,10 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
   const int64_t run_start = profiler ? profiler->Now() : 0;
   for (size_t n = 0; n < plan.nodes.size(); ++n) {
     if (!needed.empty() && !needed[n]) continue;
-    const Plan::Node& node = plan.nodes[n];
+    const Graph::Node& node = plan.nodes[n];
     const int64_t node_start = profiler ? profiler->Now() : 0;
-    ONNX_LIGHT_ASSIGN_OR_RETURN(const KernelBase* kernel, node.kernel->Get(*node.def, *node.info));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(const KernelBase* kernel,
+                                plan.kernels[n]->Get(*node.def, *node.info));
     std::vector<const Value*> in;
     in.reserve(node.inputs.size());
     for (int v : node.inputs)
@@ -361,7 +361,7 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
       values[static_cast<size_t>(v)] = std::move(got);
     }
     if (frame.memory && frame.memory->recording()) RecordViews(node, values, frame.memory.get());
-    for (int v : node.release)
+    for (int v : plan.release[n])
       values[static_cast<size_t>(v)] = Value();
   }
   lease.set_complete_if(needed.empty());

@@ -1,16 +1,15 @@
-// The immutable plan of a session (order, kernels, value lifetimes) and what one run
+// The immutable plan of a session (its graph, kernels, value lifetimes) and what one run
 // owns (a Frame), shared by the planner (session.cc) and the executor (executor.cc).
 #pragma once
 
 #include <array>
 #include <atomic>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "graph.h"
 #include "memory_pattern.h"
 #include "onnx_light/core/buffer_pool.h"
 #include "onnx_light/runtime/kernel.h"
@@ -32,30 +31,14 @@ class KernelSlot {
   std::unique_ptr<KernelBase> owner_;
 };
 
-struct RuntimeSession::Plan {
-  struct Node {
-    const onnx::NodeProto* proto = nullptr;
-    const KernelDef* def = nullptr;
-    std::unique_ptr<KernelInfo> info;
-    std::unique_ptr<KernelSlot> kernel;  // created at the first run that needs it
-    std::vector<int> inputs;             // value index, -1 for an absent optional input
-    std::vector<int> outputs;            // value index, -1 for an unused optional output
-    std::vector<int> release;            // values whose last reader is this node
-  };
-  std::vector<std::string> value_names;
-  std::vector<DataType> value_types;  // a sequence's element type
-  std::vector<ValueKind> kinds;       // tensor, sequence or optional (none: empty)
-  std::vector<int> producer;          // node index, -1 for inputs and constants
+// The graph once the passes are done, with what runs need: one kernel slot per node, the
+// values each node releases, and value lifetimes. Immutable after session creation.
+struct RuntimeSession::Plan : Graph {
+  std::vector<std::unique_ptr<KernelSlot>> kernels;  // by node, created at the first run
+  std::vector<std::vector<int>> release;             // by node: values whose last reader it is
   // The node after which a value is released (its last reader, or its producer when
   // nothing reads it); nodes.size() for graph outputs, which outlive the run.
   std::vector<int> last_use;
-  std::vector<Value> constants;  // by value index (initializers, Constant nodes): tensors
-  std::unordered_map<std::string, int> index;  // value name -> index
-  std::vector<int> input_values;               // graph inputs, in order
-  std::vector<bool> input_has_default;         // graph input that an initializer backs
-  std::vector<int> output_values;              // graph outputs, in order
-  std::vector<Node> nodes;                     // topological order
-  std::deque<onnx::NodeProto> owned_protos;    // nodes made by passes (stable addresses)
 };
 
 // What a run owns besides its values: each node's kernel state and a buffer cache. A

@@ -1,139 +1,15 @@
 #include "onnx_light/runtime/session.h"
 
-#include <algorithm>
-#include <cstring>
-#include <map>
-#include <unordered_map>
+// The session: Create builds the graph (graph.cc), runs the passes (passes/) and plans it
+// (kernel slots, value lifetimes); Run is in executor.cc.
+#include <string>
 
 #include "onnx_light/runtime/cpu.h"
-#include "onnx_light/runtime/subgraph.h"
-#include "onnx_light/runtime/tensor_proto.h"
 #include "onnx_light/runtime/thread_pool.h"
-#include "op_schema.h"
 #include "passes/pass_manager.h"
 #include "plan.h"
 
 namespace onnx_light {
-
-namespace {
-
-// Whether a node carries graphs (If, Loop, Scan and other control flow).
-bool HasSubgraph(const onnx::NodeProto& node) {
-  for (const onnx::AttributeProto& a : node.attribute) {
-    if (a.g.has() || !a.graphs.empty()) return true;
-  }
-  return false;
-}
-
-Result<ValueMeta> MetaFromValueInfo(const onnx::ValueInfoProto& vi, const char* role) {
-  ValueMeta meta;
-  meta.name = vi.name.get();
-  const onnx::TypeProto* tp = &vi.type.get();
-  if (!vi.type.has()) return meta;  // untyped (allowed for outputs)
-  if (tp->sequence_type.has() && tp->sequence_type->elem_type.has() &&
-      tp->sequence_type->elem_type->tensor_type.has()) {
-    meta.kind = ValueKind::kSequence;  // a sequence of tensors: element type below, no shape
-    const onnx::TypeProto_Tensor& et = tp->sequence_type->elem_type->tensor_type.get();
-    if (et.elem_type.has() && et.elem_type.get() != 0) {
-      Result<DataType> dt = DataTypeFromInt(et.elem_type.get());
-      if (!dt.ok())
-        return dt.status().WithContext(std::string("graph ") + role + " '" + meta.name + "'");
-      meta.type = *dt;
-    }
-    return meta;
-  }
-  if (tp->optional_type.has() && tp->optional_type->elem_type.has() &&
-      tp->optional_type->elem_type->tensor_type.has()) {
-    meta.kind = ValueKind::kOptional;  // an optional tensor: element type below, no shape
-    const onnx::TypeProto_Tensor& et = tp->optional_type->elem_type->tensor_type.get();
-    if (et.elem_type.has() && et.elem_type.get() != 0) {
-      Result<DataType> dt = DataTypeFromInt(et.elem_type.get());
-      if (!dt.ok())
-        return dt.status().WithContext(std::string("graph ") + role + " '" + meta.name + "'");
-      meta.type = *dt;
-    }
-    return meta;
-  }
-  const onnx::TypeProto& type = *tp;
-  if (!type.tensor_type.has()) {
-    const char* kind = type.sequence_type.has()        ? "sequence"
-                       : type.map_type.has()           ? "map"
-                       : type.optional_type.has()      ? "optional"
-                       : type.sparse_tensor_type.has() ? "sparse tensor"
-                       : type.opaque_type.has()        ? "opaque"
-                                                       : nullptr;
-    if (kind == nullptr) return meta;  // a TypeProto with no kind set: untyped as above
-    return Status(StatusCode::kNotImplemented,
-                  std::string("graph ") + role + " '" + meta.name + "' has a " + kind +
-                      " type; only tensors, sequences of tensors and optional tensors are "
-                      "supported");
-  }
-  const onnx::TypeProto_Tensor& tt = type.tensor_type.get();
-  if (tt.elem_type.has() && tt.elem_type.get() != 0) {
-    Result<DataType> dt = DataTypeFromInt(tt.elem_type.get());
-    if (!dt.ok())
-      return dt.status().WithContext(std::string("graph ") + role + " '" + meta.name + "'");
-    meta.type = *dt;
-  }
-  if (tt.shape.has()) {
-    meta.has_shape = true;
-    for (const onnx::TensorShapeProto_Dimension& d : tt.shape->dim) {
-      meta.dims.push_back(d.dim_value.has() ? d.dim_value.get() : -1);
-      meta.dim_params.push_back(d.dim_param.get());
-    }
-  }
-  return meta;
-}
-
-// Tensor for a Constant node's value attribute.
-Result<Tensor> ConstantValue(const onnx::NodeProto& node, const ShapeLimits& limits) {
-  const std::string where = "Constant node '" + node.name.get() + "'";
-  if (node.attribute.size() != 1) {
-    return Status(StatusCode::kInvalidModel, where + " must have exactly one value attribute");
-  }
-  const onnx::AttributeProto& a = node.attribute[0];
-  const std::string& name = a.name.get();
-  auto scalar = [&](DataType type, std::vector<int64_t> dims, const void* data,
-                    size_t bytes) -> Result<Tensor> {
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Shape shape, Shape::Create(dims, limits));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(type, std::move(shape)));
-    if (bytes) std::memcpy(t.mutable_raw_data(), data, bytes);
-    return t;
-  };
-  if (name == "value") {
-    Result<Tensor> t = TensorFromProto(a.t.get(), limits);
-    if (!t.ok()) return t.status().WithContext(where);
-    return t;
-  }
-  if (name == "value_float") return scalar(DataType::kFloat, {}, &a.f.get(), 4);
-  if (name == "value_int") return scalar(DataType::kInt64, {}, &a.i.get(), 8);
-  if (name == "value_floats") {
-    return scalar(DataType::kFloat, {static_cast<int64_t>(a.floats.size())}, a.floats.data(),
-                  a.floats.size() * 4);
-  }
-  if (name == "value_ints") {
-    return scalar(DataType::kInt64, {static_cast<int64_t>(a.ints.size())}, a.ints.data(),
-                  a.ints.size() * 8);
-  }
-  if (name == "value_string" || name == "value_strings") {
-    const bool one = name == "value_string";
-    std::vector<int64_t> dims;
-    if (!one) dims.push_back(static_cast<int64_t>(a.strings.size()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Shape shape, Shape::Create(dims, limits));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(DataType::kString, std::move(shape)));
-    std::string* out = t.mutable_data<std::string>();
-    if (one) {
-      out[0] = a.s.get();
-    } else {
-      for (size_t i = 0; i < a.strings.size(); ++i)
-        out[i] = a.strings[i];
-    }
-    return t;
-  }
-  return Status(StatusCode::kNotImplemented, where + ": attribute '" + name + "' is not supported");
-}
-
-}  // namespace
 
 RuntimeSession::~RuntimeSession() = default;
 
@@ -189,318 +65,16 @@ Result<std::unique_ptr<RuntimeSession>> RuntimeSession::CreateFromFile(const std
 Status RuntimeSession::Build() {
   plan_ = std::make_unique<Plan>();
   Plan& plan = *plan_;
-  const onnx::ModelProto& model = *model_;
-  if (!model.graph.has()) return Status(StatusCode::kInvalidModel, "the model has no graph");
-  const onnx::GraphProto& graph = model.graph.get();
-
-  std::map<std::string, int> opsets;
-  for (const onnx::OperatorSetIdProto& o : model.opset_import) {
-    const std::string domain = NormalizeDomain(o.domain.get());
-    auto [it, inserted] = opsets.emplace(domain, static_cast<int>(o.version.get()));
-    if (!inserted && it->second != o.version.get()) {
-      return Status(StatusCode::kInvalidModel,
-                    "opset of domain '" + domain + "' imported twice with different versions");
-    }
-  }
-
-  auto add_value = [&](const std::string& name, DataType type, int producer) -> Result<int> {
-    if (plan.index.count(name)) {
-      return Status(StatusCode::kInvalidModel, "value '" + name + "' is defined more than once");
-    }
-    const int id = static_cast<int>(plan.value_names.size());
-    plan.index.emplace(name, id);
-    plan.value_names.push_back(name);
-    plan.value_types.push_back(type);
-    plan.kinds.push_back(ValueKind::kTensor);
-    plan.producer.push_back(producer);
-    plan.constants.emplace_back();
-    return id;
-  };
-
-  // Initializers first, so graph inputs that they back become inputs with defaults.
-  for (const onnx::TensorProto& init : graph.initializer) {
-    Result<Tensor> t = TensorFromProto(init, options_.shape_limits);
-    if (!t.ok()) return t.status().WithContext("initializer");
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int id, add_value(init.name.get(), t->dtype(), -1));
-    plan.constants[static_cast<size_t>(id)].tensor = std::move(*t);
-  }
-  if (!graph.sparse_initializer.empty()) {
-    return Status(StatusCode::kNotImplemented, "sparse initializers are not supported");
-  }
-  // Before IR version 4 every initializer had to be listed among the graph inputs as
-  // well; those are weights, not inputs (ONNX Runtime treats them the same way), so they
-  // stay constants. From IR 4 on, an initializer that is also an input is its default.
-  const bool listed_weights = model_->ir_version.get() < 4;
-  for (const onnx::ValueInfoProto& vi : graph.input) {
-    ONNX_LIGHT_ASSIGN_OR_RETURN(ValueMeta meta, MetaFromValueInfo(vi, "input"));
-    auto it = plan.index.find(meta.name);
-    if (it != plan.index.end() && listed_weights) continue;
-    if (it != plan.index.end()) {  // an initializer: optional input with a default
-      if (meta.type != DataType::kUndefined && meta.type != plan.value_types[it->second]) {
-        return Status(StatusCode::kInvalidModel,
-                      "graph input '" + meta.name + "' is declared " + DataTypeName(meta.type) +
-                          " but its initializer is " + DataTypeName(plan.value_types[it->second]));
-      }
-      meta.type = plan.value_types[it->second];
-      plan.input_values.push_back(it->second);
-      plan.input_has_default.push_back(true);
-    } else {
-      if (meta.type == DataType::kUndefined) {
-        return Status(StatusCode::kInvalidModel,
-                      "graph input '" + meta.name + "' has no element type");
-      }
-      ONNX_LIGHT_ASSIGN_OR_RETURN(int id, add_value(meta.name, meta.type, -1));
-      plan.kinds[static_cast<size_t>(id)] = meta.kind;
-      plan.input_values.push_back(id);
-      plan.input_has_default.push_back(false);
-    }
-    inputs_.push_back(std::move(meta));
-  }
-
-  // Declared types of intermediate values and outputs (used when a kernel leaves one open).
-  std::unordered_map<std::string, DataType> declared;
-  for (const auto* list : {&graph.value_info, &graph.output}) {
-    for (const onnx::ValueInfoProto& vi : *list) {
-      Result<ValueMeta> meta = MetaFromValueInfo(vi, "value");
-      if (meta.ok() && meta->type != DataType::kUndefined) declared[meta->name] = meta->type;
-    }
-  }
-
-  // Topological order (Kahn), whatever the order in the file.
-  const size_t n_nodes = graph.node.size();
-  std::unordered_map<std::string, size_t> produced_by;
-  for (size_t i = 0; i < n_nodes; ++i) {
-    for (const std::string& out : graph.node[i].output) {
-      if (out.empty()) continue;
-      if (plan.index.count(out) || !produced_by.emplace(out, i).second) {
-        return Status(StatusCode::kInvalidModel,
-                      "value '" + out + "' is produced more than once (again by node '" +
-                          graph.node[i].name.get() + "')");
-      }
-    }
-  }
-  std::vector<int> pending(n_nodes, 0);
-  std::vector<std::vector<size_t>> readers(n_nodes);
-  // Values read by a node's subgraphs (If/Loop bodies) count as extra inputs of the node.
-  std::vector<std::vector<std::string>> implicit(n_nodes);
-  for (size_t i = 0; i < n_nodes; ++i)
-    implicit[i] = SubgraphFreeNames(graph.node[i]);
-  for (size_t i = 0; i < n_nodes; ++i) {
-    const onnx::NodeProto& node = graph.node[i];
-    std::vector<std::string> reads(node.input.begin(), node.input.end());
-    reads.insert(reads.end(), implicit[i].begin(), implicit[i].end());
-    for (const std::string& in : reads) {
-      if (in.empty() || plan.index.count(in)) continue;
-      auto it = produced_by.find(in);
-      if (it == produced_by.end()) {
-        return Status(StatusCode::kInvalidModel,
-                      "node '" + node.name.get() + "' (" + node.op_type.get() + ") reads '" + in +
-                          "', which no node, initializer or graph input produces");
-      }
-      ++pending[i];
-      readers[it->second].push_back(i);
-    }
-  }
-  std::vector<size_t> order;
-  for (size_t i = 0; i < n_nodes; ++i) {
-    if (pending[i] == 0) order.push_back(i);
-  }
-  for (size_t k = 0; k < order.size(); ++k) {
-    for (size_t r : readers[order[k]]) {
-      if (--pending[r] == 0) order.push_back(r);
-    }
-  }
-  if (order.size() != n_nodes) {
-    for (size_t i = 0; i < n_nodes; ++i) {
-      if (pending[i] > 0) {
-        return Status(StatusCode::kInvalidModel, "the graph has a cycle through node '" +
-                                                     graph.node[i].name.get() + "' (" +
-                                                     graph.node[i].op_type.get() + ")");
-      }
-    }
-  }
-
-  const KernelRegistry& registry = *options_.registry;
-  for (size_t k : order) {
-    const onnx::NodeProto& node = graph.node[k];
-    const std::string domain = NormalizeDomain(node.domain.get());
-    auto opset_it = opsets.find(domain);
-    if (opset_it == opsets.end()) {
-      return Status(StatusCode::kInvalidModel, "node '" + node.name.get() + "' (" +
-                                                   node.op_type.get() + ") uses domain '" +
-                                                   (domain.empty() ? "ai.onnx" : domain) +
-                                                   "', which the model does not import");
-    }
-    std::vector<int> inputs;
-    std::vector<DataType> input_types;
-    std::vector<std::string> reads(node.input.begin(), node.input.end());
-    reads.insert(reads.end(), implicit[k].begin(), implicit[k].end());
-    for (const std::string& in : reads) {
-      if (in.empty()) {
-        inputs.push_back(-1);
-        input_types.push_back(DataType::kUndefined);
-        continue;
-      }
-      const int id = plan.index.at(in);
-      inputs.push_back(id);
-      input_types.push_back(plan.value_types[static_cast<size_t>(id)]);
-    }
-
-    if (domain.empty() && node.op_type.get() == "Constant") {
-      if (node.output.size() != 1 || node.output[0].empty()) {
-        return Status(StatusCode::kInvalidModel,
-                      "Constant node '" + node.name.get() + "' must have one output");
-      }
-      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor t, ConstantValue(node, options_.shape_limits));
-      ONNX_LIGHT_ASSIGN_OR_RETURN(int id, add_value(node.output[0], t.dtype(), -1));
-      plan.constants[static_cast<size_t>(id)].tensor = std::move(t);
-      continue;
-    }
-
-    // Arity and attribute types first: a malformed node gets an error naming what is
-    // wrong, and no kernel ever sees an input it requires missing.
-    const std::optional<OpSchemaRow> schema =
-        domain.empty() ? FindOnnxOpSchema(node.op_type.get(), opset_it->second) : std::nullopt;
-    if (schema) {
-      ONNX_LIGHT_RETURN_IF_ERROR(CheckArity(node, schema->arity, opset_it->second));
-      ONNX_LIGHT_RETURN_IF_ERROR(CheckAttributes(node, schema->attributes, opset_it->second));
-    }
-    KernelQuery query{domain, node.op_type.get(), opset_it->second, input_types, node.name.get()};
-    ONNX_LIGHT_ASSIGN_OR_RETURN(const KernelDef* def, registry.Find(query));
-    // A kernel may take more types than the op allows at this opset: the schema decides.
-    // Without a schema, the kernel's declared arity.
-    ONNX_LIGHT_RETURN_IF_ERROR(schema
-                                   ? CheckInputTypes(node, *schema, input_types, opset_it->second)
-                                   : CheckArity(node, DeclaredArity(*def), opset_it->second));
-    // Sequence inputs where the kernel takes them, tensors elsewhere.
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (inputs[i] < 0) continue;
-      const bool want = std::find(def->sequence_inputs.begin(), def->sequence_inputs.end(),
-                                  static_cast<int>(i)) != def->sequence_inputs.end();
-      const bool takes_opt = std::find(def->optional_inputs.begin(), def->optional_inputs.end(),
-                                       static_cast<int>(i)) != def->optional_inputs.end();
-      const ValueKind kind = plan.kinds[static_cast<size_t>(inputs[i])];
-      if (kind == ValueKind::kOptional && !takes_opt) {
-        return Status(StatusCode::kNotImplemented,
-                      "node '" + node.name.get() + "' (" + node.op_type.get() + "): input " +
-                          std::to_string(i) + " ('" + reads[i] +
-                          "') is an optional; this op takes tensors only");
-      }
-      if ((kind == ValueKind::kSequence) != want) {
-        return Status(want ? StatusCode::kInvalidModel : StatusCode::kNotImplemented,
-                      "node '" + node.name.get() + "' (" + node.op_type.get() + "): input " +
-                          std::to_string(i) + " ('" + reads[i] + "') is a " +
-                          (want ? "tensor where a sequence is expected"
-                                : "sequence; this op takes tensors only"));
-      }
-    }
-
-    // Output types: from the constraint that binds them, else the kernel's hook, else the
-    // model's declaration.
-    std::vector<DataType> output_types(node.output.size(), DataType::kUndefined);
-    for (const TypeConstraint& c : def->constraints) {
-      DataType bound = DataType::kUndefined;
-      for (int pos : c.inputs) {
-        if (static_cast<size_t>(pos) < input_types.size() &&
-            input_types[static_cast<size_t>(pos)] != DataType::kUndefined) {
-          bound = input_types[static_cast<size_t>(pos)];
-        }
-      }
-      if (bound == DataType::kUndefined && c.types.size() == 1) bound = c.types[0];
-      for (int pos : c.outputs) {
-        if (static_cast<size_t>(pos) < output_types.size()) {
-          output_types[static_cast<size_t>(pos)] = bound;
-        }
-      }
-    }
-    if (def->output_types) {
-      Status s = def->output_types(node, opset_it->second, input_types, &output_types, &scope_);
-      if (!s.ok()) {
-        return s.WithContext("node '" + node.name.get() + "' (" + node.op_type.get() + ")");
-      }
-    }
-    Plan::Node pn;
-    pn.proto = &node;
-    pn.def = def;
-    pn.inputs = std::move(inputs);
-    const int node_index = static_cast<int>(plan.nodes.size());
-    for (size_t o = 0; o < node.output.size(); ++o) {
-      const std::string& out = node.output[o];
-      if (out.empty()) {
-        pn.outputs.push_back(-1);
-        continue;
-      }
-      DataType t = output_types[o];
-      if (t == DataType::kUndefined) {
-        auto d = declared.find(out);
-        if (d == declared.end()) {
-          // ONNX does not require these declarations; inferring them is not implemented.
-          return Status(StatusCode::kNotImplemented,
-                        "node '" + node.name.get() + "' (" + node.op_type.get() +
-                            "): cannot determine the element type of output '" + out +
-                            "' (no kernel rule and no declaration in the model)");
-        }
-        t = d->second;
-        output_types[o] = t;
-      }
-      ONNX_LIGHT_ASSIGN_OR_RETURN(int id, add_value(out, t, node_index));
-      auto lists = [&](const std::vector<int>& positions) {
-        return std::find(positions.begin(), positions.end(), static_cast<int>(o)) !=
-               positions.end();
-      };
-      plan.kinds[static_cast<size_t>(id)] = lists(def->sequence_outputs)   ? ValueKind::kSequence
-                                            : lists(def->optional_outputs) ? ValueKind::kOptional
-                                                                           : ValueKind::kTensor;
-      pn.outputs.push_back(id);
-    }
-    pn.info =
-        std::make_unique<KernelInfo>(&node, opset_it->second, input_types, output_types, &scope_);
-    pn.kernel = std::make_unique<KernelSlot>();
-    plan.nodes.push_back(std::move(pn));
-  }
-
-  for (const onnx::ValueInfoProto& vi : graph.output) {
-    ONNX_LIGHT_ASSIGN_OR_RETURN(ValueMeta meta, MetaFromValueInfo(vi, "output"));
-    auto it = plan.index.find(meta.name);
-    if (it == plan.index.end()) {
-      return Status(StatusCode::kInvalidModel, "graph output '" + meta.name +
-                                                   "' is not produced by any node, initializer "
-                                                   "or graph input");
-    }
-    const DataType actual = plan.value_types[static_cast<size_t>(it->second)];
-    const ValueKind actual_kind = plan.kinds[static_cast<size_t>(it->second)];
-    const bool actual_seq = actual_kind == ValueKind::kSequence;
-    if (vi.type.has() && (vi.type->tensor_type.has() || meta.is_sequence()) &&
-        meta.is_sequence() != actual_seq) {
-      return Status(StatusCode::kInvalidModel, "graph output '" + meta.name + "' is declared a " +
-                                                   (meta.is_sequence() ? "sequence" : "tensor") +
-                                                   " but computed as a " +
-                                                   (actual_seq ? "sequence" : "tensor"));
-    }
-    meta.kind = actual_kind;
-    if (meta.type != DataType::kUndefined && meta.type != actual) {
-      return Status(StatusCode::kInvalidModel, "graph output '" + meta.name + "' is declared " +
-                                                   DataTypeName(meta.type) + " but computed as " +
-                                                   DataTypeName(actual));
-    }
-    meta.type = actual;
-    plan.output_values.push_back(it->second);
-    outputs_.push_back(std::move(meta));
-  }
-
-  if (options_.constant_folding &&
-      options_.graph_optimization_level != GraphOptimizationLevel::kNone) {
-    FoldConstants(plan);
-  }
+  ONNX_LIGHT_RETURN_IF_ERROR(BuildGraph(*model_, options_, &scope_, &plan, &inputs_, &outputs_));
+  const passes::PassContext ctx{options_.registry.get(), &scope_, &options_};
   for (const auto& [pass, removed] :
-       passes::RunGraphPasses(plan, options_.graph_optimization_level,
-                              passes::PassContext{options_.registry.get(), &scope_})) {
-    removed_nodes_ += removed;
+       passes::RunGraphPasses(plan, options_.graph_optimization_level, ctx)) {
+    (std::string(pass) == "constant_folding" ? folded_nodes_ : removed_nodes_) += removed;
   }
 
   // Nodes with subgraphs learn which of their inputs are constants: their branches fold
   // and fuse with them as the enclosing graph does.
-  for (Plan::Node& n : plan.nodes) {
+  for (Graph::Node& n : plan.nodes) {
     if (!HasSubgraph(*n.proto)) continue;
     std::vector<Tensor> constants(n.inputs.size());
     for (size_t i = 0; i < n.inputs.size(); ++i) {
@@ -509,8 +83,13 @@ Status RuntimeSession::Build() {
     n.info->set_constant_inputs(std::move(constants));
   }
 
-  // Release every intermediate value after its last reader, or right after its producer
-  // when nothing reads it (graph outputs never).
+  // The plan: a kernel slot per node (kernels are created by the first run that needs
+  // them); every intermediate value released after its last reader, or right after its
+  // producer when nothing reads it (graph outputs never).
+  plan.kernels.clear();
+  for (size_t i = 0; i < plan.nodes.size(); ++i)
+    plan.kernels.push_back(std::make_unique<KernelSlot>());
+  plan.release.assign(plan.nodes.size(), {});
   std::vector<int>& last = plan.last_use;
   last.assign(plan.value_names.size(), -1);
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
@@ -525,58 +104,10 @@ Status RuntimeSession::Build() {
     last[static_cast<size_t>(v)] = static_cast<int>(plan.nodes.size());
   for (size_t v = 0; v < last.size(); ++v) {
     if (plan.producer[v] >= 0 && last[v] >= 0 && last[v] < static_cast<int>(plan.nodes.size())) {
-      plan.nodes[static_cast<size_t>(last[v])].release.push_back(static_cast<int>(v));
+      plan.release[static_cast<size_t>(last[v])].push_back(static_cast<int>(v));
     }
   }
   return Status::Ok();
-}
-
-void RuntimeSession::FoldConstants(Plan& plan) {
-  std::vector<bool> fixed(plan.value_names.size(), false);
-  for (size_t v = 0; v < fixed.size(); ++v)
-    fixed[v] = plan.producer[v] < 0 && plan.constants[v].tensor.is_defined();
-  for (int v : plan.input_values)
-    fixed[static_cast<size_t>(v)] = false;  // a feed may replace its initializer
-  std::vector<Plan::Node> kept;
-  for (Plan::Node& node : plan.nodes) {
-    bool foldable = !node.inputs.empty() && node.def->sequence_inputs.empty() &&
-                    node.def->sequence_outputs.empty() && node.def->optional_inputs.empty() &&
-                    node.def->optional_outputs.empty();
-    for (int v : node.inputs)
-      foldable = foldable && (v < 0 || fixed[static_cast<size_t>(v)]);
-    foldable = foldable && !HasSubgraph(*node.proto);  // control flow stays
-    if (foldable) {
-      Result<std::unique_ptr<KernelBase>> kernel = node.def->create(*node.info);
-      if (kernel.ok()) {
-        std::vector<const Value*> in;
-        for (int v : node.inputs)
-          in.push_back(v >= 0 ? &plan.constants[static_cast<size_t>(v)] : nullptr);
-        std::vector<Value> out(node.outputs.size());
-        KernelContext ctx(node.info.get(), std::move(in), &out, nullptr, &options_.shape_limits,
-                          options_.max_tensor_bytes);
-        bool ok = (*kernel)->Compute(ctx).ok();
-        for (size_t o = 0; ok && o < node.outputs.size(); ++o) {
-          const int v = node.outputs[o];
-          ok = v < 0 || (!out[o].is_sequence() &&
-                         out[o].tensor.dtype() == plan.value_types[static_cast<size_t>(v)]);
-        }
-        if (ok) {
-          for (size_t o = 0; o < node.outputs.size(); ++o) {
-            const int v = node.outputs[o];
-            if (v < 0) continue;
-            plan.constants[static_cast<size_t>(v)] = std::move(out[o]);
-            plan.producer[static_cast<size_t>(v)] = -1;
-            fixed[static_cast<size_t>(v)] = true;
-          }
-          ++folded_nodes_;
-          continue;
-        }
-      }
-    }
-    kept.push_back(std::move(node));
-  }
-  plan.nodes = std::move(kept);
-  passes::RenumberProducers(plan);  // producers are positions in plan.nodes
 }
 
 size_t RuntimeSession::planned_nodes() const noexcept {
@@ -584,51 +115,7 @@ size_t RuntimeSession::planned_nodes() const noexcept {
 }
 
 Result<onnx::ModelProto> RuntimeSession::OptimizedModel() const {
-  const Plan& plan = *plan_;
-  onnx::ModelProto out;
-  out.ir_version = model_->ir_version.get();
-  out.producer_name = std::string("onnx-light");
-  out.opset_import = model_->opset_import;
-  out.functions = model_->functions;
-  onnx::GraphProto* g = out.graph.mutable_get();
-  const onnx::GraphProto& src = model_->graph.get();
-  g->name = src.name.get();
-  g->input = src.input;
-  g->output = src.output;
-  // Constants that a node or a graph output still reads become initializers (folded
-  // values and Constant nodes included); the nodes in the planned order.
-  std::vector<bool> read(plan.value_names.size(), false);
-  for (const Plan::Node& n : plan.nodes) {
-    for (int v : n.inputs) {
-      if (v >= 0) read[static_cast<size_t>(v)] = true;
-    }
-  }
-  for (int v : plan.output_values)
-    read[static_cast<size_t>(v)] = true;
-  for (size_t v = 0; v < plan.value_names.size(); ++v) {
-    const Tensor& t = plan.constants[v].tensor;
-    if (!read[v] || plan.producer[v] >= 0 || t.dtype() == DataType::kUndefined) continue;
-    ONNX_LIGHT_ASSIGN_OR_RETURN(onnx::TensorProto p, TensorToProto(t, plan.value_names[v]));
-    g->initializer.push_back(std::move(p));
-  }
-  bool imports_own = false;
-  for (const onnx::OperatorSetIdProto& o : out.opset_import)
-    imports_own = imports_own || o.domain.get() == "onnx_light";
-  for (const Plan::Node& n : plan.nodes) {
-    if (!imports_own && n.proto->domain.get() == "onnx_light") {
-      onnx::OperatorSetIdProto* own = out.opset_import.Add();
-      own->domain.set("onnx_light");
-      own->version.set(1);
-      imports_own = true;
-    }
-    onnx::NodeProto node = *n.proto;
-    // Passes may have rewired inputs (an Identity's readers read its source).
-    for (size_t i = 0; i < node.input.size() && i < n.inputs.size(); ++i) {
-      if (n.inputs[i] >= 0) node.input[i] = plan.value_names[static_cast<size_t>(n.inputs[i])];
-    }
-    g->node.push_back(std::move(node));
-  }
-  return out;
+  return GraphToModel(*plan_, *model_);
 }
 
 }  // namespace onnx_light

@@ -3,7 +3,7 @@
 // output or is read inside a subgraph (names must stay).
 #include <algorithm>
 
-#include "../plan.h"
+#include "../graph.h"
 #include "onnx_light/runtime/kernel.h"
 #include "pass_manager.h"
 
@@ -25,38 +25,38 @@ bool PassesThrough(const onnx::NodeProto& node) {
 
 }  // namespace
 
-size_t EliminateIdentities(Plan& plan, const PassContext&) {
-  if (std::none_of(plan.nodes.begin(), plan.nodes.end(),
-                   [](const Plan::Node& n) { return PassesThrough(*n.proto); })) {
+size_t EliminateIdentities(Graph& graph, const PassContext&) {
+  if (std::none_of(graph.nodes.begin(), graph.nodes.end(),
+                   [](const Graph::Node& n) { return PassesThrough(*n.proto); })) {
     return 0;
   }
-  std::vector<bool> read(plan.value_names.size(), false);
-  for (const Plan::Node& n : plan.nodes) {
+  std::vector<bool> read(graph.value_names.size(), false);
+  for (const Graph::Node& n : graph.nodes) {
     for (int v : n.inputs) {
       if (v >= 0) read[static_cast<size_t>(v)] = true;
     }
   }
-  std::vector<bool> is_output(plan.value_names.size(), false);  // or read by a subgraph
-  for (int v : plan.output_values)
+  std::vector<bool> is_output(graph.value_names.size(), false);  // or read by a subgraph
+  for (int v : graph.output_values)
     is_output[static_cast<size_t>(v)] = true;
-  for (const Plan::Node& n : plan.nodes) {
+  for (const Graph::Node& n : graph.nodes) {
     for (size_t i = n.proto->input.size(); i < n.inputs.size(); ++i) {
       if (n.inputs[i] >= 0) is_output[static_cast<size_t>(n.inputs[i])] = true;
     }
   }
-  std::vector<int> alias(plan.value_names.size());
+  std::vector<int> alias(graph.value_names.size());
   for (size_t v = 0; v < alias.size(); ++v)
     alias[v] = static_cast<int>(v);
-  std::vector<Plan::Node> kept;
+  std::vector<Graph::Node> kept;
   size_t removed = 0;
-  for (Plan::Node& n : plan.nodes) {
+  for (Graph::Node& n : graph.nodes) {
     const int out = n.outputs.empty() ? -1 : n.outputs[0];
     const int in = n.inputs.empty() ? -1 : n.inputs[0];
     const bool mask_read =
         n.outputs.size() > 1 && n.outputs[1] >= 0 && read[static_cast<size_t>(n.outputs[1])];
     if (PassesThrough(*n.proto) && !mask_read && out >= 0 && in >= 0 &&
         !is_output[static_cast<size_t>(out)] &&
-        plan.kinds[static_cast<size_t>(out)] == plan.kinds[static_cast<size_t>(in)]) {
+        graph.kinds[static_cast<size_t>(out)] == graph.kinds[static_cast<size_t>(in)]) {
       alias[static_cast<size_t>(out)] = alias[static_cast<size_t>(in)];
       ++removed;
       continue;
@@ -66,8 +66,8 @@ size_t EliminateIdentities(Plan& plan, const PassContext&) {
     }
     kept.push_back(std::move(n));
   }
-  plan.nodes = std::move(kept);
-  RenumberProducers(plan);
+  graph.nodes = std::move(kept);
+  RenumberProducers(graph);
   return removed;
 }
 

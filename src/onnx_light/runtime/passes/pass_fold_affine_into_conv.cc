@@ -3,7 +3,7 @@
 // blocks" export them) folds into the Conv's weights and bias: W'[c] = W[c] * s[c],
 // b'[c] = b[c] * s[c], then b'[c] += t[c]. Repeated while the Conv's only reader is such a
 // node, so Conv -> Mul -> Add becomes one Conv and a following activation can fuse.
-#include "../plan.h"
+#include "../graph.h"
 #include "onnx_light/runtime/kernel.h"
 #include "pass_manager.h"
 
@@ -12,8 +12,8 @@ namespace {
 
 // The per-channel values of constant v for an output of rank `rank` with `m` channels
 // (axis 1), or empty when v varies along another axis or is not float32.
-std::vector<float> PerChannel(const Plan& plan, int v, size_t rank, int64_t m) {
-  const Tensor* t = ConstantOf(plan, v);
+std::vector<float> PerChannel(const Graph& graph, int v, size_t rank, int64_t m) {
+  const Tensor* t = ConstantOf(graph, v);
   if (t == nullptr || t->dtype() != DataType::kFloat || t->shape().rank() > rank) return {};
   const size_t r = t->shape().rank();
   if (t->num_elements() == 1)
@@ -28,53 +28,54 @@ std::vector<float> PerChannel(const Plan& plan, int v, size_t rank, int64_t m) {
 
 }  // namespace
 
-size_t FoldAffineIntoConv(Plan& plan, const PassContext& ctx) {
-  if (!HasOnnxOp(plan, "Conv")) return 0;
-  std::vector<char> removed(plan.nodes.size(), 0);
+size_t FoldAffineIntoConv(Graph& graph, const PassContext& ctx) {
+  if (!HasOnnxOp(graph, "Conv")) return 0;
+  std::vector<char> removed(graph.nodes.size(), 0);
   size_t count = 0;
-  std::vector<int> readers = ReaderCounts(plan);
-  std::vector<int> reader_node(plan.value_names.size(), -1);
-  for (size_t i = 0; i < plan.nodes.size(); ++i) {
-    for (int v : plan.nodes[i].inputs) {
+  std::vector<int> readers = ReaderCounts(graph);
+  std::vector<int> reader_node(graph.value_names.size(), -1);
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    for (int v : graph.nodes[i].inputs) {
       if (v >= 0) reader_node[static_cast<size_t>(v)] = static_cast<int>(i);
     }
   }
-  for (size_t i = 0; i < plan.nodes.size(); ++i) {
-    Plan::Node& conv = plan.nodes[i];
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    Graph::Node& conv = graph.nodes[i];
     if (removed[i] || conv.outputs.empty() || conv.outputs[0] < 0) continue;
     for (;;) {
-      const int64_t m = FoldableConvChannels(plan, conv);
+      const int64_t m = FoldableConvChannels(graph, conv);
       const int x = conv.outputs[0];
-      if (m < 0 || plan.value_types[static_cast<size_t>(x)] != DataType::kFloat ||
+      if (m < 0 || graph.value_types[static_cast<size_t>(x)] != DataType::kFloat ||
           readers[static_cast<size_t>(x)] != 1) {
         break;
       }
       const int ri = reader_node[static_cast<size_t>(x)];
       if (ri < 0 || removed[static_cast<size_t>(ri)]) break;
-      const Plan::Node& next = plan.nodes[static_cast<size_t>(ri)];
+      const Graph::Node& next = graph.nodes[static_cast<size_t>(ri)];
       const bool mul = IsOnnxOp(*next.proto, "Mul"), add = IsOnnxOp(*next.proto, "Add");
       if ((!mul && !add) || next.inputs.size() != 2 || next.outputs.size() != 1 ||
           next.outputs[0] < 0 || next.inputs[0] == next.inputs[1]) {
         break;
       }
       const int other = next.inputs[0] == x ? next.inputs[1] : next.inputs[0];
-      const size_t rank = ConstantOf(plan, conv.inputs[1])->shape().rank();
-      const std::vector<float> k = PerChannel(plan, other, rank, m);
+      const size_t rank = ConstantOf(graph, conv.inputs[1])->shape().rank();
+      const std::vector<float> k = PerChannel(graph, other, rank, m);
       if (k.empty()) break;
       // Mul scales weights and bias; Add shifts the bias and keeps the weights as they are.
       auto folded = [&](int64_t c, float b) {
         return mul ? b * k[static_cast<size_t>(c)] : b + k[static_cast<size_t>(c)];
       };
-      if (!FoldIntoConv(plan, ctx, conv, next.outputs[0], mul ? k : std::vector<float>(), folded)) {
+      if (!FoldIntoConv(graph, ctx, conv, next.outputs[0], mul ? k : std::vector<float>(),
+                        folded)) {
         break;
       }
-      readers.resize(plan.value_names.size(), 0);
-      reader_node.resize(plan.value_names.size(), -1);
+      readers.resize(graph.value_names.size(), 0);
+      reader_node.resize(graph.value_names.size(), -1);
       removed[static_cast<size_t>(ri)] = 1;
       ++count;
     }
   }
-  if (count > 0) RemoveNodes(plan, removed);
+  if (count > 0) RemoveNodes(graph, removed);
   return count;
 }
 

@@ -5,7 +5,7 @@
 // Conv's output has no other reader.
 #include <cmath>
 
-#include "../plan.h"
+#include "../graph.h"
 #include "onnx_light/runtime/kernel.h"
 #include "pass_manager.h"
 
@@ -13,8 +13,8 @@ namespace onnx_light::passes {
 namespace {
 
 // A float32 vector constant of `size` elements, or null.
-const float* Channels(const Plan& plan, int v, int64_t size) {
-  const Tensor* t = ConstantOf(plan, v);
+const float* Channels(const Graph& graph, int v, int64_t size) {
+  const Tensor* t = ConstantOf(graph, v);
   if (t == nullptr || t->dtype() != DataType::kFloat || t->shape().rank() != 1 ||
       t->shape()[0] != size) {
     return nullptr;
@@ -24,13 +24,13 @@ const float* Channels(const Plan& plan, int v, int64_t size) {
 
 }  // namespace
 
-size_t FoldBatchNormIntoConv(Plan& plan, const PassContext& ctx) {
-  if (!HasOnnxOp(plan, "Conv")) return 0;
-  std::vector<int> readers = ReaderCounts(plan);
-  std::vector<char> removed(plan.nodes.size(), 0);
+size_t FoldBatchNormIntoConv(Graph& graph, const PassContext& ctx) {
+  if (!HasOnnxOp(graph, "Conv")) return 0;
+  std::vector<int> readers = ReaderCounts(graph);
+  std::vector<char> removed(graph.nodes.size(), 0);
   size_t count = 0;
-  for (size_t i = 0; i < plan.nodes.size(); ++i) {
-    Plan::Node& bn = plan.nodes[i];
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    Graph::Node& bn = graph.nodes[i];
     if (!IsOnnxOp(*bn.proto, "BatchNormalization") || bn.inputs.size() != 5 || bn.outputs.empty() ||
         bn.outputs[0] < 0) {
       continue;
@@ -40,36 +40,36 @@ size_t FoldBatchNormIntoConv(Plan& plan, const PassContext& ctx) {
       extra_outputs = extra_outputs || (bn.outputs[o] >= 0 && readers[bn.outputs[o]] > 0);
     const int x = bn.inputs[0];
     if (extra_outputs || x < 0 || readers[static_cast<size_t>(x)] != 1 ||
-        plan.value_types[static_cast<size_t>(x)] != DataType::kFloat) {
+        graph.value_types[static_cast<size_t>(x)] != DataType::kFloat) {
       continue;
     }
     Result<int64_t> training = bn.info->GetInt("training_mode", 0);
     Result<int64_t> spatial = bn.info->GetInt("spatial", 1);
     if (!training.ok() || *training != 0 || !spatial.ok() || *spatial != 1) continue;
-    const int p = plan.producer[static_cast<size_t>(x)];
+    const int p = graph.producer[static_cast<size_t>(x)];
     if (p < 0 || removed[static_cast<size_t>(p)]) continue;
-    Plan::Node& conv = plan.nodes[static_cast<size_t>(p)];
-    const int64_t m = FoldableConvChannels(plan, conv);
+    Graph::Node& conv = graph.nodes[static_cast<size_t>(p)];
+    const int64_t m = FoldableConvChannels(graph, conv);
     if (m < 0) continue;
-    const float* scale = Channels(plan, bn.inputs[1], m);
-    const float* shift = Channels(plan, bn.inputs[2], m);
-    const float* mean = Channels(plan, bn.inputs[3], m);
-    const float* var = Channels(plan, bn.inputs[4], m);
+    const float* scale = Channels(graph, bn.inputs[1], m);
+    const float* shift = Channels(graph, bn.inputs[2], m);
+    const float* mean = Channels(graph, bn.inputs[3], m);
+    const float* var = Channels(graph, bn.inputs[4], m);
     Result<float> eps = bn.info->GetFloat("epsilon", 1e-5f);
     if (!scale || !shift || !mean || !var || !eps.ok()) continue;
     std::vector<float> s(static_cast<size_t>(m));
     for (int64_t c = 0; c < m; ++c)
       s[static_cast<size_t>(c)] = scale[c] / std::sqrt(var[c] + *eps);
-    if (!FoldIntoConv(plan, ctx, conv, bn.outputs[0], s, [&](int64_t c, float b) {
+    if (!FoldIntoConv(graph, ctx, conv, bn.outputs[0], s, [&](int64_t c, float b) {
           return (b - mean[c]) * s[static_cast<size_t>(c)] + shift[c];
         })) {
       continue;
     }
-    readers.resize(plan.value_names.size(), 0);
+    readers.resize(graph.value_names.size(), 0);
     removed[i] = 1;
     ++count;
   }
-  if (count > 0) RemoveNodes(plan, removed);
+  if (count > 0) RemoveNodes(graph, removed);
   return count;
 }
 

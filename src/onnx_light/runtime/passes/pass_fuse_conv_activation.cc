@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "../plan.h"
+#include "../graph.h"
 #include "onnx_light/runtime/kernel.h"
 #include "pass_manager.h"
 
@@ -15,8 +15,8 @@ namespace onnx_light::passes {
 namespace {
 
 // The value of a one-element float32 constant, if v is one.
-bool ScalarOf(const Plan& plan, int v, float* out) {
-  const Tensor* t = ConstantOf(plan, v);
+bool ScalarOf(const Graph& graph, int v, float* out) {
+  const Tensor* t = ConstantOf(graph, v);
   if (t == nullptr || t->dtype() != DataType::kFloat || t->num_elements() != 1) return false;
   *out = t->data<float>()[0];
   return true;
@@ -31,10 +31,10 @@ struct Fusion {
 
 class Matcher {
  public:
-  explicit Matcher(const Plan& plan) : plan_(plan), readers_(ReaderCounts(plan)) {
-    consumers_.resize(plan.value_names.size());
-    for (size_t i = 0; i < plan.nodes.size(); ++i) {
-      for (int v : plan.nodes[i].inputs) {
+  explicit Matcher(const Graph& graph) : plan_(graph), readers_(ReaderCounts(graph)) {
+    consumers_.resize(graph.value_names.size());
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      for (int v : graph.nodes[i].inputs) {
         if (v >= 0) consumers_[static_cast<size_t>(v)].push_back(i);
       }
     }
@@ -54,11 +54,11 @@ class Matcher {
   }
 
  private:
-  const Plan::Node& node(size_t i) const { return plan_.nodes[i]; }
+  const Graph::Node& node(size_t i) const { return plan_.nodes[i]; }
   int out0(size_t i) const { return node(i).outputs.empty() ? -1 : node(i).outputs[0]; }
   bool Private(int v) const { return v >= 0 && readers_[static_cast<size_t>(v)] == 1; }
   bool OneOutput(size_t i) const {
-    const Plan::Node& n = node(i);
+    const Graph::Node& n = node(i);
     for (size_t o = 1; o < n.outputs.size(); ++o) {
       if (n.outputs[o] >= 0 && readers_[static_cast<size_t>(n.outputs[o])] > 0) return false;
     }
@@ -66,7 +66,7 @@ class Matcher {
   }
 
   bool ClipBounds(size_t i, float* lo, float* hi) const {
-    const Plan::Node& n = node(i);
+    const Graph::Node& n = node(i);
     *lo = std::numeric_limits<float>::lowest();
     *hi = std::numeric_limits<float>::max();
     if (n.info->opset() < 11) {
@@ -83,7 +83,7 @@ class Matcher {
   }
 
   bool Single(size_t i, Fusion* f) const {
-    const Plan::Node& n = node(i);
+    const Graph::Node& n = node(i);
     if (!OneOutput(i)) return false;
     const onnx::NodeProto& p = *n.proto;
     f->absorbed = {i};
@@ -140,7 +140,7 @@ class Matcher {
   bool Next(int v, const char* op, size_t* i, int* other) const {
     if (!Private(v) || consumers_[static_cast<size_t>(v)].size() != 1) return false;
     *i = consumers_[static_cast<size_t>(v)][0];
-    const Plan::Node& n = node(*i);
+    const Graph::Node& n = node(*i);
     if (!IsOnnxOp(*n.proto, op) || n.inputs.size() != 2 || !OneOutput(*i)) return false;
     *other = n.inputs[0] == v ? n.inputs[1] : n.inputs[0];
     return n.inputs[0] == v || n.inputs[1] == v;
@@ -150,7 +150,7 @@ class Matcher {
   bool HardSwishChain(int x, Fusion* f) const {
     size_t add, mul;
     if (!Split(x, "Add", &add, &mul) || !IsOnnxOp(*node(mul).proto, "Mul")) return false;
-    const Plan::Node& a = node(add);
+    const Graph::Node& a = node(add);
     float three;
     if (a.inputs.size() != 2 || !OneOutput(add)) return false;
     if (!ScalarOf(plan_, a.inputs[0] == x ? a.inputs[1] : a.inputs[0], &three) || three != 3.0f) {
@@ -194,7 +194,7 @@ class Matcher {
     return true;
   }
 
-  const Plan& plan_;
+  const Graph& plan_;
   std::vector<int> readers_;
   std::vector<std::vector<size_t>> consumers_;
 };
@@ -209,16 +209,16 @@ onnx::AttributeProto StringAttr(const char* name, const std::string& value) {
 
 }  // namespace
 
-size_t FuseConvActivation(Plan& plan, const PassContext& ctx) {
-  if (!HasOnnxOp(plan, "Conv")) return 0;
-  std::vector<char> removed(plan.nodes.size(), 0);
+size_t FuseConvActivation(Graph& graph, const PassContext& ctx) {
+  if (!HasOnnxOp(graph, "Conv")) return 0;
+  std::vector<char> removed(graph.nodes.size(), 0);
   size_t count = 0;
-  const Matcher match(plan);
-  for (size_t i = 0; i < plan.nodes.size(); ++i) {
-    Plan::Node& conv = plan.nodes[i];
+  const Matcher match(graph);
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    Graph::Node& conv = graph.nodes[i];
     const onnx::NodeProto& p = *conv.proto;
     if (removed[i] || !IsOnnxOp(p, "Conv") || conv.outputs.size() != 1 || conv.outputs[0] < 0 ||
-        plan.value_types[static_cast<size_t>(conv.outputs[0])] != DataType::kFloat) {
+        graph.value_types[static_cast<size_t>(conv.outputs[0])] != DataType::kFloat) {
       continue;
     }
     Fusion f;
@@ -232,9 +232,9 @@ size_t FuseConvActivation(Plan& plan, const PassContext& ctx) {
     proto.op_type.set("FusedConv");
     proto.input.clear();
     for (int v : conv.inputs)
-      proto.input.push_back(v >= 0 ? plan.value_names[static_cast<size_t>(v)] : std::string());
+      proto.input.push_back(v >= 0 ? graph.value_names[static_cast<size_t>(v)] : std::string());
     proto.output.clear();
-    proto.output.push_back(plan.value_names[static_cast<size_t>(f.output)]);
+    proto.output.push_back(graph.value_names[static_cast<size_t>(f.output)]);
     proto.attribute.push_back(StringAttr("activation", f.activation));
     if (!f.params.empty()) {
       onnx::AttributeProto a;
@@ -245,7 +245,7 @@ size_t FuseConvActivation(Plan& plan, const PassContext& ctx) {
     }
     const std::vector<int> old_outputs = conv.outputs;
     conv.outputs = {f.output};
-    if (!ReplaceNode(plan, ctx, conv, std::move(proto), conv.inputs).ok()) {
+    if (!ReplaceNode(graph, ctx, conv, std::move(proto), conv.inputs).ok()) {
       conv.outputs = old_outputs;
       continue;
     }
@@ -253,7 +253,7 @@ size_t FuseConvActivation(Plan& plan, const PassContext& ctx) {
       removed[a] = 1;
     count += f.absorbed.size();
   }
-  if (count > 0) RemoveNodes(plan, removed);
+  if (count > 0) RemoveNodes(graph, removed);
   return count;
 }
 
