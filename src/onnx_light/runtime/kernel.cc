@@ -178,7 +178,8 @@ Status KernelContext::SetOutput(size_t i, Tensor tensor) {
 }
 
 Status KernelContext::SetOutputSequence(size_t i, TensorSequence sequence) {
-  return SetOutputValue(i, Value{Tensor(), std::make_shared<const TensorSequence>(std::move(sequence))});
+  return SetOutputValue(
+      i, Value{Tensor(), std::make_shared<const TensorSequence>(std::move(sequence))});
 }
 
 Status KernelContext::SetOutputValue(size_t i, Value value) {
