@@ -38,42 +38,56 @@ class OpTypeTime:
     calls: int
 
 
+_TYPE_NAMES = {
+    1: "float",
+    2: "uint8",
+    3: "int8",
+    4: "uint16",
+    5: "int16",
+    6: "int32",
+    7: "int64",
+    8: "string",
+    9: "bool",
+    10: "float16",
+    11: "double",
+    12: "uint32",
+    13: "uint64",
+    14: "complex64",
+    15: "complex128",
+    16: "bfloat16",
+}
+
+
 def _type_name(code: int) -> str:
-    names = {
-        1: "float",
-        2: "uint8",
-        3: "int8",
-        4: "uint16",
-        5: "int16",
-        6: "int32",
-        7: "int64",
-        8: "string",
-        9: "bool",
-        10: "float16",
-        11: "double",
-        12: "uint32",
-        13: "uint64",
-        14: "complex64",
-        15: "complex128",
-        16: "bfloat16",
-    }
-    return f"tensor({names.get(code, str(code))})"
+    return f"tensor({_TYPE_NAMES.get(code, str(code))})"
+
+
+# (kind, element type code) -> (type string, numpy dtype), filled as sessions ask.
+_ARG_TYPES: dict[tuple[bool, bool, int], tuple[str, np.dtype]] = {}
+
+
+def _arg_type(is_seq: bool, is_opt: bool, code: int) -> tuple[str, np.dtype]:
+    key = (is_seq, is_opt, code)
+    found = _ARG_TYPES.get(key)
+    if found is None:
+        name = _type_name(code)
+        if is_seq:
+            name = f"seq({name})"
+        elif is_opt:
+            name = f"optional({name})"
+        found = _ARG_TYPES[key] = (name, _mapping.TENSOR_TYPE_MAP[code].np_dtype)
+    return found
 
 
 def _node_args(rows) -> list[NodeArg]:
     return [
-        NodeArg(
-            name,
-            (
-                f"seq({_type_name(code)})"
-                if is_seq
-                else f"optional({_type_name(code)})" if is_opt else _type_name(code)
-            ),
-            shape,
-            _mapping.TENSOR_TYPE_MAP[code].np_dtype,
-        )
+        NodeArg(name, *_with_shape(_arg_type(is_seq, is_opt, code), shape))
         for name, code, shape, is_seq, is_opt in rows
     ]
+
+
+def _with_shape(kind: tuple[str, np.dtype], shape):
+    return kind[0], shape, kind[1]
 
 
 _LEVELS = {"none": 0, "basic": 1, "extended": 2, "all": 99}

@@ -2,6 +2,7 @@
 
 // The session: Create builds the graph (graph.cc), runs the passes (passes/) and plans it
 // (kernel slots, value lifetimes); Run is in executor.cc.
+#include <cstring>
 #include <string>
 
 #include "onnx_light/runtime/cpu.h"
@@ -69,7 +70,7 @@ Status RuntimeSession::Build() {
   const passes::PassContext ctx{options_.registry.get(), &scope_, &options_};
   for (const auto& [pass, removed] :
        passes::RunGraphPasses(plan, options_.graph_optimization_level, ctx)) {
-    (std::string(pass) == "constant_folding" ? folded_nodes_ : removed_nodes_) += removed;
+    (std::strcmp(pass, "constant_folding") == 0 ? folded_nodes_ : removed_nodes_) += removed;
   }
 
   // Nodes with subgraphs learn which of their inputs are constants: their branches fold

@@ -4,6 +4,8 @@
 // as ONNX Runtime's constant folding does. Control-flow nodes are never folded, and a node
 // whose kernel fails on its constant inputs is left in place, to fail at run time with
 // its usual error. Returns the nodes folded.
+#include <algorithm>
+
 #include "pass_manager.h"
 
 namespace onnx_light::passes {
@@ -17,7 +19,9 @@ size_t FoldConstants(Graph& graph, const PassContext& pass) {
     fixed[v] = graph.producer[v] < 0 && graph.constants[v].tensor.is_defined();
   for (int v : graph.input_values)
     fixed[static_cast<size_t>(v)] = false;  // a feed may replace its initializer
+  if (std::find(fixed.begin(), fixed.end(), true) == fixed.end()) return 0;  // no constants
   std::vector<Graph::Node> kept;
+  kept.reserve(graph.nodes.size());
   for (Graph::Node& node : graph.nodes) {
     bool foldable = !node.inputs.empty() && node.def->sequence_inputs.empty() &&
                     node.def->sequence_outputs.empty() && node.def->optional_inputs.empty() &&

@@ -18,10 +18,11 @@ const std::vector<GraphPass>& AllGraphPasses() {
   return passes;
 }
 
-std::vector<std::pair<std::string, size_t>> RunGraphPasses(Graph& graph,
+std::vector<std::pair<const char*, size_t>> RunGraphPasses(Graph& graph,
                                                            GraphOptimizationLevel level,
                                                            const PassContext& ctx) {
-  std::vector<std::pair<std::string, size_t>> report;
+  std::vector<std::pair<const char*, size_t>> report;
+  report.reserve(AllGraphPasses().size());
   for (const GraphPass& pass : AllGraphPasses()) {
     if (static_cast<int>(level) < static_cast<int>(pass.level)) continue;
     report.emplace_back(pass.name, pass.apply(graph, ctx));

@@ -36,7 +36,7 @@ struct GraphPass {
 const std::vector<GraphPass>& AllGraphPasses();
 
 // Runs the passes of `level` (and below); returns the nodes each removed, by pass name.
-std::vector<std::pair<std::string, size_t>> RunGraphPasses(Graph& graph,
+std::vector<std::pair<const char*, size_t>> RunGraphPasses(Graph& graph,
                                                            GraphOptimizationLevel level,
                                                            const PassContext& ctx);
 
