@@ -73,7 +73,9 @@ bool SameBits(const Tensor& a, const Tensor& b) {
          std::memcmp(a.raw_data(), b.raw_data(), a.byte_size()) == 0;
 }
 
-void RunMany(int intra_op_threads) {
+// Each thread changes shapes every `repeat` runs: with repeat > 1 the frames' memory plans
+// (SessionOptions::enable_mem_pattern) are made and used.
+void RunMany(int intra_op_threads, int repeat = 1) {
   SessionOptions options;
   options.intra_op_threads = intra_op_threads;
   auto created = RuntimeSession::Create(SmallCnn(), options);
@@ -103,7 +105,8 @@ void RunMany(int intra_op_threads) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int r = 0; r < kRuns; ++r) {
-        const Case& c = cases[static_cast<size_t>((t + r) % static_cast<int>(cases.size()))];
+        const Case& c =
+            cases[static_cast<size_t>((t + r / repeat) % static_cast<int>(cases.size()))];
         auto out = session.Run({{"x", c.x}});
         if (!out.ok()) {
           ++errors;
@@ -112,8 +115,7 @@ void RunMany(int intra_op_threads) {
           float worst = 0;
           for (int64_t i = 0; i < c.want.num_elements(); ++i)
             worst = std::max(worst, std::abs((*out)[0].data<float>()[i] - c.want.data<float>()[i]));
-          std::printf("DIFF case %zu worst %g\n",
-                      static_cast<size_t>((t + r) % static_cast<int>(cases.size())), worst);
+          std::printf("DIFF shape %s worst %g\n", c.x.shape().ToString().c_str(), worst);
         }
       }
     });
@@ -122,6 +124,9 @@ void RunMany(int intra_op_threads) {
     t.join();
   EXPECT_EQ(errors.load(), 0);
   EXPECT_EQ(mismatches.load(), 0);
+  if (repeat > 1) {
+    EXPECT_GT(session.memory_pattern_stats().planned_frames, 0u);
+  }
 }
 
 TEST(Concurrency, ManyThreadsDifferentShapesOneSession) {
@@ -130,6 +135,10 @@ TEST(Concurrency, ManyThreadsDifferentShapesOneSession) {
 
 TEST(Concurrency, ManyThreadsOneSessionWithAnIntraOpPool) {
   RunMany(2);
+}
+
+TEST(Concurrency, ManyThreadsRepeatingShapesUseMemoryPlans) {
+  RunMany(1, 5);
 }
 
 }  // namespace
