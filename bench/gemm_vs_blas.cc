@@ -73,5 +73,40 @@ int main() {
     std::printf("%-46s %10.1f %10.1f %6.2fx  %s\n", label, flop / blas / 1e9, flop / packed / 1e9,
                 blas / packed, s.what);
   }
+  // Narrow products: a few columns (1-D convolutions with a few output positions, as in
+  // the Silero VAD encoders), BLAS against SgemmNarrow including the transpose of b that
+  // the convolution does first.
+  std::printf("\n%-46s %10s %10s %7s\n", "narrow (m x n x k)", "BLAS GF/s", "narrow", "ratio");
+  const Shape narrow[] = {
+      {128, 0, 387, "Silero encoder conv 129->128, k 3"},
+      {258, 0, 256, "Silero STFT conv 1->258, k 256"},
+      {64, 0, 384, "Silero encoder conv 128->64, k 3"},
+  };
+  for (const Shape& base : narrow) {
+    for (int64_t n : {1, 2, 3, 4, 8, 16, 32, 64}) {
+      const Shape sh{base.m, n, base.k, base.what};
+      std::vector<float> a(static_cast<size_t>(sh.m * sh.k)), b(static_cast<size_t>(sh.k * n));
+      std::vector<float> bt(b.size()), c1(static_cast<size_t>(sh.m * n)), c2(c1.size());
+      for (float& v : a)
+        v = u(rng);
+      for (float& v : b)
+        v = u(rng);
+      const double blas = Seconds(
+          [&] { k::Gemm2D<float>(a.data(), sh.k, 1, b.data(), n, 1, c1.data(), sh.m, n, sh.k); });
+      const double mine = Seconds([&] {
+        for (int64_t p = 0; p < sh.k; ++p) {
+          for (int64_t j = 0; j < n; ++j)
+            bt[static_cast<size_t>(j * sh.k + p)] = b[static_cast<size_t>(p * n + j)];
+        }
+        k::SgemmNarrow(sh.m, n, sh.k, a.data(), sh.k, bt.data(), sh.k, c2.data(), n);
+      });
+      const double flop = 2.0 * static_cast<double>(sh.m * n * sh.k);
+      char label[64];
+      std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(sh.m),
+                    static_cast<long long>(n), static_cast<long long>(sh.k));
+      std::printf("%-46s %10.1f %10.1f %6.2fx  %s\n", label, flop / blas / 1e9, flop / mine / 1e9,
+                  blas / mine, sh.what);
+    }
+  }
   return 0;
 }

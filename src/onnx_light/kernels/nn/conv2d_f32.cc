@@ -92,6 +92,13 @@ bool UsePacked(int64_t n) {
   return avx512 && n >= 64;  // narrower products waste most of a 2-vector tile
 }
 
+// Products this narrow run as dot products (SgemmNarrow): 1.5-3.9x the BLAS up to 4
+// columns everywhere, and up to 16 on AVX-512 (bench/gemm_vs_blas.cc, docs/performance.md).
+bool UseNarrow(int64_t n) {
+  static const int64_t widest = PreferPackedSgemm() ? 16 : 4;
+  return n <= widest;
+}
+
 // How a product splits between `workers` threads: by column blocks of at least 256 when
 // it is wide enough, else by row blocks of at least 16 (small images, many channels).
 struct GemmSplit {
@@ -110,7 +117,8 @@ GemmSplit SplitGemm(int64_t m, int64_t n, int64_t workers) {
 
 }  // namespace
 
-size_t ConvGemmWorkFloats(int64_t m, int64_t n, int64_t workers) {
+size_t ConvGemmWorkFloats(int64_t m, int64_t n, int64_t k, int64_t workers) {
+  if (UseNarrow(n)) return static_cast<size_t>(Lines(n * k));  // b transposed
   if (!UsePacked(n)) return 0;
   const GemmSplit g = SplitGemm(m, n, workers);
   const int64_t cols = g.by_rows ? n : (n + g.parts - 1) / g.parts;
@@ -119,6 +127,24 @@ size_t ConvGemmWorkFloats(int64_t m, int64_t n, int64_t workers) {
 
 void ConvGemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c,
               int64_t ldc, float* work, ThreadPool* pool, const float* a_packed) {
+  if (UseNarrow(n)) {
+    for (int64_t p = 0; p < k; ++p) {
+      for (int64_t j = 0; j < n; ++j)
+        work[j * k + p] = b[p * n + j];
+    }
+    // Rows split across the pool when there is enough work (at least ~256k multiply-adds
+    // per chunk).
+    auto rows = [&](int64_t i0, int64_t i1) {
+      SgemmNarrow(i1 - i0, n, k, a + i0 * k, k, work, k, c + i0 * ldc, ldc);
+    };
+    const int64_t grain = std::max<int64_t>(16, (int64_t{1} << 18) / std::max<int64_t>(1, n * k));
+    if (pool != nullptr && m > grain) {
+      pool->ParallelFor(m, grain, rows);
+    } else {
+      rows(0, m);
+    }
+    return;
+  }
   if (!UsePacked(n)) {  // the BLAS takes a dense c: callers give ldc == n on this path
     Gemm2D<float>(a, k, 1, b, n, 1, c, m, n, k, pool);
     return;
@@ -192,10 +218,15 @@ Plan2D Make(const Conv2DShape& shape, int64_t workers) {
   const int64_t n = p.band * s.ow;
   p.col_floats = p.direct ? 0 : Lines(p.rows * n);
   p.out_floats = p.banded ? Lines(p.mg * n) : 0;  // a short last band may need it
-  p.gemm_floats = static_cast<int64_t>(ConvGemmWorkFloats(p.mg, n, p.by_band ? 1 : workers));
+  // The last band may be shorter, and take another kernel: room for either.
+  const int64_t last_n = (s.oh - (p.bands - 1) * p.band) * s.ow;
+  p.gemm_floats = static_cast<int64_t>(
+      std::max(ConvGemmWorkFloats(p.mg, n, p.rows, p.by_band ? 1 : workers),
+               ConvGemmWorkFloats(p.mg, last_n, p.rows, p.by_band ? 1 : workers)));
   p.per_worker = p.col_floats + p.out_floats + p.gemm_floats;
-  p.apack_floats =
-      p.gemm_floats > 0 ? Lines(static_cast<int64_t>(SgemmPackedAFloats(p.mg, p.rows))) : 0;
+  p.apack_floats = UsePacked(n) || UsePacked(last_n)
+                       ? Lines(static_cast<int64_t>(SgemmPackedAFloats(p.mg, p.rows)))
+                       : 0;
   return p;
 }
 
@@ -257,7 +288,7 @@ void Conv2DF32(const float* x, const float* w, const float* bias, const float* z
     // stride), else, for a band, into a buffer copied out after. The bias goes in first and
     // the product is added to it, as ONNX Runtime orders the sums (a model whose channels
     // are equal gets equal channels).
-    const bool into_y = !p.banded || UsePacked(n);
+    const bool into_y = !p.banded || UsePacked(n) || UseNarrow(n);
     float* dst = into_y ? yg + oh0 * s.ow : work + p.col_floats;
     const int64_t ld = into_y ? p.out_plane : n;
     for (int64_t oc = 0; oc < p.mg; ++oc) {

@@ -177,6 +177,70 @@ bool PreferPackedSgemmImpl() {
   return HWY_TARGET <= HWY_AVX3;
 }
 
+// Narrow products: an R x C tile of c += a * bt^T as R * C dot products along k, each
+// row of a and of bt loaded once per vector of k.
+template <size_t R, size_t C>
+HWY_INLINE void NarrowTile(int64_t k, const float* a, int64_t lda, const float* bt, int64_t ldbt,
+                           float* c, int64_t ldc) {
+  const hn::ScalableTag<float> d;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  using V = hn::Vec<decltype(d)>;
+  V acc[R][C];
+  for (size_t r = 0; r < R; ++r) {
+    for (size_t j = 0; j < C; ++j)
+      acc[r][j] = hn::Zero(d);
+  }
+  int64_t p = 0;
+  for (; p + lanes <= k; p += lanes) {
+    V b[C];
+    for (size_t j = 0; j < C; ++j)
+      b[j] = hn::LoadU(d, bt + static_cast<int64_t>(j) * ldbt + p);
+    for (size_t r = 0; r < R; ++r) {
+      const V x = hn::LoadU(d, a + static_cast<int64_t>(r) * lda + p);
+      for (size_t j = 0; j < C; ++j)
+        acc[r][j] = hn::MulAdd(x, b[j], acc[r][j]);
+    }
+  }
+  for (size_t r = 0; r < R; ++r) {
+    for (size_t j = 0; j < C; ++j) {
+      float sum = hn::GetLane(hn::SumOfLanes(d, acc[r][j]));
+      for (int64_t q = p; q < k; ++q)  // the tail, shorter than a vector
+        sum += a[static_cast<int64_t>(r) * lda + q] * bt[static_cast<int64_t>(j) * ldbt + q];
+      c[static_cast<int64_t>(r) * ldc + static_cast<int64_t>(j)] += sum;
+    }
+  }
+}
+
+template <size_t R>
+HWY_INLINE void NarrowRows(int64_t cols, int64_t k, const float* a, int64_t lda, const float* bt,
+                           int64_t ldbt, float* c, int64_t ldc) {
+  switch (cols) {
+    case 1:
+      return NarrowTile<R, 1>(k, a, lda, bt, ldbt, c, ldc);
+    case 2:
+      return NarrowTile<R, 2>(k, a, lda, bt, ldbt, c, ldc);
+    case 3:
+      return NarrowTile<R, 3>(k, a, lda, bt, ldbt, c, ldc);
+    default:
+      return NarrowTile<R, 4>(k, a, lda, bt, ldbt, c, ldc);
+  }
+}
+
+void SgemmNarrowImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                     const float* bt, int64_t ldbt, float* c, int64_t ldc) {
+  // Four rows at a time where there are 32 vector registers (16 accumulators), two where
+  // there are 16.
+  constexpr size_t kRows = HWY_TARGET <= HWY_AVX3 ? 4 : 2;
+  for (int64_t j0 = 0; j0 < n; j0 += 4) {
+    const int64_t cols = std::min<int64_t>(4, n - j0);
+    int64_t i = 0;
+    for (; i + static_cast<int64_t>(kRows) <= m; i += static_cast<int64_t>(kRows))
+      NarrowRows<kRows>(cols, k, a + i * lda, lda, bt + j0 * ldbt, ldbt, c + i * ldc + j0, ldc);
+    for (; i < m; ++i)
+      NarrowRows<1>(cols, k, a + i * lda, lda, bt + j0 * ldbt, ldbt, c + i * ldc + j0, ldc);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace onnx_light::kernels
 HWY_AFTER_NAMESPACE();
@@ -188,6 +252,12 @@ HWY_EXPORT(SgemmPacked);
 HWY_EXPORT(WorkFloats);
 HWY_EXPORT(PackAllA);
 HWY_EXPORT(PreferPackedSgemmImpl);
+HWY_EXPORT(SgemmNarrowImpl);
+
+void SgemmNarrow(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* bt,
+                 int64_t ldbt, float* c, int64_t ldc) {
+  HWY_DYNAMIC_DISPATCH(SgemmNarrowImpl)(m, n, k, a, lda, bt, ldbt, c, ldc);
+}
 
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                  int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed,

@@ -1,0 +1,109 @@
+"""Convolution paths by the width of their matrix product (output positions per band):
+the narrow dot-product kernel (a few positions: 1-D audio convolutions), the BLAS and the
+packed kernel, and a banded convolution whose last band is narrow. Each against a
+float64 numpy reference; float32 accumulation over up to ~600 products: rtol 1e-5,
+atol 1e-5 (inputs in [-1, 1])."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import onnx_light
+from onnx_light.onnx import TensorProto, helper, numpy_helper
+
+F = TensorProto.FLOAT
+
+
+def conv_model(w, b, **attrs):
+    inits = [numpy_helper.from_array(w, "W")]
+    ins = ["x", "W"]
+    if b is not None:
+        inits.append(numpy_helper.from_array(b, "B"))
+        ins.append("B")
+    node = helper.make_node("Conv", ins, ["y"], **attrs)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", F, None)],
+        [helper.make_tensor_value_info("y", F, None)],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def reference(x, w, b, stride, pad, group):
+    """N-d convolution (1-D or 2-D) in float64 by explicit windows."""
+    x = x.astype(np.float64)
+    w = w.astype(np.float64)
+    nd = x.ndim - 2
+    x = np.pad(x, [(0, 0), (0, 0)] + [(pad, pad)] * nd)
+    m, cg = w.shape[:2]
+    k = w.shape[2:]
+    out = [(x.shape[2 + i] - k[i]) // stride + 1 for i in range(nd)]
+    y = np.zeros((x.shape[0], m, *out))
+    mg = m // group
+    for idx in np.ndindex(*out):
+        sl = tuple(slice(idx[i] * stride, idx[i] * stride + k[i]) for i in range(nd))
+        for g in range(group):
+            patch = x[(slice(None), slice(g * cg, (g + 1) * cg)) + sl]
+            wg = w[g * mg : (g + 1) * mg]
+            y[(slice(None), slice(g * mg, (g + 1) * mg)) + idx] = np.tensordot(
+                patch, wg, axes=(list(range(1, nd + 2)), list(range(1, nd + 2)))
+            )
+    if b is not None:
+        y += b.reshape((1, m) + (1,) * nd)
+    return y
+
+
+CASES = [
+    # (x shape, w shape, stride, pad, group): output positions from 1 to 17
+    ((1, 129, 3), (128, 129, 3), 1, 1, 1),  # Silero encoder: 3 positions, k = 387
+    ((1, 64, 1), (128, 64, 3), 1, 1, 1),  # 1 position
+    ((2, 7, 5), (5, 7, 2), 2, 0, 1),  # 2 positions, k = 14 (under a vector)
+    ((1, 1, 576), (258, 1, 256), 128, 0, 1),  # the STFT convolution: 3 positions
+    ((1, 6, 9), (6, 3, 3), 1, 1, 2),  # groups, 9 positions
+    ((1, 33, 17), (3, 33, 1), 1, 0, 1),  # 17 positions: past the narrow kernel
+    ((1, 16, 4, 4), (40, 16, 3, 3), 1, 0, 1),  # 2-D, 4 positions
+    ((1, 16, 3, 5), (9, 16, 3, 3), 1, 1, 1),  # 2-D, 15 positions
+]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("xs, ws, stride, pad, group", CASES)
+def test_conv_by_product_width(xs, ws, stride, pad, group, threads):
+    rng = np.random.default_rng(sum(xs) + sum(ws))
+    x = rng.uniform(-1, 1, xs).astype(np.float32)
+    w = rng.uniform(-1, 1, ws).astype(np.float32)
+    b = rng.uniform(-1, 1, ws[0]).astype(np.float32)
+    nd = len(xs) - 2
+    s = onnx_light.RuntimeSession(
+        conv_model(w, b, strides=[stride] * nd, pads=[pad] * (2 * nd), group=group),
+        intra_op_threads=threads,
+    )
+    (y,) = s.run(None, {"x": x})
+    np.testing.assert_allclose(y, reference(x, w, b, stride, pad, group), rtol=1e-5, atol=1e-5)
+
+
+def test_many_rows_split_across_threads_with_few_positions():
+    # 1024 output channels x 2 positions x k = 1152: the narrow product splits its rows.
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, (1, 384, 4)).astype(np.float32)
+    w = rng.uniform(-1, 1, (1024, 384, 3)).astype(np.float32)
+    want = reference(x, w, None, 1, 0, 1)
+    for threads in (1, 2):
+        s = onnx_light.RuntimeSession(conv_model(w, None), intra_op_threads=threads)
+        (y,) = s.run(None, {"x": x})
+        np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-4)
+
+
+def test_banded_convolution_whose_last_band_is_narrow():
+    # 65 output rows of 4: bands of 64 rows (256 positions) and a last band of 4 positions.
+    rng = np.random.default_rng(4)
+    x = rng.uniform(-1, 1, (1, 64, 67, 6)).astype(np.float32)
+    w = rng.uniform(-1, 1, (8, 64, 3, 3)).astype(np.float32)
+    b = rng.uniform(-1, 1, 8).astype(np.float32)
+    s = onnx_light.RuntimeSession(conv_model(w, b))
+    (y,) = s.run(None, {"x": x})
+    assert y.shape == (1, 8, 65, 4)
+    np.testing.assert_allclose(y, reference(x, w, b, 1, 0, 1), rtol=1e-5, atol=1e-4)
