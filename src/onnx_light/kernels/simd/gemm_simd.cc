@@ -226,8 +226,8 @@ HWY_INLINE void NarrowRows(int64_t cols, int64_t k, const float* a, int64_t lda,
   }
 }
 
-void SgemmNarrowImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                     const float* bt, int64_t ldbt, float* c, int64_t ldc) {
+void SgemmNarrowImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* bt,
+                     int64_t ldbt, float* c, int64_t ldc) {
   // Four rows at a time where there are 32 vector registers (16 accumulators), two where
   // there are 16.
   constexpr size_t kRows = HWY_TARGET <= HWY_AVX3 ? 4 : 2;
