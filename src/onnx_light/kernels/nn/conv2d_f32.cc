@@ -5,6 +5,7 @@
 
 #include "math/gemm.h"
 #include "onnx_light/runtime/thread_pool.h"
+#include "simd/conv_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -41,6 +42,43 @@ void DepthwisePlane(const float* x, const float* w, float bias, const float* z, 
   if (z != nullptr || act.kind != ActivationKind::kNone) {
     BiasActivationF32(y, static_cast<size_t>(s.oh * s.ow), 0.0f, z, act);
   }
+}
+
+// Depthwise planes through the vector kernel (widths strided by 1 or 2): each plane is
+// first copied into a zero-padded buffer, so every tap reads without bounds checks.
+struct DepthwisePadded {
+  int64_t ph, pw, floats;  // padded rows, row length, buffer floats (with the slack)
+};
+DepthwisePadded PaddedPlane(const Conv2DShape& s) {
+  DepthwisePadded p{};
+  p.ph = (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1;
+  p.pw = (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1;
+  p.floats = (p.ph * p.pw + static_cast<int64_t>(DepthwiseSlackFloats()) + 15) / 16 * 16;
+  return p;
+}
+bool VectorDepthwise(const Conv2DShape& s) {
+  return s.sw <= 2 && s.oh > 0 && s.ow > 0;
+}
+// How many parts the planes split into: chunks of at least ~32k multiply-adds.
+int64_t DepthwiseParts(const Conv2DShape& s, int64_t workers) {
+  const int64_t per_plane = std::max<int64_t>(1, s.oh * s.ow * s.kh * s.kw);
+  const int64_t planes = s.batch * s.c_in;
+  return std::max<int64_t>(1, std::min({workers, planes, planes * per_plane / 32768}));
+}
+void PadPlane(const float* x, const Conv2DShape& s, const DepthwisePadded& p, float* out) {
+  const int64_t c0 = std::min(p.pw, s.pl), c1 = std::min(p.pw, s.w + s.pl);
+  for (int64_t r = 0; r < p.ph; ++r) {
+    float* dst = out + r * p.pw;
+    const int64_t ih = r - s.pt;
+    if (ih < 0 || ih >= s.h || c0 >= c1) {
+      std::fill(dst, dst + p.pw, 0.0f);
+      continue;
+    }
+    std::fill(dst, dst + c0, 0.0f);
+    std::memcpy(dst + c0, x + ih * s.w + (c0 - s.pl), static_cast<size_t>(c1 - c0) * sizeof(float));
+    std::fill(dst + c1, dst + p.pw, 0.0f);
+  }
+  std::fill(out + p.ph * p.pw, out + p.floats, 0.0f);
 }
 
 // Columns for `channels` input channels and output rows [oh0, oh1): row (c, kh, kw) holds
@@ -233,7 +271,10 @@ Plan2D Make(const Conv2DShape& shape, int64_t workers) {
 }  // namespace
 
 size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers) {
-  if (s.depthwise()) return 0;
+  if (s.depthwise()) {
+    if (!VectorDepthwise(s)) return 0;
+    return static_cast<size_t>(PaddedPlane(s).floats * DepthwiseParts(s, workers));
+  }
   const Plan2D p = Make(s, workers);
   return static_cast<size_t>(p.apack_floats * p.s.group +
                              p.per_worker * (p.by_band ? p.workers : 1));
@@ -242,7 +283,32 @@ size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers) {
 void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
                const Conv2DShape& shape, const Activation& act, float* scratch, ThreadPool* pool) {
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
-  if (shape.depthwise()) {
+  if (shape.depthwise() && VectorDepthwise(shape)) {
+    const Conv2DShape& s = shape;
+    const DepthwisePadded pad = PaddedPlane(s);
+    const DepthwiseGeometry geo{s.kh, s.kw, s.sh, s.sw, s.dh, s.dw, s.ow};
+    const int64_t planes = s.batch * s.c_in, in_plane = s.h * s.w, out_plane = s.oh * s.ow;
+    const int64_t parts = DepthwiseParts(s, workers), per = (planes + parts - 1) / parts;
+    auto run = [&](int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) {
+        float* buf = scratch + k * pad.floats;
+        for (int64_t q = k * per; q < std::min(planes, (k + 1) * per); ++q) {
+          const int64_t c = q % s.c_in;
+          PadPlane(x + q * in_plane, s, pad, buf);
+          DepthwiseRowsF32(buf, pad.pw, w + c * s.kh * s.kw, geo, bias != nullptr ? bias[c] : 0.0f,
+                           z != nullptr ? z + q * out_plane : nullptr, y + q * out_plane, 0, s.oh,
+                           act);
+        }
+      }
+    };
+    if (pool != nullptr && parts > 1) {
+      pool->ParallelFor(parts, 1, run);
+    } else {
+      run(0, parts);
+    }
+    return;
+  }
+  if (shape.depthwise()) {  // wider strides: row by row
     const Conv2DShape& s = shape;
     const int64_t in_plane = s.h * s.w, out_plane = s.oh * s.ow, taps = s.kh * s.kw;
     auto run = [&](int64_t begin, int64_t end) {

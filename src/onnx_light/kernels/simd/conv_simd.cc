@@ -135,6 +135,90 @@ void BiasActivationF32(float* y, size_t n, float bias, const float* z, const Act
   }
 }
 
+// B output vectors of one row of a depthwise convolution, side by side (B independent
+// chains of multiply-adds, so the FMA latency overlaps): the taps over a padded plane
+// (rows `pw` apart), every read in bounds. SW: the stride along the width, 1 or 2.
+template <int SW, size_t B, class D>
+HWY_INLINE void DepthwiseBlock(D d, const float* xp, int64_t pw, const float* w,
+                               const DepthwiseGeometry& g, float bias, int64_t oh, int64_t ow,
+                               hn::Vec<D>* acc) {
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  for (size_t b = 0; b < B; ++b)
+    acc[b] = hn::Set(d, bias);
+  for (int64_t kh = 0; kh < g.kh; ++kh) {
+    const float* row = xp + (oh * g.sh + kh * g.dh) * pw + ow * SW;
+    const float* wk = w + kh * g.kw;
+    for (int64_t kw = 0; kw < g.kw; ++kw) {
+      const auto wv = hn::Set(d, wk[kw]);
+      const float* at = row + kw * g.dw;
+      for (size_t b = 0; b < B; ++b) {
+        hn::Vec<D> x;
+        if (SW == 1) {
+          x = hn::LoadU(d, at + static_cast<int64_t>(b) * lanes);
+        } else {
+          hn::Vec<D> odd;
+          hn::LoadInterleaved2(d, at + 2 * static_cast<int64_t>(b) * lanes, x, odd);
+        }
+        acc[b] = hn::MulAdd(wv, x, acc[b]);
+      }
+    }
+  }
+}
+
+template <int SW>
+void DepthwiseRows(const float* xp, int64_t pw, const float* w, const DepthwiseGeometry& g,
+                   float bias, const float* z, float* y, int64_t oh0, int64_t oh1,
+                   const Activation& act) {
+  const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  auto finish = [&](V v, const float* zrow, int64_t j, float* out) {
+    if (zrow != nullptr) v = hn::Add(v, hn::LoadU(d, zrow + j));
+    hn::StoreU(Activate(d, v, act), d, out + j);
+  };
+  for (int64_t oh = oh0; oh < oh1; ++oh) {
+    float* yrow = y + oh * g.ow;
+    const float* zrow = z != nullptr ? z + oh * g.ow : nullptr;
+    int64_t j = 0;
+    V acc[4];
+    for (; j + 4 * lanes <= g.ow; j += 4 * lanes) {
+      DepthwiseBlock<SW, 4>(d, xp, pw, w, g, bias, oh, j, acc);
+      for (int64_t b = 0; b < 4; ++b)
+        finish(acc[b], zrow, j + b * lanes, yrow);
+    }
+    for (; j + lanes <= g.ow; j += lanes) {
+      DepthwiseBlock<SW, 1>(d, xp, pw, w, g, bias, oh, j, acc);
+      finish(acc[0], zrow, j, yrow);
+    }
+    if (j < g.ow) {  // the padded plane has room for a whole vector past the row's end
+      const auto n = static_cast<size_t>(g.ow - j);
+      HWY_ALIGN float buf[hn::MaxLanes(d)] = {};
+      DepthwiseBlock<SW, 1>(d, xp, pw, w, g, bias, oh, j, acc);
+      V v = acc[0];
+      if (zrow != nullptr) {
+        std::memcpy(buf, zrow + j, n * sizeof(float));
+        v = hn::Add(v, hn::Load(d, buf));
+      }
+      hn::Store(Activate(d, v, act), d, buf);
+      std::memcpy(yrow + j, buf, n * sizeof(float));
+    }
+  }
+}
+
+void DepthwiseRowsF32(const float* xp, int64_t pw, const float* w, const DepthwiseGeometry& g,
+                      float bias, const float* z, float* y, int64_t oh0, int64_t oh1,
+                      const Activation& act) {
+  if (g.sw == 1) {
+    DepthwiseRows<1>(xp, pw, w, g, bias, z, y, oh0, oh1, act);
+  } else {
+    DepthwiseRows<2>(xp, pw, w, g, bias, z, y, oh0, oh1, act);
+  }
+}
+
+size_t DepthwiseSlackFloats() {
+  return 2 * hn::Lanes(hn::ScalableTag<float>());
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace onnx_light::kernels
 HWY_AFTER_NAMESPACE();
@@ -145,6 +229,17 @@ namespace onnx_light::kernels {
 HWY_EXPORT(AxpyStridedF32);
 HWY_EXPORT(ActivationF32);
 HWY_EXPORT(BiasActivationF32);
+HWY_EXPORT(DepthwiseRowsF32);
+HWY_EXPORT(DepthwiseSlackFloats);
+
+void DepthwiseRowsF32(const float* xp, int64_t pw, const float* w, const DepthwiseGeometry& g,
+                      float bias, const float* z, float* y, int64_t oh0, int64_t oh1,
+                      const Activation& act) {
+  HWY_DYNAMIC_DISPATCH(DepthwiseRowsF32)(xp, pw, w, g, bias, z, y, oh0, oh1, act);
+}
+size_t DepthwiseSlackFloats() {
+  return HWY_DYNAMIC_DISPATCH(DepthwiseSlackFloats)();
+}
 
 void AxpyStridedF32(float* y, const float* x, size_t n, float a, size_t stride) {
   HWY_DYNAMIC_DISPATCH(AxpyStridedF32)(y, x, n, a, stride);

@@ -34,4 +34,19 @@ void ActivationF32(const float* x, float* y, size_t n, const Activation& act);
 // y[i] = act(y[i] + bias + (z ? z[i] : 0)): the epilogue of one output plane.
 void BiasActivationF32(float* y, size_t n, float bias, const float* z, const Activation& act);
 
+// A depthwise convolution's window over one plane: kernel kh x kw, strides (sh, sw = 1 or
+// 2), dilations, and the output width.
+struct DepthwiseGeometry {
+  int64_t kh, kw, sh, sw, dh, dw, ow;
+};
+// Output rows [oh0, oh1) of one depthwise plane, y[oh, ow] = act(bias + z[oh, ow] + sum
+// over taps of w[kh, kw] * xp[(oh*sh + kh*dh) * pw + ow*sw + kw*dw]) (z may be null),
+// from a plane padded by the caller (rows pw apart, zeros where the window reads padding)
+// and followed by DepthwiseSlackFloats() readable floats: whole vectors are loaded past
+// the last output of a row.
+void DepthwiseRowsF32(const float* xp, int64_t pw, const float* w, const DepthwiseGeometry& g,
+                      float bias, const float* z, float* y, int64_t oh0, int64_t oh1,
+                      const Activation& act);
+size_t DepthwiseSlackFloats();
+
 }  // namespace onnx_light::kernels

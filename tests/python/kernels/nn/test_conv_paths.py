@@ -107,3 +107,82 @@ def test_banded_convolution_whose_last_band_is_narrow():
     (y,) = s.run(None, {"x": x})
     assert y.shape == (1, 8, 65, 4)
     np.testing.assert_allclose(y, reference(x, w, b, 1, 0, 1), rtol=1e-5, atol=1e-4)
+
+
+def reference_padded(x, w, b, strides, pads, dilations, group):
+    """2-D convolution with per-side pads, strides and dilations, float64."""
+    x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    w = w.astype(np.float64)
+    m, cg, kh, kw = w.shape
+    oh = (x.shape[2] - (kh - 1) * dilations[0] - 1) // strides[0] + 1
+    ow = (x.shape[3] - (kw - 1) * dilations[1] - 1) // strides[1] + 1
+    y = np.zeros((x.shape[0], m, oh, ow))
+    mg = m // group
+    for i in range(kh):
+        for j in range(kw):
+            r0, c0 = i * dilations[0], j * dilations[1]
+            patch = x[
+                :, :, r0 : r0 + strides[0] * oh : strides[0], c0 : c0 + strides[1] * ow : strides[1]
+            ]
+            for oc in range(m):
+                g = oc // mg
+                y[:, oc] += np.einsum(
+                    "nchw,c->nhw", patch[:, g * cg : (g + 1) * cg], w[oc, :, i, j]
+                )
+    if b is not None:
+        y += b.reshape(1, m, 1, 1)
+    return y
+
+
+DEPTHWISE = [
+    # (x shape, kernel, strides, pads (top, left, bottom, right), dilations)
+    ((1, 8, 12, 80), (5, 5), (1, 1), (2, 2, 2, 2), (1, 1)),  # PP-OCRv4 rec's 5x5
+    ((2, 5, 9, 23), (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),  # odd width: a partial vector
+    ((1, 6, 17, 33), (3, 3), (2, 2), (1, 1, 1, 1), (1, 1)),  # stride 2
+    ((1, 4, 16, 40), (3, 3), (2, 2), (0, 0, 1, 1), (1, 1)),  # asymmetric pads
+    ((1, 3, 11, 19), (3, 5), (1, 2), (2, 1, 0, 3), (2, 1)),  # dilation, odd pads
+    ((1, 4, 10, 10), (7, 7), (1, 1), (3, 3, 3, 3), (1, 1)),  # 7x7
+    ((1, 3, 13, 14), (3, 3), (3, 3), (1, 1, 1, 1), (1, 1)),  # stride 3: row by row
+    ((1, 2, 3, 2), (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),  # tiny plane
+]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("xs, k, strides, pads, dil", DEPTHWISE)
+def test_depthwise(xs, k, strides, pads, dil, threads):
+    rng = np.random.default_rng(sum(xs) + sum(k))
+    c = xs[1]
+    x = rng.uniform(-1, 1, xs).astype(np.float32)
+    w = rng.uniform(-1, 1, (c, 1, *k)).astype(np.float32)
+    b = rng.uniform(-1, 1, c).astype(np.float32)
+    model = conv_model(w, b, group=c, strides=list(strides), pads=list(pads), dilations=list(dil))
+    (y,) = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})
+    want = reference_padded(x, w, b, strides, pads, dil, c)
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+
+
+def test_depthwise_fused_with_residual_and_activation():
+    # Conv + Add(residual) is not fused; Conv + HardSwish is: the epilogue runs in the
+    # depthwise kernel. Against numpy's HardSwish of the reference.
+    rng = np.random.default_rng(9)
+    x = rng.uniform(-3, 3, (1, 6, 12, 37)).astype(np.float32)
+    w = rng.uniform(-1, 1, (6, 1, 3, 3)).astype(np.float32)
+    b = rng.uniform(-1, 1, 6).astype(np.float32)
+    inits = [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "B")]
+    nodes = [
+        helper.make_node("Conv", ["x", "W", "B"], ["c"], group=6, pads=[1, 1, 1, 1]),
+        helper.make_node("HardSwish", ["c"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", F, None)],
+        [helper.make_tensor_value_info("y", F, None)],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    s = onnx_light.RuntimeSession(model)
+    assert s.planned_nodes == 1  # fused
+    (y,) = s.run(None, {"x": x})
+    c = reference_padded(x, w, b, (1, 1), (1, 1, 1, 1), (1, 1), 6)
+    np.testing.assert_allclose(y, c * np.clip(c / 6 + 0.5, 0, 1), rtol=1e-5, atol=1e-5)
