@@ -15,7 +15,8 @@ namespace onnx_light::kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-constexpr size_t kMR = 6;
+constexpr size_t kMR = 6;   // rows of a register tile
+constexpr size_t kNV = 2;   // vectors (of columns) of a register tile
 constexpr int64_t kKC = 256;
 constexpr int64_t kMC = 96;  // a multiple of kMR
 constexpr int64_t kNC = 2048;
@@ -55,68 +56,52 @@ void PackA(const float* a, int64_t lda, int64_t mc, int64_t kc, float* out) {
   }
 }
 
-// c[0 .. rows, 0 .. cols) += the 6 x 2-vector product of a packed a panel and b panel.
+// c[0 .. rows, 0 .. cols) += the kMR x kNV-vector product of a packed a panel and b panel.
 HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
                      float* c, int64_t ldc, int64_t rows, int64_t cols) {
   const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
   const size_t N = hn::Lanes(d);
-  auto c00 = hn::Zero(d), c01 = hn::Zero(d), c10 = hn::Zero(d), c11 = hn::Zero(d);
-  auto c20 = hn::Zero(d), c21 = hn::Zero(d), c30 = hn::Zero(d), c31 = hn::Zero(d);
-  auto c40 = hn::Zero(d), c41 = hn::Zero(d), c50 = hn::Zero(d), c51 = hn::Zero(d);
+  V acc[kMR][kNV];
+  for (size_t r = 0; r < kMR; ++r) {
+    for (size_t v = 0; v < kNV; ++v)
+      acc[r][v] = hn::Zero(d);
+  }
   for (int64_t p = 0; p < kc; ++p) {
-    const auto b0 = hn::Load(d, bp);
-    const auto b1 = hn::Load(d, bp + N);
-    bp += 2 * N;
-    auto a = hn::Set(d, ap[0]);
-    c00 = hn::MulAdd(a, b0, c00);
-    c01 = hn::MulAdd(a, b1, c01);
-    a = hn::Set(d, ap[1]);
-    c10 = hn::MulAdd(a, b0, c10);
-    c11 = hn::MulAdd(a, b1, c11);
-    a = hn::Set(d, ap[2]);
-    c20 = hn::MulAdd(a, b0, c20);
-    c21 = hn::MulAdd(a, b1, c21);
-    a = hn::Set(d, ap[3]);
-    c30 = hn::MulAdd(a, b0, c30);
-    c31 = hn::MulAdd(a, b1, c31);
-    a = hn::Set(d, ap[4]);
-    c40 = hn::MulAdd(a, b0, c40);
-    c41 = hn::MulAdd(a, b1, c41);
-    a = hn::Set(d, ap[5]);
-    c50 = hn::MulAdd(a, b0, c50);
-    c51 = hn::MulAdd(a, b1, c51);
+    V b[kNV];
+    for (size_t v = 0; v < kNV; ++v)
+      b[v] = hn::Load(d, bp + v * N);
+    bp += kNV * N;
+    for (size_t r = 0; r < kMR; ++r) {
+      const V a = hn::Set(d, ap[r]);
+      for (size_t v = 0; v < kNV; ++v)
+        acc[r][v] = hn::MulAdd(a, b[v], acc[r][v]);
+    }
     ap += kMR;
   }
-  if (rows == static_cast<int64_t>(kMR) && cols == static_cast<int64_t>(2 * N)) {
-    auto add = [&](float* row, decltype(c00) v0, decltype(c00) v1) {
-      hn::StoreU(hn::Add(hn::LoadU(d, row), v0), d, row);
-      hn::StoreU(hn::Add(hn::LoadU(d, row + N), v1), d, row + N);
-    };
-    add(c, c00, c01);
-    add(c + ldc, c10, c11);
-    add(c + 2 * ldc, c20, c21);
-    add(c + 3 * ldc, c30, c31);
-    add(c + 4 * ldc, c40, c41);
-    add(c + 5 * ldc, c50, c51);
+  if (rows == static_cast<int64_t>(kMR) && cols == static_cast<int64_t>(kNV * N)) {
+    for (size_t r = 0; r < kMR; ++r) {
+      float* row = c + static_cast<int64_t>(r) * ldc;
+      for (size_t v = 0; v < kNV; ++v)
+        hn::StoreU(hn::Add(hn::LoadU(d, row + v * N), acc[r][v]), d, row + v * N);
+    }
     return;
   }
   // An edge tile: through a buffer, adding only the valid part.
-  HWY_ALIGN float buf[kMR * 2 * hn::MaxLanes(d)];
-  const decltype(c00) acc[kMR][2] = {{c00, c01}, {c10, c11}, {c20, c21},
-                                     {c30, c31}, {c40, c41}, {c50, c51}};
+  HWY_ALIGN float buf[kMR * kNV * hn::MaxLanes(d)];
   for (size_t r = 0; r < kMR; ++r) {
-    hn::Store(acc[r][0], d, buf + r * 2 * N);
-    hn::Store(acc[r][1], d, buf + r * 2 * N + N);
+    for (size_t v = 0; v < kNV; ++v)
+      hn::Store(acc[r][v], d, buf + (r * kNV + v) * N);
   }
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t j = 0; j < cols; ++j)
-      c[r * ldc + j] += buf[static_cast<size_t>(r) * 2 * N + static_cast<size_t>(j)];
+      c[r * ldc + j] += buf[static_cast<size_t>(r) * kNV * N + static_cast<size_t>(j)];
   }
 }
 
 size_t WorkFloats(int64_t n) {
   const hn::ScalableTag<float> d;
-  const auto nr = static_cast<int64_t>(2 * hn::Lanes(d));
+  const auto nr = static_cast<int64_t>(kNV * hn::Lanes(d));
   const int64_t nc_max = std::min<int64_t>(kNC, (n + nr - 1) / nr * nr);
   return static_cast<size_t>(kKC * nc_max + kKC * kMC);
 }
@@ -141,7 +126,7 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
                  int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed,
                  bool b_trans) {
   const hn::ScalableTag<float> d;
-  const size_t nr = 2 * hn::Lanes(d);
+  const size_t nr = kNV * hn::Lanes(d);
   const int64_t nc_max =
       std::min<int64_t>(kNC, (n + static_cast<int64_t>(nr) - 1) / static_cast<int64_t>(nr) *
                                  static_cast<int64_t>(nr));
