@@ -191,10 +191,63 @@ class AxesView : public KernelBase {
 // Fixed-size elements: one output row (the last output axis) at a time, a strided gather
 // with typed loads, the index carried once per row. When the last axis keeps its place
 // (unit stride) the row is a contiguous copy.
+// dst[b][r][c] = src[b * batch_stride + c * ld + r]: a batch of R x C transposes, in
+// 16 x 16 blocks so that reads and writes both stay within a few cache lines.
 template <typename U>
-void TransposeRows(const Tensor& x, Tensor* y, const std::vector<int64_t>& out_dims,
-                   const std::vector<int64_t>& strides) {
+void TransposeBlocked(const U* src, U* dst, int64_t batch, int64_t batch_stride, int64_t rows,
+                      int64_t cols, int64_t ld) {
+  constexpr int64_t kBlock = 16;
+  for (int64_t b = 0; b < batch; ++b) {
+    const U* s = src + b * batch_stride;
+    U* d = dst + b * rows * cols;
+    for (int64_t r0 = 0; r0 < rows; r0 += kBlock) {
+      const int64_t r1 = std::min(rows, r0 + kBlock);
+      for (int64_t c0 = 0; c0 < cols; c0 += kBlock) {
+        const int64_t c1 = std::min(cols, c0 + kBlock);
+        for (int64_t r = r0; r < r1; ++r) {
+          for (int64_t c = c0; c < c1; ++c)
+            d[r * cols + c] = s[c * ld + r];
+        }
+      }
+    }
+  }
+}
+
+// The same permutation with unit axes dropped and axes that stay neighbours merged: an
+// NCHW -> NHWC transpose becomes [N, HW, C] from [N, C, HW], a 4-D one with unit axes a
+// plain 2-D transpose.
+void SimplifyPermutation(std::vector<int64_t>* dims, std::vector<int64_t>* strides) {
+  std::vector<int64_t> d, st;
+  for (size_t i = 0; i < dims->size(); ++i) {
+    if ((*dims)[i] == 1) continue;
+    if (!d.empty() && st.back() == (*strides)[i] * (*dims)[i]) {
+      d.back() *= (*dims)[i];
+      st.back() = (*strides)[i];
+      continue;
+    }
+    d.push_back((*dims)[i]);
+    st.push_back((*strides)[i]);
+  }
+  if (d.empty()) {  // a single element
+    d.push_back(1);
+    st.push_back(1);
+  }
+  *dims = std::move(d);
+  *strides = std::move(st);
+}
+
+template <typename U>
+void TransposeRows(const Tensor& x, Tensor* y, std::vector<int64_t> out_dims,
+                   std::vector<int64_t> strides) {
+  SimplifyPermutation(&out_dims, &strides);
   const size_t rank = out_dims.size();
+  // A batch of 2-D transposes: the input's unit-stride axis is the output's next-to-last.
+  if (rank >= 2 && rank <= 3 && strides[rank - 2] == 1 && strides[rank - 1] != 1) {
+    TransposeBlocked(static_cast<const U*>(x.raw_data()), static_cast<U*>(y->mutable_raw_data()),
+                     rank == 3 ? out_dims[0] : 1, rank == 3 ? strides[0] : 0, out_dims[rank - 2],
+                     out_dims[rank - 1], strides[rank - 1]);
+    return;
+  }
   const U* src = static_cast<const U*>(x.raw_data());
   U* dst = static_cast<U*>(y->mutable_raw_data());
   const int64_t row = out_dims[rank - 1], step = strides[rank - 1];

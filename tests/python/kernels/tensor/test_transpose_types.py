@@ -41,3 +41,35 @@ def test_every_permutation(dtype, elem):
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
         got = onnx_light.RuntimeSession(model).run(None, {"x": x})[0]
         np.testing.assert_array_equal(got, np.transpose(x, perm), err_msg=str(perm))
+
+
+# Shapes with unit axes and axes that stay neighbours: after simplification these become
+# batched 2-D transposes (blocked), plain 2-D ones, contiguous copies or general gathers;
+# sizes past and off the 16 x 16 block.
+SHAPES = [
+    ((1, 512, 256, 1), (0, 3, 2, 1)),  # magika: a 512 x 256 transpose
+    ((2, 3, 37, 19), (0, 2, 3, 1)),  # NCHW -> NHWC: a batch of [C, HW] transposes
+    ((2, 37, 19, 3), (0, 3, 1, 2)),  # NHWC -> NCHW
+    ((33, 17), (1, 0)),
+    ((1, 1, 1), (2, 0, 1)),  # one element
+    ((4, 1, 5, 1, 6), (4, 2, 0, 3, 1)),
+    ((3, 4, 5, 6), (2, 3, 0, 1)),  # two merged pairs swapped
+    ((16, 16, 2), (1, 0, 2)),  # the last axis stays: row copies
+]
+
+
+@pytest.mark.parametrize("shape, perm", SHAPES)
+@pytest.mark.parametrize("dtype,elem", TYPES[:5], ids=[t[0].__name__ for t in TYPES[:5]])
+def test_simplified_permutations(shape, perm, dtype, elem):
+    rng = np.random.default_rng(len(shape))
+    x = (rng.standard_normal(shape) * 50).astype(dtype)
+    node = helper.make_node("Transpose", ["x"], ["y"], perm=list(perm))
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", elem, shape)],
+        [helper.make_tensor_value_info("y", elem, None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    got = onnx_light.RuntimeSession(model).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(got, np.transpose(x, perm))
