@@ -75,3 +75,24 @@ def test_maxpool_paths_match_the_spec(shape, attrs, nan):
     np.testing.assert_array_equal(separable, want)
     np.testing.assert_array_equal(scanned, want)
     assert np.isnan(want).any() == nan
+
+
+@pytest.mark.parametrize("size", [1, 15, 16, 17, 508, 1000])
+def test_global_max_pool_float_against_numpy(size):
+    # 16 running maxima plus a tail: every size around the block; NaN is skipped (numpy's
+    # nanmax), as the generic path did; an all-negative channel stays negative.
+    rng = np.random.default_rng(size)
+    x = rng.standard_normal((2, 3, size)).astype(np.float32)
+    x[0, 1] -= 100
+    if size > 3:
+        x[1, 2, 3] = np.nan
+    node = helper.make_node("GlobalMaxPool", ["x"], ["y"])
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    (y,) = onnx_light.RuntimeSession(model).run(None, {"x": x})
+    np.testing.assert_array_equal(y[..., 0], np.nanmax(x, axis=2))
