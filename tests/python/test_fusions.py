@@ -273,3 +273,90 @@ def test_convolution_is_the_same_on_more_threads(threads, w_shape, x_shape):
         np.testing.assert_allclose(many, one, rtol=1e-5, atol=5e-5)
     none = onnx_light.RuntimeSession(model, graph_optimization_level="none").run(None, {"x": x})[0]
     np.testing.assert_allclose(one, none, rtol=1e-5, atol=1e-5)
+
+
+def layer_norm_model(
+    *, square="Pow", affine=2, opset=13, axes=(-1,), keepdims=1, extra_output=None, eps_input=False
+):
+    """The decomposed layer normalization over the last axis of x [2, 5, 16]."""
+    d = 16
+    inits = [
+        numpy_helper.from_array(RNG.standard_normal(d).astype(np.float32), "gamma"),
+        numpy_helper.from_array(RNG.standard_normal(d).astype(np.float32), "beta"),
+        scalar("two", 2.0),
+    ]
+    inputs = [helper.make_tensor_value_info("x", F, [2, 5, d])]
+    if eps_input:
+        inputs.append(helper.make_tensor_value_info("eps", F, []))
+    else:
+        inits.append(scalar("eps", 1e-5))
+
+    def reduce(src, dst):
+        if opset >= 18:
+            if "axes" not in [i.name for i in inits]:
+                inits.append(numpy_helper.from_array(np.array(axes, np.int64), "axes"))
+            return helper.make_node("ReduceMean", [src, "axes"], [dst], keepdims=keepdims)
+        return helper.make_node("ReduceMean", [src], [dst], axes=list(axes), keepdims=keepdims)
+
+    nodes = [reduce("x", "mu"), helper.make_node("Sub", ["x", "mu"], ["d"])]
+    if square == "Pow":
+        nodes.append(helper.make_node("Pow", ["d", "two"], ["sq"]))
+    else:
+        nodes.append(helper.make_node("Mul", ["d", "d"], ["sq"]))
+    nodes += [
+        reduce("sq", "var"),
+        helper.make_node("Add", ["var", "eps"], ["ve"]),
+        helper.make_node("Sqrt", ["ve"], ["sd"]),
+        helper.make_node("Div", ["d", "sd"], ["n"]),
+    ]
+    out = "n"
+    if affine >= 1:
+        nodes.append(helper.make_node("Mul", ["n", "gamma"], ["g"]))
+        out = "g"
+    if affine >= 2:
+        nodes.append(helper.make_node("Add", ["g", "beta"], ["b"]))
+        out = "b"
+    nodes.append(helper.make_node("Relu", [out], ["y"]))
+    outputs = [helper.make_tensor_value_info("y", F, None)]
+    if extra_output:
+        outputs.append(helper.make_tensor_value_info(extra_output, F, None))
+    graph = helper.make_graph(nodes, "ln", inputs, outputs, inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+@pytest.mark.parametrize("square", ["Pow", "Mul"])
+@pytest.mark.parametrize("affine", [0, 1, 2])
+@pytest.mark.parametrize("opset", [13, 18])
+def test_layer_norm_pattern_fuses(square, affine, opset, tmp_path):
+    model = layer_norm_model(square=square, affine=affine, opset=opset)
+    x = (RNG.standard_normal((2, 5, 16)) * 3 + 1).astype(np.float32)
+    none = onnx_light.RuntimeSession(model, graph_optimization_level="none")
+    path = tmp_path / "ln.onnx"
+    opt = onnx_light.RuntimeSession(model, optimized_model_path=path)
+    assert none.planned_nodes - opt.planned_nodes == 6 + affine
+    want = none.run(None, {"x": x})[0]
+    got = opt.run(None, {"x": x})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    # The written graph has the fused node and loads back with the same results.
+    written = onnx_light.onnx.load(str(path))
+    assert [n.op_type for n in written.graph.node] == ["LayerNormalization", "Relu"]
+    again = onnx_light.RuntimeSession(path).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(again, got)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"axes": (2,)},  # a positive axis: the rank is not known to the pass
+        {"axes": (1, 2)},
+        {"keepdims": 0},
+        {"extra_output": "d"},  # d is read outside the pattern
+        {"extra_output": "var"},
+        {"eps_input": True},  # epsilon is not a constant
+    ],
+)
+def test_layer_norm_pattern_not_fused(kwargs):
+    model = layer_norm_model(**kwargs)
+    none = onnx_light.RuntimeSession(model, graph_optimization_level="none")
+    opt = onnx_light.RuntimeSession(model)
+    assert opt.planned_nodes == none.planned_nodes

@@ -311,6 +311,67 @@ class LpNorm : public KernelBase {
   int64_t axis_ = -1, p_ = 2;
 };
 
+// Sum of n floats in double, over 8 independent partial sums.
+double SumF64(const float* x, int64_t n) {
+  double part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j)
+      part[j] += static_cast<double>(x[i + j]);
+  }
+  double acc = 0;
+  for (; i < n; ++i)
+    acc += static_cast<double>(x[i]);
+  for (double v : part)
+    acc += v;
+  return acc;
+}
+
+// Rows of a float32 layer (or RMS) normalization with a scale and bias of the row's size:
+// mean and variance in double, y = (x - mean) * (inv * scale) + bias in float.
+void LayerNormRowsF32(const float* x, const float* scale, const float* bias, float* y,
+                      int64_t outer, int64_t inner, float epsilon, bool rms, float* mean_out,
+                      float* inv_out) {
+  std::vector<float> centered(static_cast<size_t>(inner));
+  for (int64_t o = 0; o < outer; ++o) {
+    const float* row = x + o * inner;
+    float* out = y + o * inner;
+    const double mu = rms ? 0.0 : SumF64(row, inner) / static_cast<double>(inner);
+    const auto muf = static_cast<float>(mu);
+    // (x - mean) in float, then its squares summed in double.
+    double part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 8 <= inner; i += 8) {
+      for (int j = 0; j < 8; ++j) {
+        const double d = static_cast<double>(row[i + j]) - mu;
+        part[j] += d * d;
+      }
+    }
+    double s2 = 0;
+    for (; i < inner; ++i) {
+      const double d = static_cast<double>(row[i]) - mu;
+      s2 += d * d;
+    }
+    for (double v : part)
+      s2 += v;
+    const double inv =
+        1.0 / std::sqrt(s2 / static_cast<double>(inner) + static_cast<double>(epsilon));
+    if (mean_out != nullptr) mean_out[o] = muf;
+    if (inv_out != nullptr) inv_out[o] = static_cast<float>(inv);
+    const auto invf = static_cast<float>(inv);
+    float* c = centered.data();
+    for (int64_t k = 0; k < inner; ++k)
+      c[k] = (row[k] - muf) * invf;
+    if (bias != nullptr) {
+      for (int64_t k = 0; k < inner; ++k)
+        out[k] = c[k] * scale[k] + bias[k];
+    } else {
+      for (int64_t k = 0; k < inner; ++k)
+        out[k] = c[k] * scale[k];
+    }
+  }
+}
+
 // LayerNormalization (opset 17) and RMSNormalization (opset 23): normalize over the dims
 // from `axis` on; scale (and bias) broadcast to those dims. LayerNormalization's optional
 // Mean and InvStdDev outputs have shape dims[:axis] + [1, ...] and type float.
@@ -372,6 +433,24 @@ class LayerNorm : public KernelBase {
     if (!kRms && ctx.output_count() > 2) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * v, ctx.AllocateOutput(2, DataType::kFloat, stat_dims));
       inv_out = v->mutable_data<float>();
+    }
+    // float32 with a scale (and bias) of the normalized size, the common case: the sums
+    // in double over 8 partial sums each, the output in float, loops the compiler
+    // vectorizes.
+    const bool identity = [&] {
+      for (size_t i = 0; i < scale_off.size(); ++i) {
+        if (scale_off[i] != static_cast<int64_t>(i) ||
+            (!bias_off.empty() && bias_off[i] != static_cast<int64_t>(i))) {
+          return false;
+        }
+      }
+      return true;
+    }();
+    if (x.dtype() == DataType::kFloat && identity) {
+      LayerNormRowsF32(x.data<float>(), scale.data<float>(),
+                       bias != nullptr ? bias->data<float>() : nullptr, y->mutable_data<float>(),
+                       outer, inner, epsilon_, kRms, mean_out, inv_out);
+      return Status::Ok();
     }
     ForFloat(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
@@ -497,6 +576,20 @@ Status RegisterKernel_ai_onnx_LayerNormalization(KernelRegistry& r) {
   KernelDef def = Def("LayerNormalization", 17, {{"T", {0, 1, 2}, {0}, FloatTypes()}},
                       FactoryOf<LayerNorm<false>>());
   def.output_types = &StatsAreFloat;
+  return r.Register(std::move(def));
+}
+// onnx_light:LayerNormalization (opset 1): LayerNormalization for graphs whose ai.onnx
+// opset predates 17; the fuse_layer_norm pass makes it from the pattern exporters emit
+// (inputs X, Scale, optional B; output Y only).
+Status RegisterKernel_onnx_light_LayerNormalization(KernelRegistry& r) {
+  KernelDef def = Def("LayerNormalization", 1, {{"T", {0, 1, 2}, {0}, FloatTypes()}},
+                      FactoryOf<LayerNorm<false>>());
+  def.domain = "onnx_light";
+  def.arity.min_inputs = 2;
+  def.arity.max_inputs = 3;
+  def.arity.min_outputs = 1;
+  def.arity.max_outputs = 1;
+  def.arity.optional_inputs = 1u << 2;
   return r.Register(std::move(def));
 }
 Status RegisterKernel_ai_onnx_RMSNormalization(KernelRegistry& r) {

@@ -14,6 +14,7 @@ const std::vector<GraphPass>& AllGraphPasses() {
       {"fold_batch_norm_into_conv", GraphOptimizationLevel::kExtended, &FoldBatchNormIntoConv},
       {"fold_affine_into_conv", GraphOptimizationLevel::kExtended, &FoldAffineIntoConv},
       {"fuse_conv_activation", GraphOptimizationLevel::kExtended, &FuseConvActivation},
+      {"fuse_layer_norm", GraphOptimizationLevel::kExtended, &FuseLayerNorm},
   };
   return passes;
 }

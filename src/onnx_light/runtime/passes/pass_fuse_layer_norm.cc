@@ -1,0 +1,226 @@
+// The layer normalization exporters emit before LayerNormalization existed (opset < 17),
+// over the last axis, becomes one onnx_light:LayerNormalization node:
+//   m = ReduceMean(x, last axis); d = x - m; v = ReduceMean(d^2, last axis)
+//   y = d / Sqrt(v + eps) [* gamma] [+ beta]
+// d^2 as Pow(d, 2) or Mul(d, d); eps a constant scalar; gamma and beta 1-D constants.
+// Every intermediate value must be private to the pattern (d is read by exactly its square
+// and the Div), float32 throughout.
+#include <algorithm>
+#include <cmath>
+
+#include "../graph.h"
+#include "onnx_light/runtime/kernel.h"
+#include "pass_manager.h"
+
+namespace onnx_light::passes {
+namespace {
+
+class LayerNormMatcher {
+ public:
+  explicit LayerNormMatcher(const Graph& graph) : g_(graph), readers_(ReaderCounts(graph)) {
+    consumers_.resize(graph.value_names.size());
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      for (int v : graph.nodes[i].inputs) {
+        if (v >= 0) consumers_[static_cast<size_t>(v)].push_back(i);
+      }
+    }
+  }
+
+  struct Match {
+    int x = -1, gamma = -1, beta = -1, output = -1;
+    float epsilon = 0;
+    std::vector<size_t> nodes;  // the pattern's nodes, the first ReduceMean first
+  };
+
+  // The pattern starting at node `first` (a ReduceMean of x), if it is all there.
+  bool At(size_t first, Match* m) const {
+    const Graph::Node& mean = g_.nodes[first];
+    if (!IsOnnxOp(*mean.proto, "ReduceMean") || mean.inputs.empty() || !Float(mean.inputs[0]) ||
+        !LastAxisKeepDims(mean)) {
+      return false;
+    }
+    m->x = mean.inputs[0];
+    m->nodes = {first};
+    const int mu = Out(first);
+    // d = x - mu
+    size_t sub;
+    if (!Only(mu, &sub) || !IsOnnxOp(*g_.nodes[sub].proto, "Sub") ||
+        g_.nodes[sub].inputs != std::vector<int>{m->x, mu}) {
+      return false;
+    }
+    const int d = Out(sub);
+    // d's two reading nodes: its square (Mul(d, d) reads it twice) and the Div.
+    if (d < 0) return false;
+    std::vector<size_t> dr = consumers_[static_cast<size_t>(d)];
+    dr.erase(std::unique(dr.begin(), dr.end()), dr.end());
+    if (dr.size() != 2) return false;
+    size_t sq = dr[0], div = dr[1];
+    if (IsOnnxOp(*g_.nodes[sq].proto, "Div")) std::swap(sq, div);
+    const int reads = IsOnnxOp(*g_.nodes[sq].proto, "Mul") ? 3 : 2;
+    if (readers_[static_cast<size_t>(d)] != reads || !Square(sq, d) ||
+        !IsOnnxOp(*g_.nodes[div].proto, "Div") ||
+        g_.nodes[div].inputs.size() != 2 || g_.nodes[div].inputs[0] != d) {
+      return false;
+    }
+    // v = ReduceMean(d^2) over the same axis
+    size_t var;
+    if (!Only(Out(sq), &var) || !IsOnnxOp(*g_.nodes[var].proto, "ReduceMean") ||
+        !LastAxisKeepDims(g_.nodes[var])) {
+      return false;
+    }
+    // s = Sqrt(v + eps)
+    size_t add_eps, sqrt;
+    if (!Only(Out(var), &add_eps) || !IsOnnxOp(*g_.nodes[add_eps].proto, "Add") ||
+        !ScalarOperand(add_eps, Out(var), &m->epsilon) || !Only(Out(add_eps), &sqrt) ||
+        !IsOnnxOp(*g_.nodes[sqrt].proto, "Sqrt") || g_.nodes[div].inputs[1] != Out(sqrt) ||
+        !Private(Out(sqrt))) {
+      return false;
+    }
+    m->nodes.insert(m->nodes.end(), {sub, sq, var, add_eps, sqrt, div});
+    m->output = Out(div);
+    // Optional affine: * gamma, then + beta.
+    size_t next;
+    if (Only(m->output, &next) && IsOnnxOp(*g_.nodes[next].proto, "Mul") &&
+        VectorOperand(next, m->output, &m->gamma)) {
+      m->nodes.push_back(next);
+      m->output = Out(next);
+      if (Only(m->output, &next) && IsOnnxOp(*g_.nodes[next].proto, "Add") &&
+          VectorOperand(next, m->output, &m->beta)) {
+        m->nodes.push_back(next);
+        m->output = Out(next);
+      }
+    }
+    return m->output >= 0;
+  }
+
+ private:
+  int Out(size_t n) const {
+    const Graph::Node& node = g_.nodes[n];
+    return node.outputs.size() == 1 ? node.outputs[0] : -1;
+  }
+  bool Float(int v) const {
+    return v >= 0 && g_.value_types[static_cast<size_t>(v)] == DataType::kFloat &&
+           g_.kinds[static_cast<size_t>(v)] == ValueKind::kTensor;
+  }
+  bool Private(int v) const { return v >= 0 && readers_[static_cast<size_t>(v)] == 1; }
+  // The one node reading v (v private, not a graph output).
+  bool Only(int v, size_t* n) const {
+    if (!Private(v) || consumers_[static_cast<size_t>(v)].size() != 1) return false;
+    *n = consumers_[static_cast<size_t>(v)][0];
+    return true;
+  }
+  // ReduceMean over the last axis only, keepdims on (axes as attribute or constant input).
+  bool LastAxisKeepDims(const Graph::Node& n) const {
+    std::vector<int64_t> axes;
+    int64_t keepdims = 1;
+    for (const onnx::AttributeProto& a : n.proto->attribute) {
+      if (a.name.get() == "axes") axes.assign(a.ints.begin(), a.ints.end());
+      if (a.name.get() == "keepdims") keepdims = a.i.get();
+    }
+    if (n.inputs.size() > 1 && n.inputs[1] >= 0) {
+      const Tensor* t = ConstantOf(g_, n.inputs[1]);
+      if (t == nullptr || t->dtype() != DataType::kInt64) return false;
+      axes.assign(t->data<int64_t>(), t->data<int64_t>() + t->num_elements());
+    }
+    // Axis -1 is always the last; a positive axis needs the rank, which the graph does
+    // not record: only -1 is taken.
+    return keepdims == 1 && axes.size() == 1 && axes[0] == -1 && n.outputs.size() == 1;
+  }
+  // d^2: Pow(d, 2) or Mul(d, d).
+  bool Square(size_t n, int d) const {
+    const Graph::Node& node = g_.nodes[n];
+    if (IsOnnxOp(*node.proto, "Mul")) return node.inputs == std::vector<int>{d, d};
+    float e = 0;
+    return IsOnnxOp(*node.proto, "Pow") && node.inputs.size() == 2 && node.inputs[0] == d &&
+           Scalar(node.inputs[1], &e) && e == 2.0f;
+  }
+  bool Scalar(int v, float* out) const {
+    const Tensor* t = ConstantOf(g_, v);
+    if (t == nullptr || t->num_elements() != 1) return false;
+    if (t->dtype() == DataType::kFloat) {
+      *out = t->data<float>()[0];
+      return true;
+    }
+    return false;
+  }
+  // Node n (binary) reads `x` and a one-element float constant.
+  bool ScalarOperand(size_t n, int x, float* out) const {
+    const Graph::Node& node = g_.nodes[n];
+    if (node.inputs.size() != 2) return false;
+    const int other = node.inputs[0] == x ? node.inputs[1] : node.inputs[0];
+    return (node.inputs[0] == x || node.inputs[1] == x) && Scalar(other, out);
+  }
+  // Node n (binary) reads `x` and a 1-D float constant.
+  bool VectorOperand(size_t n, int x, int* out) const {
+    const Graph::Node& node = g_.nodes[n];
+    if (node.inputs.size() != 2 || (node.inputs[0] != x && node.inputs[1] != x)) return false;
+    const int other = node.inputs[0] == x ? node.inputs[1] : node.inputs[0];
+    const Tensor* t = ConstantOf(g_, other);
+    if (t == nullptr || t->dtype() != DataType::kFloat || t->shape().rank() != 1) return false;
+    *out = other;
+    return true;
+  }
+
+  const Graph& g_;
+  std::vector<int> readers_;
+  std::vector<std::vector<size_t>> consumers_;
+};
+
+}  // namespace
+
+size_t FuseLayerNorm(Graph& graph, const PassContext& ctx) {
+  if (!HasOnnxOp(graph, "ReduceMean")) return 0;
+  std::vector<char> removed(graph.nodes.size(), 0);
+  size_t count = 0;
+  const LayerNormMatcher match(graph);
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    LayerNormMatcher::Match m;
+    if (removed[i] || !match.At(i, &m)) continue;
+    bool free = true;
+    for (size_t n : m.nodes)
+      free = free && !removed[n];
+    if (!free) continue;
+    onnx::NodeProto proto;
+    proto.name.set(graph.nodes[i].proto->name.get());
+    proto.domain.set("onnx_light");
+    proto.op_type.set("LayerNormalization");
+    std::vector<int> inputs = {m.x};
+    if (m.gamma < 0) {  // no scale in the pattern: ones
+      Result<Shape> shape = Shape::Create({1});
+      Result<Tensor> ones = Tensor::Allocate(DataType::kFloat, *shape);
+      if (!ones.ok()) continue;
+      ones->mutable_data<float>()[0] = 1.0f;
+      m.gamma = AddConstant(graph, graph.value_names[static_cast<size_t>(m.x)] + "_ln_scale",
+                            std::move(*ones));
+    }
+    inputs.push_back(m.gamma);
+    if (m.beta >= 0) inputs.push_back(m.beta);
+    for (int v : inputs)
+      proto.input.push_back(graph.value_names[static_cast<size_t>(v)]);
+    proto.output.push_back(graph.value_names[static_cast<size_t>(m.output)]);
+    onnx::AttributeProto axis;
+    axis.name.set("axis");
+    axis.type.set(2);  // INT
+    axis.i.set(-1);
+    proto.attribute.push_back(std::move(axis));
+    onnx::AttributeProto eps;
+    eps.name.set("epsilon");
+    eps.type.set(1);  // FLOAT
+    eps.f.set(m.epsilon);
+    proto.attribute.push_back(std::move(eps));
+    Graph::Node& first = graph.nodes[i];
+    const std::vector<int> old_outputs = first.outputs;
+    first.outputs = {m.output};
+    if (!ReplaceNode(graph, ctx, first, std::move(proto), inputs).ok()) {
+      first.outputs = old_outputs;
+      continue;
+    }
+    for (size_t n = 1; n < m.nodes.size(); ++n)
+      removed[m.nodes[n]] = 1;
+    count += m.nodes.size() - 1;
+  }
+  if (count > 0) RemoveNodes(graph, removed);
+  return count;
+}
+
+}  // namespace onnx_light::passes
