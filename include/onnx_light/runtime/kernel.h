@@ -101,12 +101,12 @@ struct KernelState {
 class KernelContext {
  public:
   // `inputs`: one per node input, null for an absent optional one; `outputs`: one per node
-  // output, filled by the kernel.
-  KernelContext(const KernelInfo* info, std::vector<const Value*> inputs,
+  // output, filled by the kernel. Both stay the caller's and must outlive the context.
+  KernelContext(const KernelInfo* info, const std::vector<const Value*>& inputs,
                 std::vector<Value>* outputs, ThreadPool* pool, const ShapeLimits* limits,
                 uint64_t max_tensor_bytes, const std::shared_ptr<BufferPool>* buffers = nullptr)
       : info_(info),
-        inputs_(std::move(inputs)),
+        inputs_(&inputs),
         outputs_(outputs),
         pool_(pool),
         limits_(limits),
@@ -116,9 +116,9 @@ class KernelContext {
   KernelContext& operator=(const KernelContext&) = delete;
 
   const KernelInfo& info() const noexcept { return *info_; }
-  size_t input_count() const noexcept { return inputs_.size(); }
+  size_t input_count() const noexcept { return inputs_->size(); }
   // Input i as a value; null when absent.
-  const Value* input_value(size_t i) const { return i < inputs_.size() ? inputs_[i] : nullptr; }
+  const Value* input_value(size_t i) const { return i < inputs_->size() ? (*inputs_)[i] : nullptr; }
   // Input i's tensor; null when absent, an empty optional or a sequence.
   const Tensor* input(size_t i) const {
     const Value* v = input_value(i);
@@ -177,7 +177,7 @@ class KernelContext {
   const std::vector<int>* output_values_ = nullptr;
   std::unique_ptr<KernelState>* state_ = &own_state_;
   const KernelInfo* info_;
-  std::vector<const Value*> inputs_;
+  const std::vector<const Value*>* inputs_;
   std::vector<Value>* outputs_;
   ThreadPool* pool_;
   const ShapeLimits* limits_;

@@ -318,12 +318,15 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
     const int64_t node_start = profiler ? profiler->Now() : 0;
     ONNX_LIGHT_ASSIGN_OR_RETURN(const KernelBase* kernel,
                                 plan.kernels[n]->Get(*node.def, *node.info));
-    std::vector<const Value*> in;
-    in.reserve(node.inputs.size());
+    // The node's inputs and outputs, in vectors the frame keeps (no allocation per node).
+    std::vector<const Value*>& in = frame.node_inputs;
+    in.clear();
     for (int v : node.inputs)
       in.push_back(v >= 0 ? &value(v) : nullptr);
-    std::vector<Value> out(node.outputs.size());
-    KernelContext ctx(node.info.get(), std::move(in), &out, pool_.get(), &options_.shape_limits,
+    std::vector<Value>& out = frame.node_outputs;
+    out.clear();
+    out.resize(node.outputs.size());
+    KernelContext ctx(node.info.get(), in, &out, pool_.get(), &options_.shape_limits,
                       options_.max_tensor_bytes, &frame.buffers);
     ctx.SetStateSlot(&frame.states[n]);
     ctx.SetScratchSlot(&frame.scratch);

@@ -51,6 +51,8 @@ struct RuntimeSession::Frame {
   std::vector<float> scratch;             // KernelContext::Scratch, shared by the frame's nodes
   std::unique_ptr<MemoryPattern> memory;  // null when SessionOptions::enable_mem_pattern is off
   std::vector<int64_t> signature;         // the running inputs' shapes (MemoryPattern)
+  std::vector<const Value*> node_inputs;  // the running node's, reused node after node
+  std::vector<Value> node_outputs;
 };
 
 // Idle frames, lock-free: a run takes one (or makes one) and puts it back; at most

@@ -36,7 +36,7 @@ size_t FoldConstants(Graph& graph, const PassContext& pass) {
         for (int v : node.inputs)
           in.push_back(v >= 0 ? &graph.constants[static_cast<size_t>(v)] : nullptr);
         std::vector<Value> out(node.outputs.size());
-        KernelContext ctx(node.info.get(), std::move(in), &out, nullptr, &options.shape_limits,
+        KernelContext ctx(node.info.get(), in, &out, nullptr, &options.shape_limits,
                           options.max_tensor_bytes);
         bool ok = (*kernel)->Compute(ctx).ok();
         for (size_t o = 0; ok && o < node.outputs.size(); ++o) {

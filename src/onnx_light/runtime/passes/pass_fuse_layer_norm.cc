@@ -58,8 +58,8 @@ class LayerNormMatcher {
     if (IsOnnxOp(*g_.nodes[sq].proto, "Div")) std::swap(sq, div);
     const int reads = IsOnnxOp(*g_.nodes[sq].proto, "Mul") ? 3 : 2;
     if (readers_[static_cast<size_t>(d)] != reads || !Square(sq, d) ||
-        !IsOnnxOp(*g_.nodes[div].proto, "Div") ||
-        g_.nodes[div].inputs.size() != 2 || g_.nodes[div].inputs[0] != d) {
+        !IsOnnxOp(*g_.nodes[div].proto, "Div") || g_.nodes[div].inputs.size() != 2 ||
+        g_.nodes[div].inputs[0] != d) {
       return false;
     }
     // v = ReduceMean(d^2) over the same axis
