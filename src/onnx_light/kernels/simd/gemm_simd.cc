@@ -15,8 +15,8 @@ namespace onnx_light::kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-constexpr size_t kMR = 6;   // rows of a register tile
-constexpr size_t kNV = 2;   // vectors (of columns) of a register tile
+constexpr size_t kMR = 6;  // rows of a register tile
+constexpr size_t kNV = 2;  // vectors (of columns) of a register tile
 constexpr int64_t kKC = 256;
 constexpr int64_t kMC = 96;  // a multiple of kMR
 constexpr int64_t kNC = 2048;
