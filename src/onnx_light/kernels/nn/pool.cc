@@ -20,6 +20,12 @@ enum class PoolKind { kMax, kAverage, kLp };
 // The max order of MaxPool: a NaN beats every number (the window's maximum is NaN when it
 // holds one, as numpy's max and the ONNX reference give); otherwise the larger value,
 // and the first of equals.
+// max(v, best) by Above's rule (a NaN wins over a number), written so that a loop of it
+// vectorizes: v when it is greater or NaN.
+inline float MaxNaN(float v, float best) {
+  return (v > best || v != v) ? v : best;
+}
+
 template <typename T>
 bool Above(T v, T best) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -167,13 +173,32 @@ class Pool : public KernelBase {
       // maxima, kh + kw comparisons per output instead of kh * kw. A NaN anywhere in the
       // window makes the output NaN, in both passes as in the 2-D scan.
       std::vector<float> tmp(static_cast<size_t>(height * ow_n));
+      const bool unit_width = w.strides[1] == 1 && w.dilations[1] == 1;
       std::vector<char> any(static_cast<size_t>(ow_n));
       for (int64_t o = 0; o < ow_n; ++o)
         any[static_cast<size_t>(o)] = !cols[static_cast<size_t>(o)].empty();
       for (int64_t p = 0; p < nc; ++p) {
         const float* xc = xp + p * in_sz;
         float* yc = yp + p * out_sz;
-        for (int64_t h = 0; h < height; ++h) {
+        if (unit_width) {
+          // Stride 1, no dilation: each tap is a shifted row, maxed in with a loop the
+          // compiler vectorizes (the same NaN rule as Above).
+          for (int64_t h = 0; h < height; ++h) {
+            const float* xr = xc + h * width;
+            float* tr = tmp.data() + h * ow_n;
+            std::fill(tr, tr + ow_n, -std::numeric_limits<float>::infinity());
+            for (int64_t k = 0; k < w.kernel[1]; ++k) {
+              const int64_t off = k - w.pad_begin[1];
+              const int64_t lo = std::max<int64_t>(0, -off);
+              const int64_t hi = std::min<int64_t>(ow_n, width - off);
+              for (int64_t ow = lo; ow < hi; ++ow) {
+                const float v = xr[ow + off];
+                tr[ow] = MaxNaN(v, tr[ow]);
+              }
+            }
+          }
+        }
+        for (int64_t h = 0; h < height && !unit_width; ++h) {
           const float* xr = xc + h * width;
           float* tr = tmp.data() + h * ow_n;
           for (int64_t ow = 0; ow < ow_n; ++ow) {
@@ -201,7 +226,7 @@ class Pool : public KernelBase {
           for (size_t i = 1; i < hs.size(); ++i) {
             const float* tr = tmp.data() + hs[i] * ow_n;
             for (int64_t ow = 0; ow < ow_n; ++ow)
-              if (Above(tr[ow], yr[ow])) yr[ow] = tr[ow];
+              yr[ow] = MaxNaN(tr[ow], yr[ow]);
           }
         }
       }

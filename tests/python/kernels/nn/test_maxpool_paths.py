@@ -24,6 +24,10 @@ CASES = [
         [1, 2, 7, 8],
         {"kernel_shape": [3, 3], "strides": [3, 3], "pads": [0, 0, 2, 2], "ceil_mode": 1},
     ),
+    # Stride 1 along the width: shifted rows, vectorized.
+    ([1, 3, 6, 40], {"kernel_shape": [3, 9], "pads": [1, 4, 1, 4]}),
+    ([1, 2, 5, 7], {"kernel_shape": [2, 9], "pads": [0, 1, 1, 3]}),  # wider than the row
+    ([1, 2, 9, 33], {"kernel_shape": [3, 2], "strides": [2, 1], "pads": [1, 0, 0, 1]}),
 ]
 
 
