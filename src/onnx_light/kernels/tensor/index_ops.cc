@@ -126,6 +126,42 @@ void CopyBox(const Tensor& x, const std::vector<int64_t>& start, const std::vect
     }
     return;
   }
+  if (rank > 0 && (item == 1 || item == 2 || item == 4 || item == 8) &&
+      static_cast<size_t>(DataTypeBitWidth(x.dtype())) == 8 * item) {
+    // A strided last axis (e.g. x[..., ::2] in YOLO's Focus layer): one output row at a
+    // time with typed loads, the position carried once per row.
+    auto rows = [&](auto* src, auto* dst) {
+      const int64_t run = out[rank - 1], st = step[rank - 1];
+      for (int64_t j = 0; j < y->num_elements(); j += run) {
+        for (int64_t k = 0; k < run; ++k)
+          dst[j + k] = src[off + k * st];
+        for (size_t d = rank - 1; d-- > 0;) {
+          off += step[d] * strides[d];
+          if (++pos[d] < out[d]) break;
+          off -= step[d] * strides[d] * out[d];
+          pos[d] = 0;
+        }
+      }
+    };
+    switch (item) {
+      case 1:
+        rows(static_cast<const uint8_t*>(x.raw_data()),
+             static_cast<uint8_t*>(y->mutable_raw_data()));
+        break;
+      case 2:
+        rows(static_cast<const uint16_t*>(x.raw_data()),
+             static_cast<uint16_t*>(y->mutable_raw_data()));
+        break;
+      case 4:
+        rows(static_cast<const uint32_t*>(x.raw_data()),
+             static_cast<uint32_t*>(y->mutable_raw_data()));
+        break;
+      default:
+        rows(static_cast<const uint64_t*>(x.raw_data()),
+             static_cast<uint64_t*>(y->mutable_raw_data()));
+    }
+    return;
+  }
   for (int64_t j = 0; j < y->num_elements(); ++j) {
     CopyElement(x, off, y, j, item);
     for (size_t d = rank; d-- > 0;) {

@@ -1,6 +1,7 @@
 """Slice copies whole runs when the last axis has unit step, and trailing axes taken
-whole join the run: every case here against numpy slicing, exactly (unit and larger
-steps, negative steps, one-wide trailing axes, strings)."""
+whole join the run; a strided last axis copies typed rows: every case here against numpy
+slicing, exactly (unit and larger steps, negative steps, one-wide trailing axes, element
+sizes 1, 2, 4 and 8 bytes, strings)."""
 
 from __future__ import annotations
 
@@ -18,19 +19,26 @@ CASES = [
     ((2, 3, 4, 5), [3], [0], [1], [-1]),
     ((2, 3, 4, 5), [0, 4], [2, 1], [0, 3], [1, -2]),
     ((4, 6), [1, 0], [3, 6], [0, 1], [1, 1]),
+    ((1, 3, 8, 10), [0, 1], [2**63 - 1, 2**63 - 1], [2, 3], [2, 2]),  # YOLO's Focus slices
+    ((2, 5, 9), [8], [0], [2], [-3]),  # a strided last axis, backwards
 ]
 
 
 @pytest.mark.parametrize("shape,starts,ends,axes,steps", CASES)
-@pytest.mark.parametrize("kind", ["float32", "string"])
+@pytest.mark.parametrize("kind", ["float32", "string", "uint8", "float16", "int64"])
 def test_slice_matches_numpy(shape, starts, ends, axes, steps, kind):
     n = int(np.prod(shape))
     if kind == "string":
         x = np.array([f"v{i}" for i in range(n)], dtype=object).reshape(shape)
         elem = TensorProto.STRING
     else:
-        x = np.arange(n, dtype=np.float32).reshape(shape)
-        elem = TensorProto.FLOAT
+        dtype, elem = {
+            "float32": (np.float32, TensorProto.FLOAT),
+            "uint8": (np.uint8, TensorProto.UINT8),
+            "float16": (np.float16, TensorProto.FLOAT16),
+            "int64": (np.int64, TensorProto.INT64),
+        }[kind]
+        x = np.arange(n).astype(dtype).reshape(shape)
     inits = [
         numpy_helper.from_array(np.array(v, np.int64), name)
         for v, name in ((starts, "s"), (ends, "e"), (axes, "a"), (steps, "p"))
