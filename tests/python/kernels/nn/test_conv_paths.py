@@ -186,3 +186,16 @@ def test_depthwise_fused_with_residual_and_activation():
     (y,) = s.run(None, {"x": x})
     c = reference_padded(x, w, b, (1, 1), (1, 1, 1, 1), (1, 1), 6)
     np.testing.assert_allclose(y, c * np.clip(c / 6 + 0.5, 0, 1), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_bands_recut_for_the_threads(threads):
+    # 20 output rows of 40 with k = 576: bands of 7 rows make 3 (7 + 7 + 6), which two
+    # threads share unevenly; they are re-cut into 4 bands of 5. Same values either way.
+    rng = np.random.default_rng(12)
+    x = rng.uniform(-1, 1, (1, 64, 20, 40)).astype(np.float32)
+    w = rng.uniform(-1, 1, (24, 64, 3, 3)).astype(np.float32)
+    b = rng.uniform(-1, 1, 24).astype(np.float32)
+    s = onnx_light.RuntimeSession(conv_model(w, b, pads=[1, 1, 1, 1]), intra_op_threads=threads)
+    (y,) = s.run(None, {"x": x})
+    np.testing.assert_allclose(y, reference(x, w, b, 1, 1, 1), rtol=1e-5, atol=1e-4)
