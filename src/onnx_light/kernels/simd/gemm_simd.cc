@@ -166,7 +166,7 @@ bool PreferPackedSgemmImpl() {
 // row of a and of bt loaded once per vector of k.
 template <size_t R, size_t C>
 HWY_INLINE void NarrowTile(int64_t k, const float* a, int64_t lda, const float* bt, int64_t ldbt,
-                           float* c, int64_t ldc) {
+                           float* c, int64_t ldc, int64_t ldc_col) {
   const hn::ScalableTag<float> d;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
   using V = hn::Vec<decltype(d)>;
@@ -191,39 +191,44 @@ HWY_INLINE void NarrowTile(int64_t k, const float* a, int64_t lda, const float* 
       float sum = hn::GetLane(hn::SumOfLanes(d, acc[r][j]));
       for (int64_t q = p; q < k; ++q)  // the tail, shorter than a vector
         sum += a[static_cast<int64_t>(r) * lda + q] * bt[static_cast<int64_t>(j) * ldbt + q];
-      c[static_cast<int64_t>(r) * ldc + static_cast<int64_t>(j)] += sum;
+      c[static_cast<int64_t>(r) * ldc + static_cast<int64_t>(j) * ldc_col] += sum;
     }
   }
 }
 
 template <size_t R>
-HWY_INLINE void NarrowRows(int64_t cols, int64_t k, const float* a, int64_t lda, const float* bt,
-                           int64_t ldbt, float* c, int64_t ldc) {
-  switch (cols) {
-    case 1:
-      return NarrowTile<R, 1>(k, a, lda, bt, ldbt, c, ldc);
-    case 2:
-      return NarrowTile<R, 2>(k, a, lda, bt, ldbt, c, ldc);
-    case 3:
-      return NarrowTile<R, 3>(k, a, lda, bt, ldbt, c, ldc);
-    default:
-      return NarrowTile<R, 4>(k, a, lda, bt, ldbt, c, ldc);
+HWY_INLINE void NarrowRows(int64_t n, int64_t k, const float* a, int64_t lda, const float* bt,
+                           int64_t ldbt, float* c, int64_t ldc, int64_t ldc_col) {
+  // The R rows of a stay in the L1 cache while every column of bt passes them.
+  for (int64_t j0 = 0; j0 < n; j0 += 4) {
+    const float* b = bt + j0 * ldbt;
+    float* cj = c + j0 * ldc_col;
+    switch (std::min<int64_t>(4, n - j0)) {
+      case 1:
+        NarrowTile<R, 1>(k, a, lda, b, ldbt, cj, ldc, ldc_col);
+        break;
+      case 2:
+        NarrowTile<R, 2>(k, a, lda, b, ldbt, cj, ldc, ldc_col);
+        break;
+      case 3:
+        NarrowTile<R, 3>(k, a, lda, b, ldbt, cj, ldc, ldc_col);
+        break;
+      default:
+        NarrowTile<R, 4>(k, a, lda, b, ldbt, cj, ldc, ldc_col);
+    }
   }
 }
 
 void SgemmNarrowImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* bt,
-                     int64_t ldbt, float* c, int64_t ldc) {
+                     int64_t ldbt, float* c, int64_t ldc, int64_t ldc_col) {
   // Four rows at a time where there are 32 vector registers (16 accumulators), two where
   // there are 16.
   constexpr size_t kRows = HWY_TARGET <= HWY_AVX3 ? 4 : 2;
-  for (int64_t j0 = 0; j0 < n; j0 += 4) {
-    const int64_t cols = std::min<int64_t>(4, n - j0);
-    int64_t i = 0;
-    for (; i + static_cast<int64_t>(kRows) <= m; i += static_cast<int64_t>(kRows))
-      NarrowRows<kRows>(cols, k, a + i * lda, lda, bt + j0 * ldbt, ldbt, c + i * ldc + j0, ldc);
-    for (; i < m; ++i)
-      NarrowRows<1>(cols, k, a + i * lda, lda, bt + j0 * ldbt, ldbt, c + i * ldc + j0, ldc);
-  }
+  int64_t i = 0;
+  for (; i + static_cast<int64_t>(kRows) <= m; i += static_cast<int64_t>(kRows))
+    NarrowRows<kRows>(n, k, a + i * lda, lda, bt, ldbt, c + i * ldc, ldc, ldc_col);
+  for (; i < m; ++i)
+    NarrowRows<1>(n, k, a + i * lda, lda, bt, ldbt, c + i * ldc, ldc, ldc_col);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -240,8 +245,8 @@ HWY_EXPORT(PreferPackedSgemmImpl);
 HWY_EXPORT(SgemmNarrowImpl);
 
 void SgemmNarrow(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* bt,
-                 int64_t ldbt, float* c, int64_t ldc) {
-  HWY_DYNAMIC_DISPATCH(SgemmNarrowImpl)(m, n, k, a, lda, bt, ldbt, c, ldc);
+                 int64_t ldbt, float* c, int64_t ldc, int64_t ldc_col) {
+  HWY_DYNAMIC_DISPATCH(SgemmNarrowImpl)(m, n, k, a, lda, bt, ldbt, c, ldc, ldc_col);
 }
 
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,

@@ -23,11 +23,13 @@ size_t SgemmPackedAFloats(int64_t m, int64_t k);
 void SgemmPackA(int64_t m, int64_t k, const float* a, int64_t lda, float* out);
 
 // Narrow products (a few columns: convolutions with a few output positions, as the
-// 1-D convolutions of audio models): c[m x n] += a[m x k] * bt[n x k]^T, i.e. m * n dot
-// products of length k, with b given transposed (row j of bt is column j of b). Every
-// row of a is read once per four columns, where a general kernel would pack it.
+// 1-D convolutions of audio models; a few rows against a large weight matrix, computed
+// transposed): c[m x n] += a[m x k] * bt[n x k]^T, i.e. m * n dot products of length k,
+// with b given transposed (row j of bt is column j of b), c(i, j) at c[i * ldc + j *
+// ldc_col]. Each block of rows of a is read once, from memory, while every column passes
+// it in the L1 cache; no packing.
 void SgemmNarrow(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* bt,
-                 int64_t ldbt, float* c, int64_t ldc);
+                 int64_t ldbt, float* c, int64_t ldc, int64_t ldc_col = 1);
 
 // True when the running CPU's target is one where SgemmPacked is the faster choice
 // (AVX-512); elsewhere the BLAS is used.

@@ -1,0 +1,66 @@
+"""Gemm and MatMul by product shape: a few rows against a large weight matrix stored
+[N, K] (Gemm transB=1, a classifier head) runs transposed through the narrow dot-product
+kernel on AVX-512 and through the BLAS elsewhere; the other shapes through the BLAS or
+the packed kernel. Each against numpy in float64: float32 sums of up to 1024 products of
+values in [-1, 1], rtol 1e-5 and atol 1e-4."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import onnx_light
+from onnx_light.onnx import TensorProto, helper, numpy_helper
+
+F = TensorProto.FLOAT
+
+
+def gemm_model(w, bias, **attrs):
+    inits = [numpy_helper.from_array(w, "W")]
+    ins = ["a", "W"]
+    if bias is not None:
+        inits.append(numpy_helper.from_array(bias, "C"))
+        ins.append("C")
+    node = helper.make_node("Gemm", ins, ["y"], **attrs)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("a", F, None)],
+        [helper.make_tensor_value_info("y", F, None)],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "m, n, k",
+    [
+        (32, 2053, 1024),  # a classifier head: the weights-bound path
+        (1, 4100, 600),
+        (5, 2000, 256),
+        (64, 300, 128),  # too narrow for it (n < 4m): the BLAS or the packed kernel
+        (3, 50, 20),  # small
+    ],
+)
+def test_gemm_trans_b_against_numpy(m, n, k, threads):
+    rng = np.random.default_rng(m + n + k)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    w = rng.uniform(-1, 1, (n, k)).astype(np.float32)
+    bias = rng.uniform(-1, 1, n).astype(np.float32)
+    s = onnx_light.RuntimeSession(
+        gemm_model(w, bias, transB=1, alpha=0.5, beta=2.0), intra_op_threads=threads
+    )
+    (y,) = s.run(None, {"a": a})
+    want = 0.5 * (a.astype(np.float64) @ w.astype(np.float64).T) + 2.0 * bias
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-4)
+
+
+def test_gemm_trans_a_and_b_against_numpy():
+    rng = np.random.default_rng(5)
+    a = rng.uniform(-1, 1, (512, 16)).astype(np.float32)  # stored [K, M]
+    w = rng.uniform(-1, 1, (1500, 512)).astype(np.float32)
+    (y,) = onnx_light.RuntimeSession(gemm_model(w, None, transA=1, transB=1)).run(None, {"a": a})
+    np.testing.assert_allclose(
+        y, a.astype(np.float64).T @ w.astype(np.float64).T, rtol=1e-5, atol=1e-4
+    )
