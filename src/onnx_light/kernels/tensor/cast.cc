@@ -56,6 +56,12 @@ void CastLoop(const Src* in, Dst* out, int64_t n) {
       out[i] = in[i];
     } else if constexpr (kIntToInt) {
       out[i] = static_cast<Dst>(in[i]);  // two's complement wrap, as ONNX/numpy do
+    } else if constexpr ((std::is_integral_v<Src> && sizeof(Src) <= 4 &&
+                          std::is_floating_point_v<Dst>) ||
+                         (std::is_floating_point_v<Src> && std::is_floating_point_v<Dst>)) {
+      // bool and integers up to 32 bits to float or double, and float <-> double: one
+      // rounding either way, the same value as through double, in a loop that vectorizes.
+      out[i] = static_cast<Dst>(in[i]);
     } else if constexpr (std::is_integral_v<Src> && !std::is_same_v<Src, bool> &&
                          sizeof(Src) == 8) {
       // int64/uint64 -> float: convert directly so large values round once.
