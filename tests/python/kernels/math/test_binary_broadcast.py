@@ -1,7 +1,9 @@
 """Add, Sub, Mul, Div where one operand is full-size and the other constant over a
 trailing block (per-channel scales and biases): the block path, both operand orders,
-several dtypes, against numpy (exact: one operation per element, the same rounding;
-float16 computes in float32 and rounds once, as numpy's float16 does)."""
+several dtypes; and general broadcasts row by row (outer products [N, 1] x [1, M], rows
+read along one side or both), on one and two threads, also for Equal. Against numpy
+(exact: one operation per element, the same rounding; float16 computes in float32 and
+rounds once, as numpy's float16 does)."""
 
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ SHAPES = [
 ]
 
 
-def run(op, a, b):
+def run(op, a, b, threads=1):
     elem = ELEM[a.dtype]
     node = helper.make_node(op, ["a", "b"], ["y"])
     graph = helper.make_graph(
@@ -38,10 +40,11 @@ def run(op, a, b):
             helper.make_tensor_value_info("a", elem, a.shape),
             helper.make_tensor_value_info("b", elem, b.shape),
         ],
-        [helper.make_tensor_value_info("y", elem, None)],
+        [helper.make_tensor_value_info("y", TensorProto.BOOL if op == "Equal" else elem, None)],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
-    return onnx_light.RuntimeSession(model).run(None, {"a": a, "b": b})[0]
+    session = onnx_light.RuntimeSession(model, intra_op_threads=threads)
+    return session.run(None, {"a": a, "b": b})[0]
 
 
 @pytest.mark.parametrize("op", ["Add", "Sub", "Mul", "Div"])
@@ -64,3 +67,24 @@ def test_block_broadcast_matches_numpy(op, dtype, sa, sb):
     else:
         want = {"Add": fa + fb, "Sub": fa - fb, "Mul": fa * fb, "Div": fa / fb}[op]
     np.testing.assert_array_equal(got, want.astype(dtype))
+
+
+GENERAL = [
+    ((1, 2048, 1), (1, 1, 257)),  # Magika's one-hot: an outer product
+    ((300, 1), (1, 700)),  # large enough to split across threads
+    ((5, 1, 7), (1, 3, 7)),  # rows read along both sides
+    ((3, 1, 1, 9), (1, 4, 6, 1)),
+    ((2, 3, 1), (3, 5)),
+]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("sa,sb", GENERAL)
+def test_general_broadcast_matches_numpy(sa, sb, threads):
+    rng = np.random.default_rng(len(sa) + threads)
+    a = rng.integers(-3, 4, sa).astype(np.float32)
+    b = rng.integers(-3, 4, sb).astype(np.float32)
+    np.testing.assert_array_equal(run("Sub", a, b, threads), a - b)
+    np.testing.assert_array_equal(run("Sub", b, a, threads), b - a)
+    ai, bi = a.astype(np.int32), b.astype(np.int32)
+    np.testing.assert_array_equal(run("Equal", ai, bi, threads), ai == bi)
