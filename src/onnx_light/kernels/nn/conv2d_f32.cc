@@ -44,6 +44,9 @@ void DepthwisePlane(const float* x, const float* w, float bias, const float* z, 
   }
 }
 
+constexpr int64_t kDirectMaxOut = 32;     // output channels
+constexpr int64_t kDirectMaxDepth = 160;  // input channels x taps
+
 // Depthwise planes through the vector kernel (widths strided by 1 or 2): each plane is
 // first copied into a zero-padded buffer, so every tap reads without bounds checks.
 struct DepthwisePadded {
@@ -79,6 +82,15 @@ void PadPlane(const float* x, const Conv2DShape& s, const DepthwisePadded& p, fl
     std::fill(dst + c1, dst + p.pw, 0.0f);
   }
   std::fill(out + p.ph * p.pw, out + p.floats, 0.0f);
+}
+
+// Small filters (a network's first layers: few input channels, few output channels) run
+// directly over padded planes, without building columns: the columns and their packing
+// cost as much as the product there. Measured per layer (docs/performance.md).
+bool UseDirect(const Conv2DShape& s) {
+  const int64_t taps = s.kh * s.kw;
+  return !s.depthwise() && s.group == 1 && s.sw <= 2 && s.oh > 0 && s.ow > 0 && taps > 1 &&
+         s.m <= kDirectMaxOut && s.c_in * taps <= kDirectMaxDepth;
 }
 
 // Columns for `channels` input channels and output rows [oh0, oh1): row (c, kh, kw) holds
@@ -284,6 +296,7 @@ Plan2D Make(const Conv2DShape& shape, int64_t workers) {
 }  // namespace
 
 size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers) {
+  if (UseDirect(s)) return static_cast<size_t>(PaddedPlane(s).floats * s.c_in);
   if (s.depthwise()) {
     if (!VectorDepthwise(s)) return 0;
     return static_cast<size_t>(PaddedPlane(s).floats * DepthwiseParts(s, workers));
@@ -296,6 +309,31 @@ size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers) {
 void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
                const Conv2DShape& shape, const Activation& act, float* scratch, ThreadPool* pool) {
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
+  if (UseDirect(shape)) {
+    const Conv2DShape& s = shape;
+    const DepthwisePadded pad = PaddedPlane(s);
+    const DepthwiseGeometry geo{s.kh, s.kw, s.sh, s.sw, s.dh, s.dw, s.ow};
+    const int64_t in_plane = s.h * s.w, out_plane = s.oh * s.ow;
+    for (int64_t b = 0; b < s.batch; ++b) {
+      for (int64_t c = 0; c < s.c_in; ++c)
+        PadPlane(x + (b * s.c_in + c) * in_plane, s, pad, scratch + c * pad.floats);
+      const float* zb = z != nullptr ? z + b * s.m * out_plane : nullptr;
+      float* yb = y + b * s.m * out_plane;
+      auto rows = [&](int64_t oh0, int64_t oh1) {
+        DirectConvRowsF32(scratch, pad.floats, pad.pw, s.c_in, w, s.m, geo, bias, zb, yb, out_plane,
+                          oh0, oh1, act);
+      };
+      // Rows split across the pool in chunks of at least ~256k multiply-adds.
+      const int64_t per_row = std::max<int64_t>(1, s.m * s.c_in * s.kh * s.kw * s.ow);
+      const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 18) / per_row);
+      if (pool != nullptr && workers > 1 && s.oh >= 2 * grain) {
+        pool->ParallelFor(s.oh, std::max(grain, (s.oh + workers - 1) / workers), rows);
+      } else {
+        rows(0, s.oh);
+      }
+    }
+    return;
+  }
   if (shape.depthwise() && VectorDepthwise(shape)) {
     const Conv2DShape& s = shape;
     const DepthwisePadded pad = PaddedPlane(s);

@@ -215,6 +215,135 @@ void DepthwiseRowsF32(const float* xp, int64_t pw, const float* w, const Depthwi
   }
 }
 
+// Direct convolution: OC output channels x B output vectors of one row, accumulating
+// every input channel's taps (OC * B independent FMA chains; each loaded input vector
+// serves OC channels). Planes padded by the caller, `cstride` floats apart.
+template <int SW, size_t OC, size_t B, class D>
+HWY_INLINE void DirectBlock(D d, const float* xp, int64_t cstride, int64_t pw, int64_t channels,
+                            const float* w, const DepthwiseGeometry& g, const float* bias,
+                            int64_t oh, int64_t ow, hn::Vec<D> (*acc)[B]) {
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t taps = g.kh * g.kw, wstride = channels * taps;  // weights per channel out
+  hn::Vec<D> sum[OC][B];  // local, so that they stay in registers
+  for (size_t o = 0; o < OC; ++o) {
+    for (size_t b = 0; b < B; ++b)
+      sum[o][b] = hn::Set(d, bias != nullptr ? bias[o] : 0.0f);
+  }
+  for (int64_t c = 0; c < channels; ++c) {
+    const float* plane = xp + c * cstride;
+    const float* wc = w + c * taps;
+    for (int64_t kh = 0; kh < g.kh; ++kh) {
+      const float* row = plane + (oh * g.sh + kh * g.dh) * pw + ow * SW;
+      for (int64_t kw = 0; kw < g.kw; ++kw) {
+        const float* at = row + kw * g.dw;
+        hn::Vec<D> x[B];
+        for (size_t b = 0; b < B; ++b) {
+          if (SW == 1) {
+            x[b] = hn::LoadU(d, at + static_cast<int64_t>(b) * lanes);
+          } else {
+            hn::Vec<D> odd;
+            hn::LoadInterleaved2(d, at + 2 * static_cast<int64_t>(b) * lanes, x[b], odd);
+          }
+        }
+        const int64_t t = kh * g.kw + kw;
+        for (size_t o = 0; o < OC; ++o) {
+          const auto wv = hn::Set(d, wc[static_cast<int64_t>(o) * wstride + t]);
+          for (size_t b = 0; b < B; ++b)
+            sum[o][b] = hn::MulAdd(wv, x[b], sum[o][b]);
+        }
+      }
+    }
+  }
+  for (size_t o = 0; o < OC; ++o) {
+    for (size_t b = 0; b < B; ++b)
+      acc[o][b] = sum[o][b];
+  }
+}
+
+template <int SW, size_t OC>
+void DirectRows(const float* xp, int64_t cstride, int64_t pw, int64_t channels, const float* w,
+                const DepthwiseGeometry& g, const float* bias, const float* z, float* y,
+                int64_t out_plane, int64_t oh0, int64_t oh1, const Activation& act) {
+  const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  constexpr size_t kB = OC >= 4 ? 4 : 8 / OC;  // vectors per step: at most 16 accumulators
+  auto finish = [&](V v, size_t o, int64_t at, int64_t n) {
+    float* out = y + static_cast<int64_t>(o) * out_plane + at;
+    const float* zo = z != nullptr ? z + static_cast<int64_t>(o) * out_plane + at : nullptr;
+    if (n == lanes) {
+      if (zo != nullptr) v = hn::Add(v, hn::LoadU(d, zo));
+      hn::StoreU(Activate(d, v, act), d, out);
+      return;
+    }
+    HWY_ALIGN float buf[hn::MaxLanes(d)] = {};
+    if (zo != nullptr) {
+      std::memcpy(buf, zo, static_cast<size_t>(n) * sizeof(float));
+      v = hn::Add(v, hn::Load(d, buf));
+    }
+    hn::Store(Activate(d, v, act), d, buf);
+    std::memcpy(out, buf, static_cast<size_t>(n) * sizeof(float));
+  };
+  for (int64_t oh = oh0; oh < oh1; ++oh) {
+    int64_t j = 0;
+    V acc[OC][kB];
+    for (; j + static_cast<int64_t>(kB) * lanes <= g.ow; j += static_cast<int64_t>(kB) * lanes) {
+      DirectBlock<SW, OC, kB>(d, xp, cstride, pw, channels, w, g, bias, oh, j, acc);
+      for (size_t o = 0; o < OC; ++o) {
+        for (size_t b = 0; b < kB; ++b)
+          finish(acc[o][b], o, oh * g.ow + j + static_cast<int64_t>(b) * lanes, lanes);
+      }
+    }
+    V one[OC][1];
+    for (; j < g.ow; j += lanes) {  // the padded planes have room past each row's end
+      DirectBlock<SW, OC, 1>(d, xp, cstride, pw, channels, w, g, bias, oh, j, one);
+      for (size_t o = 0; o < OC; ++o)
+        finish(one[o][0], o, oh * g.ow + j, std::min(lanes, g.ow - j));
+    }
+  }
+}
+
+template <int SW>
+void DirectRowsAny(size_t oc, const float* xp, int64_t cstride, int64_t pw, int64_t channels,
+                   const float* w, const DepthwiseGeometry& g, const float* bias, const float* z,
+                   float* y, int64_t out_plane, int64_t oh0, int64_t oh1, const Activation& act) {
+  switch (oc) {
+    case 1:
+      return DirectRows<SW, 1>(xp, cstride, pw, channels, w, g, bias, z, y, out_plane, oh0, oh1,
+                               act);
+    case 2:
+      return DirectRows<SW, 2>(xp, cstride, pw, channels, w, g, bias, z, y, out_plane, oh0, oh1,
+                               act);
+    case 3:
+      return DirectRows<SW, 3>(xp, cstride, pw, channels, w, g, bias, z, y, out_plane, oh0, oh1,
+                               act);
+    default:
+      return DirectRows<SW, 4>(xp, cstride, pw, channels, w, g, bias, z, y, out_plane, oh0, oh1,
+                               act);
+  }
+}
+
+void DirectConvRowsF32(const float* xp, int64_t cstride, int64_t pw, int64_t channels,
+                       const float* w, int64_t oc, const DepthwiseGeometry& g, const float* bias,
+                       const float* z, float* y, int64_t out_plane, int64_t oh0, int64_t oh1,
+                       const Activation& act) {
+  // Four output channels at a time where there are 32 vector registers, two where 16.
+  constexpr int64_t kOC = HWY_TARGET <= HWY_AVX3 ? 4 : 2;
+  const int64_t wstride = channels * g.kh * g.kw;
+  for (int64_t o = 0; o < oc; o += kOC) {
+    const auto n = static_cast<size_t>(std::min(kOC, oc - o));
+    const float* bo = bias != nullptr ? bias + o : nullptr;
+    const float* zo = z != nullptr ? z + o * out_plane : nullptr;
+    if (g.sw == 1) {
+      DirectRowsAny<1>(n, xp, cstride, pw, channels, w + o * wstride, g, bo, zo, y + o * out_plane,
+                       out_plane, oh0, oh1, act);
+    } else {
+      DirectRowsAny<2>(n, xp, cstride, pw, channels, w + o * wstride, g, bo, zo, y + o * out_plane,
+                       out_plane, oh0, oh1, act);
+    }
+  }
+}
+
 size_t DepthwiseSlackFloats() {
   return 2 * hn::Lanes(hn::ScalableTag<float>());
 }
@@ -231,6 +360,15 @@ HWY_EXPORT(ActivationF32);
 HWY_EXPORT(BiasActivationF32);
 HWY_EXPORT(DepthwiseRowsF32);
 HWY_EXPORT(DepthwiseSlackFloats);
+HWY_EXPORT(DirectConvRowsF32);
+
+void DirectConvRowsF32(const float* xp, int64_t cstride, int64_t pw, int64_t channels,
+                       const float* w, int64_t oc, const DepthwiseGeometry& g, const float* bias,
+                       const float* z, float* y, int64_t out_plane, int64_t oh0, int64_t oh1,
+                       const Activation& act) {
+  HWY_DYNAMIC_DISPATCH(DirectConvRowsF32)
+  (xp, cstride, pw, channels, w, oc, g, bias, z, y, out_plane, oh0, oh1, act);
+}
 
 void DepthwiseRowsF32(const float* xp, int64_t pw, const float* w, const DepthwiseGeometry& g,
                       float bias, const float* z, float* y, int64_t oh0, int64_t oh1,

@@ -48,5 +48,15 @@ void DepthwiseRowsF32(const float* xp, int64_t pw, const float* w, const Depthwi
                       float bias, const float* z, float* y, int64_t oh0, int64_t oh1,
                       const Activation& act);
 size_t DepthwiseSlackFloats();
+// Output rows [oh0, oh1) of `oc` output channels of a direct convolution over `channels`
+// input planes padded as for DepthwiseRowsF32 (each followed by its slack, `cstride`
+// floats apart): y[o, oh, ow] = act(bias[o] + z[o, oh, ow] + sum over c, kh, kw of
+// w[o, c, kh, kw] * xp[c][(oh*sh + kh*dh) * pw + ow*sw + kw*dw]); y and z hold `oc`
+// planes of out_plane floats (bias and z may be null). For small filters (a network's
+// first layers), where building columns would cost more than the product.
+void DirectConvRowsF32(const float* xp, int64_t cstride, int64_t pw, int64_t channels,
+                       const float* w, int64_t oc, const DepthwiseGeometry& g, const float* bias,
+                       const float* z, float* y, int64_t out_plane, int64_t oh0, int64_t oh1,
+                       const Activation& act);
 
 }  // namespace onnx_light::kernels

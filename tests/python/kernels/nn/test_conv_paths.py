@@ -199,3 +199,54 @@ def test_bands_recut_for_the_threads(threads):
     s = onnx_light.RuntimeSession(conv_model(w, b, pads=[1, 1, 1, 1]), intra_op_threads=threads)
     (y,) = s.run(None, {"x": x})
     np.testing.assert_allclose(y, reference(x, w, b, 1, 1, 1), rtol=1e-5, atol=1e-4)
+
+
+DIRECT = [
+    # (x shape, w shape, strides, pads, dilations): at most 32 output channels and 160
+    # input-channel taps, so these run directly over padded planes (no columns).
+    ((1, 3, 33, 47), (16, 3, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1)),  # a stem
+    ((2, 16, 20, 19), (32, 16, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),  # batch 2
+    ((1, 12, 21, 30), (7, 12, 3, 3), (1, 2), (0, 1, 2, 1), (1, 1)),  # 7 outputs, odd pads
+    ((1, 5, 17, 23), (5, 5, 3, 5), (2, 1), (2, 1, 0, 3), (2, 1)),  # dilation, 3x5
+    ((1, 3, 40, 40), (30, 3, 7, 7), (2, 2), (3, 3, 3, 3), (1, 1)),  # 7x7
+    ((1, 4, 5, 3), (9, 4, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),  # a tiny plane
+]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("xs, ws, strides, pads, dil", DIRECT)
+def test_direct_convolution(xs, ws, strides, pads, dil, threads):
+    rng = np.random.default_rng(sum(xs) + sum(ws))
+    x = rng.uniform(-1, 1, xs).astype(np.float32)
+    w = rng.uniform(-1, 1, ws).astype(np.float32)
+    b = rng.uniform(-1, 1, ws[0]).astype(np.float32)
+    model = conv_model(w, b, strides=list(strides), pads=list(pads), dilations=list(dil))
+    (y,) = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})
+    want = reference_padded(x, w, b, strides, pads, dil, 1)
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+
+
+def test_direct_convolution_fused_with_activation():
+    # Conv + Relu becomes a FusedConv; its epilogue runs in the direct kernel.
+    rng = np.random.default_rng(21)
+    x = rng.uniform(-1, 1, (1, 8, 14, 18)).astype(np.float32)
+    w = rng.uniform(-1, 1, (12, 8, 3, 3)).astype(np.float32)
+    inits = [numpy_helper.from_array(w, "W")]
+    nodes = [
+        helper.make_node("Conv", ["x", "W"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", F, None)],
+        [helper.make_tensor_value_info("y", F, None)],
+        inits,
+    )
+    s = onnx_light.RuntimeSession(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    )
+    assert s.planned_nodes == 1
+    (y,) = s.run(None, {"x": x})
+    want = np.maximum(reference_padded(x, w, None, (1, 1), (1, 1, 1, 1), (1, 1), 1), 0)
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
