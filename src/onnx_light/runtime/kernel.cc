@@ -162,7 +162,12 @@ Result<Tensor*> KernelContext::AllocateOutput(size_t i, DataType type,
 
 float* KernelContext::Scratch(size_t floats) {
   constexpr size_t kAlign = 64 / sizeof(float);
-  if (scratch_->size() < floats + kAlign) scratch_->resize(floats + kAlign);
+  if (scratch_->size() < floats + kAlign) {
+    // Contents need not survive: free the old block before allocating the larger one, so
+    // growing never holds both (a copy would raise the peak by the old size).
+    std::vector<float>().swap(*scratch_);
+    scratch_->resize(floats + kAlign);
+  }
   float* p = scratch_->data();
   const size_t mis = reinterpret_cast<uintptr_t>(p) % 64;
   return mis == 0 ? p : p + (64 - mis) / sizeof(float);

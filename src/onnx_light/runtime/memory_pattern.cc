@@ -1,10 +1,11 @@
 #include "memory_pattern.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <new>
 #include <numeric>
 #include <utility>
-
-#include "onnx_light/core/buffer_pool.h"
 
 namespace onnx_light {
 namespace {
@@ -160,14 +161,20 @@ void MemoryPattern::Build() {
       covered.emplace_back(plo, phi);
     }
   }
-  const size_t capacity = BufferPool::Capacity(arena_bytes_);
-  void* block = BufferPool::AllocateBlock(capacity);
+  // Whole 4 KiB pages; huge pages only for a large arena, where rounding up to 2 MiB
+  // wastes little (a 2.1 MiB arena in two huge pages would take 4 MiB of memory).
+  constexpr size_t kPage = size_t{4} << 10, kHuge = size_t{2} << 20;
+  const bool huge = arena_bytes_ >= 8 * kHuge;
+  const size_t unit = huge ? kHuge : kPage;
+  const size_t capacity = (arena_bytes_ + unit - 1) / unit * unit;
+  void* block = ::operator new(capacity, std::align_val_t(unit), std::nothrow);
   if (block == nullptr) {  // no arena: the pool serves as before
     mode_ = Mode::kUnused;
     return;
   }
-  arena_ =
-      std::shared_ptr<void>(block, [capacity](void* p) { BufferPool::FreeBlock(p, capacity); });
+  if (huge) ::madvise(block, capacity, MADV_HUGEPAGE);  // advice only
+  arena_ = std::shared_ptr<void>(block,
+                                 [unit](void* p) { ::operator delete(p, std::align_val_t(unit)); });
   mode_ = Mode::kPlanned;
 }
 
