@@ -115,57 +115,23 @@ void BroadcastApply(const A* pa, const Shape& sa, const B* pb, const Shape& sb, 
       return;
     }
   }
-  // Row by row along the last axis. The common row forms (one side broadcast along the
-  // row, as in an outer product [N, 1] x [1, M], or both read along it) have loops with
-  // constant strides that the compiler vectorizes; rows split across the pool.
   const int64_t inner = dims[rank - 1];
   const int64_t ia = st_a[rank - 1], ib = st_b[rank - 1];
-  auto rows = [&](int64_t r0, int64_t r1) {
-    std::vector<int64_t> idx(rank, 0);
-    int64_t off_a = 0, off_b = 0, rest = r0;
+  std::vector<int64_t> idx(rank, 0);
+  int64_t off_a = 0, off_b = 0;
+  for (int64_t base = 0; base < n; base += inner) {
+    for (int64_t j = 0; j < inner; ++j)
+      out[base + j] = f(pa[off_a + j * ia], pb[off_b + j * ib]);
     for (size_t d = rank - 1; d-- > 0;) {
-      idx[d] = rest % dims[d];
-      rest /= dims[d];
-      off_a += idx[d] * st_a[d];
-      off_b += idx[d] * st_b[d];
-    }
-    for (int64_t r = r0; r < r1; ++r) {
-      Out* o = out + r * inner;
-      const A* xa = pa + off_a;
-      const B* xb = pb + off_b;
-      if (ia == 0 && ib == 1) {
-        const A v = xa[0];
-        for (int64_t j = 0; j < inner; ++j)
-          o[j] = f(v, xb[j]);
-      } else if (ia == 1 && ib == 0) {
-        const B v = xb[0];
-        for (int64_t j = 0; j < inner; ++j)
-          o[j] = f(xa[j], v);
-      } else if (ia == 1 && ib == 1) {
-        for (int64_t j = 0; j < inner; ++j)
-          o[j] = f(xa[j], xb[j]);
-      } else {
-        for (int64_t j = 0; j < inner; ++j)
-          o[j] = f(xa[j * ia], xb[j * ib]);
+      if (++idx[d] < dims[d]) {
+        off_a += st_a[d];
+        off_b += st_b[d];
+        break;
       }
-      for (size_t d = rank - 1; d-- > 0;) {
-        if (++idx[d] < dims[d]) {
-          off_a += st_a[d];
-          off_b += st_b[d];
-          break;
-        }
-        off_a -= st_a[d] * (dims[d] - 1);
-        off_b -= st_b[d] * (dims[d] - 1);
-        idx[d] = 0;
-      }
+      off_a -= st_a[d] * (dims[d] - 1);
+      off_b -= st_b[d] * (dims[d] - 1);
+      idx[d] = 0;
     }
-  };
-  const int64_t row_count = n / inner;
-  const int64_t min_rows = std::max<int64_t>(1, (int64_t{1} << 16) / inner);
-  if (pool != nullptr && pool->threads() > 1 && row_count >= 2 * min_rows) {
-    pool->ParallelFor(row_count, min_rows, rows);
-  } else {
-    rows(0, row_count);
   }
 }
 

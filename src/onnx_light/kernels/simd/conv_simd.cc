@@ -260,6 +260,9 @@ HWY_INLINE void DirectBlock(D d, const float* xp, int64_t cstride, int64_t pw, i
   }
 }
 
+// Rows [oh0, oh1) of OC output channels: the sums (bias included) stored, then each
+// finished row's epilogue (residual, activation) applied by BiasActivationF32 while it is
+// in the L1 cache; the epilogue is not compiled into every instantiation.
 template <int SW, size_t OC>
 void DirectRows(const float* xp, int64_t cstride, int64_t pw, int64_t channels, const float* w,
                 const DepthwiseGeometry& g, const float* bias, const float* z, float* y,
@@ -268,58 +271,35 @@ void DirectRows(const float* xp, int64_t cstride, int64_t pw, int64_t channels, 
   using V = hn::Vec<decltype(d)>;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
   constexpr size_t kB = OC >= 4 ? 4 : 8 / OC;  // vectors per step: at most 16 accumulators
-  auto finish = [&](V v, size_t o, int64_t at, int64_t n) {
-    float* out = y + static_cast<int64_t>(o) * out_plane + at;
-    const float* zo = z != nullptr ? z + static_cast<int64_t>(o) * out_plane + at : nullptr;
-    if (n == lanes) {
-      if (zo != nullptr) v = hn::Add(v, hn::LoadU(d, zo));
-      hn::StoreU(Activate(d, v, act), d, out);
-      return;
-    }
-    HWY_ALIGN float buf[hn::MaxLanes(d)] = {};
-    if (zo != nullptr) {
-      std::memcpy(buf, zo, static_cast<size_t>(n) * sizeof(float));
-      v = hn::Add(v, hn::Load(d, buf));
-    }
-    hn::Store(Activate(d, v, act), d, buf);
-    std::memcpy(out, buf, static_cast<size_t>(n) * sizeof(float));
-  };
+  const bool epilogue = z != nullptr || act.kind != ActivationKind::kNone;
   for (int64_t oh = oh0; oh < oh1; ++oh) {
     int64_t j = 0;
     V acc[OC][kB];
     for (; j + static_cast<int64_t>(kB) * lanes <= g.ow; j += static_cast<int64_t>(kB) * lanes) {
       DirectBlock<SW, OC, kB>(d, xp, cstride, pw, channels, w, g, bias, oh, j, acc);
       for (size_t o = 0; o < OC; ++o) {
+        float* out = y + static_cast<int64_t>(o) * out_plane + oh * g.ow + j;
         for (size_t b = 0; b < kB; ++b)
-          finish(acc[o][b], o, oh * g.ow + j + static_cast<int64_t>(b) * lanes, lanes);
+          hn::StoreU(acc[o][b], d, out + static_cast<int64_t>(b) * lanes);
       }
     }
     V one[OC][1];
     for (; j < g.ow; j += lanes) {  // the padded planes have room past each row's end
       DirectBlock<SW, OC, 1>(d, xp, cstride, pw, channels, w, g, bias, oh, j, one);
-      for (size_t o = 0; o < OC; ++o)
-        finish(one[o][0], o, oh * g.ow + j, std::min(lanes, g.ow - j));
+      const int64_t n = std::min(lanes, g.ow - j);
+      for (size_t o = 0; o < OC; ++o) {
+        HWY_ALIGN float buf[hn::MaxLanes(d)];
+        hn::Store(one[o][0], d, buf);
+        std::memcpy(y + static_cast<int64_t>(o) * out_plane + oh * g.ow + j, buf,
+                    static_cast<size_t>(n) * sizeof(float));
+      }
     }
-  }
-}
-
-template <int SW>
-void DirectRowsAny(size_t oc, const float* xp, int64_t cstride, int64_t pw, int64_t channels,
-                   const float* w, const DepthwiseGeometry& g, const float* bias, const float* z,
-                   float* y, int64_t out_plane, int64_t oh0, int64_t oh1, const Activation& act) {
-  switch (oc) {
-    case 1:
-      return DirectRows<SW, 1>(xp, cstride, pw, channels, w, g, bias, z, y, out_plane, oh0, oh1,
-                               act);
-    case 2:
-      return DirectRows<SW, 2>(xp, cstride, pw, channels, w, g, bias, z, y, out_plane, oh0, oh1,
-                               act);
-    case 3:
-      return DirectRows<SW, 3>(xp, cstride, pw, channels, w, g, bias, z, y, out_plane, oh0, oh1,
-                               act);
-    default:
-      return DirectRows<SW, 4>(xp, cstride, pw, channels, w, g, bias, z, y, out_plane, oh0, oh1,
-                               act);
+    if (!epilogue) continue;
+    for (size_t o = 0; o < OC; ++o) {
+      const int64_t at = static_cast<int64_t>(o) * out_plane + oh * g.ow;
+      HWY_NAMESPACE::BiasActivationF32(y + at, static_cast<size_t>(g.ow), 0.0f,
+                                       z != nullptr ? z + at : nullptr, act);
+    }
   }
 }
 
@@ -327,20 +307,28 @@ void DirectConvRowsF32(const float* xp, int64_t cstride, int64_t pw, int64_t cha
                        const float* w, int64_t oc, const DepthwiseGeometry& g, const float* bias,
                        const float* z, float* y, int64_t out_plane, int64_t oh0, int64_t oh1,
                        const Activation& act) {
-  // Four output channels at a time where there are 32 vector registers, two where 16.
-  constexpr int64_t kOC = HWY_TARGET <= HWY_AVX3 ? 4 : 2;
+  // Four output channels at a time where there are 32 vector registers, two where 16;
+  // the rest one at a time.
+  constexpr size_t kOC = HWY_TARGET <= HWY_AVX3 ? 4 : 2;
   const int64_t wstride = channels * g.kh * g.kw;
-  for (int64_t o = 0; o < oc; o += kOC) {
-    const auto n = static_cast<size_t>(std::min(kOC, oc - o));
+  for (int64_t o = 0; o < oc;) {
+    const bool block = oc - o >= static_cast<int64_t>(kOC);
     const float* bo = bias != nullptr ? bias + o : nullptr;
     const float* zo = z != nullptr ? z + o * out_plane : nullptr;
+    const float* wo = w + o * wstride;
+    float* yo = y + o * out_plane;
     if (g.sw == 1) {
-      DirectRowsAny<1>(n, xp, cstride, pw, channels, w + o * wstride, g, bo, zo, y + o * out_plane,
-                       out_plane, oh0, oh1, act);
+      block ? DirectRows<1, kOC>(xp, cstride, pw, channels, wo, g, bo, zo, yo, out_plane, oh0, oh1,
+                                 act)
+            : DirectRows<1, 1>(xp, cstride, pw, channels, wo, g, bo, zo, yo, out_plane, oh0, oh1,
+                               act);
     } else {
-      DirectRowsAny<2>(n, xp, cstride, pw, channels, w + o * wstride, g, bo, zo, y + o * out_plane,
-                       out_plane, oh0, oh1, act);
+      block ? DirectRows<2, kOC>(xp, cstride, pw, channels, wo, g, bo, zo, yo, out_plane, oh0, oh1,
+                                 act)
+            : DirectRows<2, 1>(xp, cstride, pw, channels, wo, g, bo, zo, yo, out_plane, oh0, oh1,
+                               act);
     }
+    o += block ? static_cast<int64_t>(kOC) : 1;
   }
 }
 

@@ -1,7 +1,7 @@
 """Add, Sub, Mul, Div where one operand is full-size and the other constant over a
 trailing block (per-channel scales and biases): the block path, both operand orders,
-several dtypes; and general broadcasts row by row (outer products [N, 1] x [1, M], rows
-read along one side or both), on one and two threads, also for Equal. Against numpy
+several dtypes; and general broadcasts (outer products [N, 1] x [1, M], rows read along
+one side or both), on one and two threads, also for Equal. Against numpy
 (exact: one operation per element, the same rounding; float16 computes in float32 and
 rounds once, as numpy's float16 does)."""
 
