@@ -16,6 +16,17 @@ namespace onnx_light {
 
 namespace {
 
+// meta->type from a tensor type's element type, when it has one.
+Status ReadElementType(const onnx::TypeProto_Tensor& et, const char* role, ValueMeta* meta) {
+  if (!et.elem_type.has() || et.elem_type.get() == 0) return Status::Ok();
+  Result<DataType> dt = DataTypeFromInt(et.elem_type.get());
+  if (!dt.ok()) {
+    return dt.status().WithContext(std::string("graph ") + role + " '" + meta->name + "'");
+  }
+  meta->type = *dt;
+  return Status::Ok();
+}
+
 Result<ValueMeta> MetaFromValueInfo(const onnx::ValueInfoProto& vi, const char* role) {
   ValueMeta meta;
   meta.name = vi.name.get();
@@ -24,25 +35,15 @@ Result<ValueMeta> MetaFromValueInfo(const onnx::ValueInfoProto& vi, const char* 
   if (tp->sequence_type.has() && tp->sequence_type->elem_type.has() &&
       tp->sequence_type->elem_type->tensor_type.has()) {
     meta.kind = ValueKind::kSequence;  // a sequence of tensors: element type below, no shape
-    const onnx::TypeProto_Tensor& et = tp->sequence_type->elem_type->tensor_type.get();
-    if (et.elem_type.has() && et.elem_type.get() != 0) {
-      Result<DataType> dt = DataTypeFromInt(et.elem_type.get());
-      if (!dt.ok())
-        return dt.status().WithContext(std::string("graph ") + role + " '" + meta.name + "'");
-      meta.type = *dt;
-    }
+    ONNX_LIGHT_RETURN_IF_ERROR(
+        ReadElementType(tp->sequence_type->elem_type->tensor_type.get(), role, &meta));
     return meta;
   }
   if (tp->optional_type.has() && tp->optional_type->elem_type.has() &&
       tp->optional_type->elem_type->tensor_type.has()) {
     meta.kind = ValueKind::kOptional;  // an optional tensor: element type below, no shape
-    const onnx::TypeProto_Tensor& et = tp->optional_type->elem_type->tensor_type.get();
-    if (et.elem_type.has() && et.elem_type.get() != 0) {
-      Result<DataType> dt = DataTypeFromInt(et.elem_type.get());
-      if (!dt.ok())
-        return dt.status().WithContext(std::string("graph ") + role + " '" + meta.name + "'");
-      meta.type = *dt;
-    }
+    ONNX_LIGHT_RETURN_IF_ERROR(
+        ReadElementType(tp->optional_type->elem_type->tensor_type.get(), role, &meta));
     return meta;
   }
   const onnx::TypeProto& type = *tp;
@@ -60,12 +61,7 @@ Result<ValueMeta> MetaFromValueInfo(const onnx::ValueInfoProto& vi, const char* 
                       "supported");
   }
   const onnx::TypeProto_Tensor& tt = type.tensor_type.get();
-  if (tt.elem_type.has() && tt.elem_type.get() != 0) {
-    Result<DataType> dt = DataTypeFromInt(tt.elem_type.get());
-    if (!dt.ok())
-      return dt.status().WithContext(std::string("graph ") + role + " '" + meta.name + "'");
-    meta.type = *dt;
-  }
+  ONNX_LIGHT_RETURN_IF_ERROR(ReadElementType(tt, role, &meta));
   if (tt.shape.has()) {
     meta.has_shape = true;
     for (const onnx::TensorShapeProto_Dimension& d : tt.shape->dim) {

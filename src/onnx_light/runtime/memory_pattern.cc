@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <new>
-#include <numeric>
 #include <utility>
 
 namespace onnx_light {

@@ -192,6 +192,29 @@ inline Result<int64_t> ResolveIndex(int64_t i, int64_t len, const KernelInfo& in
 }
 
 // Product of dims[begin, end).
+// The sum of f(x[i]) over n elements in double, over 8 independent partial sums (one
+// serial chain of double additions would be latency-bound); the tail is added first, then
+// the partial sums in order.
+template <typename T, typename F>
+double SumF64(const T* x, int64_t n, F f) {
+  double part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j)
+      part[j] += f(static_cast<double>(x[i + j]));
+  }
+  double acc = 0;
+  for (; i < n; ++i)
+    acc += f(static_cast<double>(x[i]));
+  for (double v : part)
+    acc += v;
+  return acc;
+}
+template <typename T>
+double SumF64(const T* x, int64_t n) {
+  return SumF64(x, n, [](double v) { return v; });
+}
+
 inline int64_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
   int64_t p = 1;
   for (size_t i = begin; i < end; ++i)

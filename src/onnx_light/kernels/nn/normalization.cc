@@ -311,22 +311,6 @@ class LpNorm : public KernelBase {
   int64_t axis_ = -1, p_ = 2;
 };
 
-// Sum of n floats in double, over 8 independent partial sums.
-double SumF64(const float* x, int64_t n) {
-  double part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int j = 0; j < 8; ++j)
-      part[j] += static_cast<double>(x[i + j]);
-  }
-  double acc = 0;
-  for (; i < n; ++i)
-    acc += static_cast<double>(x[i]);
-  for (double v : part)
-    acc += v;
-  return acc;
-}
-
 // Rows of a float32 layer (or RMS) normalization with a scale and bias of the row's size:
 // mean and variance in double, y = (x - mean) * (inv * scale) + bias in float.
 void LayerNormRowsF32(const float* x, const float* scale, const float* bias, float* y,
@@ -338,22 +322,7 @@ void LayerNormRowsF32(const float* x, const float* scale, const float* bias, flo
     float* out = y + o * inner;
     const double mu = rms ? 0.0 : SumF64(row, inner) / static_cast<double>(inner);
     const auto muf = static_cast<float>(mu);
-    // (x - mean) in float, then its squares summed in double.
-    double part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    int64_t i = 0;
-    for (; i + 8 <= inner; i += 8) {
-      for (int j = 0; j < 8; ++j) {
-        const double d = static_cast<double>(row[i + j]) - mu;
-        part[j] += d * d;
-      }
-    }
-    double s2 = 0;
-    for (; i < inner; ++i) {
-      const double d = static_cast<double>(row[i]) - mu;
-      s2 += d * d;
-    }
-    for (double v : part)
-      s2 += v;
+    const double s2 = SumF64(row, inner, [mu](double v) { return (v - mu) * (v - mu); });
     const double inv =
         1.0 / std::sqrt(s2 / static_cast<double>(inner) + static_cast<double>(epsilon));
     if (mean_out != nullptr) mean_out[o] = muf;

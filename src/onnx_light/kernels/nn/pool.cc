@@ -317,20 +317,7 @@ class GlobalPool : public KernelBase {
       for (int64_t p = 0; p < nc; ++p) {
         const T* xc = xp + p * sz;
         if constexpr (!kMax) {
-          // The mean in double over 8 independent partial sums (one serial chain of
-          // double additions would be latency-bound).
-          double part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-          int64_t i = 0;
-          for (; i + 8 <= sz; i += 8) {
-            for (int j = 0; j < 8; ++j)
-              part[j] += static_cast<double>(xc[i + j]);
-          }
-          double acc = 0;
-          for (; i < sz; ++i)
-            acc += static_cast<double>(xc[i]);
-          for (double v : part)
-            acc += v;
-          yp[p] = static_cast<T>(acc / static_cast<double>(sz));
+          yp[p] = static_cast<T>(SumF64(xc, sz) / static_cast<double>(sz));  // in double
         } else if constexpr (std::is_same_v<T, float>) {
           // 16 running maxima (the compiler keeps them in a vector register); NaN is
           // skipped as std::max skips it below.

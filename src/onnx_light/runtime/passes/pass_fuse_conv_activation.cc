@@ -14,14 +14,6 @@
 namespace onnx_light::passes {
 namespace {
 
-// The value of a one-element float32 constant, if v is one.
-bool ScalarOf(const Graph& graph, int v, float* out) {
-  const Tensor* t = ConstantOf(graph, v);
-  if (t == nullptr || t->dtype() != DataType::kFloat || t->num_elements() != 1) return false;
-  *out = t->data<float>()[0];
-  return true;
-}
-
 struct Fusion {
   std::string activation;
   std::vector<float> params;
@@ -77,8 +69,10 @@ class Matcher {
       *hi = *b;
       return true;
     }
-    if (n.inputs.size() > 1 && n.inputs[1] >= 0 && !ScalarOf(plan_, n.inputs[1], lo)) return false;
-    if (n.inputs.size() > 2 && n.inputs[2] >= 0 && !ScalarOf(plan_, n.inputs[2], hi)) return false;
+    if (n.inputs.size() > 1 && n.inputs[1] >= 0 && !ScalarConstant(plan_, n.inputs[1], lo))
+      return false;
+    if (n.inputs.size() > 2 && n.inputs[2] >= 0 && !ScalarConstant(plan_, n.inputs[2], hi))
+      return false;
     return true;
   }
 
@@ -153,7 +147,8 @@ class Matcher {
     const Graph::Node& a = node(add);
     float three;
     if (a.inputs.size() != 2 || !OneOutput(add)) return false;
-    if (!ScalarOf(plan_, a.inputs[0] == x ? a.inputs[1] : a.inputs[0], &three) || three != 3.0f) {
+    if (!ScalarConstant(plan_, a.inputs[0] == x ? a.inputs[1] : a.inputs[0], &three) ||
+        three != 3.0f) {
       return false;
     }
     if (!Private(out0(add)) || consumers_[static_cast<size_t>(out0(add))].size() != 1) return false;
@@ -169,9 +164,10 @@ class Matcher {
     size_t last;
     float k;
     if (Next(out0(mul), "Div", &last, &other)) {
-      if (node(last).inputs[1] != other || !ScalarOf(plan_, other, &k) || k != 6.0f) return false;
+      if (node(last).inputs[1] != other || !ScalarConstant(plan_, other, &k) || k != 6.0f)
+        return false;
     } else if (Next(out0(mul), "Mul", &last, &other)) {
-      if (!ScalarOf(plan_, other, &k) || std::fabs(k - 1.0f / 6.0f) > 1e-7f) return false;
+      if (!ScalarConstant(plan_, other, &k) || std::fabs(k - 1.0f / 6.0f) > 1e-7f) return false;
     } else {
       return false;
     }

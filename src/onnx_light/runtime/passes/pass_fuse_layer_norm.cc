@@ -6,7 +6,6 @@
 // Every intermediate value must be private to the pattern (d is read by exactly its square
 // and the Div), float32 throughout.
 #include <algorithm>
-#include <cmath>
 
 #include "../graph.h"
 #include "onnx_light/runtime/kernel.h"
@@ -132,23 +131,14 @@ class LayerNormMatcher {
     if (IsOnnxOp(*node.proto, "Mul")) return node.inputs == std::vector<int>{d, d};
     float e = 0;
     return IsOnnxOp(*node.proto, "Pow") && node.inputs.size() == 2 && node.inputs[0] == d &&
-           Scalar(node.inputs[1], &e) && e == 2.0f;
-  }
-  bool Scalar(int v, float* out) const {
-    const Tensor* t = ConstantOf(g_, v);
-    if (t == nullptr || t->num_elements() != 1) return false;
-    if (t->dtype() == DataType::kFloat) {
-      *out = t->data<float>()[0];
-      return true;
-    }
-    return false;
+           ScalarConstant(g_, node.inputs[1], &e) && e == 2.0f;
   }
   // Node n (binary) reads `x` and a one-element float constant.
   bool ScalarOperand(size_t n, int x, float* out) const {
     const Graph::Node& node = g_.nodes[n];
     if (node.inputs.size() != 2) return false;
     const int other = node.inputs[0] == x ? node.inputs[1] : node.inputs[0];
-    return (node.inputs[0] == x || node.inputs[1] == x) && Scalar(other, out);
+    return (node.inputs[0] == x || node.inputs[1] == x) && ScalarConstant(g_, other, out);
   }
   // Node n (binary) reads `x` and a 1-D float constant.
   bool VectorOperand(size_t n, int x, int* out) const {

@@ -85,6 +85,13 @@ const Tensor* ConstantOf(const Graph& graph, int v) {
   return graph.constants[static_cast<size_t>(v)].tensor_or_null();
 }
 
+bool ScalarConstant(const Graph& graph, int v, float* out) {
+  const Tensor* t = ConstantOf(graph, v);
+  if (t == nullptr || t->dtype() != DataType::kFloat || t->num_elements() != 1) return false;
+  *out = t->data<float>()[0];
+  return true;
+}
+
 int64_t FoldableConvChannels(const Graph& graph, const Graph::Node& conv) {
   if (!IsOnnxOp(*conv.proto, "Conv") || conv.inputs.size() < 2 || conv.outputs.size() != 1) {
     return -1;

@@ -67,6 +67,9 @@ int AddConstant(Graph& graph, const std::string& name, Tensor value);
 Status ReplaceNode(Graph& graph, const PassContext& ctx, Graph::Node& n, onnx::NodeProto proto,
                    std::vector<int> inputs);
 
+// The value of v when it is a one-element float32 constant (false otherwise).
+bool ScalarConstant(const Graph& graph, int v, float* out);
+
 // The constant behind value v (an initializer, a Constant node or a folded value that no
 // feed can replace), or null.
 const Tensor* ConstantOf(const Graph& graph, int v);
