@@ -296,6 +296,7 @@ Plan2D Make(const Conv2DShape& shape, int64_t workers) {
 }  // namespace
 
 size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers) {
+  if (UseImplicitConv(s)) return ImplicitConvScratchFloats(s, workers);
   if (UseDirect(s)) return static_cast<size_t>(PaddedPlane(s).floats * s.c_in);
   if (s.depthwise()) {
     if (!VectorDepthwise(s)) return 0;
@@ -309,6 +310,12 @@ size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers) {
 void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
                const Conv2DShape& shape, const Activation& act, float* scratch, ThreadPool* pool) {
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
+  // On AVX-512 the implicit product takes the small filters too (faster or equal on
+  // every layer measured, docs/performance.md).
+  if (UseImplicitConv(shape)) {
+    ImplicitConvF32(x, w, bias, z, y, shape, act, scratch, pool);
+    return;
+  }
   if (UseDirect(shape)) {
     const Conv2DShape& s = shape;
     const DepthwisePadded pad = PaddedPlane(s);

@@ -33,6 +33,13 @@ size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers);
 void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
                const Conv2DShape& s, const Activation& act, float* scratch, ThreadPool* pool);
 
+// Dense convolutions with a window (taps > 1) on AVX-512, where the implicit product over
+// stride-phase planes (conv2d_implicit_f32.cc) beats columns and packing.
+bool UseImplicitConv(const Conv2DShape& s);
+size_t ImplicitConvScratchFloats(const Conv2DShape& s, int64_t workers);
+void ImplicitConvF32(const float* x, const float* w, const float* bias, const float* z, float* y,
+                     const Conv2DShape& s, const Activation& act, float* scratch, ThreadPool* pool);
+
 // c[m x n] += a[m x k] * b[k x n] (row-major, c's rows ldc apart; ldc == n unless the
 // packed or the narrow kernel runs, UsePacked and UseNarrow in conv2d_f32.cc): dot
 // products for a few columns (SgemmNarrow), the packed Highway kernel where it is faster

@@ -41,6 +41,22 @@ void AxpyStridedF32(float* y, const float* x, size_t n, float a, size_t stride) 
     y[i] += a * x[i * stride];
 }
 
+void DeinterleaveF32(const float* x, size_t n, float* even, float* odd) {
+  const hn::ScalableTag<float> d;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    hn::Vec<decltype(d)> e, o;
+    hn::LoadInterleaved2(d, x + 2 * i, e, o);
+    hn::StoreU(e, d, even + i);
+    hn::StoreU(o, d, odd + i);
+  }
+  for (; i < n; ++i) {
+    even[i] = x[2 * i];
+    odd[i] = x[2 * i + 1];
+  }
+}
+
 // hn::Exp is valid up to 88: exp(-v) is clamped there (sigmoid(-88) is 0 in float
 // anyway), and NaN is blended back in by Activate.
 template <class D, class V>
@@ -344,6 +360,7 @@ HWY_AFTER_NAMESPACE();
 namespace onnx_light::kernels {
 
 HWY_EXPORT(AxpyStridedF32);
+HWY_EXPORT(DeinterleaveF32);
 HWY_EXPORT(ActivationF32);
 HWY_EXPORT(BiasActivationF32);
 HWY_EXPORT(DepthwiseRowsF32);
@@ -369,6 +386,9 @@ size_t DepthwiseSlackFloats() {
 
 void AxpyStridedF32(float* y, const float* x, size_t n, float a, size_t stride) {
   HWY_DYNAMIC_DISPATCH(AxpyStridedF32)(y, x, n, a, stride);
+}
+void DeinterleaveF32(const float* x, size_t n, float* even, float* odd) {
+  HWY_DYNAMIC_DISPATCH(DeinterleaveF32)(x, n, even, odd);
 }
 void ActivationF32(const float* x, float* y, size_t n, const Activation& act) {
   HWY_DYNAMIC_DISPATCH(ActivationF32)(x, y, n, act);

@@ -28,6 +28,8 @@ struct Activation {
 
 // y[i] += a * x[i * stride] for i < n (any stride; 1 and 2 vectorized).
 void AxpyStridedF32(float* y, const float* x, size_t n, float a, size_t stride);
+// even[i] = x[2i], odd[i] = x[2i + 1] for i < n: a row split by stride phase.
+void DeinterleaveF32(const float* x, size_t n, float* even, float* odd);
 // y[i] = act(x[i]): the unary ops with a vector form (Tanh, Sigmoid, HardSigmoid,
 // HardSwish, Exp, ...), within a few ULP of the C library. In place allowed.
 void ActivationF32(const float* x, float* y, size_t n, const Activation& act);

@@ -56,9 +56,13 @@ void PackA(const float* a, int64_t lda, int64_t mc, int64_t kc, float* out) {
   }
 }
 
-// c[0 .. rows, 0 .. cols) += the kMR x kNV-vector product of a packed a panel and b panel.
+// c[0 .. rows, 0 .. cols) += the kMR x kNV-vector product of a packed a panel and a b
+// panel: packed (kPacked: row p at bp + p * kNV * N, aligned) or read in place (row p at
+// bp + boff[p], any alignment: an implicit convolution's shifted input rows).
+template <bool kPacked>
 HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
-                     float* c, int64_t ldc, int64_t rows, int64_t cols) {
+                     const int64_t* HWY_RESTRICT boff, float* c, int64_t ldc, int64_t rows,
+                     int64_t cols) {
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
   const size_t N = hn::Lanes(d);
@@ -69,9 +73,15 @@ HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_
   }
   for (int64_t p = 0; p < kc; ++p) {
     V b[kNV];
-    for (size_t v = 0; v < kNV; ++v)
-      b[v] = hn::Load(d, bp + v * N);
-    bp += kNV * N;
+    if constexpr (kPacked) {
+      for (size_t v = 0; v < kNV; ++v)
+        b[v] = hn::Load(d, bp + v * N);
+      bp += kNV * N;
+    } else {
+      const float* row = bp + boff[p];
+      for (size_t v = 0; v < kNV; ++v)
+        b[v] = hn::LoadU(d, row + v * N);
+    }
     for (size_t r = 0; r < kMR; ++r) {
       const V a = hn::Set(d, ap[r]);
       for (size_t v = 0; v < kNV; ++v)
@@ -150,12 +160,41 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
           const float* bp = bpack + jr * kc;
           for (int64_t ir = 0; ir < mc; ir += static_cast<int64_t>(kMR)) {
             const int64_t rows = std::min<int64_t>(static_cast<int64_t>(kMR), mc - ir);
-            Tile(kc, ap + ir * kc, bp, c + (ic + ir) * ldc + jc + jr, ldc, rows, cols);
+            Tile<true>(kc, ap + ir * kc, bp, nullptr, c + (ic + ir) * ldc + jc + jr, ldc, rows,
+                       cols);
           }
         }
       }
     }
   }
+}
+
+// c[m x n] += a * b where a is packed whole (PackAllA) and row p of b is read in place at
+// b + boff[p] (n columns, readable up to the next multiple of the tile width). Blocked as
+// SgemmPacked; smaller k blocks for the unaligned rows of b measured no faster.
+void SgemmIndirectBImpl(int64_t m, int64_t n, int64_t k, const float* a_packed, const float* b,
+                        const int64_t* boff, float* c, int64_t ldc) {
+  const hn::ScalableTag<float> d;
+  const auto nr = static_cast<int64_t>(kNV * hn::Lanes(d));
+  for (int64_t pc = 0; pc < k; pc += kKC) {
+    const int64_t kc = std::min(kKC, k - pc);
+    for (int64_t ic = 0; ic < m; ic += kMC) {
+      const int64_t mc = std::min(kMC, m - ic);
+      const float* ap = a_packed + pc * RoundUpMR(m) + ic * kc;
+      for (int64_t jr = 0; jr < n; jr += nr) {
+        const int64_t cols = std::min(nr, n - jr);
+        for (int64_t ir = 0; ir < mc; ir += static_cast<int64_t>(kMR)) {
+          const int64_t rows = std::min<int64_t>(static_cast<int64_t>(kMR), mc - ir);
+          Tile<false>(kc, ap + ir * kc, b + jr, boff + pc, c + (ic + ir) * ldc + jr, ldc, rows,
+                      cols);
+        }
+      }
+    }
+  }
+}
+
+size_t TileColumnsImpl() {
+  return kNV * hn::Lanes(hn::ScalableTag<float>());
 }
 
 bool PreferPackedSgemmImpl() {
@@ -243,6 +282,16 @@ HWY_EXPORT(WorkFloats);
 HWY_EXPORT(PackAllA);
 HWY_EXPORT(PreferPackedSgemmImpl);
 HWY_EXPORT(SgemmNarrowImpl);
+HWY_EXPORT(SgemmIndirectBImpl);
+HWY_EXPORT(TileColumnsImpl);
+
+void SgemmIndirectB(int64_t m, int64_t n, int64_t k, const float* a_packed, const float* b,
+                    const int64_t* boff, float* c, int64_t ldc) {
+  HWY_DYNAMIC_DISPATCH(SgemmIndirectBImpl)(m, n, k, a_packed, b, boff, c, ldc);
+}
+size_t SgemmTileColumns() {
+  return HWY_DYNAMIC_DISPATCH(TileColumnsImpl)();
+}
 
 void SgemmNarrow(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* bt,
                  int64_t ldbt, float* c, int64_t ldc, int64_t ldc_col) {

@@ -250,3 +250,81 @@ def test_direct_convolution_fused_with_activation():
     (y,) = s.run(None, {"x": x})
     want = np.maximum(reference_padded(x, w, None, (1, 1), (1, 1, 1, 1), (1, 1), 1), 0)
     np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+
+
+IMPLICIT = [
+    # (x shape, w shape, strides, pads, dilations, group): dense convolutions with a window.
+    # On AVX-512 they run as the implicit product over stride-phase planes
+    # (nn/conv2d_implicit_f32.cc); elsewhere through columns. Same reference either way.
+    ((1, 64, 40, 40), (64, 64, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),  # YOLOv8n head
+    ((1, 32, 33, 29), (40, 32, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1),  # stride 2, odd sizes
+    ((2, 24, 21, 30), (36, 24, 3, 3), (1, 2), (0, 1, 2, 1), (1, 1), 1),  # batch, odd pads
+    ((1, 20, 25, 31), (48, 20, 3, 5), (2, 1), (2, 1, 0, 3), (2, 1), 1),  # dilation, 3x5
+    ((1, 16, 30, 36), (33, 16, 3, 3), (3, 3), (1, 1, 1, 1), (1, 1), 1),  # stride 3
+    ((1, 32, 18, 26), (48, 32, 3, 3), (1, 1), (1, 1, 1, 1), (2, 2), 1),  # dilation 2
+    ((1, 48, 19, 23), (60, 24, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 2),  # two groups
+    ((1, 256, 10, 10), (70, 256, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),  # k = 2304
+    ((1, 12, 130, 131), (24, 12, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),  # several bands
+    ((1, 3, 64, 70), (16, 3, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1),  # a stem
+    ((1, 8, 1, 300), (40, 8, 1, 5), (1, 1), (0, 2, 0, 2), (1, 1), 1),  # one row: 1-D
+]
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("xs, ws, strides, pads, dil, group", IMPLICIT)
+def test_implicit_convolution(xs, ws, strides, pads, dil, group, threads):
+    rng = np.random.default_rng(sum(xs) + sum(ws))
+    x = rng.uniform(-1, 1, xs).astype(np.float32)
+    w = rng.uniform(-1, 1, ws).astype(np.float32)
+    b = rng.uniform(-1, 1, ws[0]).astype(np.float32)
+    model = conv_model(
+        w, b, strides=list(strides), pads=list(pads), dilations=list(dil), group=group
+    )
+    (y,) = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})
+    want = reference_padded(x, w, b, strides, pads, dil, group)
+    assert y.shape == want.shape
+    # float32 sums of up to 2304 products of values in [-1, 1]
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("activation", [None, "Relu", "Sigmoid"])
+def test_implicit_convolution_with_residual_and_activation(activation, threads):
+    # FusedConv with a residual Z: act(conv + bias + z), the epilogue after the product.
+    rng = np.random.default_rng(31)
+    x = rng.uniform(-1, 1, (1, 32, 24, 28)).astype(np.float32)
+    w = rng.uniform(-1, 1, (40, 32, 3, 3)).astype(np.float32)
+    b = rng.uniform(-1, 1, 40).astype(np.float32)
+    z = rng.uniform(-1, 1, (1, 40, 12, 14)).astype(np.float32)
+    attrs = {"pads": [1, 1, 1, 1], "strides": [2, 2]}
+    if activation is not None:
+        attrs["activation"] = activation
+    node = helper.make_node("FusedConv", ["x", "W", "B", "z"], ["y"], domain="onnx_light", **attrs)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info(n, F, None) for n in ("x", "z")],
+        [helper.make_tensor_value_info("y", F, None)],
+        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "B")],
+    )
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("onnx_light", 1)]
+    )
+    s = onnx_light.RuntimeSession(model, intra_op_threads=threads)
+    (y,) = s.run(None, {"x": x, "z": z})
+    want = reference_padded(x, w, b, (2, 2), (1, 1, 1, 1), (1, 1), 1) + z
+    if activation == "Relu":
+        want = np.maximum(want, 0)
+    elif activation == "Sigmoid":
+        want = 1 / (1 + np.exp(-want))
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-4)
+    # the session is reusable with other shapes: the scratch follows them
+    x2 = rng.uniform(-1, 1, (2, 32, 9, 40)).astype(np.float32)
+    z2 = rng.uniform(-1, 1, (2, 40, 5, 20)).astype(np.float32)
+    (y2,) = s.run(None, {"x": x2, "z": z2})
+    want2 = reference_padded(x2, w, b, (2, 2), (1, 1, 1, 1), (1, 1), 1) + z2
+    if activation == "Relu":
+        want2 = np.maximum(want2, 0)
+    elif activation == "Sigmoid":
+        want2 = 1 / (1 + np.exp(-want2))
+    np.testing.assert_allclose(y2, want2, rtol=1e-5, atol=1e-4)

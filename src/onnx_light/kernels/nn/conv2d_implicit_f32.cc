@@ -1,0 +1,192 @@
+// Implicit convolution: the matrix product of the weights [m, c * kh * kw] with columns
+// that are never built. The input is copied once into zero-padded planes, split by stride
+// phase (row r, column q of the padded plane go to phase (r % sh, q % sw) at (r / sh,
+// q / sw)), so that every tap (c, kh, kw) reads a phase plane at a fixed offset from the
+// output position: output (oh, ow) is computed at n = oh * wq + ow, and tap (c, kh, kw)
+// reads the prepared input at off[c, kh, kw] + n. The product walks those offsets
+// (SgemmIndirectB) instead of packed columns; the columns ow >= OW of each row (wq - OW
+// of them, the width of the window's reach past the last output) are computed and
+// dropped. This removes im2col and the packing of b, about a third of a dense 3x3
+// convolution's time on the packed path (docs/performance.md).
+#include <algorithm>
+#include <cstring>
+
+#include "nn/conv2d_f32.h"
+#include "onnx_light/runtime/thread_pool.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+int64_t Lines(int64_t floats) {
+  return (floats + 15) / 16 * 16;
+}
+
+struct Implicit {
+  int64_t cg, mg, taps, k;  // per group: input channels, output channels, k = cg * taps
+  int64_t hq, wq;           // one phase plane
+  int64_t plane;            // floats per input channel (sh * sw phase planes)
+  int64_t in_floats;        // the prepared input of one group, with its slack
+  int64_t band, bands, tasks, workers;
+  int64_t apack, off_floats, cbuf;  // scratch parts: packed weights, offsets, one output band
+  int64_t row;                      // a padded input row, per thread
+};
+
+Implicit MakeImplicit(const Conv2DShape& s, int64_t workers) {
+  Implicit p{};
+  p.cg = s.c_in / s.group;
+  p.mg = s.m / s.group;
+  p.taps = s.kh * s.kw;
+  p.k = p.cg * p.taps;
+  const int64_t ph = (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1;
+  const int64_t pw = (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1;
+  p.hq = (ph + s.sh - 1) / s.sh;
+  p.wq = (pw + s.sw - 1) / s.sw;
+  p.plane = s.sh * s.sw * p.hq * p.wq;
+  // Whole tiles are read past the last output position (and past a row's end by the
+  // widest tap offset): readable slack, zeroed.
+  p.in_floats = Lines(p.cg * p.plane + static_cast<int64_t>(SgemmTileColumns()) + p.wq + 16);
+  // A band of output rows: its products (mg x band * wq floats) stay in the L2 cache
+  // while every block of k adds to them.
+  constexpr int64_t kBandFloats = int64_t{128} << 10;
+  p.band = std::clamp<int64_t>(kBandFloats / std::max<int64_t>(1, p.mg * p.wq), 1, s.oh);
+  const int64_t images = s.batch * s.group;
+  if (workers > 1 && images < workers) {  // every thread gets rows
+    p.band = std::min(p.band, (s.oh + workers - 1) / workers);
+  }
+  p.bands = (s.oh + p.band - 1) / p.band;
+  p.tasks = p.bands;
+  p.workers = std::max<int64_t>(1, std::min(workers, p.tasks));
+  p.apack = Lines(static_cast<int64_t>(SgemmPackedAFloats(p.mg, p.k)));
+  p.off_floats = Lines(2 * p.k);  // int64 offsets
+  p.cbuf = Lines(p.mg * p.band * p.wq);
+  p.row = Lines(p.wq * s.sw);
+  return p;
+}
+
+// Channels [c0, c1) of one group's input into their phase planes. `row` holds the
+// padded row (wq * sw floats) that wider strides split.
+void Prepare(const float* x, const Conv2DShape& s, const Implicit& p, int64_t c0, int64_t c1,
+             float* out, float* row) {
+  const int64_t ph = p.hq * s.sh, pw = p.wq * s.sw, phase = p.hq * p.wq;
+  const int64_t l0 = std::min(pw, s.pl), l1 = std::clamp<int64_t>(s.w + s.pl, l0, pw);
+  for (int64_t c = c0; c < c1; ++c) {
+    const float* xc = x + c * s.h * s.w;
+    float* oc = out + c * p.plane;
+    for (int64_t r = 0; r < ph; ++r) {
+      const int64_t ih = r - s.pt;
+      float* rows = oc + (r % s.sh) * s.sw * phase + (r / s.sh) * p.wq;
+      if (ih < 0 || ih >= s.h || l0 >= l1) {
+        for (int64_t f = 0; f < s.sw; ++f)
+          std::fill(rows + f * phase, rows + f * phase + p.wq, 0.0f);
+        continue;
+      }
+      float* dst = s.sw == 1 ? rows : row;  // stride 1: the row is its own phase
+      std::fill(dst, dst + l0, 0.0f);
+      std::memcpy(dst + l0, xc + ih * s.w + (l0 - s.pl),
+                  static_cast<size_t>(l1 - l0) * sizeof(float));
+      std::fill(dst + l1, dst + pw, 0.0f);
+      if (s.sw == 2) {
+        DeinterleaveF32(row, static_cast<size_t>(p.wq), rows, rows + phase);
+      } else if (s.sw > 2) {
+        for (int64_t f = 0; f < s.sw; ++f) {
+          for (int64_t j = 0; j < p.wq; ++j)
+            rows[f * phase + j] = row[j * s.sw + f];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool UseImplicitConv(const Conv2DShape& s) {
+  static const bool avx512 = PreferPackedSgemm();
+  if (!avx512 || s.depthwise() || s.oh <= 0 || s.ow <= 0 || s.kh * s.kw == 1) return false;
+  const Implicit p = MakeImplicit(s, 1);
+  // The dropped columns cost what they compute: at most a quarter of the row.
+  return p.wq * 3 <= s.ow * 4 && s.oh * p.wq >= 64;
+}
+
+size_t ImplicitConvScratchFloats(const Conv2DShape& s, int64_t workers) {
+  const Implicit p = MakeImplicit(s, workers);
+  return static_cast<size_t>(p.apack + p.off_floats + p.in_floats + p.workers * (p.cbuf + p.row));
+}
+
+void ImplicitConvF32(const float* x, const float* w, const float* bias, const float* z, float* y,
+                     const Conv2DShape& s, const Activation& act, float* scratch,
+                     ThreadPool* pool) {
+  const Implicit p = MakeImplicit(s, pool != nullptr ? pool->threads() : 1);
+  float* const apack = scratch;
+  auto* const off = reinterpret_cast<int64_t*>(apack + p.apack);
+  float* const in = apack + p.apack + p.off_floats;
+  float* const cbufs = in + p.in_floats;
+  float* const rows = cbufs + p.workers * p.cbuf;
+  const int64_t phase = p.hq * p.wq;
+  for (int64_t c = 0; c < p.cg; ++c) {
+    for (int64_t kh = 0; kh < s.kh; ++kh) {
+      for (int64_t kw = 0; kw < s.kw; ++kw) {
+        const int64_t rh = kh * s.dh, rw = kw * s.dw;
+        off[(c * s.kh + kh) * s.kw + kw] =
+            c * p.plane + (rh % s.sh * s.sw + rw % s.sw) * phase + rh / s.sh * p.wq + rw / s.sw;
+      }
+    }
+  }
+  const int64_t in_plane = s.h * s.w, out_plane = s.oh * s.ow;
+  const bool epilogue = z != nullptr || act.kind != ActivationKind::kNone;
+  for (int64_t g = 0; g < s.group; ++g) {
+    SgemmPackA(p.mg, p.k, w + g * p.mg * p.k, p.k, apack);
+    for (int64_t b = 0; b < s.batch; ++b) {
+      const float* xg = x + (b * s.c_in + g * p.cg) * in_plane;
+      const int64_t prepared = p.cg * p.plane, per_part = (p.cg + p.workers - 1) / p.workers;
+      std::fill(in + prepared, in + p.in_floats, 0.0f);
+      auto prepare = [&](int64_t k0, int64_t k1) {
+        for (int64_t k = k0; k < k1; ++k) {
+          Prepare(xg, s, p, k * per_part, std::min(p.cg, (k + 1) * per_part), in, rows + k * p.row);
+        }
+      };
+      if (pool != nullptr && p.workers > 1) {
+        pool->ParallelFor(p.workers, 1, prepare);
+      } else {
+        prepare(0, 1);
+      }
+      const int64_t m0 = g * p.mg;
+      auto band = [&](int64_t t, float* cbuf) {
+        const int64_t oh0 = t * p.band, oh1 = std::min(s.oh, oh0 + p.band);
+        const int64_t n = (oh1 - oh0) * p.wq;
+        for (int64_t o = 0; o < p.mg; ++o) {  // the bias first, as ONNX Runtime sums
+          std::fill(cbuf + o * n, cbuf + (o + 1) * n, bias != nullptr ? bias[m0 + o] : 0.0f);
+        }
+        SgemmIndirectB(p.mg, n, p.k, apack, in + oh0 * p.wq, off, cbuf, n);
+        for (int64_t o = 0; o < p.mg; ++o) {
+          const int64_t plane = (b * s.m + m0 + o) * out_plane + oh0 * s.ow;
+          float* yo = y + plane;
+          // Without a residual, the activation runs over the band in the cache (dropped
+          // columns included: one long row beats many short ones).
+          const bool fused = epilogue && z == nullptr;
+          if (fused) ActivationF32(cbuf + o * n, cbuf + o * n, static_cast<size_t>(n), act);
+          for (int64_t oh = oh0; oh < oh1; ++oh) {
+            std::memcpy(yo + (oh - oh0) * s.ow, cbuf + o * n + (oh - oh0) * p.wq,
+                        static_cast<size_t>(s.ow) * sizeof(float));
+          }
+          if (epilogue && !fused) {
+            BiasActivationF32(yo, static_cast<size_t>((oh1 - oh0) * s.ow), 0.0f, z + plane, act);
+          }
+        }
+      };
+      if (pool != nullptr && p.workers > 1) {
+        const int64_t per = (p.tasks + p.workers - 1) / p.workers;
+        pool->ParallelFor(p.workers, 1, [&](int64_t k0, int64_t k1) {
+          for (int64_t k = k0; k < k1; ++k) {
+            for (int64_t t = k * per; t < std::min(p.tasks, (k + 1) * per); ++t)
+              band(t, cbufs + k * p.cbuf);
+          }
+        });
+      } else {
+        for (int64_t t = 0; t < p.tasks; ++t)
+          band(t, cbufs);
+      }
+    }
+  }
+}
+
+}  // namespace onnx_light::kernels
