@@ -23,12 +23,13 @@ int64_t Lines(int64_t floats) {
 
 struct Implicit {
   int64_t cg, mg, taps, k;  // per group: input channels, output channels, k = cg * taps
-  int64_t hq, wq;           // one phase plane
-  int64_t plane;            // floats per input channel (sh * sw phase planes)
-  int64_t in_floats;        // the prepared input of one group, with its slack
-  int64_t band, bands, tasks, workers;
+  int64_t band, bands, workers;
+  int64_t hq, wq;                   // one phase plane of a band's input: band + reach rows
+  int64_t plane;                    // floats per input channel (sh * sw phase planes)
+  int64_t in_floats;                // a band's prepared input, with its slack
   int64_t apack, off_floats, cbuf;  // scratch parts: packed weights, offsets, one output band
-  int64_t row;                      // a padded input row, per thread
+  int64_t row;                      // a padded input row
+  int64_t per_worker() const { return in_floats + cbuf + row; }
 };
 
 Implicit MakeImplicit(const Conv2DShape& s, int64_t workers) {
@@ -37,25 +38,26 @@ Implicit MakeImplicit(const Conv2DShape& s, int64_t workers) {
   p.mg = s.m / s.group;
   p.taps = s.kh * s.kw;
   p.k = p.cg * p.taps;
-  const int64_t ph = (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1;
   const int64_t pw = (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1;
-  p.hq = (ph + s.sh - 1) / s.sh;
   p.wq = (pw + s.sw - 1) / s.sw;
-  p.plane = s.sh * s.sw * p.hq * p.wq;
-  // Whole tiles are read past the last output position (and past a row's end by the
-  // widest tap offset): readable slack, zeroed.
-  p.in_floats = Lines(p.cg * p.plane + static_cast<int64_t>(SgemmTileColumns()) + p.wq + 16);
   // A band of output rows: its products (mg x band * wq floats) stay in the L2 cache
   // while every block of k adds to them.
   constexpr int64_t kBandFloats = int64_t{128} << 10;
   p.band = std::clamp<int64_t>(kBandFloats / std::max<int64_t>(1, p.mg * p.wq), 1, s.oh);
-  const int64_t images = s.batch * s.group;
-  if (workers > 1 && images < workers) {  // every thread gets rows
-    p.band = std::min(p.band, (s.oh + workers - 1) / workers);
-  }
   p.bands = (s.oh + p.band - 1) / p.band;
-  p.tasks = p.bands;
-  p.workers = std::max<int64_t>(1, std::min(workers, p.tasks));
+  if (workers > 1) {  // an equal share of rows for every thread
+    const int64_t bands = std::min(s.oh, (p.bands + workers - 1) / workers * workers);
+    p.band = (s.oh + bands - 1) / bands;
+    p.bands = (s.oh + p.band - 1) / p.band;
+  }
+  p.workers = std::max<int64_t>(1, std::min(workers, p.bands));
+  // Each band prepares the input rows it reads, on the thread that runs it: rows shared
+  // between threads would move between their caches on every run.
+  p.hq = p.band + (s.kh - 1) * s.dh / s.sh + 1;
+  p.plane = s.sh * s.sw * p.hq * p.wq;
+  // Whole tiles are read past the last output position (and past a row's end by the
+  // widest tap offset): readable slack, zeroed.
+  p.in_floats = Lines(p.cg * p.plane + static_cast<int64_t>(SgemmTileColumns()) + p.wq + 16);
   p.apack = Lines(static_cast<int64_t>(SgemmPackedAFloats(p.mg, p.k)));
   p.off_floats = Lines(2 * p.k);  // int64 offsets
   p.cbuf = Lines(p.mg * p.band * p.wq);
@@ -63,18 +65,19 @@ Implicit MakeImplicit(const Conv2DShape& s, int64_t workers) {
   return p;
 }
 
-// Channels [c0, c1) of one group's input into their phase planes. `row` holds the
-// padded row (wq * sw floats) that wider strides split.
-void Prepare(const float* x, const Conv2DShape& s, const Implicit& p, int64_t c0, int64_t c1,
-             float* out, float* row) {
-  const int64_t ph = p.hq * s.sh, pw = p.wq * s.sw, phase = p.hq * p.wq;
+// The input of the band starting at output row oh0 into its phase planes: padded row r
+// (from oh0 * sh) goes to phase r % sh, row r / sh - oh0. `row` holds the padded row
+// (wq * sw floats) that wider strides split. Ends with the zeroed slack.
+void Prepare(const float* x, const Conv2DShape& s, const Implicit& p, int64_t oh0, float* out,
+             float* row) {
+  const int64_t pw = p.wq * s.sw, phase = p.hq * p.wq;
   const int64_t l0 = std::min(pw, s.pl), l1 = std::clamp<int64_t>(s.w + s.pl, l0, pw);
-  for (int64_t c = c0; c < c1; ++c) {
+  for (int64_t c = 0; c < p.cg; ++c) {
     const float* xc = x + c * s.h * s.w;
     float* oc = out + c * p.plane;
-    for (int64_t r = 0; r < ph; ++r) {
+    for (int64_t r = oh0 * s.sh; r < (oh0 + p.hq) * s.sh; ++r) {
       const int64_t ih = r - s.pt;
-      float* rows = oc + (r % s.sh) * s.sw * phase + (r / s.sh) * p.wq;
+      float* rows = oc + (r % s.sh) * s.sw * phase + (r / s.sh - oh0) * p.wq;
       if (ih < 0 || ih >= s.h || l0 >= l1) {
         for (int64_t f = 0; f < s.sw; ++f)
           std::fill(rows + f * phase, rows + f * phase + p.wq, 0.0f);
@@ -95,6 +98,7 @@ void Prepare(const float* x, const Conv2DShape& s, const Implicit& p, int64_t c0
       }
     }
   }
+  std::fill(out + p.cg * p.plane, out + p.in_floats, 0.0f);
 }
 
 }  // namespace
@@ -109,7 +113,7 @@ bool UseImplicitConv(const Conv2DShape& s) {
 
 size_t ImplicitConvScratchFloats(const Conv2DShape& s, int64_t workers) {
   const Implicit p = MakeImplicit(s, workers);
-  return static_cast<size_t>(p.apack + p.off_floats + p.in_floats + p.workers * (p.cbuf + p.row));
+  return static_cast<size_t>(p.apack + p.off_floats + p.workers * p.per_worker());
 }
 
 void ImplicitConvF32(const float* x, const float* w, const float* bias, const float* z, float* y,
@@ -118,9 +122,7 @@ void ImplicitConvF32(const float* x, const float* w, const float* bias, const fl
   const Implicit p = MakeImplicit(s, pool != nullptr ? pool->threads() : 1);
   float* const apack = scratch;
   auto* const off = reinterpret_cast<int64_t*>(apack + p.apack);
-  float* const in = apack + p.apack + p.off_floats;
-  float* const cbufs = in + p.in_floats;
-  float* const rows = cbufs + p.workers * p.cbuf;
+  float* const own = apack + p.apack + p.off_floats;  // per thread: input, products, row
   const int64_t phase = p.hq * p.wq;
   for (int64_t c = 0; c < p.cg; ++c) {
     for (int64_t kh = 0; kh < s.kh; ++kh) {
@@ -137,26 +139,17 @@ void ImplicitConvF32(const float* x, const float* w, const float* bias, const fl
     SgemmPackA(p.mg, p.k, w + g * p.mg * p.k, p.k, apack);
     for (int64_t b = 0; b < s.batch; ++b) {
       const float* xg = x + (b * s.c_in + g * p.cg) * in_plane;
-      const int64_t prepared = p.cg * p.plane, per_part = (p.cg + p.workers - 1) / p.workers;
-      std::fill(in + prepared, in + p.in_floats, 0.0f);
-      auto prepare = [&](int64_t k0, int64_t k1) {
-        for (int64_t k = k0; k < k1; ++k) {
-          Prepare(xg, s, p, k * per_part, std::min(p.cg, (k + 1) * per_part), in, rows + k * p.row);
-        }
-      };
-      if (pool != nullptr && p.workers > 1) {
-        pool->ParallelFor(p.workers, 1, prepare);
-      } else {
-        prepare(0, 1);
-      }
       const int64_t m0 = g * p.mg;
-      auto band = [&](int64_t t, float* cbuf) {
+      auto band = [&](int64_t t, float* mine) {
+        float* in = mine;
+        float* cbuf = mine + p.in_floats;
         const int64_t oh0 = t * p.band, oh1 = std::min(s.oh, oh0 + p.band);
         const int64_t n = (oh1 - oh0) * p.wq;
+        Prepare(xg, s, p, oh0, in, cbuf + p.cbuf);
         for (int64_t o = 0; o < p.mg; ++o) {  // the bias first, as ONNX Runtime sums
           std::fill(cbuf + o * n, cbuf + (o + 1) * n, bias != nullptr ? bias[m0 + o] : 0.0f);
         }
-        SgemmIndirectB(p.mg, n, p.k, apack, in + oh0 * p.wq, off, cbuf, n);
+        SgemmIndirectB(p.mg, n, p.k, apack, in, off, cbuf, n);
         for (int64_t o = 0; o < p.mg; ++o) {
           const int64_t plane = (b * s.m + m0 + o) * out_plane + oh0 * s.ow;
           float* yo = y + plane;
@@ -174,16 +167,16 @@ void ImplicitConvF32(const float* x, const float* w, const float* bias, const fl
         }
       };
       if (pool != nullptr && p.workers > 1) {
-        const int64_t per = (p.tasks + p.workers - 1) / p.workers;
+        const int64_t per = (p.bands + p.workers - 1) / p.workers;
         pool->ParallelFor(p.workers, 1, [&](int64_t k0, int64_t k1) {
           for (int64_t k = k0; k < k1; ++k) {
-            for (int64_t t = k * per; t < std::min(p.tasks, (k + 1) * per); ++t)
-              band(t, cbufs + k * p.cbuf);
+            for (int64_t t = k * per; t < std::min(p.bands, (k + 1) * per); ++t)
+              band(t, own + k * p.per_worker());
           }
         });
       } else {
-        for (int64_t t = 0; t < p.tasks; ++t)
-          band(t, cbufs);
+        for (int64_t t = 0; t < p.bands; ++t)
+          band(t, own);
       }
     }
   }
