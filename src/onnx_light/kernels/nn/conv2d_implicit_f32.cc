@@ -24,11 +24,11 @@ int64_t Lines(int64_t floats) {
 struct Implicit {
   int64_t cg, mg, taps, k;  // per group: input channels, output channels, k = cg * taps
   int64_t band, bands, workers;
-  int64_t hq, wq;                   // one phase plane of a band's input: band + reach rows
-  int64_t plane;                    // floats per input channel (sh * sw phase planes)
-  int64_t in_floats;                // a band's prepared input, with its slack
-  int64_t apack, off_floats, cbuf;  // scratch parts: packed weights, offsets, one output band
-  int64_t row;                      // a padded input row
+  int64_t hq, wq;            // one phase plane of a band's input: band + reach rows
+  int64_t plane;             // floats per input channel (sh * sw phase planes)
+  int64_t in_floats;         // a band's prepared input, with its slack
+  int64_t off_floats, cbuf;  // scratch parts: the tap offsets, one output band
+  int64_t row;               // a padded input row
   int64_t per_worker() const { return in_floats + cbuf + row; }
 };
 
@@ -58,7 +58,6 @@ Implicit MakeImplicit(const Conv2DShape& s, int64_t workers) {
   // Whole tiles are read past the last output position (and past a row's end by the
   // widest tap offset): readable slack, zeroed.
   p.in_floats = Lines(p.cg * p.plane + static_cast<int64_t>(SgemmTileColumns()) + p.wq + 16);
-  p.apack = Lines(static_cast<int64_t>(SgemmPackedAFloats(p.mg, p.k)));
   p.off_floats = Lines(2 * p.k);  // int64 offsets
   p.cbuf = Lines(p.mg * p.band * p.wq);
   p.row = Lines(p.wq * s.sw);
@@ -113,16 +112,15 @@ bool UseImplicitConv(const Conv2DShape& s) {
 
 size_t ImplicitConvScratchFloats(const Conv2DShape& s, int64_t workers) {
   const Implicit p = MakeImplicit(s, workers);
-  return static_cast<size_t>(p.apack + p.off_floats + p.workers * p.per_worker());
+  return static_cast<size_t>(p.off_floats + p.workers * p.per_worker());
 }
 
 void ImplicitConvF32(const float* x, const float* w, const float* bias, const float* z, float* y,
                      const Conv2DShape& s, const Activation& act, float* scratch,
                      ThreadPool* pool) {
   const Implicit p = MakeImplicit(s, pool != nullptr ? pool->threads() : 1);
-  float* const apack = scratch;
-  auto* const off = reinterpret_cast<int64_t*>(apack + p.apack);
-  float* const own = apack + p.apack + p.off_floats;  // per thread: input, products, row
+  auto* const off = reinterpret_cast<int64_t*>(scratch);
+  float* const own = scratch + p.off_floats;  // per thread: input, products, row
   const int64_t phase = p.hq * p.wq;
   for (int64_t c = 0; c < p.cg; ++c) {
     for (int64_t kh = 0; kh < s.kh; ++kh) {
@@ -136,7 +134,6 @@ void ImplicitConvF32(const float* x, const float* w, const float* bias, const fl
   const int64_t in_plane = s.h * s.w, out_plane = s.oh * s.ow;
   const bool epilogue = z != nullptr || act.kind != ActivationKind::kNone;
   for (int64_t g = 0; g < s.group; ++g) {
-    SgemmPackA(p.mg, p.k, w + g * p.mg * p.k, p.k, apack);
     for (int64_t b = 0; b < s.batch; ++b) {
       const float* xg = x + (b * s.c_in + g * p.cg) * in_plane;
       const int64_t m0 = g * p.mg;
@@ -149,7 +146,7 @@ void ImplicitConvF32(const float* x, const float* w, const float* bias, const fl
         for (int64_t o = 0; o < p.mg; ++o) {  // the bias first, as ONNX Runtime sums
           std::fill(cbuf + o * n, cbuf + (o + 1) * n, bias != nullptr ? bias[m0 + o] : 0.0f);
         }
-        SgemmIndirectB(p.mg, n, p.k, apack, in, off, cbuf, n);
+        SgemmIndirectB(p.mg, n, p.k, w + g * p.mg * p.k, p.k, in, off, cbuf, n);
         for (int64_t o = 0; o < p.mg; ++o) {
           const int64_t plane = (b * s.m + m0 + o) * out_plane + oh0 * s.ow;
           float* yo = y + plane;

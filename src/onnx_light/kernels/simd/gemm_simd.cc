@@ -62,7 +62,7 @@ void PackA(const float* a, int64_t lda, int64_t mc, int64_t kc, float* out) {
 template <bool kPacked>
 HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
                      const int64_t* HWY_RESTRICT boff, float* c, int64_t ldc, int64_t rows,
-                     int64_t cols) {
+                     int64_t cols, int64_t lda = 0) {
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
   const size_t N = hn::Lanes(d);
@@ -71,6 +71,9 @@ HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_
     for (size_t v = 0; v < kNV; ++v)
       acc[r][v] = hn::Zero(d);
   }
+  const float* arow[kMR];  // in place: row r, or the last valid row past the edge
+  for (size_t r = 0; r < kMR; ++r)
+    arow[r] = ap + std::min<int64_t>(static_cast<int64_t>(r), rows - 1) * lda;
   for (int64_t p = 0; p < kc; ++p) {
     V b[kNV];
     if constexpr (kPacked) {
@@ -83,11 +86,13 @@ HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_
         b[v] = hn::LoadU(d, row + v * N);
     }
     for (size_t r = 0; r < kMR; ++r) {
-      const V a = hn::Set(d, ap[r]);
+      // Packed: kMR values of a side by side. In place: row r of a at ap + r * lda (a
+      // short tile repeats its last row; those sums are not stored).
+      const V a = hn::Set(d, kPacked ? ap[r] : arow[r][p]);
       for (size_t v = 0; v < kNV; ++v)
         acc[r][v] = hn::MulAdd(a, b[v], acc[r][v]);
     }
-    ap += kMR;
+    if constexpr (kPacked) ap += kMR;
   }
   if (rows == static_cast<int64_t>(kMR) && cols == static_cast<int64_t>(kNV * N)) {
     for (size_t r = 0; r < kMR; ++r) {
@@ -169,24 +174,24 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
   }
 }
 
-// c[m x n] += a * b where a is packed whole (PackAllA) and row p of b is read in place at
-// b + boff[p] (n columns, readable up to the next multiple of the tile width). Blocked as
-// SgemmPacked; smaller k blocks for the unaligned rows of b measured no faster.
-void SgemmIndirectBImpl(int64_t m, int64_t n, int64_t k, const float* a_packed, const float* b,
-                        const int64_t* boff, float* c, int64_t ldc) {
+// c[m x n] += a * b with a read in place (rows lda apart, no packing: each row is a
+// sequential stream of broadcasts) and row p of b read in place at b + boff[p] (n
+// columns, readable up to the next multiple of the tile width). Blocked as SgemmPacked.
+void SgemmIndirectBImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                        const float* b, const int64_t* boff, float* c, int64_t ldc) {
   const hn::ScalableTag<float> d;
   const auto nr = static_cast<int64_t>(kNV * hn::Lanes(d));
+  const auto mr = static_cast<int64_t>(kMR);
   for (int64_t pc = 0; pc < k; pc += kKC) {
     const int64_t kc = std::min(kKC, k - pc);
     for (int64_t ic = 0; ic < m; ic += kMC) {
       const int64_t mc = std::min(kMC, m - ic);
-      const float* ap = a_packed + pc * RoundUpMR(m) + ic * kc;
       for (int64_t jr = 0; jr < n; jr += nr) {
         const int64_t cols = std::min(nr, n - jr);
-        for (int64_t ir = 0; ir < mc; ir += static_cast<int64_t>(kMR)) {
-          const int64_t rows = std::min<int64_t>(static_cast<int64_t>(kMR), mc - ir);
-          Tile<false>(kc, ap + ir * kc, b + jr, boff + pc, c + (ic + ir) * ldc + jr, ldc, rows,
-                      cols);
+        for (int64_t ir = 0; ir < mc; ir += mr) {
+          const int64_t rows = std::min(mr, mc - ir);
+          const float* ap = a + (ic + ir) * lda + pc;
+          Tile<false>(kc, ap, b + jr, boff + pc, c + (ic + ir) * ldc + jr, ldc, rows, cols, lda);
         }
       }
     }
@@ -285,9 +290,9 @@ HWY_EXPORT(SgemmNarrowImpl);
 HWY_EXPORT(SgemmIndirectBImpl);
 HWY_EXPORT(TileColumnsImpl);
 
-void SgemmIndirectB(int64_t m, int64_t n, int64_t k, const float* a_packed, const float* b,
+void SgemmIndirectB(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                     const int64_t* boff, float* c, int64_t ldc) {
-  HWY_DYNAMIC_DISPATCH(SgemmIndirectBImpl)(m, n, k, a_packed, b, boff, c, ldc);
+  HWY_DYNAMIC_DISPATCH(SgemmIndirectBImpl)(m, n, k, a, lda, b, boff, c, ldc);
 }
 size_t SgemmTileColumns() {
   return HWY_DYNAMIC_DISPATCH(TileColumnsImpl)();
