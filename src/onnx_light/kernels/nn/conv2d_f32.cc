@@ -233,12 +233,7 @@ struct Plan2D {
 
 Plan2D Make(const Conv2DShape& shape, int64_t workers) {
   Plan2D p{};
-  // Images one pixel wide with a kx1 kernel (1-D convolutions exported along the height)
-  // are the same memory as one-row images with a 1xk kernel, whose columns are whole rows.
-  Conv2DShape s = shape;
-  if (s.w == 1 && s.kw == 1 && s.ow == 1 && s.pl == 0 && s.h > 1) {
-    s = {s.batch, s.c_in, 1, s.h, s.m, 1, s.kh, s.group, 1, s.oh, 1, s.sh, 1, s.dh, 0, s.pt};
-  }
+  const Conv2DShape s = AsRows(shape);
   p.s = s;
   p.in_plane = s.h * s.w;
   p.out_plane = s.oh * s.ow;
@@ -294,6 +289,15 @@ Plan2D Make(const Conv2DShape& shape, int64_t workers) {
 }
 
 }  // namespace
+
+Conv2DShape AsRows(const Conv2DShape& s) {
+  // Images one pixel wide with a kx1 kernel (1-D convolutions exported along the height)
+  // are the same memory as one-row images with a 1xk kernel, whose columns are whole rows.
+  if (s.w == 1 && s.kw == 1 && s.ow == 1 && s.pl == 0 && s.h > 1) {
+    return {s.batch, s.c_in, 1, s.h, s.m, 1, s.kh, s.group, 1, s.oh, 1, s.sh, 1, s.dh, 0, s.pt};
+  }
+  return s;
+}
 
 size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers) {
   if (UseImplicitConv(s)) return ImplicitConvScratchFloats(s, workers);

@@ -25,6 +25,11 @@ struct Conv2DShape {
   bool depthwise() const { return group == c_in && m == c_in; }
 };
 
+// The same convolution with one-pixel-wide images and kx1 kernels (1-D convolutions
+// exported along the height) as one-row images with 1xk kernels: the same memory, whose
+// rows are contiguous.
+Conv2DShape AsRows(const Conv2DShape& s);
+
 // The scratch Conv2DF32 needs (floats) with a pool of `workers` threads.
 size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers);
 

@@ -24,6 +24,7 @@ int64_t Lines(int64_t floats) {
 struct Implicit {
   int64_t cg, mg, taps, k;  // per group: input channels, output channels, k = cg * taps
   int64_t band, bands, workers;
+  int64_t parts, part;       // one row split by columns between threads: parts of `part` columns
   int64_t hq, wq;            // one phase plane of a band's input: band + reach rows
   int64_t plane;             // floats per input channel (sh * sw phase planes)
   int64_t in_floats;         // a band's prepared input, with its slack
@@ -50,7 +51,14 @@ Implicit MakeImplicit(const Conv2DShape& s, int64_t workers) {
     p.band = (s.oh + bands - 1) / bands;
     p.bands = (s.oh + p.band - 1) / p.band;
   }
-  p.workers = std::max<int64_t>(1, std::min(workers, p.bands));
+  // A single output row (1-D convolutions) is split by columns instead, in whole tiles.
+  p.parts = 1;
+  const auto tile = static_cast<int64_t>(SgemmTileColumns());
+  if (workers > 1 && s.oh == 1) p.parts = std::clamp<int64_t>(p.wq / (2 * tile), 1, workers);
+  p.part = (p.wq + p.parts - 1) / p.parts;
+  if (p.parts > 1) p.part = (p.part + tile - 1) / tile * tile;
+  p.parts = (p.wq + p.part - 1) / p.part;
+  p.workers = std::max<int64_t>(1, std::min(workers, p.bands * p.parts));
   // Each band prepares the input rows it reads, on the thread that runs it: rows shared
   // between threads would move between their caches on every run.
   p.hq = p.band + (s.kh - 1) * s.dh / s.sh + 1;
@@ -102,7 +110,8 @@ void Prepare(const float* x, const Conv2DShape& s, const Implicit& p, int64_t oh
 
 }  // namespace
 
-bool UseImplicitConv(const Conv2DShape& s) {
+bool UseImplicitConv(const Conv2DShape& shape) {
+  const Conv2DShape s = AsRows(shape);
   static const bool avx512 = PreferPackedSgemm();
   if (!avx512 || s.depthwise() || s.oh <= 0 || s.ow <= 0 || s.kh * s.kw == 1) return false;
   const Implicit p = MakeImplicit(s, 1);
@@ -110,14 +119,16 @@ bool UseImplicitConv(const Conv2DShape& s) {
   return p.wq * 3 <= s.ow * 4 && s.oh * p.wq >= 64;
 }
 
-size_t ImplicitConvScratchFloats(const Conv2DShape& s, int64_t workers) {
+size_t ImplicitConvScratchFloats(const Conv2DShape& shape, int64_t workers) {
+  const Conv2DShape s = AsRows(shape);
   const Implicit p = MakeImplicit(s, workers);
   return static_cast<size_t>(p.off_floats + p.workers * p.per_worker());
 }
 
 void ImplicitConvF32(const float* x, const float* w, const float* bias, const float* z, float* y,
-                     const Conv2DShape& s, const Activation& act, float* scratch,
+                     const Conv2DShape& shape, const Activation& act, float* scratch,
                      ThreadPool* pool) {
+  const Conv2DShape s = AsRows(shape);
   const Implicit p = MakeImplicit(s, pool != nullptr ? pool->threads() : 1);
   auto* const off = reinterpret_cast<int64_t*>(scratch);
   float* const own = scratch + p.off_floats;  // per thread: input, products, row
@@ -137,18 +148,24 @@ void ImplicitConvF32(const float* x, const float* w, const float* bias, const fl
     for (int64_t b = 0; b < s.batch; ++b) {
       const float* xg = x + (b * s.c_in + g * p.cg) * in_plane;
       const int64_t m0 = g * p.mg;
-      auto band = [&](int64_t t, float* mine) {
+      // Task t: band t / parts, its columns [j0, j1) of part t % parts.
+      auto task = [&](int64_t t, float* mine) {
         float* in = mine;
         float* cbuf = mine + p.in_floats;
-        const int64_t oh0 = t * p.band, oh1 = std::min(s.oh, oh0 + p.band);
-        const int64_t n = (oh1 - oh0) * p.wq;
+        const int64_t oh0 = t / p.parts * p.band, oh1 = std::min(s.oh, oh0 + p.band);
+        const int64_t j0 = t % p.parts * p.part;
+        const int64_t j1 = p.parts == 1 ? (oh1 - oh0) * p.wq : std::min(p.wq, j0 + p.part);
+        const int64_t n = j1 - j0;
         Prepare(xg, s, p, oh0, in, cbuf + p.cbuf);
         for (int64_t o = 0; o < p.mg; ++o) {  // the bias first, as ONNX Runtime sums
           std::fill(cbuf + o * n, cbuf + (o + 1) * n, bias != nullptr ? bias[m0 + o] : 0.0f);
         }
-        SgemmIndirectB(p.mg, n, p.k, w + g * p.mg * p.k, p.k, in, off, cbuf, n);
+        SgemmIndirectB(p.mg, n, p.k, w + g * p.mg * p.k, p.k, in + j0, off, cbuf, n);
+        // The outputs: whole rows of the band, or the part's columns of the one row.
+        const int64_t cols = p.parts == 1 ? s.ow : std::clamp<int64_t>(s.ow - j0, 0, n);
+        const int64_t first = p.parts == 1 ? oh0 * s.ow : j0;
         for (int64_t o = 0; o < p.mg; ++o) {
-          const int64_t plane = (b * s.m + m0 + o) * out_plane + oh0 * s.ow;
+          const int64_t plane = (b * s.m + m0 + o) * out_plane + first;
           float* yo = y + plane;
           // Without a residual, the activation runs over the band in the cache (dropped
           // columns included: one long row beats many short ones).
@@ -156,24 +173,26 @@ void ImplicitConvF32(const float* x, const float* w, const float* bias, const fl
           if (fused) ActivationF32(cbuf + o * n, cbuf + o * n, static_cast<size_t>(n), act);
           for (int64_t oh = oh0; oh < oh1; ++oh) {
             std::memcpy(yo + (oh - oh0) * s.ow, cbuf + o * n + (oh - oh0) * p.wq,
-                        static_cast<size_t>(s.ow) * sizeof(float));
+                        static_cast<size_t>(cols) * sizeof(float));
           }
           if (epilogue && !fused) {
-            BiasActivationF32(yo, static_cast<size_t>((oh1 - oh0) * s.ow), 0.0f, z + plane, act);
+            BiasActivationF32(yo, static_cast<size_t>((oh1 - oh0 - 1) * s.ow + cols), 0.0f,
+                              z + plane, act);
           }
         }
       };
+      const int64_t tasks = p.bands * p.parts;
       if (pool != nullptr && p.workers > 1) {
-        const int64_t per = (p.bands + p.workers - 1) / p.workers;
+        const int64_t per = (tasks + p.workers - 1) / p.workers;
         pool->ParallelFor(p.workers, 1, [&](int64_t k0, int64_t k1) {
           for (int64_t k = k0; k < k1; ++k) {
-            for (int64_t t = k * per; t < std::min(p.bands, (k + 1) * per); ++t)
-              band(t, own + k * p.per_worker());
+            for (int64_t t = k * per; t < std::min(tasks, (k + 1) * per); ++t)
+              task(t, own + k * p.per_worker());
           }
         });
       } else {
-        for (int64_t t = 0; t < p.bands; ++t)
-          band(t, own);
+        for (int64_t t = 0; t < tasks; ++t)
+          task(t, own);
       }
     }
   }
