@@ -108,12 +108,119 @@ void Prepare(const float* x, const Conv2DShape& s, const Implicit& p, int64_t oh
   std::fill(out + p.cg * p.plane, out + p.in_floats, 0.0f);
 }
 
+// 1x1 convolutions with unit strides and no pads: the input planes are the rows of b as
+// they are, and each output plane is a row of c, so the product reads and writes the
+// tensors in place. Only the last partial tile of columns goes through a buffer (reads
+// past the end of x are not allowed).
+bool Pointwise(const Conv2DShape& s) {
+  return s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 && s.pl == 0 &&
+         s.oh == s.h && s.ow == s.w;
+}
+
+struct PointwisePlan {
+  int64_t cg, mg, n, tile, full;  // full: columns in whole tiles
+  int64_t chunk, tasks, workers;  // column chunks of whole tiles
+  int64_t off_floats, tail_floats;
+};
+
+PointwisePlan MakePointwise(const Conv2DShape& s, int64_t workers) {
+  PointwisePlan p{};
+  p.cg = s.c_in / s.group;
+  p.mg = s.m / s.group;
+  p.n = s.h * s.w;
+  p.tile = static_cast<int64_t>(SgemmTileColumns());
+  p.full = p.n / p.tile * p.tile;
+  // Chunks whose products (mg x chunk) stay in the L2 cache across the blocks of k, as many
+  // for every thread.
+  constexpr int64_t kChunkFloats = int64_t{128} << 10;
+  const int64_t tiles = (p.n + p.tile - 1) / p.tile;
+  int64_t chunks = std::max<int64_t>(1, p.mg * p.n / kChunkFloats);
+  chunks = std::min(tiles, (chunks + workers - 1) / workers * workers);
+  p.chunk = (tiles + chunks - 1) / chunks * p.tile;
+  p.tasks = (p.n + p.chunk - 1) / p.chunk;
+  p.workers = std::max<int64_t>(1, std::min(workers, p.tasks));
+  p.off_floats = Lines(2 * p.cg);
+  p.tail_floats = Lines(p.cg * p.tile + 16);
+  return p;
+}
+
+size_t PointwiseScratchFloats(const Conv2DShape& s, int64_t workers) {
+  const PointwisePlan p = MakePointwise(s, workers);
+  return static_cast<size_t>(2 * p.off_floats + p.tail_floats);
+}
+
+void PointwiseConvF32(const float* x, const float* w, const float* bias, const float* z, float* y,
+                      const Conv2DShape& s, const Activation& act, float* scratch,
+                      ThreadPool* pool) {
+  const PointwisePlan p = MakePointwise(s, pool != nullptr ? pool->threads() : 1);
+  auto* const off = reinterpret_cast<int64_t*>(scratch);                      // channel c at c * n
+  auto* const tail_off = reinterpret_cast<int64_t*>(scratch + p.off_floats);  // c * tile
+  float* const tail = scratch + 2 * p.off_floats;
+  for (int64_t c = 0; c < p.cg; ++c) {
+    off[c] = c * p.n;
+    tail_off[c] = c * p.tile;
+  }
+  const bool epilogue = z != nullptr || act.kind != ActivationKind::kNone;
+  for (int64_t b = 0; b < s.batch; ++b) {
+    for (int64_t g = 0; g < s.group; ++g) {
+      const float* xg = x + (b * s.c_in + g * p.cg) * p.n;
+      const int64_t first = (b * s.m + g * p.mg) * p.n;
+      float* yg = y + first;
+      const float* wg = w + g * p.mg * p.cg;
+      auto chunk = [&](int64_t t) {
+        const int64_t j0 = t * p.chunk, j1 = std::min(p.n, j0 + p.chunk);
+        for (int64_t o = 0; o < p.mg; ++o) {  // the bias first, as ONNX Runtime sums
+          std::fill(yg + o * p.n + j0, yg + o * p.n + j1,
+                    bias != nullptr ? bias[g * p.mg + o] : 0.0f);
+        }
+        const int64_t in_place = std::min(j1, p.full);
+        if (in_place > j0) {
+          SgemmIndirectB(p.mg, in_place - j0, p.cg, wg, p.cg, xg + j0, off, yg + j0, p.n);
+        }
+        if (j1 > in_place) {  // the last partial tile, from a zero-padded copy
+          for (int64_t c = 0; c < p.cg; ++c) {
+            float* dst = tail + c * p.tile;
+            std::memcpy(dst, xg + c * p.n + in_place,
+                        static_cast<size_t>(j1 - in_place) * sizeof(float));
+            std::fill(dst + (j1 - in_place), dst + p.tile, 0.0f);
+          }
+          SgemmIndirectB(p.mg, j1 - in_place, p.cg, wg, p.cg, tail, tail_off, yg + in_place, p.n);
+        }
+        if (epilogue) {
+          for (int64_t o = 0; o < p.mg; ++o) {
+            BiasActivationF32(yg + o * p.n + j0, static_cast<size_t>(j1 - j0), 0.0f,
+                              z != nullptr ? z + first + o * p.n + j0 : nullptr, act);
+          }
+        }
+      };
+      if (pool != nullptr && p.workers > 1) {
+        // The tail buffer is the last chunk's alone: one task per chunk.
+        const int64_t per = (p.tasks + p.workers - 1) / p.workers;
+        pool->ParallelFor(p.workers, 1, [&](int64_t k0, int64_t k1) {
+          for (int64_t k = k0; k < k1; ++k) {
+            for (int64_t t = k * per; t < std::min(p.tasks, (k + 1) * per); ++t)
+              chunk(t);
+          }
+        });
+      } else {
+        for (int64_t t = 0; t < p.tasks; ++t)
+          chunk(t);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 bool UseImplicitConv(const Conv2DShape& shape) {
   const Conv2DShape s = AsRows(shape);
   static const bool avx512 = PreferPackedSgemm();
-  if (!avx512 || s.depthwise() || s.oh <= 0 || s.ow <= 0 || s.kh * s.kw == 1) return false;
+  if (!avx512 || s.depthwise() || s.oh <= 0 || s.ow <= 0) return false;
+  // In place, the rows of b are whole planes apart: with many of them (k > 128) on wider
+  // planes they meet in the same L1 sets, and the packed path is faster (measured per
+  // layer, docs/performance.md).
+  if (Pointwise(s)) return s.h * s.w >= 64 && (s.c_in / s.group <= 128 || s.h * s.w <= 128);
+  if (s.kh * s.kw == 1) return false;
   const Implicit p = MakeImplicit(s, 1);
   // The dropped columns cost what they compute: at most a quarter of the row.
   return p.wq * 3 <= s.ow * 4 && s.oh * p.wq >= 64;
@@ -121,6 +228,7 @@ bool UseImplicitConv(const Conv2DShape& shape) {
 
 size_t ImplicitConvScratchFloats(const Conv2DShape& shape, int64_t workers) {
   const Conv2DShape s = AsRows(shape);
+  if (Pointwise(s)) return PointwiseScratchFloats(s, workers);
   const Implicit p = MakeImplicit(s, workers);
   return static_cast<size_t>(p.off_floats + p.workers * p.per_worker());
 }
@@ -129,6 +237,10 @@ void ImplicitConvF32(const float* x, const float* w, const float* bias, const fl
                      const Conv2DShape& shape, const Activation& act, float* scratch,
                      ThreadPool* pool) {
   const Conv2DShape s = AsRows(shape);
+  if (Pointwise(s)) {
+    PointwiseConvF32(x, w, bias, z, y, s, act, scratch, pool);
+    return;
+  }
   const Implicit p = MakeImplicit(s, pool != nullptr ? pool->threads() : 1);
   auto* const off = reinterpret_cast<int64_t*>(scratch);
   float* const own = scratch + p.off_floats;  // per thread: input, products, row

@@ -269,6 +269,12 @@ IMPLICIT = [
     ((1, 8, 1, 300), (40, 8, 1, 5), (1, 1), (0, 2, 0, 2), (1, 1), 1),  # one row: 1-D
     ((1, 16, 260, 1), (48, 16, 5, 1), (1, 1), (2, 0, 2, 0), (1, 1), 1),  # kx1, as Magika
     ((2, 16, 131, 1), (24, 16, 3, 1), (2, 1), (1, 0, 1, 0), (1, 1), 1),  # kx1, stride 2
+    # 1x1, unit strides, no pads: in place (the last partial tile from a copy)
+    ((2, 40, 13, 11), (24, 40, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),  # 143 positions
+    ((1, 300, 9, 9), (70, 300, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),  # k = 300
+    ((1, 64, 20, 20), (48, 32, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 2),  # two groups
+    ((1, 32, 33, 35), (40, 32, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),  # 1155 positions
+    ((1, 8, 150, 200), (80, 8, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),  # several chunks
 ]
 
 
@@ -291,14 +297,17 @@ def test_implicit_convolution(xs, ws, strides, pads, dil, group, threads):
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("activation", [None, "Relu", "Sigmoid"])
-def test_implicit_convolution_with_residual_and_activation(activation, threads):
+@pytest.mark.parametrize("kernel", [3, 1])
+def test_implicit_convolution_with_residual_and_activation(activation, threads, kernel):
     # FusedConv with a residual Z: act(conv + bias + z), the epilogue after the product.
     rng = np.random.default_rng(31)
     x = rng.uniform(-1, 1, (1, 32, 24, 28)).astype(np.float32)
-    w = rng.uniform(-1, 1, (40, 32, 3, 3)).astype(np.float32)
+    w = rng.uniform(-1, 1, (40, 32, kernel, kernel)).astype(np.float32)
     b = rng.uniform(-1, 1, 40).astype(np.float32)
-    z = rng.uniform(-1, 1, (1, 40, 12, 14)).astype(np.float32)
-    attrs = {"pads": [1, 1, 1, 1], "strides": [2, 2]}
+    pad, stride = (kernel // 2, 2) if kernel == 3 else (0, 1)
+    oh, ow = (24 + 2 * pad - kernel) // stride + 1, (28 + 2 * pad - kernel) // stride + 1
+    z = rng.uniform(-1, 1, (1, 40, oh, ow)).astype(np.float32)
+    attrs = {"pads": [pad] * 4, "strides": [stride] * 2}
     if activation is not None:
         attrs["activation"] = activation
     node = helper.make_node("FusedConv", ["x", "W", "B", "z"], ["y"], domain="onnx_light", **attrs)
@@ -314,7 +323,7 @@ def test_implicit_convolution_with_residual_and_activation(activation, threads):
     )
     s = onnx_light.RuntimeSession(model, intra_op_threads=threads)
     (y,) = s.run(None, {"x": x, "z": z})
-    want = reference_padded(x, w, b, (2, 2), (1, 1, 1, 1), (1, 1), 1) + z
+    want = reference_padded(x, w, b, (stride,) * 2, (pad,) * 4, (1, 1), 1) + z
     if activation == "Relu":
         want = np.maximum(want, 0)
     elif activation == "Sigmoid":
@@ -322,9 +331,10 @@ def test_implicit_convolution_with_residual_and_activation(activation, threads):
     np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-4)
     # the session is reusable with other shapes: the scratch follows them
     x2 = rng.uniform(-1, 1, (2, 32, 9, 40)).astype(np.float32)
-    z2 = rng.uniform(-1, 1, (2, 40, 5, 20)).astype(np.float32)
+    oh2, ow2 = (9 + 2 * pad - kernel) // stride + 1, (40 + 2 * pad - kernel) // stride + 1
+    z2 = rng.uniform(-1, 1, (2, 40, oh2, ow2)).astype(np.float32)
     (y2,) = s.run(None, {"x": x2, "z": z2})
-    want2 = reference_padded(x2, w, b, (2, 2), (1, 1, 1, 1), (1, 1), 1) + z2
+    want2 = reference_padded(x2, w, b, (stride,) * 2, (pad,) * 4, (1, 1), 1) + z2
     if activation == "Relu":
         want2 = np.maximum(want2, 0)
     elif activation == "Sigmoid":
