@@ -70,50 +70,53 @@ void BroadcastApply(const A* pa, const Shape& sa, const B* pb, const Shape& sb, 
   const std::vector<int64_t> st_a = BroadcastStrides(sa, dims);
   const std::vector<int64_t> st_b = BroadcastStrides(sb, dims);
   const size_t rank = dims.size();
-  // One operand full-size and the other constant over a trailing block (a per-channel
-  // scale or bias on [N, C, H, W], a row vector): whole blocks against one value, in a
+  // One operand constant over a trailing block of the output and the other contiguous
+  // over it (a per-channel scale or bias on [N, C, H, W], a row vector, the outer product
+  // of a column and a row as in one-hot encodings): whole blocks against one value, in a
   // loop with unit stride the compiler vectorizes, the blocks split across the pool.
-  if (na == n || nb == n) {
-    const bool a_full = na == n;
+  for (const bool a_full : {true, false}) {
     const std::vector<int64_t>& st_small = a_full ? st_b : st_a;
+    const std::vector<int64_t>& st_full = a_full ? st_a : st_b;
     size_t t = rank;
     int64_t block = 1;
+    bool dense = true;  // the full operand's strides over the block are contiguous
     while (t > 0 && st_small[t - 1] == 0) {
       --t;
+      dense = dense && st_full[t] == block;
       block *= dims[t];
     }
-    if (t < rank && block >= 8) {
-      const int64_t blocks = n / block;
-      auto body = [&](int64_t begin, int64_t end) {
-        for (int64_t k = begin; k < end; ++k) {
-          // The small operand's offset for block k: its strides over dims[0 .. t).
-          int64_t off = 0, rest = k;
-          for (size_t d = t; d-- > 0;) {
-            off += rest % dims[d] * st_small[d];
-            rest /= dims[d];
-          }
-          Out* o = out + k * block;
-          if (a_full) {
-            const A* x = pa + k * block;
-            const B v = pb[off];
-            for (int64_t j = 0; j < block; ++j)
-              o[j] = f(x[j], v);
-          } else {
-            const B* x = pb + k * block;
-            const A v = pa[off];
-            for (int64_t j = 0; j < block; ++j)
-              o[j] = f(v, x[j]);
-          }
+    if (t == rank || block < 8 || !dense) continue;
+    const int64_t blocks = n / block;
+    auto body = [&](int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) {
+        // Both operands' offsets for block k: their strides over dims[0 .. t).
+        int64_t off = 0, off_full = 0, rest = k;
+        for (size_t d = t; d-- > 0;) {
+          off += rest % dims[d] * st_small[d];
+          off_full += rest % dims[d] * st_full[d];
+          rest /= dims[d];
         }
-      };
-      const int64_t min_blocks = std::max<int64_t>(1, (int64_t{1} << 16) / block);
-      if (pool != nullptr && pool->threads() > 1 && blocks >= 2 * min_blocks) {
-        pool->ParallelFor(blocks, min_blocks, body);
-      } else {
-        body(0, blocks);
+        Out* o = out + k * block;
+        if (a_full) {
+          const A* x = pa + off_full;
+          const B v = pb[off];
+          for (int64_t j = 0; j < block; ++j)
+            o[j] = f(x[j], v);
+        } else {
+          const B* x = pb + off_full;
+          const A v = pa[off];
+          for (int64_t j = 0; j < block; ++j)
+            o[j] = f(v, x[j]);
+        }
       }
-      return;
+    };
+    const int64_t min_blocks = std::max<int64_t>(1, (int64_t{1} << 16) / block);
+    if (pool != nullptr && pool->threads() > 1 && blocks >= 2 * min_blocks) {
+      pool->ParallelFor(blocks, min_blocks, body);
+    } else {
+      body(0, blocks);
     }
+    return;
   }
   const int64_t inner = dims[rank - 1];
   const int64_t ia = st_a[rank - 1], ib = st_b[rank - 1];

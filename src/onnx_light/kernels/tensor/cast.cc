@@ -49,6 +49,14 @@ Dst FromDouble(double v) {
 
 template <typename Src, typename Dst>
 void CastLoop(const Src* in, Dst* out, int64_t n) {
+  if constexpr (std::is_same_v<Src, bool> && std::is_floating_point_v<Dst>) {
+    // bool as its byte (0 or 1): a conversion the compiler vectorizes (through bool it
+    // does not).
+    const auto* bytes = reinterpret_cast<const uint8_t*>(in);
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = static_cast<Dst>(bytes[i]);
+    return;
+  }
   constexpr bool kIntToInt =
       std::is_integral_v<Src> && std::is_integral_v<Dst> && !std::is_same_v<Dst, bool>;
   for (int64_t i = 0; i < n; ++i) {
@@ -79,13 +87,15 @@ void CastLoop(const Src* in, Dst* out, int64_t n) {
 }
 
 template <typename Src>
-Status CastFrom(const Tensor& x, Tensor* y) {
+Status CastFrom(const Tensor& x, Tensor* y, ThreadPool* pool) {
   const Src* in = x.data<Src>();
   const int64_t n = x.num_elements();
   switch (y->dtype()) {
-#define ONNX_LIGHT_CAST_CASE_(Type, Cpp)     \
-  case DataType::Type:                       \
-    CastLoop(in, y->mutable_data<Cpp>(), n); \
+#define ONNX_LIGHT_CAST_CASE_(Type, Cpp)                                                 \
+  case DataType::Type:                                                                   \
+    ParallelElements(pool, n, [in, out = y->mutable_data<Cpp>()](int64_t b, int64_t e) { \
+      CastLoop(in + b, out + b, e - b);                                                  \
+    });                                                                                  \
     return Status::Ok();
     ONNX_LIGHT_CAST_CASE_(kFloat, float)
     ONNX_LIGHT_CAST_CASE_(kDouble, double)
@@ -190,31 +200,31 @@ class Cast : public KernelBase {
     }
     switch (x.dtype()) {
       case DataType::kFloat:
-        return CastFrom<float>(x, y);
+        return CastFrom<float>(x, y, ctx.thread_pool());
       case DataType::kDouble:
-        return CastFrom<double>(x, y);
+        return CastFrom<double>(x, y, ctx.thread_pool());
       case DataType::kFloat16:
-        return CastFrom<float16>(x, y);
+        return CastFrom<float16>(x, y, ctx.thread_pool());
       case DataType::kBFloat16:
-        return CastFrom<bfloat16>(x, y);
+        return CastFrom<bfloat16>(x, y, ctx.thread_pool());
       case DataType::kInt8:
-        return CastFrom<int8_t>(x, y);
+        return CastFrom<int8_t>(x, y, ctx.thread_pool());
       case DataType::kInt16:
-        return CastFrom<int16_t>(x, y);
+        return CastFrom<int16_t>(x, y, ctx.thread_pool());
       case DataType::kInt32:
-        return CastFrom<int32_t>(x, y);
+        return CastFrom<int32_t>(x, y, ctx.thread_pool());
       case DataType::kInt64:
-        return CastFrom<int64_t>(x, y);
+        return CastFrom<int64_t>(x, y, ctx.thread_pool());
       case DataType::kUint8:
-        return CastFrom<uint8_t>(x, y);
+        return CastFrom<uint8_t>(x, y, ctx.thread_pool());
       case DataType::kUint16:
-        return CastFrom<uint16_t>(x, y);
+        return CastFrom<uint16_t>(x, y, ctx.thread_pool());
       case DataType::kUint32:
-        return CastFrom<uint32_t>(x, y);
+        return CastFrom<uint32_t>(x, y, ctx.thread_pool());
       case DataType::kUint64:
-        return CastFrom<uint64_t>(x, y);
+        return CastFrom<uint64_t>(x, y, ctx.thread_pool());
       case DataType::kBool:
-        return CastFrom<bool>(x, y);
+        return CastFrom<bool>(x, y, ctx.thread_pool());
       default:
         return Status(StatusCode::kInternal, "Cast: unexpected source type");
     }

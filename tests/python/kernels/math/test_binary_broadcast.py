@@ -75,6 +75,9 @@ GENERAL = [
     ((5, 1, 7), (1, 3, 7)),  # rows read along both sides
     ((3, 1, 1, 9), (1, 4, 6, 1)),
     ((2, 3, 1), (3, 5)),
+    ((4, 1, 50), (4, 3, 1)),  # the row side repeats over a middle axis
+    ((2, 1, 3, 40), (1, 5, 3, 1)),  # and moves along another
+    ((1, 2, 1, 40), (3, 2, 5, 1)),
 ]
 
 

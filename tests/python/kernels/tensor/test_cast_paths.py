@@ -21,7 +21,7 @@ ELEM = {
 }
 
 
-def cast(x, to):
+def cast(x, to, threads=1):
     node = helper.make_node("Cast", ["x"], ["y"], to=ELEM[to])
     graph = helper.make_graph(
         [node],
@@ -30,7 +30,7 @@ def cast(x, to):
         [helper.make_tensor_value_info("y", ELEM[to], None)],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    return onnx_light.RuntimeSession(model).run(None, {"x": x})[0]
+    return onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})[0]
 
 
 @pytest.mark.parametrize("src", [np.bool_, np.int8, np.uint16, np.int32, np.uint32])
@@ -54,3 +54,15 @@ def test_float_and_double_both_ways():
     np.testing.assert_array_equal(cast(x, np.float32), want)
     y = want
     np.testing.assert_array_equal(cast(y, np.float64), y.astype(np.float64))
+
+
+@pytest.mark.parametrize(
+    "src,dst", [(np.bool_, np.float32), (np.int32, np.float64), (np.float64, np.float32)]
+)
+def test_large_casts_split_across_threads(src, dst):
+    # 300k elements: chunks on two threads; the same values as on one.
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal(300_001) * 1000).astype(src)
+    want = x.astype(dst)
+    np.testing.assert_array_equal(cast(x, dst, threads=2), want)
+    np.testing.assert_array_equal(cast(x, dst), want)
