@@ -59,20 +59,20 @@ void PackA(const float* a, int64_t lda, int64_t mc, int64_t kc, float* out) {
 // c[0 .. rows, 0 .. cols) += the kMR x kNV-vector product of a packed a panel and a b
 // panel: packed (kPacked: row p at bp + p * kNV * N, aligned) or read in place (row p at
 // bp + boff[p], any alignment: an implicit convolution's shifted input rows).
-template <bool kPacked>
+template <bool kPacked, size_t kRows = kMR>
 HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
                      const int64_t* HWY_RESTRICT boff, float* c, int64_t ldc, int64_t rows,
                      int64_t cols, int64_t lda = 0) {
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
   const size_t N = hn::Lanes(d);
-  V acc[kMR][kNV];
-  for (size_t r = 0; r < kMR; ++r) {
+  V acc[kRows][kNV];
+  for (size_t r = 0; r < kRows; ++r) {
     for (size_t v = 0; v < kNV; ++v)
       acc[r][v] = hn::Zero(d);
   }
-  const float* arow[kMR];  // in place: row r, or the last valid row past the edge
-  for (size_t r = 0; r < kMR; ++r)
+  const float* arow[kRows];  // in place: row r, or the last valid row past the edge
+  for (size_t r = 0; r < kRows; ++r)
     arow[r] = ap + std::min<int64_t>(static_cast<int64_t>(r), rows - 1) * lda;
   for (int64_t p = 0; p < kc; ++p) {
     V b[kNV];
@@ -85,17 +85,17 @@ HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_
       for (size_t v = 0; v < kNV; ++v)
         b[v] = hn::LoadU(d, row + v * N);
     }
-    for (size_t r = 0; r < kMR; ++r) {
-      // Packed: kMR values of a side by side. In place: row r of a at ap + r * lda (a
+    for (size_t r = 0; r < kRows; ++r) {
+      // Packed: kRows values of a side by side. In place: row r of a at ap + r * lda (a
       // short tile repeats its last row; those sums are not stored).
       const V a = hn::Set(d, kPacked ? ap[r] : arow[r][p]);
       for (size_t v = 0; v < kNV; ++v)
         acc[r][v] = hn::MulAdd(a, b[v], acc[r][v]);
     }
-    if constexpr (kPacked) ap += kMR;
+    if constexpr (kPacked) ap += kRows;
   }
-  if (rows == static_cast<int64_t>(kMR) && cols == static_cast<int64_t>(kNV * N)) {
-    for (size_t r = 0; r < kMR; ++r) {
+  if (rows == static_cast<int64_t>(kRows) && cols == static_cast<int64_t>(kNV * N)) {
+    for (size_t r = 0; r < kRows; ++r) {
       float* row = c + static_cast<int64_t>(r) * ldc;
       for (size_t v = 0; v < kNV; ++v)
         hn::StoreU(hn::Add(hn::LoadU(d, row + v * N), acc[r][v]), d, row + v * N);
@@ -103,8 +103,8 @@ HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_
     return;
   }
   // An edge tile: through a buffer, adding only the valid part.
-  HWY_ALIGN float buf[kMR * kNV * hn::MaxLanes(d)];
-  for (size_t r = 0; r < kMR; ++r) {
+  HWY_ALIGN float buf[kRows * kNV * hn::MaxLanes(d)];
+  for (size_t r = 0; r < kRows; ++r) {
     for (size_t v = 0; v < kNV; ++v)
       hn::Store(acc[r][v], d, buf + (r * kNV + v) * N);
   }
@@ -181,7 +181,10 @@ void SgemmIndirectBImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t
                         const float* b, const int64_t* boff, float* c, int64_t ldc) {
   const hn::ScalableTag<float> d;
   const auto nr = static_cast<int64_t>(kNV * hn::Lanes(d));
-  const auto mr = static_cast<int64_t>(kMR);
+  // 8 rows where there are 32 vector registers (16 accumulators: channel counts are
+  // mostly multiples of 8, so no tile rows are wasted), 6 where there are 16.
+  constexpr size_t kIR = HWY_TARGET <= HWY_AVX3 ? 8 : 6;
+  const auto mr = static_cast<int64_t>(kIR);
   for (int64_t pc = 0; pc < k; pc += kKC) {
     const int64_t kc = std::min(kKC, k - pc);
     for (int64_t ic = 0; ic < m; ic += kMC) {
@@ -191,7 +194,8 @@ void SgemmIndirectBImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t
         for (int64_t ir = 0; ir < mc; ir += mr) {
           const int64_t rows = std::min(mr, mc - ir);
           const float* ap = a + (ic + ir) * lda + pc;
-          Tile<false>(kc, ap, b + jr, boff + pc, c + (ic + ir) * ldc + jr, ldc, rows, cols, lda);
+          Tile<false, kIR>(kc, ap, b + jr, boff + pc, c + (ic + ir) * ldc + jr, ldc, rows, cols,
+                           lda);
         }
       }
     }
