@@ -9,6 +9,7 @@
 #include "common/kernel_util.h"
 #include "common/window.h"
 #include "math/gemm.h"
+#include "onnx_light/runtime/thread_pool.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -78,6 +79,10 @@ class Pool : public KernelBase {
     }
     const int64_t in_sz = w.InCount(), out_sz = w.OutCount();
     if (kKind != PoolKind::kLp && w.in.size() == 2 && x.dtype() == DataType::kFloat) {
+      if (kKind == PoolKind::kMax && indices == nullptr && PaddedMaxPool2D(w)) {
+        PaddedMaxPool2D(w, x.data<float>(), y->mutable_data<float>(), nc, ctx.thread_pool());
+        return Status::Ok();
+      }
       Pool2D(w, x.data<float>(), y->mutable_data<float>(), indices, nc);
       return Status::Ok();
     }
@@ -141,6 +146,71 @@ class Pool : public KernelBase {
       count *= taps;
     }
     return count;
+  }
+
+  // MaxPool 2-D with unit strides and dilations and pads inside the window (the SPP
+  // blocks of detectors): each plane is copied once into a buffer padded with -inf, and
+  // both separable passes run over whole flattened planes, one long loop per tap that the
+  // compiler vectorizes (rows of the small planes these pools see are a few elements;
+  // the columns past each row's end are computed and dropped). Planes split across the
+  // pool. The same taps in the same order as Pool2D: the same results.
+  static bool PaddedMaxPool2D(const Window& w) {
+    for (size_t d = 0; d < 2; ++d) {
+      if (w.strides[d] != 1 || w.dilations[d] != 1 || w.pad_begin[d] >= w.kernel[d] ||
+          w.pad_end[d] >= w.kernel[d] || w.out[d] <= 0 ||
+          w.out[d] + w.kernel[d] - 1 > w.in[d] + w.pad_begin[d] + w.pad_end[d]) {
+        return false;
+      }
+    }
+    return true;
+  }
+  static void PaddedMaxPool2D(const Window& w, const float* xp, float* yp, int64_t nc,
+                              ThreadPool* pool) {
+    const int64_t height = w.in[0], width = w.in[1], oh_n = w.out[0], ow_n = w.out[1];
+    const int64_t kh = w.kernel[0], kw = w.kernel[1];
+    const int64_t pw = width + w.pad_begin[1] + w.pad_end[1];
+    const int64_t ph = height + w.pad_begin[0] + w.pad_end[0];
+    const int64_t plane = ph * pw, rows_out = oh_n * pw;
+    auto run = [&](int64_t p0, int64_t p1) {
+      // The padded plane (with kw floats of slack read by the last row's dropped
+      // columns), the row maxima, the column maxima of the rows kept.
+      std::vector<float> pad(static_cast<size_t>(plane + kw),
+                             -std::numeric_limits<float>::infinity());
+      std::vector<float> t(static_cast<size_t>(plane)), u(static_cast<size_t>(rows_out));
+      for (int64_t p = p0; p < p1; ++p) {
+        const float* xc = xp + p * height * width;
+        for (int64_t h = 0; h < height; ++h) {
+          std::memcpy(pad.data() + (h + w.pad_begin[0]) * pw + w.pad_begin[1], xc + h * width,
+                      static_cast<size_t>(width) * sizeof(float));
+        }
+        float* tp = t.data();
+        const float* pp = pad.data();
+        std::copy(pp, pp + plane, tp);
+        for (int64_t k = 1; k < kw; ++k) {
+          for (int64_t i = 0; i < plane; ++i)
+            tp[i] = MaxNaN(pp[i + k], tp[i]);
+        }
+        float* up = u.data();
+        std::copy(tp, tp + rows_out, up);
+        for (int64_t k = 1; k < kh; ++k) {
+          const float* tr = tp + k * pw;
+          for (int64_t i = 0; i < rows_out; ++i)
+            up[i] = MaxNaN(tr[i], up[i]);
+        }
+        float* yc = yp + p * oh_n * ow_n;
+        for (int64_t oh = 0; oh < oh_n; ++oh) {
+          std::memcpy(yc + oh * ow_n, up + oh * pw, static_cast<size_t>(ow_n) * sizeof(float));
+        }
+      }
+    };
+    // Chunks of at least ~64k window-row operations.
+    const int64_t per_plane = std::max<int64_t>(1, plane * (kw + kh));
+    const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / per_plane);
+    if (pool != nullptr && pool->threads() > 1 && nc >= 2 * grain) {
+      pool->ParallelFor(nc, grain, run);
+    } else {
+      run(0, nc);
+    }
   }
 
   // The float 2-D case of MaxPool / AveragePool (the CNN hot path): the taps inside the

@@ -81,6 +81,28 @@ def test_maxpool_paths_match_the_spec(shape, attrs, nan):
     assert np.isnan(want).any() == nan
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("k,pads", [(5, [2, 2, 2, 2]), (9, [4, 4, 4, 4]), (4, [1, 2, 2, 1])])
+def test_stride_one_maxpool_over_padded_planes(k, pads, threads):
+    # Unit strides, pads inside the window (the SPP blocks): padded flattened planes, the
+    # planes split across threads; NaN and -inf included.
+    rng = np.random.default_rng(k)
+    x = rng.standard_normal((2, 96, 13, 11)).astype(np.float32)
+    x.ravel()[::29] = np.nan
+    x.ravel()[7::31] = -np.inf
+    attrs = {"kernel_shape": [k, k], "pads": pads}
+    node = helper.make_node("MaxPool", ["x"], ["y"], **attrs)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    got = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(got, reference(x, **attrs))
+
+
 @pytest.mark.parametrize("size", [1, 15, 16, 17, 508, 1000])
 def test_global_max_pool_float_against_numpy(size):
     # 16 running maxima plus a tail: every size around the block; NaN is skipped (numpy's
