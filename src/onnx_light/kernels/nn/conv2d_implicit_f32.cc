@@ -169,13 +169,10 @@ void PointwiseConvF32(const float* x, const float* w, const float* bias, const f
       const float* wg = w + g * p.mg * p.cg;
       auto chunk = [&](int64_t t) {
         const int64_t j0 = t * p.chunk, j1 = std::min(p.n, j0 + p.chunk);
-        for (int64_t o = 0; o < p.mg; ++o) {  // the bias first, as ONNX Runtime sums
-          std::fill(yg + o * p.n + j0, yg + o * p.n + j1,
-                    bias != nullptr ? bias[g * p.mg + o] : 0.0f);
-        }
+        const float* bg = bias != nullptr ? bias + g * p.mg : nullptr;  // sums start from it
         const int64_t in_place = std::min(j1, p.full);
         if (in_place > j0) {
-          SgemmIndirectB(p.mg, in_place - j0, p.cg, wg, p.cg, xg + j0, off, yg + j0, p.n);
+          SgemmIndirectB(p.mg, in_place - j0, p.cg, wg, p.cg, xg + j0, off, yg + j0, p.n, bg);
         }
         if (j1 > in_place) {  // the last partial tile, from a zero-padded copy
           for (int64_t c = 0; c < p.cg; ++c) {
@@ -184,7 +181,8 @@ void PointwiseConvF32(const float* x, const float* w, const float* bias, const f
                         static_cast<size_t>(j1 - in_place) * sizeof(float));
             std::fill(dst + (j1 - in_place), dst + p.tile, 0.0f);
           }
-          SgemmIndirectB(p.mg, j1 - in_place, p.cg, wg, p.cg, tail, tail_off, yg + in_place, p.n);
+          SgemmIndirectB(p.mg, j1 - in_place, p.cg, wg, p.cg, tail, tail_off, yg + in_place, p.n,
+                         bg);
         }
         if (epilogue) {
           for (int64_t o = 0; o < p.mg; ++o) {
@@ -269,10 +267,9 @@ void ImplicitConvF32(const float* x, const float* w, const float* bias, const fl
         const int64_t j1 = p.parts == 1 ? (oh1 - oh0) * p.wq : std::min(p.wq, j0 + p.part);
         const int64_t n = j1 - j0;
         Prepare(xg, s, p, oh0, in, cbuf + p.cbuf);
-        for (int64_t o = 0; o < p.mg; ++o) {  // the bias first, as ONNX Runtime sums
-          std::fill(cbuf + o * n, cbuf + (o + 1) * n, bias != nullptr ? bias[m0 + o] : 0.0f);
-        }
-        SgemmIndirectB(p.mg, n, p.k, w + g * p.mg * p.k, p.k, in + j0, off, cbuf, n);
+        // The sums start from the bias, in registers.
+        SgemmIndirectB(p.mg, n, p.k, w + g * p.mg * p.k, p.k, in + j0, off, cbuf, n,
+                       bias != nullptr ? bias + m0 : nullptr);
         // The outputs: whole rows of the band, or the part's columns of the one row.
         const int64_t cols = p.parts == 1 ? s.ow : std::clamp<int64_t>(s.ow - j0, 0, n);
         const int64_t first = p.parts == 1 ? oh0 * s.ow : j0;

@@ -59,17 +59,23 @@ void PackA(const float* a, int64_t lda, int64_t mc, int64_t kc, float* out) {
 // c[0 .. rows, 0 .. cols) += the kMR x kNV-vector product of a packed a panel and a b
 // panel: packed (kPacked: row p at bp + p * kNV * N, aligned) or read in place (row p at
 // bp + boff[p], any alignment: an implicit convolution's shifted input rows).
+// With `init`, c is not read: the sums start from bias[r] (0 when bias is null) and
+// overwrite c.
 template <bool kPacked, size_t kRows = kMR>
 HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
                      const int64_t* HWY_RESTRICT boff, float* c, int64_t ldc, int64_t rows,
-                     int64_t cols, int64_t lda = 0) {
+                     int64_t cols, int64_t lda = 0, bool init = false,
+                     const float* bias = nullptr) {
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
   const size_t N = hn::Lanes(d);
   V acc[kRows][kNV];
   for (size_t r = 0; r < kRows; ++r) {
+    const V start = init && bias != nullptr
+                        ? hn::Set(d, bias[std::min<int64_t>(static_cast<int64_t>(r), rows - 1)])
+                        : hn::Zero(d);
     for (size_t v = 0; v < kNV; ++v)
-      acc[r][v] = hn::Zero(d);
+      acc[r][v] = start;
   }
   const float* arow[kRows];  // in place: row r, or the last valid row past the edge
   for (size_t r = 0; r < kRows; ++r)
@@ -97,8 +103,10 @@ HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_
   if (rows == static_cast<int64_t>(kRows) && cols == static_cast<int64_t>(kNV * N)) {
     for (size_t r = 0; r < kRows; ++r) {
       float* row = c + static_cast<int64_t>(r) * ldc;
-      for (size_t v = 0; v < kNV; ++v)
-        hn::StoreU(hn::Add(hn::LoadU(d, row + v * N), acc[r][v]), d, row + v * N);
+      for (size_t v = 0; v < kNV; ++v) {
+        hn::StoreU(init ? acc[r][v] : hn::Add(hn::LoadU(d, row + v * N), acc[r][v]), d,
+                   row + v * N);
+      }
     }
     return;
   }
@@ -109,8 +117,10 @@ HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_
       hn::Store(acc[r][v], d, buf + (r * kNV + v) * N);
   }
   for (int64_t r = 0; r < rows; ++r) {
+    const float* sums = buf + static_cast<size_t>(r) * kNV * N;
+    float* row = c + r * ldc;
     for (int64_t j = 0; j < cols; ++j)
-      c[r * ldc + j] += buf[static_cast<size_t>(r) * kNV * N + static_cast<size_t>(j)];
+      row[j] = init ? sums[j] : row[j] + sums[j];
   }
 }
 
@@ -178,7 +188,8 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
 // sequential stream of broadcasts) and row p of b read in place at b + boff[p] (n
 // columns, readable up to the next multiple of the tile width). Blocked as SgemmPacked.
 void SgemmIndirectBImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                        const float* b, const int64_t* boff, float* c, int64_t ldc) {
+                        const float* b, const int64_t* boff, float* c, int64_t ldc,
+                        const float* bias) {
   const hn::ScalableTag<float> d;
   const auto nr = static_cast<int64_t>(kNV * hn::Lanes(d));
   // 8 rows where there are 32 vector registers (16 accumulators: channel counts are
@@ -195,7 +206,7 @@ void SgemmIndirectBImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t
           const int64_t rows = std::min(mr, mc - ir);
           const float* ap = a + (ic + ir) * lda + pc;
           Tile<false, kIR>(kc, ap, b + jr, boff + pc, c + (ic + ir) * ldc + jr, ldc, rows, cols,
-                           lda);
+                           lda, pc == 0, bias != nullptr ? bias + ic + ir : nullptr);
         }
       }
     }
@@ -295,8 +306,8 @@ HWY_EXPORT(SgemmIndirectBImpl);
 HWY_EXPORT(TileColumnsImpl);
 
 void SgemmIndirectB(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                    const int64_t* boff, float* c, int64_t ldc) {
-  HWY_DYNAMIC_DISPATCH(SgemmIndirectBImpl)(m, n, k, a, lda, b, boff, c, ldc);
+                    const int64_t* boff, float* c, int64_t ldc, const float* bias) {
+  HWY_DYNAMIC_DISPATCH(SgemmIndirectBImpl)(m, n, k, a, lda, b, boff, c, ldc, bias);
 }
 size_t SgemmTileColumns() {
   return HWY_DYNAMIC_DISPATCH(TileColumnsImpl)();

@@ -31,13 +31,13 @@ void SgemmPackA(int64_t m, int64_t k, const float* a, int64_t lda, float* out);
 void SgemmNarrow(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* bt,
                  int64_t ldbt, float* c, int64_t ldc, int64_t ldc_col = 1);
 
-// c[m x n] += a[m x k] * b, a read in place (rows lda apart: no packing), row p of b read
-// in place at b + boff[p] for columns 0 .. n (and up to the next multiple of
-// SgemmTileColumns(), read but not used: the memory must be there). An implicit
-// convolution: the rows of b are the input shifted by each tap, no columns built, and
-// neither operand packed.
+// c[m x n] = bias + a[m x k] * b (bias[i] for row i, 0 when bias is null; c is not read),
+// a read in place (rows lda apart: no packing), row p of b read in place at b + boff[p]
+// for columns 0 .. n (and up to the next multiple of SgemmTileColumns(), read but not
+// used: the memory must be there). An implicit convolution: the rows of b are the input
+// shifted by each tap, no columns built, and neither operand packed.
 void SgemmIndirectB(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                    const int64_t* boff, float* c, int64_t ldc);
+                    const int64_t* boff, float* c, int64_t ldc, const float* bias);
 // The columns of the register tile on the running CPU (2 vectors).
 size_t SgemmTileColumns();
 
