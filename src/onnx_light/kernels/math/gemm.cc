@@ -109,12 +109,17 @@ namespace {
 // Large float products on AVX-512 take the packed Highway kernel (docs/performance.md,
 // "The GEMM decision"): row-major a, b either way round, at least 64 columns, 2M
 // multiply-adds, and enough rows to amortize packing b (at least 128, or a quarter of the
-// columns): a few rows against a wide weight matrix (a classifier head) would pack all of
-// b for little work, and stays with the BLAS. Rows split across the pool as for the BLAS.
+// columns, or 16 when b is stored [k, n] and packs by row copies): a few rows against a
+// wide weight matrix stored transposed (a classifier head) would gather all of b for
+// little work, and stays with the BLAS. Rows split across the pool as for the BLAS;
+// few rows against a wide b split by columns.
 bool PackedGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
                 int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
   static const bool avx512 = PreferPackedSgemm();
-  if (!avx512 || lda_col != 1 || n < 64 || (m < 128 && 4 * m < n) ||
+  // b stored [k, n] packs by whole rows (copies), cheap enough for 16 rows and more; b
+  // stored transposed packs by gathers, worth it only for many rows.
+  const bool wide_b = m < 128 && 4 * m < n;
+  if (!avx512 || lda_col != 1 || n < 64 || (wide_b && (ldb_col != 1 || m < 16)) ||
       m * n * k < (int64_t{1} << 21)) {
     return false;
   }
@@ -138,7 +143,18 @@ bool PackedGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b
                 nullptr, trans);
   };
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
-  if (workers > 1 && m >= 32) {
+  if (workers > 1 && wide_b && n >= 256) {
+    // Few rows against a wide b: each thread packs and multiplies its own columns (rows
+    // would make every thread pack all of b).
+    pool->ParallelFor(
+        n, std::max<int64_t>(128, (n + workers - 1) / workers), [&](int64_t j0, int64_t j1) {
+          std::vector<float> buf(SgemmPackedWorkFloats(j1 - j0) + 16);
+          float* work = buf.data();
+          while (reinterpret_cast<uintptr_t>(work) % 64 != 0)
+            ++work;
+          SgemmPacked(m, j1 - j0, k, a, lda_row, b + j0, ldb_row, c + j0, n, work, nullptr, false);
+        });
+  } else if (workers > 1 && m >= 32) {
     pool->ParallelFor(m, std::max<int64_t>(16, (m + workers - 1) / workers), rows);
   } else {
     rows(0, m);
