@@ -96,7 +96,16 @@ CASES = {
         {"bytes": [1, 2048]},
         "Magika file-type classifier (byte sequence in, int32)",
     ),
+    "rxnmap_transformer": (
+        "chython_rxnmap.onnx",
+        {"atoms": [1, 64], "neighbors": [1, 64], "distances": [1, 64, 64], "roles": [1, 64]},
+        "chython-rxnmap graph transformer encoder (15 layers, width 1024; 64 atoms)",
+    ),
 }
+
+# int64 inputs that index embedding tables: [low, high) per input name (rxnmap's atom,
+# neighbour-count, distance and role vocabularies).
+INT_RANGES = {"atoms": (1, 121), "neighbors": (0, 17), "distances": (0, 13), "roles": (1, 4)}
 
 
 def feeds_for(name: str, session) -> dict:
@@ -110,6 +119,8 @@ def feeds_for(name: str, session) -> dict:
         shape = shapes[arg.name]
         if arg.type == "tensor(int32)":  # byte values, 256 = padding (Magika)
             feeds[arg.name] = rng.integers(0, 257, shape).astype(np.int32)
+        elif arg.type == "tensor(int64)":
+            feeds[arg.name] = rng.integers(*INT_RANGES[arg.name], shape).astype(np.int64)
         else:
             feeds[arg.name] = (rng.standard_normal(shape) * 0.5).astype(np.float32)
     return feeds

@@ -204,4 +204,9 @@ fetch_pypi_model nudenet 3.4.2 5937dbd84e5d8e5de038f08ffea5a1bb50a08475776bf2b47
 fetch_pypi_model magika 1.0.3 3e9b49134e8116ee40b431664dcbed9e199413efddcce1a173c734b4e0521529 \
   magika/models/standard_v3_3/model.onnx \
   fe2d2eb49c5f88a9e0a6c048e15d6ffdf86235519c2afc535044de433169ec8c magika_standard_v3_3.onnx
+# A transformer encoder: chython-rxnmap's atom-mapping model (15 pre-LN layers of
+# 1024-wide self-attention with GELU, LayerNormalization; LGPL-3.0-or-later).
+fetch_pypi_model chython-rxnmap 2.0 c330c6b2250bd024807abffc45f51d2953489fa52a9caa20e82572e4463d5de6 \
+  chython_rxnmap/rxnmap.onnx a4c60aba5c3524dda96ea3af9e1487d3fb09a4e376604e506b1f0064cfcef2e0 \
+  chython_rxnmap.onnx
 log "done"

@@ -127,3 +127,22 @@ def test_more_real_models_match_onnxruntime(name, shapes, tol):
             f"{name}: largest |onnx-light - ORT| = {worst:.3g} (largest |output| {magnitude:.3g})"
         )
         assert worst <= tol * magnitude, (worst, magnitude)
+
+
+def test_transformer_encoder_matches_onnxruntime():
+    # chython-rxnmap's graph transformer (15 pre-LN self-attention layers of width 1024,
+    # GELU through Erf, LayerNormalization, attention biased by embedded distances): int64
+    # token, neighbour, distance and role ids in their vocabularies, two sequence lengths.
+    # Its output is attention-like weights in [0, 1]: 1e-5 absolute.
+    light, ref = both("chython_rxnmap.onnx")
+    rng = np.random.default_rng(17)
+    for n in (24, 64):
+        feeds = {
+            "atoms": rng.integers(1, 121, (1, n)),
+            "neighbors": rng.integers(0, 17, (1, n)),
+            "distances": rng.integers(0, 13, (1, n, n)),
+            "roles": rng.integers(1, 4, (1, n)),
+        }
+        worst = largest_error(light, ref, feeds)
+        print(f"rxnmap, {n} atoms: largest |onnx-light - ORT| = {worst:.3g}")
+        assert worst <= 1e-5

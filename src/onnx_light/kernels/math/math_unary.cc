@@ -238,6 +238,7 @@ Status RegisterMath(KernelRegistry& r, const char* name) {
     if (n == "Tanh") simd = {ActivationKind::kTanh, 0, 0};
     if (n == "Sigmoid") simd = {ActivationKind::kSigmoid, 0, 0};
     if (n == "Exp") simd = {ActivationKind::kExp, 0, 0};
+    if (n == "Erf") simd = {ActivationKind::kErf, 0, 0};
     if (n == "HardSigmoid") simd = {ActivationKind::kHardSigmoid, p.a, p.b};
     if (n == "HardSwish") simd = {ActivationKind::kHardSwish, 0, 0};
     return std::unique_ptr<KernelBase>(new MathUnary(spec.f, spec.d, p, spec.int_op, simd));

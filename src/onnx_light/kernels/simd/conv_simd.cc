@@ -64,6 +64,38 @@ HWY_INLINE V ExpNeg(D d, V v) {
   return hn::Exp(d, hn::Min(hn::Neg(v), hn::Set(d, 88.0f)));
 }
 
+// erf for float32, within 2.5 ULP of the true value (checked against math.erf over 2.2M
+// points, tests/python/kernels/math/test_unary_simd.py). Coefficients fitted for this
+// project by least squares on Chebyshev nodes (relative error weighted): |x| <= 1,
+// x * P(x^2) with P of degree 7; 1 < |x| < 4, 1 - exp(-x^2) * Q(1/|x|) with Q of degree 9
+// (Q approximates erfcx = erfc * exp(x^2)); beyond 4, erf rounds to +-1 in float.
+template <class D, class V>
+HWY_INLINE V ErfNumbers(D d, V v) {
+  static constexpr float kP[] = {1.1283791670570977f,     -0.37612638425957257f,
+                                 0.11283781839100432f,    -0.026865392124795662f,
+                                 0.005220923216704407f,   -0.0008482507747839263f,
+                                 0.00011254640810690053f, -9.634991350579436e-06f};
+  static constexpr float kQ[] = {
+      0.00012575778953242934f, 0.5616814878346243f,  0.02122417237901275f, -0.3789607464222324f,
+      0.2390853734909426f,     0.22255830165076568f, -0.5183950055111397f, 0.42458844560720327f,
+      -0.17400144132941775f,   0.02967723590946446f};
+  const V one = hn::Set(d, 1.0f);
+  const V ax = hn::Abs(v);
+  const V t = hn::Mul(ax, ax);
+  V p = hn::Set(d, kP[7]);
+  for (int i = 6; i >= 0; --i)
+    p = hn::MulAdd(p, t, hn::Set(d, kP[i]));
+  const V u = hn::Div(one, hn::Max(ax, one));
+  V q = hn::Set(d, kQ[9]);
+  for (int i = 8; i >= 0; --i)
+    q = hn::MulAdd(q, u, hn::Set(d, kQ[i]));
+  const V e = hn::Exp(d, hn::Neg(hn::Min(t, hn::Set(d, 16.0f))));
+  const V tail = hn::NegMulAdd(e, q, one);  // 1 - e * q
+  const V r = hn::IfThenElse(hn::Le(ax, one), hn::Mul(ax, p),
+                             hn::IfThenElse(hn::Lt(ax, hn::Set(d, 4.0f)), tail, one));
+  return hn::CopySign(r, v);
+}
+
 template <class D, class V>
 HWY_INLINE V ActivateNumbers(D d, V v, const Activation& act) {
   switch (act.kind) {
@@ -105,6 +137,8 @@ HWY_INLINE V ActivateNumbers(D d, V v, const Activation& act) {
       const auto e = ExpNeg(d, v);
       return hn::Div(v, hn::Add(hn::Set(d, 1.0f), e));
     }
+    case ActivationKind::kErf:
+      return ErfNumbers(d, v);
   }
   return v;
 }

@@ -20,6 +20,7 @@ enum class ActivationKind : uint8_t {
   kTanh,
   kSilu,  // x * sigmoid(x)
   kExp,
+  kErf,
 };
 struct Activation {
   ActivationKind kind = ActivationKind::kNone;

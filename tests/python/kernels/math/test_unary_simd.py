@@ -1,4 +1,4 @@
-"""float32 Tanh, Sigmoid, Exp, HardSigmoid and HardSwish run in Highway vector code
+"""float32 Tanh, Sigmoid, Exp, Erf, HardSigmoid and HardSwish run in Highway vector code
 (simd/conv_simd.cc): every length up to three vectors of the widest target (tails), the
 special values, and the overflow edge of exp, against float64 numpy. Tolerance: 4e-7
 relative + 1e-37 absolute (a few ULP; exp's 88..88.72 band 1e-6 relative; HardSigmoid and
@@ -70,3 +70,34 @@ def test_special_values(op):
     if op == "HardSwish":  # inf * 1 = inf, -inf * 0 = NaN in float arithmetic
         want[1] = np.float32(np.nan) if np.isnan(want[1]) else want[1]
     np.testing.assert_allclose(got[1:], want, rtol=1e-6, atol=1e-37, equal_nan=True)
+
+
+def test_erf_within_three_ulp_everywhere():
+    # Erf's own approximation (simd/conv_simd.cc, fitted for the project): every float32 in
+    # [-5, 5] on a fine grid, tiny and subnormal magnitudes, tails of every length, and the
+    # special values, against math.erf in float64. At most 3 ULP of the float32 result.
+    import math
+
+    s = session("Erf", {})
+    rng = np.random.default_rng(11)
+    x = np.concatenate(
+        [
+            np.linspace(-5, 5, 400_001, dtype=np.float32),
+            np.logspace(-44, 0.6, 20_000).astype(np.float32),
+            -np.logspace(-44, 0.6, 20_000).astype(np.float32),
+            (rng.standard_normal(37) * 2).astype(np.float32),  # a tail
+        ]
+    )
+    got = s.run(None, {"x": x})[0].astype(np.float64)
+    want = np.array([math.erf(v) for v in x.astype(np.float64)])
+    ulp = np.spacing(np.abs(want).astype(np.float32)).astype(np.float64)
+    worst = float(np.max(np.abs(got - want) / ulp))
+    assert worst <= 3.0, worst
+    special = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 4.0, -1e30], np.float32)
+    got = s.run(None, {"x": special})[0]
+    assert np.isnan(got[0])
+    np.testing.assert_array_equal(got[1:], [1.0, -1.0, 0.0, -0.0, 1.0, -1.0])
+    assert np.signbit(got[4])
+    for n in range(1, 40):  # every tail, the same values as the long run
+        y = s.run(None, {"x": x[:n]})[0]
+        np.testing.assert_array_equal(y, s.run(None, {"x": x[: n + 64]})[0][:n])
