@@ -9,20 +9,22 @@
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
 #include "math/gemm.h"
+#include "onnx_light/runtime/thread_pool.h"
+#include "simd/qgemm_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
 
 // The int32 products of MatMulInteger and QLinearMatMul: (a - a_zp) @ (b - b_zp) with
 // numpy batch broadcasting; a's zero point is a scalar or one per row ([M]), b's a
-// scalar or one per column ([N]). Products wrap in 32 bits (exact for 8-bit inputs).
+// scalar or one per column ([N]). Exact in int32 (simd/qgemm_simd.h).
 struct IntProduct {
   std::vector<int32_t> values;
   std::vector<int64_t> dims;
 };
 
 Result<IntProduct> IntegerMatMul(const Tensor& a, const Tensor* a_zp, const Tensor& b,
-                                 const Tensor* b_zp, const KernelInfo& info) {
+                                 const Tensor* b_zp, const KernelInfo& info, ThreadPool* pool) {
   std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
   if (ad.empty() || bd.empty()) {
     return Status(StatusCode::kInvalidArgument, info.Describe() + ": inputs need rank >= 1");
@@ -51,25 +53,23 @@ Result<IntProduct> IntegerMatMul(const Tensor& a, const Tensor* a_zp, const Tens
   r.dims = batch;
   if (!a_vec) r.dims.push_back(m);
   if (!b_vec) r.dims.push_back(n);
-  const std::vector<double> av = ToDoubles(&a), bv = ToDoubles(&b);
-  std::vector<uint32_t> ac(av.size()), bc(bv.size());
-  for (size_t i = 0; i < av.size(); ++i) {
-    const auto row = static_cast<size_t>((static_cast<int64_t>(i) / k) % m);
-    ac[i] = static_cast<uint32_t>(
-        static_cast<int32_t>(av[i] - (za.empty() ? 0 : za[za.size() == 1 ? 0 : row])));
-  }
-  for (size_t i = 0; i < bv.size(); ++i) {
-    const auto col = static_cast<size_t>(static_cast<int64_t>(i) % n);
-    bc[i] = static_cast<uint32_t>(
-        static_cast<int32_t>(bv[i] - (zb.empty() ? 0 : zb[zb.size() == 1 ? 0 : col])));
-  }
+  // a centered and widened to int16 (rows padded to an even length with a zero), b's zero
+  // point one per column: the exact integer kernel (simd/qgemm_simd.h) does the rest.
+  const int64_t k2 = k + (k & 1);
+  const bool a_signed = a.dtype() == DataType::kInt8, b_signed = b.dtype() == DataType::kInt8;
+  const auto* a8 = static_cast<const uint8_t*>(a.raw_data());
+  const auto* b8 = static_cast<const uint8_t*>(b.raw_data());
+  std::vector<int32_t> zcol(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j)
+    zcol[static_cast<size_t>(j)] =
+        zb.empty() ? 0 : static_cast<int32_t>(zb[zb.size() == 1 ? 0 : static_cast<size_t>(j)]);
+  std::vector<int16_t> ac(static_cast<size_t>(m * k2));
   int64_t nbatch = 1;
   for (int64_t d : batch)
     nbatch *= d;
   const std::vector<int64_t> sa = BroadcastStrides(abatch, batch),
                              sb = BroadcastStrides(bbatch, batch);
   r.values.resize(static_cast<size_t>(nbatch * m * n));
-  std::vector<uint32_t> acc(static_cast<size_t>(m * n));
   std::vector<int64_t> pos(batch.size(), 0);
   for (int64_t t = 0; t < nbatch; ++t) {
     int64_t oa = 0, ob = 0;
@@ -77,11 +77,42 @@ Result<IntProduct> IntegerMatMul(const Tensor& a, const Tensor* a_zp, const Tens
       oa += pos[d] * sa[d];
       ob += pos[d] * sb[d];
     }
-    std::fill(acc.begin(), acc.end(), 0u);
-    Gemm2DLoop<uint32_t>(ac.data() + oa * m * k, k, 1, bc.data() + ob * k * n, n, 1, acc.data(), m,
-                         n, k);
-    for (size_t i = 0; i < acc.size(); ++i)
-      r.values[static_cast<size_t>(t * m * n) + i] = static_cast<int32_t>(acc[i]);
+    const uint8_t* as = a8 + oa * m * k;
+    for (int64_t i = 0; i < m; ++i) {
+      const int32_t z =
+          za.empty() ? 0 : static_cast<int32_t>(za[za.size() == 1 ? 0 : static_cast<size_t>(i)]);
+      int16_t* row = ac.data() + i * k2;
+      const uint8_t* src = as + i * k;
+      if (a_signed) {
+        for (int64_t p = 0; p < k; ++p)
+          row[p] = static_cast<int16_t>(static_cast<int8_t>(src[p]) - z);
+      } else {
+        for (int64_t p = 0; p < k; ++p)
+          row[p] = static_cast<int16_t>(src[p] - z);
+      }
+      if (k2 > k) row[k] = 0;
+    }
+    int32_t* out = r.values.data() + t * m * n;
+    const uint8_t* bs = b8 + ob * k * n;
+    // Column panels split across the pool when the product is large (~1M multiply-adds
+    // per part).
+    const int64_t workers = pool != nullptr ? pool->threads() : 1;
+    const int64_t parts = std::max<int64_t>(1, std::min({workers, n / 64, m * n * k >> 20}));
+    auto cols = [&](int64_t q0, int64_t q1) {
+      for (int64_t q = q0; q < q1; ++q) {
+        const int64_t j0 = n * q / parts / 64 * 64,
+                      j1 = q + 1 == parts ? n : n * (q + 1) / parts / 64 * 64;
+        if (j1 > j0) {
+          QGemmI16(m, j1 - j0, k, ac.data(), k2, bs + j0, b_signed, n, zcol.data() + j0, out + j0,
+                   n);
+        }
+      }
+    };
+    if (parts > 1) {
+      pool->ParallelFor(parts, 1, cols);
+    } else {
+      cols(0, 1);
+    }
     for (size_t d = batch.size(); d-- > 0;) {
       if (++pos[d] < batch[d]) break;
       pos[d] = 0;
@@ -97,8 +128,8 @@ class MatMulInteger : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     ONNX_LIGHT_ASSIGN_OR_RETURN(
-        IntProduct p,
-        IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(1), ctx.input(3), ctx.info()));
+        IntProduct p, IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(1), ctx.input(3),
+                                    ctx.info(), ctx.thread_pool()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, p.dims));
     if (!p.values.empty())
       std::memcpy(y->mutable_data<int32_t>(), p.values.data(), p.values.size() * 4);
@@ -117,8 +148,8 @@ class QLinearMatMul : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const std::string where = ctx.info().Describe();
     ONNX_LIGHT_ASSIGN_OR_RETURN(
-        IntProduct p,
-        IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(3), ctx.input(5), ctx.info()));
+        IntProduct p, IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(3), ctx.input(5),
+                                    ctx.info(), ctx.thread_pool()));
     const Tensor& as_t = *ctx.input(1);
     const std::vector<double> as = ToDoubles(&as_t), bs = ToDoubles(ctx.input(4)),
                               ys = ToDoubles(ctx.input(6)), yz = ToDoubles(ctx.input(7));

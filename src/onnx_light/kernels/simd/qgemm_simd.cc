@@ -1,0 +1,152 @@
+#include "simd/qgemm_simd.h"
+
+#include <algorithm>
+#include <cstring>
+
+// clang-format off
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "simd/qgemm_simd.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+// clang-format on
+
+HWY_BEFORE_NAMESPACE();
+namespace onnx_light::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_TARGET == HWY_SCALAR
+// One lane: the plain loop (a build's baseline target; x86 CPUs take the vector code).
+template <typename B>
+void QGemm(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const B* b, int64_t ldb,
+           const int32_t* zb, int32_t* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      int32_t sum = 0;
+      for (int64_t p = 0; p < k; ++p)
+        sum += a[i * lda + p] * (static_cast<int32_t>(b[p * ldb + j]) - zb[j]);
+      c[i * ldc + j] = sum;
+    }
+  }
+}
+#else
+constexpr size_t kQR = 4;  // rows of a register tile
+constexpr size_t kQV = 2;  // vectors of int32 columns
+
+// Row p of b, columns [j, j + lanes), centered, widened to int32. `cols` < lanes: the
+// rest read as zeros through a buffer.
+template <typename B, class D32>
+HWY_INLINE hn::Vec<D32> LoadColumns(D32 d32, const B* row, const int32_t* zb, int64_t cols) {
+  const hn::Rebind<B, D32> d8;
+  const size_t lanes = hn::Lanes(d32);
+  if (cols >= static_cast<int64_t>(lanes)) {
+    return hn::Sub(hn::PromoteTo(d32, hn::LoadU(d8, row)), hn::LoadU(d32, zb));
+  }
+  HWY_ALIGN B buf[hn::MaxLanes(d32)] = {};
+  HWY_ALIGN int32_t zbuf[hn::MaxLanes(d32)] = {};
+  std::memcpy(buf, row, static_cast<size_t>(cols) * sizeof(B));
+  std::memcpy(zbuf, zb, static_cast<size_t>(cols) * sizeof(int32_t));
+  return hn::Sub(hn::PromoteTo(d32, hn::Load(d8, buf)), hn::Load(d32, zbuf));
+}
+
+// A kQR x kQV-vector tile of c = a * (b - zb) over k: a's rows are int16 pairs
+// (a[r][p], a[r][p + 1]) broadcast as one int32, b's rows p and p + 1 are widened,
+// centered and packed into int16 pairs, and each pair of products is summed in int32
+// (vpmaddwd on x86): exact, no saturation (|values| <= 255).
+template <typename B>
+HWY_INLINE void QTile(int64_t k, const int16_t* a, int64_t lda, int64_t rows, const B* b,
+                      int64_t ldb, const int32_t* zb, int64_t cols, int32_t* c, int64_t ldc) {
+  const hn::ScalableTag<int32_t> d32;
+  const hn::Repartition<int16_t, decltype(d32)> d16;
+  using V32 = hn::Vec<decltype(d32)>;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d32));
+  V32 acc[kQR][kQV], acc1[kQR][kQV];
+  for (size_t r = 0; r < kQR; ++r) {
+    for (size_t v = 0; v < kQV; ++v)
+      acc[r][v] = acc1[r][v] = hn::Zero(d32);
+  }
+  const int16_t* arow[kQR];
+  for (size_t r = 0; r < kQR; ++r)
+    arow[r] = a + std::min<int64_t>(static_cast<int64_t>(r), rows - 1) * lda;
+  const V32 low = hn::Set(d32, 0xffff);
+  for (int64_t p = 0; p < k; p += 2) {
+    hn::Vec<decltype(d16)> bp[kQV];
+    for (size_t v = 0; v < kQV; ++v) {
+      const int64_t j = static_cast<int64_t>(v) * lanes, left = cols - j;
+      if (left <= 0) {
+        bp[v] = hn::Zero(d16);
+        continue;
+      }
+      const V32 b0 = LoadColumns(d32, b + p * ldb + j, zb + j, left);
+      const V32 b1 =  // an odd k's last row pairs with zeros
+          p + 1 < k ? LoadColumns(d32, b + (p + 1) * ldb + j, zb + j, left) : hn::Zero(d32);
+      bp[v] = hn::BitCast(d16, hn::Or(hn::ShiftLeft<16>(b1), hn::And(b0, low)));
+    }
+    for (size_t r = 0; r < kQR; ++r) {
+      int32_t pair;
+      std::memcpy(&pair, arow[r] + p, sizeof(pair));
+      const auto ap = hn::BitCast(d16, hn::Set(d32, pair));
+      for (size_t v = 0; v < kQV; ++v)
+        acc[r][v] = hn::ReorderWidenMulAccumulate(d32, ap, bp[v], acc[r][v], acc1[r][v]);
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    for (size_t v = 0; v < kQV; ++v) {
+      const int64_t j = static_cast<int64_t>(v) * lanes, left = cols - j;
+      if (left <= 0) break;
+      const V32 sum = hn::Add(acc[r][v], acc1[r][v]);
+      if (left >= lanes) {
+        hn::StoreU(sum, d32, c + r * ldc + j);
+      } else {
+        HWY_ALIGN int32_t buf[hn::MaxLanes(d32)];
+        hn::Store(sum, d32, buf);
+        std::memcpy(c + r * ldc + j, buf, static_cast<size_t>(left) * sizeof(int32_t));
+      }
+    }
+  }
+}
+
+template <typename B>
+void QGemm(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const B* b, int64_t ldb,
+           const int32_t* zb, int32_t* c, int64_t ldc) {
+  const hn::ScalableTag<int32_t> d32;
+  const auto nr = static_cast<int64_t>(kQV * hn::Lanes(d32));
+  const auto mr = static_cast<int64_t>(kQR);
+  // Column panels of b (k rows of nr values) stay in the L1/L2 caches while every tile of
+  // rows passes them.
+  for (int64_t j = 0; j < n; j += nr) {
+    const int64_t cols = std::min(nr, n - j);
+    for (int64_t i = 0; i < m; i += mr) {
+      QTile(k, a + i * lda, lda, std::min(mr, m - i), b + j, ldb, zb + j, cols, c + i * ldc + j,
+            ldc);
+    }
+  }
+}
+
+#endif  // HWY_TARGET == HWY_SCALAR
+
+void QGemmImpl(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const void* b,
+               bool b_signed, int64_t ldb, const int32_t* zb, int32_t* c, int64_t ldc) {
+  if (b_signed) {
+    QGemm(m, n, k, a, lda, static_cast<const int8_t*>(b), ldb, zb, c, ldc);
+  } else {
+    QGemm(m, n, k, a, lda, static_cast<const uint8_t*>(b), ldb, zb, c, ldc);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace onnx_light::kernels
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace onnx_light::kernels {
+
+HWY_EXPORT(QGemmImpl);
+
+void QGemmI16(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const void* b,
+              bool b_signed, int64_t ldb, const int32_t* zb, int32_t* c, int64_t ldc) {
+  HWY_DYNAMIC_DISPATCH(QGemmImpl)(m, n, k, a, lda, b, b_signed, ldb, zb, c, ldc);
+}
+
+}  // namespace onnx_light::kernels
+#endif  // HWY_ONCE

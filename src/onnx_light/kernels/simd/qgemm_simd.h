@@ -1,0 +1,17 @@
+// The integer matrix product behind MatMulInteger and QLinearMatMul (Highway, runtime
+// dispatch): c[m x n] = a * (b - zb) in int32, exactly, with a already centered by its
+// zero point and widened to int16 ([m x k] rows lda apart; when k is odd each row has one
+// more readable value, 0, after its last), b 8-bit (int8 or uint8, [k x n] rows ldb
+// apart) and zb one zero point per column of b. Pairs of products are summed in int32
+// (vpmaddwd on x86), which cannot saturate: every factor is within [-255, 255]. Not
+// packed: b's rows are read in place, widened as they are used.
+#pragma once
+
+#include <cstdint>
+
+namespace onnx_light::kernels {
+
+void QGemmI16(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const void* b,
+              bool b_signed, int64_t ldb, const int32_t* zb, int32_t* c, int64_t ldc);
+
+}  // namespace onnx_light::kernels
