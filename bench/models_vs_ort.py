@@ -101,11 +101,23 @@ CASES = {
         {"atoms": [1, 64], "neighbors": [1, 64], "distances": [1, 64, 64], "roles": [1, 64]},
         "chython-rxnmap graph transformer encoder (15 layers, width 1024; 64 atoms)",
     ),
+    "t5_encoder_int8": (
+        "traceforge_span_encoder_int8.onnx",
+        {"input_ids": [1, 64], "attention_mask": [1, 64]},
+        "traceforge T5-style encoder, dynamically quantized (MatMulInteger; 64 tokens)",
+    ),
 }
 
 # int64 inputs that index embedding tables: [low, high) per input name (rxnmap's atom,
 # neighbour-count, distance and role vocabularies).
-INT_RANGES = {"atoms": (1, 121), "neighbors": (0, 17), "distances": (0, 13), "roles": (1, 4)}
+INT_RANGES = {
+    "atoms": (1, 121),
+    "neighbors": (0, 17),
+    "distances": (0, 13),
+    "roles": (1, 4),
+    "input_ids": (0, 32000),  # the T5 vocabulary
+    "attention_mask": (1, 2),  # every token attended
+}
 
 
 def feeds_for(name: str, session) -> dict:

@@ -209,4 +209,9 @@ fetch_pypi_model magika 1.0.3 3e9b49134e8116ee40b431664dcbed9e199413efddcce1a173
 fetch_pypi_model chython-rxnmap 2.0 c330c6b2250bd024807abffc45f51d2953489fa52a9caa20e82572e4463d5de6 \
   chython_rxnmap/rxnmap.onnx a4c60aba5c3524dda96ea3af9e1487d3fb09a4e376604e506b1f0064cfcef2e0 \
   chython_rxnmap.onnx
+# A dynamically quantized model: traceforge's T5-style span encoder (DynamicQuantizeLinear
+# and MatMulInteger in every layer, RMS norms, relative-position buckets; MIT).
+fetch_pypi_model traceforge-title-model 0.2.0 41e051205c01f724a0d12ad65a52ca4e90661de3fd959e6ce2efab4919024d31 \
+  traceforge_title_model/data/span/encoder.onnx b82bef1400cec815c3e5addd04dc451ec31491ac6598b166bbc6594656823787 \
+  traceforge_span_encoder_int8.onnx
 log "done"
