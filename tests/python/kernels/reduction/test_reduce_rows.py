@@ -1,0 +1,47 @@
+"""float32 ReduceSum, ReduceMean and ReduceSumSquare over trailing axes (the norms of
+transformers) sum contiguous rows in double; other axes take the general walk. Both
+against numpy in float64 rounded once to float32: rtol 1e-6 (the double sums differ only
+in order)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import onnx_light
+from onnx_light.onnx import TensorProto, helper
+
+CASES = [
+    ((1, 64, 512), [-1], 1),  # the RMS norm of a T5 layer
+    ((3, 5, 7), [2], 0),
+    ((2, 3, 4, 37), [-2, -1], 1),  # a two-axis suffix
+    ((2, 1, 9), [1, 2], 0),  # with a unit axis
+    ((4, 6, 5), [1], 1),  # a middle axis: the general walk
+    ((4, 6, 5), [0, 2], 0),  # not a suffix
+    ((5, 3), [0, 1], 0),  # everything
+]
+
+REFS = {
+    "ReduceSum": lambda x, ax, k: np.sum(x, axis=ax, keepdims=k),
+    "ReduceMean": lambda x, ax, k: np.mean(x, axis=ax, keepdims=k),
+    "ReduceSumSquare": lambda x, ax, k: np.sum(x * x, axis=ax, keepdims=k),
+}
+
+
+@pytest.mark.parametrize("op", sorted(REFS))
+@pytest.mark.parametrize("shape,axes,keepdims", CASES)
+def test_trailing_axis_reductions_match_numpy(op, shape, axes, keepdims):
+    x = np.random.default_rng(len(shape)).standard_normal(shape).astype(np.float32)
+    node = helper.make_node(op, ["x", "axes"], ["y"], keepdims=keepdims)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [helper.make_tensor("axes", TensorProto.INT64, [len(axes)], axes)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    got = onnx_light.RuntimeSession(model).run(None, {"x": x})[0]
+    want = REFS[op](x.astype(np.float64), tuple(axes), bool(keepdims)).astype(np.float32)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
