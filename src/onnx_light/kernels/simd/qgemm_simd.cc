@@ -1,5 +1,7 @@
 #include "simd/qgemm_simd.h"
 
+#include <hwy/aligned_allocator.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -30,8 +32,9 @@ void QGemm(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const
   }
 }
 #else
-constexpr size_t kQR = 4;  // rows of a register tile
-constexpr size_t kQV = 2;  // vectors of int32 columns
+// 8 rows where there are 32 vector registers (16 accumulators), 4 where there are 16.
+constexpr size_t kQR = HWY_TARGET <= HWY_AVX3 ? 8 : 4;  // rows of a register tile
+constexpr size_t kQV = 2;                               // vectors of int32 columns
 
 // Row p of b, columns [j, j + lanes), centered, widened to int32. `cols` < lanes: the
 // rest read as zeros through a buffer.
@@ -49,13 +52,39 @@ HWY_INLINE hn::Vec<D32> LoadColumns(D32 d32, const B* row, const int32_t* zb, in
   return hn::Sub(hn::PromoteTo(d32, hn::Load(d8, buf)), hn::Load(d32, zbuf));
 }
 
-// A kQR x kQV-vector tile of c = a * (b - zb) over k: a's rows are int16 pairs
-// (a[r][p], a[r][p + 1]) broadcast as one int32, b's rows p and p + 1 are widened,
-// centered and packed into int16 pairs, and each pair of products is summed in int32
-// (vpmaddwd on x86): exact, no saturation (|values| <= 255).
+// One column panel of b (kQV vectors of columns from j), centered and packed as int16
+// pairs: for rows p and p + 1, lane i holds (b[p][i], b[p + 1][i]) (an odd k's last row
+// pairs with zeros). Every row tile then reads the panel with aligned loads.
 template <typename B>
-HWY_INLINE void QTile(int64_t k, const int16_t* a, int64_t lda, int64_t rows, const B* b,
-                      int64_t ldb, const int32_t* zb, int64_t cols, int32_t* c, int64_t ldc) {
+HWY_INLINE void PackPanel(int64_t k, const B* b, int64_t ldb, const int32_t* zb, int64_t cols,
+                          int16_t* out) {
+  const hn::ScalableTag<int32_t> d32;
+  const hn::Repartition<int16_t, decltype(d32)> d16;
+  using V32 = hn::Vec<decltype(d32)>;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d32));
+  const V32 low = hn::Set(d32, 0xffff);
+  for (int64_t p = 0; p < k; p += 2) {
+    for (size_t v = 0; v < kQV; ++v) {
+      const int64_t j = static_cast<int64_t>(v) * lanes, left = cols - j;
+      V32 pair = hn::Zero(d32);
+      if (left > 0) {
+        const V32 b0 = LoadColumns(d32, b + p * ldb + j, zb + j, left);
+        const V32 b1 =
+            p + 1 < k ? LoadColumns(d32, b + (p + 1) * ldb + j, zb + j, left) : hn::Zero(d32);
+        pair = hn::Or(hn::ShiftLeft<16>(b1), hn::And(b0, low));
+      }
+      hn::Store(hn::BitCast(d16, pair), d16, out);
+      out += 2 * lanes;
+    }
+  }
+}
+
+// A kQR x kQV-vector tile of c = a * (b - zb) over k: a's rows are int16 pairs
+// (a[r][p], a[r][p + 1]) broadcast as one int32, b's pairs come packed (PackPanel), and
+// each pair of products is summed in int32 (vpmaddwd on x86): exact, no saturation
+// (|values| <= 255).
+HWY_INLINE void QTile(int64_t k, const int16_t* a, int64_t lda, int64_t rows, const int16_t* panel,
+                      int64_t cols, int32_t* c, int64_t ldc) {
   const hn::ScalableTag<int32_t> d32;
   const hn::Repartition<int16_t, decltype(d32)> d16;
   using V32 = hn::Vec<decltype(d32)>;
@@ -68,20 +97,11 @@ HWY_INLINE void QTile(int64_t k, const int16_t* a, int64_t lda, int64_t rows, co
   const int16_t* arow[kQR];
   for (size_t r = 0; r < kQR; ++r)
     arow[r] = a + std::min<int64_t>(static_cast<int64_t>(r), rows - 1) * lda;
-  const V32 low = hn::Set(d32, 0xffff);
   for (int64_t p = 0; p < k; p += 2) {
     hn::Vec<decltype(d16)> bp[kQV];
-    for (size_t v = 0; v < kQV; ++v) {
-      const int64_t j = static_cast<int64_t>(v) * lanes, left = cols - j;
-      if (left <= 0) {
-        bp[v] = hn::Zero(d16);
-        continue;
-      }
-      const V32 b0 = LoadColumns(d32, b + p * ldb + j, zb + j, left);
-      const V32 b1 =  // an odd k's last row pairs with zeros
-          p + 1 < k ? LoadColumns(d32, b + (p + 1) * ldb + j, zb + j, left) : hn::Zero(d32);
-      bp[v] = hn::BitCast(d16, hn::Or(hn::ShiftLeft<16>(b1), hn::And(b0, low)));
-    }
+    for (size_t v = 0; v < kQV; ++v)
+      bp[v] = hn::Load(d16, panel + v * 2 * static_cast<size_t>(lanes));
+    panel += kQV * 2 * static_cast<size_t>(lanes);
     for (size_t r = 0; r < kQR; ++r) {
       int32_t pair;
       std::memcpy(&pair, arow[r] + p, sizeof(pair));
@@ -112,17 +132,19 @@ void QGemm(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const
   const hn::ScalableTag<int32_t> d32;
   const auto nr = static_cast<int64_t>(kQV * hn::Lanes(d32));
   const auto mr = static_cast<int64_t>(kQR);
-  // Column panels of b (k rows of nr values) stay in the L1/L2 caches while every tile of
-  // rows passes them.
+  // One column panel of b at a time, packed once (k rows of nr int16 pairs, in the L1/L2
+  // caches) while every tile of rows passes it.
+  const int64_t pairs = (k + 1) / 2;
+  auto* panel = static_cast<int16_t*>(hwy::AllocateAlignedBytes(
+      static_cast<size_t>(pairs * 2 * nr) * sizeof(int16_t), nullptr, nullptr));
   for (int64_t j = 0; j < n; j += nr) {
     const int64_t cols = std::min(nr, n - j);
-    for (int64_t i = 0; i < m; i += mr) {
-      QTile(k, a + i * lda, lda, std::min(mr, m - i), b + j, ldb, zb + j, cols, c + i * ldc + j,
-            ldc);
-    }
+    PackPanel(k, b + j, ldb, zb + j, cols, panel);
+    for (int64_t i = 0; i < m; i += mr)
+      QTile(k, a + i * lda, lda, std::min(mr, m - i), panel, cols, c + i * ldc + j, ldc);
   }
+  hwy::FreeAlignedBytes(panel, nullptr, nullptr);
 }
-
 #endif  // HWY_TARGET == HWY_SCALAR
 
 void QGemmImpl(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const void* b,

@@ -16,7 +16,7 @@ import pytest
 from _graphs import node_bytes
 
 import onnx_light
-from onnx_light.onnx import TensorProto
+from onnx_light.onnx import TensorProto, helper, numpy_helper
 
 F, U8, I8, I32 = TensorProto.FLOAT, TensorProto.UINT8, TensorProto.INT8, TensorProto.INT32
 
@@ -177,3 +177,54 @@ def test_quantized_errors():
                 "xz": np.ones(2, np.uint8),
             },
         )
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "m,k,n,a_type,b_type,per_column",
+    [
+        (64, 512, 1024, np.uint8, np.int8, False),  # a dynamically quantized layer
+        (13, 37, 45, np.uint8, np.uint8, True),  # odd k, partial tiles, per-column zb
+        (9, 1, 70, np.int8, np.int8, False),  # k = 1
+        (3, 1024, 33, np.int8, np.uint8, True),  # long k at the extremes
+        (20, 300, 96, np.uint8, np.int8, True),
+    ],
+)
+def test_matmul_integer_exact_at_the_extremes(m, k, n, a_type, b_type, per_column, threads):
+    # The int16 kernel sums pairs of products in int32 (vpmaddwd): exact for every 8-bit
+    # value and zero point, including |a - za| = |b - zb| = 255 everywhere (the worst
+    # case for a saturating kernel). Against numpy in int64.
+    rng = np.random.default_rng(m * n + k)
+    ia, ib = np.iinfo(a_type), np.iinfo(b_type)
+    a = rng.integers(ia.min, ia.max + 1, (m, k)).astype(a_type)
+    b = rng.integers(ib.min, ib.max + 1, (k, n)).astype(b_type)
+    a[0, :] = ia.max  # extremes against the opposite zero point
+    b[:, 0] = ib.min
+    za = np.array(ia.min, a_type)
+    zb = (
+        rng.integers(ib.min, ib.max + 1, n).astype(b_type)
+        if per_column
+        else np.array(ib.max, b_type)
+    )
+    zb_full = np.broadcast_to(zb, (n,)).copy()
+    zb_full[0] = ib.max
+    if not per_column:
+        zb_full[:] = ib.max
+    inits = [
+        numpy_helper.from_array(b, "b"),
+        numpy_helper.from_array(za, "za"),
+        numpy_helper.from_array(zb_full if per_column else zb, "zb"),
+    ]
+    node = helper.make_node("MatMulInteger", ["a", "b", "za", "zb"], ["y"])
+    elem = {np.uint8: TensorProto.UINT8, np.int8: TensorProto.INT8}
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("a", elem[a_type], None)],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, None)],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    got = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"a": a})[0]
+    want = (a.astype(np.int64) - int(za)) @ (b.astype(np.int64) - zb_full.astype(np.int64))
+    np.testing.assert_array_equal(got, want)
