@@ -250,3 +250,25 @@ def test_dynamic_quantize_rejects_nan():
     with pytest.raises(ValueError, match="contains NaN"):
         dynamic_session().run(None, {"x": np.array([1, np.nan], np.float32)})
     assert dynamic_session().run(None, {"x": np.ones(2, np.float32)})[0].tolist() == [255, 255]
+
+
+@pytest.mark.parametrize("n", [15, 16, 17, 33, 1000, 65536])
+def test_dynamic_quantize_vector_code_follows_the_spec(n):
+    # Lengths around the vector widths: the vector range and quantization (round half to
+    # even, saturation) against the formula in numpy; halves placed exactly, NaN found in
+    # the vector part and in the tail.
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal(n) * 3).astype(np.float32)
+    x[0], x[-1] = -2.0, 3.1  # a known range: scale = 5.1 / 255 = 0.02
+    scale = np.float32(np.float32(3.1) - np.float32(-2.0)) / np.float32(255)
+    x[1 : min(n - 1, 9)] = (np.arange(1, min(n - 1, 9)) + 0.5).astype(np.float32) * scale
+    x = np.clip(x, -2.0, 3.1).astype(np.float32)
+    y, s, z = dynamic_session().run(None, {"x": x})
+    zp = np.rint(np.clip(np.float32(0) - np.float32(-2.0) / scale, 0, 255))
+    assert s == scale and z == zp
+    np.testing.assert_array_equal(y, np.clip(np.rint(x / scale) + zp, 0, 255).astype(np.uint8))
+    for at in (0, n - 1, n // 2):
+        bad = x.copy()
+        bad[at] = np.nan
+        with pytest.raises(ValueError, match="contains NaN"):
+            dynamic_session().run(None, {"x": bad})

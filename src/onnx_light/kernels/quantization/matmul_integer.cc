@@ -63,7 +63,15 @@ Result<IntProduct> IntegerMatMul(const Tensor& a, const Tensor* a_zp, const Tens
   for (int64_t j = 0; j < n; ++j)
     zcol[static_cast<size_t>(j)] =
         zb.empty() ? 0 : static_cast<int32_t>(zb[zb.size() == 1 ? 0 : static_cast<size_t>(j)]);
-  std::vector<int16_t> ac(static_cast<size_t>(m * k2));
+  // uint8 a and int8 b (dynamically quantized models) on AVX-512 VNNI CPUs take the
+  // byte kernel; the others the int16 one, with a centered and widened first.
+  const bool vnni = !a_signed && b_signed && HaveVnniQGemm();
+  std::vector<int32_t> za_rows;
+  if (vnni && za.size() > 1) {
+    for (double v : za)
+      za_rows.push_back(static_cast<int32_t>(v));
+  }
+  std::vector<int16_t> ac(vnni ? 0 : static_cast<size_t>(m * k2));
   int64_t nbatch = 1;
   for (int64_t d : batch)
     nbatch *= d;
@@ -78,7 +86,7 @@ Result<IntProduct> IntegerMatMul(const Tensor& a, const Tensor* a_zp, const Tens
       ob += pos[d] * sb[d];
     }
     const uint8_t* as = a8 + oa * m * k;
-    for (int64_t i = 0; i < m; ++i) {
+    for (int64_t i = 0; i < m && !vnni; ++i) {
       const int32_t z =
           za.empty() ? 0 : static_cast<int32_t>(za[za.size() == 1 ? 0 : static_cast<size_t>(i)]);
       int16_t* row = ac.data() + i * k2;
@@ -102,7 +110,12 @@ Result<IntProduct> IntegerMatMul(const Tensor& a, const Tensor* a_zp, const Tens
       for (int64_t q = q0; q < q1; ++q) {
         const int64_t j0 = n * q / parts / 64 * 64,
                       j1 = q + 1 == parts ? n : n * (q + 1) / parts / 64 * 64;
-        if (j1 > j0) {
+        if (j1 <= j0) continue;
+        if (vnni) {
+          QGemmVnni(m, j1 - j0, k, as, k, za.empty() ? 0 : static_cast<int32_t>(za[0]),
+                    za_rows.empty() ? nullptr : za_rows.data(),
+                    reinterpret_cast<const int8_t*>(bs) + j0, n, zcol.data() + j0, out + j0, n);
+        } else {
           QGemmI16(m, j1 - j0, k, ac.data(), k2, bs + j0, b_signed, n, zcol.data() + j0, out + j0,
                    n);
         }

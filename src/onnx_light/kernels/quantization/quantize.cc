@@ -10,6 +10,7 @@
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "simd/qgemm_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -186,17 +187,10 @@ class DynamicQuantize : public KernelBase {
     const Tensor& x = *ctx.input(0);
     const float* xp = x.data<float>();
     const int64_t n = x.num_elements();
-    // Loops the compiler vectorizes: the range (NaN found by its own test), then the
-    // quantization rounding half to even by the 1.5 * 2^23 addition (exact here: |x /
-    // scale| <= 255 because the range includes 0).
+    // Both passes in vector code (simd/qgemm_simd.h): the range, then the quantization.
     float lo = 0, hi = 0;
     bool nan = false;
-    for (int64_t i = 0; i < n; ++i) {
-      const float v = xp[i];
-      nan |= v != v;
-      lo = v < lo ? v : lo;
-      hi = v > hi ? v : hi;
-    }
+    RangeF32(xp, static_cast<size_t>(n), &lo, &hi, &nan);
     if (nan) {
       return Status(StatusCode::kInvalidArgument,
                     ctx.info().Describe() + ": the input contains NaN, which has no range");
@@ -207,11 +201,7 @@ class DynamicQuantize : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * ys, ctx.AllocateOutput(1, {}));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * yz, ctx.AllocateOutput(2, {}));
     uint8_t* out = y->mutable_data<uint8_t>();
-    constexpr float kRound = 12582912.0f;  // 1.5 * 2^23
-    for (int64_t i = 0; i < n; ++i) {
-      const float q = ((xp[i] / scale + kRound) - kRound) + zp;
-      out[i] = static_cast<uint8_t>(q < 0.0f ? 0.0f : (q > 255.0f ? 255.0f : q));
-    }
+    QuantizeU8F32(xp, static_cast<size_t>(n), scale, zp, out);
     ys->mutable_data<float>()[0] = scale;
     yz->mutable_data<uint8_t>()[0] = static_cast<uint8_t>(zp);
     return Status::Ok();

@@ -3,6 +3,7 @@
 #include <hwy/aligned_allocator.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 // clang-format off
@@ -64,6 +65,7 @@ HWY_INLINE void PackPanel(int64_t k, const B* b, int64_t ldb, const int32_t* zb,
   const auto lanes = static_cast<int64_t>(hn::Lanes(d32));
   const V32 low = hn::Set(d32, 0xffff);
   for (int64_t p = 0; p < k; p += 2) {
+#pragma GCC unroll 4
     for (size_t v = 0; v < kQV; ++v) {
       const int64_t j = static_cast<int64_t>(v) * lanes, left = cols - j;
       V32 pair = hn::Zero(d32);
@@ -90,40 +92,43 @@ HWY_INLINE void QTile(int64_t k, const int16_t* a, int64_t lda, int64_t rows, co
   using V32 = hn::Vec<decltype(d32)>;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d32));
   V32 acc[kQR][kQV], acc1[kQR][kQV];
+#pragma GCC unroll 16
   for (size_t r = 0; r < kQR; ++r) {
+#pragma GCC unroll 4
     for (size_t v = 0; v < kQV; ++v)
       acc[r][v] = acc1[r][v] = hn::Zero(d32);
   }
   const int16_t* arow[kQR];
+#pragma GCC unroll 16
   for (size_t r = 0; r < kQR; ++r)
     arow[r] = a + std::min<int64_t>(static_cast<int64_t>(r), rows - 1) * lda;
   for (int64_t p = 0; p < k; p += 2) {
     hn::Vec<decltype(d16)> bp[kQV];
+#pragma GCC unroll 4
     for (size_t v = 0; v < kQV; ++v)
       bp[v] = hn::Load(d16, panel + v * 2 * static_cast<size_t>(lanes));
     panel += kQV * 2 * static_cast<size_t>(lanes);
+#pragma GCC unroll 16
     for (size_t r = 0; r < kQR; ++r) {
       int32_t pair;
       std::memcpy(&pair, arow[r] + p, sizeof(pair));
       const auto ap = hn::BitCast(d16, hn::Set(d32, pair));
+#pragma GCC unroll 4
       for (size_t v = 0; v < kQV; ++v)
         acc[r][v] = hn::ReorderWidenMulAccumulate(d32, ap, bp[v], acc[r][v], acc1[r][v]);
     }
   }
-  for (int64_t r = 0; r < rows; ++r) {
-    for (size_t v = 0; v < kQV; ++v) {
-      const int64_t j = static_cast<int64_t>(v) * lanes, left = cols - j;
-      if (left <= 0) break;
-      const V32 sum = hn::Add(acc[r][v], acc1[r][v]);
-      if (left >= lanes) {
-        hn::StoreU(sum, d32, c + r * ldc + j);
-      } else {
-        HWY_ALIGN int32_t buf[hn::MaxLanes(d32)];
-        hn::Store(sum, d32, buf);
-        std::memcpy(c + r * ldc + j, buf, static_cast<size_t>(left) * sizeof(int32_t));
-      }
-    }
+  // Through a buffer with constant indices (indexing the accumulators by the run-time row
+  // count made the compiler keep them in memory for the whole loop).
+  HWY_ALIGN int32_t sums[kQR][kQV * hn::MaxLanes(d32)];
+#pragma GCC unroll 16
+  for (size_t r = 0; r < kQR; ++r) {
+#pragma GCC unroll 4
+    for (size_t v = 0; v < kQV; ++v)
+      hn::Store(hn::Add(acc[r][v], acc1[r][v]), d32, sums[r] + v * static_cast<size_t>(lanes));
   }
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(c + r * ldc, sums[r], static_cast<size_t>(cols) * sizeof(int32_t));
 }
 
 template <typename B>
@@ -147,6 +152,52 @@ void QGemm(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const
 }
 #endif  // HWY_TARGET == HWY_SCALAR
 
+// DynamicQuantizeLinear's pieces: the range (with 0) and whether a NaN is present, and
+// y = saturate(round_half_even(x / scale) + zp) as uint8.
+void RangeF32Impl(const float* x, size_t n, float* lo, float* hi, bool* nan) {
+  const hn::ScalableTag<float> d;
+  const size_t lanes = hn::Lanes(d);
+  auto vlo = hn::Zero(d), vhi = hn::Zero(d);
+  auto bad = hn::Zero(d);  // lanes that saw a NaN, as all-ones
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto v = hn::LoadU(d, x + i);
+    bad = hn::Or(bad, hn::VecFromMask(d, hn::IsNaN(v)));
+    vlo = hn::Min(vlo, v);
+    vhi = hn::Max(vhi, v);
+  }
+  float l = hn::GetLane(hn::MinOfLanes(d, vlo)), h = hn::GetLane(hn::MaxOfLanes(d, vhi));
+  bool any = !hn::AllFalse(d, hn::MaskFromVec(bad));
+  for (; i < n; ++i) {
+    any = any || x[i] != x[i];
+    l = x[i] < l ? x[i] : l;
+    h = x[i] > h ? x[i] : h;
+  }
+  *lo = l;
+  *hi = h;
+  *nan = any;
+}
+
+void QuantizeU8F32Impl(const float* x, size_t n, float scale, float zp, uint8_t* out) {
+  const hn::ScalableTag<float> d;
+  const hn::Rebind<int32_t, decltype(d)> di;
+  const hn::Rebind<uint8_t, decltype(d)> d8;
+  const size_t lanes = hn::Lanes(d);
+  const auto vs = hn::Set(d, scale), vz = hn::Set(d, zp);
+  const auto v0 = hn::Zero(d), v255 = hn::Set(d, 255.0f);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto q = hn::Add(hn::Round(hn::Div(hn::LoadU(d, x + i), vs)), vz);
+    const auto c = hn::ConvertTo(di, hn::Min(hn::Max(q, v0), v255));
+    hn::StoreU(hn::DemoteTo(d8, c), d8, out + i);
+  }
+  for (; i < n; ++i) {
+    const float q = std::nearbyint(x[i] / scale) + zp;
+    out[i] =
+        static_cast<uint8_t>(static_cast<int32_t>(q < 0.0f ? 0.0f : (q > 255.0f ? 255.0f : q)));
+  }
+}
+
 void QGemmImpl(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const void* b,
                bool b_signed, int64_t ldb, const int32_t* zb, int32_t* c, int64_t ldc) {
   if (b_signed) {
@@ -164,6 +215,15 @@ HWY_AFTER_NAMESPACE();
 namespace onnx_light::kernels {
 
 HWY_EXPORT(QGemmImpl);
+HWY_EXPORT(RangeF32Impl);
+HWY_EXPORT(QuantizeU8F32Impl);
+
+void RangeF32(const float* x, size_t n, float* lo, float* hi, bool* nan) {
+  HWY_DYNAMIC_DISPATCH(RangeF32Impl)(x, n, lo, hi, nan);
+}
+void QuantizeU8F32(const float* x, size_t n, float scale, float zp, uint8_t* out) {
+  HWY_DYNAMIC_DISPATCH(QuantizeU8F32Impl)(x, n, scale, zp, out);
+}
 
 void QGemmI16(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const void* b,
               bool b_signed, int64_t ldb, const int32_t* zb, int32_t* c, int64_t ldc) {

@@ -7,11 +7,25 @@
 // packed: b's rows are read in place, widened as they are used.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace onnx_light::kernels {
 
+// uint8 a times int8 b with AVX-512 VNNI (simd/qgemm_vnni.cc): c = (a - za) (b - zb) in
+// int32 (wrapping past it, as the sums do), za a scalar or one per row (za_rows, if not
+// null), zb one per column. Only where HaveVnniQGemm().
+bool HaveVnniQGemm();
+void QGemmVnni(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda, int32_t za,
+               const int32_t* za_rows, const int8_t* b, int64_t ldb, const int32_t* zb, int32_t* c,
+               int64_t ldc);
+
 void QGemmI16(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const void* b,
               bool b_signed, int64_t ldb, const int32_t* zb, int32_t* c, int64_t ldc);
+
+// DynamicQuantizeLinear in vector code: the range of x with 0 in it (lo <= 0 <= hi) and
+// whether x holds a NaN; then y = saturate(round_half_even(x / scale) + zp).
+void RangeF32(const float* x, size_t n, float* lo, float* hi, bool* nan);
+void QuantizeU8F32(const float* x, size_t n, float scale, float zp, uint8_t* out);
 
 }  // namespace onnx_light::kernels

@@ -1,0 +1,187 @@
+// The uint8 x int8 integer product on CPUs with AVX-512 VNNI (vpdpbusd: four u8 * s8
+// products summed into each int32 lane, without saturation: exact for every 8-bit input).
+// Highway 1.0 has no operation for it, so this one kernel is written with intrinsics in
+// functions compiled for that extension and chosen at run time (HaveVnniQGemm).
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "simd/qgemm_simd.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define ONNX_LIGHT_VNNI 1
+#define ONNX_LIGHT_VNNI_FN __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+#endif
+
+namespace onnx_light::kernels {
+
+#ifdef ONNX_LIGHT_VNNI
+namespace {
+
+constexpr int64_t kRows = 8;   // a register tile: 8 rows x 2 vectors of 16 int32 columns
+constexpr int64_t kCols = 32;  // columns of a panel
+
+// One panel of b (columns [0, cols) of kCols) as quads: for rows p .. p + 3, int32 lane j
+// holds the bytes b[p][j], b[p + 1][j], b[p + 2][j], b[p + 3][j] (rows past k are 0).
+// Also the column sums of b over k, for the zero points.
+ONNX_LIGHT_VNNI_FN void PackQuads(const int8_t* b, int64_t ldb, int64_t k, int64_t cols,
+                                  int8_t* out, int32_t* colsum) {
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i sum[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+  alignas(16) int8_t rows[4][kCols];
+  for (int64_t p = 0; p < k; p += 4) {
+    // Whole quads of whole panels straight from b; the edges through a zeroed copy.
+    const int8_t* src[4];
+    if (cols == kCols && p + 4 <= k) {
+      for (int q = 0; q < 4; ++q)
+        src[q] = b + (p + q) * ldb;
+    } else {
+      for (int q = 0; q < 4; ++q) {
+        std::memset(rows[q], 0, kCols);
+        if (p + q < k) std::memcpy(rows[q], b + (p + q) * ldb, static_cast<size_t>(cols));
+        src[q] = rows[q];
+      }
+    }
+    for (int h = 0; h < 2; ++h) {  // 16 columns at a time: a 4 x 16 byte transpose
+      const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src[0] + 16 * h));
+      const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src[1] + 16 * h));
+      const __m128i r2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src[2] + 16 * h));
+      const __m128i r3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src[3] + 16 * h));
+      const __m128i p01l = _mm_unpacklo_epi8(r0, r1), p01h = _mm_unpackhi_epi8(r0, r1);
+      const __m128i p23l = _mm_unpacklo_epi8(r2, r3), p23h = _mm_unpackhi_epi8(r2, r3);
+      const __m128i q0 = _mm_unpacklo_epi16(p01l, p23l), q1 = _mm_unpackhi_epi16(p01l, p23l);
+      const __m128i q2 = _mm_unpacklo_epi16(p01h, p23h), q3 = _mm_unpackhi_epi16(p01h, p23h);
+      __m512i v = _mm512_castsi128_si512(q0);
+      v = _mm512_inserti32x4(v, q1, 1);
+      v = _mm512_inserti32x4(v, q2, 2);
+      v = _mm512_inserti32x4(v, q3, 3);
+      _mm512_store_si512(reinterpret_cast<__m512i*>(out), v);
+      sum[h] = _mm512_dpbusd_epi32(sum[h], ones, v);
+      out += 64;
+    }
+  }
+  alignas(64) int32_t s[kCols];
+  _mm512_store_si512(reinterpret_cast<__m512i*>(s), sum[0]);
+  _mm512_store_si512(reinterpret_cast<__m512i*>(s + 16), sum[1]);
+  std::memcpy(colsum, s, static_cast<size_t>(cols) * sizeof(int32_t));
+}
+
+// c[rows x cols] = (a - za)(b - zb) for one panel: a's rows are bytes (k4 per row,
+// zero-padded), each quad broadcast as one int32; the zero points enter at the store,
+// a b - za colsum(b) + zb (k za - rowsum(a)), in int32 lanes (wrapping as the sums do).
+ONNX_LIGHT_VNNI_FN void Tile(int64_t k, int64_t k4, const uint8_t* a, int64_t rows,
+                             const int32_t* za, const int32_t* rowsum, const int8_t* panel,
+                             const int32_t* colsum, const int32_t* zb, int64_t cols, int32_t* c,
+                             int64_t ldc) {
+  // Sixteen named accumulators: in an array, the compiler kept a copy of each in memory
+  // and stored it on every step.
+  const uint8_t* arow[kRows];
+  for (int64_t r = 0; r < kRows; ++r)
+    arow[r] = a + std::min(r, rows - 1) * k4;
+  const uint8_t *a0 = arow[0], *a1 = arow[1], *a2 = arow[2], *a3 = arow[3], *a4 = arow[4],
+                *a5 = arow[5], *a6 = arow[6], *a7 = arow[7];
+  __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
+          c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00,
+          c70 = c00, c71 = c00;
+  for (int64_t p = 0; p < k4; p += 4) {
+    const __m512i b0 = _mm512_load_si512(reinterpret_cast<const __m512i*>(panel));
+    const __m512i b1 = _mm512_load_si512(reinterpret_cast<const __m512i*>(panel + 64));
+    panel += 128;
+#define ONNX_LIGHT_VNNI_ROW(R)                      \
+  {                                                 \
+    int32_t quad;                                   \
+    std::memcpy(&quad, a##R + p, sizeof(quad));     \
+    const __m512i av = _mm512_set1_epi32(quad);     \
+    c##R##0 = _mm512_dpbusd_epi32(c##R##0, av, b0); \
+    c##R##1 = _mm512_dpbusd_epi32(c##R##1, av, b1); \
+  }
+    ONNX_LIGHT_VNNI_ROW(0)
+    ONNX_LIGHT_VNNI_ROW(1)
+    ONNX_LIGHT_VNNI_ROW(2)
+    ONNX_LIGHT_VNNI_ROW(3)
+    ONNX_LIGHT_VNNI_ROW(4)
+    ONNX_LIGHT_VNNI_ROW(5)
+    ONNX_LIGHT_VNNI_ROW(6)
+    ONNX_LIGHT_VNNI_ROW(7)
+#undef ONNX_LIGHT_VNNI_ROW
+  }
+  const __m512i acc[kRows][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31},
+                                 {c40, c41}, {c50, c51}, {c60, c61}, {c70, c71}};
+  alignas(64) int32_t sums[kRows][kCols];
+  const __m512i cs[2] = {_mm512_loadu_si512(colsum), _mm512_loadu_si512(colsum + 16)};
+  const __m512i zv[2] = {_mm512_loadu_si512(zb), _mm512_loadu_si512(zb + 16)};
+#pragma GCC unroll 16
+  for (int64_t r = 0; r < kRows; ++r) {
+    const int64_t i = std::min(r, rows - 1);
+    const __m512i neg_za = _mm512_set1_epi32(-za[i]);
+    const __m512i t = _mm512_set1_epi32(
+        static_cast<int32_t>(static_cast<uint32_t>(k) * static_cast<uint32_t>(za[i]) -
+                             static_cast<uint32_t>(rowsum[i])));
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+      const __m512i fix =
+          _mm512_add_epi32(_mm512_mullo_epi32(neg_za, cs[h]), _mm512_mullo_epi32(zv[h], t));
+      _mm512_store_si512(reinterpret_cast<__m512i*>(sums[r] + 16 * h),
+                         _mm512_add_epi32(acc[r][h], fix));
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(c + r * ldc, sums[r], static_cast<size_t>(cols) * sizeof(int32_t));
+}
+
+ONNX_LIGHT_VNNI_FN void Gemm(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda,
+                             int32_t za_scalar, const int32_t* za_rows, const int8_t* b,
+                             int64_t ldb, const int32_t* zb, int32_t* c, int64_t ldc) {
+  const int64_t k4 = (k + 3) / 4 * 4;
+  std::vector<uint8_t> ab(static_cast<size_t>(m * k4), 0);
+  std::vector<int32_t> rowsum(static_cast<size_t>(m), 0);
+  for (int64_t i = 0; i < m; ++i) {
+    std::memcpy(ab.data() + i * k4, a + i * lda, static_cast<size_t>(k));
+    int32_t s = 0;
+    for (int64_t p = 0; p < k; ++p)
+      s += a[i * lda + p];
+    rowsum[static_cast<size_t>(i)] = s;
+  }
+  std::vector<int32_t> zas(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m; ++i)
+    zas[static_cast<size_t>(i)] = za_rows != nullptr ? za_rows[i] : za_scalar;
+  auto* panel = static_cast<int8_t*>(_mm_malloc(static_cast<size_t>(k4 / 4 * 128) + 64, 64));
+  int32_t colsum[kCols] = {}, zbp[kCols] = {};
+  for (int64_t j = 0; j < n; j += kCols) {
+    const int64_t cols = std::min(kCols, n - j);
+    PackQuads(b + j, ldb, k, cols, panel, colsum);
+    std::memcpy(zbp, zb + j, static_cast<size_t>(cols) * sizeof(int32_t));
+    for (int64_t i = 0; i < m; i += kRows) {
+      Tile(k, k4, ab.data() + i * k4, std::min(kRows, m - i), zas.data() + i, rowsum.data() + i,
+           panel, colsum, zbp, cols, c + i * ldc + j, ldc);
+    }
+  }
+  _mm_free(panel);
+}
+
+}  // namespace
+
+bool HaveVnniQGemm() {
+  static const bool have = __builtin_cpu_supports("avx512vnni") &&
+                           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  return have;
+}
+
+void QGemmVnni(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda, int32_t za,
+               const int32_t* za_rows, const int8_t* b, int64_t ldb, const int32_t* zb, int32_t* c,
+               int64_t ldc) {
+  Gemm(m, n, k, a, lda, za, za_rows, b, ldb, zb, c, ldc);
+}
+
+#else  // no x86-64 intrinsics: the int16 kernel serves every product
+
+bool HaveVnniQGemm() {
+  return false;
+}
+void QGemmVnni(int64_t, int64_t, int64_t, const uint8_t*, int64_t, int32_t, const int32_t*,
+               const int8_t*, int64_t, const int32_t*, int32_t*, int64_t) {}
+
+#endif
+
+}  // namespace onnx_light::kernels
