@@ -11,9 +11,11 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "simd/elementwise_simd.h"
+#include "simd/qgemm_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -74,6 +76,91 @@ TEST_P(PackedSgemm, MatchesDoubleReference) {
         ASSERT_NEAR(c[at], want, 1e-5 * mag + 1e-6)
             << SimdTargetNameOf(GetParam()) << " m=" << cs.m << " n=" << cs.n << " k=" << cs.k
             << " at " << i << "," << j;
+      }
+    }
+  }
+}
+
+// The implicit product: b's rows read in place at arbitrary offsets (shifted rows of one
+// buffer, as a convolution's taps are), the sums starting from the bias (or 0) and
+// overwriting c; edge tiles of rows and columns, k past one block.
+TEST_P(PackedSgemm, IndirectBMatchesDoubleReference) {
+  struct Case {
+    int64_t m, n, k;
+    bool bias;
+  };
+  const Case cases[] = {{1, 1, 1, true},      {8, 32, 9, false}, {13, 70, 300, true},
+                        {64, 100, 576, true}, {5, 3, 27, false}, {97, 257, 40, true}};
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (const Case& cs : cases) {
+    const int64_t tile = static_cast<int64_t>(SgemmTileColumns());
+    // Row p of b starts at offset 3 * p + (p % 5): rows overlap, as shifted image rows do.
+    std::vector<int64_t> off(static_cast<size_t>(cs.k));
+    for (int64_t p = 0; p < cs.k; ++p)
+      off[static_cast<size_t>(p)] = 3 * p + p % 5;
+    std::vector<float> buf(static_cast<size_t>(3 * cs.k + 5 + cs.n + tile));
+    for (float& v : buf)
+      v = u(rng);
+    std::vector<float> a(static_cast<size_t>(cs.m * cs.k)), bias(static_cast<size_t>(cs.m));
+    for (float& v : a)
+      v = u(rng);
+    for (float& v : bias)
+      v = u(rng);
+    std::vector<float> c(static_cast<size_t>(cs.m * cs.n), 1e30f);  // overwritten
+    SgemmIndirectB(cs.m, cs.n, cs.k, a.data(), cs.k, buf.data(), off.data(), c.data(), cs.n,
+                   cs.bias ? bias.data() : nullptr);
+    for (int64_t i = 0; i < cs.m; ++i) {
+      for (int64_t j = 0; j < cs.n; ++j) {
+        double want = cs.bias ? bias[static_cast<size_t>(i)] : 0.0, mag = std::fabs(want);
+        for (int64_t p = 0; p < cs.k; ++p) {
+          const double x = a[static_cast<size_t>(i * cs.k + p)];
+          const double y = buf[static_cast<size_t>(off[static_cast<size_t>(p)] + j)];
+          want += x * y;
+          mag += std::fabs(x * y);
+        }
+        ASSERT_NEAR(c[static_cast<size_t>(i * cs.n + j)], want, 1e-5 * mag + 1e-6)
+            << SimdTargetNameOf(GetParam()) << " m=" << cs.m << " n=" << cs.n << " k=" << cs.k;
+      }
+    }
+  }
+}
+
+// The exact integer product on every target (the scalar target's loop included): int16 a
+// (centered, one readable zero past an odd k), 8-bit b of either signedness with a zero
+// point per column, at the extremes where a saturating kernel would be wrong.
+TEST_P(PackedSgemm, IntegerProductIsExact) {
+  std::mt19937 rng(5);
+  for (const bool b_signed : {true, false}) {
+    for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1},
+                                  {9, 33, 7},
+                                  {16, 64, 512},
+                                  {5, 100, 1023}}) {
+      const int64_t k2 = k + (k & 1);
+      std::vector<int16_t> a(static_cast<size_t>(m * k2), 0);
+      std::vector<uint8_t> b(static_cast<size_t>(k * n));
+      std::vector<int32_t> zb(static_cast<size_t>(n)), c(static_cast<size_t>(m * n));
+      std::uniform_int_distribution<int> av(-255, 255), bv(0, 255);
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t p = 0; p < k; ++p)
+          a[static_cast<size_t>(i * k2 + p)] = static_cast<int16_t>(i == 0 ? 255 : av(rng));
+      }
+      for (uint8_t& v : b)
+        v = static_cast<uint8_t>(bv(rng));
+      for (int32_t& z : zb)
+        z = b_signed ? 127 : 0;
+      QGemmI16(m, n, k, a.data(), k2, b.data(), b_signed, n, zb.data(), c.data(), n);
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t want = 0;
+          for (int64_t p = 0; p < k; ++p) {
+            const uint8_t raw = b[static_cast<size_t>(p * n + j)];
+            const int64_t bvv = b_signed ? static_cast<int8_t>(raw) : raw;
+            want += a[static_cast<size_t>(i * k2 + p)] * (bvv - zb[static_cast<size_t>(j)]);
+          }
+          ASSERT_EQ(c[static_cast<size_t>(i * n + j)], want)
+              << SimdTargetNameOf(GetParam()) << " m=" << m << " n=" << n << " k=" << k;
+        }
       }
     }
   }
