@@ -129,6 +129,11 @@ def test_more_real_models_match_onnxruntime(name, shapes, tol):
         assert worst <= tol * magnitude, (worst, magnitude)
 
 
+def id_feeds(rng, specs):
+    """int64 ids for the token-style inputs: {name: (low, high, shape)}."""
+    return {name: rng.integers(lo, hi, shape) for name, (lo, hi, shape) in specs.items()}
+
+
 def test_transformer_encoder_matches_onnxruntime():
     # chython-rxnmap's graph transformer (15 pre-LN self-attention layers of width 1024,
     # GELU through Erf, LayerNormalization, attention biased by embedded distances): int64
@@ -137,12 +142,10 @@ def test_transformer_encoder_matches_onnxruntime():
     light, ref = both("chython_rxnmap.onnx")
     rng = np.random.default_rng(17)
     for n in (24, 64):
-        feeds = {
-            "atoms": rng.integers(1, 121, (1, n)),
-            "neighbors": rng.integers(0, 17, (1, n)),
-            "distances": rng.integers(0, 13, (1, n, n)),
-            "roles": rng.integers(1, 4, (1, n)),
-        }
+        specs = {"atoms": (1, 121), "neighbors": (0, 17), "distances": (0, 13), "roles": (1, 4)}
+        feeds = id_feeds(
+            rng, {k: (*v, (1, n, n) if k == "distances" else (1, n)) for k, v in specs.items()}
+        )
         worst = largest_error(light, ref, feeds)
         print(f"rxnmap, {n} atoms: largest |onnx-light - ORT| = {worst:.3g}")
         assert worst <= 1e-5
@@ -162,10 +165,7 @@ def test_dynamically_quantized_encoder_matches_onnxruntime():
     light, ref = both("traceforge_span_encoder_int8.onnx")
     rng = np.random.default_rng(19)
     for n in (16, 64):
-        feeds = {
-            "input_ids": rng.integers(0, 32000, (1, n)),
-            "attention_mask": np.ones((1, n), np.int64),
-        }
+        feeds = id_feeds(rng, {"input_ids": (0, 32000, (1, n)), "attention_mask": (1, 2, (1, n))})
         got, want = light.run(None, feeds)[0], ref.run(None, feeds)[0]
         diff = np.abs(got.astype(np.float64) - want)
         scale = float(np.max(np.abs(want)))

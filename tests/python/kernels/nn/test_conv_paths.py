@@ -322,21 +322,16 @@ def test_implicit_convolution_with_residual_and_activation(activation, threads, 
         graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("onnx_light", 1)]
     )
     s = onnx_light.RuntimeSession(model, intra_op_threads=threads)
-    (y,) = s.run(None, {"x": x, "z": z})
-    want = reference_padded(x, w, b, (stride,) * 2, (pad,) * 4, (1, 1), 1) + z
-    if activation == "Relu":
-        want = np.maximum(want, 0)
-    elif activation == "Sigmoid":
-        want = 1 / (1 + np.exp(-want))
-    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-4)
-    # the session is reusable with other shapes: the scratch follows them
+    # A second input of other shapes: the session is reusable, the scratch follows them.
     x2 = rng.uniform(-1, 1, (2, 32, 9, 40)).astype(np.float32)
-    oh2, ow2 = (9 + 2 * pad - kernel) // stride + 1, (40 + 2 * pad - kernel) // stride + 1
-    z2 = rng.uniform(-1, 1, (2, 40, oh2, ow2)).astype(np.float32)
-    (y2,) = s.run(None, {"x": x2, "z": z2})
-    want2 = reference_padded(x2, w, b, (stride,) * 2, (pad,) * 4, (1, 1), 1) + z2
-    if activation == "Relu":
-        want2 = np.maximum(want2, 0)
-    elif activation == "Sigmoid":
-        want2 = 1 / (1 + np.exp(-want2))
-    np.testing.assert_allclose(y2, want2, rtol=1e-5, atol=1e-4)
+    for xi in (x, x2):
+        oh = (xi.shape[2] + 2 * pad - kernel) // stride + 1
+        ow = (xi.shape[3] + 2 * pad - kernel) // stride + 1
+        zi = z if xi is x else rng.uniform(-1, 1, (2, 40, oh, ow)).astype(np.float32)
+        (y,) = s.run(None, {"x": xi, "z": zi})
+        want = reference_padded(xi, w, b, (stride,) * 2, (pad,) * 4, (1, 1), 1) + zi
+        if activation == "Relu":
+            want = np.maximum(want, 0)
+        elif activation == "Sigmoid":
+            want = 1 / (1 + np.exp(-want))
+        np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-4)

@@ -53,7 +53,7 @@ def reference(x, kernel_shape, strides=(1, 1), pads=(0, 0, 0, 0), dilations=(1, 
     return y
 
 
-def session(shape, attrs, with_indices):
+def session(shape, attrs, with_indices, threads=1):
     outs = ["y", "i"] if with_indices else ["y"]
     node = helper.make_node("MaxPool", ["x"], outs, **attrs)
     values = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
@@ -63,7 +63,8 @@ def session(shape, attrs, with_indices):
         [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)], values
     )
     return onnx_light.RuntimeSession(
-        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
+        intra_op_threads=threads,
     )
 
 
@@ -91,15 +92,7 @@ def test_stride_one_maxpool_over_padded_planes(k, pads, threads):
     x.ravel()[::29] = np.nan
     x.ravel()[7::31] = -np.inf
     attrs = {"kernel_shape": [k, k], "pads": pads}
-    node = helper.make_node("MaxPool", ["x"], ["y"], **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    got = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})[0]
+    got = session(list(x.shape), attrs, False, threads).run(None, {"x": x})[0]
     np.testing.assert_array_equal(got, reference(x, **attrs))
 
 
