@@ -2,6 +2,7 @@
 // with numpy batch broadcasting; QLinearMatMul requantizes as the ONNX reference does.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -18,13 +19,13 @@ namespace {
 // The int32 products of MatMulInteger and QLinearMatMul: (a - a_zp) @ (b - b_zp) with
 // numpy batch broadcasting; a's zero point is a scalar or one per row ([M]), b's a
 // scalar or one per column ([N]). Exact in int32 (simd/qgemm_simd.h).
-struct IntProduct {
-  std::vector<int32_t> values;
-  std::vector<int64_t> dims;
-};
+// `output(dims)` returns where the products go (the output tensor itself for
+// MatMulInteger, no copy); the dims are returned.
+using OutputFn = std::function<Result<int32_t*>(const std::vector<int64_t>&)>;
 
-Result<IntProduct> IntegerMatMul(const Tensor& a, const Tensor* a_zp, const Tensor& b,
-                                 const Tensor* b_zp, const KernelInfo& info, ThreadPool* pool) {
+Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, const Tensor& b,
+                                           const Tensor* b_zp, const KernelInfo& info,
+                                           ThreadPool* pool, const OutputFn& output) {
   std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
   if (ad.empty() || bd.empty()) {
     return Status(StatusCode::kInvalidArgument, info.Describe() + ": inputs need rank >= 1");
@@ -49,10 +50,10 @@ Result<IntProduct> IntegerMatMul(const Tensor& a, const Tensor* a_zp, const Tens
   ONNX_LIGHT_ASSIGN_OR_RETURN(Shape bbatch,
                               Shape::Create(std::vector<int64_t>(bd.begin(), bd.end() - 2)));
   ONNX_LIGHT_ASSIGN_OR_RETURN(auto batch, BroadcastDims(abatch, bbatch, info));
-  IntProduct r;
-  r.dims = batch;
-  if (!a_vec) r.dims.push_back(m);
-  if (!b_vec) r.dims.push_back(n);
+  std::vector<int64_t> dims = batch;
+  if (!a_vec) dims.push_back(m);
+  if (!b_vec) dims.push_back(n);
+  ONNX_LIGHT_ASSIGN_OR_RETURN(int32_t* const values, output(dims));
   // a centered and widened to int16 (rows padded to an even length with a zero), b's zero
   // point one per column: the exact integer kernel (simd/qgemm_simd.h) does the rest.
   const int64_t k2 = k + (k & 1);
@@ -77,7 +78,6 @@ Result<IntProduct> IntegerMatMul(const Tensor& a, const Tensor* a_zp, const Tens
     nbatch *= d;
   const std::vector<int64_t> sa = BroadcastStrides(abatch, batch),
                              sb = BroadcastStrides(bbatch, batch);
-  r.values.resize(static_cast<size_t>(nbatch * m * n));
   std::vector<int64_t> pos(batch.size(), 0);
   for (int64_t t = 0; t < nbatch; ++t) {
     int64_t oa = 0, ob = 0;
@@ -100,7 +100,7 @@ Result<IntProduct> IntegerMatMul(const Tensor& a, const Tensor* a_zp, const Tens
       }
       if (k2 > k) row[k] = 0;
     }
-    int32_t* out = r.values.data() + t * m * n;
+    int32_t* out = values + t * m * n;
     const uint8_t* bs = b8 + ob * k * n;
     // Column panels split across the pool when the product is large (~1M multiply-adds
     // per part).
@@ -131,7 +131,7 @@ Result<IntProduct> IntegerMatMul(const Tensor& a, const Tensor* a_zp, const Tens
       pos[d] = 0;
     }
   }
-  return r;
+  return dims;
 }
 
 class MatMulInteger : public KernelBase {
@@ -140,13 +140,13 @@ class MatMulInteger : public KernelBase {
     return std::unique_ptr<KernelBase>(new MatMulInteger());
   }
   Status Compute(KernelContext& ctx) const override {
-    ONNX_LIGHT_ASSIGN_OR_RETURN(
-        IntProduct p, IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(1), ctx.input(3),
-                                    ctx.info(), ctx.thread_pool()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, p.dims));
-    if (!p.values.empty())
-      std::memcpy(y->mutable_data<int32_t>(), p.values.data(), p.values.size() * 4);
-    return Status::Ok();
+    auto output = [&ctx](const std::vector<int64_t>& dims) -> Result<int32_t*> {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+      return y->mutable_data<int32_t>();
+    };
+    return IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(1), ctx.input(3), ctx.info(),
+                         ctx.thread_pool(), output)
+        .status();
   }
 };
 
@@ -160,9 +160,18 @@ class QLinearMatMul : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const std::string where = ctx.info().Describe();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(
-        IntProduct p, IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(3), ctx.input(5),
-                                    ctx.info(), ctx.thread_pool()));
+    std::vector<int32_t> products;
+    auto output = [&products](const std::vector<int64_t>& dims) -> Result<int32_t*> {
+      products.resize(static_cast<size_t>(Product(dims, 0, dims.size())));
+      return products.data();
+    };
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+                                IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(3),
+                                              ctx.input(5), ctx.info(), ctx.thread_pool(), output));
+    struct {
+      const std::vector<int32_t>& values;
+      const std::vector<int64_t>& dims;
+    } p{products, dims};
     const Tensor& as_t = *ctx.input(1);
     const std::vector<double> as = ToDoubles(&as_t), bs = ToDoubles(ctx.input(4)),
                               ys = ToDoubles(ctx.input(6)), yz = ToDoubles(ctx.input(7));
