@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "simd/gemm_simd.h"
 #include "simd/qgemm_simd.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -163,7 +164,9 @@ ONNX_LIGHT_VNNI_FN void Gemm(int64_t m, int64_t n, int64_t k, const uint8_t* a, 
 }  // namespace
 
 bool HaveVnniQGemm() {
-  static const bool have = __builtin_cpu_supports("avx512vnni") &&
+  // Only where the vector code dispatches to AVX-512 as well: ONNX_LIGHT_SIMD_TARGET caps
+  // both (an AVX2 cap stands for an AVX2-only CPU).
+  static const bool have = PreferPackedSgemm() && __builtin_cpu_supports("avx512vnni") &&
                            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
   return have;
 }
