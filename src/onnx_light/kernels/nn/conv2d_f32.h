@@ -1,8 +1,10 @@
 // The float32 2-D convolution behind Conv and FusedConv: depthwise convolutions run
-// directly (vector rows, no im2col); 1x1 stride-1 convolutions multiply the input as it
-// is; the rest build columns row by row (contiguous copies, zero padding written once)
-// and multiply through math/gemm.h. Every path ends with the fused epilogue: bias, an
-// optional residual Z, an activation.
+// directly (vector rows, no im2col); on AVX-512 the other convolutions with a window, and
+// most 1x1 ones, run as an implicit product over the input read in place
+// (conv2d_implicit_f32.cc); elsewhere 1x1 stride-1 convolutions multiply the input as it
+// is, small filters run directly over padded planes, and the rest build columns row by
+// row (contiguous copies, zero padding written once) and multiply through math/gemm.h.
+// Every path ends with the fused epilogue: bias, an optional residual Z, an activation.
 #pragma once
 
 #include <cstdint>

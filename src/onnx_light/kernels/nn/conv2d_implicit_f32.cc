@@ -1,13 +1,14 @@
-// Implicit convolution: the matrix product of the weights [m, c * kh * kw] with columns
-// that are never built. The input is copied once into zero-padded planes, split by stride
-// phase (row r, column q of the padded plane go to phase (r % sh, q % sw) at (r / sh,
-// q / sw)), so that every tap (c, kh, kw) reads a phase plane at a fixed offset from the
-// output position: output (oh, ow) is computed at n = oh * wq + ow, and tap (c, kh, kw)
-// reads the prepared input at off[c, kh, kw] + n. The product walks those offsets
-// (SgemmIndirectB) instead of packed columns; the columns ow >= OW of each row (wq - OW
-// of them, the width of the window's reach past the last output) are computed and
-// dropped. This removes im2col and the packing of b, about a third of a dense 3x3
-// convolution's time on the packed path (docs/performance.md).
+// Implicit convolution (AVX-512): the matrix product of the weights [m, c * kh * kw],
+// read in place, with columns that are never built. Each band of output rows copies the
+// input rows it reads into zero-padded planes split by stride phase (row r, column q of
+// the padded plane go to phase (r % sh, q % sw) at (r / sh, q / sw)), on the thread that
+// runs the band, so that every tap (c, kh, kw) reads a phase plane at a fixed offset from
+// the output position: output (oh, ow) is computed at n = oh * wq + ow, and tap (c, kh,
+// kw) reads the prepared input at off[c, kh, kw] + n. The product walks those offsets
+// (SgemmIndirectB) instead of packed columns; the columns ow >= OW of each row (wq - OW of
+// them, the window's reach past the last output) are computed and dropped. 1x1
+// convolutions with unit strides and no pads read the input and write the output in
+// place (Pointwise). Numbers and the choices in docs/performance.md.
 #include <algorithm>
 #include <cstring>
 
