@@ -31,6 +31,30 @@ class Where : public KernelBase {
     const bool* pc = c.data<bool>();
     const size_t item =
         y->dtype() == DataType::kString ? 0 : static_cast<size_t>(DataTypeBitWidth(y->dtype()) / 8);
+    // Every operand full-size or a single value (masks over attention scores): a typed
+    // select per element, which vectorizes, split across the pool.
+    auto plain = [&](const Tensor& t) { return t.num_elements() == n || t.num_elements() == 1; };
+    if (n > 1 && plain(c) && plain(x) && plain(z) &&
+        (item == 1 || item == 2 || item == 4 || item == 8)) {
+      auto typed = [&](auto tag) {
+        using U = decltype(tag);
+        const U* px = static_cast<const U*>(x.raw_data());
+        const U* pz = static_cast<const U*>(z.raw_data());
+        U* out = static_cast<U*>(y->mutable_raw_data());
+        const int64_t cs = c.num_elements() == 1 ? 0 : 1, xs = x.num_elements() == 1 ? 0 : 1,
+                      zs = z.num_elements() == 1 ? 0 : 1;
+        const auto* cb = reinterpret_cast<const uint8_t*>(pc);
+        ParallelElements(ctx.thread_pool(), n, [&](int64_t i0, int64_t i1) {
+          for (int64_t i = i0; i < i1; ++i)
+            out[i] = cb[i * cs] != 0 ? px[i * xs] : pz[i * zs];
+        });
+      };
+      if (item == 1) typed(uint8_t{});
+      if (item == 2) typed(uint16_t{});
+      if (item == 4) typed(uint32_t{});
+      if (item == 8) typed(uint64_t{});
+      return Status::Ok();
+    }
     std::vector<int64_t> idx(dims.size(), 0);
     int64_t oc = 0, ox = 0, oz = 0;
     for (int64_t i = 0; i < n; ++i) {
