@@ -106,6 +106,11 @@ CASES = {
         {"input_ids": [1, 64], "attention_mask": [1, 64]},
         "traceforge T5-style encoder, dynamically quantized (MatMulInteger; 64 tokens)",
     ),
+    "minilm_l6_int8": (
+        "minilm_l6_int8.onnx",
+        {"input_ids": [1, 128], "attention_mask": [1, 128], "token_type_ids": [1, 128]},
+        "all-MiniLM-L6-v2 sentence encoder, int8 weights dequantized in the graph (128 tokens)",
+    ),
 }
 
 # int64 inputs that index embedding tables: [low, high) per input name (rxnmap's atom,
@@ -115,8 +120,9 @@ INT_RANGES = {
     "neighbors": (0, 17),
     "distances": (0, 13),
     "roles": (1, 4),
-    "input_ids": (0, 32000),  # the T5 vocabulary
+    "input_ids": (0, 30000),  # inside both the T5 and the BERT vocabularies
     "attention_mask": (1, 2),  # every token attended
+    "token_type_ids": (0, 1),  # one segment
 }
 
 

