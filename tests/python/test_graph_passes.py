@@ -168,3 +168,39 @@ def test_real_model_levels_agree(tmp_path):
     got = opt.run(None, {"x": x})[0]
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
     np.testing.assert_array_equal(back.run(None, {"x": x})[0], got)
+
+
+def test_dequantized_weights_fold_and_the_steps_between_are_dropped(tmp_path):
+    # int8 weights -> Cast -> Mul(scale) -> MatMul: the first two fold into one float
+    # constant; the Cast's float copy, read by nothing once the Mul has folded, is released
+    # during folding and is not written to the optimized model (only the result is).
+    rng = np.random.default_rng(4)
+    w8 = rng.integers(-128, 128, (64, 32)).astype(np.int8)
+    nodes = [
+        helper.make_node("Cast", ["w8"], ["wf"], to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["wf", "scale"], ["w"]),
+        helper.make_node("MatMul", ["x", "w"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [
+            numpy_helper.from_array(w8, "w8"),
+            numpy_helper.from_array(np.array(0.02, np.float32), "scale"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    out = tmp_path / "opt.onnx"
+    s = onnx_light.RuntimeSession(model, optimized_model_path=str(out))
+    assert s.planned_nodes == 1
+    x = rng.standard_normal((3, 64)).astype(np.float32)
+    want = x @ (w8.astype(np.float32) * np.float32(0.02))
+    np.testing.assert_allclose(s.run(None, {"x": x})[0], want, rtol=1e-5, atol=1e-5)
+    from onnx_light import onnx as ox
+
+    names = {t.name for t in ox.load(str(out)).graph.initializer}
+    assert "wf" not in names and "w" in names
+    again = onnx_light.RuntimeSession(str(out))
+    np.testing.assert_allclose(again.run(None, {"x": x})[0], want, rtol=1e-5, atol=1e-5)

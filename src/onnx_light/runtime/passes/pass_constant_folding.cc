@@ -20,6 +20,19 @@ size_t FoldConstants(Graph& graph, const PassContext& pass) {
   for (int v : graph.input_values)
     fixed[static_cast<size_t>(v)] = false;  // a feed may replace its initializer
   if (std::find(fixed.begin(), fixed.end(), true) == fixed.end()) return 0;  // no constants
+  // Readers left per value: a folded intermediate that no later node and no graph output
+  // reads is released as soon as its last reader folds (dequantized weights: the Cast's
+  // float copy goes once the Mul by the scale has its own), so folding's peak memory stays
+  // near the largest step, not the sum of all of them.
+  std::vector<int> readers(graph.value_names.size(), 0);
+  for (const Graph::Node& node : graph.nodes) {
+    for (int v : node.inputs) {
+      if (v >= 0) ++readers[static_cast<size_t>(v)];
+    }
+  }
+  for (int v : graph.output_values)
+    ++readers[static_cast<size_t>(v)];
+  std::vector<bool> made(graph.value_names.size(), false);  // produced by folding here
   std::vector<Graph::Node> kept;
   kept.reserve(graph.nodes.size());
   for (Graph::Node& node : graph.nodes) {
@@ -51,6 +64,12 @@ size_t FoldConstants(Graph& graph, const PassContext& pass) {
             graph.constants[static_cast<size_t>(v)] = std::move(out[o]);
             graph.producer[static_cast<size_t>(v)] = -1;
             fixed[static_cast<size_t>(v)] = true;
+            made[static_cast<size_t>(v)] = true;
+          }
+          for (int v : node.inputs) {
+            if (v >= 0 && --readers[static_cast<size_t>(v)] == 0 && made[static_cast<size_t>(v)]) {
+              graph.constants[static_cast<size_t>(v)] = Value();
+            }
           }
           ++folded;
           continue;
