@@ -18,7 +18,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 constexpr size_t kMR = 6;  // rows of a register tile
 constexpr size_t kNV = 2;  // vectors (of columns) of a register tile
 constexpr int64_t kKC = 256;
-constexpr int64_t kMC = 96;  // a multiple of kMR
+constexpr int64_t kMC = 96;  // a multiple of both tile heights (6 and 8)
 constexpr int64_t kNC = 2048;
 
 // b[p, j0 .. j0 + nr) for p < kc, zero beyond nr, as kc rows of NR floats. Transposed b
@@ -184,9 +184,10 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
   }
 }
 
-// c[m x n] += a * b with a read in place (rows lda apart, no packing: each row is a
-// sequential stream of broadcasts) and row p of b read in place at b + boff[p] (n
-// columns, readable up to the next multiple of the tile width). Blocked as SgemmPacked.
+// c[m x n] = bias + a * b (c not read) with a read in place (rows lda apart, no packing:
+// each row is a sequential stream of broadcasts) and row p of b read in place at b +
+// boff[p] (n columns, readable up to the next multiple of the tile width). Blocked as
+// SgemmPacked; the first block of k starts from the bias and stores, the others add.
 void SgemmIndirectBImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                         const float* b, const int64_t* boff, float* c, int64_t ldc,
                         const float* bias) {
