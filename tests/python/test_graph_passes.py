@@ -204,3 +204,37 @@ def test_dequantized_weights_fold_and_the_steps_between_are_dropped(tmp_path):
     assert "wf" not in names and "w" in names
     again = onnx_light.RuntimeSession(str(out))
     np.testing.assert_allclose(again.run(None, {"x": x})[0], want, rtol=1e-5, atol=1e-5)
+
+
+def test_misaligned_weights_from_a_file_are_copied_and_stay_correct(tmp_path):
+    # raw_data sits at any byte offset in a file; a misaligned float initializer is copied
+    # to aligned memory and the file's pages under it are dropped (read again from the
+    # file if anything needs the bytes: here, writing the optimized model). Results stay
+    # exact through runs, the export, and a session on the exported file.
+    rng = np.random.default_rng(8)
+    w = rng.standard_normal((256, 300)).astype(np.float32)  # 300 KiB: whole pages inside
+    for pad in range(8):  # find a name length that puts raw_data off a 4-byte boundary
+        name = "w" + "x" * pad
+        graph = helper.make_graph(
+            [helper.make_node("MatMul", ["x", name], ["y"])],
+            "g",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+            [numpy_helper.from_array(w, name)],
+        )
+        data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        blob = data.SerializeToString()
+        if blob.find(w.tobytes()[:64]) % 4 != 0:
+            break
+    else:
+        pytest.fail("no misaligned layout found")
+    path = tmp_path / "m.onnx"
+    path.write_bytes(blob)
+    x = rng.standard_normal((3, 256)).astype(np.float32)
+    want = x @ w
+    out = tmp_path / "opt.onnx"
+    s = onnx_light.RuntimeSession(str(path), optimized_model_path=str(out))
+    for _ in range(2):
+        np.testing.assert_allclose(s.run(None, {"x": x})[0], want, rtol=1e-5, atol=1e-4)
+    again = onnx_light.RuntimeSession(str(out))
+    np.testing.assert_allclose(again.run(None, {"x": x})[0], want, rtol=1e-5, atol=1e-4)

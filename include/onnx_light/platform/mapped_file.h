@@ -30,6 +30,13 @@ class MappedFile {
   std::string path_;
 };
 
+// Drops the pages wholly inside [p, p + n) from memory when they belong to a file this
+// process mapped with MappedFile (read-only, private: a later read maps them in again
+// from the file, unchanged). For bytes that were copied elsewhere (a misaligned
+// initializer copied to aligned memory), so that the copy and the mapped bytes are not
+// both resident. Anything else (heap bytes, a model given as a buffer) is left alone.
+void ReleaseMappedPages(const void* p, size_t n);
+
 // Reads a whole file into memory (for callers that prefer a copy to a mapping).
 Result<std::string> ReadFileToString(const std::string& path);
 

@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 namespace onnx_light {
 namespace {
@@ -31,7 +34,31 @@ class FdGuard {
   int fd_;
 };
 
+// The address ranges of the live mappings, for ReleaseMappedPages.
+std::mutex& MappingsMutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::map<uintptr_t, size_t>& Mappings() {
+  static std::map<uintptr_t, size_t> ranges;  // start -> size
+  return ranges;
+}
+
 }  // namespace
+
+void ReleaseMappedPages(const void* p, size_t n) {
+  const auto start = reinterpret_cast<uintptr_t>(p);
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t lo = (start + page - 1) / page * page, hi = (start + n) / page * page;
+  if (n == 0 || hi <= lo) return;
+  std::lock_guard<std::mutex> lock(MappingsMutex());
+  const std::map<uintptr_t, size_t>& ranges = Mappings();
+  auto it = ranges.upper_bound(start);
+  if (it == ranges.begin()) return;
+  --it;
+  if (start < it->first || start + n > it->first + it->second) return;  // not ours
+  ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);       // advice: errors harmless
+}
 
 Result<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& path) {
   FdGuard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -56,11 +83,20 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& pa
   }
   file->data_ = p;
   file->mapped_ = true;
+  {
+    std::lock_guard<std::mutex> lock(MappingsMutex());
+    Mappings()[reinterpret_cast<uintptr_t>(p)] = file->size_;
+  }
   return std::shared_ptr<const MappedFile>(std::move(file));
 }
 
 MappedFile::~MappedFile() {
-  if (mapped_) ::munmap(data_, size_);
+  if (!mapped_) return;
+  {
+    std::lock_guard<std::mutex> lock(MappingsMutex());
+    Mappings().erase(reinterpret_cast<uintptr_t>(data_));
+  }
+  ::munmap(data_, size_);
 }
 
 Result<std::string> ReadFileToString(const std::string& path) {

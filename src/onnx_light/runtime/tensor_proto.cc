@@ -3,6 +3,8 @@
 #include <complex>
 #include <cstring>
 
+#include "onnx_light/platform/mapped_file.h"
+
 namespace onnx_light {
 namespace {
 
@@ -69,8 +71,14 @@ Result<Tensor> TensorFromProto(const onnx::TensorProto& p, const ShapeLimits& li
     }
     Result<Tensor> view = Tensor::Borrow(*type, *shape, raw.data(), raw.size(), raw.owner());
     if (view.ok()) return view;  // aligned: zero copy
+    // Misaligned (raw_data sits wherever protobuf put it): copied to aligned memory. If
+    // the bytes are a mapped model file, their pages are dropped after the copy, so the
+    // weights are not resident twice (a later read maps them in again from the file).
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor copy, Tensor::Allocate(*type, std::move(*shape)));
-    if (bytes) std::memcpy(copy.mutable_raw_data(), raw.data(), bytes);
+    if (bytes) {
+      std::memcpy(copy.mutable_raw_data(), raw.data(), bytes);
+      ReleaseMappedPages(raw.data(), bytes);
+    }
     return copy;
   }
 

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <string>
 
+#include "onnx_light/platform/mapped_file.h"
+
 namespace onnx_light::onnx {
 namespace {
 
@@ -92,6 +94,36 @@ TEST_F(ModelIoTest, SaveLoadRoundTripIsZeroCopy) {
   auto copied = LoadModel(path, copy);
   ASSERT_TRUE(copied.ok());
   EXPECT_EQ(*copied, model);
+}
+
+// Pages of a mapped file can be dropped after their bytes were copied: reading them again
+// gives the file's bytes. Bytes that are not in a mapping (the heap) are left alone.
+TEST_F(ModelIoTest, ReleasedMappedPagesReadBackFromTheFile) {
+  std::string bytes(1 << 20, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = static_cast<char>(i * 7 + 3);
+  const std::string path = Write(root_ / "blob.bin", bytes);
+  auto file = MappedFile::Open(path);
+  ASSERT_TRUE(file.ok());
+  const char* data = static_cast<const char*>((*file)->data());
+  ASSERT_EQ(std::memcmp(data, bytes.data(), bytes.size()), 0);  // every page touched
+  // The process's resident pages (statm's second field) drop by the pages wholly inside
+  // the released range.
+  auto resident = [] {
+    std::ifstream statm("/proc/self/statm");
+    long size = 0, pages = 0;
+    statm >> size >> pages;
+    return pages;
+  };
+  const long before = resident();
+  ReleaseMappedPages(data + 4097, 900000);  // an unaligned range: 218 whole pages of 4 KiB
+  ReleaseMappedPages(data, 0);
+  const long after = resident();
+  EXPECT_GE(before - after, 200);
+  EXPECT_EQ(std::memcmp(data, bytes.data(), bytes.size()), 0);  // read again from the file
+  std::string heap = bytes;
+  ReleaseMappedPages(heap.data(), heap.size());  // not a mapping: untouched
+  EXPECT_EQ(heap, bytes);
 }
 
 TEST_F(ModelIoTest, MissingAndInvalidFiles) {
