@@ -24,14 +24,7 @@ size_t FoldConstants(Graph& graph, const PassContext& pass) {
   // reads is released as soon as its last reader folds (dequantized weights: the Cast's
   // float copy goes once the Mul by the scale has its own), so folding's peak memory stays
   // near the largest step, not the sum of all of them.
-  std::vector<int> readers(graph.value_names.size(), 0);
-  for (const Graph::Node& node : graph.nodes) {
-    for (int v : node.inputs) {
-      if (v >= 0) ++readers[static_cast<size_t>(v)];
-    }
-  }
-  for (int v : graph.output_values)
-    ++readers[static_cast<size_t>(v)];
+  std::vector<int> readers = ReaderCounts(graph);
   std::vector<bool> made(graph.value_names.size(), false);  // produced by folding here
   std::vector<Graph::Node> kept;
   kept.reserve(graph.nodes.size());
