@@ -1,7 +1,9 @@
 // Helpers shared by the kernel sources.
 #pragma once
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -191,7 +193,6 @@ inline Result<int64_t> ResolveIndex(int64_t i, int64_t len, const KernelInfo& in
   return i < 0 ? i + len : i;
 }
 
-// Product of dims[begin, end).
 // The sum of f(x[i]) over n elements in double, over 8 independent partial sums (one
 // serial chain of double additions would be latency-bound); the tail is added first, then
 // the partial sums in order.
@@ -215,6 +216,26 @@ double SumF64(const T* x, int64_t n) {
   return SumF64(x, n, [](double v) { return v; });
 }
 
+// The largest of n floats over 16 running maxima (element-wise, a loop the compiler
+// vectorizes; a max reduction does not vectorize without fast-math). NaN is passed over;
+// -inf when there is no number.
+inline float MaxF32(const float* x, int64_t n) {
+  float part[16];
+  std::fill(part, part + 16, -std::numeric_limits<float>::infinity());
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    for (int j = 0; j < 16; ++j)
+      part[j] = x[i + j] > part[j] ? x[i + j] : part[j];
+  }
+  float m = -std::numeric_limits<float>::infinity();
+  for (; i < n; ++i)
+    m = x[i] > m ? x[i] : m;
+  for (float v : part)
+    m = v > m ? v : m;
+  return m;
+}
+
+// Product of dims[begin, end).
 inline int64_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
   int64_t p = 1;
   for (size_t i = begin; i < end; ++i)

@@ -128,15 +128,6 @@ void Im2Col(const float* x, int64_t channels, const Conv2DShape& s, int64_t oh0,
   }
 }
 
-}  // namespace
-
-namespace {
-
-// Whole 64-byte lines, so every region carved from one scratch block stays aligned.
-int64_t Lines(int64_t floats) {
-  return (floats + 15) / 16 * 16;
-}
-
 bool UsePacked(int64_t n) {
   static const bool avx512 = PreferPackedSgemm();
   return avx512 && n >= 64;  // narrower products waste most of a 2-vector tile

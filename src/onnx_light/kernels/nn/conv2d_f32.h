@@ -19,6 +19,12 @@ class ThreadPool;
 
 namespace onnx_light::kernels {
 
+// floats rounded up to whole 64-byte lines, so every region carved from one scratch block
+// stays aligned.
+inline int64_t Lines(int64_t floats) {
+  return (floats + 15) / 16 * 16;
+}
+
 struct Conv2DShape {
   int64_t batch, c_in, h, w;       // X [batch, c_in, h, w]
   int64_t m, kh, kw, group;        // W [m, c_in / group, kh, kw]

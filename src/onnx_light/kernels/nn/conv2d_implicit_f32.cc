@@ -18,10 +18,6 @@
 namespace onnx_light::kernels {
 namespace {
 
-int64_t Lines(int64_t floats) {
-  return (floats + 15) / 16 * 16;
-}
-
 struct Implicit {
   int64_t cg, mg, taps, k;  // per group: input channels, output channels, k = cg * taps
   int64_t band, bands, workers;

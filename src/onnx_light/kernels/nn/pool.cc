@@ -389,21 +389,7 @@ class GlobalPool : public KernelBase {
         if constexpr (!kMax) {
           yp[p] = static_cast<T>(SumF64(xc, sz) / static_cast<double>(sz));  // in double
         } else if constexpr (std::is_same_v<T, float>) {
-          // 16 running maxima (the compiler keeps them in a vector register); NaN is
-          // skipped as std::max skips it below.
-          float part[16];
-          std::fill(part, part + 16, -std::numeric_limits<float>::infinity());
-          int64_t i = 0;
-          for (; i + 16 <= sz; i += 16) {
-            for (int j = 0; j < 16; ++j)
-              part[j] = part[j] < xc[i + j] ? xc[i + j] : part[j];
-          }
-          float acc = -std::numeric_limits<float>::infinity();
-          for (; i < sz; ++i)
-            acc = std::max(acc, xc[i]);
-          for (float v : part)
-            acc = std::max(acc, v);
-          yp[p] = acc;
+          yp[p] = MaxF32(xc, sz);  // NaN skipped, as std::max skips it below
         } else {
           double acc = -std::numeric_limits<double>::infinity();
           for (int64_t i = 0; i < sz; ++i)

@@ -347,28 +347,15 @@ class Normalize : public KernelBase {
   }
 
   // float32 Softmax along the last axis (attention scores): each row in place, its
-  // maximum from 16 running maxima (a loop that vectorizes; NaN is passed over, as in
-  // Run), exp(x - max) and its sum in one SIMD pass, then the scale; rows split across
-  // the pool.
+  // maximum (MaxF32: NaN passed over, as in Run), exp(x - max) and its sum in one SIMD
+  // pass, then the scale; rows split across the pool.
   static void SoftmaxRows(const float* in, float* out, int64_t rows, int64_t len,
                           ThreadPool* pool) {
     auto run = [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         const float* x = in + r * len;
         float* y = out + r * len;
-        float part[16];
-        std::fill(part, part + 16, -std::numeric_limits<float>::infinity());
-        int64_t k = 0;
-        for (; k + 16 <= len; k += 16) {
-          for (int j = 0; j < 16; ++j)
-            part[j] = x[k + j] > part[j] ? x[k + j] : part[j];
-        }
-        float m = -std::numeric_limits<float>::infinity();
-        for (; k < len; ++k)
-          m = x[k] > m ? x[k] : m;
-        for (float v : part)
-          m = v > m ? v : m;
-        const float inv = 1.0f / ExpShiftedF32(x, y, static_cast<size_t>(len), m);
+        const float inv = 1.0f / ExpShiftedF32(x, y, static_cast<size_t>(len), MaxF32(x, len));
         for (int64_t i = 0; i < len; ++i)
           y[i] *= inv;
       }
