@@ -8,28 +8,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _graphs import node_model
 
 import onnx_light
-from onnx_light.onnx import TensorProto, helper, numpy_helper
+from onnx_light.onnx import TensorProto
 
 F = TensorProto.FLOAT
 
 
 def gemm_model(w, bias, **attrs):
-    inits = [numpy_helper.from_array(w, "W")]
-    ins = ["a", "W"]
-    if bias is not None:
-        inits.append(numpy_helper.from_array(bias, "C"))
-        ins.append("C")
-    node = helper.make_node("Gemm", ins, ["y"], **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info("a", F, None)],
-        [helper.make_tensor_value_info("y", F, None)],
-        inits,
-    )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    weights = {"W": w} if bias is None else {"W": w, "C": bias}
+    inputs = [("a", F)] + [(n, None) for n in weights]
+    return node_model("Gemm", inputs, [("y", F)], opset=13, initializers=weights, **attrs)
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -7,20 +7,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _graphs import node_model
 
 import onnx_light
-from onnx_light.onnx import TensorProto, helper, numpy_helper
+from onnx_light.onnx import TensorProto
+
+F32 = np.float32
 
 
 def pow_session(exponent, threads=1):
-    graph = helper.make_graph(
-        [helper.make_node("Pow", ["x", "e"], ["y"])],
-        "g",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-        [numpy_helper.from_array(np.array(exponent, np.float32), "e")],
+    F = TensorProto.FLOAT
+    model = node_model(
+        "Pow", [("x", F), ("e", None)], [("y", F)], initializers={"e": np.array(exponent, F32)}
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     return onnx_light.RuntimeSession(model, intra_op_threads=threads)
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _graphs import node_model
 
 import onnx_light
-from onnx_light.onnx import TensorProto, helper
+from onnx_light.onnx import TensorProto
 
 REFS = {
     "Tanh": (np.tanh, {}),
@@ -26,15 +27,8 @@ REFS = {
 
 
 def session(op, attrs):
-    node = helper.make_node(op, ["x"], ["y"], **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    return onnx_light.RuntimeSession(model)
+    F = TensorProto.FLOAT
+    return onnx_light.RuntimeSession(node_model(op, [("x", F)], [("y", F)], **attrs))
 
 
 @pytest.mark.parametrize("op", sorted(REFS))

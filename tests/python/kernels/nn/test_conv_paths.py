@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _graphs import node_model
 
 import onnx_light
 from onnx_light.onnx import TensorProto, helper, numpy_helper
@@ -16,20 +17,9 @@ F = TensorProto.FLOAT
 
 
 def conv_model(w, b, **attrs):
-    inits = [numpy_helper.from_array(w, "W")]
-    ins = ["x", "W"]
-    if b is not None:
-        inits.append(numpy_helper.from_array(b, "B"))
-        ins.append("B")
-    node = helper.make_node("Conv", ins, ["y"], **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info("x", F, None)],
-        [helper.make_tensor_value_info("y", F, None)],
-        inits,
-    )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    weights = {"W": w} if b is None else {"W": w, "B": b}
+    inputs = [("x", F)] + [(n, None) for n in weights]
+    return node_model("Conv", inputs, [("y", F)], initializers=weights, **attrs)
 
 
 def reference(x, w, b, stride, pad, group):

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _graphs import node_model
 
 import onnx_light
-from onnx_light.onnx import TensorProto, helper
+from onnx_light.onnx import TensorProto
 
 CASES = [
     ([1, 3, 13, 13], {"kernel_shape": [5, 5], "pads": [2, 2, 2, 2]}),
@@ -53,19 +54,10 @@ def reference(x, kernel_shape, strides=(1, 1), pads=(0, 0, 0, 0), dilations=(1, 
     return y
 
 
-def session(shape, attrs, with_indices, threads=1):
-    outs = ["y", "i"] if with_indices else ["y"]
-    node = helper.make_node("MaxPool", ["x"], outs, **attrs)
-    values = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
-    if with_indices:
-        values.append(helper.make_tensor_value_info("i", TensorProto.INT64, None))
-    graph = helper.make_graph(
-        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)], values
-    )
-    return onnx_light.RuntimeSession(
-        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
-        intra_op_threads=threads,
-    )
+def session(attrs, with_indices, threads=1):
+    outs = [("y", TensorProto.FLOAT)] + ([("i", TensorProto.INT64)] if with_indices else [])
+    model = node_model("MaxPool", [("x", TensorProto.FLOAT)], outs, opset=13, **attrs)
+    return onnx_light.RuntimeSession(model, intra_op_threads=threads)
 
 
 @pytest.mark.parametrize("shape,attrs", CASES)
@@ -75,8 +67,8 @@ def test_maxpool_paths_match_the_spec(shape, attrs, nan):
     if nan:
         x.ravel()[::17] = np.nan
     want = reference(x, **attrs)
-    separable = session(shape, attrs, False).run(None, {"x": x})[0]
-    scanned = session(shape, attrs, True).run(None, {"x": x})[0]
+    separable = session(attrs, False).run(None, {"x": x})[0]
+    scanned = session(attrs, True).run(None, {"x": x})[0]
     np.testing.assert_array_equal(separable, want)
     np.testing.assert_array_equal(scanned, want)
     assert np.isnan(want).any() == nan
@@ -92,7 +84,7 @@ def test_stride_one_maxpool_over_padded_planes(k, pads, threads):
     x.ravel()[::29] = np.nan
     x.ravel()[7::31] = -np.inf
     attrs = {"kernel_shape": [k, k], "pads": pads}
-    got = session(list(x.shape), attrs, False, threads).run(None, {"x": x})[0]
+    got = session(attrs, False, threads).run(None, {"x": x})[0]
     np.testing.assert_array_equal(got, reference(x, **attrs))
 
 
@@ -105,13 +97,8 @@ def test_global_max_pool_float_against_numpy(size):
     x[0, 1] -= 100
     if size > 3:
         x[1, 2, 3] = np.nan
-    node = helper.make_node("GlobalMaxPool", ["x"], ["y"])
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    F = TensorProto.FLOAT
+    (y,) = onnx_light.RuntimeSession(node_model("GlobalMaxPool", [("x", F)], [("y", F)])).run(
+        None, {"x": x}
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    (y,) = onnx_light.RuntimeSession(model).run(None, {"x": x})
     np.testing.assert_array_equal(y[..., 0], np.nanmax(x, axis=2))

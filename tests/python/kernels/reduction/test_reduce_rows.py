@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _graphs import node_model
 
 import onnx_light
-from onnx_light.onnx import TensorProto, helper
+from onnx_light.onnx import TensorProto
 
 CASES = [
     ((1, 64, 512), [-1], 1),  # the RMS norm of a T5 layer
@@ -32,15 +33,15 @@ REFS = {
 @pytest.mark.parametrize("shape,axes,keepdims", CASES)
 def test_trailing_axis_reductions_match_numpy(op, shape, axes, keepdims):
     x = np.random.default_rng(len(shape)).standard_normal(shape).astype(np.float32)
-    node = helper.make_node(op, ["x", "axes"], ["y"], keepdims=keepdims)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-        [helper.make_tensor("axes", TensorProto.INT64, [len(axes)], axes)],
+    F = TensorProto.FLOAT
+    model = node_model(
+        op,
+        [("x", F), ("axes", None)],
+        [("y", F)],
+        opset=18,
+        initializers={"axes": np.array(axes, np.int64)},
+        keepdims=keepdims,
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     got = onnx_light.RuntimeSession(model).run(None, {"x": x})[0]
     want = REFS[op](x.astype(np.float64), tuple(axes), bool(keepdims)).astype(np.float32)
     assert got.shape == want.shape

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _graphs import node_model
 
 import onnx_light
-from onnx_light.onnx import TensorProto, helper
+from onnx_light.onnx import TensorProto
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -19,13 +20,8 @@ def test_softmax_rows_match_numpy(shape, threads):
     x = (rng.standard_normal(shape) * 4).astype(np.float32)
     flat = x.reshape(-1, shape[-1])
     flat[0, : shape[-1] // 2] = -np.inf  # a masked half row
-    graph = helper.make_graph(
-        [helper.make_node("Softmax", ["x"], ["y"], axis=-1)],
-        "g",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    F = TensorProto.FLOAT
+    model = node_model("Softmax", [("x", F)], [("y", F)], opset=13, axis=-1)
     s = onnx_light.RuntimeSession(model, intra_op_threads=threads)
     got = s.run(None, {"x": x})[0]
     x64 = x.astype(np.float64)

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _graphs import node_model
 
 import onnx_light
-from onnx_light.onnx import TensorProto, helper
+from onnx_light.onnx import TensorProto
 
 ELEM = {
     np.dtype(np.float32): TensorProto.FLOAT,
@@ -19,17 +20,8 @@ ELEM = {
 
 
 def where(c, x, z, threads=1):
-    graph = helper.make_graph(
-        [helper.make_node("Where", ["c", "x", "z"], ["y"])],
-        "g",
-        [
-            helper.make_tensor_value_info("c", TensorProto.BOOL, None),
-            helper.make_tensor_value_info("x", ELEM[x.dtype], None),
-            helper.make_tensor_value_info("z", ELEM[z.dtype], None),
-        ],
-        [helper.make_tensor_value_info("y", ELEM[x.dtype], None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+    t = ELEM[x.dtype]
+    model = node_model("Where", [("c", TensorProto.BOOL), ("x", t), ("z", t)], [("y", t)], opset=16)
     s = onnx_light.RuntimeSession(model, intra_op_threads=threads)
     return s.run(None, {"c": c, "x": x, "z": z})[0]
 
