@@ -50,14 +50,16 @@ int main() {
   std::printf("%-46s %10s %10s %7s\n", "shape (m x n x k)", "BLAS GF/s", "packed", "ratio");
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> u(-1, 1);
+  auto fill = [&](std::vector<float>& v) {
+    for (float& x : v)
+      x = u(rng);
+  };
   std::vector<float> scratch;
   for (const Shape& s : shapes) {
     std::vector<float> a(static_cast<size_t>(s.m * s.k)), b(static_cast<size_t>(s.k * s.n));
     std::vector<float> c1(static_cast<size_t>(s.m * s.n)), c2(c1.size());
-    for (float& v : a)
-      v = u(rng);
-    for (float& v : b)
-      v = u(rng);
+    fill(a);
+    fill(b);
     const double blas = Seconds(
         [&] { k::Gemm2D<float>(a.data(), s.k, 1, b.data(), s.n, 1, c1.data(), s.m, s.n, s.k); });
     scratch.resize(k::SgemmPackedWorkFloats(s.n) + 16);
@@ -87,10 +89,8 @@ int main() {
       const Shape sh{base.m, n, base.k, base.what};
       std::vector<float> a(static_cast<size_t>(sh.m * sh.k)), b(static_cast<size_t>(sh.k * n));
       std::vector<float> bt(b.size()), c1(static_cast<size_t>(sh.m * n)), c2(c1.size());
-      for (float& v : a)
-        v = u(rng);
-      for (float& v : b)
-        v = u(rng);
+      fill(a);
+      fill(b);
       const double blas = Seconds(
           [&] { k::Gemm2D<float>(a.data(), sh.k, 1, b.data(), n, 1, c1.data(), sh.m, n, sh.k); });
       const double mine = Seconds([&] {
@@ -122,10 +122,8 @@ int main() {
   for (const Shape& sh : heads) {
     std::vector<float> a(static_cast<size_t>(sh.m * sh.k)), w(static_cast<size_t>(sh.n * sh.k));
     std::vector<float> c1(static_cast<size_t>(sh.m * sh.n)), c2(c1.size());
-    for (float& v : a)
-      v = u(rng);
-    for (float& v : w)
-      v = u(rng);
+    fill(a);
+    fill(w);
     const double blas = Seconds([&] {
       k::Gemm2D<float>(a.data(), sh.k, 1, w.data(), 1, sh.k, c1.data(), sh.m, sh.n, sh.k);
     });

@@ -124,6 +124,22 @@ def reference_padded(x, w, b, strides, pads, dilations, group):
     return y
 
 
+def check_padded(xs, ws, strides, pads, dil, group, threads, seed, atol):
+    """x, w and a bias uniform in [-1, 1] from `seed`; the convolution against
+    reference_padded (rtol 1e-5, `atol`)."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1, 1, xs).astype(np.float32)
+    w = rng.uniform(-1, 1, ws).astype(np.float32)
+    b = rng.uniform(-1, 1, ws[0]).astype(np.float32)
+    model = conv_model(
+        w, b, strides=list(strides), pads=list(pads), dilations=list(dil), group=group
+    )
+    (y,) = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})
+    want = reference_padded(x, w, b, strides, pads, dil, group)
+    assert y.shape == want.shape
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=atol)
+
+
 DEPTHWISE = [
     # (x shape, kernel, strides, pads (top, left, bottom, right), dilations)
     ((1, 8, 12, 80), (5, 5), (1, 1), (2, 2, 2, 2), (1, 1)),  # PP-OCRv4 rec's 5x5
@@ -140,15 +156,8 @@ DEPTHWISE = [
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("xs, k, strides, pads, dil", DEPTHWISE)
 def test_depthwise(xs, k, strides, pads, dil, threads):
-    rng = np.random.default_rng(sum(xs) + sum(k))
     c = xs[1]
-    x = rng.uniform(-1, 1, xs).astype(np.float32)
-    w = rng.uniform(-1, 1, (c, 1, *k)).astype(np.float32)
-    b = rng.uniform(-1, 1, c).astype(np.float32)
-    model = conv_model(w, b, group=c, strides=list(strides), pads=list(pads), dilations=list(dil))
-    (y,) = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})
-    want = reference_padded(x, w, b, strides, pads, dil, c)
-    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+    check_padded(xs, (c, 1, *k), strides, pads, dil, c, threads, sum(xs) + sum(k), 1e-5)
 
 
 def test_depthwise_fused_with_residual_and_activation():
@@ -206,14 +215,7 @@ DIRECT = [
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("xs, ws, strides, pads, dil", DIRECT)
 def test_direct_convolution(xs, ws, strides, pads, dil, threads):
-    rng = np.random.default_rng(sum(xs) + sum(ws))
-    x = rng.uniform(-1, 1, xs).astype(np.float32)
-    w = rng.uniform(-1, 1, ws).astype(np.float32)
-    b = rng.uniform(-1, 1, ws[0]).astype(np.float32)
-    model = conv_model(w, b, strides=list(strides), pads=list(pads), dilations=list(dil))
-    (y,) = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})
-    want = reference_padded(x, w, b, strides, pads, dil, 1)
-    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+    check_padded(xs, ws, strides, pads, dil, 1, threads, sum(xs) + sum(ws), 1e-5)
 
 
 def test_direct_convolution_fused_with_activation():
@@ -271,18 +273,8 @@ IMPLICIT = [
 @pytest.mark.parametrize("threads", [1, 2, 3])
 @pytest.mark.parametrize("xs, ws, strides, pads, dil, group", IMPLICIT)
 def test_implicit_convolution(xs, ws, strides, pads, dil, group, threads):
-    rng = np.random.default_rng(sum(xs) + sum(ws))
-    x = rng.uniform(-1, 1, xs).astype(np.float32)
-    w = rng.uniform(-1, 1, ws).astype(np.float32)
-    b = rng.uniform(-1, 1, ws[0]).astype(np.float32)
-    model = conv_model(
-        w, b, strides=list(strides), pads=list(pads), dilations=list(dil), group=group
-    )
-    (y,) = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})
-    want = reference_padded(x, w, b, strides, pads, dil, group)
-    assert y.shape == want.shape
-    # float32 sums of up to 2304 products of values in [-1, 1]
-    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-4)
+    # float32 sums of up to 2304 products of values in [-1, 1]: atol 1e-4
+    check_padded(xs, ws, strides, pads, dil, group, threads, sum(xs) + sum(ws), 1e-4)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
