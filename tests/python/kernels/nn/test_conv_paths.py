@@ -16,6 +16,23 @@ from onnx_light.onnx import TensorProto, helper, numpy_helper
 F = TensorProto.FLOAT
 
 
+def conv_then(activation, w, b, **attrs):
+    """Conv (with a bias if b is given) followed by a one-input activation node."""
+    weights = {"W": w} if b is None else {"W": w, "B": b}
+    nodes = [
+        helper.make_node("Conv", ["x", *weights], ["c"], **attrs),
+        helper.make_node(activation, ["c"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", F, None)],
+        [helper.make_tensor_value_info("y", F, None)],
+        [numpy_helper.from_array(v, n) for n, v in weights.items()],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
 def conv_model(w, b, **attrs):
     weights = {"W": w} if b is None else {"W": w, "B": b}
     inputs = [("x", F)] + [(n, None) for n in weights]
@@ -167,20 +184,7 @@ def test_depthwise_fused_with_residual_and_activation():
     x = rng.uniform(-3, 3, (1, 6, 12, 37)).astype(np.float32)
     w = rng.uniform(-1, 1, (6, 1, 3, 3)).astype(np.float32)
     b = rng.uniform(-1, 1, 6).astype(np.float32)
-    inits = [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "B")]
-    nodes = [
-        helper.make_node("Conv", ["x", "W", "B"], ["c"], group=6, pads=[1, 1, 1, 1]),
-        helper.make_node("HardSwish", ["c"], ["y"]),
-    ]
-    graph = helper.make_graph(
-        nodes,
-        "g",
-        [helper.make_tensor_value_info("x", F, None)],
-        [helper.make_tensor_value_info("y", F, None)],
-        inits,
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    s = onnx_light.RuntimeSession(model)
+    s = onnx_light.RuntimeSession(conv_then("HardSwish", w, b, group=6, pads=[1, 1, 1, 1]))
     assert s.planned_nodes == 1  # fused
     (y,) = s.run(None, {"x": x})
     c = reference_padded(x, w, b, (1, 1), (1, 1, 1, 1), (1, 1), 6)
@@ -223,21 +227,7 @@ def test_direct_convolution_fused_with_activation():
     rng = np.random.default_rng(21)
     x = rng.uniform(-1, 1, (1, 8, 14, 18)).astype(np.float32)
     w = rng.uniform(-1, 1, (12, 8, 3, 3)).astype(np.float32)
-    inits = [numpy_helper.from_array(w, "W")]
-    nodes = [
-        helper.make_node("Conv", ["x", "W"], ["c"], pads=[1, 1, 1, 1]),
-        helper.make_node("Relu", ["c"], ["y"]),
-    ]
-    graph = helper.make_graph(
-        nodes,
-        "g",
-        [helper.make_tensor_value_info("x", F, None)],
-        [helper.make_tensor_value_info("y", F, None)],
-        inits,
-    )
-    s = onnx_light.RuntimeSession(
-        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    )
+    s = onnx_light.RuntimeSession(conv_then("Relu", w, None, pads=[1, 1, 1, 1]))
     assert s.planned_nodes == 1
     (y,) = s.run(None, {"x": x})
     want = np.maximum(reference_padded(x, w, None, (1, 1), (1, 1, 1, 1), (1, 1), 1), 0)

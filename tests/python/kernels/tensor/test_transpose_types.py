@@ -8,9 +8,9 @@ import itertools
 
 import numpy as np
 import pytest
+from _graphs import run_node
 
-import onnx_light
-from onnx_light.onnx import TensorProto, helper
+from onnx_light.onnx import TensorProto
 
 TYPES = [
     (np.uint8, TensorProto.UINT8),
@@ -31,16 +31,8 @@ def test_every_permutation(dtype, elem):
     else:
         x = (rng.standard_normal(shape) * 50).astype(dtype)
     for perm in itertools.permutations(range(4)):
-        node = helper.make_node("Transpose", ["x"], ["y"], perm=list(perm))
-        graph = helper.make_graph(
-            [node],
-            "g",
-            [helper.make_tensor_value_info("x", elem, shape)],
-            [helper.make_tensor_value_info("y", elem, None)],
-        )
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-        got = onnx_light.RuntimeSession(model).run(None, {"x": x})[0]
-        np.testing.assert_array_equal(got, np.transpose(x, perm), err_msg=str(perm))
+        got = run_node("Transpose", [("x", elem)], {"x": x}, [("y", elem)], 13, perm=list(perm))
+        np.testing.assert_array_equal(got[0], np.transpose(x, perm), err_msg=str(perm))
 
 
 # Shapes with unit axes and axes that stay neighbours: after simplification these become
@@ -63,13 +55,5 @@ SHAPES = [
 def test_simplified_permutations(shape, perm, dtype, elem):
     rng = np.random.default_rng(len(shape))
     x = (rng.standard_normal(shape) * 50).astype(dtype)
-    node = helper.make_node("Transpose", ["x"], ["y"], perm=list(perm))
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info("x", elem, shape)],
-        [helper.make_tensor_value_info("y", elem, None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    got = onnx_light.RuntimeSession(model).run(None, {"x": x})[0]
-    np.testing.assert_array_equal(got, np.transpose(x, perm))
+    got = run_node("Transpose", [("x", elem)], {"x": x}, [("y", elem)], 13, perm=list(perm))
+    np.testing.assert_array_equal(got[0], np.transpose(x, perm))
