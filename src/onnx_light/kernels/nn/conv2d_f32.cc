@@ -158,6 +158,22 @@ GemmSplit SplitGemm(int64_t m, int64_t n, int64_t workers) {
 
 }  // namespace
 
+void RunShares(ThreadPool* pool, int64_t workers, int64_t tasks,
+               const std::function<void(int64_t, int64_t)>& fn) {
+  if (pool == nullptr || workers <= 1) {
+    for (int64_t t = 0; t < tasks; ++t)
+      fn(t, 0);
+    return;
+  }
+  const int64_t per = (tasks + workers - 1) / workers;
+  pool->ParallelFor(workers, 1, [&](int64_t k0, int64_t k1) {
+    for (int64_t k = k0; k < k1; ++k) {
+      for (int64_t t = k * per; t < std::min(tasks, (k + 1) * per); ++t)
+        fn(t, k);
+    }
+  });
+}
+
 size_t ConvGemmWorkFloats(int64_t m, int64_t n, int64_t k, int64_t workers) {
   if (UseNarrow(n)) return static_cast<size_t>(Lines(n * k));  // b transposed
   if (!UsePacked(n)) return 0;
@@ -428,13 +444,8 @@ void Conv2DF32(const float* x, const float* w, const float* bias, const float* z
     }
   };
   if (p.by_band) {
-    const int64_t per = (p.tasks + workers - 1) / workers;
-    pool->ParallelFor(workers, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t k = begin; k < end; ++k) {
-        for (int64_t t = k * per; t < std::min(p.tasks, (k + 1) * per); ++t)
-          run_band(t, scratch + k * p.per_worker, nullptr);
-      }
-    });
+    RunShares(pool, workers, p.tasks,
+              [&](int64_t t, int64_t k) { run_band(t, scratch + k * p.per_worker, nullptr); });
     return;
   }
   for (int64_t t = 0; t < p.tasks; ++t)

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "simd/conv_simd.h"
@@ -45,6 +46,12 @@ size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers);
 // Conv2DScratchFloats(s, pool threads) floats, 64-byte aligned.
 void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
                const Conv2DShape& s, const Activation& act, float* scratch, ThreadPool* pool);
+
+// Runs fn(task, worker) for tasks [0, tasks) in equal consecutive shares, one share per
+// worker of the pool (`workers` of them; each worker keeps its own scratch), or all of
+// them as worker 0 without a pool or with one worker.
+void RunShares(ThreadPool* pool, int64_t workers, int64_t tasks,
+               const std::function<void(int64_t, int64_t)>& fn);
 
 // Dense convolutions with a window (taps > 1) on AVX-512, where the implicit product over
 // stride-phase planes (conv2d_implicit_f32.cc) beats columns and packing.

@@ -188,19 +188,8 @@ void PointwiseConvF32(const float* x, const float* w, const float* bias, const f
           }
         }
       };
-      if (pool != nullptr && p.workers > 1) {
-        // The tail buffer is the last chunk's alone: one task per chunk.
-        const int64_t per = (p.tasks + p.workers - 1) / p.workers;
-        pool->ParallelFor(p.workers, 1, [&](int64_t k0, int64_t k1) {
-          for (int64_t k = k0; k < k1; ++k) {
-            for (int64_t t = k * per; t < std::min(p.tasks, (k + 1) * per); ++t)
-              chunk(t);
-          }
-        });
-      } else {
-        for (int64_t t = 0; t < p.tasks; ++t)
-          chunk(t);
-      }
+      // The tail buffer is the last chunk's alone: one task per chunk.
+      RunShares(pool, p.workers, p.tasks, [&](int64_t t, int64_t) { chunk(t); });
     }
   }
 }
@@ -288,18 +277,8 @@ void ImplicitConvF32(const float* x, const float* w, const float* bias, const fl
         }
       };
       const int64_t tasks = p.bands * p.parts;
-      if (pool != nullptr && p.workers > 1) {
-        const int64_t per = (tasks + p.workers - 1) / p.workers;
-        pool->ParallelFor(p.workers, 1, [&](int64_t k0, int64_t k1) {
-          for (int64_t k = k0; k < k1; ++k) {
-            for (int64_t t = k * per; t < std::min(tasks, (k + 1) * per); ++t)
-              task(t, own + k * p.per_worker());
-          }
-        });
-      } else {
-        for (int64_t t = 0; t < tasks; ++t)
-          task(t, own);
-      }
+      RunShares(pool, p.workers, tasks,
+                [&](int64_t t, int64_t k) { task(t, own + k * p.per_worker()); });
     }
   }
 }
