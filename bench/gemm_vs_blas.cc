@@ -60,8 +60,9 @@ int main() {
     std::vector<float> c1(static_cast<size_t>(s.m * s.n)), c2(c1.size());
     fill(a);
     fill(b);
-    const double blas = Seconds(
-        [&] { k::Gemm2D<float>(a.data(), s.k, 1, b.data(), s.n, 1, c1.data(), s.m, s.n, s.k); });
+    const double blas = Seconds([&] {
+      k::OpenBlasGemm2D(a.data(), s.k, 1, b.data(), s.n, 1, c1.data(), s.m, s.n, s.k, nullptr);
+    });
     scratch.resize(k::SgemmPackedWorkFloats(s.n) + 16);
     float* work = scratch.data();
     while (reinterpret_cast<uintptr_t>(work) % 64 != 0)
@@ -91,8 +92,9 @@ int main() {
       std::vector<float> bt(b.size()), c1(static_cast<size_t>(sh.m * n)), c2(c1.size());
       fill(a);
       fill(b);
-      const double blas = Seconds(
-          [&] { k::Gemm2D<float>(a.data(), sh.k, 1, b.data(), n, 1, c1.data(), sh.m, n, sh.k); });
+      const double blas = Seconds([&] {
+        k::OpenBlasGemm2D(a.data(), sh.k, 1, b.data(), n, 1, c1.data(), sh.m, n, sh.k, nullptr);
+      });
       const double mine = Seconds([&] {
         for (int64_t p = 0; p < sh.k; ++p) {
           for (int64_t j = 0; j < n; ++j)
@@ -125,7 +127,7 @@ int main() {
     fill(a);
     fill(w);
     const double blas = Seconds([&] {
-      k::Gemm2D<float>(a.data(), sh.k, 1, w.data(), 1, sh.k, c1.data(), sh.m, sh.n, sh.k);
+      k::OpenBlasGemm2D(a.data(), sh.k, 1, w.data(), 1, sh.k, c1.data(), sh.m, sh.n, sh.k, nullptr);
     });
     const double mine = Seconds([&] {
       k::SgemmNarrow(sh.n, sh.m, sh.k, w.data(), sh.k, a.data(), sh.k, c2.data(), 1, sh.n);

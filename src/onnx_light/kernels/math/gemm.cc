@@ -193,6 +193,12 @@ bool BlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b
                 int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
   if (WeightsBoundGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
   if (PackedGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
+  return OpenBlasGemm2D(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool);
+}
+
+bool OpenBlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b,
+                    int64_t ldb_row, int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k,
+                    ThreadPool* pool) {
   return Run(
       a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool,
       [](CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int mm, int nn, int kk, const float* aa, int lda,
@@ -227,6 +233,10 @@ bool HaveBlas() noexcept {
 
 bool BlasGemm2D(const float*, int64_t, int64_t, const float*, int64_t, int64_t, float*, int64_t,
                 int64_t, int64_t, ThreadPool*) {
+  return false;
+}
+bool OpenBlasGemm2D(const float*, int64_t, int64_t, const float*, int64_t, int64_t, float*, int64_t,
+                    int64_t, int64_t, ThreadPool*) {
   return false;
 }
 bool BlasGemm2D(const double*, int64_t, int64_t, const double*, int64_t, int64_t, double*, int64_t,
