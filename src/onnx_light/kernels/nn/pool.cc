@@ -83,7 +83,7 @@ class Pool : public KernelBase {
         PaddedMaxPool2D(w, x.data<float>(), y->mutable_data<float>(), nc, ctx.thread_pool());
         return Status::Ok();
       }
-      Pool2D(w, x.data<float>(), y->mutable_data<float>(), indices, nc);
+      Pool2D(w, x.data<float>(), y->mutable_data<float>(), indices, nc, ctx.thread_pool());
       return Status::Ok();
     }
     DispatchNumeric(x.dtype(), [&](auto tag) {
@@ -216,7 +216,8 @@ class Pool : public KernelBase {
   // The float 2-D case of MaxPool / AveragePool (the CNN hot path): the taps inside the
   // input are listed once per output row and column, then every channel loops over them
   // directly. Same results as the generic path (max ignores NaN after a number, as there).
-  void Pool2D(const Window& w, const float* xp, float* yp, int64_t* indices, int64_t nc) const {
+  void Pool2D(const Window& w, const float* xp, float* yp, int64_t* indices, int64_t nc,
+              ThreadPool* pool) const {
     const int64_t height = w.in[0], width = w.in[1], oh_n = w.out[0], ow_n = w.out[1];
     // Per output index along one dim: the valid input positions, and the padded tap count.
     auto taps = [&](size_t d, int64_t o, std::vector<int64_t>* pos) {
@@ -242,63 +243,82 @@ class Pool : public KernelBase {
       // Max is separable: the maximum over each row's taps first, then over the rows'
       // maxima, kh + kw comparisons per output instead of kh * kw. A NaN anywhere in the
       // window makes the output NaN, in both passes as in the 2-D scan.
-      std::vector<float> tmp(static_cast<size_t>(height * ow_n));
-      const bool unit_width = w.strides[1] == 1 && w.dilations[1] == 1;
+      // Unit dilation: each tap is a shifted row, maxed in over the dense positions (every
+      // column, a loop the compiler vectorizes) with the same NaN rule as Above; a stride
+      // then keeps every s-th dense maximum.
+      const bool unit_dilation = w.dilations[1] == 1;
+      const int64_t sw = w.strides[1], dense_n = (ow_n - 1) * sw + 1;
       std::vector<char> any(static_cast<size_t>(ow_n));
       for (int64_t o = 0; o < ow_n; ++o)
         any[static_cast<size_t>(o)] = !cols[static_cast<size_t>(o)].empty();
-      for (int64_t p = 0; p < nc; ++p) {
-        const float* xc = xp + p * in_sz;
-        float* yc = yp + p * out_sz;
-        if (unit_width) {
-          // Stride 1, no dilation: each tap is a shifted row, maxed in with a loop the
-          // compiler vectorizes (the same NaN rule as Above).
-          for (int64_t h = 0; h < height; ++h) {
-            const float* xr = xc + h * width;
-            float* tr = tmp.data() + h * ow_n;
-            std::fill(tr, tr + ow_n, -std::numeric_limits<float>::infinity());
-            for (int64_t k = 0; k < w.kernel[1]; ++k) {
-              const int64_t off = k - w.pad_begin[1];
-              const int64_t lo = std::max<int64_t>(0, -off);
-              const int64_t hi = std::min<int64_t>(ow_n, width - off);
-              for (int64_t ow = lo; ow < hi; ++ow) {
-                const float v = xr[ow + off];
-                tr[ow] = MaxNaN(v, tr[ow]);
+      auto run = [&](int64_t p0, int64_t p1) {
+        std::vector<float> tmp(static_cast<size_t>(height * ow_n));
+        std::vector<float> dense(sw > 1 ? static_cast<size_t>(dense_n) : 0);
+        for (int64_t p = p0; p < p1; ++p) {
+          const float* xc = xp + p * in_sz;
+          float* yc = yp + p * out_sz;
+          if (unit_dilation) {
+            for (int64_t h = 0; h < height; ++h) {
+              const float* xr = xc + h * width;
+              float* tr = tmp.data() + h * ow_n;
+              float* dr = sw > 1 ? dense.data() : tr;
+              std::fill(dr, dr + dense_n, -std::numeric_limits<float>::infinity());
+              for (int64_t k = 0; k < w.kernel[1]; ++k) {
+                const int64_t off = k - w.pad_begin[1];
+                const int64_t lo = std::max<int64_t>(0, -off);
+                const int64_t hi = std::min<int64_t>(dense_n, width - off);
+                for (int64_t j = lo; j < hi; ++j) {
+                  const float v = xr[j + off];
+                  dr[j] = MaxNaN(v, dr[j]);
+                }
+              }
+              if (sw > 1) {
+                for (int64_t ow = 0; ow < ow_n; ++ow)
+                  tr[ow] = dr[ow * sw];
               }
             }
           }
-        }
-        for (int64_t h = 0; h < height && !unit_width; ++h) {
-          const float* xr = xc + h * width;
-          float* tr = tmp.data() + h * ow_n;
-          for (int64_t ow = 0; ow < ow_n; ++ow) {
-            const std::vector<int64_t>& ws = cols[static_cast<size_t>(ow)];
-            if (ws.empty()) {  // no column inside: the output is 0 (below), never this
-              tr[ow] = -std::numeric_limits<float>::infinity();
+          for (int64_t h = 0; h < height && !unit_dilation; ++h) {
+            const float* xr = xc + h * width;
+            float* tr = tmp.data() + h * ow_n;
+            for (int64_t ow = 0; ow < ow_n; ++ow) {
+              const std::vector<int64_t>& ws = cols[static_cast<size_t>(ow)];
+              if (ws.empty()) {  // no column inside: the output is 0 (below), never this
+                tr[ow] = -std::numeric_limits<float>::infinity();
+                continue;
+              }
+              float best = xr[ws[0]];
+              for (size_t i = 1; i < ws.size(); ++i)
+                if (Above(xr[ws[i]], best)) best = xr[ws[i]];
+              tr[ow] = best;
+            }
+          }
+          for (int64_t oh = 0; oh < oh_n; ++oh) {
+            const std::vector<int64_t>& hs = rows[static_cast<size_t>(oh)];
+            float* yr = yc + oh * ow_n;
+            if (hs.empty()) {
+              std::fill(yr, yr + ow_n, 0.0f);
               continue;
             }
-            float best = xr[ws[0]];
-            for (size_t i = 1; i < ws.size(); ++i)
-              if (Above(xr[ws[i]], best)) best = xr[ws[i]];
-            tr[ow] = best;
-          }
-        }
-        for (int64_t oh = 0; oh < oh_n; ++oh) {
-          const std::vector<int64_t>& hs = rows[static_cast<size_t>(oh)];
-          float* yr = yc + oh * ow_n;
-          if (hs.empty()) {
-            std::fill(yr, yr + ow_n, 0.0f);
-            continue;
-          }
-          const float* first = tmp.data() + hs[0] * ow_n;
-          for (int64_t ow = 0; ow < ow_n; ++ow)
-            yr[ow] = any[static_cast<size_t>(ow)] ? first[ow] : 0.0f;
-          for (size_t i = 1; i < hs.size(); ++i) {
-            const float* tr = tmp.data() + hs[i] * ow_n;
+            const float* first = tmp.data() + hs[0] * ow_n;
             for (int64_t ow = 0; ow < ow_n; ++ow)
-              yr[ow] = MaxNaN(tr[ow], yr[ow]);
+              yr[ow] = any[static_cast<size_t>(ow)] ? first[ow] : 0.0f;
+            for (size_t i = 1; i < hs.size(); ++i) {
+              const float* tr = tmp.data() + hs[i] * ow_n;
+              for (int64_t ow = 0; ow < ow_n; ++ow)
+                yr[ow] = MaxNaN(tr[ow], yr[ow]);
+            }
           }
         }
+      };
+      // Chunks of at least ~64k window operations.
+      const int64_t per_plane =
+          std::max<int64_t>(1, height * dense_n * w.kernel[1] + out_sz * w.kernel[0]);
+      const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / per_plane);
+      if (pool != nullptr && pool->threads() > 1 && nc >= 2 * grain) {
+        pool->ParallelFor(nc, grain, run);
+      } else {
+        run(0, nc);
       }
       return;
     }

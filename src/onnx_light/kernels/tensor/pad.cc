@@ -16,11 +16,18 @@ class Pad : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<Pad>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->mode_, info.GetString("mode", "constant"));
-    if (k->mode_ != "constant" && k->mode_ != "reflect" && k->mode_ != "edge" &&
-        k->mode_ != "wrap") {
-      return Status(StatusCode::kInvalidModel,
-                    info.Describe() + ": unknown mode '" + k->mode_ + "'");
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->mode_name_, info.GetString("mode", "constant"));
+    const std::string& m = k->mode_name_;
+    if (m == "constant") {
+      k->mode_ = Mode::kConstant;
+    } else if (m == "reflect") {
+      k->mode_ = Mode::kReflect;
+    } else if (m == "edge") {
+      k->mode_ = Mode::kEdge;
+    } else if (m == "wrap") {
+      k->mode_ = Mode::kWrap;
+    } else {
+      return Status(StatusCode::kInvalidModel, info.Describe() + ": unknown mode '" + m + "'");
     }
     k->legacy_ = info.opset() < 11;
     if (k->legacy_) {
@@ -58,11 +65,11 @@ class Pad : public KernelBase {
         return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": pads crop axis " +
                                                         std::to_string(ax) + " below zero");
       }
-      if (mode_ != "constant" && in[u] == 0 && out[u] > 0) {
+      if (mode_ != Mode::kConstant && in[u] == 0 && out[u] > 0) {
         return Status(StatusCode::kInvalidArgument,
-                      ctx.info().Describe() + ": mode " + mode_ + " cannot pad an empty axis");
+                      ctx.info().Describe() + ": mode " + mode_name_ + " cannot pad an empty axis");
       }
-      if (mode_ == "reflect" && in[u] == 1 && out[u] > 1) {
+      if (mode_ == Mode::kReflect && in[u] == 1 && out[u] > 1) {
         return Status(StatusCode::kInvalidArgument,
                       ctx.info().Describe() + ": reflect needs at least 2 elements on axis " +
                           std::to_string(ax));
@@ -73,7 +80,7 @@ class Pad : public KernelBase {
     const size_t item = ItemSize(x.dtype());
     // The fill value for constant mode, as one element of x's type.
     Tensor fill;
-    if (mode_ == "constant") {
+    if (mode_ == Mode::kConstant) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(fill, Tensor::Allocate(x.dtype(), Shape()));
       const Tensor* cv = legacy_ ? nullptr : ctx.input(2);
       if (cv != nullptr && cv->num_elements() == 1) {
@@ -85,34 +92,47 @@ class Pad : public KernelBase {
         });
       }
     }
-    std::vector<int64_t> pos(out.size(), 0);
-    for (int64_t j = 0; j < y->num_elements(); ++j) {
+    // Row by row: each output row (all axes but the last) has one source row, or none
+    // (constant mode, outside the input); its middle is one copy and its pads are filled
+    // element by element from the mapped positions.
+    if (out.empty()) {
+      CopyElement(x, 0, y, 0, item);
+      return Status::Ok();
+    }
+    const size_t last = out.size() - 1;
+    const int64_t inner_out = out[last], inner_in = in[last], b = begin[last];
+    const int64_t lo = std::clamp<int64_t>(b, 0, inner_out);
+    const int64_t hi = std::clamp<int64_t>(b + inner_in, lo, inner_out);
+    const int64_t rows = inner_out == 0 ? 0 : y->num_elements() / inner_out;
+    std::vector<int64_t> pos(last, 0);
+    for (int64_t r = 0; r < rows; ++r) {
       int64_t src = 0;
       bool inside = true;
-      for (size_t d = 0; d < out.size() && inside; ++d) {
-        int64_t p = pos[d] - begin[d];
-        const int64_t n = in[d];
-        if (p < 0 || p >= n) {
-          if (mode_ == "constant") {
-            inside = false;
-          } else if (mode_ == "edge") {
-            p = p < 0 ? 0 : n - 1;
-          } else if (mode_ == "wrap") {
-            p = ((p % n) + n) % n;
-          } else {  // reflect, period 2n - 2
-            const int64_t period = 2 * n - 2;
-            p = ((p % period) + period) % period;
-            if (p >= n) p = period - p;
-          }
-        }
+      for (size_t d = 0; d < last && inside; ++d) {
+        const int64_t p = SourceIndex(pos[d] - begin[d], in[d]);
+        inside = p >= 0;
         src += p * st[d];
       }
-      if (inside) {
-        CopyElement(x, src, y, j, item);
+      const int64_t dst = r * inner_out;
+      auto element = [&](int64_t j) {
+        const int64_t p = inside ? SourceIndex(j - b, inner_in) : -1;
+        if (p < 0) {
+          CopyElement(fill, 0, y, dst + j, item);
+        } else {
+          CopyElement(x, src + p, y, dst + j, item);
+        }
+      };
+      if (!inside) {
+        for (int64_t j = 0; j < inner_out; ++j)
+          element(j);
       } else {
-        CopyElement(fill, 0, y, j, item);
+        for (int64_t j = 0; j < lo; ++j)
+          element(j);
+        if (hi > lo) CopyElements(x, src + lo - b, y, dst + lo, item, hi - lo);
+        for (int64_t j = hi; j < inner_out; ++j)
+          element(j);
       }
-      for (size_t d = out.size(); d-- > 0;) {
+      for (size_t d = last; d-- > 0;) {
         if (++pos[d] < out[d]) break;
         pos[d] = 0;
       }
@@ -121,7 +141,23 @@ class Pad : public KernelBase {
   }
 
  private:
-  std::string mode_ = "constant";
+  enum class Mode { kConstant, kReflect, kEdge, kWrap };
+
+  // Where output position p - begin (p) reads on an axis of n input elements: the index,
+  // or -1 for the fill value (constant mode).
+  int64_t SourceIndex(int64_t p, int64_t n) const {
+    if (p >= 0 && p < n) return p;
+    if (mode_ == Mode::kConstant) return -1;
+    if (mode_ == Mode::kEdge) return p < 0 ? 0 : n - 1;
+    if (mode_ == Mode::kWrap) return ((p % n) + n) % n;
+    if (n == 1) return 0;  // reflect: one element mirrors itself (a cropped axis)
+    const int64_t period = 2 * n - 2;
+    p = ((p % period) + period) % period;
+    return p >= n ? period - p : p;
+  }
+
+  std::string mode_name_ = "constant";
+  Mode mode_ = Mode::kConstant;
   bool legacy_ = false;
   std::vector<int64_t> pads_;
   float value_ = 0;
