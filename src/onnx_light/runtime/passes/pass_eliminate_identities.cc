@@ -1,4 +1,5 @@
-// Identity, and Dropout at inference (its mask unused), pass their input through: their
+// Identity, Dropout at inference (its mask unused), and Cast or CastLike to the type the
+// input already has (converters emit chains of them) pass their input through: their
 // readers read the input instead and the node goes. Kept when the output is a graph
 // output or is read inside a subgraph (names must stay).
 #include <algorithm>
@@ -10,10 +11,16 @@
 namespace onnx_light::passes {
 namespace {
 
-bool PassesThrough(const onnx::NodeProto& node) {
+bool PassesThrough(const Graph& graph, const Graph::Node& n) {
+  const onnx::NodeProto& node = *n.proto;
   if (!NormalizeDomain(node.domain.get()).empty()) return false;
   const std::string& op = node.op_type.get();
   if (op == "Identity") return node.input.size() == 1 && node.output.size() == 1;
+  if (op == "Cast" || op == "CastLike") {
+    return !n.inputs.empty() && n.inputs[0] >= 0 && n.outputs.size() == 1 && n.outputs[0] >= 0 &&
+           graph.value_types[static_cast<size_t>(n.inputs[0])] ==
+               graph.value_types[static_cast<size_t>(n.outputs[0])];
+  }
   if (op != "Dropout" || node.input.empty() || node.output.empty()) return false;
   // training_mode given (an input), or is_test = 0 before opset 7: keep the node.
   if (node.input.size() >= 3 && !node.input[2].empty()) return false;
@@ -27,7 +34,7 @@ bool PassesThrough(const onnx::NodeProto& node) {
 
 size_t EliminateIdentities(Graph& graph, const PassContext&) {
   if (std::none_of(graph.nodes.begin(), graph.nodes.end(),
-                   [](const Graph::Node& n) { return PassesThrough(*n.proto); })) {
+                   [&graph](const Graph::Node& n) { return PassesThrough(graph, n); })) {
     return 0;
   }
   std::vector<bool> read(graph.value_names.size(), false);
@@ -54,7 +61,7 @@ size_t EliminateIdentities(Graph& graph, const PassContext&) {
     const int in = n.inputs.empty() ? -1 : n.inputs[0];
     const bool mask_read =
         n.outputs.size() > 1 && n.outputs[1] >= 0 && read[static_cast<size_t>(n.outputs[1])];
-    if (PassesThrough(*n.proto) && !mask_read && out >= 0 && in >= 0 &&
+    if (PassesThrough(graph, n) && !mask_read && out >= 0 && in >= 0 &&
         !is_output[static_cast<size_t>(out)] &&
         graph.kinds[static_cast<size_t>(out)] == graph.kinds[static_cast<size_t>(in)]) {
       alias[static_cast<size_t>(out)] = alias[static_cast<size_t>(in)];

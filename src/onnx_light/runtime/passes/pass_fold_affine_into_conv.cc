@@ -1,8 +1,9 @@
-// A per-channel scale or shift right after a float32 Conv (Mul or Add by a constant that
-// is a scalar or varies only along the channel axis, as Paddle's "learnable affine
-// blocks" export them) folds into the Conv's weights and bias: W'[c] = W[c] * s[c],
-// b'[c] = b[c] * s[c], then b'[c] += t[c]. Repeated while the Conv's only reader is such a
-// node, so Conv -> Mul -> Add becomes one Conv and a following activation can fuse.
+// A per-channel scale or shift right after a float32 Conv (Mul, Add, or Sub of a constant
+// that is a scalar or varies only along the channel axis, as Paddle's "learnable affine
+// blocks" and converted batch norms export them) folds into the Conv's weights and bias:
+// W'[c] = W[c] * s[c], b'[c] = b[c] * s[c], then b'[c] += t[c] (or -= t[c]). Repeated while the
+// Conv's only reader is such a node, so Conv -> Mul -> Add becomes one Conv and a following
+// activation can fuse.
 #include "../graph.h"
 #include "onnx_light/runtime/kernel.h"
 #include "pass_manager.h"
@@ -53,7 +54,9 @@ size_t FoldAffineIntoConv(Graph& graph, const PassContext& ctx) {
       if (ri < 0 || removed[static_cast<size_t>(ri)]) break;
       const Graph::Node& next = graph.nodes[static_cast<size_t>(ri)];
       const bool mul = IsOnnxOp(*next.proto, "Mul"), add = IsOnnxOp(*next.proto, "Add");
-      if ((!mul && !add) || next.inputs.size() != 2 || next.outputs.size() != 1 ||
+      const bool sub = IsOnnxOp(*next.proto, "Sub") && next.inputs.size() == 2 &&
+                       next.inputs[0] == x;  // x - t; t - x would negate the weights
+      if ((!mul && !add && !sub) || next.inputs.size() != 2 || next.outputs.size() != 1 ||
           next.outputs[0] < 0 || next.inputs[0] == next.inputs[1]) {
         break;
       }
@@ -61,9 +64,10 @@ size_t FoldAffineIntoConv(Graph& graph, const PassContext& ctx) {
       const size_t rank = ConstantOf(graph, conv.inputs[1])->shape().rank();
       const std::vector<float> k = PerChannel(graph, other, rank, m);
       if (k.empty()) break;
-      // Mul scales weights and bias; Add shifts the bias and keeps the weights as they are.
+      // Mul scales weights and bias; Add and Sub shift the bias and keep the weights.
       auto folded = [&](int64_t c, float b) {
-        return mul ? b * k[static_cast<size_t>(c)] : b + k[static_cast<size_t>(c)];
+        const float t = k[static_cast<size_t>(c)];
+        return mul ? b * t : sub ? b - t : b + t;
       };
       if (!FoldIntoConv(graph, ctx, conv, next.outputs[0], mul ? k : std::vector<float>(),
                         folded)) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "../graph.h"
+#include "onnx_light/platform/mapped_file.h"
 
 namespace onnx_light::passes {
 
@@ -10,6 +11,7 @@ const std::vector<GraphPass>& AllGraphPasses() {
   static const std::vector<GraphPass> passes = {
       {"constant_folding", GraphOptimizationLevel::kBasic, &FoldConstants},
       {"eliminate_identities", GraphOptimizationLevel::kBasic, &EliminateIdentities},
+      {"sink_transposes", GraphOptimizationLevel::kBasic, &SinkTransposes},
       {"eliminate_dead_nodes", GraphOptimizationLevel::kBasic, &EliminateDeadNodes},
       {"fold_batch_norm_into_conv", GraphOptimizationLevel::kExtended, &FoldBatchNormIntoConv},
       {"fold_affine_into_conv", GraphOptimizationLevel::kExtended, &FoldAffineIntoConv},
@@ -28,7 +30,22 @@ std::vector<std::pair<const char*, size_t>> RunGraphPasses(Graph& graph,
     if (static_cast<int>(level) < static_cast<int>(pass.level)) continue;
     report.emplace_back(pass.name, pass.apply(graph, ctx));
   }
+  DropUnreadConstants(graph);
   return report;
+}
+
+void DropUnreadConstants(Graph& graph) {
+  std::vector<int> readers = ReaderCounts(graph);
+  for (int v : graph.input_values)
+    ++readers[static_cast<size_t>(v)];  // an input's default stays
+  for (size_t v = 0; v < readers.size(); ++v) {
+    Value& c = graph.constants[v];
+    if (readers[v] > 0 || c.tensor.dtype() == DataType::kUndefined) continue;
+    const void* bytes = c.tensor.raw_data();
+    const size_t size = c.tensor.byte_size();
+    c = Value{};
+    ReleaseMappedPages(bytes, size);  // pages of the model file a fold read; no-op otherwise
+  }
 }
 
 std::vector<int> ReaderCounts(const Graph& graph) {
@@ -62,17 +79,23 @@ void RemoveNodes(Graph& graph, const std::vector<char>& removed) {
   RenumberProducers(graph);
 }
 
-int AddConstant(Graph& graph, const std::string& name, Tensor value) {
+int AddValue(Graph& graph, const std::string& name, DataType type, ValueKind kind) {
   std::string unique = name;
   for (int k = 1; graph.index.count(unique); ++k)
     unique = name + "_" + std::to_string(k);
   const int id = static_cast<int>(graph.value_names.size());
   graph.index.emplace(unique, id);
   graph.value_names.push_back(unique);
-  graph.value_types.push_back(value.dtype());
-  graph.kinds.push_back(ValueKind::kTensor);
+  graph.value_types.push_back(type);
+  graph.kinds.push_back(kind);
   graph.producer.push_back(-1);
-  graph.constants.push_back(Value{std::move(value), nullptr});
+  graph.constants.emplace_back();
+  return id;
+}
+
+int AddConstant(Graph& graph, const std::string& name, Tensor value) {
+  const int id = AddValue(graph, name, value.dtype(), ValueKind::kTensor);
+  graph.constants[static_cast<size_t>(id)] = Value{std::move(value), nullptr};
   return id;
 }
 
@@ -147,8 +170,12 @@ bool FoldIntoConv(Graph& graph, const PassContext& ctx, Graph::Node& conv, int o
   return true;
 }
 
-Status ReplaceNode(Graph& graph, const PassContext& ctx, Graph::Node& n, onnx::NodeProto proto,
-                   std::vector<int> inputs) {
+namespace {
+
+// Matches `proto` (domain ai.onnx at `opset`, onnx_light at 1) for the value types of
+// `inputs` and n.outputs and makes it n's definition.
+Status Define(Graph& graph, const PassContext& ctx, Graph::Node& n, onnx::NodeProto proto,
+              std::vector<int> inputs, int opset) {
   std::vector<DataType> input_types, output_types;
   for (int v : inputs)
     input_types.push_back(v >= 0 ? graph.value_types[static_cast<size_t>(v)]
@@ -156,10 +183,8 @@ Status ReplaceNode(Graph& graph, const PassContext& ctx, Graph::Node& n, onnx::N
   for (int v : n.outputs)
     output_types.push_back(v >= 0 ? graph.value_types[static_cast<size_t>(v)]
                                   : DataType::kUndefined);
-  // Nodes made by passes live in onnx-light's own domain at opset 1, or in ai.onnx at the
-  // opset of the node they replace.
   const std::string domain = NormalizeDomain(proto.domain.get());
-  const int opset = domain.empty() ? n.info->opset() : 1;
+  if (!domain.empty()) opset = 1;
   KernelQuery query{domain, proto.op_type.get(), opset, input_types, proto.name.get()};
   ONNX_LIGHT_ASSIGN_OR_RETURN(const KernelDef* def, ctx.registry->Find(query));
   graph.owned_protos.push_back(std::move(proto));
@@ -170,6 +195,23 @@ Status ReplaceNode(Graph& graph, const PassContext& ctx, Graph::Node& n, onnx::N
   n.info = std::make_unique<KernelInfo>(owned, opset, std::move(input_types),
                                         std::move(output_types), ctx.scope);
   return Status::Ok();
+}
+
+}  // namespace
+
+Status ReplaceNode(Graph& graph, const PassContext& ctx, Graph::Node& n, onnx::NodeProto proto,
+                   std::vector<int> inputs) {
+  // Nodes made by passes live in onnx-light's own domain at opset 1, or in ai.onnx at the
+  // opset of the node they replace.
+  return Define(graph, ctx, n, std::move(proto), std::move(inputs), n.info->opset());
+}
+
+Result<Graph::Node> MakeNode(Graph& graph, const PassContext& ctx, onnx::NodeProto proto,
+                             std::vector<int> inputs, std::vector<int> outputs, int opset) {
+  Graph::Node n;
+  n.outputs = std::move(outputs);
+  ONNX_LIGHT_RETURN_IF_ERROR(Define(graph, ctx, n, std::move(proto), std::move(inputs), opset));
+  return n;
 }
 
 std::vector<char> NeededNodes(const Graph& graph, const std::vector<int>& wanted) {

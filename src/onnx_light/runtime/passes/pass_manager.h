@@ -40,6 +40,11 @@ std::vector<std::pair<const char*, size_t>> RunGraphPasses(Graph& graph,
                                                            GraphOptimizationLevel level,
                                                            const PassContext& ctx);
 
+// Drops the constants nothing reads any more (weights a fold replaced, Constant nodes'
+// values that were folded away): their memory goes, and pages of the model file that a
+// fold read are given back (madvise), so peak RSS does not count both forms.
+void DropUnreadConstants(Graph& graph);
+
 // Recomputes graph.producer from graph.nodes after nodes were removed.
 void RenumberProducers(Graph& graph);
 
@@ -60,6 +65,14 @@ void RemoveNodes(Graph& graph, const std::vector<char>& removed);
 
 // A constant value made by a pass (a folded weight); returns its index.
 int AddConstant(Graph& graph, const std::string& name, Tensor value);
+// A value made by a pass (a new node's output), named `name` or a unique variant of it;
+// returns its index.
+int AddValue(Graph& graph, const std::string& name, DataType type, ValueKind kind);
+
+// A node made by a pass: `proto` (kept in the graph) with its inputs and outputs as value
+// indices, matched from the registry at `opset` (ai.onnx) or at 1 (onnx_light).
+Result<Graph::Node> MakeNode(Graph& graph, const PassContext& ctx, onnx::NodeProto proto,
+                             std::vector<int> inputs, std::vector<int> outputs, int opset);
 
 // Gives node `n` a new definition: `proto` (kept in the graph), its inputs (value indices,
 // -1 for absent) and outputs as they are, and a kernel matched anew from the registry.
@@ -88,6 +101,7 @@ bool FoldIntoConv(Graph& graph, const PassContext& ctx, Graph::Node& conv, int o
 // The passes (pass_<name>.cc).
 size_t FoldConstants(Graph& graph, const PassContext& ctx);
 size_t EliminateIdentities(Graph& graph, const PassContext& ctx);
+size_t SinkTransposes(Graph& graph, const PassContext& ctx);
 size_t EliminateDeadNodes(Graph& graph, const PassContext& ctx);
 size_t FoldBatchNormIntoConv(Graph& graph, const PassContext& ctx);
 size_t FoldAffineIntoConv(Graph& graph, const PassContext& ctx);
