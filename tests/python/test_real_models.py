@@ -104,6 +104,8 @@ MORE = [
     ("ddddocr_common_det.onnx", {"images": (1, 3, 416, 416)}, 1e-5),
     ("nudenet_320n.onnx", {"images": (1, 3, 320, 320)}, 1e-5),
     ("magika_standard_v3_3.onnx", {"bytes": (1, 2048)}, 1e-5),
+    ("open_nsfw.onnx", {"input_0": (1, 224, 224, 3)}, 1e-5),
+    ("mtcnn_pnet.onnx", {"input_1": (2, 120, 160, 3)}, 1e-5),
 ]
 
 
