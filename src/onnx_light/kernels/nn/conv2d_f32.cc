@@ -130,7 +130,7 @@ void Im2Col(const float* x, int64_t channels, const Conv2DShape& s, int64_t oh0,
 
 bool UsePacked(int64_t n) {
   static const bool avx512 = PreferPackedSgemm();
-  return avx512 && n >= 64;  // narrower products waste most of a 2-vector tile
+  return avx512 && n >= 40;  // narrower products waste most of a 2-vector tile
 }
 
 // Products this narrow run as dot products (SgemmNarrow): 1.5-3.9x the BLAS up to 4

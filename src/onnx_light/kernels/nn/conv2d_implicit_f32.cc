@@ -203,7 +203,7 @@ bool UseImplicitConv(const Conv2DShape& shape) {
   // In place, the rows of b are whole planes apart: with many of them (k > 128) on wider
   // planes they meet in the same L1 sets, and the packed path is faster (measured per
   // layer, docs/performance.md).
-  if (Pointwise(s)) return s.h * s.w >= 64 && (s.c_in / s.group <= 128 || s.h * s.w <= 128);
+  if (Pointwise(s)) return s.h * s.w >= 16 && (s.c_in / s.group <= 128 || s.h * s.w <= 128);
   if (s.kh * s.kw == 1) return false;
   const Implicit p = MakeImplicit(s, 1);
   // The dropped columns cost what they compute: at most a quarter of the row.
