@@ -69,8 +69,9 @@ class KernelInfo {
   std::string Describe() const;
 
   // Input i's value when the session knows it before any run (an initializer no feed can
-  // replace, a Constant node, a folded value), else null. Set for nodes with subgraphs,
-  // whose branches then take those values as constants of their own.
+  // replace, a Constant node, a folded value), else null. Set by the session for every
+  // node: the branches of nodes with subgraphs take those values as constants of their
+  // own, and kernels may prepare constant weights once (a packed copy).
   const Tensor* constant_input(size_t i) const {
     return i < constants_.size() && constants_[i].dtype() != DataType::kUndefined ? &constants_[i]
                                                                                   : nullptr;

@@ -73,10 +73,10 @@ Status RuntimeSession::Build() {
     (std::strcmp(pass, "constant_folding") == 0 ? folded_nodes_ : removed_nodes_) += removed;
   }
 
-  // Nodes with subgraphs learn which of their inputs are constants: their branches fold
-  // and fuse with them as the enclosing graph does.
+  // Every node learns which of its inputs are constants: the branches of nodes with
+  // subgraphs fold and fuse with them as the enclosing graph does, and kernels prepare
+  // constant weights once (MatMulInteger packs them).
   for (Graph::Node& n : plan.nodes) {
-    if (!HasSubgraph(*n.proto)) continue;
     std::vector<Tensor> constants(n.inputs.size());
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       if (const Tensor* t = passes::ConstantOf(plan, n.inputs[i])) constants[i] = *t;

@@ -10,6 +10,7 @@
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
 #include "math/gemm.h"
+#include "onnx_light/platform/mapped_file.h"
 #include "onnx_light/runtime/thread_pool.h"
 #include "simd/qgemm_simd.h"
 
@@ -25,7 +26,8 @@ using OutputFn = std::function<Result<int32_t*>(const std::vector<int64_t>&)>;
 
 Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, const Tensor& b,
                                            const Tensor* b_zp, const KernelInfo& info,
-                                           ThreadPool* pool, const OutputFn& output) {
+                                           ThreadPool* pool, const OutputFn& output,
+                                           const QGemmPackedB* packed = nullptr) {
   std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
   if (ad.empty() || bd.empty()) {
     return Status(StatusCode::kInvalidArgument, info.Describe() + ": inputs need rank >= 1");
@@ -67,6 +69,10 @@ Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, 
   // uint8 a and int8 b (dynamically quantized models) on AVX-512 VNNI CPUs take the
   // byte kernel; the others the int16 one, with a centered and widened first.
   const bool vnni = !a_signed && b_signed && HaveVnniQGemm();
+  if (!vnni || b.shape().rank() != 2 || packed == nullptr || packed->panels == nullptr ||
+      packed->k != k || packed->n != n) {
+    packed = nullptr;
+  }
   std::vector<int32_t> za_rows;
   if (vnni && za.size() > 1) {
     for (double v : za)
@@ -114,7 +120,8 @@ Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, 
         if (vnni) {
           QGemmVnni(m, j1 - j0, k, as, k, za.empty() ? 0 : static_cast<int32_t>(za[0]),
                     za_rows.empty() ? nullptr : za_rows.data(),
-                    reinterpret_cast<const int8_t*>(bs) + j0, n, zcol.data() + j0, out + j0, n);
+                    reinterpret_cast<const int8_t*>(bs) + j0, n, zcol.data() + j0, out + j0, n,
+                    packed, j0);
         } else {
           QGemmI16(m, j1 - j0, k, ac.data(), k2, bs + j0, b_signed, n, zcol.data() + j0, out + j0,
                    n);
@@ -134,10 +141,27 @@ Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, 
   return dims;
 }
 
+// A constant int8 weight matrix B, with uint8 A on a VNNI CPU, is packed once when the
+// kernel is made; the model file's pages under B are then given back (B is not read again;
+// should anything read it, they come back from the file).
+QGemmPackedB PackConstantB(const KernelInfo& info) {
+  const Tensor* b = info.constant_input(1);
+  if (b == nullptr || b->dtype() != DataType::kInt8 || b->shape().rank() != 2 ||
+      info.input_type(0) != DataType::kUint8 || !HaveVnniQGemm()) {
+    return {};
+  }
+  QGemmPackedB packed =
+      QGemmVnniPackB(b->shape()[0], b->shape()[1], b->data<int8_t>(), b->shape()[1]);
+  ReleaseMappedPages(b->raw_data(), b->byte_size());
+  return packed;
+}
+
 class MatMulInteger : public KernelBase {
  public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
-    return std::unique_ptr<KernelBase>(new MatMulInteger());
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::unique_ptr<MatMulInteger>(new MatMulInteger());
+    k->packed_ = PackConstantB(info);
+    return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
     auto output = [&ctx](const std::vector<int64_t>& dims) -> Result<int32_t*> {
@@ -145,9 +169,65 @@ class MatMulInteger : public KernelBase {
       return y->mutable_data<int32_t>();
     };
     return IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(1), ctx.input(3), ctx.info(),
-                         ctx.thread_pool(), output)
+                         ctx.thread_pool(), output, &packed_)
         .status();
   }
+
+ private:
+  QGemmPackedB packed_;
+};
+
+// onnx_light:MatMulIntegerToFloat (made by the fuse_matmul_integer_scale pass from
+// MatMulInteger -> Cast(float) -> Mul(scale)): inputs A, B, optional a_zero_point,
+// optional b_zero_point, scale (float32, one value or one per column [N]); the int32
+// products are written into the float output and converted there, each times its scale:
+// float(product) * scale, the arithmetic of the three nodes it replaces, in one pass.
+class MatMulIntegerToFloat : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::unique_ptr<MatMulIntegerToFloat>(new MatMulIntegerToFloat());
+    k->packed_ = PackConstantB(info);
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    Tensor* y = nullptr;
+    auto output = [&ctx, &y](const std::vector<int64_t>& dims) -> Result<int32_t*> {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(y, ctx.AllocateOutput(0, dims));
+      return reinterpret_cast<int32_t*>(y->mutable_data<float>());
+    };
+    const Tensor& scale = *ctx.input(4);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(
+        std::vector<int64_t> dims,
+        IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(1), ctx.input(3), ctx.info(),
+                      ctx.thread_pool(), output, &packed_));
+    const int64_t n = dims.empty() ? 1 : dims.back();
+    const int64_t count = scale.num_elements();
+    if (scale.shape().rank() > 1 || (count != 1 && count != n)) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": scale " + scale.shape().ToString() +
+                        " must be one value or one per column (" + std::to_string(n) + ")");
+    }
+    float* out = y->mutable_data<float>();
+    const auto* acc = reinterpret_cast<const int32_t*>(out);
+    const float* sc = scale.data<float>();
+    const int64_t rows = n == 0 ? 0 : y->num_elements() / n;
+    for (int64_t r = 0; r < rows; ++r) {
+      float* o = out + r * n;
+      const int32_t* a = acc + r * n;
+      if (count == 1) {
+        const float s = sc[0];
+        for (int64_t j = 0; j < n; ++j)
+          o[j] = static_cast<float>(a[j]) * s;
+      } else {
+        for (int64_t j = 0; j < n; ++j)
+          o[j] = static_cast<float>(a[j]) * sc[j];
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  QGemmPackedB packed_;
 };
 
 // QLinearMatMul: the integer product scaled by a_scale * b_scale / y_scale (computed in
@@ -219,6 +299,20 @@ Status RegisterKernel_ai_onnx_MatMulInteger(KernelRegistry& r) {
       Def("MatMulInteger", 10,
           {{"T1", {0, 2}, {}, q}, {"T2", {1, 3}, {}, q}, {"T3", {}, {0}, {DataType::kInt32}}},
           FactoryOf<MatMulInteger>()));
+}
+Status RegisterKernel_onnx_light_MatMulIntegerToFloat(KernelRegistry& r) {
+  const std::vector<DataType> q = {DataType::kInt8, DataType::kUint8};
+  KernelDef d =
+      Def("MatMulIntegerToFloat", 1,
+          {{"T1", {0, 2}, {}, q}, {"T2", {1, 3}, {}, q}, {"T", {4}, {0}, {DataType::kFloat}}},
+          FactoryOf<MatMulIntegerToFloat>());
+  d.domain = "onnx_light";
+  d.arity.min_inputs = 5;
+  d.arity.max_inputs = 5;
+  d.arity.min_outputs = 1;
+  d.arity.max_outputs = 1;
+  d.arity.optional_inputs = (1u << 2) | (1u << 3);
+  return r.Register(std::move(d));
 }
 Status RegisterKernel_ai_onnx_QLinearMatMul(KernelRegistry& r) {
   const std::vector<DataType> q = {DataType::kInt8, DataType::kUint8};

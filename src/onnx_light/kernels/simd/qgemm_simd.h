@@ -9,6 +9,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 namespace onnx_light::kernels {
 
@@ -16,9 +18,22 @@ namespace onnx_light::kernels {
 // int32 (wrapping past it, as the sums do), za a scalar or one per row (za_rows, if not
 // null), zb one per column. Only where HaveVnniQGemm().
 bool HaveVnniQGemm();
+// b packed once for QGemmVnni (a constant weight matrix): its panels of 32 columns as
+// quads, and its column sums. Empty (panels null) where HaveVnniQGemm() is false.
+struct QGemmPackedB {
+  struct Free {
+    void operator()(int8_t* p) const;
+  };
+  std::unique_ptr<int8_t, Free> panels;
+  std::vector<int32_t> colsum;
+  int64_t k = 0, n = 0;
+};
+QGemmPackedB QGemmVnniPackB(int64_t k, int64_t n, const int8_t* b, int64_t ldb);
+// `packed`, if not null, is b packed by QGemmVnniPackB and b is not read: the product
+// takes columns [j0, j0 + n) of it (j0 a multiple of 32).
 void QGemmVnni(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda, int32_t za,
                const int32_t* za_rows, const int8_t* b, int64_t ldb, const int32_t* zb, int32_t* c,
-               int64_t ldc);
+               int64_t ldc, const QGemmPackedB* packed = nullptr, int64_t j0 = 0);
 
 void QGemmI16(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const void* b,
               bool b_signed, int64_t ldb, const int32_t* zb, int32_t* c, int64_t ldc);

@@ -131,9 +131,14 @@ ONNX_LIGHT_VNNI_FN void Tile(int64_t k, int64_t k4, const uint8_t* a, int64_t ro
     std::memcpy(c + r * ldc, sums[r], static_cast<size_t>(cols) * sizeof(int32_t));
 }
 
+int64_t PanelBytes(int64_t k) {
+  return (k + 3) / 4 * 128;
+}
+
 ONNX_LIGHT_VNNI_FN void Gemm(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda,
                              int32_t za_scalar, const int32_t* za_rows, const int8_t* b,
-                             int64_t ldb, const int32_t* zb, int32_t* c, int64_t ldc) {
+                             int64_t ldb, const int32_t* zb, int32_t* c, int64_t ldc,
+                             const QGemmPackedB* packed, int64_t j_base) {
   const int64_t k4 = (k + 3) / 4 * 4;
   std::vector<uint8_t> ab(static_cast<size_t>(m * k4), 0);
   std::vector<int32_t> rowsum(static_cast<size_t>(m), 0);
@@ -147,18 +152,27 @@ ONNX_LIGHT_VNNI_FN void Gemm(int64_t m, int64_t n, int64_t k, const uint8_t* a, 
   std::vector<int32_t> zas(static_cast<size_t>(m));
   for (int64_t i = 0; i < m; ++i)
     zas[static_cast<size_t>(i)] = za_rows != nullptr ? za_rows[i] : za_scalar;
-  auto* panel = static_cast<int8_t*>(_mm_malloc(static_cast<size_t>(k4 / 4 * 128) + 64, 64));
+  auto* panel = packed != nullptr
+                    ? nullptr
+                    : static_cast<int8_t*>(_mm_malloc(static_cast<size_t>(PanelBytes(k)) + 64, 64));
   int32_t colsum[kCols] = {}, zbp[kCols] = {};
   for (int64_t j = 0; j < n; j += kCols) {
     const int64_t cols = std::min(kCols, n - j);
-    PackQuads(b + j, ldb, k, cols, panel, colsum);
+    const int8_t* pb = panel;
+    if (packed != nullptr) {  // panels packed once, whole from column j_base + j
+      pb = packed->panels.get() + (j_base + j) / kCols * PanelBytes(k);
+      std::memcpy(colsum, packed->colsum.data() + j_base + j,
+                  static_cast<size_t>(cols) * sizeof(int32_t));
+    } else {
+      PackQuads(b + j, ldb, k, cols, panel, colsum);
+    }
     std::memcpy(zbp, zb + j, static_cast<size_t>(cols) * sizeof(int32_t));
     for (int64_t i = 0; i < m; i += kRows) {
-      Tile(k, k4, ab.data() + i * k4, std::min(kRows, m - i), zas.data() + i, rowsum.data() + i,
-           panel, colsum, zbp, cols, c + i * ldc + j, ldc);
+      Tile(k, k4, ab.data() + i * k4, std::min(kRows, m - i), zas.data() + i, rowsum.data() + i, pb,
+           colsum, zbp, cols, c + i * ldc + j, ldc);
     }
   }
-  _mm_free(panel);
+  if (panel != nullptr) _mm_free(panel);
 }
 
 }  // namespace
@@ -173,8 +187,28 @@ bool HaveVnniQGemm() {
 
 void QGemmVnni(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda, int32_t za,
                const int32_t* za_rows, const int8_t* b, int64_t ldb, const int32_t* zb, int32_t* c,
-               int64_t ldc) {
-  Gemm(m, n, k, a, lda, za, za_rows, b, ldb, zb, c, ldc);
+               int64_t ldc, const QGemmPackedB* packed, int64_t j0) {
+  Gemm(m, n, k, a, lda, za, za_rows, b, ldb, zb, c, ldc, packed, j0);
+}
+
+QGemmPackedB QGemmVnniPackB(int64_t k, int64_t n, const int8_t* b, int64_t ldb) {
+  QGemmPackedB p;
+  p.k = k;
+  p.n = n;
+  const int64_t panels = (n + kCols - 1) / kCols;
+  p.panels.reset(
+      static_cast<int8_t*>(_mm_malloc(static_cast<size_t>(panels * PanelBytes(k)) + 64, 64)));
+  p.colsum.assign(static_cast<size_t>(panels * kCols), 0);
+  for (int64_t q = 0; q < panels; ++q) {
+    const int64_t j = q * kCols;
+    PackQuads(b + j, ldb, k, std::min(kCols, n - j), p.panels.get() + q * PanelBytes(k),
+              p.colsum.data() + j);
+  }
+  return p;
+}
+
+void QGemmPackedB::Free::operator()(int8_t* p) const {
+  _mm_free(p);
 }
 
 #else  // no x86-64 intrinsics: the int16 kernel serves every product
@@ -183,7 +217,14 @@ bool HaveVnniQGemm() {
   return false;
 }
 void QGemmVnni(int64_t, int64_t, int64_t, const uint8_t*, int64_t, int32_t, const int32_t*,
-               const int8_t*, int64_t, const int32_t*, int32_t*, int64_t) {}
+               const int8_t*, int64_t, const int32_t*, int32_t*, int64_t, const QGemmPackedB*,
+               int64_t) {}
+QGemmPackedB QGemmVnniPackB(int64_t, int64_t, const int8_t*, int64_t) {
+  return {};
+}
+void QGemmPackedB::Free::operator()(int8_t* p) const {
+  std::free(p);
+}
 
 #endif
 

@@ -107,5 +107,6 @@ size_t FoldBatchNormIntoConv(Graph& graph, const PassContext& ctx);
 size_t FoldAffineIntoConv(Graph& graph, const PassContext& ctx);
 size_t FuseConvActivation(Graph& graph, const PassContext& ctx);
 size_t FuseLayerNorm(Graph& graph, const PassContext& ctx);
+size_t FuseMatMulIntegerScale(Graph& graph, const PassContext& ctx);
 
 }  // namespace onnx_light::passes
