@@ -359,4 +359,188 @@ def test_layer_norm_pattern_not_fused(kwargs):
     model = layer_norm_model(**kwargs)
     none = onnx_light.RuntimeSession(model, graph_optimization_level="none")
     opt = onnx_light.RuntimeSession(model)
+    if kwargs == {"extra_output": "d"}:
+        # No LayerNormalization (d = x - mean is read outside), but what follows d is an
+        # RMS normalization of d (times gamma): those 6 nodes become one.
+        assert none.planned_nodes - opt.planned_nodes == 5
+    else:
+        assert opt.planned_nodes == none.planned_nodes
+    if kwargs.get("keepdims") == 0:
+        return  # the model cannot run (x - mean does not broadcast)
+    feeds = {"x": RNG.standard_normal((2, 5, 16)).astype(np.float32)}
+    if kwargs.get("eps_input"):
+        feeds["eps"] = np.array(1e-5, np.float32)
+    for g, w in zip(opt.run(None, feeds), none.run(None, feeds)):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
+def rms_model(form, *, gamma=True, square="Pow", extra_output=None):
+    """RMS normalization over the last axis of x [3, 7, 32], as T5 (1 / sqrt then Mul),
+    LLaMA-style exports (Reciprocal) or a plain Div write it."""
+    d = 32
+    inits = [
+        numpy_helper.from_array(RNG.standard_normal(d).astype(np.float32), "gamma"),
+        scalar("two", 2.0),
+        scalar("one", 1.0),
+        scalar("eps", 1e-6),
+    ]
+    sq = (
+        helper.make_node("Pow", ["x", "two"], ["sq"])
+        if square == "Pow"
+        else helper.make_node("Mul", ["x", "x"], ["sq"])
+    )
+    nodes = [
+        sq,
+        helper.make_node("ReduceMean", ["sq"], ["var"], axes=[-1], keepdims=1),
+        helper.make_node("Add", ["var", "eps"], ["ve"]),
+        helper.make_node("Sqrt", ["ve"], ["sd"]),
+    ]
+    if form == "div":
+        nodes.append(helper.make_node("Div", ["x", "sd"], ["n"]))
+    else:
+        inv = (
+            helper.make_node("Div", ["one", "sd"], ["r"])
+            if form == "one_over"
+            else helper.make_node("Reciprocal", ["sd"], ["r"])
+        )
+        nodes += [inv, helper.make_node("Mul", ["x", "r"], ["n"])]
+    out = "n"
+    if gamma:
+        nodes.append(helper.make_node("Mul", ["gamma", "n"], ["g"]))
+        out = "g"
+    nodes.append(helper.make_node("Relu", [out], ["y"]))
+    outputs = [helper.make_tensor_value_info("y", F, None)]
+    if extra_output:
+        outputs.append(helper.make_tensor_value_info(extra_output, F, None))
+    graph = helper.make_graph(
+        nodes, "rms", [helper.make_tensor_value_info("x", F, [3, 7, d])], outputs, inits
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+@pytest.mark.parametrize("form", ["one_over", "reciprocal", "div"])
+@pytest.mark.parametrize("gamma", [True, False])
+@pytest.mark.parametrize("square", ["Pow", "Mul"])
+def test_rms_norm_pattern_fuses(form, gamma, square, tmp_path):
+    model = rms_model(form, gamma=gamma, square=square)
+    x = RNG.standard_normal((3, 7, 32)).astype(np.float32)
+    none = onnx_light.RuntimeSession(model, graph_optimization_level="none")
+    opt = onnx_light.RuntimeSession(model, optimized_model_path=tmp_path / "o.onnx")
+    assert opt.planned_nodes == 2  # RMSNormalization, Relu
+    got = opt.run(None, {"x": x})[0]
+    np.testing.assert_allclose(got, none.run(None, {"x": x})[0], rtol=1e-5, atol=1e-6)
+    # numpy, in float64
+    x64 = x.astype(np.float64)
+    want = x64 / np.sqrt((x64**2).mean(axis=-1, keepdims=True) + 1e-6)
+    if gamma:
+        want = want * numpy_helper.to_array(model.graph.initializer[0])
+    np.testing.assert_allclose(got, np.maximum(want, 0), rtol=1e-5, atol=1e-6)
+    written = onnx_light.onnx.load(str(tmp_path / "o.onnx"))
+    assert [n.op_type for n in written.graph.node] == ["RMSNormalization", "Relu"]
+    again = onnx_light.RuntimeSession(tmp_path / "o.onnx").run(None, {"x": x})[0]
+    np.testing.assert_array_equal(again, got)
+
+
+@pytest.mark.parametrize("extra", ["sq", "sd", "n"])
+def test_rms_norm_pattern_not_fused_when_a_value_is_read_outside(extra):
+    model = rms_model("one_over", extra_output=extra)
+    none = onnx_light.RuntimeSession(model, graph_optimization_level="none")
+    opt = onnx_light.RuntimeSession(model)
+    if extra == "n":  # the normalized value is an output: fused up to it, gamma stays
+        assert none.planned_nodes - opt.planned_nodes == 5
+    else:
+        assert opt.planned_nodes == none.planned_nodes
+    x = RNG.standard_normal((3, 7, 32)).astype(np.float32)
+    for g, w in zip(opt.run(None, {"x": x}), none.run(None, {"x": x})):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def gelu_model(form, order, *, half=0.5, extra_output=None):
+    """GELU as exporters write it: form "erf_div", "erf_mul", "tanh_pow" or "tanh_mul";
+    order of 0.5 * x * (1 + e): "x_then_half", "half_first", "half_of_a"."""
+    inits = [
+        scalar("one", 1.0),
+        scalar("half", half),
+        scalar("sqrt2", 1.4142135),
+        scalar("inv_sqrt2", 0.70710678),
+        scalar("three", 3.0),
+        scalar("c", 0.044715),
+        scalar("k", 0.7978845608),
+    ]
+    if form == "erf_div":
+        nodes = [helper.make_node("Div", ["x", "sqrt2"], ["t"]), helper.make_node("Erf", ["t"], ["e"])]
+    elif form == "erf_mul":
+        nodes = [
+            helper.make_node("Mul", ["x", "inv_sqrt2"], ["t"]),
+            helper.make_node("Erf", ["t"], ["e"]),
+        ]
+    else:
+        if form == "tanh_pow":
+            cube = [helper.make_node("Pow", ["x", "three"], ["x3"])]
+        else:
+            cube = [
+                helper.make_node("Mul", ["x", "x"], ["x2"]),
+                helper.make_node("Mul", ["x", "x2"], ["x3"]),
+            ]
+        nodes = cube + [
+            helper.make_node("Mul", ["x3", "c"], ["q"]),
+            helper.make_node("Add", ["x", "q"], ["s"]),
+            helper.make_node("Mul", ["s", "k"], ["t"]),
+            helper.make_node("Tanh", ["t"], ["e"]),
+        ]
+    nodes.append(helper.make_node("Add", ["e", "one"], ["a"]))
+    if order == "x_then_half":
+        nodes += [
+            helper.make_node("Mul", ["x", "a"], ["xa"]),
+            helper.make_node("Mul", ["xa", "half"], ["g"]),
+        ]
+    elif order == "half_first":
+        nodes += [
+            helper.make_node("Mul", ["x", "half"], ["xh"]),
+            helper.make_node("Mul", ["xh", "a"], ["g"]),
+        ]
+    else:
+        nodes += [
+            helper.make_node("Mul", ["a", "half"], ["ah"]),
+            helper.make_node("Mul", ["x", "ah"], ["g"]),
+        ]
+    nodes.append(helper.make_node("Neg", ["g"], ["y"]))
+    outputs = [helper.make_tensor_value_info("y", F, None)]
+    if extra_output:
+        outputs.append(helper.make_tensor_value_info(extra_output, F, None))
+    graph = helper.make_graph(
+        nodes, "gelu", [helper.make_tensor_value_info("x", F, [4, 33])], outputs, inits
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+@pytest.mark.parametrize("form", ["erf_div", "erf_mul", "tanh_pow", "tanh_mul"])
+@pytest.mark.parametrize("order", ["x_then_half", "half_first", "half_of_a"])
+def test_gelu_patterns_fuse(form, order, tmp_path):
+    model = gelu_model(form, order)
+    x = (RNG.standard_normal((4, 33)) * 3).astype(np.float32)
+    none = onnx_light.RuntimeSession(model, graph_optimization_level="none")
+    opt = onnx_light.RuntimeSession(model, optimized_model_path=tmp_path / "o.onnx")
+    assert opt.planned_nodes == 2  # Gelu, Neg
+    got = opt.run(None, {"x": x})[0]
+    np.testing.assert_allclose(got, none.run(None, {"x": x})[0], rtol=1e-5, atol=1e-6)
+    x64 = x.astype(np.float64)
+    if form.startswith("erf"):
+        from math import erf
+
+        want = 0.5 * x64 * (1 + np.vectorize(erf)(x64 / np.sqrt(2)))
+    else:
+        want = 0.5 * x64 * (1 + np.tanh(np.sqrt(2 / np.pi) * (x64 + 0.044715 * x64**3)))
+    np.testing.assert_allclose(got, -want, rtol=1e-5, atol=1e-6)
+    written = onnx_light.onnx.load(str(tmp_path / "o.onnx"))
+    assert [n.op_type for n in written.graph.node] == ["Gelu", "Neg"]
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"half": 0.6}, {"extra_output": "a"}, {"extra_output": "e"}, {"extra_output": "t"}]
+)
+def test_gelu_pattern_not_fused(kwargs):
+    model = gelu_model("tanh_pow", "half_first", **kwargs)
+    none = onnx_light.RuntimeSession(model, graph_optimization_level="none")
+    opt = onnx_light.RuntimeSession(model)
     assert opt.planned_nodes == none.planned_nodes

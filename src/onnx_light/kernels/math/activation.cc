@@ -5,6 +5,7 @@
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "simd/conv_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -104,7 +105,9 @@ class PRelu : public KernelBase {
   bool legacy_ = false;
 };
 
-// Gelu (opset 20): exact (erf) or the tanh approximation.
+// Gelu (opset 20, and onnx_light:Gelu that the fuse_gelu pass makes from the erf and tanh
+// patterns exporters emit): exact (erf) or the tanh approximation. float32 in vector code
+// (simd/conv_simd.h, within a few ULP of the double formula); other types through double.
 class Gelu : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
@@ -121,6 +124,14 @@ class Gelu : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    if (x.dtype() == DataType::kFloat) {
+      const Activation act{tanh_ ? ActivationKind::kGeluTanh : ActivationKind::kGelu};
+      ParallelElements(ctx.thread_pool(), x.num_elements(), [&](int64_t i0, int64_t i1) {
+        ActivationF32(x.data<float>() + i0, y->mutable_data<float>() + i0,
+                      static_cast<size_t>(i1 - i0), act);
+      });
+      return Status::Ok();
+    }
     DispatchNumeric(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_integral_v<T>) {
@@ -156,6 +167,9 @@ Status RegisterKernel_ai_onnx_PRelu(KernelRegistry& r) {
 }
 Status RegisterKernel_ai_onnx_Gelu(KernelRegistry& r) {
   return r.Register(UnaryDef("", "Gelu", 20, FloatTypes(), FactoryOf<Gelu>()));
+}
+Status RegisterKernel_onnx_light_Gelu(KernelRegistry& r) {
+  return r.Register(UnaryDef("onnx_light", "Gelu", 1, {DataType::kFloat}, FactoryOf<Gelu>()));
 }
 
 }  // namespace onnx_light::kernels

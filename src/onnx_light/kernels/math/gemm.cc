@@ -162,6 +162,25 @@ bool PackedGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b
   return true;
 }
 
+// Small float products on AVX-512 whose b is stored [k, n] with n a whole number of
+// register tiles (attention heads: 64 x 64 x 64): SgemmIndirectB reads a and b in place,
+// with nothing packed and no scratch, where packing costs as much as the product. 26.9 ->
+// 17.5 us for six 64 x 64 x 64 heads (ORT 17.2).
+bool SmallGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
+               int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k) {
+  static const bool avx512 = PreferPackedSgemm();
+  static const auto tile = static_cast<int64_t>(SgemmTileColumns());
+  if (!avx512 || lda_col != 1 || ldb_col != 1 || n % tile != 0 || n == 0 || k == 0 ||
+      m * n * k >= (int64_t{1} << 21) || m * n * k < (int64_t{1} << 14)) {
+    return false;
+  }
+  std::vector<int64_t> boff(static_cast<size_t>(k));
+  for (int64_t p = 0; p < k; ++p)
+    boff[static_cast<size_t>(p)] = p * ldb_row;
+  SgemmIndirectB(m, n, k, a, lda_row, b, boff.data(), c, n, nullptr);
+  return true;
+}
+
 // A few rows against a large weight matrix stored [n, k] (Gemm with transB, a classifier
 // head) on AVX-512: the product computed transposed by SgemmNarrow, so the weights stream
 // from memory once and are never packed; c's transpose is written in place through its
@@ -192,6 +211,7 @@ bool WeightsBoundGemm(const float* a, int64_t lda_row, int64_t lda_col, const fl
 bool BlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
                 int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
   if (WeightsBoundGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
+  if (SmallGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k)) return true;
   if (PackedGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
   return OpenBlasGemm2D(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool);
 }

@@ -561,6 +561,14 @@ Status RegisterKernel_onnx_light_LayerNormalization(KernelRegistry& r) {
   def.arity.optional_inputs = 1u << 2;
   return r.Register(std::move(def));
 }
+// onnx_light:RMSNormalization (opset 1): RMSNormalization for graphs whose ai.onnx opset
+// predates 23; the fuse_layer_norm pass makes it from the RMS pattern (inputs X, Scale).
+Status RegisterKernel_onnx_light_RMSNormalization(KernelRegistry& r) {
+  KernelDef def =
+      Def("RMSNormalization", 1, {{"T", {0, 1}, {0}, FloatTypes()}}, FactoryOf<LayerNorm<true>>());
+  def.domain = "onnx_light";
+  return r.Register(std::move(def));
+}
 Status RegisterKernel_ai_onnx_RMSNormalization(KernelRegistry& r) {
   return r.Register(Def("RMSNormalization", 23, {{"T", {0, 1}, {0}, FloatTypes()}},
                         FactoryOf<LayerNorm<true>>()));

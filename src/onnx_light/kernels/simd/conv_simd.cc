@@ -139,6 +139,16 @@ HWY_INLINE V ActivateNumbers(D d, V v, const Activation& act) {
     }
     case ActivationKind::kErf:
       return ErfNumbers(d, v);
+    case ActivationKind::kGelu: {
+      const auto e = ErfNumbers(d, hn::Mul(v, hn::Set(d, 0.70710678118654752f)));
+      return hn::Mul(hn::Mul(hn::Set(d, 0.5f), v), hn::Add(hn::Set(d, 1.0f), e));
+    }
+    case ActivationKind::kGeluTanh: {
+      const auto cube = hn::Mul(hn::Mul(v, v), v);
+      const auto inner =
+          hn::Mul(hn::Set(d, 0.79788456080286536f), hn::MulAdd(hn::Set(d, 0.044715f), cube, v));
+      return hn::Mul(hn::Mul(hn::Set(d, 0.5f), v), hn::Add(hn::Set(d, 1.0f), hn::Tanh(d, inner)));
+    }
   }
   return v;
 }

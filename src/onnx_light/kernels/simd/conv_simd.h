@@ -21,6 +21,8 @@ enum class ActivationKind : uint8_t {
   kSilu,  // x * sigmoid(x)
   kExp,
   kErf,
+  kGelu,      // 0.5 x (1 + erf(x / sqrt 2))
+  kGeluTanh,  // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
 };
 struct Activation {
   ActivationKind kind = ActivationKind::kNone;

@@ -5,6 +5,9 @@
 // d^2 as Pow(d, 2) or Mul(d, d); eps a constant scalar; gamma and beta 1-D constants.
 // Every intermediate value must be private to the pattern (d is read by exactly its square
 // and the Div), float32 throughout.
+// The RMS form (T5, LLaMA) becomes one onnx_light:RMSNormalization node:
+//   v = ReduceMean(x^2, last axis); s = Sqrt(v + eps)
+//   y = x / s, or x * (1 / s), or x * Reciprocal(s)  [* gamma]
 #include <algorithm>
 
 #include "../graph.h"
@@ -28,6 +31,7 @@ class LayerNormMatcher {
   struct Match {
     int x = -1, gamma = -1, beta = -1, output = -1;
     float epsilon = 0;
+    bool rms = false;
     std::vector<size_t> nodes;  // the pattern's nodes, the first ReduceMean first
   };
 
@@ -88,6 +92,57 @@ class LayerNormMatcher {
         m->nodes.push_back(next);
         m->output = Out(next);
       }
+    }
+    return m->output >= 0;
+  }
+
+  // The RMS pattern at node `first` (a ReduceMean of x^2), if it is all there.
+  bool RmsAt(size_t first, Match* m) const {
+    const Graph::Node& mean = g_.nodes[first];
+    if (!IsOnnxOp(*mean.proto, "ReduceMean") || mean.inputs.empty() || !Float(mean.inputs[0]) ||
+        !LastAxisKeepDims(mean) || !Private(mean.inputs[0])) {
+      return false;
+    }
+    const int sq_v = mean.inputs[0];
+    const int sq = g_.producer[static_cast<size_t>(sq_v)];
+    if (sq < 0) return false;
+    const Graph::Node& sqn = g_.nodes[static_cast<size_t>(sq)];
+    if (sqn.inputs.empty() || !Square(static_cast<size_t>(sq), sqn.inputs[0])) return false;
+    m->x = sqn.inputs[0];
+    m->rms = true;
+    m->nodes = {first, static_cast<size_t>(sq)};
+    size_t add_eps, sqrt, next;
+    if (!Only(Out(first), &add_eps) || !IsOnnxOp(*g_.nodes[add_eps].proto, "Add") ||
+        !ScalarOperand(add_eps, Out(first), &m->epsilon) || !Only(Out(add_eps), &sqrt) ||
+        !IsOnnxOp(*g_.nodes[sqrt].proto, "Sqrt") || !Only(Out(sqrt), &next)) {
+      return false;
+    }
+    m->nodes.insert(m->nodes.end(), {add_eps, sqrt, next});
+    const Graph::Node& nn = g_.nodes[next];
+    const int s = Out(sqrt);
+    if (IsOnnxOp(*nn.proto, "Div") && nn.inputs.size() == 2 && nn.inputs[1] == s &&
+        nn.inputs[0] == m->x) {
+      m->output = Out(next);  // x / s
+    } else {
+      float one = 0;
+      const bool reciprocal =
+          (IsOnnxOp(*nn.proto, "Reciprocal") && nn.inputs.size() == 1) ||
+          (IsOnnxOp(*nn.proto, "Div") && nn.inputs.size() == 2 && nn.inputs[1] == s &&
+           ScalarConstant(g_, nn.inputs[0], &one) && one == 1.0f);
+      size_t mul;
+      if (!reciprocal || !Only(Out(next), &mul) || !IsOnnxOp(*g_.nodes[mul].proto, "Mul") ||
+          g_.nodes[mul].inputs.size() != 2 ||
+          (g_.nodes[mul].inputs[0] != m->x && g_.nodes[mul].inputs[1] != m->x)) {
+        return false;
+      }
+      m->nodes.push_back(mul);
+      m->output = Out(mul);
+    }
+    size_t scale;
+    if (Only(m->output, &scale) && IsOnnxOp(*g_.nodes[scale].proto, "Mul") &&
+        VectorOperand(scale, m->output, &m->gamma)) {
+      m->nodes.push_back(scale);
+      m->output = Out(scale);
     }
     return m->output >= 0;
   }
@@ -165,7 +220,7 @@ size_t FuseLayerNorm(Graph& graph, const PassContext& ctx) {
   const LayerNormMatcher match(graph);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     LayerNormMatcher::Match m;
-    if (removed[i] || !match.At(i, &m)) continue;
+    if (removed[i] || !(match.At(i, &m) || match.RmsAt(i, &m))) continue;
     bool free = true;
     for (size_t n : m.nodes)
       free = free && !removed[n];
@@ -173,7 +228,7 @@ size_t FuseLayerNorm(Graph& graph, const PassContext& ctx) {
     onnx::NodeProto proto;
     proto.name.set(graph.nodes[i].proto->name.get());
     proto.domain.set("onnx_light");
-    proto.op_type.set("LayerNormalization");
+    proto.op_type.set(m.rms ? "RMSNormalization" : "LayerNormalization");
     std::vector<int> inputs = {m.x};
     if (m.gamma < 0) {  // no scale in the pattern: ones
       Result<Shape> shape = Shape::Create({1});

@@ -18,6 +18,7 @@ const std::vector<GraphPass>& AllGraphPasses() {
       {"fuse_conv_activation", GraphOptimizationLevel::kExtended, &FuseConvActivation},
       {"fuse_layer_norm", GraphOptimizationLevel::kExtended, &FuseLayerNorm},
       {"fuse_matmul_integer_scale", GraphOptimizationLevel::kExtended, &FuseMatMulIntegerScale},
+      {"fuse_gelu", GraphOptimizationLevel::kExtended, &FuseGelu},
   };
   return passes;
 }

@@ -108,5 +108,6 @@ size_t FoldAffineIntoConv(Graph& graph, const PassContext& ctx);
 size_t FuseConvActivation(Graph& graph, const PassContext& ctx);
 size_t FuseLayerNorm(Graph& graph, const PassContext& ctx);
 size_t FuseMatMulIntegerScale(Graph& graph, const PassContext& ctx);
+size_t FuseGelu(Graph& graph, const PassContext& ctx);
 
 }  // namespace onnx_light::passes
