@@ -36,6 +36,9 @@ class MappedFile {
 // initializer copied to aligned memory), so that the copy and the mapped bytes are not
 // both resident. Anything else (heap bytes, a model given as a buffer) is left alone.
 void ReleaseMappedPages(const void* p, size_t n);
+// Whether [p, p + n) lies in a file this process mapped with MappedFile (so that
+// ReleaseMappedPages gives its pages back).
+bool InMappedFile(const void* p, size_t n);
 
 // Reads a whole file into memory (for callers that prefer a copy to a mapping).
 Result<std::string> ReadFileToString(const std::string& path);

@@ -46,6 +46,16 @@ std::map<uintptr_t, size_t>& Mappings() {
 
 }  // namespace
 
+bool InMappedFile(const void* p, size_t n) {
+  const auto start = reinterpret_cast<uintptr_t>(p);
+  std::lock_guard<std::mutex> lock(MappingsMutex());
+  const std::map<uintptr_t, size_t>& ranges = Mappings();
+  auto it = ranges.upper_bound(start);
+  if (n == 0 || it == ranges.begin()) return false;
+  --it;
+  return start >= it->first && start + n <= it->first + it->second;
+}
+
 void ReleaseMappedPages(const void* p, size_t n) {
   const auto start = reinterpret_cast<uintptr_t>(p);
   const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "onnx_light/runtime/thread_pool.h"
@@ -177,7 +178,7 @@ bool SmallGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b,
   std::vector<int64_t> boff(static_cast<size_t>(k));
   for (int64_t p = 0; p < k; ++p)
     boff[static_cast<size_t>(p)] = p * ldb_row;
-  SgemmIndirectB(m, n, k, a, lda_row, b, boff.data(), c, n, nullptr);
+  SgemmIndirectB(m, n, k, a, lda_row, b, boff.data(), c, n, nullptr, /*accumulate=*/true);
   return true;
 }
 
@@ -265,5 +266,32 @@ bool BlasGemm2D(const double*, int64_t, int64_t, const double*, int64_t, int64_t
 }
 
 #endif
+
+bool PrepackedGemm(const float* a, int64_t lda, const float* b_packed, float* c, int64_t m,
+                   int64_t n, int64_t k, ThreadPool* pool) {
+  if (b_packed == nullptr || !PreferPackedSgemm() || m * n * k < (int64_t{1} << 18)) return false;
+  const auto nr = static_cast<int64_t>(SgemmTileColumns());
+  const int64_t workers = pool != nullptr ? pool->threads() : 1;
+  auto product = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+    std::unique_ptr<float[]> buf(new float[SgemmPrepackedWorkFloats() + 16]);
+    float* work = buf.get();
+    while (reinterpret_cast<uintptr_t>(work) % 64 != 0)
+      ++work;
+    SgemmPacked(i1 - i0, j1 - j0, k, a + i0 * lda, lda, nullptr, 0, c + i0 * n + j0, n, work,
+                nullptr, false, b_packed + j0 / nr * k * nr);
+  };
+  if (workers > 1 && m >= 64) {  // rows: every thread reads all of b, packed already
+    pool->ParallelFor(m, std::max<int64_t>(16, (m + workers - 1) / workers),
+                      [&](int64_t i0, int64_t i1) { product(i0, i1, 0, n); });
+  } else if (workers > 1 && n >= 2 * nr) {  // few rows: columns, in whole panels
+    const int64_t panels = (n + nr - 1) / nr;
+    pool->ParallelFor(
+        panels, std::max<int64_t>(1, (panels + workers - 1) / workers),
+        [&](int64_t q0, int64_t q1) { product(0, m, q0 * nr, std::min(n, q1 * nr)); });
+  } else {
+    product(0, m, 0, n);
+  }
+  return true;
+}
 
 }  // namespace onnx_light::kernels

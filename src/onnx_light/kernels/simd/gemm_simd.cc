@@ -147,21 +147,37 @@ void PackAllA(int64_t m, int64_t k, const float* a, int64_t lda, float* out) {
   }
 }
 
+// The whole of b [k x n] (row-major) for SgemmPacked: one panel of NR columns after another
+// (zero beyond n), each k rows of NR floats; panel q at q * k * NR.
+size_t PackedBFloats(int64_t k, int64_t n) {
+  const auto nr = static_cast<int64_t>(kNV * hn::Lanes(hn::ScalableTag<float>()));
+  return static_cast<size_t>((n + nr - 1) / nr * nr * k);
+}
+size_t PrepackedWorkFloats() {
+  return static_cast<size_t>(kKC * kMC);
+}
+void PackAllB(int64_t k, int64_t n, const float* b, int64_t ldb, float* out) {
+  const size_t nr = kNV * hn::Lanes(hn::ScalableTag<float>());
+  PackB(b, ldb, false, k, n, nr, out);
+}
+
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                  int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed,
-                 bool b_trans) {
+                 bool b_trans, const float* b_packed) {
   const hn::ScalableTag<float> d;
   const size_t nr = kNV * hn::Lanes(d);
   const int64_t nc_max =
       std::min<int64_t>(kNC, (n + static_cast<int64_t>(nr) - 1) / static_cast<int64_t>(nr) *
                                  static_cast<int64_t>(nr));
   float* bpack = work;  // aligned by the caller: Load needs the panels on vector boundaries
-  float* apack = bpack + kKC * nc_max;
+  float* apack = b_packed != nullptr ? work : bpack + kKC * nc_max;
   for (int64_t jc = 0; jc < n; jc += kNC) {
     const int64_t nc = std::min(kNC, n - jc);
     for (int64_t pc = 0; pc < k; pc += kKC) {
       const int64_t kc = std::min(kKC, k - pc);
-      PackB(b_trans ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, b_trans, kc, nc, nr, bpack);
+      if (b_packed == nullptr) {
+        PackB(b_trans ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, b_trans, kc, nc, nr, bpack);
+      }
       for (int64_t ic = 0; ic < m; ic += kMC) {
         const int64_t mc = std::min(kMC, m - ic);
         const float* ap = apack;
@@ -172,7 +188,11 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
         }
         for (int64_t jr = 0; jr < nc; jr += static_cast<int64_t>(nr)) {
           const int64_t cols = std::min<int64_t>(static_cast<int64_t>(nr), nc - jr);
-          const float* bp = bpack + jr * kc;
+          const float* bp =
+              b_packed != nullptr
+                  ? b_packed + (jc + jr) / static_cast<int64_t>(nr) * k * static_cast<int64_t>(nr) +
+                        pc * static_cast<int64_t>(nr)
+                  : bpack + jr * kc;
           for (int64_t ir = 0; ir < mc; ir += static_cast<int64_t>(kMR)) {
             const int64_t rows = std::min<int64_t>(static_cast<int64_t>(kMR), mc - ir);
             Tile<true>(kc, ap + ir * kc, bp, nullptr, c + (ic + ir) * ldc + jc + jr, ldc, rows,
@@ -190,7 +210,7 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
 // SgemmPacked; the first block of k starts from the bias and stores, the others add.
 void SgemmIndirectBImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                         const float* b, const int64_t* boff, float* c, int64_t ldc,
-                        const float* bias) {
+                        const float* bias, bool accumulate) {
   const hn::ScalableTag<float> d;
   const auto nr = static_cast<int64_t>(kNV * hn::Lanes(d));
   // 8 rows where there are 32 vector registers (16 accumulators: channel counts are
@@ -207,7 +227,7 @@ void SgemmIndirectBImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t
           const int64_t rows = std::min(mr, mc - ir);
           const float* ap = a + (ic + ir) * lda + pc;
           Tile<false, kIR>(kc, ap, b + jr, boff + pc, c + (ic + ir) * ldc + jr, ldc, rows, cols,
-                           lda, pc == 0, bias != nullptr ? bias + ic + ir : nullptr);
+                           lda, pc == 0 && !accumulate, bias != nullptr ? bias + ic + ir : nullptr);
         }
       }
     }
@@ -301,14 +321,18 @@ namespace onnx_light::kernels {
 HWY_EXPORT(SgemmPacked);
 HWY_EXPORT(WorkFloats);
 HWY_EXPORT(PackAllA);
+HWY_EXPORT(PackedBFloats);
+HWY_EXPORT(PackAllB);
+HWY_EXPORT(PrepackedWorkFloats);
 HWY_EXPORT(PreferPackedSgemmImpl);
 HWY_EXPORT(SgemmNarrowImpl);
 HWY_EXPORT(SgemmIndirectBImpl);
 HWY_EXPORT(TileColumnsImpl);
 
 void SgemmIndirectB(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                    const int64_t* boff, float* c, int64_t ldc, const float* bias) {
-  HWY_DYNAMIC_DISPATCH(SgemmIndirectBImpl)(m, n, k, a, lda, b, boff, c, ldc, bias);
+                    const int64_t* boff, float* c, int64_t ldc, const float* bias,
+                    bool accumulate) {
+  HWY_DYNAMIC_DISPATCH(SgemmIndirectBImpl)(m, n, k, a, lda, b, boff, c, ldc, bias, accumulate);
 }
 size_t SgemmTileColumns() {
   return HWY_DYNAMIC_DISPATCH(TileColumnsImpl)();
@@ -321,8 +345,18 @@ void SgemmNarrow(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
 
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                  int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed,
-                 bool b_trans) {
-  HWY_DYNAMIC_DISPATCH(SgemmPacked)(m, n, k, a, lda, b, ldb, c, ldc, work, a_packed, b_trans);
+                 bool b_trans, const float* b_packed) {
+  HWY_DYNAMIC_DISPATCH(SgemmPacked)
+  (m, n, k, a, lda, b, ldb, c, ldc, work, a_packed, b_trans, b_packed);
+}
+size_t SgemmPackedBFloats(int64_t k, int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(PackedBFloats)(k, n);
+}
+size_t SgemmPrepackedWorkFloats() {
+  return HWY_DYNAMIC_DISPATCH(PrepackedWorkFloats)();
+}
+void SgemmPackB(int64_t k, int64_t n, const float* b, int64_t ldb, float* out) {
+  HWY_DYNAMIC_DISPATCH(PackAllB)(k, n, b, ldb, out);
 }
 size_t SgemmPackedAFloats(int64_t m, int64_t k) {
   constexpr int64_t kRows = 6;  // the tile height (kMR in every target)

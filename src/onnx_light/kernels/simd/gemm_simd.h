@@ -13,10 +13,18 @@ namespace onnx_light::kernels {
 // `work` holds at least SgemmPackedWorkFloats(n) floats, 64-byte aligned. `a_packed`, if
 // not null, is `a` already packed by SgemmPackA (then `a` is not read): a matrix used for
 // several products (a convolution's weights over its bands) is packed once. `b_trans`: b
-// is stored transposed, b(p, j) = b[j * ldb + p].
+// is stored transposed, b(p, j) = b[j * ldb + p]. `b_packed`, if not null, is b packed by
+// SgemmPackB (then b is not read): a constant weight matrix packed once per session; for
+// columns j0.. of it, pass b_packed + j0 / SgemmTileColumns() * k * SgemmTileColumns().
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                  int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed = nullptr,
-                 bool b_trans = false);
+                 bool b_trans = false, const float* b_packed = nullptr);
+// Packs all of b [k x n] (row-major, rows ldb apart) for SgemmPacked into
+// SgemmPackedBFloats(k, n) floats, 64-byte aligned.
+size_t SgemmPackedBFloats(int64_t k, int64_t n);
+void SgemmPackB(int64_t k, int64_t n, const float* b, int64_t ldb, float* out);
+// The work floats SgemmPacked needs when b is packed already (64-byte aligned).
+size_t SgemmPrepackedWorkFloats();
 size_t SgemmPackedWorkFloats(int64_t n);
 // Packs all of a [m x k] for SgemmPacked into SgemmPackedAFloats(m, k) floats.
 size_t SgemmPackedAFloats(int64_t m, int64_t k);
@@ -36,8 +44,10 @@ void SgemmNarrow(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
 // for columns 0 .. n (and up to the next multiple of SgemmTileColumns(), read but not
 // used: the memory must be there). An implicit convolution: the rows of b are the input
 // shifted by each tap, no columns built, and neither operand packed.
+// `accumulate`: c += a * b instead (c read, bias ignored).
 void SgemmIndirectB(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                    const int64_t* boff, float* c, int64_t ldc, const float* bias);
+                    const int64_t* boff, float* c, int64_t ldc, const float* bias,
+                    bool accumulate = false);
 // The columns of the register tile on the running CPU (2 vectors).
 size_t SgemmTileColumns();
 
