@@ -468,7 +468,10 @@ def gelu_model(form, order, *, half=0.5, extra_output=None):
         scalar("k", 0.7978845608),
     ]
     if form == "erf_div":
-        nodes = [helper.make_node("Div", ["x", "sqrt2"], ["t"]), helper.make_node("Erf", ["t"], ["e"])]
+        nodes = [
+            helper.make_node("Div", ["x", "sqrt2"], ["t"]),
+            helper.make_node("Erf", ["t"], ["e"]),
+        ]
     elif form == "erf_mul":
         nodes = [
             helper.make_node("Mul", ["x", "inv_sqrt2"], ["t"]),

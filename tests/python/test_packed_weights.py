@@ -50,9 +50,7 @@ def test_packed_shared_weights_match_numpy_and_unpacked(tmp_path, threads, m):
     k = n = 1024
     model, w = shared_weight_model(k, n, layers=3)
     path = tmp_path / "model.onnx"
-    onnx.save_model(
-        model, path, save_as_external_data=True, location="w.bin", size_threshold=0
-    )
+    onnx.save_model(model, path, save_as_external_data=True, location="w.bin", size_threshold=0)
     s = onnx_light.RuntimeSession(path, intra_op_threads=threads)
     x = RNG.standard_normal((m, k)).astype(np.float32)
     got = s.run(None, {"x": x})[0]
@@ -62,9 +60,7 @@ def test_packed_shared_weights_match_numpy_and_unpacked(tmp_path, threads, m):
     fed.graph.input.append(helper.make_tensor_value_info("W", TensorProto.FLOAT, [k, n]))
     del fed.graph.initializer[:]
     unpacked = onnx_light.RuntimeSession(fed.SerializeToString(), intra_op_threads=threads)
-    np.testing.assert_allclose(
-        got, unpacked.run(None, {"x": x, "W": w})[0], rtol=1e-5, atol=1e-4
-    )
+    np.testing.assert_allclose(got, unpacked.run(None, {"x": x, "W": w})[0], rtol=1e-5, atol=1e-4)
     # Runs repeat bit for bit, and a second session over the same file agrees.
     np.testing.assert_array_equal(s.run(None, {"x": x})[0], got)
     np.testing.assert_array_equal(onnx_light.RuntimeSession(path).run(None, {"x": x})[0], got)

@@ -184,7 +184,11 @@ def test_what_must_not_move(case):
             helper.make_node("Transpose", ["r"], ["y"]),
         ]
     elif case == "non_elementwise":
-        nodes = [t, helper.make_node("Softmax", ["t"], ["s"]), helper.make_node("Relu", ["s"], ["y"])]
+        nodes = [
+            t,
+            helper.make_node("Softmax", ["t"], ["s"]),
+            helper.make_node("Relu", ["s"], ["y"]),
+        ]
     elif case == "graph_output":
         nodes = [t, helper.make_node("Relu", ["t"], ["y"])]
         outputs = ("y", "t")
@@ -193,7 +197,10 @@ def test_what_must_not_move(case):
         nodes.insert(0, helper.make_node("Neg", ["x2"], ["t2"]))
     else:  # a subgraph reads the transposed value
         branch = helper.make_graph(
-            [helper.make_node("Relu", ["t"], ["o"])], "b", [], [helper.make_tensor_value_info("o", F, None)]
+            [helper.make_node("Relu", ["t"], ["o"])],
+            "b",
+            [],
+            [helper.make_tensor_value_info("o", F, None)],
         )
         nodes = [
             t,
