@@ -280,7 +280,7 @@ bool PrepackedGemm(const float* a, int64_t lda, const float* b_packed, float* c,
     SgemmPacked(i1 - i0, j1 - j0, k, a + i0 * lda, lda, nullptr, 0, c + i0 * n + j0, n, work,
                 nullptr, false, b_packed + j0 / nr * k * nr);
   };
-  if (workers > 1 && m >= 64) {  // rows: every thread reads all of b, packed already
+  if (workers > 1 && m >= 256) {  // rows: every thread reads all of b, packed already
     pool->ParallelFor(m, std::max<int64_t>(16, (m + workers - 1) / workers),
                       [&](int64_t i0, int64_t i1) { product(i0, i1, 0, n); });
   } else if (workers > 1 && n >= 2 * nr) {  // few rows: columns, in whole panels
