@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "math/gemm.h"
 #include "onnx_light/runtime/thread_pool.h"
 #include "simd/conv_simd.h"
+#include "simd/gemm_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -130,7 +132,17 @@ void Im2Col(const float* x, int64_t channels, const Conv2DShape& s, int64_t oh0,
 
 bool UsePacked(int64_t n) {
   static const bool avx512 = PreferPackedSgemm();
-  return avx512 && n >= 40;  // narrower products waste most of a 2-vector tile
+  return avx512 && n > 128;  // narrower products: in place (below)
+}
+
+// Products of a few dozen columns (small planes: a ResNet's 7x7 and 10x10 layers) read the
+// weights in place (SgemmIndirectB, rows of the columns matrix as b's rows): packing the
+// weights, which serially cost as much as the product, goes, and the output channels
+// split between threads. (256 -> 256, 3x3) at 7x7: 474 -> 382 us at one thread, 440 -> 371
+// at two (ORT 238 and 139: what is left is the kernel, not the packing).
+bool UseInPlace(int64_t n) {
+  static const bool avx512 = PreferPackedSgemm();
+  return avx512 && n > 16 && n <= 128;
 }
 
 // Products this narrow run as dot products (SgemmNarrow): 1.5-3.9x the BLAS up to 4
@@ -281,7 +293,8 @@ Plan2D Make(const Conv2DShape& shape, int64_t workers) {
   // band at a time, its product split between the threads.
   p.by_band = workers > 1 && p.tasks >= workers;
   const int64_t n = p.band * s.ow;
-  p.col_floats = p.direct ? 0 : Lines(p.rows * n);
+  // Columns read in place are read up to a whole tile past the last one.
+  p.col_floats = p.direct ? 0 : Lines(p.rows * n + static_cast<int64_t>(SgemmTileColumns()));
   p.out_floats = p.banded ? Lines(p.mg * n) : 0;  // a short last band may need it
   // The last band may be shorter, and take another kernel: room for either.
   const int64_t last_n = (s.oh - (p.bands - 1) * p.band) * s.ow;
@@ -423,15 +436,35 @@ void Conv2DF32(const float* x, const float* w, const float* bias, const float* z
     // stride), else, for a band, into a buffer copied out after. The bias goes in first and
     // the product is added to it, as ONNX Runtime orders the sums (a model whose channels
     // are equal gets equal channels).
-    const bool into_y = !p.banded || UsePacked(n) || UseNarrow(n);
+    const bool in_place = UseInPlace(n) && !p.direct;
+    const bool into_y = !p.banded || UsePacked(n) || UseNarrow(n) || in_place;
     float* dst = into_y ? yg + oh0 * s.ow : work + p.col_floats;
     const int64_t ld = into_y ? p.out_plane : n;
-    for (int64_t oc = 0; oc < p.mg; ++oc) {
-      std::fill(dst + oc * ld, dst + oc * ld + n, bias != nullptr ? bias[g * p.mg + oc] : 0.0f);
+    if (in_place) {
+      // Sums start from the bias; output channels split between the threads (8-row tiles).
+      std::vector<int64_t> boff(static_cast<size_t>(p.rows));
+      for (int64_t r = 0; r < p.rows; ++r)
+        boff[static_cast<size_t>(r)] = r * n;
+      const float* wg = w + g * p.mg * p.rows;
+      const float* bg = bias != nullptr ? bias + g * p.mg : nullptr;
+      auto rows = [&](int64_t i0, int64_t i1) {
+        SgemmIndirectB(i1 - i0, n, p.rows, wg + i0 * p.rows, p.rows, cols, boff.data(),
+                       dst + i0 * ld, ld, bg != nullptr ? bg + i0 : nullptr);
+      };
+      const int64_t threads = gemm_pool != nullptr ? gemm_pool->threads() : 1;
+      if (threads > 1 && p.mg >= 32) {
+        gemm_pool->ParallelFor(p.mg, std::max<int64_t>(8, (p.mg / threads + 7) / 8 * 8), rows);
+      } else {
+        rows(0, p.mg);
+      }
+    } else {
+      for (int64_t oc = 0; oc < p.mg; ++oc) {
+        std::fill(dst + oc * ld, dst + oc * ld + n, bias != nullptr ? bias[g * p.mg + oc] : 0.0f);
+      }
+      ConvGemm(p.mg, n, p.rows, w + g * p.mg * p.rows, cols, dst, ld,
+               work + p.col_floats + p.out_floats, gemm_pool,
+               p.apack_floats > 0 ? apack + g * p.apack_floats : nullptr);
     }
-    ConvGemm(p.mg, n, p.rows, w + g * p.mg * p.rows, cols, dst, ld,
-             work + p.col_floats + p.out_floats, gemm_pool,
-             p.apack_floats > 0 ? apack + g * p.apack_floats : nullptr);
     for (int64_t oc = 0; oc < p.mg; ++oc) {
       const int64_t ch = g * p.mg + oc;
       float* out = yg + oc * p.out_plane + oh0 * s.ow;
