@@ -120,12 +120,21 @@ class Conv : public KernelBase {
                                 MakeWindow(attrs_, Spatial(x.shape()), kernel, ctx.info()));
     std::vector<int64_t> dims = {batch, m};
     dims.insert(dims.end(), w.out.begin(), w.out.end());
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
-    if (z != nullptr && (z->dtype() != y->dtype() || z->shape() != y->shape())) {
+    if (z != nullptr && z->dtype() != x.dtype()) {
       return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": Z " + z->shape().ToString() +
-                        " must have the shape of Y " + y->shape().ToString());
+                    ctx.info().Describe() + ": Z must have the type of X");
     }
+    Tensor unfused;  // a Z of another shape: the convolution alone first, then Z
+    Tensor* y = nullptr;
+    if (z != nullptr && z->shape().dims() != dims) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Shape conv_shape, Shape::Create(dims));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(unfused, Tensor::Allocate(x.dtype(), std::move(conv_shape)));
+      y = &unfused;
+    } else {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(y, ctx.AllocateOutput(0, dims));
+    }
+    const Activation act = y == &unfused ? Activation{} : act_;
+    if (y == &unfused) z = nullptr;
     ConvState& state = ctx.State<ConvState>();
     if (x.dtype() == DataType::kFloat && (w.in.size() == 2 || w.in.size() == 1)) {
       // A 1-D convolution is a 2-D one of height 1.
@@ -150,20 +159,37 @@ class Conv : public KernelBase {
       const int64_t workers = ctx.thread_pool() != nullptr ? ctx.thread_pool()->threads() : 1;
       float* scratch = ctx.Scratch(Conv2DScratchFloats(s, workers));
       Conv2DF32(x.data<float>(), wt.data<float>(), bias != nullptr ? bias->data<float>() : nullptr,
-                z != nullptr ? z->data<float>() : nullptr, y->mutable_data<float>(), s, act_,
+                z != nullptr ? z->data<float>() : nullptr, y->mutable_data<float>(), s, act,
                 scratch, ctx.thread_pool());
-      return Status::Ok();
+    } else {
+      ComputeGeneral(ctx, x, wt, bias, w, batch, c_in, m, cg, y, state);
+      if (fused_ && (z != nullptr || act.kind != ActivationKind::kNone)) {
+        // FusedConv is float32: the 3-D case finishes here.
+        BiasActivationF32(y->mutable_data<float>(), static_cast<size_t>(y->num_elements()), 0.0f,
+                          z != nullptr ? z->data<float>() : nullptr, act);
+      }
     }
-    ComputeGeneral(ctx, x, wt, bias, w, batch, c_in, m, cg, y, state);
-    if (fused_ && (z != nullptr || act_.kind != ActivationKind::kNone)) {
-      // FusedConv is float32: the 3-D case finishes here.
-      BiasActivationF32(y->mutable_data<float>(), static_cast<size_t>(y->num_elements()), 0.0f,
-                        z != nullptr ? z->data<float>() : nullptr, act_);
-    }
+    if (y == &unfused) return AddResidual(ctx, unfused);
     return Status::Ok();
   }
 
  private:
+  // Y = act(conv + Z) where Z broadcasts against the convolution's output (a residual Add
+  // the fusion pass could not see the shapes of): Y takes the broadcast shape.
+  Status AddResidual(KernelContext& ctx, const Tensor& conv) const {
+    const Tensor& z = *ctx.input(3);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+                                BroadcastDims(conv.shape(), z.shape(), ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    float* out = y->mutable_data<float>();
+    BroadcastApply(conv.data<float>(), conv.shape(), z.data<float>(), z.shape(), out, dims,
+                   ctx.thread_pool(), [](float a, float b) { return a + b; });
+    if (act_.kind != ActivationKind::kNone) {
+      ActivationF32(out, out, static_cast<size_t>(y->num_elements()), act_);
+    }
+    return Status::Ok();
+  }
+
   void ComputeGeneral(KernelContext& ctx, const Tensor& x, const Tensor& wt, const Tensor* bias,
                       const Window& w, int64_t batch, int64_t c_in, int64_t m, int64_t cg,
                       Tensor* y, ConvState& state) const {

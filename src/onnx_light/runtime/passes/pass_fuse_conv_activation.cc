@@ -1,9 +1,13 @@
-// A float32 Conv whose output only feeds an activation becomes one onnx_light:FusedConv
-// node that applies the activation to each output plane while it is in cache. Matched:
-// Relu, Clip (constant bounds), LeakyRelu, Sigmoid, HardSigmoid, HardSwish, Tanh, and the
-// two patterns exporters emit for activations ONNX lacked:
+// fuse_conv_activation: a float32 Conv whose output only feeds an activation becomes one
+// onnx_light:FusedConv node that applies the activation to each output plane while it is
+// in cache. Matched: Relu, Clip (constant bounds), LeakyRelu, Sigmoid, HardSigmoid,
+// HardSwish, Tanh, and the two patterns exporters emit for activations ONNX lacked:
 //   x * Clip(x + 3, 0, 6) / 6  (or * 1/6)  -> HardSwish   (Paddle, older PyTorch exports)
 //   x * Sigmoid(x)                          -> Silu        (YOLO-style models)
+// fuse_conv_residual: a float32 Conv whose output only feeds Add(conv, z) (a ResNet's
+// shortcut), optionally followed by one of those activations, becomes one FusedConv with
+// Z = z (the kernel adds Z before the activation; a Z of another shape, which the pass
+// cannot see, is added with broadcasting after the convolution).
 #include <cmath>
 #include <limits>
 
@@ -43,6 +47,32 @@ class Matcher {
       return HardSwishChain(x, f) || SiluPair(x, f);
     }
     return false;
+  }
+
+  // A residual Add after value x (a Conv's output): x's only reader is Add(x, z) with z
+  // another float32 value; then the activation after the Add, if one matches. f->absorbed
+  // starts with the Add; f->output is what the fused node produces.
+  bool Residual(int x, int* z, Fusion* f) const {
+    const std::vector<size_t>& next = consumers_[static_cast<size_t>(x)];
+    if (readers_[static_cast<size_t>(x)] != 1 || next.size() != 1) return false;
+    const size_t add = next[0];
+    const Graph::Node& a = node(add);
+    if (!IsOnnxOp(*a.proto, "Add") || a.inputs.size() != 2 || a.inputs[0] == a.inputs[1] ||
+        !OneOutput(add)) {
+      return false;
+    }
+    *z = a.inputs[0] == x ? a.inputs[1] : a.inputs[0];
+    if (plan_.value_types[static_cast<size_t>(*z)] != DataType::kFloat ||
+        plan_.kinds[static_cast<size_t>(*z)] != ValueKind::kTensor) {
+      return false;
+    }
+    const int sum = out0(add);
+    if (!Match(sum, f)) {
+      *f = Fusion{};
+      f->output = sum;
+    }
+    f->absorbed.insert(f->absorbed.begin(), add);
+    return true;
   }
 
  private:
@@ -247,6 +277,64 @@ size_t FuseConvActivation(Graph& graph, const PassContext& ctx) {
     }
     for (size_t a : f.absorbed)
       removed[a] = 1;
+    count += f.absorbed.size();
+  }
+  if (count > 0) RemoveNodes(graph, removed);
+  return count;
+}
+
+size_t FuseConvResidual(Graph& graph, const PassContext& ctx) {
+  if (!HasOnnxOp(graph, "Conv") || !HasOnnxOp(graph, "Add")) return 0;
+  std::vector<char> removed(graph.nodes.size(), 0);
+  size_t count = 0;
+  const Matcher match(graph);
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Graph::Node& conv = graph.nodes[i];
+    if (removed[i] || !IsOnnxOp(*conv.proto, "Conv") || conv.outputs.size() != 1 ||
+        conv.outputs[0] < 0 ||
+        graph.value_types[static_cast<size_t>(conv.outputs[0])] != DataType::kFloat) {
+      continue;
+    }
+    Fusion f;
+    int z = -1;
+    if (!match.Residual(conv.outputs[0], &z, &f)) continue;
+    bool free = true;
+    for (size_t a : f.absorbed)
+      free = free && !removed[a];
+    if (!free) continue;
+    // The fused node takes the place of the pattern's last node: the Conv's inputs and Z
+    // are all computed by then (Z may come from a branch after the Conv).
+    onnx::NodeProto proto = *conv.proto;
+    proto.domain.set("onnx_light");
+    proto.op_type.set("FusedConv");
+    std::vector<int> inputs = conv.inputs;
+    inputs.resize(3, -1);
+    inputs.push_back(z);
+    proto.input.clear();
+    for (int v : inputs)
+      proto.input.push_back(v >= 0 ? graph.value_names[static_cast<size_t>(v)] : std::string());
+    proto.output.clear();
+    proto.output.push_back(graph.value_names[static_cast<size_t>(f.output)]);
+    proto.attribute.push_back(StringAttr("activation", f.activation));
+    if (!f.params.empty()) {
+      onnx::AttributeProto a;
+      a.name.set("activation_params");
+      a.type.set(6);  // FLOATS
+      a.floats = f.params;
+      proto.attribute.push_back(std::move(a));
+    }
+    const auto last_index = static_cast<size_t>(graph.producer[static_cast<size_t>(f.output)]);
+    Graph::Node& last = graph.nodes[last_index];
+    const std::vector<int> old_outputs = last.outputs;
+    last.outputs = {f.output};
+    // ReplaceNode matches at the replaced node's opset for ai.onnx; FusedConv is onnx_light.
+    if (!ReplaceNode(graph, ctx, last, std::move(proto), inputs).ok()) {
+      last.outputs = old_outputs;
+      continue;
+    }
+    removed[i] = 1;
+    for (size_t a : f.absorbed)
+      removed[a] = a != last_index;
     count += f.absorbed.size();
   }
   if (count > 0) RemoveNodes(graph, removed);

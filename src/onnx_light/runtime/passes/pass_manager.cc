@@ -16,6 +16,7 @@ const std::vector<GraphPass>& AllGraphPasses() {
       {"fold_batch_norm_into_conv", GraphOptimizationLevel::kExtended, &FoldBatchNormIntoConv},
       {"fold_affine_into_conv", GraphOptimizationLevel::kExtended, &FoldAffineIntoConv},
       {"fuse_conv_activation", GraphOptimizationLevel::kExtended, &FuseConvActivation},
+      {"fuse_conv_residual", GraphOptimizationLevel::kExtended, &FuseConvResidual},
       {"fuse_layer_norm", GraphOptimizationLevel::kExtended, &FuseLayerNorm},
       {"fuse_matmul_integer_scale", GraphOptimizationLevel::kExtended, &FuseMatMulIntegerScale},
       {"fuse_gelu", GraphOptimizationLevel::kExtended, &FuseGelu},
