@@ -16,7 +16,12 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 constexpr size_t kMR = 6;  // rows of a register tile
-constexpr size_t kNV = 2;  // vectors (of columns) of a register tile
+constexpr size_t kNV = 2;  // vectors (of columns) of a register tile read in place
+// Vectors of columns of the packed kernel's tile: 6 x 4 vectors on AVX-512 (24 of its 32
+// registers; 6 broadcasts of a for 24 multiply-adds, where 6 x 2 needed 6 for 12: the
+// broadcasts were the bottleneck, 64 x 1024 by 1024 x 3072 went from 2.64 to 2.36 ms), 2
+// where there are 16 registers.
+constexpr size_t kNVP = HWY_TARGET <= HWY_AVX3 ? 4 : 2;
 constexpr int64_t kKC = 256;
 constexpr int64_t kMC = 96;  // a multiple of both tile heights (6 and 8)
 constexpr int64_t kNC = 2048;
@@ -61,7 +66,7 @@ void PackA(const float* a, int64_t lda, int64_t mc, int64_t kc, float* out) {
 // bp + boff[p], any alignment: an implicit convolution's shifted input rows).
 // With `init`, c is not read: the sums start from bias[r] (0 when bias is null) and
 // overwrite c.
-template <bool kPacked, size_t kRows = kMR>
+template <bool kPacked, size_t kRows = kMR, size_t kV = kNV>
 HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
                      const int64_t* HWY_RESTRICT boff, float* c, int64_t ldc, int64_t rows,
                      int64_t cols, int64_t lda = 0, bool init = false,
@@ -69,41 +74,41 @@ HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
   const size_t N = hn::Lanes(d);
-  V acc[kRows][kNV];
+  V acc[kRows][kV];
   for (size_t r = 0; r < kRows; ++r) {
     const V start = init && bias != nullptr
                         ? hn::Set(d, bias[std::min<int64_t>(static_cast<int64_t>(r), rows - 1)])
                         : hn::Zero(d);
-    for (size_t v = 0; v < kNV; ++v)
+    for (size_t v = 0; v < kV; ++v)
       acc[r][v] = start;
   }
   const float* arow[kRows];  // in place: row r, or the last valid row past the edge
   for (size_t r = 0; r < kRows; ++r)
     arow[r] = ap + std::min<int64_t>(static_cast<int64_t>(r), rows - 1) * lda;
   for (int64_t p = 0; p < kc; ++p) {
-    V b[kNV];
+    V b[kV];
     if constexpr (kPacked) {
-      for (size_t v = 0; v < kNV; ++v)
+      for (size_t v = 0; v < kV; ++v)
         b[v] = hn::Load(d, bp + v * N);
-      bp += kNV * N;
+      bp += kV * N;
     } else {
       const float* row = bp + boff[p];
-      for (size_t v = 0; v < kNV; ++v)
+      for (size_t v = 0; v < kV; ++v)
         b[v] = hn::LoadU(d, row + v * N);
     }
     for (size_t r = 0; r < kRows; ++r) {
       // Packed: kRows values of a side by side. In place: row r of a at ap + r * lda (a
       // short tile repeats its last row; those sums are not stored).
       const V a = hn::Set(d, kPacked ? ap[r] : arow[r][p]);
-      for (size_t v = 0; v < kNV; ++v)
+      for (size_t v = 0; v < kV; ++v)
         acc[r][v] = hn::MulAdd(a, b[v], acc[r][v]);
     }
     if constexpr (kPacked) ap += kRows;
   }
-  if (rows == static_cast<int64_t>(kRows) && cols == static_cast<int64_t>(kNV * N)) {
+  if (rows == static_cast<int64_t>(kRows) && cols == static_cast<int64_t>(kV * N)) {
     for (size_t r = 0; r < kRows; ++r) {
       float* row = c + static_cast<int64_t>(r) * ldc;
-      for (size_t v = 0; v < kNV; ++v) {
+      for (size_t v = 0; v < kV; ++v) {
         hn::StoreU(init ? acc[r][v] : hn::Add(hn::LoadU(d, row + v * N), acc[r][v]), d,
                    row + v * N);
       }
@@ -111,13 +116,13 @@ HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_
     return;
   }
   // An edge tile: through a buffer, adding only the valid part.
-  HWY_ALIGN float buf[kRows * kNV * hn::MaxLanes(d)];
+  HWY_ALIGN float buf[kRows * kV * hn::MaxLanes(d)];
   for (size_t r = 0; r < kRows; ++r) {
-    for (size_t v = 0; v < kNV; ++v)
-      hn::Store(acc[r][v], d, buf + (r * kNV + v) * N);
+    for (size_t v = 0; v < kV; ++v)
+      hn::Store(acc[r][v], d, buf + (r * kV + v) * N);
   }
   for (int64_t r = 0; r < rows; ++r) {
-    const float* sums = buf + static_cast<size_t>(r) * kNV * N;
+    const float* sums = buf + static_cast<size_t>(r) * kV * N;
     float* row = c + r * ldc;
     for (int64_t j = 0; j < cols; ++j)
       row[j] = init ? sums[j] : row[j] + sums[j];
@@ -126,7 +131,7 @@ HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_
 
 size_t WorkFloats(int64_t n) {
   const hn::ScalableTag<float> d;
-  const auto nr = static_cast<int64_t>(kNV * hn::Lanes(d));
+  const auto nr = static_cast<int64_t>(kNVP * hn::Lanes(d));
   const int64_t nc_max = std::min<int64_t>(kNC, (n + nr - 1) / nr * nr);
   return static_cast<size_t>(kKC * nc_max + kKC * kMC);
 }
@@ -150,14 +155,14 @@ void PackAllA(int64_t m, int64_t k, const float* a, int64_t lda, float* out) {
 // The whole of b [k x n] (row-major) for SgemmPacked: one panel of NR columns after another
 // (zero beyond n), each k rows of NR floats; panel q at q * k * NR.
 size_t PackedBFloats(int64_t k, int64_t n) {
-  const auto nr = static_cast<int64_t>(kNV * hn::Lanes(hn::ScalableTag<float>()));
+  const auto nr = static_cast<int64_t>(kNVP * hn::Lanes(hn::ScalableTag<float>()));
   return static_cast<size_t>((n + nr - 1) / nr * nr * k);
 }
 size_t PrepackedWorkFloats() {
   return static_cast<size_t>(kKC * kMC);
 }
 void PackAllB(int64_t k, int64_t n, const float* b, int64_t ldb, float* out) {
-  const size_t nr = kNV * hn::Lanes(hn::ScalableTag<float>());
+  const size_t nr = kNVP * hn::Lanes(hn::ScalableTag<float>());
   PackB(b, ldb, false, k, n, nr, out);
 }
 
@@ -165,7 +170,7 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
                  int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed,
                  bool b_trans, const float* b_packed) {
   const hn::ScalableTag<float> d;
-  const size_t nr = kNV * hn::Lanes(d);
+  const size_t nr = kNVP * hn::Lanes(d);
   const int64_t nc_max =
       std::min<int64_t>(kNC, (n + static_cast<int64_t>(nr) - 1) / static_cast<int64_t>(nr) *
                                  static_cast<int64_t>(nr));
@@ -195,8 +200,8 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
                   : bpack + jr * kc;
           for (int64_t ir = 0; ir < mc; ir += static_cast<int64_t>(kMR)) {
             const int64_t rows = std::min<int64_t>(static_cast<int64_t>(kMR), mc - ir);
-            Tile<true>(kc, ap + ir * kc, bp, nullptr, c + (ic + ir) * ldc + jc + jr, ldc, rows,
-                       cols);
+            Tile<true, kMR, kNVP>(kc, ap + ir * kc, bp, nullptr, c + (ic + ir) * ldc + jc + jr, ldc,
+                                  rows, cols);
           }
         }
       }
@@ -236,6 +241,9 @@ void SgemmIndirectBImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t
 
 size_t TileColumnsImpl() {
   return kNV * hn::Lanes(hn::ScalableTag<float>());
+}
+size_t PackedTileColumnsImpl() {
+  return kNVP * hn::Lanes(hn::ScalableTag<float>());
 }
 
 bool PreferPackedSgemmImpl() {
@@ -328,6 +336,7 @@ HWY_EXPORT(PreferPackedSgemmImpl);
 HWY_EXPORT(SgemmNarrowImpl);
 HWY_EXPORT(SgemmIndirectBImpl);
 HWY_EXPORT(TileColumnsImpl);
+HWY_EXPORT(PackedTileColumnsImpl);
 
 void SgemmIndirectB(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                     const int64_t* boff, float* c, int64_t ldc, const float* bias,
@@ -336,6 +345,9 @@ void SgemmIndirectB(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda
 }
 size_t SgemmTileColumns() {
   return HWY_DYNAMIC_DISPATCH(TileColumnsImpl)();
+}
+size_t SgemmPackedTileColumns() {
+  return HWY_DYNAMIC_DISPATCH(PackedTileColumnsImpl)();
 }
 
 void SgemmNarrow(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* bt,

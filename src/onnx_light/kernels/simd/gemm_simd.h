@@ -15,7 +15,8 @@ namespace onnx_light::kernels {
 // several products (a convolution's weights over its bands) is packed once. `b_trans`: b
 // is stored transposed, b(p, j) = b[j * ldb + p]. `b_packed`, if not null, is b packed by
 // SgemmPackB (then b is not read): a constant weight matrix packed once per session; for
-// columns j0.. of it, pass b_packed + j0 / SgemmTileColumns() * k * SgemmTileColumns().
+// columns j0.. of it (a multiple of SgemmPackedTileColumns() = nr), pass
+// b_packed + j0 / nr * k * nr.
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                  int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed = nullptr,
                  bool b_trans = false, const float* b_packed = nullptr);
@@ -48,8 +49,10 @@ void SgemmNarrow(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
 void SgemmIndirectB(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                     const int64_t* boff, float* c, int64_t ldc, const float* bias,
                     bool accumulate = false);
-// The columns of the register tile on the running CPU (2 vectors).
+// The columns of SgemmIndirectB's register tile on the running CPU (2 vectors).
 size_t SgemmTileColumns();
+// The columns of SgemmPacked's register tile (4 vectors on AVX-512, else 2).
+size_t SgemmPackedTileColumns();
 
 // True when the running CPU's target is one where SgemmPacked is the faster choice
 // (AVX-512); elsewhere the BLAS is used.
