@@ -27,14 +27,8 @@ struct Fusion {
 
 class Matcher {
  public:
-  explicit Matcher(const Graph& graph) : plan_(graph), readers_(ReaderCounts(graph)) {
-    consumers_.resize(graph.value_names.size());
-    for (size_t i = 0; i < graph.nodes.size(); ++i) {
-      for (int v : graph.nodes[i].inputs) {
-        if (v >= 0) consumers_[static_cast<size_t>(v)].push_back(i);
-      }
-    }
-  }
+  explicit Matcher(const Graph& graph)
+      : plan_(graph), readers_(ReaderCounts(graph)), consumers_(Consumers(graph)) {}
 
   // The activation after value x (a Conv's output), if the pattern is there and every
   // intermediate value is private to it.
@@ -233,6 +227,29 @@ onnx::AttributeProto StringAttr(const char* name, const std::string& value) {
   return a;
 }
 
+// The onnx_light:FusedConv node for `conv` (its attributes kept) reading `inputs` and
+// producing f.output, with f's activation.
+onnx::NodeProto FusedConvProto(const Graph& graph, const onnx::NodeProto& conv,
+                               const std::vector<int>& inputs, const Fusion& f) {
+  onnx::NodeProto proto = conv;
+  proto.domain.set("onnx_light");
+  proto.op_type.set("FusedConv");
+  proto.input.clear();
+  for (int v : inputs)
+    proto.input.push_back(v >= 0 ? graph.value_names[static_cast<size_t>(v)] : std::string());
+  proto.output.clear();
+  proto.output.push_back(graph.value_names[static_cast<size_t>(f.output)]);
+  proto.attribute.push_back(StringAttr("activation", f.activation));
+  if (!f.params.empty()) {
+    onnx::AttributeProto a;
+    a.name.set("activation_params");
+    a.type.set(6);  // FLOATS
+    a.floats = f.params;
+    proto.attribute.push_back(std::move(a));
+  }
+  return proto;
+}
+
 }  // namespace
 
 size_t FuseConvActivation(Graph& graph, const PassContext& ctx) {
@@ -253,22 +270,7 @@ size_t FuseConvActivation(Graph& graph, const PassContext& ctx) {
     for (size_t a : f.absorbed)
       free = free && !removed[a];
     if (!free) continue;
-    onnx::NodeProto proto = p;
-    proto.domain.set("onnx_light");
-    proto.op_type.set("FusedConv");
-    proto.input.clear();
-    for (int v : conv.inputs)
-      proto.input.push_back(v >= 0 ? graph.value_names[static_cast<size_t>(v)] : std::string());
-    proto.output.clear();
-    proto.output.push_back(graph.value_names[static_cast<size_t>(f.output)]);
-    proto.attribute.push_back(StringAttr("activation", f.activation));
-    if (!f.params.empty()) {
-      onnx::AttributeProto a;
-      a.name.set("activation_params");
-      a.type.set(6);  // FLOATS
-      a.floats = f.params;
-      proto.attribute.push_back(std::move(a));
-    }
+    onnx::NodeProto proto = FusedConvProto(graph, p, conv.inputs, f);
     const std::vector<int> old_outputs = conv.outputs;
     conv.outputs = {f.output};
     if (!ReplaceNode(graph, ctx, conv, std::move(proto), conv.inputs).ok()) {
@@ -304,25 +306,10 @@ size_t FuseConvResidual(Graph& graph, const PassContext& ctx) {
     if (!free) continue;
     // The fused node takes the place of the pattern's last node: the Conv's inputs and Z
     // are all computed by then (Z may come from a branch after the Conv).
-    onnx::NodeProto proto = *conv.proto;
-    proto.domain.set("onnx_light");
-    proto.op_type.set("FusedConv");
     std::vector<int> inputs = conv.inputs;
     inputs.resize(3, -1);
     inputs.push_back(z);
-    proto.input.clear();
-    for (int v : inputs)
-      proto.input.push_back(v >= 0 ? graph.value_names[static_cast<size_t>(v)] : std::string());
-    proto.output.clear();
-    proto.output.push_back(graph.value_names[static_cast<size_t>(f.output)]);
-    proto.attribute.push_back(StringAttr("activation", f.activation));
-    if (!f.params.empty()) {
-      onnx::AttributeProto a;
-      a.name.set("activation_params");
-      a.type.set(6);  // FLOATS
-      a.floats = f.params;
-      proto.attribute.push_back(std::move(a));
-    }
+    onnx::NodeProto proto = FusedConvProto(graph, *conv.proto, inputs, f);
     const auto last_index = static_cast<size_t>(graph.producer[static_cast<size_t>(f.output)]);
     Graph::Node& last = graph.nodes[last_index];
     const std::vector<int> old_outputs = last.outputs;

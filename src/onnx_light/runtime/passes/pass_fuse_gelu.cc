@@ -17,14 +17,8 @@ namespace {
 
 class GeluMatcher {
  public:
-  explicit GeluMatcher(const Graph& graph) : g_(graph), readers_(ReaderCounts(graph)) {
-    consumers_.resize(graph.value_names.size());
-    for (size_t i = 0; i < graph.nodes.size(); ++i) {
-      for (int v : graph.nodes[i].inputs) {
-        if (v >= 0) consumers_[static_cast<size_t>(v)].push_back(i);
-      }
-    }
-  }
+  explicit GeluMatcher(const Graph& graph)
+      : g_(graph), readers_(ReaderCounts(graph)), consumers_(Consumers(graph)) {}
 
   struct Match {
     int x = -1;

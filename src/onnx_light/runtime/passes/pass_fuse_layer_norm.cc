@@ -19,14 +19,8 @@ namespace {
 
 class LayerNormMatcher {
  public:
-  explicit LayerNormMatcher(const Graph& graph) : g_(graph), readers_(ReaderCounts(graph)) {
-    consumers_.resize(graph.value_names.size());
-    for (size_t i = 0; i < graph.nodes.size(); ++i) {
-      for (int v : graph.nodes[i].inputs) {
-        if (v >= 0) consumers_[static_cast<size_t>(v)].push_back(i);
-      }
-    }
-  }
+  explicit LayerNormMatcher(const Graph& graph)
+      : g_(graph), readers_(ReaderCounts(graph)), consumers_(Consumers(graph)) {}
 
   struct Match {
     int x = -1, gamma = -1, beta = -1, output = -1;

@@ -63,6 +63,16 @@ std::vector<int> ReaderCounts(const Graph& graph) {
   return count;
 }
 
+std::vector<std::vector<size_t>> Consumers(const Graph& graph) {
+  std::vector<std::vector<size_t>> consumers(graph.value_names.size());
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    for (int v : graph.nodes[i].inputs) {
+      if (v >= 0) consumers[static_cast<size_t>(v)].push_back(i);
+    }
+  }
+  return consumers;
+}
+
 bool IsOnnxOp(const onnx::NodeProto& n, const char* op) {
   return n.op_type.get() == op && NormalizeDomain(n.domain.get()).empty();
 }

@@ -56,6 +56,9 @@ std::vector<char> NeededNodes(const Graph& graph, const std::vector<int>& wanted
 // output (counted once more, so a graph output never looks private to one reader).
 std::vector<int> ReaderCounts(const Graph& graph);
 
+// The nodes reading each value, by value index (a node once per input it reads it as).
+std::vector<std::vector<size_t>> Consumers(const Graph& graph);
+
 // Whether node n is the ai.onnx op `op`; whether the graph has one.
 bool IsOnnxOp(const onnx::NodeProto& n, const char* op);
 bool HasOnnxOp(const Graph& graph, const char* op);
