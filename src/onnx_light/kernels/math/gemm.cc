@@ -23,6 +23,26 @@
 
 namespace onnx_light::kernels {
 
+namespace {
+
+// The packed kernel's work space (packed panels of a and b): one buffer per thread,
+// kept and grown as needed, 64-byte aligned and not zeroed. A buffer per call (megabytes
+// for wide products) was fresh pages on every call.
+float* GemmWork(size_t floats) {
+  thread_local std::unique_ptr<float[]> buffer;
+  thread_local size_t capacity = 0;
+  if (capacity < floats + 16) {
+    capacity = floats + 16;
+    buffer.reset(new float[capacity]);
+  }
+  float* work = buffer.get();
+  while (reinterpret_cast<uintptr_t>(work) % 64 != 0)
+    ++work;
+  return work;
+}
+
+}  // namespace
+
 #if ONNX_LIGHT_HAVE_BLAS
 namespace {
 
@@ -137,24 +157,18 @@ bool PackedGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b
     return false;
   }
   auto rows = [&](int64_t begin, int64_t end) {
-    std::vector<float> buf(SgemmPackedWorkFloats(n) + 16);
-    float* work = buf.data();
-    while (reinterpret_cast<uintptr_t>(work) % 64 != 0)
-      ++work;
-    SgemmPacked(end - begin, n, k, a + begin * lda_row, lda_row, b, ldb, c + begin * n, n, work,
-                nullptr, trans);
+    SgemmPacked(end - begin, n, k, a + begin * lda_row, lda_row, b, ldb, c + begin * n, n,
+                GemmWork(SgemmPackedWorkFloats(n)), nullptr, trans);
   };
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
-  if (workers > 1 && wide_b && n >= 256) {
-    // Few rows against a wide b: each thread packs and multiplies its own columns (rows
-    // would make every thread pack all of b).
+  if (workers > 1 && (wide_b || m < 256) && n >= 256) {
+    // Fewer rows than columns or than 256: each thread packs and multiplies its own
+    // columns (rows would make every thread pack all of b: all-MiniLM's 128 x 384 by
+    // 384 x 1536 products ran slower on two threads than on one).
     pool->ParallelFor(
         n, std::max<int64_t>(128, (n + workers - 1) / workers), [&](int64_t j0, int64_t j1) {
-          std::vector<float> buf(SgemmPackedWorkFloats(j1 - j0) + 16);
-          float* work = buf.data();
-          while (reinterpret_cast<uintptr_t>(work) % 64 != 0)
-            ++work;
-          SgemmPacked(m, j1 - j0, k, a, lda_row, b + j0, ldb_row, c + j0, n, work, nullptr, false);
+          SgemmPacked(m, j1 - j0, k, a, lda_row, trans ? b + j0 * ldb : b + j0, ldb, c + j0, n,
+                      GemmWork(SgemmPackedWorkFloats(j1 - j0)), nullptr, trans);
         });
   } else if (workers > 1 && m >= 32) {
     pool->ParallelFor(m, std::max<int64_t>(16, (m + workers - 1) / workers), rows);
@@ -309,10 +323,7 @@ bool PrepackedGemm(const float* a, int64_t lda, const float* b_packed, float* c,
   const auto nr = static_cast<int64_t>(SgemmPackedTileColumns());
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
   auto product = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
-    std::unique_ptr<float[]> buf(new float[SgemmPrepackedWorkFloats() + 16]);
-    float* work = buf.get();
-    while (reinterpret_cast<uintptr_t>(work) % 64 != 0)
-      ++work;
+    float* work = GemmWork(SgemmPrepackedWorkFloats());
     SgemmPacked(i1 - i0, j1 - j0, k, a + i0 * lda, lda, nullptr, 0, c + i0 * n + j0, n, work,
                 nullptr, false, b_packed + j0 / nr * k * nr);
   };
