@@ -318,8 +318,10 @@ bool BlasGemm2D(const double*, int64_t, int64_t, const double*, int64_t, int64_t
 #endif
 
 bool PrepackedGemm(const float* a, int64_t lda, const float* b_packed, float* c, int64_t m,
-                   int64_t n, int64_t k, ThreadPool* pool) {
-  if (b_packed == nullptr || !PreferPackedSgemm() || m * n * k < (int64_t{1} << 18)) return false;
+                   int64_t n, int64_t k, ThreadPool* pool, bool force) {
+  if (b_packed == nullptr || !PreferPackedSgemm() || (!force && m * n * k < (int64_t{1} << 18))) {
+    return false;
+  }
   const auto nr = static_cast<int64_t>(SgemmPackedTileColumns());
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
   auto product = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {

@@ -61,9 +61,10 @@ bool OpenBlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const floa
 
 // c[m x n] += a[m x k] * b, with b [k x n] packed once by SgemmPackB (simd/gemm_simd.h)
 // and a row-major (rows lda apart), on the CPUs where the packed kernel is preferred (and
-// for products of at least 256k multiply-adds); false, having done nothing, otherwise.
+// for products of at least 256k multiply-adds, unless `force`: b exists only packed);
+// false, having done nothing, otherwise.
 bool PrepackedGemm(const float* a, int64_t lda, const float* b_packed, float* c, int64_t m,
-                   int64_t n, int64_t k, ThreadPool* pool);
+                   int64_t n, int64_t k, ThreadPool* pool, bool force = false);
 
 // c[m x n] += a[m x k] * b[k x n] (strides as Gemm2DLoop; c is dense, row-major).
 template <typename C>

@@ -5,9 +5,7 @@
 // by bench/linalg_vs_ort.py against ONNX Runtime (docs/performance.md).
 #include <algorithm>
 #include <cstring>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -15,8 +13,7 @@
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
 #include "math/gemm.h"
-#include "onnx_light/platform/mapped_file.h"
-#include "simd/gemm_simd.h"
+#include "math/packed_weights.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -44,65 +41,6 @@ struct Widened {
       data = copy.data();
     }
   }
-};
-
-// A float32 weight matrix B [k, n] that is a constant of the session and lies in the
-// mapped model file is packed once, when the kernel is made, on CPUs where the packed
-// product is used (AVX-512): products then skip packing it on every run. Nodes that share
-// the matrix (one initializer read by every layer) share one packed copy. The file's
-// pages under B are given back, so the packed copy takes their place in memory rather
-// than adding to it (should anything read B again, the pages come back from the file).
-// Weights the session computed (folded constants) are not packed: that would keep both.
-class PackedWeights {
- public:
-  static PackedWeights Of(const KernelInfo& info, size_t input) {
-    PackedWeights w;
-    const Tensor* b = info.constant_input(input);
-    if (b == nullptr || b->dtype() != DataType::kFloat || b->shape().rank() != 2 ||
-        b->num_elements() < (int64_t{1} << 14) || !PreferPackedSgemm() ||
-        !InMappedFile(b->raw_data(), b->byte_size())) {
-      return w;  // small ones pack cheaply on every run
-    }
-    w.k_ = b->shape()[0];
-    w.n_ = b->shape()[1];
-    // The packed copies alive, by the address of the matrix they pack: the KernelInfo of
-    // each holder keeps that matrix (and so its address) alive.
-    static std::mutex mu;
-    static std::map<const void*, std::weak_ptr<const Packed>> live;
-    std::lock_guard<std::mutex> lock(mu);
-    std::weak_ptr<const Packed>& entry = live[b->raw_data()];
-    w.packed_ = entry.lock();
-    if (w.packed_ == nullptr || w.packed_->k != w.k_ || w.packed_->n != w.n_) {
-      auto p = std::make_shared<Packed>();
-      p->k = w.k_;
-      p->n = w.n_;
-      p->storage.reset(new float[SgemmPackedBFloats(w.k_, w.n_) + 16]);
-      p->data = p->storage.get();
-      while (reinterpret_cast<uintptr_t>(p->data) % 64 != 0)
-        ++p->data;
-      SgemmPackB(w.k_, w.n_, b->data<float>(), w.n_, p->data);
-      ReleaseMappedPages(b->raw_data(), b->byte_size());
-      w.packed_ = p;
-      entry = p;
-    }
-    for (auto it = live.begin(); it != live.end();) {  // forget the copies gone
-      it = it->second.expired() ? live.erase(it) : std::next(it);
-    }
-    return w;
-  }
-  // The packed matrix when it is b's [k, n]; null otherwise.
-  const float* For(int64_t k, int64_t n) const {
-    return packed_ != nullptr && k == k_ && n == n_ ? packed_->data : nullptr;
-  }
-
- private:
-  struct Packed {
-    std::unique_ptr<float[]> storage;
-    float* data = nullptr;
-    int64_t k = 0, n = 0;
-  };
-  std::shared_ptr<const Packed> packed_;
-  int64_t k_ = 0, n_ = 0;
 };
 
 class MatMul : public KernelBase {
@@ -150,6 +88,7 @@ class MatMul : public KernelBase {
     const std::vector<int64_t> sa = BroadcastStrides(abatch, batch);
     const std::vector<int64_t> sb = BroadcastStrides(bbatch, batch);
     ThreadPool* pool = ctx.thread_pool();
+    Status status = Status::Ok();
     DispatchNumeric(a.dtype(), [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_same_v<T, bool>) {
@@ -173,9 +112,15 @@ class MatMul : public KernelBase {
           std::fill(dst, dst + rows * n, C(0));
           bool done = false;
           if constexpr (std::is_same_v<T, float>) {
-            done =
-                b.shape().rank() == 2 &&
-                PrepackedGemm(wa.data + oa * m * k, k, weights_.For(k, n), dst, rows, n, k, pool);
+            // A packed view (weights_.is_view()) is read by the packed product only.
+            done = b.shape().rank() == 2 &&
+                   PrepackedGemm(wa.data + oa * m * k, k, weights_.For(k, n), dst, rows, n, k, pool,
+                                 /*force=*/weights_.is_view());
+          }
+          if (!done && weights_.is_view()) {
+            status = Status(StatusCode::kInternal,
+                            ctx.info().Describe() + ": packed weights do not match B");
+            return;
           }
           if (!done) {
             Gemm2D<C>(wa.data + oa * m * k, k, 1, wb.data + ob * k * n, n, 1, dst, rows, n, k,
@@ -192,7 +137,7 @@ class MatMul : public KernelBase {
         }
       }
     });
-    return Status::Ok();
+    return status;
   }
 
  private:

@@ -20,6 +20,7 @@ const std::vector<GraphPass>& AllGraphPasses() {
       {"fuse_layer_norm", GraphOptimizationLevel::kExtended, &FuseLayerNorm},
       {"fuse_matmul_integer_scale", GraphOptimizationLevel::kExtended, &FuseMatMulIntegerScale},
       {"fuse_gelu", GraphOptimizationLevel::kExtended, &FuseGelu},
+      {"prepack_matmul_weights", GraphOptimizationLevel::kExtended, &PrepackMatMulWeights},
   };
   return passes;
 }

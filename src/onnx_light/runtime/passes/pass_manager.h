@@ -113,5 +113,6 @@ size_t FuseConvResidual(Graph& graph, const PassContext& ctx);
 size_t FuseLayerNorm(Graph& graph, const PassContext& ctx);
 size_t FuseMatMulIntegerScale(Graph& graph, const PassContext& ctx);
 size_t FuseGelu(Graph& graph, const PassContext& ctx);
+size_t PrepackMatMulWeights(Graph& graph, const PassContext& ctx);
 
 }  // namespace onnx_light::passes

@@ -1,0 +1,55 @@
+// A float32 constant matrix read only as the weights (B) of MatMul nodes is replaced by its
+// packed form (kernels/math/packed_weights.h), on the CPUs where the packed product runs:
+// the session then holds the weights once, packed, whether they were an initializer read
+// in place from the mapped file, a misaligned one copied out of it, or a folded value
+// (dequantized int8 weights). Skipped when the session writes its optimized model
+// (optimized_model_path needs the weights as they are), and for a matrix that anything
+// else reads: another input slot, another op, a subgraph, a graph output.
+#include <map>
+#include <vector>
+
+#include "../graph.h"
+#include "math/packed_weights.h"
+#include "pass_manager.h"
+
+namespace onnx_light::passes {
+
+size_t PrepackMatMulWeights(Graph& graph, const PassContext& ctx) {
+  if (!HasOnnxOp(graph, "MatMul") ||
+      (ctx.options != nullptr && !ctx.options->optimized_model_path.empty())) {
+    return 0;
+  }
+  const std::vector<std::vector<size_t>> consumers = Consumers(graph);
+  const std::vector<int> readers = ReaderCounts(graph);
+  // Constants that share storage (the folded outputs of Identity, one initializer read by
+  // every layer) are one matrix: packed once, and only if every one of them qualifies.
+  std::map<const void*, std::vector<size_t>> groups;
+  std::map<const void*, bool> qualifies;
+  for (size_t v = 0; v < graph.value_names.size(); ++v) {
+    const int value = static_cast<int>(v);
+    const Tensor* t = ConstantOf(graph, value);
+    if (t == nullptr || t->raw_data() == nullptr) continue;
+    bool weights_only = !consumers[v].empty() &&
+                        readers[v] == static_cast<int>(consumers[v].size());  // no graph output
+    for (size_t n : consumers[v]) {
+      const Graph::Node& node = graph.nodes[n];
+      weights_only = weights_only && IsOnnxOp(*node.proto, "MatMul") && node.inputs.size() == 2 &&
+                     node.inputs[1] == value && node.inputs[0] != value;
+    }
+    groups[t->raw_data()].push_back(v);
+    auto q = qualifies.emplace(t->raw_data(), true).first;
+    q->second = q->second && weights_only;
+  }
+  // Other holders of a constant's storage (the value table of a subgraph node's inputs is
+  // filled after the passes; the model's initializers are not tensors) are none here.
+  for (const auto& [data, values] : groups) {
+    if (!qualifies[data]) continue;
+    Tensor packed = graph.constants[values[0]].tensor;
+    if (!kernels::PackWeightsInPlace(&packed)) continue;
+    for (size_t v : values)
+      graph.constants[v].tensor = packed;
+  }
+  return 0;
+}
+
+}  // namespace onnx_light::passes
