@@ -611,3 +611,27 @@ def test_conv_residual_not_fused_when_the_conv_output_is_read_elsewhere():
     none = onnx_light.RuntimeSession(model, graph_optimization_level="none")
     opt = onnx_light.RuntimeSession(model)
     assert opt.planned_nodes == none.planned_nodes
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_fused_layer_and_rms_norm_rows_split_between_threads(threads):
+    # 3000 rows (more than two chunks of 16k values): chunks of rows on two threads give
+    # the one-thread values exactly.
+    for model in (layer_norm_model(), rms_model("one_over")):
+        d = model.graph.input[0].type.tensor_type.shape.dim[-1].dim_value
+        x = RNG.standard_normal((3, 1000, d)).astype(np.float32)
+        model.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 3
+        model.graph.input[0].type.tensor_type.shape.dim[1].dim_value = 1000
+        one = onnx_light.RuntimeSession(model).run(None, {"x": x})[0]
+        got = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})[0]
+        np.testing.assert_array_equal(got, one)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_gelu_split_between_threads_equals_one_thread(threads):
+    model = gelu_model("tanh_pow", "half_first")
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 1000
+    x = (RNG.standard_normal((1000, 33)) * 3).astype(np.float32)
+    one = onnx_light.RuntimeSession(model).run(None, {"x": x})[0]
+    got = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(got, one)

@@ -85,15 +85,16 @@ inline Result<bool> GetFlag(const KernelInfo& info, const char* name, bool defau
   return v != 0;
 }
 
-// Runs fn(begin, end) over [0, n), split across the pool when n is large.
+// Runs fn(begin, end) over [0, n), split across the pool when n is large: chunks of at
+// least `min_chunk` elements (64k for memory-bound passes; expensive ones, a GELU's tanh
+// or erf per element, pass less).
 template <typename Fn>
-void ParallelElements(ThreadPool* pool, int64_t n, Fn fn) {
-  constexpr int64_t kMinChunk = 1 << 16;
-  if (pool == nullptr || pool->threads() == 1 || n < 2 * kMinChunk) {
+void ParallelElements(ThreadPool* pool, int64_t n, Fn fn, int64_t min_chunk = int64_t{1} << 16) {
+  if (pool == nullptr || pool->threads() == 1 || n < 2 * min_chunk) {
     fn(int64_t{0}, n);
     return;
   }
-  pool->ParallelFor(n, kMinChunk, fn);
+  pool->ParallelFor(n, min_chunk, fn);
 }
 
 // The values of an int64 tensor input (shape, axes, ...), or an error naming `what`.

@@ -96,13 +96,38 @@ class MatMul : public KernelBase {
         Widened<T> wa(a.data<T>(), a.num_elements()), wb(b.data<T>(), b.num_elements());
         std::vector<C> acc(std::is_same_v<C, T> ? 0 : static_cast<size_t>(rows * n));
         T* yp = y->mutable_data<T>();
-        std::vector<int64_t> pos(batch.size(), 0);
-        for (int64_t t = 0; t < nbatch; ++t) {
-          int64_t oa = 0, ob = 0;
-          for (size_t d = 0; d < batch.size() && nbatch > 1; ++d) {
-            oa += pos[d] * sa[d];
-            ob += pos[d] * sb[d];
+        // Batch t's offsets into a and b (numpy broadcasting over the batch dims).
+        auto offsets = [&](int64_t t, int64_t* oa, int64_t* ob) {
+          *oa = 0;
+          *ob = 0;
+          for (size_t d = batch.size(); d-- > 0 && nbatch > 1;) {
+            const int64_t p = t % batch[d];
+            t /= batch[d];
+            *oa += p * sa[d];
+            *ob += p * sb[d];
           }
+        };
+        if constexpr (std::is_same_v<T, float>) {
+          // Many small float products (attention heads): whole products split between the
+          // threads, each on one thread (a product this small does not split itself).
+          if (nbatch > 1 && pool != nullptr && pool->threads() > 1 &&
+              rows * n * k < (int64_t{1} << 21) && nbatch * rows * n * k >= (int64_t{1} << 18)) {
+            pool->ParallelFor(nbatch, 1, [&](int64_t t0, int64_t t1) {
+              for (int64_t t = t0; t < t1; ++t) {
+                int64_t oa, ob;
+                offsets(t, &oa, &ob);
+                float* dst = yp + t * rows * n;
+                std::fill(dst, dst + rows * n, 0.0f);
+                Gemm2D<float>(wa.data + oa * m * k, k, 1, wb.data + ob * k * n, n, 1, dst, rows, n,
+                              k, nullptr);
+              }
+            });
+            return;
+          }
+        }
+        for (int64_t t = 0; t < nbatch; ++t) {
+          int64_t oa, ob;
+          offsets(t, &oa, &ob);
           C* dst;
           if constexpr (std::is_same_v<C, T>) {
             dst = yp + t * rows * n;
@@ -129,10 +154,6 @@ class MatMul : public KernelBase {
           if constexpr (!std::is_same_v<C, T>) {
             for (int64_t i = 0; i < rows * n; ++i)
               yp[t * rows * n + i] = static_cast<T>(acc[static_cast<size_t>(i)]);
-          }
-          for (size_t d = batch.size(); d-- > 0;) {
-            if (++pos[d] < batch[d]) break;
-            pos[d] = 0;
           }
         }
       }

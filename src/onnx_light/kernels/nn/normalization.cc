@@ -10,6 +10,7 @@
 #include "common/kernel_util.h"
 #include "common/window.h"
 #include "math/gemm.h"
+#include "onnx_light/runtime/thread_pool.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -416,9 +417,22 @@ class LayerNorm : public KernelBase {
       return true;
     }();
     if (x.dtype() == DataType::kFloat && identity) {
-      LayerNormRowsF32(x.data<float>(), scale.data<float>(),
-                       bias != nullptr ? bias->data<float>() : nullptr, y->mutable_data<float>(),
-                       outer, inner, epsilon_, kRms, mean_out, inv_out);
+      // Rows split between threads in chunks of at least ~16k values (a transformer's
+      // 64 x 512 activations: two chunks).
+      auto rows = [&](int64_t o0, int64_t o1) {
+        LayerNormRowsF32(x.data<float>() + o0 * inner, scale.data<float>(),
+                         bias != nullptr ? bias->data<float>() : nullptr,
+                         y->mutable_data<float>() + o0 * inner, o1 - o0, inner, epsilon_, kRms,
+                         mean_out != nullptr ? mean_out + o0 : nullptr,
+                         inv_out != nullptr ? inv_out + o0 : nullptr);
+      };
+      const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(1, inner));
+      ThreadPool* pool = ctx.thread_pool();
+      if (pool != nullptr && pool->threads() > 1 && outer >= 2 * grain) {
+        pool->ParallelFor(outer, grain, rows);
+      } else {
+        rows(0, outer);
+      }
       return Status::Ok();
     }
     ForFloat(x.dtype(), [&](auto tag) {

@@ -54,3 +54,27 @@ def test_gemm_trans_a_and_b_against_numpy():
     np.testing.assert_allclose(
         y, a.astype(np.float64).T @ w.astype(np.float64).T, rtol=1e-5, atol=1e-4
     )
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "a_shape, b_shape",
+    [
+        ((1, 6, 64, 64), (1, 6, 64, 64)),  # attention heads: whole products per thread
+        ((2, 3, 40, 64), (3, 64, 96)),  # b broadcast over the first batch dim
+        ((4, 1, 33, 17), (1, 5, 17, 40)),  # both broadcast
+        ((8, 128, 64), (8, 64, 128)),  # heads of 128 rows
+    ],
+)
+def test_batched_matmul_against_numpy(a_shape, b_shape, threads):
+    # Batches of small products run whole, split between threads; each batch must take
+    # its own offsets into a and b under broadcasting.
+    rng = np.random.default_rng(sum(a_shape) + sum(b_shape))
+    a = rng.uniform(-1, 1, a_shape).astype(np.float32)
+    b = rng.uniform(-1, 1, b_shape).astype(np.float32)
+    model = node_model("MatMul", [("a", F), ("b", F)], [("y", F)], opset=13)
+    s = onnx_light.RuntimeSession(model, intra_op_threads=threads)
+    got = s.run(None, {"a": a, "b": b})[0]
+    want = np.matmul(a.astype(np.float64), b.astype(np.float64))
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
