@@ -9,8 +9,8 @@
 namespace onnx_light::kernels {
 
 struct PackedWeights::Packed {
-  std::unique_ptr<float[]> storage;
-  float* data = nullptr;
+  Tensor storage;  // the packed floats (owning tensors are 64-byte aligned)
+  const float* data() const { return storage.data<float>(); }
   int64_t k = 0, n = 0;
   bool view = false;  // registered by the address of its own data (a session constant)
 };
@@ -40,15 +40,17 @@ bool Packable(const Tensor& b) {
          PreferPackedSgemm();
 }
 
+// b packed, or null when the memory for it cannot be had.
 std::shared_ptr<PackedWeights::Packed> Pack(const Tensor& b) {
   auto p = std::make_shared<PackedWeights::Packed>();
   p->k = b.shape()[0];
   p->n = b.shape()[1];
-  p->storage.reset(new float[SgemmPackedBFloats(p->k, p->n) + 16]);
-  p->data = p->storage.get();
-  while (reinterpret_cast<uintptr_t>(p->data) % 64 != 0)
-    ++p->data;
-  SgemmPackB(p->k, p->n, b.data<float>(), p->n, p->data);
+  Result<Shape> shape = Shape::Create({static_cast<int64_t>(SgemmPackedBFloats(p->k, p->n))});
+  if (!shape.ok()) return nullptr;
+  Result<Tensor> storage = Tensor::Allocate(DataType::kFloat, std::move(*shape));
+  if (!storage.ok()) return nullptr;
+  p->storage = std::move(*storage);
+  SgemmPackB(p->k, p->n, b.data<float>(), p->n, p->storage.mutable_data<float>());
   ReleaseMappedPages(b.raw_data(), b.byte_size());  // the model file's pages, if they are
   return p;
 }
@@ -67,7 +69,7 @@ PackedWeights PackedWeights::Of(const KernelInfo& info, size_t input) {
     p = nullptr;
     if (InMappedFile(b->raw_data(), b->byte_size())) {
       p = Pack(*b);
-      entry = p;
+      if (p != nullptr) entry = p;
     }
   }
   ForgetExpired();
@@ -80,23 +82,24 @@ PackedWeights PackedWeights::Of(const KernelInfo& info, size_t input) {
 }
 
 const float* PackedWeights::For(int64_t k, int64_t n) const {
-  return packed_ != nullptr && k == k_ && n == n_ ? packed_->data : nullptr;
+  return packed_ != nullptr && k == k_ && n == n_ ? packed_->data() : nullptr;
 }
 
 bool PackWeightsInPlace(Tensor* b) {
   if (!Packable(*b)) return false;
   std::shared_ptr<PackedWeights::Packed> p = Pack(*b);
+  if (p == nullptr) return false;
   p->view = true;
   Result<Shape> shape = Shape::Create({p->k, p->n});
   if (!shape.ok()) return false;
   // The view covers the first k * n packed floats (the packed form holds at least that
   // many); its owner keeps the packed storage alive.
-  Result<Tensor> view = Tensor::Borrow(DataType::kFloat, std::move(*shape), p->data,
+  Result<Tensor> view = Tensor::Borrow(DataType::kFloat, std::move(*shape), p->data(),
                                        static_cast<size_t>(p->k * p->n) * sizeof(float), p);
   if (!view.ok()) return false;
   {
     std::lock_guard<std::mutex> lock(RegistryMutex());
-    Registry()[p->data] = p;
+    Registry()[p->data()] = p;
     ForgetExpired();
   }
   *b = std::move(*view);

@@ -156,13 +156,22 @@ QGemmPackedB PackConstantB(const KernelInfo& info) {
   return packed;
 }
 
-class MatMulInteger : public KernelBase {
+// The integer-product kernels: B packed once when it is a constant (PackConstantB).
+class IntegerProductKernel : public KernelBase {
  public:
+  template <typename K>
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
-    auto k = std::unique_ptr<MatMulInteger>(new MatMulInteger());
+    auto k = std::make_unique<K>();
     k->packed_ = PackConstantB(info);
     return std::unique_ptr<KernelBase>(std::move(k));
   }
+
+ protected:
+  QGemmPackedB packed_;
+};
+
+class MatMulInteger : public IntegerProductKernel {
+ public:
   Status Compute(KernelContext& ctx) const override {
     auto output = [&ctx](const std::vector<int64_t>& dims) -> Result<int32_t*> {
       ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
@@ -172,9 +181,6 @@ class MatMulInteger : public KernelBase {
                          ctx.thread_pool(), output, &packed_)
         .status();
   }
-
- private:
-  QGemmPackedB packed_;
 };
 
 // onnx_light:MatMulIntegerToFloat (made by the fuse_matmul_integer_scale pass from
@@ -182,13 +188,8 @@ class MatMulInteger : public KernelBase {
 // optional b_zero_point, scale (float32, one value or one per column [N]); the int32
 // products are written into the float output and converted there, each times its scale:
 // float(product) * scale, the arithmetic of the three nodes it replaces, in one pass.
-class MatMulIntegerToFloat : public KernelBase {
+class MatMulIntegerToFloat : public IntegerProductKernel {
  public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
-    auto k = std::unique_ptr<MatMulIntegerToFloat>(new MatMulIntegerToFloat());
-    k->packed_ = PackConstantB(info);
-    return std::unique_ptr<KernelBase>(std::move(k));
-  }
   Status Compute(KernelContext& ctx) const override {
     Tensor* y = nullptr;
     auto output = [&ctx, &y](const std::vector<int64_t>& dims) -> Result<int32_t*> {
@@ -225,9 +226,6 @@ class MatMulIntegerToFloat : public KernelBase {
     }
     return Status::Ok();
   }
-
- private:
-  QGemmPackedB packed_;
 };
 
 // QLinearMatMul: the integer product scaled by a_scale * b_scale / y_scale (computed in
@@ -298,14 +296,14 @@ Status RegisterKernel_ai_onnx_MatMulInteger(KernelRegistry& r) {
   return r.Register(
       Def("MatMulInteger", 10,
           {{"T1", {0, 2}, {}, q}, {"T2", {1, 3}, {}, q}, {"T3", {}, {0}, {DataType::kInt32}}},
-          FactoryOf<MatMulInteger>()));
+          &IntegerProductKernel::Create<MatMulInteger>));
 }
 Status RegisterKernel_onnx_light_MatMulIntegerToFloat(KernelRegistry& r) {
   const std::vector<DataType> q = {DataType::kInt8, DataType::kUint8};
   KernelDef d =
       Def("MatMulIntegerToFloat", 1,
           {{"T1", {0, 2}, {}, q}, {"T2", {1, 3}, {}, q}, {"T", {4}, {0}, {DataType::kFloat}}},
-          FactoryOf<MatMulIntegerToFloat>());
+          &IntegerProductKernel::Create<MatMulIntegerToFloat>);
   d.domain = "onnx_light";
   d.arity.min_inputs = 5;
   d.arity.max_inputs = 5;

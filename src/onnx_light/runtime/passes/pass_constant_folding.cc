@@ -36,15 +36,13 @@ size_t FoldConstants(Graph& graph, const PassContext& pass) {
       foldable = foldable && (v < 0 || fixed[static_cast<size_t>(v)]);
     foldable = foldable && !HasSubgraph(*node.proto);  // control flow stays
     if (foldable) {
-      Result<std::unique_ptr<KernelBase>> kernel = node.def->create(*node.info);
-      if (kernel.ok()) {
-        std::vector<const Value*> in;
-        for (int v : node.inputs)
-          in.push_back(v >= 0 ? &graph.constants[static_cast<size_t>(v)] : nullptr);
-        std::vector<Value> out(node.outputs.size());
-        KernelContext ctx(node.info.get(), in, &out, nullptr, &options.shape_limits,
-                          options.max_tensor_bytes);
-        bool ok = (*kernel)->Compute(ctx).ok();
+      std::vector<const Value*> in;
+      for (int v : node.inputs)
+        in.push_back(v >= 0 ? &graph.constants[static_cast<size_t>(v)] : nullptr);
+      Result<std::vector<Value>> run = RunNodeOnce(node, in, options);
+      if (run.ok()) {
+        std::vector<Value>& out = *run;
+        bool ok = true;
         for (size_t o = 0; ok && o < node.outputs.size(); ++o) {
           const int v = node.outputs[o];
           ok = v < 0 || (!out[o].is_sequence() &&

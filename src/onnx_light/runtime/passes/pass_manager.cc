@@ -122,6 +122,17 @@ const Tensor* ConstantOf(const Graph& graph, int v) {
   return graph.constants[static_cast<size_t>(v)].tensor_or_null();
 }
 
+Result<std::vector<Value>> RunNodeOnce(const Graph::Node& node,
+                                       const std::vector<const Value*>& inputs,
+                                       const SessionOptions& options) {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(std::unique_ptr<KernelBase> kernel, node.def->create(*node.info));
+  std::vector<Value> out(node.outputs.size());
+  KernelContext ctx(node.info.get(), inputs, &out, nullptr, &options.shape_limits,
+                    options.max_tensor_bytes);
+  ONNX_LIGHT_RETURN_IF_ERROR(kernel->Compute(ctx));
+  return out;
+}
+
 bool ScalarConstant(const Graph& graph, int v, float* out) {
   const Tensor* t = ConstantOf(graph, v);
   if (t == nullptr || t->dtype() != DataType::kFloat || t->num_elements() != 1) return false;

@@ -83,6 +83,12 @@ Result<Graph::Node> MakeNode(Graph& graph, const PassContext& ctx, onnx::NodePro
 Status ReplaceNode(Graph& graph, const PassContext& ctx, Graph::Node& n, onnx::NodeProto proto,
                    std::vector<int> inputs);
 
+// Runs `node`'s kernel once on `inputs` (one per input slot, null for an absent one): its
+// outputs, or the kernel's error. Constant folding runs every node it folds this way.
+Result<std::vector<Value>> RunNodeOnce(const Graph::Node& node,
+                                       const std::vector<const Value*>& inputs,
+                                       const SessionOptions& options);
+
 // The value of v when it is a one-element float32 constant (false otherwise).
 bool ScalarConstant(const Graph& graph, int v, float* out);
 

@@ -23,30 +23,31 @@ size_t PrepackMatMulWeights(Graph& graph, const PassContext& ctx) {
   const std::vector<int> readers = ReaderCounts(graph);
   // Constants that share storage (the folded outputs of Identity, one initializer read by
   // every layer) are one matrix: packed once, and only if every one of them qualifies.
-  std::map<const void*, std::vector<size_t>> groups;
-  std::map<const void*, bool> qualifies;
+  struct Group {
+    std::vector<size_t> values;
+    bool weights_only = true;
+  };
+  std::map<const void*, Group> groups;
   for (size_t v = 0; v < graph.value_names.size(); ++v) {
     const int value = static_cast<int>(v);
     const Tensor* t = ConstantOf(graph, value);
     if (t == nullptr || t->raw_data() == nullptr) continue;
-    bool weights_only = !consumers[v].empty() &&
-                        readers[v] == static_cast<int>(consumers[v].size());  // no graph output
+    Group& g = groups[t->raw_data()];
+    g.values.push_back(v);
+    g.weights_only = g.weights_only && !consumers[v].empty() &&
+                     readers[v] == static_cast<int>(consumers[v].size());  // no graph output
     for (size_t n : consumers[v]) {
       const Graph::Node& node = graph.nodes[n];
-      weights_only = weights_only && IsOnnxOp(*node.proto, "MatMul") && node.inputs.size() == 2 &&
-                     node.inputs[1] == value && node.inputs[0] != value;
+      g.weights_only = g.weights_only && IsOnnxOp(*node.proto, "MatMul") &&
+                       node.inputs.size() == 2 && node.inputs[1] == value &&
+                       node.inputs[0] != value;
     }
-    groups[t->raw_data()].push_back(v);
-    auto q = qualifies.emplace(t->raw_data(), true).first;
-    q->second = q->second && weights_only;
   }
-  // Other holders of a constant's storage (the value table of a subgraph node's inputs is
-  // filled after the passes; the model's initializers are not tensors) are none here.
-  for (const auto& [data, values] : groups) {
-    if (!qualifies[data]) continue;
-    Tensor packed = graph.constants[values[0]].tensor;
+  for (const auto& [data, g] : groups) {
+    if (!g.weights_only) continue;
+    Tensor packed = graph.constants[g.values[0]].tensor;
     if (!kernels::PackWeightsInPlace(&packed)) continue;
-    for (size_t v : values)
+    for (size_t v : g.values)
       graph.constants[v].tensor = packed;
   }
   return 0;

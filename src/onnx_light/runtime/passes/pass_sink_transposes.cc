@@ -13,7 +13,6 @@
 // than the Transposes that go. Repeated until nothing moves; each move takes a Transpose
 // further down the (topological) node order, so it ends.
 #include <algorithm>
-#include <cstring>
 #include <string>
 
 #include "../graph.h"
@@ -60,38 +59,6 @@ bool IsTranspose(const Graph::Node& n) {
 std::vector<int64_t> PermOf(const Graph::Node& n) {
   Result<std::vector<int64_t>> p = n.info->GetInts("perm");
   return p.ok() ? *p : std::vector<int64_t>();
-}
-
-// A constant tensor of rank <= perm.size(), unsqueezed to that rank and transposed by
-// `inverse` (so that op(Transpose(x, P), c) == Transpose(op(x, c'), P)).
-Result<Tensor> PermuteConstant(const Tensor& c, const std::vector<int64_t>& inverse) {
-  const size_t rank = inverse.size();
-  std::vector<int64_t> dims(rank - c.shape().rank(), 1);
-  for (int64_t d : c.shape().dims())
-    dims.push_back(d);
-  std::vector<int64_t> out(rank);
-  for (size_t i = 0; i < rank; ++i)
-    out[i] = dims[static_cast<size_t>(inverse[i])];
-  ONNX_LIGHT_ASSIGN_OR_RETURN(Shape shape, Shape::Create(out));
-  ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(c.dtype(), std::move(shape)));
-  const size_t item = static_cast<size_t>(DataTypeBitWidth(c.dtype()) / 8);
-  std::vector<int64_t> in_stride(rank, 1);
-  for (size_t i = rank - 1; i-- > 0;)
-    in_stride[i] = in_stride[i + 1] * dims[i + 1];
-  std::vector<int64_t> pos(rank, 0);
-  const auto* src = static_cast<const unsigned char*>(c.raw_data());
-  auto* dst = static_cast<unsigned char*>(t.mutable_raw_data());
-  for (int64_t j = 0; j < t.num_elements(); ++j) {
-    int64_t s = 0;
-    for (size_t i = 0; i < rank; ++i)
-      s += pos[i] * in_stride[static_cast<size_t>(inverse[i])];
-    std::memcpy(dst + j * static_cast<int64_t>(item), src + s * static_cast<int64_t>(item), item);
-    for (size_t i = rank; i-- > 0;) {
-      if (++pos[i] < out[i]) break;
-      pos[i] = 0;
-    }
-  }
-  return t;
 }
 
 class Sinker {
@@ -300,11 +267,9 @@ class Sinker {
       if (v < 0 || (clip && k > 0)) continue;
       if (v == y) {
         v = x;
-      } else if (const Tensor* c = ConstantOf(g_, v)) {
-        Result<Tensor> permuted = PermuteConstant(*c, inverse);
-        if (!permuted.ok()) return false;
-        v = AddConstant(g_, g_.value_names[static_cast<size_t>(v)] + "_transposed",
-                        std::move(*permuted));
+      } else if (ConstantOf(g_, v) != nullptr) {
+        v = PermutedConstant(v, inverse, t_proto, opset);
+        if (v < 0) return false;
       } else {
         v = g_.nodes[static_cast<size_t>(g_.producer[static_cast<size_t>(v)])].inputs[0];
       }
@@ -330,6 +295,36 @@ class Sinker {
     }
     inserts->emplace_back(r, std::move(*moved));
     return true;
+  }
+
+  // Constant v unsqueezed to rank inverse.size() and transposed by `inverse` (so that
+  // op(Transpose(x, P), c) == Transpose(op(x, c'), P)), computed by the Transpose kernel
+  // itself; the new constant's index, or -1.
+  int PermutedConstant(int v, const std::vector<int64_t>& inverse, const onnx::NodeProto& t_proto,
+                       int opset) {
+    const Tensor& c = *ConstantOf(g_, v);
+    if (ctx_.options == nullptr) return -1;
+    std::vector<int64_t> dims(inverse.size() - c.shape().rank(), 1);
+    dims.insert(dims.end(), c.shape().dims().begin(), c.shape().dims().end());
+    Result<Shape> shape = Shape::Create(dims);
+    if (!shape.ok()) return -1;
+    Result<Tensor> lifted = c.Reshaped(std::move(*shape));
+    if (!lifted.ok()) return -1;
+    const int out = AddValue(g_, g_.value_names[static_cast<size_t>(v)] + "_transposed", c.dtype(),
+                             ValueKind::kTensor);
+    onnx::NodeProto tp = t_proto;
+    tp.input.clear();
+    tp.input.push_back(g_.value_names[static_cast<size_t>(v)]);
+    tp.output.clear();
+    tp.output.push_back(g_.value_names[static_cast<size_t>(out)]);
+    SetPerm(&tp, inverse);
+    Result<Graph::Node> node = MakeNode(g_, ctx_, std::move(tp), {v}, {out}, opset);
+    if (!node.ok()) return -1;
+    const Value in{std::move(*lifted), nullptr};
+    Result<std::vector<Value>> run = RunNodeOnce(*node, {&in}, *ctx_.options);
+    if (!run.ok() || run->empty()) return -1;
+    g_.constants[static_cast<size_t>(out)] = std::move((*run)[0]);
+    return out;
   }
 
   // Transpose(Transpose(x, a), b) as one perm; empty when it is the identity.
