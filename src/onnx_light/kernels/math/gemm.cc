@@ -98,7 +98,7 @@ bool Run(const T* a, int64_t lda_row, int64_t lda_col, const T* b, int64_t ldb_r
              static_cast<int>(lda_col), c + j0);
       }
     };
-    if (pool != nullptr && pool->threads() > 1 && n * k >= (int64_t{1} << 18) && n >= 64) {
+    if (pool != nullptr && pool->threads() > 1 && n * k >= (int64_t{1} << 15) && n >= 64) {
       pool->ParallelFor(n, std::max<int64_t>(32, n / pool->threads()), cols);
     } else {
       cols(0, n);

@@ -206,7 +206,7 @@ void ConvGemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, f
     auto rows = [&](int64_t i0, int64_t i1) {
       SgemmNarrow(i1 - i0, n, k, a + i0 * k, k, work, k, c + i0 * ldc, ldc);
     };
-    const int64_t grain = std::max<int64_t>(16, (int64_t{1} << 18) / std::max<int64_t>(1, n * k));
+    const int64_t grain = std::max<int64_t>(16, (int64_t{1} << 15) / std::max<int64_t>(1, n * k));
     if (pool != nullptr && m > grain) {
       pool->ParallelFor(m, grain, rows);
     } else {

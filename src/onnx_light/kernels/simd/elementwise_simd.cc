@@ -184,6 +184,68 @@ void ReluF32(const float* x, float* y, size_t n) {
     return hn::IfThenElse(hn::Lt(v, hn::Zero(d)), hn::Zero(d), v);  // NaN stays NaN
   });
 }
+// Sums in double: float lanes promoted, four independent accumulators (one chain of
+// double additions would wait on its latency), the tail added last.
+double SumF32InF64(const float* x, size_t n, bool squares) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const size_t l = hn::Lanes(dd);
+  auto a0 = hn::Zero(dd), a1 = a0, a2 = a0, a3 = a0;
+  const auto load = [&](size_t i) {
+    const auto v = hn::PromoteTo(dd, hn::LoadU(df, x + i));
+    return squares ? hn::Mul(v, v) : v;
+  };
+  size_t i = 0;
+  for (; i + 4 * l <= n; i += 4 * l) {
+    a0 = hn::Add(a0, load(i));
+    a1 = hn::Add(a1, load(i + l));
+    a2 = hn::Add(a2, load(i + 2 * l));
+    a3 = hn::Add(a3, load(i + 3 * l));
+  }
+  for (; i + l <= n; i += l)
+    a0 = hn::Add(a0, load(i));
+  double sum = hn::GetLane(hn::SumOfLanes(dd, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))));
+  for (; i < n; ++i) {
+    const double v = x[i];
+    sum += squares ? v * v : v;
+  }
+  return sum;
+}
+// Column sums: four vectors of sums stay in registers while every row adds to them (rows
+// in order, as a scalar walk would add them), so each row's two cache lines are read whole.
+void SumRowsF32InF64(const float* x, size_t stride, size_t rows, size_t n, bool squares,
+                     double* out) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const size_t l = hn::Lanes(dd);
+  const auto load = [&](const float* p) {
+    const auto v = hn::PromoteTo(dd, hn::LoadU(df, p));
+    return squares ? hn::Mul(v, v) : v;
+  };
+  size_t i = 0;
+  for (; i + 4 * l <= n; i += 4 * l) {
+    auto a0 = hn::Zero(dd), a1 = a0, a2 = a0, a3 = a0;
+    for (size_t r = 0; r < rows; ++r) {
+      const float* p = x + r * stride + i;
+      a0 = hn::Add(a0, load(p));
+      a1 = hn::Add(a1, load(p + l));
+      a2 = hn::Add(a2, load(p + 2 * l));
+      a3 = hn::Add(a3, load(p + 3 * l));
+    }
+    hn::StoreU(a0, dd, out + i);
+    hn::StoreU(a1, dd, out + i + l);
+    hn::StoreU(a2, dd, out + i + 2 * l);
+    hn::StoreU(a3, dd, out + i + 3 * l);
+  }
+  for (; i < n; ++i) {
+    double acc = 0;
+    for (size_t r = 0; r < rows; ++r) {
+      const double v = x[r * stride + i];
+      acc += squares ? v * v : v;
+    }
+    out[i] = acc;
+  }
+}
 size_t Float32LanesImpl() {
   return hn::Lanes(hn::ScalableTag<float>());
 }
@@ -208,6 +270,8 @@ HWY_EXPORT(LogF16);
 HWY_EXPORT(LogBF16);
 HWY_EXPORT(ReluF32);
 HWY_EXPORT(ExpShiftedF32);
+HWY_EXPORT(SumF32InF64);
+HWY_EXPORT(SumRowsF32InF64);
 HWY_EXPORT(Float32LanesImpl);
 HWY_EXPORT(TargetNameImpl);
 
@@ -222,6 +286,13 @@ void LeakyReluF16(const uint16_t* x, uint16_t* y, size_t n, float alpha) {
 }
 void LeakyReluBF16(const uint16_t* x, uint16_t* y, size_t n, float alpha) {
   HWY_DYNAMIC_DISPATCH(LeakyReluBF16)(x, y, n, alpha);
+}
+double SumF32InF64(const float* x, size_t n, bool squares) {
+  return HWY_DYNAMIC_DISPATCH(SumF32InF64)(x, n, squares);
+}
+void SumRowsF32InF64(const float* x, size_t stride, size_t rows, size_t n, bool squares,
+                     double* out) {
+  HWY_DYNAMIC_DISPATCH(SumRowsF32InF64)(x, stride, rows, n, squares, out);
 }
 void LogF32(const float* x, float* y, size_t n) {
   HWY_DYNAMIC_DISPATCH(LogF32)(x, y, n);

@@ -1,6 +1,7 @@
 """float32 Softmax along the last axis (attention scores): rows split across threads,
-the row maximum from running maxima; against numpy in float64 (rtol 1e-6: exp within one
-ULP, one float sum), with -inf entries (masked), a NaN row passing NaN through, and rows
+the row maximum from running maxima; against numpy in float64 (rtol 3e-6: exp within one
+ULP, and a float sum of up to 1000 terms in vector partial sums, whose rounding depends on
+the vector width: 1.1e-6 seen with SSE4's four lanes), with -inf entries (masked), a NaN row passing NaN through, and rows
 shorter and longer than a vector."""
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def test_softmax_rows_match_numpy(shape, threads):
     got = s.run(None, {"x": x})[0]
     x64 = x.astype(np.float64)
     e = np.exp(x64 - x64.max(axis=-1, keepdims=True))
-    np.testing.assert_allclose(got, e / e.sum(axis=-1, keepdims=True), rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(got, e / e.sum(axis=-1, keepdims=True), rtol=3e-6, atol=1e-12)
     bad = x.copy()
     bad.reshape(-1, shape[-1])[-1, 0] = np.nan
     got = s.run(None, {"x": bad})[0].reshape(-1, shape[-1])
