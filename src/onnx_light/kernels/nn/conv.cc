@@ -26,7 +26,8 @@ struct ConvState : KernelState {
 };
 
 // The activation of a FusedConv node (ORT's com.microsoft FusedConv attributes:
-// activation, activation_params), extended with HardSwish and Silu (x * sigmoid(x)).
+// activation, activation_params), extended with HardSwish and Silu (x * sigmoid(x)) and
+// with post_scale and post_shift, applied after the activation.
 Result<Activation> ReadActivation(const KernelInfo& info) {
   ONNX_LIGHT_ASSIGN_OR_RETURN(std::string name, info.GetString("activation", ""));
   std::vector<float> params;
@@ -65,6 +66,15 @@ Result<Activation> ReadActivation(const KernelInfo& info) {
     Activation act{k.kind, k.a, k.b};
     if (params.size() > 0) act.a = params[0];
     if (params.size() > 1) act.b = params[1];
+    // onnx_light's extension: a scale and a shift after the activation (fuse_conv_affine).
+    if (info.HasAttribute("post_scale")) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(act.scale, info.GetFloat("post_scale", 1.0f));
+      act.has_scale = true;
+    }
+    if (info.HasAttribute("post_shift")) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(act.shift, info.GetFloat("post_shift", 0.0f));
+      act.has_shift = true;
+    }
     return act;
   }
   return Status(StatusCode::kInvalidModel, info.Describe() + ": unknown activation '" + name +
@@ -163,7 +173,7 @@ class Conv : public KernelBase {
                 scratch, ctx.thread_pool());
     } else {
       ComputeGeneral(ctx, x, wt, bias, w, batch, c_in, m, cg, y, state);
-      if (fused_ && (z != nullptr || act.kind != ActivationKind::kNone)) {
+      if (fused_ && (z != nullptr || HasEffect(act))) {
         // FusedConv is float32: the 3-D case finishes here.
         BiasActivationF32(y->mutable_data<float>(), static_cast<size_t>(y->num_elements()), 0.0f,
                           z != nullptr ? z->data<float>() : nullptr, act);
@@ -184,7 +194,7 @@ class Conv : public KernelBase {
     float* out = y->mutable_data<float>();
     BroadcastApply(conv.data<float>(), conv.shape(), z.data<float>(), z.shape(), out, dims,
                    ctx.thread_pool(), [](float a, float b) { return a + b; });
-    if (act_.kind != ActivationKind::kNone) {
+    if (HasEffect(act_)) {
       ActivationF32(out, out, static_cast<size_t>(y->num_elements()), act_);
     }
     return Status::Ok();

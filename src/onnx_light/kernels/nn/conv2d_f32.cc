@@ -41,7 +41,7 @@ void DepthwisePlane(const float* x, const float* w, float bias, const float* z, 
       }
     }
   }
-  if (z != nullptr || act.kind != ActivationKind::kNone) {
+  if (z != nullptr || HasEffect(act)) {
     BiasActivationF32(y, static_cast<size_t>(s.oh * s.ow), 0.0f, z, act);
   }
 }
@@ -476,7 +476,7 @@ void Conv2DF32(const float* x, const float* w, const float* bias, const float* z
       const int64_t ch = g * p.mg + oc;
       float* out = yg + oc * p.out_plane + oh0 * s.ow;
       if (!into_y) std::memcpy(out, dst + oc * n, static_cast<size_t>(n) * sizeof(float));
-      if (z != nullptr || act.kind != ActivationKind::kNone) {
+      if (z != nullptr || HasEffect(act)) {
         BiasActivationF32(out, static_cast<size_t>(n), 0.0f,
                           z != nullptr ? z + (b * s.m + ch) * p.out_plane + oh0 * s.ow : nullptr,
                           act);

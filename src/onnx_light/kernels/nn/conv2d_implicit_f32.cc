@@ -157,7 +157,7 @@ void PointwiseConvF32(const float* x, const float* w, const float* bias, const f
     off[c] = c * p.n;
     tail_off[c] = c * p.tile;
   }
-  const bool epilogue = z != nullptr || act.kind != ActivationKind::kNone;
+  const bool epilogue = z != nullptr || HasEffect(act);
   for (int64_t b = 0; b < s.batch; ++b) {
     for (int64_t g = 0; g < s.group; ++g) {
       const float* xg = x + (b * s.c_in + g * p.cg) * p.n;
@@ -239,7 +239,7 @@ void ImplicitConvF32(const float* x, const float* w, const float* bias, const fl
     }
   }
   const int64_t in_plane = s.h * s.w, out_plane = s.oh * s.ow;
-  const bool epilogue = z != nullptr || act.kind != ActivationKind::kNone;
+  const bool epilogue = z != nullptr || HasEffect(act);
   for (int64_t g = 0; g < s.group; ++g) {
     for (int64_t b = 0; b < s.batch; ++b) {
       const float* xg = x + (b * s.c_in + g * p.cg) * in_plane;

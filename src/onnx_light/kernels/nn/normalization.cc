@@ -11,6 +11,7 @@
 #include "common/window.h"
 #include "math/gemm.h"
 #include "onnx_light/runtime/thread_pool.h"
+#include "simd/elementwise_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -313,7 +314,7 @@ class LpNorm : public KernelBase {
 };
 
 // Rows of a float32 layer (or RMS) normalization with a scale and bias of the row's size:
-// mean and variance in double, y = (x - mean) * (inv * scale) + bias in float.
+// mean and variance in double (SIMD), y = (x - mean) * (inv * scale) + bias in float.
 void LayerNormRowsF32(const float* x, const float* scale, const float* bias, float* y,
                       int64_t outer, int64_t inner, float epsilon, bool rms, float* mean_out,
                       float* inv_out) {
@@ -321,9 +322,10 @@ void LayerNormRowsF32(const float* x, const float* scale, const float* bias, flo
   for (int64_t o = 0; o < outer; ++o) {
     const float* row = x + o * inner;
     float* out = y + o * inner;
-    const double mu = rms ? 0.0 : SumF64(row, inner) / static_cast<double>(inner);
+    const auto n = static_cast<size_t>(inner);
+    const double mu = rms ? 0.0 : SumF32InF64(row, n, false) / static_cast<double>(inner);
     const auto muf = static_cast<float>(mu);
-    const double s2 = SumF64(row, inner, [mu](double v) { return (v - mu) * (v - mu); });
+    const double s2 = SumF32InF64(row, n, true, mu);
     const double inv =
         1.0 / std::sqrt(s2 / static_cast<double>(inner) + static_cast<double>(epsilon));
     if (mean_out != nullptr) mean_out[o] = muf;

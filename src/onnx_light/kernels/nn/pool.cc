@@ -10,6 +10,7 @@
 #include "common/window.h"
 #include "math/gemm.h"
 #include "onnx_light/runtime/thread_pool.h"
+#include "simd/elementwise_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -404,19 +405,27 @@ class GlobalPool : public KernelBase {
       using T = decltype(tag);
       const T* xp = x.data<T>();
       T* yp = y->mutable_data<T>();
-      for (int64_t p = 0; p < nc; ++p) {
-        const T* xc = xp + p * sz;
-        if constexpr (!kMax) {
-          yp[p] = static_cast<T>(SumF64(xc, sz) / static_cast<double>(sz));  // in double
-        } else if constexpr (std::is_same_v<T, float>) {
-          yp[p] = MaxF32(xc, sz);  // NaN skipped, as std::max skips it below
-        } else {
-          double acc = -std::numeric_limits<double>::infinity();
-          for (int64_t i = 0; i < sz; ++i)
-            acc = std::max(acc, static_cast<double>(xc[i]));
-          yp[p] = static_cast<T>(acc);
+      auto planes = [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p) {
+          const T* xc = xp + p * sz;
+          if constexpr (!kMax && std::is_same_v<T, float>) {  // in SIMD doubles
+            yp[p] = static_cast<float>(SumF32InF64(xc, static_cast<size_t>(sz), false) /
+                                       static_cast<double>(sz));
+          } else if constexpr (!kMax) {
+            yp[p] = static_cast<T>(SumF64(xc, sz) / static_cast<double>(sz));  // in double
+          } else if constexpr (std::is_same_v<T, float>) {
+            yp[p] = MaxF32(xc, sz);  // NaN skipped, as std::max skips it below
+          } else {
+            double acc = -std::numeric_limits<double>::infinity();
+            for (int64_t i = 0; i < sz; ++i)
+              acc = std::max(acc, static_cast<double>(xc[i]));
+            yp[p] = static_cast<T>(acc);
+          }
         }
-      }
+      };
+      // Planes split between threads in chunks of at least ~32k elements.
+      ParallelElements(ctx.thread_pool(), nc, planes,
+                       std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(1, sz)));
     });
     return Status::Ok();
   }

@@ -156,8 +156,11 @@ HWY_INLINE V ActivateNumbers(D d, V v, const Activation& act) {
 // NaN in, NaN out, whatever Min/Max do with it on this target.
 template <class D, class V>
 HWY_INLINE V Activate(D d, V v, const Activation& act) {
-  if (act.kind == ActivationKind::kNone) return v;
-  return hn::IfThenElse(hn::IsNaN(v), v, ActivateNumbers(d, v, act));
+  if (act.kind != ActivationKind::kNone)
+    v = hn::IfThenElse(hn::IsNaN(v), v, ActivateNumbers(d, v, act));
+  if (act.has_scale) v = hn::Mul(v, hn::Set(d, act.scale));
+  if (act.has_shift) v = hn::Add(v, hn::Set(d, act.shift));
+  return v;
 }
 
 void ActivationF32(const float* x, float* y, size_t n, const Activation& act) {
@@ -331,7 +334,7 @@ void DirectRows(const float* xp, int64_t cstride, int64_t pw, int64_t channels, 
   using V = hn::Vec<decltype(d)>;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
   constexpr size_t kB = OC >= 4 ? 4 : 8 / OC;  // vectors per step: at most 16 accumulators
-  const bool epilogue = z != nullptr || act.kind != ActivationKind::kNone;
+  const bool epilogue = z != nullptr || HasEffect(act);
   for (int64_t oh = oh0; oh < oh1; ++oh) {
     int64_t j = 0;
     V acc[OC][kB];

@@ -24,10 +24,18 @@ enum class ActivationKind : uint8_t {
   kGelu,      // 0.5 x (1 + erf(x / sqrt 2))
   kGeluTanh,  // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
 };
+// After the activation, an optional scale and shift (Paddle's "learnable affine" after
+// HardSwish: Mul and Add by scalars), each rounded as the separate op rounds it.
 struct Activation {
   ActivationKind kind = ActivationKind::kNone;
   float a = 0, b = 0;
+  bool has_scale = false, has_shift = false;
+  float scale = 1, shift = 0;
 };
+// Whether the activation changes anything (the epilogue can be skipped when not).
+inline bool HasEffect(const Activation& act) {
+  return act.kind != ActivationKind::kNone || act.has_scale || act.has_shift;
+}
 
 // y[i] += a * x[i * stride] for i < n (any stride; 1 and 2 vectorized).
 void AxpyStridedF32(float* y, const float* x, size_t n, float a, size_t stride);
@@ -36,7 +44,8 @@ void DeinterleaveF32(const float* x, size_t n, float* even, float* odd);
 // y[i] = act(x[i]): the unary ops with a vector form (Tanh, Sigmoid, HardSigmoid,
 // HardSwish, Exp, ...), within a few ULP of the C library. In place allowed.
 void ActivationF32(const float* x, float* y, size_t n, const Activation& act);
-// y[i] = act(y[i] + bias + (z ? z[i] : 0)): the epilogue of one output plane.
+// y[i] = act(y[i] + bias + (z ? z[i] : 0)): the epilogue of one output plane (the
+// activation's scale and shift included, as everywhere an Activation is applied).
 void BiasActivationF32(float* y, size_t n, float bias, const float* z, const Activation& act);
 
 // A depthwise convolution's window over one plane: kernel kh x kw, strides (sh, sw = 1 or

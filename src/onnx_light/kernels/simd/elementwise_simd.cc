@@ -186,13 +186,14 @@ void ReluF32(const float* x, float* y, size_t n) {
 }
 // Sums in double: float lanes promoted, four independent accumulators (one chain of
 // double additions would wait on its latency), the tail added last.
-double SumF32InF64(const float* x, size_t n, bool squares) {
+double SumF32InF64(const float* x, size_t n, bool squares, double center) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
   const size_t l = hn::Lanes(dd);
   auto a0 = hn::Zero(dd), a1 = a0, a2 = a0, a3 = a0;
+  const auto c = hn::Set(dd, center);
   const auto load = [&](size_t i) {
-    const auto v = hn::PromoteTo(dd, hn::LoadU(df, x + i));
+    const auto v = hn::Sub(hn::PromoteTo(dd, hn::LoadU(df, x + i)), c);
     return squares ? hn::Mul(v, v) : v;
   };
   size_t i = 0;
@@ -206,7 +207,7 @@ double SumF32InF64(const float* x, size_t n, bool squares) {
     a0 = hn::Add(a0, load(i));
   double sum = hn::GetLane(hn::SumOfLanes(dd, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))));
   for (; i < n; ++i) {
-    const double v = x[i];
+    const double v = static_cast<double>(x[i]) - center;
     sum += squares ? v * v : v;
   }
   return sum;
@@ -287,8 +288,8 @@ void LeakyReluF16(const uint16_t* x, uint16_t* y, size_t n, float alpha) {
 void LeakyReluBF16(const uint16_t* x, uint16_t* y, size_t n, float alpha) {
   HWY_DYNAMIC_DISPATCH(LeakyReluBF16)(x, y, n, alpha);
 }
-double SumF32InF64(const float* x, size_t n, bool squares) {
-  return HWY_DYNAMIC_DISPATCH(SumF32InF64)(x, n, squares);
+double SumF32InF64(const float* x, size_t n, bool squares, double center) {
+  return HWY_DYNAMIC_DISPATCH(SumF32InF64)(x, n, squares, center);
 }
 void SumRowsF32InF64(const float* x, size_t stride, size_t rows, size_t n, bool squares,
                      double* out) {

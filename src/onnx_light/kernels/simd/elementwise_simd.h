@@ -32,10 +32,11 @@ void ReluF32(const float* x, float* y, size_t n);
 // the body of a softmax row. x == -inf gives 0; NaN propagates. In place allowed.
 float ExpShiftedF32(const float* x, float* y, size_t n, float shift);
 
-// Reductions of float32 in double (rounded by the caller): the sum of x (or of x * x), and
+// Reductions of float32 in double (rounded by the caller): the sum of x - center (or of its
+// square: a variance's sum with center = the mean), and
 // column sums out[i] = sum over r < rows of x[r * stride + i] (or its square), rows added
 // in order.
-double SumF32InF64(const float* x, size_t n, bool squares);
+double SumF32InF64(const float* x, size_t n, bool squares, double center = 0.0);
 void SumRowsF32InF64(const float* x, size_t stride, size_t rows, size_t n, bool squares,
                      double* out);
 

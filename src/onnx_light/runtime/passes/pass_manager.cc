@@ -17,6 +17,7 @@ const std::vector<GraphPass>& AllGraphPasses() {
       {"fold_affine_into_conv", GraphOptimizationLevel::kExtended, &FoldAffineIntoConv},
       {"fuse_conv_activation", GraphOptimizationLevel::kExtended, &FuseConvActivation},
       {"fuse_conv_residual", GraphOptimizationLevel::kExtended, &FuseConvResidual},
+      {"fuse_conv_affine", GraphOptimizationLevel::kExtended, &FuseConvAffine},
       {"fuse_layer_norm", GraphOptimizationLevel::kExtended, &FuseLayerNorm},
       {"fuse_matmul_integer_scale", GraphOptimizationLevel::kExtended, &FuseMatMulIntegerScale},
       {"fuse_gelu", GraphOptimizationLevel::kExtended, &FuseGelu},

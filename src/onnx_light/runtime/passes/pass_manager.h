@@ -116,6 +116,7 @@ size_t FoldBatchNormIntoConv(Graph& graph, const PassContext& ctx);
 size_t FoldAffineIntoConv(Graph& graph, const PassContext& ctx);
 size_t FuseConvActivation(Graph& graph, const PassContext& ctx);
 size_t FuseConvResidual(Graph& graph, const PassContext& ctx);
+size_t FuseConvAffine(Graph& graph, const PassContext& ctx);
 size_t FuseLayerNorm(Graph& graph, const PassContext& ctx);
 size_t FuseMatMulIntegerScale(Graph& graph, const PassContext& ctx);
 size_t FuseGelu(Graph& graph, const PassContext& ctx);
