@@ -236,6 +236,8 @@ def main() -> None:
 
     threads = [int(t) for t in args.threads.split(",")]
     names = [n for n in CASES if args.models in n]
+    if not names:
+        raise SystemExit(f"no model name contains {args.models!r}; the models: {', '.join(CASES)}")
     for n in names:
         if not (MODELS / CASES[n][0]).exists():
             raise SystemExit(f"{MODELS / CASES[n][0]} is missing: run scripts/setup.sh")
