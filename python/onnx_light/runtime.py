@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -120,6 +120,7 @@ class RuntimeSession:
         optimized_model_path: str | os.PathLike | None = None,
         enable_profiling: bool = False,
         enable_mem_pattern: bool = True,
+        disabled_passes: Iterable[str] = (),
     ):
         """``graph_optimization_level``: "none", "basic", "extended" or "all" (the
         default), or ONNX Runtime's numbers 0, 1, 2 and 99 (its GraphOptimizationLevel
@@ -128,7 +129,9 @@ class RuntimeSession:
         of every run (see :meth:`end_profiling` and :meth:`profile_summary`).
         ``enable_mem_pattern``: once a run repeats the previous run's input shapes, place
         the intermediate tensors in one arena planned by lifetime (ONNX Runtime's option
-        of the same name; on by default)."""
+        of the same name; on by default). ``disabled_passes``: names of graph passes not
+        to run (ONNX Runtime's ``disabled_optimizers``; docs/runtime.md lists them); a
+        name that is no pass is a ValueError."""
         if (
             not isinstance(intra_op_threads, int)
             or isinstance(intra_op_threads, bool)
@@ -145,6 +148,11 @@ class RuntimeSession:
         if not isinstance(enable_mem_pattern, bool):
             raise TypeError(f"enable_mem_pattern must be a bool, got {enable_mem_pattern!r}")
         level = _optimization_level(graph_optimization_level)
+        if isinstance(disabled_passes, (str, bytes)):
+            raise TypeError("disabled_passes must be an iterable of pass names, not one string")
+        disabled = list(disabled_passes)
+        if not all(isinstance(n, str) for n in disabled):
+            raise TypeError(f"disabled_passes must hold str pass names, got {disabled!r}")
         if optimized_model_path is None:
             path = ""
         elif isinstance(optimized_model_path, (str, os.PathLike)):
@@ -160,6 +168,7 @@ class RuntimeSession:
             path,
             enable_profiling,
             enable_mem_pattern,
+            disabled,
         )
         if isinstance(model, ModelProto):
             self._session = _core.RuntimeSession.from_model(model, *args)

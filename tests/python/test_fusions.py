@@ -13,6 +13,10 @@ import onnx_light
 from onnx_light.onnx import TensorProto, helper, numpy_helper
 
 F = TensorProto.FLOAT
+
+# The element-wise chain fusion would merge the nodes these tests count: off here (it has
+# its own tests, test_elementwise_chain.py).
+ONLY_THIS_PASS = {"disabled_passes": ["fuse_elementwise_chain"]}
 RNG = np.random.default_rng(11)
 
 
@@ -55,7 +59,7 @@ def check(model, *, fused_away, x_shape=(2, 3, 9, 11), tmp_path=None):
     x = RNG.standard_normal(x_shape).astype(np.float32)
     none = onnx_light.RuntimeSession(model, graph_optimization_level="none")
     kw = {"optimized_model_path": tmp_path / "o.onnx"} if tmp_path else {}
-    opt = onnx_light.RuntimeSession(model, **kw)
+    opt = onnx_light.RuntimeSession(model, **kw, **ONLY_THIS_PASS)
     assert none.planned_nodes - opt.planned_nodes == fused_away
     want = none.run(None, {"x": x})
     got = opt.run(None, {"x": x})
@@ -177,7 +181,7 @@ def test_what_must_not_fuse():
     tail = [helper.make_node("Relu", ["c"], ["y"])]
     model = conv_model(tail, dtype=np.float64)
     none = onnx_light.RuntimeSession(model, graph_optimization_level="none")
-    assert onnx_light.RuntimeSession(model).planned_nodes == none.planned_nodes
+    assert onnx_light.RuntimeSession(model, **ONLY_THIS_PASS).planned_nodes == none.planned_nodes
 
 
 def test_batch_norm_fed_by_a_graph_input_does_not_fold():
@@ -186,7 +190,9 @@ def test_batch_norm_fed_by_a_graph_input_does_not_fold():
     for name in "sbmv":
         model.graph.input.append(helper.make_tensor_value_info(name, F, [6]))
     none = onnx_light.RuntimeSession(model, graph_optimization_level="none")
-    assert onnx_light.RuntimeSession(model).planned_nodes == none.planned_nodes == 2
+    assert (
+        onnx_light.RuntimeSession(model, **ONLY_THIS_PASS).planned_nodes == none.planned_nodes == 2
+    )
 
 
 def fused_model(activation=None, params=None, with_z=False):
@@ -364,7 +370,7 @@ def test_layer_norm_pattern_fuses(square, affine, opset, tmp_path):
 def test_layer_norm_pattern_not_fused(kwargs):
     model = layer_norm_model(**kwargs)
     none = onnx_light.RuntimeSession(model, graph_optimization_level="none")
-    opt = onnx_light.RuntimeSession(model)
+    opt = onnx_light.RuntimeSession(model, **ONLY_THIS_PASS)
     if kwargs == {"extra_output": "d"}:
         # No LayerNormalization (d = x - mean is read outside), but what follows d is an
         # RMS normalization of d (times gamma): those 6 nodes become one.
@@ -451,7 +457,7 @@ def test_rms_norm_pattern_fuses(form, gamma, square, tmp_path):
 def test_rms_norm_pattern_not_fused_when_a_value_is_read_outside(extra):
     model = rms_model("one_over", extra_output=extra)
     none = onnx_light.RuntimeSession(model, graph_optimization_level="none")
-    opt = onnx_light.RuntimeSession(model)
+    opt = onnx_light.RuntimeSession(model, **ONLY_THIS_PASS)
     if extra == "n":  # the normalized value is an output: fused up to it, gamma stays
         assert none.planned_nodes - opt.planned_nodes == 5
     else:
@@ -551,7 +557,7 @@ def test_gelu_patterns_fuse(form, order, tmp_path):
 def test_gelu_pattern_not_fused(kwargs):
     model = gelu_model("tanh_pow", "half_first", **kwargs)
     none = onnx_light.RuntimeSession(model, graph_optimization_level="none")
-    opt = onnx_light.RuntimeSession(model)
+    opt = onnx_light.RuntimeSession(model, **ONLY_THIS_PASS)
     assert opt.planned_nodes == none.planned_nodes
 
 
@@ -609,7 +615,7 @@ def test_conv_residual_add_fuses(activation, z_after, z_shape, tmp_path):
 def test_conv_residual_not_fused_when_the_conv_output_is_read_elsewhere():
     model = residual_model(conv_read_twice=True)
     none = onnx_light.RuntimeSession(model, graph_optimization_level="none")
-    opt = onnx_light.RuntimeSession(model)
+    opt = onnx_light.RuntimeSession(model, **ONLY_THIS_PASS)
     assert opt.planned_nodes == none.planned_nodes
 
 

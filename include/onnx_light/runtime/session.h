@@ -50,6 +50,10 @@ struct SessionOptions {
   // run time, as it would unfolded.
   bool constant_folding = true;
   GraphOptimizationLevel graph_optimization_level = GraphOptimizationLevel::kAll;
+  // Passes not to run, by name (docs/runtime.md lists them), as ONNX Runtime's
+  // disabled_optimizers: to see what one fusion does, or to step around one. A name that
+  // is no pass fails session creation.
+  std::vector<std::string> disabled_passes;
   // If set, the optimized graph (after the passes and constant folding) is written here as
   // an .onnx file at session creation: what will run, in standard ONNX, loadable again.
   std::string optimized_model_path;

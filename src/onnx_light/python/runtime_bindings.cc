@@ -313,8 +313,10 @@ class PySession {
 };
 
 SessionOptions Options(int intra_op_threads, bool constant_folding, int level,
-                       const std::string& optimized_model_path, bool profiling, bool mem_pattern) {
+                       const std::string& optimized_model_path, bool profiling, bool mem_pattern,
+                       std::vector<std::string> disabled) {
   SessionOptions o;
+  o.disabled_passes = std::move(disabled);
   o.enable_mem_pattern = mem_pattern;
   o.enable_profiling = profiling;
   o.intra_op_threads = intra_op_threads;
@@ -331,34 +333,37 @@ void BindRuntime(nb::module_& m) {
       .def_static(
           "from_model",
           [](const onnx::ModelProto& model, int threads, bool fold, int level,
-             const std::string& path, bool profiling, bool mem_pattern) {
+             const std::string& path, bool profiling, bool mem_pattern,
+             std::vector<std::string> disabled) {
             return new PySession(ValueOrThrow(RuntimeSession::Create(
-                model, Options(threads, fold, level, path, profiling, mem_pattern))));
+                model,
+                Options(threads, fold, level, path, profiling, mem_pattern, std::move(disabled)))));
           },
           nb::arg("model"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
           nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"),
-          nb::arg("enable_profiling"), nb::arg("enable_mem_pattern"))
+          nb::arg("enable_profiling"), nb::arg("enable_mem_pattern"), nb::arg("disabled_passes"))
       .def_static(
           "from_bytes",
           [](nb::bytes data, int threads, bool fold, int level, const std::string& path,
-             bool profiling, bool mem_pattern) {
+             bool profiling, bool mem_pattern, std::vector<std::string> disabled) {
             return new PySession(ValueOrThrow(RuntimeSession::CreateFromBytes(
                 data.c_str(), data.size(),
-                Options(threads, fold, level, path, profiling, mem_pattern))));
+                Options(threads, fold, level, path, profiling, mem_pattern, std::move(disabled)))));
           },
           nb::arg("data"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
           nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"),
-          nb::arg("enable_profiling"), nb::arg("enable_mem_pattern"))
+          nb::arg("enable_profiling"), nb::arg("enable_mem_pattern"), nb::arg("disabled_passes"))
       .def_static(
           "from_file",
           [](const std::string& file, int threads, bool fold, int level, const std::string& path,
-             bool profiling, bool mem_pattern) {
+             bool profiling, bool mem_pattern, std::vector<std::string> disabled) {
             return new PySession(ValueOrThrow(RuntimeSession::CreateFromFile(
-                file, Options(threads, fold, level, path, profiling, mem_pattern))));
+                file,
+                Options(threads, fold, level, path, profiling, mem_pattern, std::move(disabled)))));
           },
           nb::arg("path"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
           nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"),
-          nb::arg("enable_profiling"), nb::arg("enable_mem_pattern"))
+          nb::arg("enable_profiling"), nb::arg("enable_mem_pattern"), nb::arg("disabled_passes"))
       .def("run", &PySession::Run, nb::arg("output_names"), nb::arg("feeds"))
       .def("folded_nodes", &PySession::FoldedNodes)
       .def("write_profile", &PySession::WriteProfile, nb::arg("path"))

@@ -64,6 +64,7 @@ Result<std::unique_ptr<RuntimeSession>> RuntimeSession::CreateFromFile(const std
 }
 
 Status RuntimeSession::Build() {
+  ONNX_LIGHT_RETURN_IF_ERROR(passes::CheckPassNames(options_.disabled_passes));
   plan_ = std::make_unique<Plan>();
   Plan& plan = *plan_;
   ONNX_LIGHT_RETURN_IF_ERROR(BuildGraph(*model_, options_, &scope_, &plan, &inputs_, &outputs_));

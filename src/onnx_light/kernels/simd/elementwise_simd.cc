@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "onnx_light/core/float16.h"
 
@@ -247,6 +248,41 @@ void SumRowsF32InF64(const float* x, size_t stride, size_t rows, size_t n, bool 
     out[i] = acc;
   }
 }
+// y = a (op) b or, swapped, b (op) a; b one value (broadcast) or n of them.
+template <int kOp>
+void BinaryLoop(const float* a, const float* b, float* y, size_t n, bool b_scalar, bool swap) {
+  const hn::ScalableTag<float> d;
+  const size_t l = hn::Lanes(d);
+  const auto apply = [&](auto u, auto v) {
+    if (swap) std::swap(u, v);
+    if constexpr (kOp == 0) return hn::Add(u, v);
+    if constexpr (kOp == 1) return hn::Sub(u, v);
+    if constexpr (kOp == 2) return hn::Mul(u, v);
+    if constexpr (kOp == 3) return hn::Div(u, v);
+  };
+  const auto s = hn::Set(d, b[0]);
+  size_t i = 0;
+  for (; i + l <= n; i += l)
+    hn::StoreU(apply(hn::LoadU(d, a + i), b_scalar ? s : hn::LoadU(d, b + i)), d, y + i);
+  for (; i < n; ++i) {
+    float u = a[i], v = b_scalar ? b[0] : b[i];
+    if (swap) std::swap(u, v);
+    y[i] = kOp == 0 ? u + v : kOp == 1 ? u - v : kOp == 2 ? u * v : u / v;
+  }
+}
+void BinaryF32(const float* a, const float* b, float* y, size_t n, int op, bool b_scalar,
+               bool swap) {
+  switch (op) {
+    case 0:
+      return BinaryLoop<0>(a, b, y, n, b_scalar, swap);
+    case 1:
+      return BinaryLoop<1>(a, b, y, n, b_scalar, swap);
+    case 2:
+      return BinaryLoop<2>(a, b, y, n, b_scalar, swap);
+    default:
+      return BinaryLoop<3>(a, b, y, n, b_scalar, swap);
+  }
+}
 size_t Float32LanesImpl() {
   return hn::Lanes(hn::ScalableTag<float>());
 }
@@ -273,6 +309,7 @@ HWY_EXPORT(ReluF32);
 HWY_EXPORT(ExpShiftedF32);
 HWY_EXPORT(SumF32InF64);
 HWY_EXPORT(SumRowsF32InF64);
+HWY_EXPORT(BinaryF32);
 HWY_EXPORT(Float32LanesImpl);
 HWY_EXPORT(TargetNameImpl);
 
@@ -294,6 +331,10 @@ double SumF32InF64(const float* x, size_t n, bool squares, double center) {
 void SumRowsF32InF64(const float* x, size_t stride, size_t rows, size_t n, bool squares,
                      double* out) {
   HWY_DYNAMIC_DISPATCH(SumRowsF32InF64)(x, stride, rows, n, squares, out);
+}
+void BinaryF32(const float* a, const float* b, float* y, size_t n, BinaryOpF32 op, bool b_scalar,
+               bool swap) {
+  HWY_DYNAMIC_DISPATCH(BinaryF32)(a, b, y, n, static_cast<int>(op), b_scalar, swap);
 }
 void LogF32(const float* x, float* y, size_t n) {
   HWY_DYNAMIC_DISPATCH(LogF32)(x, y, n);

@@ -40,6 +40,12 @@ double SumF32InF64(const float* x, size_t n, bool squares, double center = 0.0);
 void SumRowsF32InF64(const float* x, size_t stride, size_t rows, size_t n, bool squares,
                      double* out);
 
+// y[i] = a[i] (op) b[i], or b (op) a when `swap`; b is one value when `b_scalar`. IEEE
+// results, the same as the scalar operators'. In place allowed (y == a).
+enum class BinaryOpF32 { kAdd, kSub, kMul, kDiv };
+void BinaryF32(const float* a, const float* b, float* y, size_t n, BinaryOpF32 op, bool b_scalar,
+               bool swap);
+
 // Lanes of the widest float32 vector on this CPU (for tests of tails).
 size_t Float32Lanes();
 // Name of the SIMD target chosen at run time, e.g. "AVX2".

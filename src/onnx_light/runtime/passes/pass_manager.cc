@@ -21,6 +21,7 @@ const std::vector<GraphPass>& AllGraphPasses() {
       {"fuse_layer_norm", GraphOptimizationLevel::kExtended, &FuseLayerNorm},
       {"fuse_matmul_integer_scale", GraphOptimizationLevel::kExtended, &FuseMatMulIntegerScale},
       {"fuse_gelu", GraphOptimizationLevel::kExtended, &FuseGelu},
+      {"fuse_elementwise_chain", GraphOptimizationLevel::kExtended, &FuseElementwiseChain},
       {"prepack_matmul_weights", GraphOptimizationLevel::kExtended, &PrepackMatMulWeights},
   };
   return passes;
@@ -31,12 +32,34 @@ std::vector<std::pair<const char*, size_t>> RunGraphPasses(Graph& graph,
                                                            const PassContext& ctx) {
   std::vector<std::pair<const char*, size_t>> report;
   report.reserve(AllGraphPasses().size());
+  const std::vector<std::string>* disabled =
+      ctx.options != nullptr ? &ctx.options->disabled_passes : nullptr;
   for (const GraphPass& pass : AllGraphPasses()) {
     if (static_cast<int>(level) < static_cast<int>(pass.level)) continue;
+    if (disabled != nullptr &&
+        std::find(disabled->begin(), disabled->end(), pass.name) != disabled->end()) {
+      continue;
+    }
     report.emplace_back(pass.name, pass.apply(graph, ctx));
   }
   DropUnreadConstants(graph);
   return report;
+}
+
+Status CheckPassNames(const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    bool known = false;
+    std::string all;
+    for (const GraphPass& pass : AllGraphPasses()) {
+      known = known || name == pass.name;
+      all += (all.empty() ? "" : ", ") + std::string(pass.name);
+    }
+    if (!known) {
+      return Status(StatusCode::kInvalidArgument,
+                    "disabled_passes: no pass is named '" + name + "' (the passes: " + all + ")");
+    }
+  }
+  return Status::Ok();
 }
 
 void DropUnreadConstants(Graph& graph) {

@@ -40,6 +40,9 @@ std::vector<std::pair<const char*, size_t>> RunGraphPasses(Graph& graph,
                                                            GraphOptimizationLevel level,
                                                            const PassContext& ctx);
 
+// An error naming the first of `names` that is no pass (SessionOptions::disabled_passes).
+Status CheckPassNames(const std::vector<std::string>& names);
+
 // Drops the constants nothing reads any more (weights a fold replaced, Constant nodes'
 // values that were folded away): their memory goes, and pages of the model file that a
 // fold read are given back (madvise), so peak RSS does not count both forms.
@@ -120,6 +123,7 @@ size_t FuseConvAffine(Graph& graph, const PassContext& ctx);
 size_t FuseLayerNorm(Graph& graph, const PassContext& ctx);
 size_t FuseMatMulIntegerScale(Graph& graph, const PassContext& ctx);
 size_t FuseGelu(Graph& graph, const PassContext& ctx);
+size_t FuseElementwiseChain(Graph& graph, const PassContext& ctx);
 size_t PrepackMatMulWeights(Graph& graph, const PassContext& ctx);
 
 }  // namespace onnx_light::passes

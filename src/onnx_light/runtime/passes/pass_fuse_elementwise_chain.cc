@@ -1,0 +1,150 @@
+// fuse_elementwise_chain: two or more float32 element-wise nodes in a row, each the only
+// reader of the one before (Add, Sub, Mul, Div by anything, or Relu, Sigmoid, Tanh, Exp,
+// Erf, HardSwish), become one onnx_light:ElementwiseChain that runs every step over a
+// block of the tensor while it is in the L1 cache (kernels/math/elementwise_chain.cc).
+// The chain starts from its first node's non-constant input; the other inputs of its
+// binary nodes become the fused node's further inputs, in order of first use. It runs
+// after the specific fusions (GELU, layer norms, convolution epilogues), which take their
+// patterns first.
+#include <algorithm>
+
+#include "../graph.h"
+#include "onnx_light/runtime/kernel.h"
+#include "pass_manager.h"
+
+namespace onnx_light::passes {
+namespace {
+
+bool IsBinary(const onnx::NodeProto& p) {
+  return IsOnnxOp(p, "Add") || IsOnnxOp(p, "Sub") || IsOnnxOp(p, "Mul") || IsOnnxOp(p, "Div");
+}
+bool IsUnary(const onnx::NodeProto& p) {
+  for (const char* op : {"Relu", "Sigmoid", "Tanh", "Exp", "Erf", "HardSwish"}) {
+    if (IsOnnxOp(p, op)) return true;
+  }
+  return false;
+}
+
+onnx::AttributeProto Ints(const char* name, std::vector<int64_t> v) {
+  onnx::AttributeProto a;
+  a.name.set(name);
+  a.type.set(7);  // INTS
+  a.ints = std::move(v);
+  return a;
+}
+
+class ChainFinder {
+ public:
+  explicit ChainFinder(const Graph& g)
+      : g_(g), readers_(ReaderCounts(g)), consumers_(Consumers(g)) {}
+
+  // Whether node i can be a step: one of the ops, float32 in and out.
+  bool Step(size_t i) const {
+    const Graph::Node& n = g_.nodes[i];
+    const onnx::NodeProto& p = *n.proto;
+    const bool binary = IsBinary(p);
+    if ((!binary && !IsUnary(p)) || n.inputs.size() != (binary ? 2u : 1u) ||
+        n.outputs.size() != 1 || n.outputs[0] < 0) {
+      return false;
+    }
+    for (int v : n.inputs) {
+      if (v < 0 || g_.value_types[static_cast<size_t>(v)] != DataType::kFloat ||
+          g_.kinds[static_cast<size_t>(v)] != ValueKind::kTensor) {
+        return false;
+      }
+    }
+    return g_.value_types[static_cast<size_t>(n.outputs[0])] == DataType::kFloat;
+  }
+
+  // The node after step i in a chain: the only reader of i's output, a step itself, that
+  // reads it once (x * x is not a step of x).
+  int Next(size_t i) const {
+    const auto v = static_cast<size_t>(g_.nodes[i].outputs[0]);
+    if (readers_[v] != 1 || consumers_[v].size() != 1) return -1;
+    const size_t j = consumers_[v][0];
+    if (!Step(j)) return -1;
+    const std::vector<int>& in = g_.nodes[j].inputs;
+    if (std::count(in.begin(), in.end(), static_cast<int>(v)) != 1) return -1;
+    return static_cast<int>(j);
+  }
+
+ private:
+  const Graph& g_;
+  std::vector<int> readers_;
+  std::vector<std::vector<size_t>> consumers_;
+};
+
+}  // namespace
+
+size_t FuseElementwiseChain(Graph& graph, const PassContext& ctx) {
+  const ChainFinder find(graph);
+  std::vector<char> taken(graph.nodes.size(), 0), removed(graph.nodes.size(), 0);
+  size_t count = 0;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    // Nodes in topological order: the first step met is a chain's head.
+    if (taken[i] || !find.Step(i)) continue;
+    std::vector<size_t> chain = {i};
+    for (int j = find.Next(i); j >= 0 && !taken[static_cast<size_t>(j)];
+         j = find.Next(static_cast<size_t>(j))) {
+      chain.push_back(static_cast<size_t>(j));
+    }
+    if (chain.size() < 2) continue;
+    // The head's running value: its input that is not a constant (the first, when both
+    // or neither are).
+    const Graph::Node& head = graph.nodes[i];
+    int x = head.inputs[0];
+    if (head.inputs.size() == 2 && ConstantOf(graph, x) != nullptr &&
+        ConstantOf(graph, head.inputs[1]) == nullptr) {
+      x = head.inputs[1];
+    }
+    std::vector<int> inputs = {x};
+    std::vector<std::string> ops;
+    std::vector<int64_t> operands, first;
+    int value = x;
+    for (size_t k : chain) {
+      const Graph::Node& n = graph.nodes[k];
+      ops.push_back(n.proto->op_type.get());
+      if (n.inputs.size() == 1) {
+        operands.push_back(-1);
+        first.push_back(1);
+      } else {
+        const bool value_first = n.inputs[0] == value;
+        const int other = value_first ? n.inputs[1] : n.inputs[0];
+        // Input 0 is the running value only at the start: an operand equal to x (x *
+        // sigmoid(x)) is passed again as an input of its own.
+        auto at = std::find(inputs.begin() + 1, inputs.end(), other);
+        if (at == inputs.end()) at = inputs.insert(inputs.end(), other);
+        operands.push_back(at - inputs.begin());
+        first.push_back(value_first ? 1 : 0);
+      }
+      value = n.outputs[0];
+    }
+    for (size_t k : chain)
+      taken[k] = 1;
+    Graph::Node& last = graph.nodes[chain.back()];
+    onnx::NodeProto proto;
+    proto.name.set(last.proto->name.get() + "_chain");
+    proto.domain.set("onnx_light");
+    proto.op_type.set("ElementwiseChain");
+    for (int v : inputs)
+      proto.input.push_back(graph.value_names[static_cast<size_t>(v)]);
+    proto.output.push_back(graph.value_names[static_cast<size_t>(last.outputs[0])]);
+    onnx::AttributeProto names;
+    names.name.set("ops");
+    names.type.set(8);  // STRINGS
+    for (const std::string& op : ops)
+      names.strings.push_back(op);
+    proto.attribute.push_back(std::move(names));
+    proto.attribute.push_back(Ints("operands", std::move(operands)));
+    proto.attribute.push_back(Ints("value_first", std::move(first)));
+    // The fused node takes the last step's place: every operand is computed by then.
+    if (!ReplaceNode(graph, ctx, last, std::move(proto), inputs).ok()) continue;
+    for (size_t k = 0; k + 1 < chain.size(); ++k)
+      removed[chain[k]] = 1;
+    count += chain.size() - 1;
+  }
+  if (count > 0) RemoveNodes(graph, removed);
+  return count;
+}
+
+}  // namespace onnx_light::passes
