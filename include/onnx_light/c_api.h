@@ -50,6 +50,22 @@ ONNX_LIGHT_C_EXPORT size_t OnnxLightSessionOutputCount(const OnnxLightSession* s
  * (names included); release each with OnnxLightTensorRelease. */
 ONNX_LIGHT_C_EXPORT int32_t OnnxLightRun(OnnxLightSession* session, const OnnxLightTensor* inputs,
                                          size_t input_count, OnnxLightTensor* outputs);
+
+/* Run options: a run given them stops at its next node with code 11 (CANCELLED) once
+ * OnnxLightRunOptionsTerminate was called on them (from any thread, before or during the
+ * run), or with code 12 (DEADLINE_EXCEEDED) when it has taken longer than the timeout
+ * (0, the default: none). One options object may serve any number of runs at once. */
+typedef struct OnnxLightRunOptions OnnxLightRunOptions;
+ONNX_LIGHT_C_EXPORT int32_t OnnxLightRunOptionsCreate(OnnxLightRunOptions** options);
+ONNX_LIGHT_C_EXPORT void OnnxLightRunOptionsRelease(OnnxLightRunOptions* options);
+ONNX_LIGHT_C_EXPORT void OnnxLightRunOptionsTerminate(OnnxLightRunOptions* options);
+ONNX_LIGHT_C_EXPORT void OnnxLightRunOptionsSetTimeoutMs(OnnxLightRunOptions* options,
+                                                         uint64_t milliseconds);
+/* OnnxLightRun with options (null: none). */
+ONNX_LIGHT_C_EXPORT int32_t OnnxLightRunWithOptions(OnnxLightSession* session,
+                                                    const OnnxLightTensor* inputs,
+                                                    size_t input_count, OnnxLightTensor* outputs,
+                                                    const OnnxLightRunOptions* options);
 ONNX_LIGHT_C_EXPORT void OnnxLightTensorRelease(OnnxLightTensor* tensor);
 ONNX_LIGHT_C_EXPORT const char* OnnxLightLastErrorMessage(void);
 

@@ -25,7 +25,7 @@ except ImportError as exc:  # pragma: no cover - exercised only on a broken chec
         "scripts/build.sh, or point ONNX_LIGHT_BUILD_DIR at your build directory"
     ) from exc
 
-from .runtime import NodeArg, OpTypeTime, RuntimeSession  # noqa: E402
+from .runtime import NodeArg, OpTypeTime, RunOptions, RuntimeSession  # noqa: E402
 
 __version__ = "0.1.0"
-__all__ = ["NodeArg", "OpTypeTime", "RuntimeSession", "__version__"]
+__all__ = ["NodeArg", "OpTypeTime", "RunOptions", "RuntimeSession", "__version__"]

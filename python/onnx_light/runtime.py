@@ -108,6 +108,45 @@ def _optimization_level(level: Any) -> int:
     return value
 
 
+class RunOptions:
+    """Controls for runs (ONNX Runtime's RunOptions). :meth:`terminate`, from any thread,
+    stops the runs given these options at their next node with a RuntimeError starting
+    ``CANCELLED``; ``timeout`` (seconds, None for no limit) stops a run that takes longer
+    with one starting ``DEADLINE_EXCEEDED``. Both are checked before every node and every
+    Loop or Scan iteration. Terminated options stop every run they are given until
+    :meth:`reset`."""
+
+    def __init__(self, timeout: float | None = None):
+        self._options = _core.RunOptions()
+        self.timeout = timeout
+
+    def terminate(self) -> None:
+        self._options.terminate()
+
+    def reset(self) -> None:
+        self._options.reset()
+
+    @property
+    def terminated(self) -> bool:
+        return self._options.terminated
+
+    @property
+    def timeout(self) -> float | None:
+        ns = self._options.timeout_ns
+        return ns / 1e9 if ns > 0 else None
+
+    @timeout.setter
+    def timeout(self, seconds: float | None) -> None:
+        if seconds is None:
+            self._options.timeout_ns = 0
+            return
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+            raise TypeError(f"timeout must be a number of seconds or None, got {seconds!r}")
+        if not seconds > 0 or seconds > 9e9:  # NaN fails the first test
+            raise ValueError(f"timeout must be in (0, 9e9] seconds or None, got {seconds!r}")
+        self._options.timeout_ns = max(1, int(seconds * 1e9))
+
+
 class RuntimeSession:
     """Runs a model given as a ModelProto (onnx_light.onnx), serialized bytes or a path."""
 
@@ -236,15 +275,24 @@ class RuntimeSession:
         return list(self._outputs)
 
     def run(
-        self, output_names: Sequence[str] | None, input_feed: dict[str, Any]
+        self,
+        output_names: Sequence[str] | None,
+        input_feed: dict[str, Any],
+        run_options: RunOptions | None = None,
     ) -> list[np.ndarray]:
         """Runs the model. ``output_names`` None or empty means all outputs.
 
         Inputs are numpy arrays of exactly the declared dtype (no conversion); contiguous
         ones are read in place. Outputs are new arrays. Raises TypeError for a wrong dtype or
         a non-array, and ValueError for a wrong shape, a missing or unknown input, or an
-        unknown output; each message names the input or output.
+        unknown output; each message names the input or output. ``run_options``
+        (:class:`RunOptions`): cancellation from another thread and a timeout.
         """
         if not isinstance(input_feed, dict):
             raise TypeError("input_feed must be a dict of name -> numpy array")
-        return self._session.run(list(output_names or []), input_feed)
+        if run_options is not None and not isinstance(run_options, RunOptions):
+            raise TypeError(
+                f"run_options must be an onnx_light.RunOptions, got {type(run_options).__name__}"
+            )
+        options = run_options._options if run_options is not None else None
+        return self._session.run(list(output_names or []), input_feed, options)

@@ -1,6 +1,9 @@
 // The C ABI of the runtime (include/onnx_light/c_api.h).
 #include "onnx_light/c_api.h"
 
+#include <algorithm>
+#include <chrono>
+#include <climits>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -11,6 +14,9 @@
 
 struct OnnxLightSession {
   std::unique_ptr<onnx_light::RuntimeSession> session;
+};
+struct OnnxLightRunOptions {
+  onnx_light::RunOptions options;
 };
 
 namespace {
@@ -77,8 +83,40 @@ size_t OnnxLightSessionOutputCount(const OnnxLightSession* session) {
   return session ? session->session->outputs().size() : 0;
 }
 
+int32_t OnnxLightRunOptionsCreate(OnnxLightRunOptions** options) {
+  if (options == nullptr) return Invalid("null argument");
+  *options = new (std::nothrow) OnnxLightRunOptions();
+  if (*options == nullptr) {
+    return Fail(onnx_light::Status(onnx_light::StatusCode::kResourceExhausted, "out of memory"));
+  }
+  g_error.clear();
+  return 0;
+}
+
+void OnnxLightRunOptionsRelease(OnnxLightRunOptions* options) {
+  delete options;
+}
+
+void OnnxLightRunOptionsTerminate(OnnxLightRunOptions* options) {
+  if (options != nullptr) options->options.Terminate();
+}
+
+void OnnxLightRunOptionsSetTimeoutMs(OnnxLightRunOptions* options, uint64_t milliseconds) {
+  if (options == nullptr) return;
+  // Capped at about 292 years (the largest nanosecond count): beyond that is no limit.
+  constexpr uint64_t kMaxMs = uint64_t{INT64_MAX} / 1000000u;
+  options->options.timeout =
+      std::chrono::milliseconds(static_cast<int64_t>(std::min(milliseconds, kMaxMs)));
+}
+
 int32_t OnnxLightRun(OnnxLightSession* session, const OnnxLightTensor* inputs, size_t input_count,
                      OnnxLightTensor* outputs) {
+  return OnnxLightRunWithOptions(session, inputs, input_count, outputs, nullptr);
+}
+
+int32_t OnnxLightRunWithOptions(OnnxLightSession* session, const OnnxLightTensor* inputs,
+                                size_t input_count, OnnxLightTensor* outputs,
+                                const OnnxLightRunOptions* options) {
   if (session == nullptr || outputs == nullptr || (inputs == nullptr && input_count > 0)) {
     return Invalid("null argument");
   }
@@ -98,7 +136,8 @@ int32_t OnnxLightRun(OnnxLightSession* session, const OnnxLightTensor* inputs, s
       if (!t.ok()) return Fail(t.status().WithContext(std::string("input '") + in.name + "'"));
       feeds.emplace_back(in.name, std::move(*t));
     }
-    auto result = session->session->Run(feeds);
+    auto result =
+        session->session->Run(feeds, {}, options != nullptr ? &options->options : nullptr);
     if (!result.ok()) return Fail(result.status());
     for (size_t i = 0; i < result->size(); ++i) {
       auto* keep = new onnx_light::Tensor(std::move((*result)[i]));

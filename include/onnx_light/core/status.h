@@ -27,6 +27,8 @@ enum class StatusCode : int32_t {
   kResourceExhausted = 8,   // an allocation or mapping failed
   kIoError = 9,             // the operating system refused a file operation
   kInternal = 10,           // a bug in onnx-light or in a trusted plugin
+  kCancelled = 11,          // a run stopped because RunOptions::Terminate() was called
+  kDeadlineExceeded = 12,   // a run stopped because its RunOptions timeout passed
 };
 
 // Upper-case name of a code, e.g. "INVALID_ARGUMENT". Unknown values give "UNKNOWN".

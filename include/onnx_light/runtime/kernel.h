@@ -2,6 +2,8 @@
 // (KernelContext), and the declaration that registers it (KernelDef).
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <functional>
@@ -97,6 +99,15 @@ struct KernelState {
   virtual ~KernelState() = default;
 };
 
+// What a run checks before every node (RunOptions in session.h): a flag another thread
+// may set, and a deadline. The runs of subgraphs (If, Loop, Scan) check their parent's.
+struct RunControl {
+  const std::atomic<bool>* terminate = nullptr;
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  // CANCELLED or DEADLINE_EXCEEDED when the run must stop, else OK.
+  Status Check() const;
+};
+
 // Everything a running kernel may touch: its inputs and outputs (Values: tensors,
 // sequences, optionals), the thread pool, per-run state and scratch memory.
 class KernelContext {
@@ -163,6 +174,12 @@ class KernelContext {
   float* Scratch(size_t floats);
   void SetScratchSlot(std::vector<float>* slot) { scratch_ = slot; }
 
+  // The run's controls (null: none). Kernels that run subgraphs pass them on, and check
+  // them between iterations (a Loop of many cheap steps stops at the next one).
+  void SetRunControl(const RunControl* control) { control_ = control; }
+  const RunControl* run_control() const noexcept { return control_; }
+  Status CheckRun() const { return control_ != nullptr ? control_->Check() : Status::Ok(); }
+
   // The running frame's memory plan (runtime/memory_pattern.h) and the value index of
   // each output: AllocateOutput records sizes for it or places outputs in its arena.
   void SetMemoryPattern(MemoryPattern* pattern, const std::vector<int>* output_values) {
@@ -171,6 +188,7 @@ class KernelContext {
   }
 
  private:
+  const RunControl* control_ = nullptr;
   std::unique_ptr<KernelState> own_state_;  // when no frame gives a slot
   std::vector<float> own_scratch_;
   std::vector<float>* scratch_ = &own_scratch_;

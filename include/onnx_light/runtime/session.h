@@ -1,6 +1,8 @@
 // RuntimeSession: runs an ONNX model on the CPU.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -11,6 +13,7 @@
 #include "onnx_light/core/tensor.h"
 #include "onnx_light/onnx/model_io.h"
 #include "onnx_light/onnx/onnx.h"
+#include "onnx_light/runtime/kernel.h"
 #include "onnx_light/runtime/kernel_registry.h"
 #include "onnx_light/runtime/profiler.h"
 #include "onnx_light/runtime/subgraph.h"
@@ -65,6 +68,25 @@ struct SessionOptions {
   // up in the enclosing session's profile.
   std::shared_ptr<Profiler> profiler;
   onnx::LoadOptions load;
+};
+
+// Controls for one run (ONNX Runtime's RunOptions): Terminate() from any thread stops a
+// run in progress with CANCELLED, and a timeout stops it with DEADLINE_EXCEEDED. Both are
+// checked before every node and every Loop or Scan iteration (subgraph runs included), so
+// a run stops within one kernel's time. A terminated RunOptions stops every run it is
+// given until Reset().
+class RunOptions {
+ public:
+  void Terminate() noexcept { terminate_.store(true, std::memory_order_relaxed); }
+  void Reset() noexcept { terminate_.store(false, std::memory_order_relaxed); }
+  bool terminated() const noexcept { return terminate_.load(std::memory_order_relaxed); }
+  // The longest a run may take, from its start; zero or less: no limit.
+  std::chrono::nanoseconds timeout{0};
+  // The controls a run started now checks.
+  RunControl Control() const;
+
+ private:
+  std::atomic<bool> terminate_{false};
 };
 
 // Name, element type and shape of a graph input or output. A dimension is a number
@@ -124,12 +146,21 @@ class RuntimeSession {
   // Runs the model. `feeds` names graph inputs (each at most once; all inputs without an
   // initializer are required); `output_names` selects outputs (empty: all, in graph order).
   // Outputs own their memory. Errors name the input or output concerned.
+  // `run_options` (may be null): cancellation and a timeout.
   Result<std::vector<Tensor>> Run(const std::vector<NamedTensor>& feeds,
-                                  const std::vector<std::string>& output_names = {}) const;
+                                  const std::vector<std::string>& output_names = {},
+                                  const RunOptions* run_options = nullptr) const;
   // Run for models with sequence inputs or outputs (tensors work too). Sequence outputs
   // share their tensors with nothing else.
   Result<std::vector<Value>> RunValues(const std::vector<NamedValue>& feeds,
-                                       const std::vector<std::string>& output_names = {}) const;
+                                       const std::vector<std::string>& output_names = {},
+                                       const RunOptions* run_options = nullptr) const;
+  // The forms subgraph kernels use: the enclosing run's controls (may be null).
+  Result<std::vector<Tensor>> RunUnder(const std::vector<NamedTensor>& feeds,
+                                       const RunControl* control) const;
+  Result<std::vector<Value>> RunValuesUnder(const std::vector<NamedValue>& feeds,
+                                            const std::vector<std::string>& output_names,
+                                            const RunControl* control) const;
 
   struct Plan;
   struct Frame;
@@ -139,6 +170,9 @@ class RuntimeSession {
  private:
   RuntimeSession() = default;
   Status Build();
+  Result<std::vector<Tensor>> RunTensors(const std::vector<NamedTensor>& feeds,
+                                         const std::vector<std::string>& output_names,
+                                         const RunControl* control) const;
 
   std::shared_ptr<onnx::ModelProto> model_;
   SessionOptions options_;

@@ -72,7 +72,8 @@ class PySession {
   // feeds: {name: numpy array}. Arrays of a builtin dtype are read in place through the
   // buffer protocol (no copy); the Python layer hands bfloat16 arrays in as uint16 views
   // and makes non-contiguous arrays contiguous first.
-  nb::list Run(const std::vector<std::string>& output_names, nb::dict feeds) {
+  nb::list Run(const std::vector<std::string>& output_names, nb::dict feeds,
+               const RunOptions* run_options) {
     const std::vector<ValueMeta>& inputs = s_->inputs();
     std::vector<NamedValue> values;
     std::deque<BufferView> views;  // a deque: held buffers never move
@@ -113,7 +114,7 @@ class PySession {
     }
     Result<std::vector<Value>> result = [&] {
       nb::gil_scoped_release release;
-      return s_->RunValues(values, output_names);
+      return s_->RunValues(values, output_names, run_options);
     }();
     std::vector<Value> outputs = ValueOrThrow(std::move(result));
     nb::list out;
@@ -329,6 +330,14 @@ SessionOptions Options(int intra_op_threads, bool constant_folding, int level,
 }  // namespace
 
 void BindRuntime(nb::module_& m) {
+  nb::class_<RunOptions>(m, "RunOptions")
+      .def(nb::init<>())
+      .def("terminate", &RunOptions::Terminate)
+      .def("reset", &RunOptions::Reset)
+      .def_prop_ro("terminated", &RunOptions::terminated)
+      .def_prop_rw(
+          "timeout_ns", [](const RunOptions& o) { return static_cast<int64_t>(o.timeout.count()); },
+          [](RunOptions& o, int64_t ns) { o.timeout = std::chrono::nanoseconds(ns); });
   nb::class_<PySession>(m, "RuntimeSession")
       .def_static(
           "from_model",
@@ -364,7 +373,8 @@ void BindRuntime(nb::module_& m) {
           nb::arg("path"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
           nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"),
           nb::arg("enable_profiling"), nb::arg("enable_mem_pattern"), nb::arg("disabled_passes"))
-      .def("run", &PySession::Run, nb::arg("output_names"), nb::arg("feeds"))
+      .def("run", &PySession::Run, nb::arg("output_names"), nb::arg("feeds"),
+           nb::arg("run_options").none())
       .def("folded_nodes", &PySession::FoldedNodes)
       .def("write_profile", &PySession::WriteProfile, nb::arg("path"))
       .def("profile_summary", &PySession::ProfileSummary)

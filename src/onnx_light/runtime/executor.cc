@@ -152,13 +152,58 @@ class RuntimeSession::FrameLease {
   bool complete_ = false;
 };
 
-Result<std::vector<Tensor>> RuntimeSession::Run(
-    const std::vector<NamedTensor>& feeds, const std::vector<std::string>& output_names) const {
+Status RunControl::Check() const {
+  if (terminate != nullptr && terminate->load(std::memory_order_relaxed)) {
+    return Status(StatusCode::kCancelled, "the run was cancelled (RunOptions::Terminate)");
+  }
+  if (deadline != std::chrono::steady_clock::time_point::max() &&
+      std::chrono::steady_clock::now() >= deadline) {
+    return Status(StatusCode::kDeadlineExceeded, "the run passed its RunOptions timeout");
+  }
+  return Status::Ok();
+}
+
+RunControl RunOptions::Control() const {
+  RunControl c;
+  c.terminate = &terminate_;
+  if (timeout.count() > 0) {
+    const auto now = std::chrono::steady_clock::now();
+    // A timeout past the clock's range is no limit (now + timeout would wrap around).
+    if (timeout < std::chrono::steady_clock::time_point::max() - now) c.deadline = now + timeout;
+  }
+  return c;
+}
+
+Result<std::vector<Tensor>> RuntimeSession::Run(const std::vector<NamedTensor>& feeds,
+                                                const std::vector<std::string>& output_names,
+                                                const RunOptions* run_options) const {
+  if (run_options == nullptr) return RunTensors(feeds, output_names, nullptr);
+  const RunControl control = run_options->Control();
+  return RunTensors(feeds, output_names, &control);
+}
+
+Result<std::vector<Tensor>> RuntimeSession::RunUnder(const std::vector<NamedTensor>& feeds,
+                                                     const RunControl* control) const {
+  return RunTensors(feeds, {}, control);
+}
+
+Result<std::vector<Value>> RuntimeSession::RunValues(const std::vector<NamedValue>& feeds,
+                                                     const std::vector<std::string>& output_names,
+                                                     const RunOptions* run_options) const {
+  if (run_options == nullptr) return RunValuesUnder(feeds, output_names, nullptr);
+  const RunControl control = run_options->Control();
+  return RunValuesUnder(feeds, output_names, &control);
+}
+
+Result<std::vector<Tensor>> RuntimeSession::RunTensors(const std::vector<NamedTensor>& feeds,
+                                                       const std::vector<std::string>& output_names,
+                                                       const RunControl* control) const {
   std::vector<NamedValue> values;
   values.reserve(feeds.size());
   for (const NamedTensor& f : feeds)
     values.push_back({f.first, Value{f.second, nullptr}});
-  ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Value> outs, RunValues(values, output_names));
+  ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Value> outs,
+                              RunValuesUnder(values, output_names, control));
   std::vector<Tensor> tensors;
   tensors.reserve(outs.size());
   for (size_t i = 0; i < outs.size(); ++i) {
@@ -173,8 +218,9 @@ Result<std::vector<Tensor>> RuntimeSession::Run(
   return tensors;
 }
 
-Result<std::vector<Value>> RuntimeSession::RunValues(
-    const std::vector<NamedValue>& feeds, const std::vector<std::string>& output_names) const {
+Result<std::vector<Value>> RuntimeSession::RunValuesUnder(
+    const std::vector<NamedValue>& feeds, const std::vector<std::string>& output_names,
+    const RunControl* control) const {
   // No lock: the plan is read-only, kernels are const, and everything this run writes is
   // in its own frame (borrowed from the pool, returned when the run ends).
   const Plan& plan = *plan_;
@@ -314,6 +360,7 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
   const int64_t run_start = profiler ? profiler->Now() : 0;
   for (size_t n = 0; n < plan.nodes.size(); ++n) {
     if (!needed.empty() && !needed[n]) continue;
+    if (control != nullptr) ONNX_LIGHT_RETURN_IF_ERROR(control->Check());
     const Graph::Node& node = plan.nodes[n];
     const int64_t node_start = profiler ? profiler->Now() : 0;
     ONNX_LIGHT_ASSIGN_OR_RETURN(const KernelBase* kernel,
@@ -331,6 +378,7 @@ Result<std::vector<Value>> RuntimeSession::RunValues(
     ctx.SetStateSlot(&frame.states[n]);
     ctx.SetScratchSlot(&frame.scratch);
     ctx.SetMemoryPattern(frame.memory.get(), &node.outputs);
+    ctx.SetRunControl(control);
     if (profiler) events.push_back(NodeEvent(node, ctx));
     Status s = kernel->Compute(ctx);
     if (profiler) {

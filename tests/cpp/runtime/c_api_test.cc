@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <vector>
@@ -100,3 +101,32 @@ TEST(CApi, SeveralThreadsRunOneSession) {
 }
 
 }  // namespace
+
+TEST(CApi, RunOptions) {
+  OnnxLightSession* s = nullptr;
+  ASSERT_EQ(OnnxLightSessionCreateFromFile(kModel.c_str(), &s), 0) << OnnxLightLastErrorMessage();
+  OnnxLightRunOptions* options = nullptr;
+  EXPECT_EQ(OnnxLightRunOptionsCreate(nullptr), 1);
+  ASSERT_EQ(OnnxLightRunOptionsCreate(&options), 0);
+  float x[4] = {1, 2, 3, 4};
+  const int64_t shape[2] = {1, 4};
+  OnnxLightTensor in{"x", x, 1, 4, 2, shape, nullptr};
+  OnnxLightTensor out{};
+  // A generous timeout and no termination: the run goes through.
+  OnnxLightRunOptionsSetTimeoutMs(options, UINT64_MAX);
+  ASSERT_EQ(OnnxLightRunWithOptions(s, &in, 1, &out, options), 0) << OnnxLightLastErrorMessage();
+  OnnxLightTensorRelease(&out);
+  ASSERT_EQ(OnnxLightRunWithOptions(s, &in, 1, &out, nullptr), 0);  // null: no options
+  OnnxLightTensorRelease(&out);
+  // Terminated before the run: it stops at its first node, CANCELLED.
+  OnnxLightRunOptionsTerminate(options);
+  EXPECT_EQ(OnnxLightRunWithOptions(s, &in, 1, &out, options), 11);
+  EXPECT_NE(std::string(OnnxLightLastErrorMessage()).find("cancelled"), std::string::npos);
+  ASSERT_EQ(OnnxLightRun(s, &in, 1, &out), 0);  // the session is still usable
+  OnnxLightTensorRelease(&out);
+  OnnxLightRunOptionsTerminate(nullptr);  // null is ignored
+  OnnxLightRunOptionsSetTimeoutMs(nullptr, 5);
+  OnnxLightRunOptionsRelease(options);
+  OnnxLightRunOptionsRelease(nullptr);
+  OnnxLightSessionRelease(s);
+}

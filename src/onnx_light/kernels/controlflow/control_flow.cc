@@ -137,7 +137,8 @@ class If : public KernelBase {
     std::vector<NamedTensor> feeds;
     for (size_t i = 0; i < b.feeds.size(); ++i)
       feeds.emplace_back(b.feeds[i], *ctx.input(b.inputs[i]));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Tensor> outs, b.session->Run(feeds, {}));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Tensor> outs,
+                                b.session->RunUnder(feeds, ctx.run_control()));
     if (outs.size() != ctx.output_count()) {
       return Status(StatusCode::kInvalidModel,
                     ctx.info().Describe() + ": the branch has " + std::to_string(outs.size()) +
@@ -230,6 +231,8 @@ class Loop : public KernelBase {
     const size_t n_scan = ctx.output_count() - carried_;
     std::vector<std::vector<Tensor>> scans(n_scan);
     for (int64_t it = 0; it < trips && cond; ++it) {
+      // A body of no nodes never checks: a Loop of INT64_MAX trips stops here when asked.
+      ONNX_LIGHT_RETURN_IF_ERROR(ctx.CheckRun());
       std::vector<NamedTensor> feeds;
       ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor iter, Tensor::Allocate(DataType::kInt64, Shape()));
       iter.mutable_data<int64_t>()[0] = it;
@@ -241,7 +244,8 @@ class Loop : public KernelBase {
         feeds.emplace_back(names_[2 + i], carried[i]);
       for (size_t i = 0; i < body_.feeds.size(); ++i)
         feeds.emplace_back(body_.feeds[i], *ctx.input(body_.inputs[i]));
-      ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Tensor> outs, body_.session->Run(feeds, {}));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Tensor> outs,
+                                  body_.session->RunUnder(feeds, ctx.run_control()));
       if (outs.size() != 1 + carried_ + n_scan) {
         return Status(StatusCode::kInvalidModel,
                       ctx.info().Describe() + ": the body returned " + std::to_string(outs.size()) +
@@ -482,6 +486,7 @@ class Scan : public KernelBase {
     }
     std::vector<std::vector<Tensor>> scan_out(k_);
     for (int64_t t = 0; t < len; ++t) {
+      ONNX_LIGHT_RETURN_IF_ERROR(ctx.CheckRun());
       std::vector<NamedTensor> feeds;
       for (size_t i = 0; i < n_; ++i)
         feeds.emplace_back(names_[i], state[i]);
@@ -492,7 +497,8 @@ class Scan : public KernelBase {
       }
       for (size_t i = 0; i < body_.feeds.size(); ++i)
         feeds.emplace_back(body_.feeds[i], *ctx.input(body_.inputs[i]));
-      ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Tensor> res, body_.session->Run(feeds, {}));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Tensor> res,
+                                  body_.session->RunUnder(feeds, ctx.run_control()));
       if (res.size() != n_ + k_) {
         return Status(StatusCode::kInvalidModel,
                       where + ": the body returned " + std::to_string(res.size()) + " outputs");
