@@ -160,6 +160,7 @@ class RuntimeSession:
         enable_profiling: bool = False,
         enable_mem_pattern: bool = True,
         disabled_passes: Iterable[str] = (),
+        memory_budget: int = 0,
     ):
         """``graph_optimization_level``: "none", "basic", "extended" or "all" (the
         default), or ONNX Runtime's numbers 0, 1, 2 and 99 (its GraphOptimizationLevel
@@ -170,7 +171,10 @@ class RuntimeSession:
         the intermediate tensors in one arena planned by lifetime (ONNX Runtime's option
         of the same name; on by default). ``disabled_passes``: names of graph passes not
         to run (ONNX Runtime's ``disabled_optimizers``; docs/runtime.md lists them); a
-        name that is no pass is a ValueError."""
+        name that is no pass is a ValueError. ``memory_budget``: the most bytes the
+        tensors a run's nodes make may hold at once (0, the default: no budget); a run
+        that would go past it fails with a RuntimeError starting ``RESOURCE_EXHAUSTED``
+        before allocating."""
         if (
             not isinstance(intra_op_threads, int)
             or isinstance(intra_op_threads, bool)
@@ -189,6 +193,10 @@ class RuntimeSession:
         level = _optimization_level(graph_optimization_level)
         if isinstance(disabled_passes, (str, bytes)):
             raise TypeError("disabled_passes must be an iterable of pass names, not one string")
+        if isinstance(memory_budget, bool) or not isinstance(memory_budget, int):
+            raise TypeError(f"memory_budget must be an int of bytes, got {memory_budget!r}")
+        if not 0 <= memory_budget < 2**64:
+            raise ValueError(f"memory_budget must be in [0, 2**64) bytes, got {memory_budget}")
         disabled = list(disabled_passes)
         if not all(isinstance(n, str) for n in disabled):
             raise TypeError(f"disabled_passes must hold str pass names, got {disabled!r}")
@@ -208,6 +216,7 @@ class RuntimeSession:
             enable_profiling,
             enable_mem_pattern,
             disabled,
+            memory_budget,
         )
         if isinstance(model, ModelProto):
             self._session = _core.RuntimeSession.from_model(model, *args)

@@ -101,9 +101,16 @@ struct KernelState {
 
 // What a run checks before every node (RunOptions in session.h): a flag another thread
 // may set, and a deadline. The runs of subgraphs (If, Loop, Scan) check their parent's.
+// The bytes a run's node outputs hold at once, against SessionOptions::memory_budget_bytes.
+struct RunBudget {
+  uint64_t limit = 0;
+  std::atomic<uint64_t> used{0};
+};
+
 struct RunControl {
   const std::atomic<bool>* terminate = nullptr;
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  RunBudget* budget = nullptr;  // null: no budget
   // CANCELLED or DEADLINE_EXCEEDED when the run must stop, else OK.
   Status Check() const;
 };
@@ -177,6 +184,9 @@ class KernelContext {
   // The run's controls (null: none). Kernels that run subgraphs pass them on, and check
   // them between iterations (a Loop of many cheap steps stops at the next one).
   void SetRunControl(const RunControl* control) { control_ = control; }
+  // Where AllocateOutput records the bytes it charged to the run's budget, per output
+  // (the executor gives them back when the values are released).
+  void SetChargedSlot(std::vector<uint64_t>* charged) { charged_ = charged; }
   const RunControl* run_control() const noexcept { return control_; }
   Status CheckRun() const { return control_ != nullptr ? control_->Check() : Status::Ok(); }
 
@@ -189,6 +199,7 @@ class KernelContext {
 
  private:
   const RunControl* control_ = nullptr;
+  std::vector<uint64_t>* charged_ = nullptr;
   std::unique_ptr<KernelState> own_state_;  // when no frame gives a slot
   std::vector<float> own_scratch_;
   std::vector<float>* scratch_ = &own_scratch_;

@@ -38,6 +38,11 @@ struct SessionOptions {
   // Limits on every runtime tensor (inputs and outputs of every node).
   ShapeLimits shape_limits;
   uint64_t max_tensor_bytes = uint64_t{16} << 30;
+  // The most bytes the tensors made by a run's nodes may hold at once (intermediates and
+  // outputs, subgraph runs included; not the feeds, the weights or kernels' scratch): a
+  // node whose outputs would go past it fails the run with RESOURCE_EXHAUSTED before
+  // allocating. Per run: concurrent runs have a budget each. 0: no budget.
+  uint64_t memory_budget_bytes = 0;
   // Freed buffers are kept for the next run, up to this many bytes per frame (one frame
   // per concurrent run; 0 disables the cache).
   size_t buffer_cache_bytes = size_t{512} << 20;

@@ -315,8 +315,9 @@ class PySession {
 
 SessionOptions Options(int intra_op_threads, bool constant_folding, int level,
                        const std::string& optimized_model_path, bool profiling, bool mem_pattern,
-                       std::vector<std::string> disabled) {
+                       std::vector<std::string> disabled, uint64_t budget) {
   SessionOptions o;
+  o.memory_budget_bytes = budget;
   o.disabled_passes = std::move(disabled);
   o.enable_mem_pattern = mem_pattern;
   o.enable_profiling = profiling;
@@ -343,36 +344,40 @@ void BindRuntime(nb::module_& m) {
           "from_model",
           [](const onnx::ModelProto& model, int threads, bool fold, int level,
              const std::string& path, bool profiling, bool mem_pattern,
-             std::vector<std::string> disabled) {
-            return new PySession(ValueOrThrow(RuntimeSession::Create(
-                model,
-                Options(threads, fold, level, path, profiling, mem_pattern, std::move(disabled)))));
+             std::vector<std::string> disabled, uint64_t budget) {
+            return new PySession(ValueOrThrow(
+                RuntimeSession::Create(model, Options(threads, fold, level, path, profiling,
+                                                      mem_pattern, std::move(disabled), budget))));
           },
           nb::arg("model"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
           nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"),
-          nb::arg("enable_profiling"), nb::arg("enable_mem_pattern"), nb::arg("disabled_passes"))
+          nb::arg("enable_profiling"), nb::arg("enable_mem_pattern"), nb::arg("disabled_passes"),
+          nb::arg("memory_budget"))
       .def_static(
           "from_bytes",
           [](nb::bytes data, int threads, bool fold, int level, const std::string& path,
-             bool profiling, bool mem_pattern, std::vector<std::string> disabled) {
+             bool profiling, bool mem_pattern, std::vector<std::string> disabled, uint64_t budget) {
             return new PySession(ValueOrThrow(RuntimeSession::CreateFromBytes(
                 data.c_str(), data.size(),
-                Options(threads, fold, level, path, profiling, mem_pattern, std::move(disabled)))));
+                Options(threads, fold, level, path, profiling, mem_pattern, std::move(disabled),
+                        budget))));
           },
           nb::arg("data"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
           nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"),
-          nb::arg("enable_profiling"), nb::arg("enable_mem_pattern"), nb::arg("disabled_passes"))
+          nb::arg("enable_profiling"), nb::arg("enable_mem_pattern"), nb::arg("disabled_passes"),
+          nb::arg("memory_budget"))
       .def_static(
           "from_file",
           [](const std::string& file, int threads, bool fold, int level, const std::string& path,
-             bool profiling, bool mem_pattern, std::vector<std::string> disabled) {
+             bool profiling, bool mem_pattern, std::vector<std::string> disabled, uint64_t budget) {
             return new PySession(ValueOrThrow(RuntimeSession::CreateFromFile(
-                file,
-                Options(threads, fold, level, path, profiling, mem_pattern, std::move(disabled)))));
+                file, Options(threads, fold, level, path, profiling, mem_pattern,
+                              std::move(disabled), budget))));
           },
           nb::arg("path"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
           nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"),
-          nb::arg("enable_profiling"), nb::arg("enable_mem_pattern"), nb::arg("disabled_passes"))
+          nb::arg("enable_profiling"), nb::arg("enable_mem_pattern"), nb::arg("disabled_passes"),
+          nb::arg("memory_budget"))
       .def("run", &PySession::Run, nb::arg("output_names"), nb::arg("feeds"),
            nb::arg("run_options").none())
       .def("folded_nodes", &PySession::FoldedNodes)

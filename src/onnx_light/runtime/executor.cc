@@ -177,8 +177,13 @@ RunControl RunOptions::Control() const {
 Result<std::vector<Tensor>> RuntimeSession::Run(const std::vector<NamedTensor>& feeds,
                                                 const std::vector<std::string>& output_names,
                                                 const RunOptions* run_options) const {
-  if (run_options == nullptr) return RunTensors(feeds, output_names, nullptr);
-  const RunControl control = run_options->Control();
+  if (run_options == nullptr && options_.memory_budget_bytes == 0) {
+    return RunTensors(feeds, output_names, nullptr);
+  }
+  RunControl control = run_options != nullptr ? run_options->Control() : RunControl{};
+  RunBudget budget;
+  budget.limit = options_.memory_budget_bytes;
+  if (budget.limit > 0) control.budget = &budget;
   return RunTensors(feeds, output_names, &control);
 }
 
@@ -190,8 +195,13 @@ Result<std::vector<Tensor>> RuntimeSession::RunUnder(const std::vector<NamedTens
 Result<std::vector<Value>> RuntimeSession::RunValues(const std::vector<NamedValue>& feeds,
                                                      const std::vector<std::string>& output_names,
                                                      const RunOptions* run_options) const {
-  if (run_options == nullptr) return RunValuesUnder(feeds, output_names, nullptr);
-  const RunControl control = run_options->Control();
+  if (run_options == nullptr && options_.memory_budget_bytes == 0) {
+    return RunValuesUnder(feeds, output_names, nullptr);
+  }
+  RunControl control = run_options != nullptr ? run_options->Control() : RunControl{};
+  RunBudget budget;
+  budget.limit = options_.memory_budget_bytes;
+  if (budget.limit > 0) control.budget = &budget;
   return RunValuesUnder(feeds, output_names, &control);
 }
 
@@ -235,6 +245,22 @@ Result<std::vector<Value>> RuntimeSession::RunValuesUnder(
     return x.has_value() ? x : plan.constants[static_cast<size_t>(v)];
   };
   auto kind = [&](int v) { return plan.kinds[static_cast<size_t>(v)]; };
+  // The memory budget: bytes each value charged, given back when it is released, and all
+  // of what is left when the run ends, however it ends.
+  RunBudget* const budget = control != nullptr ? control->budget : nullptr;
+  std::vector<uint64_t>& charged = frame.charged;
+  if (budget != nullptr) charged.assign(plan.value_names.size(), 0);
+  struct GiveBack {
+    RunBudget* budget;
+    std::vector<uint64_t>* charged;
+    ~GiveBack() {
+      if (budget == nullptr) return;
+      for (uint64_t& c : *charged) {
+        budget->used.fetch_sub(c, std::memory_order_relaxed);
+        c = 0;
+      }
+    }
+  } give_back{budget, &charged};
 
   std::vector<bool> fed(inputs_.size(), false);
   for (const NamedValue& feed : feeds) {
@@ -379,8 +405,22 @@ Result<std::vector<Value>> RuntimeSession::RunValuesUnder(
     ctx.SetScratchSlot(&frame.scratch);
     ctx.SetMemoryPattern(frame.memory.get(), &node.outputs);
     ctx.SetRunControl(control);
+    if (budget != nullptr) {
+      frame.node_charged.assign(node.outputs.size(), 0);
+      ctx.SetChargedSlot(&frame.node_charged);
+    }
     if (profiler) events.push_back(NodeEvent(node, ctx));
     Status s = kernel->Compute(ctx);
+    if (budget != nullptr) {  // the charges move to the values (an unused output's: back)
+      for (size_t o = 0; o < node.outputs.size(); ++o) {
+        const int v = node.outputs[o];
+        if (v >= 0) {
+          charged[static_cast<size_t>(v)] += frame.node_charged[o];
+        } else {
+          budget->used.fetch_sub(frame.node_charged[o], std::memory_order_relaxed);
+        }
+      }
+    }
     if (profiler) {
       events.back().start_ns = node_start;
       events.back().duration_ns = profiler->Now() - node_start;
@@ -412,8 +452,13 @@ Result<std::vector<Value>> RuntimeSession::RunValuesUnder(
       values[static_cast<size_t>(v)] = std::move(got);
     }
     if (frame.memory && frame.memory->recording()) RecordViews(node, values, frame.memory.get());
-    for (int v : plan.release[n])
+    for (int v : plan.release[n]) {
       values[static_cast<size_t>(v)] = Value();
+      if (budget != nullptr) {
+        budget->used.fetch_sub(charged[static_cast<size_t>(v)], std::memory_order_relaxed);
+        charged[static_cast<size_t>(v)] = 0;
+      }
+    }
   }
   lease.set_complete_if(needed.empty());
 

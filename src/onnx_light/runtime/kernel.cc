@@ -140,6 +140,20 @@ Result<Tensor*> KernelContext::AllocateOutput(size_t i, DataType type,
                       shape->ToString() + " needs " + std::to_string(bytes) +
                       " bytes, over the limit of " + std::to_string(max_tensor_bytes_));
   }
+  if (control_ != nullptr && control_->budget != nullptr && charged_ != nullptr &&
+      i < charged_->size()) {
+    RunBudget& b = *control_->budget;
+    const uint64_t held = b.used.load(std::memory_order_relaxed);
+    if (bytes > b.limit || held > b.limit - bytes) {
+      return Status(StatusCode::kResourceExhausted,
+                    info_->Describe() + ": output " + std::to_string(i) + " of shape " +
+                        shape->ToString() + " needs " + std::to_string(bytes) +
+                        " bytes; the run holds " + std::to_string(held) +
+                        " and its memory budget is " + std::to_string(b.limit) + " bytes");
+    }
+    b.used.fetch_add(bytes, std::memory_order_relaxed);
+    (*charged_)[i] += bytes;
+  }
   if (pattern_ != nullptr && output_values_ != nullptr && i < output_values_->size() &&
       type != DataType::kString) {
     const int v = (*output_values_)[i];

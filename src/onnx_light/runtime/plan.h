@@ -53,6 +53,8 @@ struct RuntimeSession::Frame {
   std::vector<int64_t> signature;         // the running inputs' shapes (MemoryPattern)
   std::vector<const Value*> node_inputs;  // the running node's, reused node after node
   std::vector<Value> node_outputs;
+  std::vector<uint64_t> node_charged;  // bytes the running node's outputs charged the budget
+  std::vector<uint64_t> charged;       // by value index: bytes held against the budget
 };
 
 // Idle frames, lock-free: a run takes one (or makes one) and puts it back; at most

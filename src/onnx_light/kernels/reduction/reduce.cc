@@ -178,7 +178,7 @@ bool Block(const Shape& shape, const ReducePlan& plan, int64_t* outer, int64_t* 
 template <Red kRed>
 void SumBlock(const float* x, int64_t outer, int64_t len, int64_t inner, float* y,
               ThreadPool* pool) {
-  const auto finish = [len](double v) {
+  const auto finish = [&](double v) {
     if constexpr (kRed == Red::kMean) v /= static_cast<double>(len);
     return static_cast<float>(v);
   };
