@@ -2,6 +2,8 @@
 // strides, dilations, pads, auto_pad), output dims and effective pads, tap offsets.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -99,31 +101,58 @@ inline Result<Window> MakeWindow(const WindowAttrs& a, std::vector<int64_t> in,
   w.pad_begin.assign(n, 0);
   w.pad_end.assign(n, 0);
   w.out.assign(n, 0);
+  // In 128-bit arithmetic: kernel, stride, dilation and pads come from the model and the
+  // input dims from a feed, so any of them may be near the int64 limits; a result that
+  // does not fit int64 is an error.
+  __extension__ typedef __int128 Wide;
+  const auto too_large = [&]() {
+    return Status(StatusCode::kOutOfRange,
+                  info.Describe() + ": the window (kernel, stride, dilation, pads) over input " +
+                      "dims this large overflows int64");
+  };
+  constexpr Wide kMax = INT64_MAX;
   for (size_t i = 0; i < n; ++i) {
     const int64_t k = w.kernel[i], s = w.strides[i], d = w.dilations[i];
     if (k < 1 || s < 1 || d < 1) {
       return Status(StatusCode::kInvalidArgument,
                     info.Describe() + ": kernel, stride and dilation must be >= 1");
     }
-    const int64_t span = (k - 1) * d + 1;
+    const Wide span = Wide{k - 1} * d + 1;
+    const Wide in_i = w.in[i];
+    Wide out;
     if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
-      w.out[i] = (w.in[i] + s - 1) / s;
-      const int64_t total = std::max<int64_t>(0, (w.out[i] - 1) * s + span - w.in[i]);
-      w.pad_begin[i] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      w.pad_end[i] = total - w.pad_begin[i];
+      out = (in_i + s - 1) / s;
+      const Wide total = std::max<Wide>(0, (out - 1) * s + span - in_i);
+      if (total > kMax) return too_large();
+      w.pad_begin[i] =
+          static_cast<int64_t>(a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2);
+      w.pad_end[i] = static_cast<int64_t>(total) - w.pad_begin[i];
     } else {
       if (a.auto_pad == "NOTSET" && !a.pads.empty()) {
         w.pad_begin[i] = a.pads[i];
         w.pad_end[i] = a.pads[i + n];
       }
-      const int64_t room = w.in[i] + w.pad_begin[i] + w.pad_end[i] - span;
+      const Wide room = in_i + w.pad_begin[i] + w.pad_end[i] - span;
       if (room < 0) {
         return Status(StatusCode::kInvalidArgument,
                       info.Describe() + ": the window is larger than the padded input");
       }
-      w.out[i] = (a.ceil_mode ? (room + s - 1) / s : room / s) + 1;
+      out = (a.ceil_mode ? (room + s - 1) / s : room / s) + 1;
       // With ceil_mode the last window must start inside the input or the begin pad.
-      if (a.ceil_mode && (w.out[i] - 1) * s >= w.in[i] + w.pad_begin[i]) --w.out[i];
+      if (a.ceil_mode && (out - 1) * s >= in_i + w.pad_begin[i]) --out;
+    }
+    // Kernels compute positions o * s + k * d - pad_begin in int64: the padded extent and
+    // the last window's reach must fit.
+    if (out > kMax || in_i + w.pad_begin[i] + w.pad_end[i] > kMax || (out - 1) * s + span > kMax) {
+      return too_large();
+    }
+    w.out[i] = static_cast<int64_t>(out);
+  }
+  // The element counts (OutCount, InCount, KernelCount) fit int64 too.
+  for (const std::vector<int64_t>* dims : {&w.out, &w.in, &w.kernel}) {
+    int64_t count = 1;
+    for (int64_t v : *dims) {
+      if (__builtin_mul_overflow(count, v, &count)) return too_large();
     }
   }
   return w;

@@ -401,7 +401,8 @@ class Scan : public KernelBase {
         scan.push_back(*ctx.input(first + n_ + j));
       std::vector<Tensor> outs;
       ONNX_LIGHT_RETURN_IF_ERROR(RunOne(ctx, state, scan, in_axes_, &outs));
-      for (size_t i = 0; i < outs.size() && i < ctx.output_count(); ++i)
+      ONNX_LIGHT_RETURN_IF_ERROR(OutputCount(ctx, outs));
+      for (size_t i = 0; i < outs.size(); ++i)
         ONNX_LIGHT_RETURN_IF_ERROR(ctx.SetOutput(i, std::move(outs[i])));
       return Status::Ok();
     }
@@ -431,6 +432,7 @@ class Scan : public KernelBase {
       }
       std::vector<Tensor> outs;
       ONNX_LIGHT_RETURN_IF_ERROR(RunOne(ctx, state, scan, in_axes_, &outs));
+      ONNX_LIGHT_RETURN_IF_ERROR(OutputCount(ctx, outs));
       per_batch.push_back(std::move(outs));
     }
     for (size_t o = 0; o < ctx.output_count(); ++o) {
@@ -468,6 +470,14 @@ class Scan : public KernelBase {
   }
 
   // One unbatched scan: outs = final states, then the stacked scan outputs.
+  // The body's results are the node's outputs, one for one.
+  static Status OutputCount(const KernelContext& ctx, const std::vector<Tensor>& outs) {
+    if (outs.size() == ctx.output_count()) return Status::Ok();
+    return Status(StatusCode::kInvalidModel,
+                  ctx.info().Describe() + ": the body gives " + std::to_string(outs.size()) +
+                      " results, the node has " + std::to_string(ctx.output_count()) + " outputs");
+  }
+
   Status RunOne(KernelContext& ctx, std::vector<Tensor> state, const std::vector<Tensor>& scan,
                 const std::vector<int64_t>& axes, std::vector<Tensor>* outs) const {
     const std::string where = ctx.info().Describe();

@@ -65,6 +65,15 @@ class LinearAttention : public KernelBase {
     if (k.shape()[2] / hk != dk) {
       return Status(StatusCode::kInvalidArgument, where + ": query and key head sizes differ");
     }
+    // decay and beta are [B, T, ...] like the query: a smaller one would be read past its end.
+    for (const Tensor* g : {decay, beta}) {
+      if (g != nullptr && (g->shape().rank() != 3 || g->shape()[0] != b || g->shape()[1] != t)) {
+        return Status(StatusCode::kInvalidArgument,
+                      where + ": " + (g == decay ? "decay" : "beta") + " " + g->shape().ToString() +
+                          " must be [" + std::to_string(b) + ", " + std::to_string(t) +
+                          ", ...] as the query is");
+      }
+    }
     int64_t decay_per = 0;  // 1: per head, dk: per key feature
     if (decay != nullptr) {
       const int64_t last = decay->shape().rank() == 3 ? decay->shape()[2] : -1;

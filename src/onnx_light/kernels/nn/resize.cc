@@ -107,7 +107,13 @@ class Resize : public KernelBase {
       for (size_t i = 0; i < na; ++i) {
         const auto a = static_cast<size_t>(axes[i]);
         scale[a] = common;
-        out[a] = static_cast<int64_t>(common * static_cast<double>(in[a]) + 0.5);
+        const double size = common * static_cast<double>(in[a]) + 0.5;
+        if (!(size < 9.2e18)) {  // NaN fails too
+          return Status(StatusCode::kOutOfRange, ctx.info().Describe() + ": output size " +
+                                                     std::to_string(size) + " of axis " +
+                                                     std::to_string(a) + " is out of range");
+        }
+        out[a] = static_cast<int64_t>(size);
       }
     }
     for (size_t i = 0; i < na && !(!sizes_in.empty() && policy_ != "stretch"); ++i) {
@@ -119,7 +125,13 @@ class Resize : public KernelBase {
         }
         scale[a] = scales_in[i];
         const double extent = crop ? roi_end[a] - roi_start[a] : 1.0;
-        out[a] = static_cast<int64_t>(std::floor(static_cast<double>(in[a]) * extent * scale[a]));
+        const double size = std::floor(static_cast<double>(in[a]) * extent * scale[a]);
+        if (!(size >= 0 && size < 9.2e18)) {  // NaN fails too (a roi of NaN or inf)
+          return Status(StatusCode::kOutOfRange, ctx.info().Describe() + ": output size " +
+                                                     std::to_string(size) + " of axis " +
+                                                     std::to_string(a) + " is out of range");
+        }
+        out[a] = static_cast<int64_t>(size);
       } else {
         if (sizes_in[i] < 0) {
           return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": negative size");
@@ -452,17 +464,18 @@ class GridSample : public KernelBase {
   // Reflects x into [lo, hi] by the nearer border, repeatedly (the reference's rule).
   static double Reflect(double x, double lo, double hi) {
     const double range = hi - lo;
+    // In doubles: a grid value far out (1e25) has no int64 count of reflections.
     if (x < lo) {
       const double dx = lo - x;
-      const auto n = static_cast<int64_t>(dx / range);
-      const double rest = dx - static_cast<double>(n) * range;
-      return n % 2 == 0 ? lo + rest : hi - rest;
+      const double n = std::floor(dx / range);
+      const double rest = dx - n * range;
+      return std::fmod(n, 2.0) == 0 ? lo + rest : hi - rest;
     }
     if (x > hi) {
       const double dx = x - hi;
-      const auto n = static_cast<int64_t>(dx / range);
-      const double rest = dx - static_cast<double>(n) * range;
-      return n % 2 == 0 ? hi - rest : lo + rest;
+      const double n = std::floor(dx / range);
+      const double rest = dx - n * range;
+      return std::fmod(n, 2.0) == 0 ? hi - rest : lo + rest;
     }
     return x;
   }
@@ -481,6 +494,8 @@ class GridSample : public KernelBase {
     const double lo = align_ ? 0.0 : -0.5;
     const double hi = align_ ? static_cast<double>(len) - 1 : static_cast<double>(len) - 0.5;
     double xd = static_cast<double>(xf);
+    // NaN reads nothing (zero); infinities only the border mode can place.
+    if (std::isnan(xd) || (std::isinf(xd) && padding_ != "border")) return {{-1, 1.0}};
     if (mode_ == "nearest") xd = std::nearbyint(xd);
     if (xd < lo || xd > hi) {
       if (padding_ == "border") {
@@ -489,6 +504,8 @@ class GridSample : public KernelBase {
         xd = Reflect(xd, lo, hi);
       }
     }
+    // Far outside, every tap reads padding: clamped so that the indices stay in int64.
+    xd = std::min(std::max(xd, lo - 4.0), hi + 4.0);
     if (mode_ == "nearest") {
       return {{Pixel(static_cast<int64_t>(xd), len, lo, hi), 1.0}};
     }

@@ -183,7 +183,9 @@ class SplitToSequence : public KernelBase {
       int64_t total = 0;
       for (int64_t v : sizes) {
         if (v < 0) return Status(StatusCode::kInvalidArgument, where + ": negative split size");
-        total += v;
+        if (__builtin_add_overflow(total, v, &total)) {
+          return Status(StatusCode::kInvalidArgument, where + ": split sizes overflow int64");
+        }
       }
       if (total != len) {
         return Status(StatusCode::kInvalidArgument, where + ": split sizes add up to " +

@@ -285,7 +285,10 @@ class Split : public KernelBase {
       if (s < 0) {
         return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": negative split");
       }
-      total += s;
+      if (__builtin_add_overflow(total, s, &total)) {
+        return Status(StatusCode::kInvalidArgument,
+                      ctx.info().Describe() + ": split sizes overflow int64");
+      }
     }
     if (static_cast<int64_t>(split.size()) != n || total != in[ax]) {
       return Status(StatusCode::kInvalidArgument,
@@ -330,7 +333,12 @@ class Tile : public KernelBase {
       if (reps[d] < 0) {
         return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": negative repeat");
       }
-      out[d] = in[d] * reps[d];
+      if (__builtin_mul_overflow(in[d], reps[d], &out[d])) {
+        return Status(StatusCode::kOutOfRange, ctx.info().Describe() + ": dimension " +
+                                                   std::to_string(d) + " (" +
+                                                   std::to_string(in[d]) + ") repeated " +
+                                                   std::to_string(reps[d]) + " times overflows");
+      }
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
     const std::vector<int64_t> strides = RowMajorStrides(in);

@@ -60,7 +60,11 @@ class Pad : public KernelBase {
       ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(axes[i], rank, ctx.info()));
       const auto u = static_cast<size_t>(ax);
       begin[u] = pads[i];
-      out[u] = in[u] + pads[i] + pads[i + axes.size()];
+      if (__builtin_add_overflow(in[u], pads[i], &out[u]) ||
+          __builtin_add_overflow(out[u], pads[i + axes.size()], &out[u])) {
+        return Status(StatusCode::kOutOfRange, ctx.info().Describe() + ": pads of axis " +
+                                                   std::to_string(ax) + " overflow int64");
+      }
       if (out[u] < 0) {
         return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": pads crop axis " +
                                                         std::to_string(ax) + " below zero");

@@ -89,8 +89,9 @@ class Reshape : public KernelBase {
         infer = static_cast<int>(i);
       } else if (shape[i] < 0) {
         return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": negative dimension");
-      } else {
-        known *= shape[i];
+      } else if (__builtin_mul_overflow(known, shape[i], &known)) {
+        return Status(StatusCode::kOutOfRange,
+                      ctx.info().Describe() + ": the element count of the shape overflows int64");
       }
     }
     if (infer >= 0) {
