@@ -23,6 +23,34 @@ def node_model(op, inputs, outputs, opset=17, initializers=None, **attrs):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
+def fused_conv_model(with_z=False, **attrs):
+    """One onnx_light:FusedConv of x [1, 2, 5, 5] with all-ones 3x3 weights W [3, 2, 3, 3],
+    bias B = [0.5, -1, 2] and pads 1, plus `attrs`; with_z adds a Z input (any shape)."""
+    import numpy as np
+
+    from onnx_light.onnx import TensorProto
+
+    F = TensorProto.FLOAT
+    ins = ["x", "W", "B", "z"] if with_z else ["x", "W", "B"]
+    node = helper.make_node("FusedConv", ins, ["y"], domain="onnx_light", pads=[1] * 4, **attrs)
+    inputs = [helper.make_tensor_value_info("x", F, [1, 2, 5, 5])]
+    if with_z:
+        inputs.append(helper.make_tensor_value_info("z", F, None))
+    graph = helper.make_graph(
+        [node],
+        "g",
+        inputs,
+        [helper.make_tensor_value_info("y", F, None)],
+        [
+            numpy_helper.from_array(np.ones((3, 2, 3, 3), np.float32), "W"),
+            numpy_helper.from_array(np.array([0.5, -1, 2], np.float32), "B"),
+        ],
+    )
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("onnx_light", 1)]
+    )
+
+
 def node_bytes(op, inputs, outputs, opset=17, **attrs) -> bytes:
     return node_model(op, inputs, outputs, opset, **attrs).SerializeToString()
 

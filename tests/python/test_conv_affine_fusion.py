@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _graphs import fused_conv_model
 
 import onnx_light
 from onnx_light.onnx import TensorProto, helper, numpy_helper
@@ -178,44 +179,25 @@ def test_what_must_not_fuse(case):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
 
 
-def fused_conv(**attrs):
-    node = helper.make_node(
-        "FusedConv", ["x", "W", "B"], ["y"], domain="onnx_light", pads=[1] * 4, **attrs
-    )
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info("x", F, [1, 2, 5, 5])],
-        [helper.make_tensor_value_info("y", F, None)],
-        [
-            numpy_helper.from_array(np.ones((3, 2, 3, 3), np.float32), "W"),
-            numpy_helper.from_array(np.array([0.5, -1, 2], np.float32), "B"),
-        ],
-    )
-    return helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("onnx_light", 1)]
-    )
-
-
 def test_post_scale_and_shift_from_a_file():
     x = RNG.standard_normal((1, 2, 5, 5)).astype(np.float32)
-    plain = onnx_light.RuntimeSession(fused_conv()).run(None, {"x": x})[0]
+    plain = onnx_light.RuntimeSession(fused_conv_model()).run(None, {"x": x})[0]
     got = onnx_light.RuntimeSession(
-        fused_conv(activation="Relu", post_scale=-2.0, post_shift=0.25)
+        fused_conv_model(activation="Relu", post_scale=-2.0, post_shift=0.25)
     ).run(None, {"x": x})[0]
     want = np.maximum(plain, 0) * np.float32(-2.0) + np.float32(0.25)
     np.testing.assert_array_equal(got, want)
     nan = np.full_like(x, np.nan)  # NaN passes the activation and the affine
-    out = onnx_light.RuntimeSession(fused_conv(activation="Relu", post_scale=3.0)).run(
+    out = onnx_light.RuntimeSession(fused_conv_model(activation="Relu", post_scale=3.0)).run(
         None, {"x": nan}
     )[0]
     assert np.isnan(out).all()
 
 
 def test_post_scale_of_the_wrong_type_is_an_error():
-    m = fused_conv(activation="Relu", post_scale=2)  # an INT attribute
+    m = fused_conv_model(activation="Relu", post_scale=2)  # an INT attribute
     with pytest.raises(ValueError, match="post_scale"):
         onnx_light.RuntimeSession(m).run(None, {"x": np.zeros((1, 2, 5, 5), np.float32)})
     # The session is still usable afterwards: a good model runs in the same process.
-    ok = onnx_light.RuntimeSession(fused_conv(post_shift=1.0))
+    ok = onnx_light.RuntimeSession(fused_conv_model(post_shift=1.0))
     assert ok.run(None, {"x": np.zeros((1, 2, 5, 5), np.float32)})[0].shape == (1, 3, 5, 5)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _graphs import fused_conv_model
 
 import onnx_light
 from onnx_light.onnx import TensorProto, helper, numpy_helper
@@ -196,29 +197,12 @@ def test_batch_norm_fed_by_a_graph_input_does_not_fold():
 
 
 def fused_model(activation=None, params=None, with_z=False):
-    attrs = {"pads": [1, 1, 1, 1]}
+    attrs = {}
     if activation is not None:
         attrs["activation"] = activation
     if params is not None:
         attrs["activation_params"] = params
-    ins = ["x", "W", "B", "z"] if with_z else ["x", "W", "B"]
-    node = helper.make_node("FusedConv", ins, ["y"], domain="onnx_light", **attrs)
-    inputs = [helper.make_tensor_value_info("x", F, [1, 2, 5, 5])]
-    if with_z:
-        inputs.append(helper.make_tensor_value_info("z", F, None))
-    graph = helper.make_graph(
-        [node],
-        "g",
-        inputs,
-        [helper.make_tensor_value_info("y", F, None)],
-        [
-            numpy_helper.from_array(np.ones((3, 2, 3, 3), np.float32), "W"),
-            numpy_helper.from_array(np.array([0.5, -1, 2], np.float32), "B"),
-        ],
-    )
-    return helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("onnx_light", 1)]
-    )
+    return fused_conv_model(with_z=with_z, **attrs)
 
 
 def test_fused_conv_from_a_file_with_residual():

@@ -175,9 +175,6 @@ class RuntimeSession {
  private:
   RuntimeSession() = default;
   Status Build();
-  Result<std::vector<Tensor>> RunTensors(const std::vector<NamedTensor>& feeds,
-                                         const std::vector<std::string>& output_names,
-                                         const RunControl* control) const;
 
   std::shared_ptr<onnx::ModelProto> model_;
   SessionOptions options_;

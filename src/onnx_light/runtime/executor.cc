@@ -174,46 +174,17 @@ RunControl RunOptions::Control() const {
   return c;
 }
 
-Result<std::vector<Tensor>> RuntimeSession::Run(const std::vector<NamedTensor>& feeds,
-                                                const std::vector<std::string>& output_names,
-                                                const RunOptions* run_options) const {
-  if (run_options == nullptr && options_.memory_budget_bytes == 0) {
-    return RunTensors(feeds, output_names, nullptr);
-  }
-  RunControl control = run_options != nullptr ? run_options->Control() : RunControl{};
-  RunBudget budget;
-  budget.limit = options_.memory_budget_bytes;
-  if (budget.limit > 0) control.budget = &budget;
-  return RunTensors(feeds, output_names, &control);
-}
+namespace {
 
-Result<std::vector<Tensor>> RuntimeSession::RunUnder(const std::vector<NamedTensor>& feeds,
-                                                     const RunControl* control) const {
-  return RunTensors(feeds, {}, control);
-}
-
-Result<std::vector<Value>> RuntimeSession::RunValues(const std::vector<NamedValue>& feeds,
-                                                     const std::vector<std::string>& output_names,
-                                                     const RunOptions* run_options) const {
-  if (run_options == nullptr && options_.memory_budget_bytes == 0) {
-    return RunValuesUnder(feeds, output_names, nullptr);
-  }
-  RunControl control = run_options != nullptr ? run_options->Control() : RunControl{};
-  RunBudget budget;
-  budget.limit = options_.memory_budget_bytes;
-  if (budget.limit > 0) control.budget = &budget;
-  return RunValuesUnder(feeds, output_names, &control);
-}
-
-Result<std::vector<Tensor>> RuntimeSession::RunTensors(const std::vector<NamedTensor>& feeds,
-                                                       const std::vector<std::string>& output_names,
-                                                       const RunControl* control) const {
+std::vector<NamedValue> AsValues(const std::vector<NamedTensor>& feeds) {
   std::vector<NamedValue> values;
   values.reserve(feeds.size());
   for (const NamedTensor& f : feeds)
     values.push_back({f.first, Value{f.second, nullptr}});
-  ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Value> outs,
-                              RunValuesUnder(values, output_names, control));
+  return values;
+}
+
+Result<std::vector<Tensor>> AsTensors(std::vector<Value> outs) {
   std::vector<Tensor> tensors;
   tensors.reserve(outs.size());
   for (size_t i = 0; i < outs.size(); ++i) {
@@ -226,6 +197,37 @@ Result<std::vector<Tensor>> RuntimeSession::RunTensors(const std::vector<NamedTe
     tensors.push_back(std::move(outs[i].tensor));
   }
   return tensors;
+}
+
+}  // namespace
+
+Result<std::vector<Tensor>> RuntimeSession::Run(const std::vector<NamedTensor>& feeds,
+                                                const std::vector<std::string>& output_names,
+                                                const RunOptions* run_options) const {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Value> outs,
+                              RunValues(AsValues(feeds), output_names, run_options));
+  return AsTensors(std::move(outs));
+}
+
+Result<std::vector<Tensor>> RuntimeSession::RunUnder(const std::vector<NamedTensor>& feeds,
+                                                     const RunControl* control) const {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Value> outs,
+                              RunValuesUnder(AsValues(feeds), {}, control));
+  return AsTensors(std::move(outs));
+}
+
+Result<std::vector<Value>> RuntimeSession::RunValues(const std::vector<NamedValue>& feeds,
+                                                     const std::vector<std::string>& output_names,
+                                                     const RunOptions* run_options) const {
+  // Without options or a budget, nothing to check between nodes.
+  if (run_options == nullptr && options_.memory_budget_bytes == 0) {
+    return RunValuesUnder(feeds, output_names, nullptr);
+  }
+  RunControl control = run_options != nullptr ? run_options->Control() : RunControl{};
+  RunBudget budget;
+  budget.limit = options_.memory_budget_bytes;
+  if (budget.limit > 0) control.budget = &budget;
+  return RunValuesUnder(feeds, output_names, &control);
 }
 
 Result<std::vector<Value>> RuntimeSession::RunValuesUnder(
