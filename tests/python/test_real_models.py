@@ -134,17 +134,26 @@ def test_more_real_models_match_onnxruntime(name, shapes, tol):
 def test_segmenter_matches_onnxruntime():
     # The nucleus segmenter napari-czann-segment ships (tf2onnx, opset 12: 95 Convs,
     # squeeze-excitation, x * sigmoid(x), DepthToSpace; per-pixel class probabilities for a
-    # 1024 x 1024 tile). It amplifies float32 rounding: ORT's own optimized and unoptimized
-    # graphs differ by up to 3.1e-4 on it (mean 3.3e-7). So: 2e-3 absolute at most and a
-    # mean under 5e-6 (seen: 5.6e-4 and 6.3e-7), on an image scaled by its bit depth.
+    # 1024 x 1024 tile) amplifies float32 rounding, and by how much depends on the image:
+    # on these two, ORT's own optimized and unoptimized graphs differ by up to 7.2e-3
+    # (mean 7.6e-6) and 1.8e-3. Its squeeze-excitation averages (GlobalAveragePool over
+    # 512 x 512) are a float sum in ORT, 9e-4 off the exact mean, and a double sum here,
+    # so the two runtimes differ about twice as much as ORT with itself: seen 1.3e-2
+    # (mean 1.3e-5) and 4.2e-4. Checked: 3e-2 absolute at most, a mean under 3e-5, and the
+    # segmentation itself (the likelier class per pixel) equal on all but 1e-4 of pixels.
     light, ref = both("czann_nucleus_segmenter.onnx")
-    x = np.random.default_rng(19).random((1, 1024, 1024, 1), dtype=np.float32)
-    want = ref.run(None, {"input:0": x})[0]
-    got = light.run(None, {"input:0": x})[0]
-    assert got.shape == want.shape == (1, 1024, 1024, 2)
-    d = np.abs(got - want)
-    print(f"segmenter: largest |onnx-light - ORT| = {d.max():.3g}, mean {d.mean():.3g}")
-    assert d.max() <= 2e-3 and d.mean() <= 5e-6
+    for seed in (7, 19):
+        x = np.random.default_rng(seed).random((1, 1024, 1024, 1), dtype=np.float32)
+        want = ref.run(None, {"input:0": x})[0]
+        got = light.run(None, {"input:0": x})[0]
+        assert got.shape == want.shape == (1, 1024, 1024, 2)
+        d = np.abs(got - want)
+        flipped = float(np.mean(got.argmax(-1) != want.argmax(-1)))
+        print(
+            f"segmenter, image {seed}: largest |onnx-light - ORT| = {d.max():.3g}, "
+            f"mean {d.mean():.3g}, class flipped at {flipped:.2e} of pixels"
+        )
+        assert d.max() <= 3e-2 and d.mean() <= 3e-5 and flipped <= 1e-4
 
 
 def id_feeds(rng, specs):
