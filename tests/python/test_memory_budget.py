@@ -1,8 +1,9 @@
-"""memory_budget: the bytes a run's node outputs may hold at once. A node whose output
+"""Resource bounds. memory_budget: the bytes a run's node outputs may hold at once. A node whose output
 would go past it fails the run with RESOURCE_EXHAUSTED before allocating (a 50,000 x
 50,000 ConstantOfShape, 10 GB, is refused at once), values give their bytes back when
 released (a chain fits in two tensors' worth), subgraph runs count against the same
-budget, and the session keeps working after a refusal."""
+budget, and the session keeps working after a refusal. And the depth of nested subgraphs,
+bounded by the model reader."""
 
 from __future__ import annotations
 
@@ -139,3 +140,35 @@ def test_each_concurrent_run_has_its_own_budget():
 def test_bad_budgets(budget, error):
     with pytest.raises(error, match="memory_budget"):
         onnx_light.RuntimeSession(chain_model(), memory_budget=budget)
+
+
+def nested_ifs(depth):
+    """`depth` If nodes, each with the next as its then-branch; the innermost returns x."""
+    leaf = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["y"])],
+        "leaf",
+        [],
+        [helper.make_tensor_value_info("y", F, None)],
+    )
+    g = leaf
+    for d in range(depth):
+        node = helper.make_node("If", ["c"], ["y"], then_branch=g, else_branch=leaf)
+        g = helper.make_graph([node], f"b{d}", [], [helper.make_tensor_value_info("y", F, None)])
+    return model(
+        list(g.node),
+        [
+            helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("x", F, [2]),
+        ],
+    )
+
+
+def test_subgraph_nesting_is_bounded_by_the_readers_depth_limit():
+    # Each level of nesting is three messages (node, attribute, graph); the reader stops at
+    # 100 (onnx::ParseOptions::max_depth), so about 32 nested subgraphs load and deeper
+    # models are refused before anything recurses on them.
+    feeds = {"c": np.array(True), "x": np.array([1, 2], np.float32)}
+    deep = onnx_light.RuntimeSession(nested_ifs(32).SerializeToString())
+    np.testing.assert_array_equal(deep.run(None, feeds)[0], [1, 2])
+    with pytest.raises(ValueError, match="messages nested deeper than the limit of 100"):
+        onnx_light.RuntimeSession(nested_ifs(40).SerializeToString())
