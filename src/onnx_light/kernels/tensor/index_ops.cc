@@ -394,9 +394,12 @@ class Range : public KernelBase {
         T* out = (*y)->template mutable_data<T>();
         const T t_start = ctx.input(0)->data<T>()[0], t_delta = ctx.input(2)->data<T>()[0];
         T v = t_start;  // accumulated in T, as the reference implementation does
-        for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) {
+        const auto n = static_cast<int64_t>(count);
+        for (int64_t i = 0; i < n; ++i) {
           out[i] = v;
-          v = static_cast<T>(Widen(v) + Widen(t_delta));
+          // Every value written lies between start and limit; the one after the last may
+          // not fit the type (int64 from INT64_MAX down by INT64_MIN), so it is not made.
+          if (i + 1 < n) v = static_cast<T>(Widen(v) + Widen(t_delta));
         }
       }
     });
