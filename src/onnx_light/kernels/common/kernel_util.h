@@ -168,6 +168,20 @@ inline KernelDef Def(const char* op, int since, std::vector<TypeConstraint> c, K
   return def;
 }
 
+// A kernel of an onnx_light op (no ONNX schema gives its arity): `min_inputs` to
+// `max_inputs` inputs (bit i of `optional_inputs`: input i may be empty) and one output.
+inline KernelDef OnnxLightDef(const char* op, std::vector<TypeConstraint> c, KernelFactory f,
+                              int min_inputs, int max_inputs, uint32_t optional_inputs = 0) {
+  KernelDef def = Def(op, 1, std::move(c), std::move(f));
+  def.domain = "onnx_light";
+  def.arity.min_inputs = min_inputs;
+  def.arity.max_inputs = max_inputs;
+  def.arity.min_outputs = 1;
+  def.arity.max_outputs = 1;
+  def.arity.optional_inputs = optional_inputs;
+  return def;
+}
+
 // Positions 0..n-1 (the inputs of a variadic op).
 inline std::vector<int> UpTo(int n) {
   std::vector<int> v(static_cast<size_t>(n));

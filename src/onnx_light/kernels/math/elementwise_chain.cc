@@ -251,14 +251,8 @@ class ElementwiseChain : public KernelBase {
 }  // namespace
 
 Status RegisterKernel_onnx_light_ElementwiseChain(KernelRegistry& r) {
-  KernelDef d = Def("ElementwiseChain", 1, {{"T", UpTo(64), {0}, {DataType::kFloat}}},
-                    FactoryOf<ElementwiseChain>());
-  d.domain = "onnx_light";
-  d.arity.min_inputs = 1;
-  d.arity.max_inputs = 64;
-  d.arity.min_outputs = 1;
-  d.arity.max_outputs = 1;
-  return r.Register(std::move(d));
+  return r.Register(OnnxLightDef("ElementwiseChain", {{"T", UpTo(64), {0}, {DataType::kFloat}}},
+                                 FactoryOf<ElementwiseChain>(), 1, 64));
 }
 
 }  // namespace onnx_light::kernels

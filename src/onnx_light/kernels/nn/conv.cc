@@ -542,15 +542,9 @@ Status RegisterKernel_ai_onnx_Conv(KernelRegistry& r) {
 // onnx_light:FusedConv (opset 1): inputs X, W, optional B, optional Z (added before the
 // activation); attributes as Conv plus activation and activation_params.
 Status RegisterKernel_onnx_light_FusedConv(KernelRegistry& r) {
-  KernelDef d = Def("FusedConv", 1, {{"T", {0, 1, 2, 3}, {0}, {DataType::kFloat}}},
-                    [](const KernelInfo& info) { return Conv::CreateFused(info); });
-  d.domain = "onnx_light";
-  d.arity.min_inputs = 2;
-  d.arity.max_inputs = 4;
-  d.arity.min_outputs = 1;
-  d.arity.max_outputs = 1;
-  d.arity.optional_inputs = (1u << 2) | (1u << 3);
-  return r.Register(std::move(d));
+  return r.Register(OnnxLightDef(
+      "FusedConv", {{"T", {0, 1, 2, 3}, {0}, {DataType::kFloat}}},
+      [](const KernelInfo& info) { return Conv::CreateFused(info); }, 2, 4, (1u << 2) | (1u << 3)));
 }
 
 }  // namespace onnx_light::kernels

@@ -567,15 +567,8 @@ Status RegisterKernel_ai_onnx_LayerNormalization(KernelRegistry& r) {
 // opset predates 17; the fuse_layer_norm pass makes it from the pattern exporters emit
 // (inputs X, Scale, optional B; output Y only).
 Status RegisterKernel_onnx_light_LayerNormalization(KernelRegistry& r) {
-  KernelDef def = Def("LayerNormalization", 1, {{"T", {0, 1, 2}, {0}, FloatTypes()}},
-                      FactoryOf<LayerNorm<false>>());
-  def.domain = "onnx_light";
-  def.arity.min_inputs = 2;
-  def.arity.max_inputs = 3;
-  def.arity.min_outputs = 1;
-  def.arity.max_outputs = 1;
-  def.arity.optional_inputs = 1u << 2;
-  return r.Register(std::move(def));
+  return r.Register(OnnxLightDef("LayerNormalization", {{"T", {0, 1, 2}, {0}, FloatTypes()}},
+                                 FactoryOf<LayerNorm<false>>(), 2, 3, 1u << 2));
 }
 // onnx_light:RMSNormalization (opset 1): RMSNormalization for graphs whose ai.onnx opset
 // predates 23; the fuse_layer_norm pass makes it from the RMS pattern (inputs X, Scale).

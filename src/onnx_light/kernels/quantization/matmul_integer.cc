@@ -300,17 +300,10 @@ Status RegisterKernel_ai_onnx_MatMulInteger(KernelRegistry& r) {
 }
 Status RegisterKernel_onnx_light_MatMulIntegerToFloat(KernelRegistry& r) {
   const std::vector<DataType> q = {DataType::kInt8, DataType::kUint8};
-  KernelDef d =
-      Def("MatMulIntegerToFloat", 1,
-          {{"T1", {0, 2}, {}, q}, {"T2", {1, 3}, {}, q}, {"T", {4}, {0}, {DataType::kFloat}}},
-          &IntegerProductKernel::Create<MatMulIntegerToFloat>);
-  d.domain = "onnx_light";
-  d.arity.min_inputs = 5;
-  d.arity.max_inputs = 5;
-  d.arity.min_outputs = 1;
-  d.arity.max_outputs = 1;
-  d.arity.optional_inputs = (1u << 2) | (1u << 3);
-  return r.Register(std::move(d));
+  return r.Register(OnnxLightDef(
+      "MatMulIntegerToFloat",
+      {{"T1", {0, 2}, {}, q}, {"T2", {1, 3}, {}, q}, {"T", {4}, {0}, {DataType::kFloat}}},
+      &IntegerProductKernel::Create<MatMulIntegerToFloat>, 5, 5, (1u << 2) | (1u << 3)));
 }
 Status RegisterKernel_ai_onnx_QLinearMatMul(KernelRegistry& r) {
   const std::vector<DataType> q = {DataType::kInt8, DataType::kUint8};

@@ -219,14 +219,6 @@ class Matcher {
   std::vector<std::vector<size_t>> consumers_;
 };
 
-onnx::AttributeProto StringAttr(const char* name, const std::string& value) {
-  onnx::AttributeProto a;
-  a.name.set(name);
-  a.type.set(3);  // STRING
-  a.s.set(value);
-  return a;
-}
-
 // The onnx_light:FusedConv node for `conv` (its attributes kept) reading `inputs` and
 // producing f.output, with f's activation.
 onnx::NodeProto FusedConvProto(const Graph& graph, const onnx::NodeProto& conv,
@@ -239,14 +231,8 @@ onnx::NodeProto FusedConvProto(const Graph& graph, const onnx::NodeProto& conv,
     proto.input.push_back(v >= 0 ? graph.value_names[static_cast<size_t>(v)] : std::string());
   proto.output.clear();
   proto.output.push_back(graph.value_names[static_cast<size_t>(f.output)]);
-  proto.attribute.push_back(StringAttr("activation", f.activation));
-  if (!f.params.empty()) {
-    onnx::AttributeProto a;
-    a.name.set("activation_params");
-    a.type.set(6);  // FLOATS
-    a.floats = f.params;
-    proto.attribute.push_back(std::move(a));
-  }
+  proto.attribute.push_back(StringAttribute("activation", f.activation));
+  if (!f.params.empty()) proto.attribute.push_back(FloatsAttribute("activation_params", f.params));
   return proto;
 }
 

@@ -17,21 +17,6 @@ bool IsFusedConv(const onnx::NodeProto& p) {
   return p.op_type.get() == "FusedConv" && p.domain.get() == "onnx_light";
 }
 
-bool HasAttribute(const onnx::NodeProto& p, const char* name) {
-  for (const onnx::AttributeProto& a : p.attribute) {
-    if (a.name.get() == name) return true;
-  }
-  return false;
-}
-
-onnx::AttributeProto FloatAttr(const char* name, float value) {
-  onnx::AttributeProto a;
-  a.name.set(name);
-  a.type.set(1);  // FLOAT
-  a.f.set(value);
-  return a;
-}
-
 }  // namespace
 
 size_t FuseConvAffine(Graph& graph, const PassContext& ctx) {
@@ -44,7 +29,8 @@ size_t FuseConvAffine(Graph& graph, const PassContext& ctx) {
     Graph::Node& conv = graph.nodes[i];
     const onnx::NodeProto& p = *conv.proto;
     if (removed[i] || !IsFusedConv(p) || conv.outputs.size() != 1 || conv.outputs[0] < 0 ||
-        HasAttribute(p, "post_scale") || HasAttribute(p, "post_shift") || conv.inputs.size() < 2) {
+        conv.info->HasAttribute("post_scale") || conv.info->HasAttribute("post_shift") ||
+        conv.inputs.size() < 2) {
       continue;
     }
     // A scalar broadcasts without changing the output's shape up to the weights' rank (the
@@ -79,8 +65,8 @@ size_t FuseConvAffine(Graph& graph, const PassContext& ctx) {
     onnx::NodeProto proto = p;
     proto.output.clear();
     proto.output.push_back(graph.value_names[static_cast<size_t>(out)]);
-    if (scaled) proto.attribute.push_back(FloatAttr("post_scale", scale));
-    if (shifted) proto.attribute.push_back(FloatAttr("post_shift", shift));
+    if (scaled) proto.attribute.push_back(FloatAttribute("post_scale", scale));
+    if (shifted) proto.attribute.push_back(FloatAttribute("post_shift", shift));
     const std::vector<int> old_outputs = conv.outputs;
     conv.outputs = {out};
     if (!ReplaceNode(graph, ctx, conv, std::move(proto), conv.inputs).ok()) {

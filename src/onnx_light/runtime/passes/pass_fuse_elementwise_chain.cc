@@ -25,14 +25,6 @@ bool IsUnary(const onnx::NodeProto& p) {
   return false;
 }
 
-onnx::AttributeProto Ints(const char* name, std::vector<int64_t> v) {
-  onnx::AttributeProto a;
-  a.name.set(name);
-  a.type.set(7);  // INTS
-  a.ints = std::move(v);
-  return a;
-}
-
 class ChainFinder {
  public:
   explicit ChainFinder(const Graph& g)
@@ -129,14 +121,9 @@ size_t FuseElementwiseChain(Graph& graph, const PassContext& ctx) {
     for (int v : inputs)
       proto.input.push_back(graph.value_names[static_cast<size_t>(v)]);
     proto.output.push_back(graph.value_names[static_cast<size_t>(last.outputs[0])]);
-    onnx::AttributeProto names;
-    names.name.set("ops");
-    names.type.set(8);  // STRINGS
-    for (const std::string& op : ops)
-      names.strings.push_back(op);
-    proto.attribute.push_back(std::move(names));
-    proto.attribute.push_back(Ints("operands", std::move(operands)));
-    proto.attribute.push_back(Ints("value_first", std::move(first)));
+    proto.attribute.push_back(StringsAttribute("ops", std::move(ops)));
+    proto.attribute.push_back(IntsAttribute("operands", std::move(operands)));
+    proto.attribute.push_back(IntsAttribute("value_first", std::move(first)));
     // The fused node takes the last step's place: every operand is computed by then.
     if (!ReplaceNode(graph, ctx, last, std::move(proto), inputs).ok()) continue;
     for (size_t k = 0; k + 1 < chain.size(); ++k)

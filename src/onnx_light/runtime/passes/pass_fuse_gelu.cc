@@ -205,11 +205,7 @@ size_t FuseGelu(Graph& graph, const PassContext& ctx) {
     proto.op_type.set("Gelu");
     proto.input.push_back(graph.value_names[static_cast<size_t>(m.x)]);
     proto.output.push_back(graph.value_names[static_cast<size_t>(last.outputs[0])]);
-    onnx::AttributeProto a;
-    a.name.set("approximate");
-    a.type.set(3);  // STRING
-    a.s.set(m.tanh ? "tanh" : "none");
-    proto.attribute.push_back(std::move(a));
+    proto.attribute.push_back(StringAttribute("approximate", m.tanh ? "tanh" : "none"));
     if (!ReplaceNode(graph, ctx, last, std::move(proto), {m.x}).ok()) continue;
     for (size_t k = 0; k + 1 < m.nodes.size(); ++k)
       removed[m.nodes[k]] = 1;

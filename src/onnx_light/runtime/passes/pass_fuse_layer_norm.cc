@@ -237,16 +237,8 @@ size_t FuseLayerNorm(Graph& graph, const PassContext& ctx) {
     for (int v : inputs)
       proto.input.push_back(graph.value_names[static_cast<size_t>(v)]);
     proto.output.push_back(graph.value_names[static_cast<size_t>(m.output)]);
-    onnx::AttributeProto axis;
-    axis.name.set("axis");
-    axis.type.set(2);  // INT
-    axis.i.set(-1);
-    proto.attribute.push_back(std::move(axis));
-    onnx::AttributeProto eps;
-    eps.name.set("epsilon");
-    eps.type.set(1);  // FLOAT
-    eps.f.set(m.epsilon);
-    proto.attribute.push_back(std::move(eps));
+    proto.attribute.push_back(IntAttribute("axis", -1));
+    proto.attribute.push_back(FloatAttribute("epsilon", m.epsilon));
     Graph::Node& first = graph.nodes[i];
     const std::vector<int> old_outputs = first.outputs;
     first.outputs = {m.output};

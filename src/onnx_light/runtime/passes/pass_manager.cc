@@ -46,6 +46,46 @@ std::vector<std::pair<const char*, size_t>> RunGraphPasses(Graph& graph,
   return report;
 }
 
+namespace {
+onnx::AttributeProto Attribute(const char* name, onnx::AttributeType type) {
+  onnx::AttributeProto a;
+  a.name.set(name);
+  a.type.set(static_cast<int32_t>(type));
+  return a;
+}
+}  // namespace
+
+onnx::AttributeProto FloatAttribute(const char* name, float value) {
+  onnx::AttributeProto a = Attribute(name, onnx::AttributeType::kFloat);
+  a.f.set(value);
+  return a;
+}
+onnx::AttributeProto FloatsAttribute(const char* name, std::vector<float> values) {
+  onnx::AttributeProto a = Attribute(name, onnx::AttributeType::kFloats);
+  a.floats = std::move(values);
+  return a;
+}
+onnx::AttributeProto IntAttribute(const char* name, int64_t value) {
+  onnx::AttributeProto a = Attribute(name, onnx::AttributeType::kInt);
+  a.i.set(value);
+  return a;
+}
+onnx::AttributeProto IntsAttribute(const char* name, std::vector<int64_t> values) {
+  onnx::AttributeProto a = Attribute(name, onnx::AttributeType::kInts);
+  a.ints = std::move(values);
+  return a;
+}
+onnx::AttributeProto StringAttribute(const char* name, const std::string& value) {
+  onnx::AttributeProto a = Attribute(name, onnx::AttributeType::kString);
+  a.s.set(value);
+  return a;
+}
+onnx::AttributeProto StringsAttribute(const char* name, std::vector<std::string> values) {
+  onnx::AttributeProto a = Attribute(name, onnx::AttributeType::kStrings);
+  a.strings = std::move(values);
+  return a;
+}
+
 Status CheckPassNames(const std::vector<std::string>& names) {
   for (const std::string& name : names) {
     bool known = false;

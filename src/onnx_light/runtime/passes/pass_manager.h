@@ -80,6 +80,14 @@ int AddValue(Graph& graph, const std::string& name, DataType type, ValueKind kin
 Result<Graph::Node> MakeNode(Graph& graph, const PassContext& ctx, onnx::NodeProto proto,
                              std::vector<int> inputs, std::vector<int> outputs, int opset);
 
+// Attributes of the nodes passes make.
+onnx::AttributeProto FloatAttribute(const char* name, float value);
+onnx::AttributeProto FloatsAttribute(const char* name, std::vector<float> values);
+onnx::AttributeProto IntAttribute(const char* name, int64_t value);
+onnx::AttributeProto IntsAttribute(const char* name, std::vector<int64_t> values);
+onnx::AttributeProto StringAttribute(const char* name, const std::string& value);
+onnx::AttributeProto StringsAttribute(const char* name, std::vector<std::string> values);
+
 // Gives node `n` a new definition: `proto` (kept in the graph), its inputs (value indices,
 // -1 for absent) and outputs as they are, and a kernel matched anew from the registry.
 // Fails, changing nothing, when no kernel takes it.
