@@ -22,7 +22,11 @@ extern "C" {
 typedef struct OnnxLightSession OnnxLightSession;
 
 /* A tensor: `element_count` elements of ONNX element type `element_type` at `data`, with
- * `rank` dimensions in `shape`. Outputs own their storage until OnnxLightTensorRelease. */
+ * `rank` dimensions in `shape`. Outputs own their storage until OnnxLightTensorRelease.
+ * An input is refused (INVALID_ARGUMENT) unless element_count is the product of its
+ * dimensions, `shape` is non-null for rank > 0, `data` is non-null for a non-empty tensor
+ * and aligned for its type. Strings do not pass: a model with a string input or output is
+ * refused at creation (NOT_IMPLEMENTED). */
 typedef struct OnnxLightTensor {
   const char* name;
   void* data;

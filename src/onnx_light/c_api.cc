@@ -33,6 +33,12 @@ int32_t Wrap(onnx_light::Result<std::unique_ptr<onnx_light::RuntimeSession>> r,
   if (!r.ok()) return Fail(r.status());
   for (const auto* list : {&(*r)->inputs(), &(*r)->outputs()}) {
     for (const onnx_light::ValueMeta& m : *list) {
+      if (m.type == onnx_light::DataType::kString) {
+        return Fail(onnx_light::Status(onnx_light::StatusCode::kNotImplemented,
+                                       "graph input or output '" + m.name +
+                                           "' is a string tensor: the C ABI passes numeric "
+                                           "and bool tensors only (use the C++ or Python API)"));
+      }
       if (m.is_sequence() || m.is_optional()) {
         return Fail(onnx_light::Status(onnx_light::StatusCode::kNotImplemented,
                                        "graph input or output '" + m.name + "' is " +
@@ -125,20 +131,40 @@ int32_t OnnxLightRunWithOptions(OnnxLightSession* session, const OnnxLightTensor
     for (size_t i = 0; i < input_count; ++i) {
       const OnnxLightTensor& in = inputs[i];
       if (in.name == nullptr) return Invalid("input without a name");
+      const std::string where = std::string("input '") + in.name + "'";
       auto type = onnx_light::DataTypeFromInt(in.element_type);
-      if (!type.ok()) return Fail(type.status());
+      if (!type.ok()) return Fail(type.status().WithContext(where));
+      if (*type == onnx_light::DataType::kString) {
+        return Fail(onnx_light::Status(onnx_light::StatusCode::kNotImplemented,
+                                       where + ": string tensors do not pass through the C ABI"));
+      }
       auto shape = onnx_light::Shape::Create(in.shape, in.rank);
-      if (!shape.ok())
-        return Fail(shape.status().WithContext(std::string("input '") + in.name + "'"));
+      if (!shape.ok()) return Fail(shape.status().WithContext(where));
+      // The buffer holds element_count elements: a shape that says more would be read
+      // past its end.
+      if (static_cast<uint64_t>(shape->num_elements()) != in.element_count) {
+        return Invalid((where + ": element_count " + std::to_string(in.element_count) +
+                        " does not match shape " + shape->ToString() + " (" +
+                        std::to_string(shape->num_elements()) + " elements)")
+                           .c_str());
+      }
       auto bytes = onnx_light::StorageBytes(*type, shape->num_elements());
       if (!bytes.ok()) return Fail(bytes.status());
       auto t = onnx_light::Tensor::Borrow(*type, std::move(*shape), in.data, *bytes);
-      if (!t.ok()) return Fail(t.status().WithContext(std::string("input '") + in.name + "'"));
+      if (!t.ok()) return Fail(t.status().WithContext(where));
       feeds.emplace_back(in.name, std::move(*t));
     }
     auto result =
         session->session->Run(feeds, {}, options != nullptr ? &options->options : nullptr);
     if (!result.ok()) return Fail(result.status());
+    for (size_t i = 0; i < result->size(); ++i) {
+      if ((*result)[i].dtype() == onnx_light::DataType::kString) {
+        return Fail(onnx_light::Status(
+            onnx_light::StatusCode::kNotImplemented,
+            "output '" + session->session->outputs()[i].name +
+                "' is a string tensor: the C ABI passes numeric and bool tensors only"));
+      }
+    }
     for (size_t i = 0; i < result->size(); ++i) {
       auto* keep = new onnx_light::Tensor(std::move((*result)[i]));
       OnnxLightTensor& out = outputs[i];

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -52,7 +54,8 @@ TEST(CApi, Errors) {
   OnnxLightTensor wrong_name{"z", x, 1, 4, 2, shape, nullptr};
   EXPECT_EQ(OnnxLightRun(s, &wrong_name, 1, &out), 1);
   EXPECT_NE(std::string(OnnxLightLastErrorMessage()).find("unknown input 'z'"), std::string::npos);
-  OnnxLightTensor wrong_type{"x", x, 11, 2, 2, shape, nullptr};
+  const int64_t half[2] = {1, 2};  // 2 doubles: the 16 bytes of x
+  OnnxLightTensor wrong_type{"x", x, 11, 2, 2, half, nullptr};
   EXPECT_EQ(OnnxLightRun(s, &wrong_type, 1, &out), 2);  // TYPE_MISMATCH
   OnnxLightTensor unnamed{nullptr, x, 1, 4, 2, shape, nullptr};
   EXPECT_EQ(OnnxLightRun(s, &unnamed, 1, &out), 1);
@@ -65,6 +68,47 @@ TEST(CApi, Errors) {
   OnnxLightTensorRelease(&out);
   OnnxLightSessionRelease(s);
   OnnxLightSessionRelease(nullptr);
+}
+
+// An input whose description disagrees with its buffer is refused before anything reads
+// the buffer (the C ABI fuzzer's first finding: element_count was not checked, so a shape
+// larger than the buffer was read past its end).
+TEST(CApi, RefusesInputsThatDisagreeWithTheirBuffer) {
+  OnnxLightSession* s = nullptr;
+  ASSERT_EQ(OnnxLightSessionCreateFromFile(kModel.c_str(), &s), 0);
+  alignas(8) float x[5] = {1, 2, 3, 4, 5};
+  const int64_t shape[2] = {1, 4};
+  OnnxLightTensor out{};
+  auto run = [&](OnnxLightTensor in) {
+    const int32_t rc = OnnxLightRun(s, &in, 1, &out);
+    return std::make_pair(rc, std::string(OnnxLightLastErrorMessage()));
+  };
+  auto [rc, msg] = run({"x", x, 1, 3, 2, shape, nullptr});  // 3 elements, shape says 4
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(msg.find("input 'x': element_count 3 does not match shape [1, 4] (4 elements)"),
+            std::string::npos)
+      << msg;
+  std::tie(rc, msg) = run({"x", x, 1, 5, 2, shape, nullptr});  // more than the shape
+  EXPECT_EQ(rc, 1);
+  std::tie(rc, msg) = run({"x", x, 1, 4, 2, nullptr, nullptr});  // rank 2, no dims
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(msg.find("null dimensions"), std::string::npos) << msg;
+  std::tie(rc, msg) = run({"x", nullptr, 1, 4, 2, shape, nullptr});
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(msg.find("null data pointer"), std::string::npos) << msg;
+  std::tie(rc, msg) = run({"x", reinterpret_cast<char*>(x) + 1, 1, 4, 2, shape, nullptr});
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(msg.find("not aligned"), std::string::npos) << msg;
+  const int64_t huge[2] = {INT64_MAX, 2};
+  std::tie(rc, msg) = run({"x", x, 1, 4, 2, huge, nullptr});
+  EXPECT_NE(rc, 0);
+  std::tie(rc, msg) = run({"x", x, 8, 4, 2, shape, nullptr});  // STRING: never raw memory
+  EXPECT_EQ(rc, 5);
+  EXPECT_NE(msg.find("string tensors do not pass through the C ABI"), std::string::npos) << msg;
+  std::tie(rc, msg) = run({"x", x, 1, 4, 2, shape, nullptr});
+  ASSERT_EQ(rc, 0) << msg;  // still usable
+  OnnxLightTensorRelease(&out);
+  OnnxLightSessionRelease(s);
 }
 
 TEST(CApi, SeveralThreadsRunOneSession) {
