@@ -230,6 +230,8 @@ class Loop : public KernelBase {
       carried.push_back(*ctx.input(2 + i));
     const size_t n_scan = ctx.output_count() - carried_;
     std::vector<std::vector<Tensor>> scans(n_scan);
+    // The iterations' scan outputs, held until they are stacked, count against the budget.
+    BudgetHold held(ctx.run_control() != nullptr ? ctx.run_control()->budget : nullptr);
     for (int64_t it = 0; it < trips && cond; ++it) {
       // A body of no nodes never checks: a Loop of INT64_MAX trips stops here when asked.
       ONNX_LIGHT_RETURN_IF_ERROR(ctx.CheckRun());
@@ -260,8 +262,13 @@ class Loop : public KernelBase {
       cond = outs[0].data<bool>()[0];
       for (size_t i = 0; i < carried_; ++i)
         carried[i] = std::move(outs[1 + i]);
-      for (size_t k = 0; k < n_scan; ++k)
+      for (size_t k = 0; k < n_scan; ++k) {
+        ONNX_LIGHT_RETURN_IF_ERROR(
+            held.Add(outs[1 + carried_ + k].byte_size(), ctx.info().Describe() + ": scan output " +
+                                                             std::to_string(k) + " of iteration " +
+                                                             std::to_string(it)));
         scans[k].push_back(std::move(outs[1 + carried_ + k]));
+      }
     }
     for (size_t i = 0; i < carried_; ++i)
       ONNX_LIGHT_RETURN_IF_ERROR(ctx.SetOutput(i, std::move(carried[i])));
@@ -495,6 +502,7 @@ class Scan : public KernelBase {
       len = l;
     }
     std::vector<std::vector<Tensor>> scan_out(k_);
+    BudgetHold held(ctx.run_control() != nullptr ? ctx.run_control()->budget : nullptr);
     for (int64_t t = 0; t < len; ++t) {
       ONNX_LIGHT_RETURN_IF_ERROR(ctx.CheckRun());
       std::vector<NamedTensor> feeds;
@@ -515,8 +523,12 @@ class Scan : public KernelBase {
       }
       for (size_t i = 0; i < n_; ++i)
         state[i] = std::move(res[i]);
-      for (size_t q = 0; q < k_; ++q)
+      for (size_t q = 0; q < k_; ++q) {
+        ONNX_LIGHT_RETURN_IF_ERROR(held.Add(
+            res[n_ + q].byte_size(),
+            where + ": scan output " + std::to_string(q) + " of step " + std::to_string(t)));
         scan_out[q].push_back(std::move(res[n_ + q]));
+      }
     }
     outs->clear();
     for (Tensor& s : state)

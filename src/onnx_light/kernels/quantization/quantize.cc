@@ -195,6 +195,11 @@ class DynamicQuantize : public KernelBase {
       return Status(StatusCode::kInvalidArgument,
                     ctx.info().Describe() + ": the input contains NaN, which has no range");
     }
+    if (std::isinf(lo) || std::isinf(hi)) {
+      return Status(StatusCode::kInvalidArgument,
+                    ctx.info().Describe() + ": the input contains an infinity, which has no " +
+                        "finite range to quantize");
+    }
     const float scale = (hi == lo ? 1.0f : hi - lo) / 255.0f;
     const float zp = std::nearbyint(std::fmin(255.0f, std::fmax(0.0f, 0.0f - lo / scale)));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));

@@ -70,7 +70,7 @@ A Step(A acc, A x) {
     case Red::kProd:
       return MulWrap(acc, x);
     case Red::kL1:
-      return AddWrap(acc, x < A(0) ? A(A(0) - x) : x);
+      return AddWrap(acc, x < A(0) ? MulWrap(x, A(-1)) : x);  // |INT64_MIN| wraps to itself
     case Red::kL2:
     case Red::kSumSquare:
       return AddWrap(acc, MulWrap(x, x));
@@ -282,7 +282,15 @@ class Reduce : public KernelBase {
         if constexpr (kRed == Red::kLogSum) v = std::log(v);
       } else {
         if constexpr (kRed == Red::kMean) v = plan.count == 0 ? A(0) : A(v / plan.count);
-        if constexpr (kRed == Red::kL2) v = static_cast<A>(std::sqrt(static_cast<double>(v)));
+        if constexpr (kRed == Red::kL2) {
+          // The sum of squares wraps when it overflows: read it as unsigned (it cannot
+          // be negative) and saturate the root, which never reaches a float-to-int
+          // conversion out of range.
+          using U = std::make_unsigned_t<A>;
+          const double r = std::sqrt(static_cast<double>(static_cast<U>(v)));
+          const auto top = static_cast<double>(std::numeric_limits<A>::max());
+          v = r >= top ? std::numeric_limits<A>::max() : static_cast<A>(r);
+        }
       }
       out[i] = static_cast<T>(v);
     }

@@ -123,8 +123,11 @@ class EyeLike : public KernelBase {
       T* out = y->mutable_data<T>();
       for (int64_t i = 0; i < rows * cols; ++i)
         out[i] = static_cast<T>(0.0f);
-      for (int64_t i = 0; i < rows; ++i) {
-        if (i + k_ >= 0 && i + k_ < cols) out[i * cols + i + k_] = static_cast<T>(1.0f);
+      // Only a k inside (-rows, cols) puts ones anywhere; then i + k cannot overflow.
+      if (k_ > -rows && k_ < cols) {
+        for (int64_t i = 0; i < rows; ++i) {
+          if (i + k_ >= 0 && i + k_ < cols) out[i * cols + i + k_] = static_cast<T>(1.0f);
+        }
       }
     });
     return Status::Ok();

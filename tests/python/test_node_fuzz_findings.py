@@ -1,0 +1,78 @@
+"""Regression tests for what the structure-aware tests/fuzz/node_fuzzer.cc found
+(docs/robustness.md): each single-node model made the process hit undefined behaviour or
+crash before the fix, and is now a defined result or a clear error. Each case then runs a
+good input in the same session. References are exact (numpy's wrapping integer
+arithmetic) or the ONNX definition."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _graphs import node_model
+
+import onnx_light
+from onnx_light.onnx import TensorProto
+
+F, I64, I32 = TensorProto.FLOAT, TensorProto.INT64, TensorProto.INT32
+INT64_MIN = np.iinfo(np.int64).min
+
+
+def session(op, inputs, outputs, opset=18, **attrs):
+    return onnx_light.RuntimeSession(node_model(op, inputs, outputs, opset=opset, **attrs))
+
+
+def test_reduce_l1_of_int64_min_wraps_like_twos_complement():
+    # |INT64_MIN| is not an int64: it was a signed overflow; it wraps to itself, as numpy's.
+    s = session("ReduceL1", [("x", I64)], [("y", I64)], keepdims=0)
+    x = np.array([[INT64_MIN, 1], [-3, 4]], np.int64)
+    with np.errstate(over="ignore"):
+        want = np.abs(x).sum(dtype=np.int64)
+    assert s.run(None, {"x": x})[0] == want
+    assert s.run(None, {"x": np.array([-2, 3], np.int64)})[0] == 5
+
+
+def test_dynamic_quantize_of_an_infinity_is_an_error():
+    # An infinite input made the scale infinite and inf/inf a NaN cast to an integer.
+    s = session(
+        "DynamicQuantizeLinear",
+        [("x", F)],
+        [("y", TensorProto.UINT8), ("s", F), ("z", TensorProto.UINT8)],
+    )
+    for bad in (np.inf, -np.inf):
+        x = np.array([0.0, 1.0, bad], np.float32)
+        with pytest.raises(ValueError, match="contains an infinity, which has no finite range"):
+            s.run(None, {"x": x})
+    y, scale, zp = s.run(None, {"x": np.array([0.0, 2.55, -2.55], np.float32)})
+    assert scale == pytest.approx(5.1 / 255) and zp == 128
+    np.testing.assert_array_equal(y, [128, 255, 0])
+
+
+@pytest.mark.parametrize("b_type", [np.uint8, np.int8])
+def test_integer_matmul_over_an_empty_inner_dimension_is_zeros(b_type):
+    # K = 0 asked Highway for a zero-byte panel, which aborts the process.
+    onnx_b = TensorProto.UINT8 if b_type == np.uint8 else TensorProto.INT8
+    s = session("MatMulInteger", [("a", TensorProto.UINT8), ("b", onnx_b)], [("y", I32)])
+    y = s.run(None, {"a": np.zeros((2, 0), np.uint8), "b": np.zeros((0, 3), b_type)})[0]
+    np.testing.assert_array_equal(y, np.zeros((2, 3), np.int32))
+    a = np.array([[1, 2], [3, 4]], np.uint8)
+    b = np.array([[1, 0, 2], [0, 1, 3]], b_type)
+    y = s.run(None, {"a": a, "b": b})[0]
+    np.testing.assert_array_equal(y, a.astype(np.int32) @ b.astype(np.int32))
+
+
+@pytest.mark.parametrize("k", [2**63 - 1, INT64_MIN, 3, -2])
+def test_eye_like_with_a_diagonal_beyond_the_matrix(k):
+    # i + k overflowed int64 for k near the extremes; a diagonal outside is all zeros.
+    s = session("EyeLike", [("x", F)], [("y", F)], k=k)
+    np.testing.assert_array_equal(
+        s.run(None, {"x": np.zeros((2, 3), np.float32)})[0], np.eye(2, 3, k=k if abs(k) < 4 else 9)
+    )
+
+
+def test_integer_reduce_l2_whose_sum_of_squares_overflows():
+    # The wrapped sum went negative and its square root (NaN) was cast to int32.
+    s = session("ReduceL2", [("x", I32)], [("y", I32)], keepdims=0)
+    x = np.array([50000, 50000], np.int32)  # 5e9: wraps modulo 2^32
+    want = np.int32(np.floor(np.sqrt(float(np.uint32((2 * 50000**2) % 2**32)))))
+    assert s.run(None, {"x": x})[0] == want
+    assert s.run(None, {"x": np.array([3, 4], np.int32)})[0] == 5
