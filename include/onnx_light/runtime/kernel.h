@@ -107,6 +107,26 @@ struct RunBudget {
   std::atomic<uint64_t> used{0};
 };
 
+// Bytes a kernel keeps outside its outputs while it runs (a Loop's or Scan's per-iteration
+// results before they are stacked), charged to the run's memory budget while the hold
+// lives. Without a budget it only counts.
+class BudgetHold {
+ public:
+  explicit BudgetHold(RunBudget* budget = nullptr) : budget_(budget) {}
+  BudgetHold(const BudgetHold&) = delete;
+  BudgetHold& operator=(const BudgetHold&) = delete;
+  ~BudgetHold() {
+    if (budget_ != nullptr) budget_->used.fetch_sub(bytes_, std::memory_order_relaxed);
+  }
+  // RESOURCE_EXHAUSTED (naming `what`) when `bytes` more would pass the budget.
+  Status Add(uint64_t bytes, const std::string& what);
+  uint64_t bytes() const noexcept { return bytes_; }
+
+ private:
+  RunBudget* budget_;
+  uint64_t bytes_ = 0;
+};
+
 struct RunControl {
   const std::atomic<bool>* terminate = nullptr;
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();

@@ -152,6 +152,21 @@ class RuntimeSession::FrameLease {
   bool complete_ = false;
 };
 
+Status BudgetHold::Add(uint64_t bytes, const std::string& what) {
+  if (budget_ != nullptr) {
+    const uint64_t held = budget_->used.load(std::memory_order_relaxed);
+    if (bytes > budget_->limit || held > budget_->limit - bytes) {
+      return Status(StatusCode::kResourceExhausted,
+                    what + " needs " + std::to_string(bytes) + " bytes more; the run holds " +
+                        std::to_string(held) + " and its memory budget is " +
+                        std::to_string(budget_->limit) + " bytes");
+    }
+    budget_->used.fetch_add(bytes, std::memory_order_relaxed);
+  }
+  bytes_ += bytes;
+  return Status::Ok();
+}
+
 Status RunControl::Check() const {
   if (terminate != nullptr && terminate->load(std::memory_order_relaxed)) {
     return Status(StatusCode::kCancelled, "the run was cancelled (RunOptions::Terminate)");

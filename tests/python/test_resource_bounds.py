@@ -1,0 +1,163 @@
+"""Shape-computing ops refuse an output that does not fit before they allocate it
+(docs/robustness.md): each op below is asked, through its inputs or attributes, for an
+output of 1 to 4 GiB in a session with a 64 MiB memory budget, and fails at once with
+RESOURCE_EXHAUSTED naming the node and the bytes it needed, with no growth of the peak
+resident set to speak of; then the same session runs a small request."""
+
+from __future__ import annotations
+
+import resource
+
+import numpy as np
+import pytest
+
+import onnx_light
+from onnx_light.onnx import TensorProto, helper, numpy_helper
+
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+BUDGET = 64 << 20
+
+
+def peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def model(nodes, inputs, outputs, inits=(), opset=18):
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info(n, t, None) for n, t in inputs],
+        [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
+        [numpy_helper.from_array(a, n) for n, a in inits],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def i64(*v):
+    return np.array(v, np.int64)
+
+
+def f32(*shape):
+    return np.ones(shape, np.float32)
+
+
+def loop_model():
+    """Loop whose body emits a 1 MiB scan output per iteration, `n` iterations."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["c"], ["c_out"]),
+            helper.make_node("ConstantOfShape", ["shape"], ["row"]),
+        ],
+        "body",
+        [
+            helper.make_tensor_value_info("i", I64, []),
+            helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+        ],
+        [
+            helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("row", F, None),
+        ],
+    )
+    return model(
+        [helper.make_node("Loop", ["n", "cond"], ["rows"], body=body)],
+        [("n", I64), ("cond", TensorProto.BOOL), ("shape", I64)],
+        [("rows", F)],
+    )
+
+
+def scan_model():
+    """Scan over the rows of x whose body emits a 1 MiB scan output per row."""
+    body = helper.make_graph(
+        [helper.make_node("ConstantOfShape", ["shape"], ["row"])],
+        "body",
+        [helper.make_tensor_value_info("x_row", F, None)],
+        [helper.make_tensor_value_info("row", F, None)],
+    )
+    return model(
+        [helper.make_node("Scan", ["x"], ["rows"], body=body, num_scan_inputs=1)],
+        [("x", F), ("shape", I64)],
+        [("rows", F)],
+    )
+
+
+# op name: (model, huge feeds, small feeds)
+CASES = {
+    "Range": (
+        model(
+            [helper.make_node("Range", ["a", "b", "d"], ["y"])],
+            [("a", I64), ("b", I64), ("d", I64)],
+            [("y", I64)],
+        ),
+        {"a": i64(0), "b": i64(1 << 28), "d": i64(1)},
+        {"a": i64(0), "b": i64(5), "d": i64(1)},
+    ),
+    "ConstantOfShape": (
+        model([helper.make_node("ConstantOfShape", ["s"], ["y"])], [("s", I64)], [("y", F)]),
+        {"s": i64(1 << 14, 1 << 14)},
+        {"s": i64(2, 3)},
+    ),
+    "Expand": (
+        model([helper.make_node("Expand", ["x", "s"], ["y"])], [("x", F), ("s", I64)], [("y", F)]),
+        {"x": f32(1), "s": i64(1 << 15, 1 << 14)},
+        {"x": f32(1), "s": i64(2, 3)},
+    ),
+    "Tile": (
+        model([helper.make_node("Tile", ["x", "r"], ["y"])], [("x", F), ("r", I64)], [("y", F)]),
+        {"x": f32(1, 1), "r": i64(1 << 15, 1 << 14)},
+        {"x": f32(1, 1), "r": i64(2, 3)},
+    ),
+    "Resize": (
+        model(
+            [helper.make_node("Resize", ["x", "", "sc"], ["y"])],
+            [("x", F), ("sc", F)],
+            [("y", F)],
+        ),
+        {"x": f32(1, 1, 4, 4), "sc": np.array([1, 1, 8192, 8192], np.float32)},
+        {"x": f32(1, 1, 4, 4), "sc": np.array([1, 1, 2, 2], np.float32)},
+    ),
+    "Pad": (
+        model([helper.make_node("Pad", ["x", "p"], ["y"])], [("x", F), ("p", I64)], [("y", F)]),
+        {"x": f32(4), "p": i64(0, 1 << 29)},
+        {"x": f32(4), "p": i64(1, 2)},
+    ),
+    "OneHot": (
+        model(
+            [helper.make_node("OneHot", ["i", "d", "v"], ["y"])],
+            [("i", I64), ("d", I64), ("v", F)],
+            [("y", F)],
+        ),
+        {"i": i64(*range(16)), "d": i64(1 << 25), "v": np.array([0, 1], np.float32)},
+        {"i": i64(0, 2), "d": i64(3), "v": np.array([0, 1], np.float32)},
+    ),
+    "ConvTranspose": (
+        model(
+            [helper.make_node("ConvTranspose", ["x", "w"], ["y"], strides=[1 << 13, 1 << 13])],
+            [("x", F), ("w", F)],
+            [("y", F)],
+        ),
+        {"x": f32(1, 1, 4, 4), "w": f32(1, 1, 1, 1)},
+        None,  # the strides are attributes: no small request in this session
+    ),
+    "Loop": (
+        loop_model(),
+        {"n": i64(1024), "cond": np.array(True), "shape": i64(1 << 18)},
+        {"n": i64(3), "cond": np.array(True), "shape": i64(4)},
+    ),
+    "Scan": (
+        scan_model(),
+        {"x": f32(1024, 1), "shape": i64(1 << 18)},
+        {"x": f32(3, 1), "shape": i64(4)},
+    ),
+}
+
+
+@pytest.mark.parametrize("op", sorted(CASES))
+def test_a_huge_output_is_refused_before_it_is_allocated(op):
+    m, huge, small = CASES[op]
+    s = onnx_light.RuntimeSession(m, memory_budget=BUDGET)
+    before = peak_rss_mib()
+    with pytest.raises(RuntimeError, match=r"RESOURCE_EXHAUSTED: .*needs \d+ bytes"):
+        s.run(None, huge)
+    assert peak_rss_mib() - before < 256, "the refused output was allocated first"
+    if small is not None:
+        assert s.run(None, small)[0].size > 0
