@@ -3,10 +3,21 @@
 # for $1 seconds (default 60):
 #   model_reader_fuzzer  bytes -> the ONNX reader (and back: serialize -> parse unchanged)
 #   session_fuzzer       bytes -> model -> RuntimeSession -> one run with synthesized feeds
-# $2 (optional) runs only the fuzzer of that name. Corpora are seeded from the onnx wheel's
-# backend test data and kept in build-fuzz/ (ignored), so a long campaign continues where
-# the last one stopped. Prints each fuzzer's executions; exits non-zero on any crash, leak,
-# timeout or failed check (the input is saved as build-fuzz/<fuzzer>-crash-* and friends).
+#   node_fuzzer          structure-aware: one node of a registry op, attributes, types,
+#                        shapes and values from the bytes -> session -> run
+#   c_api_fuzzer         16 steering bytes + a model -> the C ABI, feeds bent as a careless
+#                        caller bends them
+#   plugin_host_fuzzer   a model built from the bytes -> the plugin host's C ABI with the
+#                        test plugin -> runs of any type, count and shape
+# $2 (optional) runs only the fuzzer of that name. FUZZ_RUNS=N stops each after N
+# executions instead (the time limit still applies); FUZZ_JOBS=N runs N processes per
+# fuzzer (libFuzzer -fork, ignoring nothing: the first finding stops it); FUZZ_FLAGS adds
+# libFuzzer flags (the long campaigns use -entropic=0: twice the executions per second).
+# Corpora are seeded from the onnx wheel's backend test models and from the real models
+# (tests/fuzz/make_seeds.py) and kept in build-fuzz/ (ignored), so a long campaign
+# continues where the last one stopped. Prints each fuzzer's executions; exits non-zero on
+# any crash, leak, timeout or failed check (the input is saved as
+# build-fuzz/<fuzzer>-crash-* and friends).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SECONDS_TO_RUN=${1:-60}
@@ -17,7 +28,7 @@ export CCACHE_BASEDIR=$ROOT
 CC=clang-14 CXX=clang++-14 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DONNX_LIGHT_FUZZ=ON -DONNX_LIGHT_SANITIZE=address,undefined -DONNX_LIGHT_BUILD_TESTS=OFF \
   -DONNX_LIGHT_BUILD_PYTHON=OFF -DONNX_LIGHT_BUILD_ORT_PLUGIN=OFF -DONNX_LIGHT_WERROR=ON >/dev/null
-fuzzers=(model_reader_fuzzer session_fuzzer)
+fuzzers=(model_reader_fuzzer session_fuzzer node_fuzzer c_api_fuzzer plugin_host_fuzzer)
 [ -n "$ONLY" ] && fuzzers=("$ONLY")
 if ! cmake --build "$BUILD" -j 2 --target "${fuzzers[@]}" >"$BUILD/build.log" 2>&1; then
   grep -E "error|FAILED" "$BUILD/build.log" | head -n 20
@@ -25,35 +36,54 @@ if ! cmake --build "$BUILD" -j 2 --target "${fuzzers[@]}" >"$BUILD/build.log" 2>
   exit 1
 fi
 data=$("$ROOT/.venv/bin/python" -c 'import onnx,os;print(os.path.join(os.path.dirname(onnx.__file__),"backend/test/data"))')
-seed() {  # corpus dir, files...
+python=$ROOT/.venv/bin/python
+seed() {  # corpus dir, files... (each under 16 KiB; $PREFIX zero bytes before each)
   local dir=$1 i=0
   shift
   [ -d "$dir" ] && return
   mkdir -p "$dir"
   for f in "$@"; do
-    [ "$(stat -c %s "$f")" -lt 16384 ] && cp "$f" "$dir/seed_$i"
+    if [ "$(stat -c %s "$f")" -lt 16384 ]; then
+      { head -c "${PREFIX:-0}" /dev/zero; cat "$f"; } >"$dir/seed_$i"
+    fi
     i=$((i + 1))
   done
+  if [ -n "${REAL:-}" ]; then
+    "$python" "$ROOT/tests/fuzz/make_seeds.py" "$dir" --prefix-bytes "${PREFIX:-0}" >/dev/null
+  fi
 }
 status=0
 for fuzzer in "${fuzzers[@]}"; do
   corpus=$BUILD/corpus_$fuzzer
+  max_len=4096
   case $fuzzer in
     model_reader_fuzzer)  # every 7th model and input tensor
-      [ -d "$BUILD/corpus" ] && [ ! -d "$corpus" ] && mv "$BUILD/corpus" "$corpus"
+      max_len=65536
       mapfile -t files < <(ls "$data"/node/test_*/model.onnx "$data"/node/test_*/test_data_set_0/input_0.pb | awk 'NR % 7 == 1')
       seed "$corpus" "${files[@]}" ;;
-    session_fuzzer)  # every node test model
-      seed "$corpus" "$data"/node/test_*/model.onnx ;;
+    session_fuzzer)  # every node test model and the real models' graphs
+      max_len=262144
+      REAL=1 seed "$corpus" "$data"/node/test_*/model.onnx ;;
+    c_api_fuzzer)  # the same, after 16 steering bytes
+      max_len=262144
+      PREFIX=16 REAL=1 seed "$corpus" "$data"/node/test_*/model.onnx ;;
+    *)  # structure-aware: they build their models from any bytes
+      mkdir -p "$corpus" ;;
   esac
-  echo "fuzz: $fuzzer, $(ls "$corpus" | wc -l) corpus files, running ${SECONDS_TO_RUN}s"
+  echo "fuzz: $fuzzer, $(ls "$corpus" | wc -l) corpus files, running ${SECONDS_TO_RUN}s${FUZZ_RUNS:+ or $FUZZ_RUNS runs}"
+  extra=()
+  [ -n "${FUZZ_RUNS:-}" ] && extra+=("-runs=$FUZZ_RUNS")
+  [ -n "${FUZZ_JOBS:-}" ] && extra+=("-fork=$FUZZ_JOBS")
+  # shellcheck disable=SC2206
+  [ -n "${FUZZ_FLAGS:-}" ] && extra+=($FUZZ_FLAGS)
   set +e
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    "$BUILD/$fuzzer" "$corpus" -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -rss_limit_mb=2048 \
-    -timeout=10 -print_final_stats=1 -artifact_prefix="$BUILD/$fuzzer-" >"$BUILD/$fuzzer.log" 2>&1
+    "$BUILD/$fuzzer" "$corpus" -max_total_time="$SECONDS_TO_RUN" -max_len="$max_len" -rss_limit_mb=2048 \
+    -timeout=10 -print_final_stats=1 -print_funcs=0 -artifact_prefix="$BUILD/$fuzzer-" "${extra[@]}" \
+    >"$BUILD/$fuzzer.log" 2>&1
   rc=$?
   set -e
-  grep -E "stat::number_of_executed_units|SUMMARY|ERROR|Test unit written" "$BUILD/$fuzzer.log" || true
+  grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|SUMMARY|ERROR|Test unit written" "$BUILD/$fuzzer.log" || true
   if [ $rc -ne 0 ]; then
     tail -n 40 "$BUILD/$fuzzer.log"
     status=1

@@ -11,8 +11,8 @@ cd "$ROOT"
 failed=0
 echo "== format"
 "$ROOT/scripts/check_format.sh" || failed=1
-echo "== fuzz (45 s per fuzzer, libFuzzer + ASan/UBSan)"
-"$ROOT/scripts/fuzz.sh" 45 || failed=1
+echo "== fuzz (30 s per fuzzer, five fuzzers, libFuzzer + ASan/UBSan)"
+"$ROOT/scripts/fuzz.sh" 30 || failed=1
 echo "== ctest"
 ctest --test-dir "$ROOT/build" --output-on-failure -j 2 || failed=1
 echo "== pytest"
