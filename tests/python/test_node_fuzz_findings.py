@@ -76,3 +76,25 @@ def test_integer_reduce_l2_whose_sum_of_squares_overflows():
     want = np.int32(np.floor(np.sqrt(float(np.uint32((2 * 50000**2) % 2**32)))))
     assert s.run(None, {"x": x})[0] == want
     assert s.run(None, {"x": np.array([3, 4], np.int32)})[0] == 5
+
+
+@pytest.mark.parametrize("axis", [2**63 - 1, INT64_MIN, 5])
+def test_legacy_broadcast_axis_at_the_int64_extremes(axis):
+    # Opset-6 broadcasting computed axis + rank(B), which overflowed for INT64_MAX.
+    s = session("Add", [("a", F), ("b", F)], [("y", F)], opset=6, broadcast=1, axis=axis)
+    a, b = np.ones((2, 3), np.float32), np.ones(3, np.float32)
+    with pytest.raises(ValueError, match="does not fit A"):
+        s.run(None, {"a": a, "b": b})
+    s = session("Add", [("a", F), ("b", F)], [("y", F)], opset=6, broadcast=1, axis=1)
+    np.testing.assert_array_equal(s.run(None, {"a": a, "b": b})[0], a + b)
+
+
+@pytest.mark.parametrize("op", ["DepthToSpace", "SpaceToDepth"])
+def test_depth_space_blocksize_whose_square_overflows(op):
+    # blocksize * blocksize overflowed int64.
+    s = session(op, [("x", F)], [("y", F)], blocksize=2**62)
+    with pytest.raises(ValueError, match="blocksize\\^2 overflows int64"):
+        s.run(None, {"x": np.ones((1, 4, 2, 2), np.float32)})
+    s = session(op, [("x", F)], [("y", F)], blocksize=2)
+    want = (1, 1, 4, 4) if op == "DepthToSpace" else (1, 16, 1, 1)
+    assert s.run(None, {"x": np.ones((1, 4, 2, 2), np.float32)})[0].shape == want

@@ -219,7 +219,7 @@ struct LegacyBroadcast {
     const auto rb = static_cast<int64_t>(b.shape().rank());
     int64_t at = has_axis ? axis : ra - rb;
     if (at < 0) at += ra;
-    bool fits = at >= 0 && at + rb <= ra;
+    bool fits = at >= 0 && at <= ra && rb <= ra - at;  // no at + rb: axis may be INT64_MAX
     for (int64_t i = 0; fits && i < rb; ++i) {
       const int64_t db = b.shape()[static_cast<size_t>(i)];
       fits = db == 1 || db == a.shape()[static_cast<size_t>(at + i)];

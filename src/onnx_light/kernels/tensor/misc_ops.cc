@@ -61,19 +61,35 @@ class DepthSpace : public KernelBase {
     }
     const int64_t n = x.shape()[0], c = x.shape()[1], h = x.shape()[2], w = x.shape()[3];
     const int64_t bs = block_;
+    // Every product of the blocksize with a dimension is checked: the blocksize comes
+    // from the model and may be as large as INT64_MAX.
+    int64_t bb = 0, hb = 0, wb = 0, cb = 0;
+    if (__builtin_mul_overflow(bs, bs, &bb)) {
+      return Status(StatusCode::kOutOfRange, ctx.info().Describe() +
+                                                 ": blocksize^2 overflows int64 (blocksize " +
+                                                 std::to_string(bs) + ")");
+    }
     std::vector<int64_t> dims;
     if (kToSpace) {
-      if (c % (bs * bs) != 0) {
+      if (c % bb != 0) {
         return Status(StatusCode::kInvalidArgument,
                       ctx.info().Describe() + ": channels not divisible by blocksize^2");
       }
-      dims = {n, c / (bs * bs), h * bs, w * bs};
+      if (__builtin_mul_overflow(h, bs, &hb) || __builtin_mul_overflow(w, bs, &wb)) {
+        return Status(StatusCode::kOutOfRange,
+                      ctx.info().Describe() + ": H or W times the blocksize overflows int64");
+      }
+      dims = {n, c / bb, hb, wb};
     } else {
       if (h % bs != 0 || w % bs != 0) {
         return Status(StatusCode::kInvalidArgument,
                       ctx.info().Describe() + ": H and W must be divisible by blocksize");
       }
-      dims = {n, c * bs * bs, h / bs, w / bs};
+      if (__builtin_mul_overflow(c, bb, &cb)) {
+        return Status(StatusCode::kOutOfRange,
+                      ctx.info().Describe() + ": C times blocksize^2 overflows int64");
+      }
+      dims = {n, cb, h / bs, w / bs};
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     const size_t item = ItemSize(x.dtype());
