@@ -143,6 +143,11 @@ CASES = {
         {"n": i64(1024), "cond": np.array(True), "shape": i64(1 << 18)},
         {"n": i64(3), "cond": np.array(True), "shape": i64(4)},
     ),
+    "Sum": (  # its broadcast partial sums went around the checks (the node fuzzer: 4 GiB)
+        model([helper.make_node("Sum", ["a", "b"], ["y"])], [("a", F), ("b", F)], [("y", F)]),
+        {"a": f32(1 << 15, 1), "b": f32(1, 1 << 15)},
+        {"a": f32(2, 1), "b": f32(1, 3)},
+    ),
     "Scan": (
         scan_model(),
         {"x": f32(1024, 1), "shape": i64(1 << 18)},

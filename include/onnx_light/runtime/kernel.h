@@ -176,6 +176,11 @@ class KernelContext {
   Result<Tensor*> AllocateOutput(size_t i, DataType type, const std::vector<int64_t>& dims);
   // Sets output i to an existing tensor (sharing its storage), e.g. for Identity.
   Status SetOutput(size_t i, Tensor tensor);
+  // A tensor the kernel needs on the way to its outputs (a partial result, a stack of
+  // per-iteration pieces): checked as an output is (the session's shape limits and
+  // max_tensor_bytes, and room left in the run's memory budget) before it is allocated,
+  // but not charged: it is gone when Compute returns.
+  Result<Tensor> AllocateTemporary(DataType type, const std::vector<int64_t>& dims) const;
 
   ThreadPool* thread_pool() const noexcept { return pool_; }
 

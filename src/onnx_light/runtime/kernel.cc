@@ -116,6 +116,31 @@ Result<std::string> KernelInfo::GetString(const std::string& attr,
   return HasAttribute(attr) ? GetString(attr) : Result<std::string>(std::move(default_value));
 }
 
+Result<Tensor> KernelContext::AllocateTemporary(DataType type,
+                                                const std::vector<int64_t>& dims) const {
+  Result<Shape> shape = Shape::Create(dims, *limits_);
+  if (!shape.ok()) return shape.status().WithContext(info_->Describe() + ": a partial result");
+  ONNX_LIGHT_ASSIGN_OR_RETURN(size_t bytes, StorageBytes(type, shape->num_elements()));
+  if (bytes > max_tensor_bytes_) {
+    return Status(StatusCode::kOutOfRange,
+                  info_->Describe() + ": a partial result of shape " + shape->ToString() +
+                      " needs " + std::to_string(bytes) + " bytes, over the limit of " +
+                      std::to_string(max_tensor_bytes_));
+  }
+  if (control_ != nullptr && control_->budget != nullptr) {
+    const RunBudget& b = *control_->budget;
+    const uint64_t held = b.used.load(std::memory_order_relaxed);
+    if (bytes > b.limit || held > b.limit - bytes) {
+      return Status(StatusCode::kResourceExhausted,
+                    info_->Describe() + ": a partial result of shape " + shape->ToString() +
+                        " needs " + std::to_string(bytes) + " bytes; the run holds " +
+                        std::to_string(held) + " and its memory budget is " +
+                        std::to_string(b.limit) + " bytes");
+    }
+  }
+  return Tensor::Allocate(type, std::move(*shape));
+}
+
 Result<Tensor*> KernelContext::AllocateOutput(size_t i, const std::vector<int64_t>& dims) {
   if (i >= outputs_->size()) {
     return Status(StatusCode::kInternal,

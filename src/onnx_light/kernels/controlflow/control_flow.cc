@@ -561,8 +561,7 @@ class Scan : public KernelBase {
     for (size_t d = static_cast<size_t>(a); d < slice.size(); ++d)
       inner *= slice[d];
     const DataType type = parts.empty() ? ctx.info().output_type(out) : parts[0].dtype();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Shape shape, Shape::Create(dims));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor y, Tensor::Allocate(type, std::move(shape)));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateTemporary(type, dims));
     const size_t item = ItemSize(type);
     for (int64_t t = 0; t < static_cast<int64_t>(parts.size()); ++t) {
       const int64_t p = reverse ? len - 1 - t : t;

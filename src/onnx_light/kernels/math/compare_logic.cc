@@ -112,8 +112,7 @@ class Variadic : public KernelBase {
     for (size_t k = 1; k < ctx.input_count() && status.ok(); ++k) {
       const Tensor& b = *ctx.input(k);
       ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(acc.shape(), b.shape(), ctx.info()));
-      ONNX_LIGHT_ASSIGN_OR_RETURN(Shape shape, Shape::Create(dims));
-      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor next, Tensor::Allocate(acc.dtype(), std::move(shape)));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor next, ctx.AllocateTemporary(acc.dtype(), dims));
       DispatchNumeric(acc.dtype(), [&](auto tag) {
         using T = decltype(tag);
         if constexpr (!std::is_same_v<T, bool>) {

@@ -226,9 +226,8 @@ class ElementwiseChain : public KernelBase {
       if (i + 1 == steps_.size()) {
         ONNX_LIGHT_ASSIGN_OR_RETURN(out, ctx.AllocateOutput(0, dims));
       } else {
-        ONNX_LIGHT_ASSIGN_OR_RETURN(Shape shape, Shape::Create(dims));
         Tensor& next = held[i % 2];
-        ONNX_LIGHT_ASSIGN_OR_RETURN(next, Tensor::Allocate(DataType::kFloat, std::move(shape)));
+        ONNX_LIGHT_ASSIGN_OR_RETURN(next, ctx.AllocateTemporary(DataType::kFloat, dims));
         out = &next;
       }
       float* op = out->mutable_data<float>();

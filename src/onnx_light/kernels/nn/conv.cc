@@ -137,8 +137,7 @@ class Conv : public KernelBase {
     Tensor unfused;  // a Z of another shape: the convolution alone first, then Z
     Tensor* y = nullptr;
     if (z != nullptr && z->shape().dims() != dims) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(Shape conv_shape, Shape::Create(dims));
-      ONNX_LIGHT_ASSIGN_OR_RETURN(unfused, Tensor::Allocate(x.dtype(), std::move(conv_shape)));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(unfused, ctx.AllocateTemporary(x.dtype(), dims));
       y = &unfused;
     } else {
       ONNX_LIGHT_ASSIGN_OR_RETURN(y, ctx.AllocateOutput(0, dims));
