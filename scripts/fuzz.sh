@@ -12,7 +12,10 @@
 # $2 (optional) runs only the fuzzer of that name. FUZZ_RUNS=N stops each after N
 # executions instead (the time limit still applies); FUZZ_JOBS=N runs N processes per
 # fuzzer (libFuzzer -fork, ignoring nothing: the first finding stops it); FUZZ_FLAGS adds
-# libFuzzer flags (the long campaigns use -entropic=0: twice the executions per second).
+# libFuzzer flags (the long campaigns use -entropic=0: twice the executions per second);
+# FUZZ_KEEP_GOING=1 restarts a fuzzer after a finding (saved, counted, reported at the
+# end) until its runs or time are spent: a long campaign in one command; FUZZ_NO_BUILD=1
+# skips the build (for campaigns running side by side).
 # Corpora are seeded from the onnx wheel's backend test models and from the real models
 # (tests/fuzz/make_seeds.py) and kept in build-fuzz/ (ignored), so a long campaign
 # continues where the last one stopped. Prints each fuzzer's executions; exits non-zero on
@@ -25,12 +28,12 @@ ONLY=${2:-}
 BUILD=$ROOT/build-fuzz
 command -v clang++-14 >/dev/null || { echo "fuzz: clang++-14 missing (run scripts/setup.sh)"; exit 1; }
 export CCACHE_BASEDIR=$ROOT
-CC=clang-14 CXX=clang++-14 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+[ -n "${FUZZ_NO_BUILD:-}" ] || CC=clang-14 CXX=clang++-14 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DONNX_LIGHT_FUZZ=ON -DONNX_LIGHT_SANITIZE=address,undefined -DONNX_LIGHT_BUILD_TESTS=OFF \
   -DONNX_LIGHT_BUILD_PYTHON=OFF -DONNX_LIGHT_BUILD_ORT_PLUGIN=OFF -DONNX_LIGHT_WERROR=ON >/dev/null
 fuzzers=(model_reader_fuzzer session_fuzzer node_fuzzer c_api_fuzzer plugin_host_fuzzer)
 [ -n "$ONLY" ] && fuzzers=("$ONLY")
-if ! cmake --build "$BUILD" -j 2 --target "${fuzzers[@]}" >"$BUILD/build.log" 2>&1; then
+if [ -z "${FUZZ_NO_BUILD:-}" ] && ! cmake --build "$BUILD" -j 2 --target "${fuzzers[@]}" >"$BUILD/build.log" 2>&1; then
   grep -E "error|FAILED" "$BUILD/build.log" | head -n 20
   echo "fuzz: the build failed (whole log: $BUILD/build.log)"
   exit 1
@@ -72,21 +75,38 @@ for fuzzer in "${fuzzers[@]}"; do
   esac
   echo "fuzz: $fuzzer, $(ls "$corpus" | wc -l) corpus files, running ${SECONDS_TO_RUN}s${FUZZ_RUNS:+ or $FUZZ_RUNS runs}"
   extra=()
-  [ -n "${FUZZ_RUNS:-}" ] && extra+=("-runs=$FUZZ_RUNS")
   [ -n "${FUZZ_JOBS:-}" ] && extra+=("-fork=$FUZZ_JOBS")
   # shellcheck disable=SC2206
   [ -n "${FUZZ_FLAGS:-}" ] && extra+=($FUZZ_FLAGS)
-  set +e
-  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    "$BUILD/$fuzzer" "$corpus" -max_total_time="$SECONDS_TO_RUN" -max_len="$max_len" -rss_limit_mb=2048 \
-    -timeout=10 -print_final_stats=1 -print_funcs=0 -artifact_prefix="$BUILD/$fuzzer-" "${extra[@]}" \
-    >"$BUILD/$fuzzer.log" 2>&1
-  rc=$?
-  set -e
-  grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|SUMMARY|ERROR|Test unit written" "$BUILD/$fuzzer.log" || true
-  if [ $rc -ne 0 ]; then
-    tail -n 40 "$BUILD/$fuzzer.log"
+  # One libFuzzer process, or (FUZZ_KEEP_GOING) one after another from the grown corpus
+  # until the runs or the time are spent, each finding saved and counted.
+  total=0 found=0 start=$SECONDS part=0
+  while :; do
+    left=$((SECONDS_TO_RUN - (SECONDS - start)))
+    [ $left -le 0 ] && break
+    runs=()
+    if [ -n "${FUZZ_RUNS:-}" ]; then
+      [ $total -ge "$FUZZ_RUNS" ] && break
+      runs=("-runs=$((FUZZ_RUNS - total))")
+    fi
+    log=$BUILD/$fuzzer.log
+    [ $part -gt 0 ] && log=$BUILD/$fuzzer.$part.log
+    set +e
+    ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+      "$BUILD/$fuzzer" "$corpus" -max_total_time="$left" -max_len="$max_len" -rss_limit_mb=2048 \
+      -timeout=10 -print_final_stats=1 -print_funcs=0 -artifact_prefix="$BUILD/$fuzzer-" \
+      "${runs[@]}" "${extra[@]}" >"$log" 2>&1
+    rc=$?
+    set -e
+    n=$(grep -oE "stat::number_of_executed_units: *[0-9]+" "$log" | grep -oE "[0-9]+$" | tail -n 1)
+    total=$((total + ${n:-0}))
+    part=$((part + 1))
+    [ $rc -eq 0 ] && break
+    found=$((found + 1))
     status=1
-  fi
+    grep -E "SUMMARY|Test unit written" "$log" || tail -n 40 "$log"
+    [ -n "${FUZZ_KEEP_GOING:-}" ] || break
+  done
+  echo "fuzz: $fuzzer: $total executions, $found findings (log: $BUILD/$fuzzer*.log)"
 done
 exit $status
