@@ -25,7 +25,23 @@ except ImportError as exc:  # pragma: no cover - exercised only on a broken chec
         "scripts/build.sh, or point ONNX_LIGHT_BUILD_DIR at your build directory"
     ) from exc
 
+from .ort_compat import (  # noqa: E402
+    GraphOptimizationLevel,
+    InferenceSession,
+    SessionOptions,
+    get_available_providers,
+)
 from .runtime import NodeArg, OpTypeTime, RunOptions, RuntimeSession  # noqa: E402
 
 __version__ = "0.1.0"
-__all__ = ["NodeArg", "OpTypeTime", "RunOptions", "RuntimeSession", "__version__"]
+__all__ = [
+    "GraphOptimizationLevel",
+    "InferenceSession",
+    "NodeArg",
+    "OpTypeTime",
+    "RunOptions",
+    "RuntimeSession",
+    "SessionOptions",
+    "__version__",
+    "get_available_providers",
+]

@@ -1,0 +1,142 @@
+"""A drop-in for code written for ``onnxruntime``: ``InferenceSession``, ``SessionOptions``,
+``GraphOptimizationLevel`` and ``get_available_providers`` with ONNX Runtime's names and
+signatures, over :class:`onnx_light.RuntimeSession`. A program that does
+``import onnxruntime as ort`` runs on onnx-light by changing that line to
+``import onnx_light as ort`` (docs/runtime.md lists what is and is not covered)."""
+
+from __future__ import annotations
+
+import enum
+import os
+from typing import Any, Sequence
+
+from onnx_light.onnx import ModelProto
+from onnx_light.runtime import NodeArg, RunOptions, RuntimeSession
+
+CPU_PROVIDER = "CPUExecutionProvider"
+
+
+class GraphOptimizationLevel(enum.IntEnum):
+    """ONNX Runtime's levels, with its values (0, 1, 2, 99)."""
+
+    ORT_DISABLE_ALL = 0
+    ORT_ENABLE_BASIC = 1
+    ORT_ENABLE_EXTENDED = 2
+    ORT_ENABLE_ALL = 99
+
+
+class SessionOptions:
+    """The options ONNX Runtime users set, with its names and defaults.
+
+    Used: ``intra_op_num_threads`` (0: one per physical core), ``graph_optimization_level``,
+    ``enable_profiling``, ``profile_file_prefix``, ``optimized_model_filepath``,
+    ``enable_mem_pattern``. Accepted and without effect here (onnx-light runs one graph
+    on one thread pool and logs nothing): ``inter_op_num_threads``, ``execution_mode``,
+    ``log_severity_level``, ``log_verbosity_level``, ``logid``, ``enable_cpu_mem_arena``.
+    Setting any other attribute is an AttributeError, so a misspelt option is not lost.
+    """
+
+    _FIELDS = {
+        "intra_op_num_threads": 0,
+        "inter_op_num_threads": 0,
+        "graph_optimization_level": GraphOptimizationLevel.ORT_ENABLE_ALL,
+        "enable_profiling": False,
+        "profile_file_prefix": "onnxruntime_profile_",
+        "optimized_model_filepath": "",
+        "enable_mem_pattern": True,
+        "enable_cpu_mem_arena": True,
+        "execution_mode": 0,
+        "log_severity_level": 2,
+        "log_verbosity_level": 0,
+        "logid": "",
+    }
+
+    def __init__(self) -> None:
+        for name, value in self._FIELDS.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name not in self._FIELDS:
+            raise AttributeError(
+                f"SessionOptions has no option {name!r}; the options are: "
+                + ", ".join(sorted(self._FIELDS))
+            )
+        object.__setattr__(self, name, value)
+
+
+def get_available_providers() -> list[str]:
+    """The execution providers: the CPU one only."""
+    return [CPU_PROVIDER]
+
+
+def _check_providers(providers: Sequence[Any] | None) -> None:
+    if providers is None:
+        return
+    if isinstance(providers, (str, bytes)):
+        raise TypeError("providers must be a list of provider names, not one string")
+    for p in providers:
+        name = p[0] if isinstance(p, tuple) else p
+        if name != CPU_PROVIDER:
+            raise ValueError(
+                f"execution provider {name!r} is not available in onnx-light; "
+                f"available: {CPU_PROVIDER}"
+            )
+
+
+class InferenceSession:
+    """``onnxruntime.InferenceSession(path_or_bytes, sess_options=None, providers=None)``.
+
+    ``providers`` may name only ``CPUExecutionProvider`` (any other is a ValueError, not
+    a silent fallback); ``provider_options`` are accepted for it and ignored."""
+
+    def __init__(
+        self,
+        path_or_bytes: str | os.PathLike | bytes | ModelProto,
+        sess_options: SessionOptions | None = None,
+        providers: Sequence[Any] | None = None,
+        provider_options: Sequence[dict] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if kwargs:
+            raise TypeError(f"unexpected arguments: {', '.join(sorted(kwargs))}")
+        _check_providers(providers)
+        if sess_options is not None and not isinstance(sess_options, SessionOptions):
+            raise TypeError(
+                "sess_options must be an onnx_light.SessionOptions, got "
+                f"{type(sess_options).__name__}"
+            )
+        so = sess_options or SessionOptions()
+        self._profile_prefix = so.profile_file_prefix
+        self._session = RuntimeSession(
+            path_or_bytes,
+            intra_op_threads=so.intra_op_num_threads,
+            graph_optimization_level=int(so.graph_optimization_level),
+            optimized_model_path=so.optimized_model_filepath or None,
+            enable_profiling=bool(so.enable_profiling),
+            enable_mem_pattern=bool(so.enable_mem_pattern),
+        )
+
+    def run(
+        self,
+        output_names: Sequence[str] | None,
+        input_feed: dict[str, Any],
+        run_options: RunOptions | None = None,
+    ) -> list[Any]:
+        return self._session.run(output_names, input_feed, run_options)
+
+    def get_inputs(self) -> list[NodeArg]:
+        return self._session.get_inputs()
+
+    def get_outputs(self) -> list[NodeArg]:
+        return self._session.get_outputs()
+
+    def get_providers(self) -> list[str]:
+        return [CPU_PROVIDER]
+
+    def end_profiling(self) -> str:
+        """Writes the profile (Chrome trace JSON) as ``<profile_file_prefix><time>.json``
+        in the current folder, as ONNX Runtime does, and returns its path."""
+        import datetime
+
+        stamp = datetime.datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
+        return self._session.end_profiling(f"{self._profile_prefix}{stamp}.json")

@@ -1,0 +1,119 @@
+"""onnx_light as a drop-in for onnxruntime (docs/runtime.md): a program written for ORT
+runs unchanged but for its import, on a real model (PP-OCR's direction classifier, and
+Silero VAD with its state and sample-rate inputs), and gives ORT's outputs; the
+options and providers ORT users pass are honoured or refused, never silently lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _models import model_path
+
+import onnx_light
+
+REPO = Path(__file__).resolve().parents[2]
+
+# Written for onnxruntime; the tests run it as is and with "import onnx_light as ort".
+PROGRAM = """
+import json
+import sys
+import numpy as np
+import onnxruntime as ort
+
+path, out, symbols = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+so = ort.SessionOptions()
+so.intra_op_num_threads = 1
+so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+sess = ort.InferenceSession(path, sess_options=so, providers=["CPUExecutionProvider"])
+assert "CPUExecutionProvider" in ort.get_available_providers()
+rng = np.random.default_rng(0)
+feeds = {}
+for arg in sess.get_inputs():
+    shape = [d if isinstance(d, int) else symbols.get(d, 1) for d in arg.shape]
+    if arg.type == "tensor(float)":
+        feeds[arg.name] = rng.standard_normal(shape).astype(np.float32) * 0.1
+    elif arg.type == "tensor(int64)":
+        feeds[arg.name] = np.full(shape, 16000, np.int64)
+    else:
+        raise SystemExit("unexpected input type " + arg.type)
+names = [o.name for o in sess.get_outputs()]
+results = sess.run(names, feeds)
+np.savez(out, **dict(zip(names, results)))
+print("ran", len(names), "outputs")
+"""
+
+
+def run_program(tmp_path, module, model, symbols):
+    source = PROGRAM.replace("import onnxruntime as ort", f"import {module} as ort")
+    script = tmp_path / f"program_{module}.py"
+    script.write_text(source)
+    out = tmp_path / f"{module}.npz"
+    env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    done = subprocess.run(
+        [sys.executable, str(script), str(model), str(out), json.dumps(symbols)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return dict(np.load(out))
+
+
+@pytest.mark.parametrize(
+    "name,symbols",
+    [
+        (
+            "ch_ppocr_mobile_v2.0_cls_infer.onnx",
+            {"p2o.DynamicDimension.1": 48, "p2o.DynamicDimension.2": 192},
+        ),
+        ("silero_vad_16k_op15.onnx", {"sequence": 512}),
+    ],
+)
+def test_an_ort_program_runs_unchanged_but_for_its_import(tmp_path, name, symbols):
+    model = model_path(name)
+    want = run_program(tmp_path, "onnxruntime", model, symbols)
+    got = run_program(tmp_path, "onnx_light", model, symbols)
+    assert want.keys() == got.keys()
+    for key in want:  # float32 outputs: absolute 1e-4 (as the real-model tests)
+        np.testing.assert_allclose(got[key], want[key], atol=1e-4, err_msg=key)
+
+
+def test_providers_other_than_the_cpu_are_refused():
+    model = str(model_path("ch_ppocr_mobile_v2.0_cls_infer.onnx"))
+    with pytest.raises(ValueError, match="'CUDAExecutionProvider' is not available"):
+        onnx_light.InferenceSession(
+            model, providers=["CUDAExecutionProvider", "CPUExecutionProvider"]
+        )
+    with pytest.raises(TypeError, match="not one string"):
+        onnx_light.InferenceSession(model, providers="CPUExecutionProvider")
+    s = onnx_light.InferenceSession(model, providers=[("CPUExecutionProvider", {})])
+    assert s.get_providers() == ["CPUExecutionProvider"]
+    assert onnx_light.get_available_providers() == ["CPUExecutionProvider"]
+
+
+def test_session_options_refuse_a_misspelt_option_and_pass_the_rest(tmp_path):
+    so = onnx_light.SessionOptions()
+    with pytest.raises(AttributeError, match="no option 'intra_op_threads'.*intra_op_num_threads"):
+        so.intra_op_threads = 2
+    so.graph_optimization_level = onnx_light.GraphOptimizationLevel.ORT_DISABLE_ALL
+    so.optimized_model_filepath = str(tmp_path / "opt.onnx")
+    so.enable_profiling = True
+    so.profile_file_prefix = str(tmp_path / "prof_")
+    so.inter_op_num_threads = 4  # accepted, no effect
+    model = str(model_path("ch_ppocr_mobile_v2.0_cls_infer.onnx"))
+    s = onnx_light.InferenceSession(model, sess_options=so)
+    assert (tmp_path / "opt.onnx").exists()
+    x = np.zeros((1, 3, 48, 192), np.float32)
+    assert s.run(None, {"x": x})[0].shape == (1, 2)
+    profile = Path(s.end_profiling())
+    assert profile.exists() and profile.name.startswith("prof_")
+    assert [int(v) for v in onnx_light.GraphOptimizationLevel] == [0, 1, 2, 99]
+    with pytest.raises(TypeError, match="sess_options must be an onnx_light.SessionOptions"):
+        onnx_light.InferenceSession(model, sess_options={"intra_op_num_threads": 1})
