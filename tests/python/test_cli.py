@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _models import model_path
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("ONNX_LIGHT_BUILD_DIR", REPO / "build"))
@@ -64,7 +65,11 @@ def test_run_with_npy_inputs_and_save(tmp_path):
         (["run", MODEL, "--bogus"], "unknown option '--bogus'"),
         (["run", MODEL, "--repeat", "0"], "--repeat needs a positive integer"),
         (["run", MODEL, "--input", "nope=a.npy"], "the model has no input 'nope'"),
-        (["run", MODEL], "missing input 'x'"),
+        (["run", MODEL], "input 'x' (FLOAT [N, 4]) has no value: give it with --input x=FILE.npy"),
+        (["run", MODEL, "--random", "--dim", "M=3"], "no symbolic dimension 'M'; theirs: N"),
+        (["run", MODEL, "--input", "nope=1"], "the model has no input 'nope'; its inputs: x"),
+        (["run", MODEL, "--input", "x=[[1, 2], [3]]"], "is not rectangular"),
+        (["run", MODEL, "--input", "x=abc"], "'abc' is not a literal"),
         (["frobnicate"], "unknown command 'frobnicate'"),
     ],
 )
@@ -113,3 +118,43 @@ def test_simd_target_can_be_capped_by_environment():
     out = run_with("AVX9000")
     assert "ONNX_LIGHT_SIMD_TARGET=AVX9000 is not a SIMD target" in out.stderr
     assert "SCALAR" in out.stderr and "ignored" in out.stderr
+
+
+def test_literal_inputs_and_a_save_folder_that_does_not_exist(tmp_path):
+    out = tmp_path / "new" / "folder"
+    result = cli("run", MODEL, "--input", "x=[[1, 2, 3, 4], [-1, 0, 0.5, 2]]", "--save", out)
+    assert "input  x            FLOAT    [2, 4] = [[1, 2, 3, 4], [-1, 0, 0.5, 2]]" in result.stdout
+    x = np.array([[1, 2, 3, 4], [-1, 0, 0.5, 2]], np.float32)
+    np.testing.assert_allclose(np.load(out / "y.npy"), reference(x), rtol=2e-7, atol=1e-7)
+
+
+def test_a_scalar_literal_sets_a_vads_sample_rate():
+    vad = model_path("silero_vad_16k_op15.onnx")
+    result = cli("run", vad, "--random", "--dim", "sequence=512", "--input", "sr=16000")
+    assert "input  sr           INT64    [] = 16000" in result.stdout
+    assert "output output" in result.stdout
+
+
+def test_a_file_that_is_no_model_says_so(tmp_path):
+    (tmp_path / "notes.txt").write_text("hello")
+    result = cli("run", tmp_path / "notes.txt", check=False)
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"onnx-light: {tmp_path / 'notes.txt'} is not an ONNX model")
+
+
+def test_a_shape_error_with_defaulted_dimensions_names_them():
+    cls = model_path("ch_ppocr_mobile_v2.0_cls_infer.onnx")
+    result = cli("run", cls, "--random", check=False)
+    assert result.returncode == 1
+    assert "the window is larger than the padded input (INVALID_ARGUMENT)" in result.stderr
+    assert "hint: these symbolic dimensions were set to 1: p2o.DynamicDimension.0" in result.stderr
+    ok = cli(
+        "run",
+        cls,
+        "--random",
+        "--dim",
+        "p2o.DynamicDimension.1=48",
+        "--dim",
+        "p2o.DynamicDimension.2=192",
+    )
+    assert "output" in ok.stdout

@@ -1,6 +1,6 @@
 // onnx-light: the command-line front end.
 //
-//   onnx-light run MODEL [--input NAME=FILE.npy]... [--random] [--dim NAME=N]...
+//   onnx-light run MODEL [--input NAME=FILE.npy|VALUE]... [--random] [--dim NAME=N]...
 //                        [--repeat N] [--threads N] [--save DIR] [--profile FILE.json]
 //                        [--optimization none|basic|extended|all]
 //   onnx-light ops
@@ -17,8 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "literal.h"
 #include "npy.h"
 #include "onnx_light/core/data_type.h"
+#include "onnx_light/onnx/model_io.h"
 #include "onnx_light/runtime/cpu.h"
 #include "onnx_light/runtime/session.h"
 
@@ -29,12 +31,14 @@ namespace {
 constexpr const char* kUsage =
     "usage: onnx-light <command> [args]\n"
     "commands:\n"
-    "  run MODEL [--input NAME=FILE.npy]... [--random] [--dim NAME=N]... [--repeat N]\n"
+    "  run MODEL [--input NAME=FILE.npy|VALUE]... [--random] [--dim NAME=N]... [--repeat N]\n"
     "            [--threads N] [--save DIR] [--profile FILE.json]\n"
     "            [--optimization none|basic|extended|all]\n"
-    "             run a model; inputs from .npy files, or random (--random) with symbolic\n"
+    "             run a model; inputs from .npy files or literals (16000, 0.5, [1, 2],\n"
+    "             [[1, 2], [3, 4]]), the others random with --random, their symbolic\n"
     "             dimensions set by --dim (default 1); prints each output's name, type,\n"
-    "             shape and a summary, and the timing; --save writes outputs as .npy;\n"
+    "             shape and a summary, and the timing; --save writes outputs as .npy\n"
+    "             into DIR (created);\n"
     "             --profile writes every node's time as a Chrome trace (Perfetto opens\n"
     "             it) and prints the time by op type; --optimization sets the graph\n"
     "             optimization level (default all)\n"
@@ -49,6 +53,19 @@ constexpr const char* kUsage =
 int Fail(const std::string& msg) {
   std::fprintf(stderr, "onnx-light: %s\n", msg.c_str());
   return 1;
+}
+
+// A failed status in words: its message first, the code name after it.
+int Fail(const ol::Status& s) {
+  return Fail(s.message() + " (" + ol::StatusCodeName(s.code()) + ")");
+}
+
+std::string Join(const std::set<std::string>& names) {
+  if (names.empty()) return "(none)";
+  std::string s;
+  for (const std::string& n : names)
+    s += (s.empty() ? "" : ", ") + n;
+  return s;
 }
 
 int Usage(const std::string& msg) {
@@ -197,7 +214,7 @@ long PeakRssKiB() {
 int CmdRun(int argc, char** argv) {
   if (argc < 1) return Usage("run needs a model path");
   const std::string model_path = argv[0];
-  std::map<std::string, std::string> input_files;
+  std::map<std::string, std::string> input_files;  // NAME -> a .npy path or a literal
   std::map<std::string, int64_t> dims;
   bool random = false;
   int repeat = 1, threads = 1;
@@ -269,8 +286,47 @@ int CmdRun(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   auto session = ol::RuntimeSession::CreateFromFile(model_path, options);
   const auto t1 = std::chrono::steady_clock::now();
-  if (!session.ok()) return Fail(session.status().ToString());
+  if (!session.ok()) {
+    // Bytes that do not even parse as a ModelProto: say so before the parser's detail.
+    if (session.status().code() == ol::StatusCode::kInvalidModel &&
+        !ol::onnx::LoadModel(model_path).ok()) {
+      return Fail(model_path + " is not an ONNX model: " + session.status().message());
+    }
+    return Fail(session.status());
+  }
   ol::RuntimeSession& s = **session;
+
+  // Every name given must be the model's, and every input must get a value, before
+  // anything runs.
+  std::set<std::string> input_names, dim_names;
+  for (const ol::ValueMeta& meta : s.inputs()) {
+    input_names.insert(meta.name);
+    for (const std::string& p : meta.dim_params)
+      if (!p.empty()) dim_names.insert(p);
+  }
+  for (const auto& [name, value] : input_files) {
+    if (!input_names.count(name)) {
+      return Fail("the model has no input '" + name + "'; its inputs: " + Join(input_names));
+    }
+  }
+  for (const auto& [name, value] : dims) {
+    if (!dim_names.count(name)) {
+      return Fail("the model's inputs have no symbolic dimension '" + name +
+                  "'; theirs: " + Join(dim_names));
+    }
+  }
+  for (const ol::ValueMeta& meta : s.inputs()) {
+    if (!input_files.count(meta.name) && !random && !meta.is_optional()) {
+      return Fail("input '" + meta.name + "' (" + ol::DataTypeName(meta.type) + " " +
+                  ShapeText(meta) + ") has no value: give it with --input " + meta.name +
+                  "=FILE.npy or --input " + meta.name + "=VALUE, or pass --random");
+    }
+  }
+  if (!save_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(save_dir, ec);
+    if (ec) return Fail("cannot create the --save folder " + save_dir + ": " + ec.message());
+  }
 
   std::printf("model  %s\n", model_path.c_str());
   std::printf("opsets");
@@ -288,12 +344,15 @@ int CmdRun(int argc, char** argv) {
   for (const ol::ValueMeta& meta : s.inputs()) {
     auto file = input_files.find(meta.name);
     if (file != input_files.end()) {
-      auto t = onnx_light::cli::ReadNpy(file->second, meta.type);
+      // A value ending in .npy is a file; anything else a literal.
+      const std::string& v = file->second;
+      const bool npy = v.size() >= 4 && v.compare(v.size() - 4, 4, ".npy") == 0;
+      auto t = npy ? onnx_light::cli::ReadNpy(v, meta.type)
+                   : onnx_light::cli::ParseLiteral(v, meta.type);
       if (!t.ok()) return Fail("input '" + meta.name + "': " + t.status().message());
-      std::printf("input  %-12s %-8s %s from %s\n", meta.name.c_str(), ol::DataTypeName(t->dtype()),
-                  t->shape().ToString().c_str(), file->second.c_str());
+      std::printf("input  %-12s %-8s %s %s %s\n", meta.name.c_str(), ol::DataTypeName(t->dtype()),
+                  t->shape().ToString().c_str(), npy ? "from" : "=", v.c_str());
       feeds.emplace_back(meta.name, std::move(*t));
-      input_files.erase(file);
     } else if (random) {
       auto t = RandomTensor(meta, dims, rng);
       if (!t.ok()) return Fail("input '" + meta.name + "': " + t.status().message());
@@ -303,9 +362,6 @@ int CmdRun(int argc, char** argv) {
       feeds.emplace_back(meta.name, std::move(*t));
     }
   }
-  if (!input_files.empty()) {
-    return Fail("the model has no input '" + input_files.begin()->first + "'");
-  }
 
   std::vector<double> times;
   ol::Result<std::vector<ol::Tensor>> outputs = std::vector<ol::Tensor>();
@@ -313,7 +369,21 @@ int CmdRun(int argc, char** argv) {
     const auto a = std::chrono::steady_clock::now();
     outputs = s.Run(feeds);
     const auto b = std::chrono::steady_clock::now();
-    if (!outputs.ok()) return Fail(outputs.status().ToString());
+    if (!outputs.ok()) {
+      // Symbolic dimensions left at 1 are the usual cause of a shape error in a random run.
+      std::set<std::string> defaulted;
+      if (random) {
+        for (const std::string& d : dim_names)
+          if (!dims.count(d)) defaulted.insert(d);
+      }
+      if (!defaulted.empty()) {
+        return Fail(outputs.status().message() + " (" +
+                    ol::StatusCodeName(outputs.status().code()) +
+                    ")\nhint: these symbolic dimensions were set to 1: " + Join(defaulted) +
+                    "; give them real sizes with --dim NAME=N");
+      }
+      return Fail(outputs.status());
+    }
     times.push_back(std::chrono::duration<double, std::micro>(b - a).count());
   }
   for (size_t i = 0; i < outputs->size(); ++i) {
@@ -324,7 +394,7 @@ int CmdRun(int argc, char** argv) {
     if (!save_dir.empty()) {
       const std::string path = save_dir + "/" + name + ".npy";
       ol::Status st = onnx_light::cli::WriteNpy(t, path);
-      if (!st.ok()) return Fail(st.ToString());
+      if (!st.ok()) return Fail(st);
       std::printf("       saved %s\n", path.c_str());
     }
   }
@@ -345,7 +415,7 @@ int CmdRun(int argc, char** argv) {
                   100.0 * t.share, static_cast<double>(t.calls) / repeat);
     }
     ol::Status st = profiler->WriteChromeTrace(profile_path);
-    if (!st.ok()) return Fail(st.ToString());
+    if (!st.ok()) return Fail(st);
     std::printf("profile written to %s\n", profile_path.c_str());
   }
   return 0;
@@ -439,7 +509,7 @@ int CmdReducedConfig(int argc, char** argv) {
   load.load_external_data = false;  // only the graph matters
   for (const std::string& f : files) {
     auto model = ol::onnx::LoadModel(f, load);
-    if (!model.ok()) return Fail(model.status().ToString());
+    if (!model.ok()) return Fail(model.status());
     std::map<std::string, int64_t> opsets;
     for (const auto& o : model->opset_import) {
       opsets[ol::NormalizeDomain(o.domain.get())] = o.version.get();
