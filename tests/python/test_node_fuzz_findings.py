@@ -98,3 +98,17 @@ def test_depth_space_blocksize_whose_square_overflows(op):
     s = session(op, [("x", F)], [("y", F)], blocksize=2)
     want = (1, 1, 4, 4) if op == "DepthToSpace" else (1, 16, 1, 1)
     assert s.run(None, {"x": np.ones((1, 4, 2, 2), np.float32)})[0].shape == want
+
+
+@pytest.mark.parametrize("dtype", [np.uint64, np.int64])
+def test_upsample_of_64_bit_integers_at_their_maximum(dtype):
+    # Upsample (Resize's kernel) interpolated in doubles; the maximum rounds to 2^64 or
+    # 2^63, and the clamp to it still cast out of range.
+    elem = TensorProto.UINT64 if dtype == np.uint64 else I64
+    s = session("Upsample", [("x", elem), ("scales", F)], [("y", elem)], opset=9, mode="linear")
+    top = np.iinfo(dtype).max
+    scales = np.array([1, 1, 1, 2], np.float32)
+    y = s.run(None, {"x": np.full((1, 1, 1, 2), top, dtype), "scales": scales})[0]
+    np.testing.assert_array_equal(y, np.full((1, 1, 1, 4), top, dtype))
+    y = s.run(None, {"x": np.array([[[[0, 4]]]], dtype), "scales": scales})[0]
+    np.testing.assert_array_equal(y, np.array([[[[0, 2, 4, 4]]]], dtype))

@@ -6,6 +6,7 @@
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "common/saturate.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -32,18 +33,6 @@ T IntPow(T base, E e) {
     b *= b;
   }
   return static_cast<T>(result);
-}
-
-// A double converted to an integer type without undefined behaviour: NaN gives 0, values
-// beyond the range saturate.
-template <typename T>
-T SaturatingInt(double v) {
-  if (std::isnan(v)) return 0;
-  if (v <= static_cast<double>(std::numeric_limits<T>::lowest())) {
-    return std::numeric_limits<T>::lowest();
-  }
-  if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
-  return static_cast<T>(v);
 }
 
 // Pow: base and exponent may have different types (opset 12+).

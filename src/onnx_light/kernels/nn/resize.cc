@@ -11,6 +11,7 @@
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "common/saturate.h"
 #include "nn/resize_planes.h"
 
 namespace onnx_light::kernels {
@@ -189,11 +190,10 @@ class Resize : public KernelBase {
             v = Accumulate(xp, st, taps, pos, 0, 0);
           }
           if constexpr (std::is_integral_v<T>) {
-            v = std::nearbyint(v);
-            v = std::fmin(std::fmax(v, static_cast<double>(std::numeric_limits<T>::lowest())),
-                          static_cast<double>(std::numeric_limits<T>::max()));
+            yp[j] = SaturatingInt<T>(std::nearbyint(v));  // (uint64's max rounds up to 2^64)
+          } else {
+            yp[j] = static_cast<T>(v);
           }
-          yp[j] = static_cast<T>(v);
           for (size_t d = rank; d-- > 0;) {
             if (++pos[d] < out[d]) break;
             pos[d] = 0;
