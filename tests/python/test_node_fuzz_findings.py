@@ -112,3 +112,22 @@ def test_upsample_of_64_bit_integers_at_their_maximum(dtype):
     np.testing.assert_array_equal(y, np.full((1, 1, 1, 4), top, dtype))
     y = s.run(None, {"x": np.array([[[[0, 4]]]], dtype), "scales": scales})[0]
     np.testing.assert_array_equal(y, np.array([[[[0, 2, 4, 4]]]], dtype))
+
+
+@pytest.mark.parametrize(
+    "attrs", [{"strides": [2**62]}, {"pads": [2**63 - 1, 2**63 - 1]}, {"pads": [0, 2**62]}]
+)
+def test_max_unpool_sizes_from_attributes_that_overflow(attrs):
+    # (d - 1) * stride - pads + kernel overflowed int64 (all of it but d is the model's).
+    s = session(
+        "MaxUnpool", [("x", F), ("i", I64)], [("y", F)], opset=11, kernel_shape=[2], **attrs
+    )
+    x, i = np.ones((1, 1, 3), np.float32), np.array([[[0, 2, 4]]], np.int64)
+    with pytest.raises(
+        ValueError, match="unpooled size of spatial axis 0 overflows int64 or is negative"
+    ):
+        s.run(None, {"x": x, "i": i})
+    s = session(
+        "MaxUnpool", [("x", F), ("i", I64)], [("y", F)], opset=11, kernel_shape=[2], strides=[2]
+    )
+    np.testing.assert_array_equal(s.run(None, {"x": x, "i": i})[0], [[[1, 0, 1, 0, 1, 0]]])

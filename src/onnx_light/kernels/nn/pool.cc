@@ -465,9 +465,18 @@ class MaxUnpool : public KernelBase {
     }
     std::vector<int64_t> inferred = {x.shape()[0], x.shape()[1]};
     for (size_t i = 0; i < ns; ++i) {
+      // (d - 1) * stride - pads + kernel, every step checked: all but d come from the model.
       const int64_t st = strides_.empty() ? 1 : strides_[i];
-      const int64_t pad = pads_.empty() ? 0 : pads_[i] + pads_[i + ns];
-      inferred.push_back((x.shape()[2 + i] - 1) * st - pad + kernel_[i]);
+      int64_t pad = 0, scaled = 0, size = 0;
+      if ((!pads_.empty() && __builtin_add_overflow(pads_[i], pads_[i + ns], &pad)) ||
+          __builtin_mul_overflow(x.shape()[2 + i] - 1, st, &scaled) ||
+          __builtin_sub_overflow(scaled, pad, &size) ||
+          __builtin_add_overflow(size, kernel_[i], &size) || size < 0) {
+        return Status(StatusCode::kOutOfRange, where + ": the unpooled size of spatial axis " +
+                                                   std::to_string(i) +
+                                                   " overflows int64 or is negative");
+      }
+      inferred.push_back(size);
     }
     std::vector<int64_t> out = inferred;
     if (const Tensor* os = ctx.input(2)) {
@@ -482,10 +491,10 @@ class MaxUnpool : public KernelBase {
         }
       }
     }
-    int64_t total = 1;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
+    int64_t total = 1;  // fits: out, at least as large on every axis, was allocated
     for (int64_t d : inferred)
       total *= d;
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
     const std::vector<int64_t> idx = IndexValues(ind);
     std::vector<double> flat(static_cast<size_t>(total), 0.0);
     const std::vector<double> xv = ToDoubles(&x);
