@@ -131,3 +131,26 @@ def test_max_unpool_sizes_from_attributes_that_overflow(attrs):
         "MaxUnpool", [("x", F), ("i", I64)], [("y", F)], opset=11, kernel_shape=[2], strides=[2]
     )
     np.testing.assert_array_equal(s.run(None, {"x": x, "i": i})[0], [[[1, 0, 1, 0, 1, 0]]])
+
+
+@pytest.mark.parametrize("n", [3, 5, 12, 100, 257, 1000])
+def test_dft_of_lengths_that_are_not_powers_of_two(n):
+    # Such lengths took a direct O(n^2) sum: a DFT with a large prime dft_length ran for
+    # hours. Bluestein's algorithm now; numpy's FFT is the reference (float64, 1e-9).
+    s = session("DFT", [("x", TensorProto.DOUBLE)], [("y", TensorProto.DOUBLE)], opset=17, axis=1)
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((2, n, 1))
+    y = s.run(None, {"x": x})[0]
+    want = np.fft.fft(x[..., 0], axis=1)
+    np.testing.assert_allclose(y[..., 0] + 1j * y[..., 1], want, rtol=1e-9, atol=1e-9 * n)
+
+
+def test_dft_of_a_large_prime_length_is_fast():
+    import time
+
+    s = session("DFT", [("x", F), ("n", I64)], [("y", F)], opset=17, axis=1)
+    start = time.perf_counter()
+    y = s.run(None, {"x": np.ones((1, 8, 1), np.float32), "n": np.array(200_003, np.int64)})[0]
+    # Not a timed assertion of speed: an O(n^2) sum would take minutes here, not seconds.
+    assert time.perf_counter() - start < 60
+    assert y.shape == (1, 200_003, 2) and y[0, 0, 0] == pytest.approx(8.0)

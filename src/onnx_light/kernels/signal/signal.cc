@@ -1,8 +1,8 @@
 // Signal processing: DFT (opset 17 and 20), STFT, the Hann / Hamming / Blackman windows
 // and MelWeightMatrix, with the ONNX reference's definitions.
 //
-// Transforms run in double: a radix-2 FFT for power-of-two lengths, a direct O(n^2)
-// sum with exact twiddles otherwise (correct for every length, slow for long odd ones).
+// Transforms run in double: a radix-2 FFT for power-of-two lengths, Bluestein's chirp-z
+// (power-of-two FFTs of a convolution, O(n log n)) for every other length.
 #include <cmath>
 #include <complex>
 #include <vector>
@@ -16,42 +16,66 @@ namespace {
 using Complex = std::complex<double>;
 constexpr double kPi = 3.14159265358979323846;
 
-// In-place transform of length n (sign -1 forward, +1 inverse; no 1/n scaling).
+// In-place radix-2 transform; n is a power of two (sign -1 forward, +1 inverse; no 1/n
+// scaling).
+void Radix2(std::vector<Complex>& a, int sign) {
+  const size_t n = a.size();
+  for (size_t i = 1, j = 0; i < n; ++i) {  // bit-reversal permutation
+    size_t bit = n >> 1;
+    for (; j & bit; bit >>= 1)
+      j ^= bit;
+    j ^= bit;
+    if (i < j) std::swap(a[i], a[j]);
+  }
+  for (size_t len = 2; len <= n; len <<= 1) {
+    for (size_t i = 0; i < n; i += len) {
+      for (size_t k = 0; k < len / 2; ++k) {
+        const double ang = sign * 2 * kPi * static_cast<double>(k) / static_cast<double>(len);
+        const Complex w(std::cos(ang), std::sin(ang));
+        const Complex u = a[i + k], v = a[i + k + len / 2] * w;
+        a[i + k] = u + v;
+        a[i + k + len / 2] = u - v;
+      }
+    }
+  }
+}
+
+// In-place transform of any length n in O(n log n) (sign -1 forward, +1 inverse; no 1/n
+// scaling). Other lengths go through Bluestein's chirp-z: with jk = (j^2 + k^2 - (j-k)^2)/2
+// the transform is a convolution, done by power-of-two FFTs. (A direct O(n^2) sum let a
+// DFT node with a large prime dft_length run for hours: found by the node fuzzer.)
 void Transform(std::vector<Complex>& a, int sign) {
   const size_t n = a.size();
   if (n <= 1) return;
   if ((n & (n - 1)) == 0) {
-    for (size_t i = 1, j = 0; i < n; ++i) {  // bit-reversal permutation
-      size_t bit = n >> 1;
-      for (; j & bit; bit >>= 1)
-        j ^= bit;
-      j ^= bit;
-      if (i < j) std::swap(a[i], a[j]);
-    }
-    for (size_t len = 2; len <= n; len <<= 1) {
-      for (size_t i = 0; i < n; i += len) {
-        for (size_t k = 0; k < len / 2; ++k) {
-          const double ang = sign * 2 * kPi * static_cast<double>(k) / static_cast<double>(len);
-          const Complex w(std::cos(ang), std::sin(ang));
-          const Complex u = a[i + k], v = a[i + k + len / 2] * w;
-          a[i + k] = u + v;
-          a[i + k + len / 2] = u - v;
-        }
-      }
-    }
+    Radix2(a, sign);
     return;
   }
-  std::vector<Complex> out(n);
-  for (size_t k = 0; k < n; ++k) {
-    Complex s = 0;
-    for (size_t t = 0; t < n; ++t) {
-      const size_t e = (k * t) % n;  // exact angle reduction
-      const double ang = sign * 2 * kPi * static_cast<double>(e) / static_cast<double>(n);
-      s += a[t] * Complex(std::cos(ang), std::sin(ang));
-    }
-    out[k] = s;
+  // chirp[k] = exp(sign * i * pi * k^2 / n), with k^2 reduced mod 2n exactly (kept
+  // reduced step by step: (k + 1)^2 = k^2 + 2k + 1, so nothing overflows).
+  std::vector<Complex> chirp(n);
+  for (size_t k = 0, e = 0; k < n; ++k) {
+    const double ang = sign * kPi * static_cast<double>(e) / static_cast<double>(n);
+    chirp[k] = Complex(std::cos(ang), std::sin(ang));
+    e = (e + 2 * k + 1) % (2 * n);
   }
-  a.swap(out);
+  size_t m = 1;
+  while (m < 2 * n - 1)
+    m <<= 1;
+  std::vector<Complex> u(m, Complex(0, 0)), v(m, Complex(0, 0));
+  for (size_t k = 0; k < n; ++k)
+    u[k] = a[k] * chirp[k];
+  v[0] = std::conj(chirp[0]);
+  for (size_t k = 1; k < n; ++k)
+    v[k] = v[m - k] = std::conj(chirp[k]);
+  Radix2(u, -1);
+  Radix2(v, -1);
+  for (size_t i = 0; i < m; ++i)
+    u[i] *= v[i];
+  Radix2(u, 1);
+  const double scale = 1.0 / static_cast<double>(m);
+  for (size_t k = 0; k < n; ++k)
+    a[k] = chirp[k] * u[k] * scale;
 }
 
 // One transformed line. `in` holds the line's values (length len); the result has
