@@ -154,3 +154,27 @@ def test_dft_of_a_large_prime_length_is_fast():
     # Not a timed assertion of speed: an O(n^2) sum would take minutes here, not seconds.
     assert time.perf_counter() - start < 60
     assert y.shape == (1, 200_003, 2) and y[0, 0, 0] == pytest.approx(8.0)
+
+
+@pytest.mark.parametrize(
+    "attrs,error",
+    [
+        ({"strides": [2**62], "output_shape": [4]}, "overflows int64"),
+        ({"pads": [-(2**63), 0]}, "overflows int64"),
+        ({"dilations": [2**62]}, "overflows int64"),
+        ({"strides": [0]}, "strides and dilations must be >= 1"),
+        ({"output_shape": [5]}, None),  # one longer than the full result: pads the end
+    ],
+)
+def test_conv_transpose_geometry_from_attributes(attrs, error):
+    # 1 - INT64_MIN and friends: the output geometry overflowed int64.
+    ins = [("x", F), ("w", F)]
+    s = session("ConvTranspose", ins, [("y", F)], opset=11, **attrs)
+    feeds = {"x": np.ones((1, 1, 3), np.float32), "w": np.ones((1, 1, 2), np.float32)}
+    if error is None:
+        np.testing.assert_array_equal(s.run(None, feeds)[0], [[[1, 2, 2, 1, 0]]])
+        return
+    with pytest.raises(ValueError, match=error):
+        s.run(None, feeds)
+    s = session("ConvTranspose", ins, [("y", F)], opset=11)
+    np.testing.assert_array_equal(s.run(None, feeds)[0], [[[1, 2, 2, 1]]])

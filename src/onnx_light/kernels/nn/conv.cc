@@ -336,11 +336,38 @@ class ConvTranspose : public KernelBase {
       return v.size() == nd ? v[i] : dflt;
     };
     std::vector<int64_t> out(nd), pb(nd), stride(nd), dil(nd);
+    // The geometry in 128 bits: strides, dilations, pads, output padding and output_shape
+    // come from the model. Every value computed from them below (output sizes, pads,
+    // positions up to 2 * full + |target| + |pads|) must fit int64.
+    if (!output_shape_.empty() && output_shape_.size() < nd) {
+      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() +
+                                                      ": output_shape has fewer than " +
+                                                      std::to_string(nd) + " spatial sizes");
+    }
+    __extension__ typedef __int128 Wide;
+    constexpr Wide kMax = INT64_MAX;
+    auto wabs = [](Wide v) { return v < 0 ? -v : v; };
     for (size_t i = 0; i < nd; ++i) {
       stride[i] = get(attrs_.strides, i, 1);
       dil[i] = get(attrs_.dilations, i, 1);
-      const int64_t full =
-          stride[i] * (in[i] - 1) + get(output_padding_, i, 0) + (kernel[i] - 1) * dil[i] + 1;
+      const int64_t op = get(output_padding_, i, 0);
+      if (stride[i] < 1 || dil[i] < 1 || op < 0) {
+        return Status(
+            StatusCode::kInvalidArgument,
+            ctx.info().Describe() + ": strides and dilations must be >= 1 and output_padding >= 0");
+      }
+      const Wide wide_full = Wide{stride[i]} * (in[i] - 1) + op + Wide{kernel[i] - 1} * dil[i] + 1;
+      const Wide pads =
+          attrs_.pads.size() == 2 * nd ? wabs(attrs_.pads[i]) + wabs(attrs_.pads[i + nd]) : Wide{0};
+      const Wide wide_target = !output_shape_.empty()
+                                   ? Wide{output_shape_[output_shape_.size() - nd + i]}
+                                   : Wide{in[i]} * stride[i];
+      if (2 * wide_full + wabs(wide_target) + pads > kMax) {
+        return Status(StatusCode::kOutOfRange,
+                      ctx.info().Describe() + ": the output geometry of spatial axis " +
+                          std::to_string(i) + " overflows int64 (strides, dilations, pads)");
+      }
+      const auto full = static_cast<int64_t>(wide_full);
       const bool same = attrs_.auto_pad == "SAME_UPPER" || attrs_.auto_pad == "SAME_LOWER";
       if (!output_shape_.empty() || same) {
         const int64_t target = !output_shape_.empty() ? output_shape_[output_shape_.size() - nd + i]
