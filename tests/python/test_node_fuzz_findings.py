@@ -178,3 +178,41 @@ def test_conv_transpose_geometry_from_attributes(attrs, error):
         s.run(None, feeds)
     s = session("ConvTranspose", ins, [("y", F)], opset=11)
     np.testing.assert_array_equal(s.run(None, feeds)[0], [[[1, 2, 2, 1]]])
+
+
+@pytest.mark.parametrize(
+    "mel,dft,rate,hi,error",
+    [
+        (2**63 - 1, 16, 8000, 4000.0, "RESOURCE_EXHAUSTED|OUT_OF_RANGE|overflow"),
+        (4, 2**62, 8000, 4000.0, "RESOURCE_EXHAUSTED|OUT_OF_RANGE|overflow"),
+        (4, 16, 1, 1e300, None),  # edges far past the bins: clamped, no int64 overflow
+    ],
+)
+def test_mel_weight_matrix_at_the_extremes(mel, dft, rate, hi, error):
+    # num_mel_bins + 2 overflowed, and the [bins, mel] weights were allocated unchecked.
+    ins = [
+        ("m", I64),
+        ("d", I64),
+        ("r", I64),
+        ("lo", TensorProto.DOUBLE),
+        ("hi", TensorProto.DOUBLE),
+    ]
+    s = onnx_light.RuntimeSession(
+        node_model("MelWeightMatrix", ins, [("y", F)], opset=17), memory_budget=64 << 20
+    )
+    feeds = {
+        "m": np.array(mel, np.int64),
+        "d": np.array(dft, np.int64),
+        "r": np.array(rate, np.int64),
+        "lo": np.array(0, np.float64),
+        "hi": np.array(hi, np.float64),
+    }
+    if error is None:
+        y = s.run(None, feeds)[0]
+        assert y.shape == (dft // 2 + 1, mel) and np.isfinite(y).all()
+    else:
+        with pytest.raises((RuntimeError, ValueError), match=error):
+            s.run(None, feeds)
+    feeds.update(m=np.array(4, np.int64), d=np.array(16, np.int64), r=np.array(8000, np.int64))
+    feeds["hi"] = np.array(4000, np.float64)
+    assert s.run(None, feeds)[0].shape == (9, 4)

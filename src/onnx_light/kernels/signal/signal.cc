@@ -3,6 +3,7 @@
 //
 // Transforms run in double: a radix-2 FFT for power-of-two lengths, Bluestein's chirp-z
 // (power-of-two FFTs of a convolution, O(n log n)) for every other length.
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <vector>
@@ -362,15 +363,26 @@ class MelWeightMatrix : public KernelBase {
                         "0 <= lower_edge_hertz < upper_edge_hertz");
     }
     const int64_t bins = dft / 2 + 1;
+    // The output first: [bins, mel] is checked (overflow, the tensor limits, the budget)
+    // before the filter edges and weights, which are as large, are made.
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {bins, mel}));
     const double lo_mel = 2595 * std::log10(1 + lo / 700), hi_mel = 2595 * std::log10(1 + hi / 700);
-    const double step = (hi_mel - lo_mel) / static_cast<double>(mel + 2);
-    std::vector<int64_t> edge(static_cast<size_t>(mel + 2));
-    for (int64_t i = 0; i < mel + 2; ++i) {
+    const double step = (hi_mel - lo_mel) / (static_cast<double>(mel) + 2);
+    std::vector<int64_t> edge(static_cast<size_t>(mel) + 2);
+    for (int64_t i = 0; i < static_cast<int64_t>(edge.size()); ++i) {
       const double f = 700 * (std::pow(10.0, (static_cast<double>(i) * step + lo_mel) / 2595) - 1);
-      edge[static_cast<size_t>(i)] = static_cast<int64_t>(
-          std::floor(static_cast<double>(dft + 1) * f / static_cast<double>(rate)));
+      // Edges past the bins (or NaN) are clamped to just outside them: the weights are
+      // the same, the int64 conversion is defined and the loops below stay within bins.
+      const double e = std::floor((static_cast<double>(dft) + 1) * f / static_cast<double>(rate));
+      edge[static_cast<size_t>(i)] =
+          !(e >= -1) ? -1
+                     : (e > static_cast<double>(bins + 1) ? bins + 1 : static_cast<int64_t>(e));
     }
-    std::vector<double> w(static_cast<size_t>(bins * mel), 0.0);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor weights,
+                                ctx.AllocateTemporary(DataType::kDouble, {bins, mel}));
+    double* w = weights.mutable_data<double>();
+    const auto count = static_cast<size_t>(weights.num_elements());
+    std::fill(w, w + count, 0.0);
     auto at = [&](int64_t j, int64_t i) -> double* {
       if (j < 0 || j >= bins) return nullptr;
       return &w[static_cast<size_t>(j * mel + i)];
@@ -389,11 +401,10 @@ class MelWeightMatrix : public KernelBase {
           if (double* p = at(j, i)) *p = static_cast<double>(h - j) / static_cast<double>(h - c);
       }
     }
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {bins, mel}));
     DispatchNumeric(y->dtype(), [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_same_v<T, bool>) {
-        for (size_t k = 0; k < w.size(); ++k)
+        for (size_t k = 0; k < count; ++k)
           y->mutable_data<T>()[k] = static_cast<T>(w[k]);
       }
     });
