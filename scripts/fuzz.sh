@@ -43,15 +43,17 @@ python=$ROOT/.venv/bin/python
 seed() {  # corpus dir, files... (each under 16 KiB; $PREFIX zero bytes before each)
   local dir=$1 i=0
   shift
-  [ -d "$dir" ] && return
-  mkdir -p "$dir"
-  for f in "$@"; do
-    if [ "$(stat -c %s "$f")" -lt 16384 ]; then
-      { head -c "${PREFIX:-0}" /dev/zero; cat "$f"; } >"$dir/seed_$i"
-    fi
-    i=$((i + 1))
-  done
-  if [ -n "${REAL:-}" ]; then
+  if [ ! -d "$dir" ]; then
+    mkdir -p "$dir"
+    for f in "$@"; do
+      if [ "$(stat -c %s "$f")" -lt 16384 ]; then
+        { head -c "${PREFIX:-0}" /dev/zero; cat "$f"; } >"$dir/seed_$i"
+      fi
+      i=$((i + 1))
+    done
+  fi
+  # The real models' graphs, once (also into a corpus made before they were seeds).
+  if [ -n "${REAL:-}" ] && ! compgen -G "$dir/real_*" >/dev/null; then
     "$python" "$ROOT/tests/fuzz/make_seeds.py" "$dir" --prefix-bytes "${PREFIX:-0}" >/dev/null
   fi
 }

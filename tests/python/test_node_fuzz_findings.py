@@ -216,3 +216,14 @@ def test_mel_weight_matrix_at_the_extremes(mel, dft, rate, hi, error):
     feeds.update(m=np.array(4, np.int64), d=np.array(16, np.int64), r=np.array(8000, np.int64))
     feeds["hi"] = np.array(4000, np.float64)
     assert s.run(None, feeds)[0].shape == (9, 4)
+
+
+def test_conv_integer_with_a_group_near_int64_max():
+    # C_in / group was checked as cg * group, which overflowed.
+    ins = [("x", TensorProto.UINT8), ("w", TensorProto.UINT8)]
+    feeds = {"x": np.ones((1, 2, 3), np.uint8), "w": np.ones((2, 1, 1), np.uint8)}
+    s = session("ConvInteger", ins, [("y", I32)], opset=10, group=2**62)
+    with pytest.raises(ValueError, match="does not match X"):
+        s.run(None, feeds)
+    s = session("ConvInteger", ins, [("y", I32)], opset=10, group=2)
+    np.testing.assert_array_equal(s.run(None, feeds)[0], np.ones((1, 2, 3), np.int32))

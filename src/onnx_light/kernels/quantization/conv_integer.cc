@@ -49,7 +49,8 @@ Result<std::vector<int32_t>> IntegerConv(const KernelInfo& info, const WindowAtt
   }
   const int64_t batch = xt.shape()[0], c_in = xt.shape()[1];
   const int64_t m = wt.shape()[0], cg = wt.shape()[1];
-  if (c_in != cg * group || m % group != 0) {
+  // No cg * group: the group is the model's and may be as large as INT64_MAX.
+  if (c_in % group != 0 || c_in / group != cg || m % group != 0) {
     return Status(StatusCode::kInvalidArgument, info.Describe() + ": W " + wt.shape().ToString() +
                                                     " does not match X " + xt.shape().ToString() +
                                                     " with group " + std::to_string(group));
