@@ -227,3 +227,22 @@ def test_conv_integer_with_a_group_near_int64_max():
         s.run(None, feeds)
     s = session("ConvInteger", ins, [("y", I32)], opset=10, group=2)
     np.testing.assert_array_equal(s.run(None, feeds)[0], np.ones((1, 2, 3), np.int32))
+
+
+@pytest.mark.parametrize("op", ["GatherElements", "ScatterElements"])
+def test_element_indices_longer_than_data_off_the_axis(op):
+    # Off the axis, positions in the indices are positions in data: [3, 1] indices over
+    # [2, 2] data read (or wrote) past data's end.
+    x = np.arange(4, dtype=np.float32).reshape(2, 2)
+    bad, good = np.zeros((3, 1), np.int64), np.array([[1], [0]], np.int64)
+    if op == "GatherElements":
+        s = session(op, [("x", F), ("i", I64)], [("y", F)], axis=1)
+        feeds = lambda i: {"x": x, "i": i}  # noqa: E731
+        want = [[1], [2]]
+    else:
+        s = session(op, [("x", F), ("i", I64), ("u", F)], [("y", F)], axis=1)
+        feeds = lambda i: {"x": x, "i": i, "u": np.full(i.shape, 9, np.float32)}  # noqa: E731
+        want = [[0, 9], [9, 3]]
+    with pytest.raises(ValueError, match="are longer than data on axis 0"):
+        s.run(None, feeds(bad))
+    np.testing.assert_array_equal(s.run(None, feeds(good))[0], want)

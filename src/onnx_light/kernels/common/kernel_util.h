@@ -271,8 +271,18 @@ inline std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
 inline Result<std::vector<int64_t>> AxisElementOffsets(const Tensor& indices,
                                                        const std::vector<int64_t>& in, int64_t axis,
                                                        const KernelInfo& info) {
-  const std::vector<int64_t> idx = IndexValues(indices), st = RowMajorStrides(in);
   const std::vector<int64_t>& id = indices.shape().dims();
+  // Off the axis, an index's position is its position in data: the indices may not be
+  // longer there than data is (they were read past data's end).
+  for (size_t d = 0; d < id.size() && d < in.size(); ++d) {
+    if (static_cast<int64_t>(d) != axis && id[d] > in[d]) {
+      return Status(StatusCode::kInvalidArgument,
+                    info.Describe() + ": indices " + indices.shape().ToString() +
+                        " are longer than data on axis " + std::to_string(d) + " (" +
+                        std::to_string(id[d]) + " > " + std::to_string(in[d]) + ")");
+    }
+  }
+  const std::vector<int64_t> idx = IndexValues(indices), st = RowMajorStrides(in);
   std::vector<int64_t> offsets(idx.size()), pos(id.size(), 0);
   for (size_t j = 0; j < idx.size(); ++j) {
     int64_t off = 0;
