@@ -246,3 +246,23 @@ def test_element_indices_longer_than_data_off_the_axis(op):
     with pytest.raises(ValueError, match="are longer than data on axis 0"):
         s.run(None, feeds(bad))
     np.testing.assert_array_equal(s.run(None, feeds(good))[0], want)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+def test_grid_sample_reflection_over_a_single_pixel(mode):
+    # align_corners over a length of 1: the reflection range is 0 wide, and dividing by
+    # it made NaN, cast to an index. Every point reflects onto the one pixel.
+    ins = [("x", F), ("g", F)]
+    s = session(
+        "GridSample",
+        ins,
+        [("y", F)],
+        opset=16,
+        mode=mode,
+        padding_mode="reflection",
+        align_corners=1,
+    )
+    x = np.full((1, 1, 1, 1), 5.0, np.float32)
+    grid = np.array([[[[0.0, 0.0], [3.0, -7.5]]]], np.float32)
+    y = s.run(None, {"x": x, "g": grid})[0]
+    np.testing.assert_allclose(y, np.full((1, 1, 1, 2), 5.0), rtol=1e-6)

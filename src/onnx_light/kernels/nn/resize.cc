@@ -464,6 +464,9 @@ class GridSample : public KernelBase {
   // Reflects x into [lo, hi] by the nearer border, repeatedly (the reference's rule).
   static double Reflect(double x, double lo, double hi) {
     const double range = hi - lo;
+    // A range of one point (align_corners over a length of 1) reflects everything onto it;
+    // dividing by its zero width made NaN, which was cast to an index.
+    if (!(range > 0)) return lo;
     // In doubles: a grid value far out (1e25) has no int64 count of reflections.
     if (x < lo) {
       const double dx = lo - x;
@@ -484,7 +487,9 @@ class GridSample : public KernelBase {
   int64_t Pixel(int64_t i, int64_t len, double lo, double hi) const {
     if (padding_ == "zeros") return i >= 0 && i < len ? i : -1;
     if (padding_ == "border") return std::min(std::max<int64_t>(i, 0), len - 1);
-    return static_cast<int64_t>(Reflect(static_cast<double>(i), lo, hi));
+    if (len <= 0) return -1;
+    const double r = Reflect(static_cast<double>(i), lo, hi);
+    return std::min(std::max<int64_t>(static_cast<int64_t>(std::max(r, -1.0)), 0), len - 1);
   }
 
   std::vector<Tap> DimTaps(double normalized, int64_t len) const {
