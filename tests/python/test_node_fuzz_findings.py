@@ -266,3 +266,16 @@ def test_grid_sample_reflection_over_a_single_pixel(mode):
     grid = np.array([[[[0.0, 0.0], [3.0, -7.5]]]], np.float32)
     y = s.run(None, {"x": x, "g": grid})[0]
     np.testing.assert_allclose(y, np.full((1, 1, 1, 2), 5.0), rtol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["Conv", "ConvTranspose"])
+def test_conv_with_a_group_near_int64_max(op):
+    # cg * group (Conv) and M/group * group (ConvTranspose) overflowed.
+    ins = [("x", F), ("w", F)]
+    x = np.ones((1, 2, 3), np.float32) if op == "Conv" else np.ones((1, 0, 3), np.float32)
+    s = session(op, ins, [("y", F)], opset=11, group=2**62 + 1)
+    with pytest.raises(ValueError, match="does not match|overflows int64"):
+        s.run(None, {"x": x, "w": np.ones((2 if op == "Conv" else 0, 1, 1), np.float32)})
+    s = session(op, ins, [("y", F)], opset=11, group=2)
+    y = s.run(None, {"x": np.ones((1, 2, 3), np.float32), "w": np.ones((2, 1, 1), np.float32)})[0]
+    np.testing.assert_array_equal(y, np.ones((1, 2, 3), np.float32))

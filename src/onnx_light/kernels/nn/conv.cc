@@ -111,7 +111,8 @@ class Conv : public KernelBase {
           ctx.info().Describe() + ": W " + wt.shape().ToString() + " must have the rank of X");
     }
     const int64_t m = wt.shape()[0], cg = wt.shape()[1];
-    if (c_in != cg * group_ || m % group_ != 0) {
+    // No cg * group: the group is the model's and may be as large as INT64_MAX.
+    if (c_in % group_ != 0 || c_in / group_ != cg || m % group_ != 0) {
       return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": X has " +
                                                       std::to_string(c_in) + " channels, W " +
                                                       wt.shape().ToString() + " with group " +
@@ -322,10 +323,12 @@ class ConvTranspose : public KernelBase {
                     ctx.info().Describe() + ": W " + wt.shape().ToString() +
                         " must be [C, M/group, k...] for X " + x.shape().ToString());
     }
-    const int64_t mg = wt.shape()[1], m = mg * group_, cg = c_in / group_;
-    if (c_in % group_ != 0) {
+    const int64_t mg = wt.shape()[1], cg = c_in / group_;
+    int64_t m = 0;
+    if (c_in % group_ != 0 || __builtin_mul_overflow(mg, group_, &m)) {
       return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": channels not divisible by group");
+                    ctx.info().Describe() + ": channels not divisible by group, or M/group " +
+                        "times group overflows int64");
     }
     if (bias != nullptr && (bias->shape().rank() != 1 || bias->shape()[0] != m)) {
       return Status(StatusCode::kInvalidArgument,
