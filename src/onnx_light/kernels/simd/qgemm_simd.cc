@@ -139,12 +139,6 @@ void QGemm(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const
   const auto mr = static_cast<int64_t>(kQR);
   // One column panel of b at a time, packed once (k rows of nr int16 pairs, in the L1/L2
   // caches) while every tile of rows passes it.
-  if (m <= 0 || n <= 0) return;
-  if (k <= 0) {  // sums over nothing (and no panel: a zero-byte allocation aborts Highway)
-    for (int64_t i = 0; i < m; ++i)
-      std::fill(c + i * ldc, c + i * ldc + n, 0);
-    return;
-  }
   const int64_t pairs = (k + 1) / 2;
   auto* panel = static_cast<int16_t*>(hwy::AllocateAlignedBytes(
       static_cast<size_t>(pairs * 2 * nr) * sizeof(int16_t), nullptr, nullptr));

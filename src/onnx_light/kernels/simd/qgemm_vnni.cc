@@ -139,12 +139,6 @@ ONNX_LIGHT_VNNI_FN void Gemm(int64_t m, int64_t n, int64_t k, const uint8_t* a, 
                              int32_t za_scalar, const int32_t* za_rows, const int8_t* b,
                              int64_t ldb, const int32_t* zb, int32_t* c, int64_t ldc,
                              const QGemmPackedB* packed, int64_t j_base) {
-  if (m <= 0 || n <= 0) return;
-  if (k <= 0) {  // sums over nothing
-    for (int64_t i = 0; i < m; ++i)
-      std::fill(c + i * ldc, c + i * ldc + n, 0);
-    return;
-  }
   const int64_t k4 = (k + 3) / 4 * 4;
   std::vector<uint8_t> ab(static_cast<size_t>(m * k4), 0);
   std::vector<int32_t> rowsum(static_cast<size_t>(m), 0);
