@@ -105,6 +105,11 @@ struct KernelState {
 struct RunBudget {
   uint64_t limit = 0;
   std::atomic<uint64_t> used{0};
+  // Whether `bytes` more fit; *held: what the run holds now (for the error message).
+  bool Fits(uint64_t bytes, uint64_t* held) const noexcept {
+    *held = used.load(std::memory_order_relaxed);
+    return bytes <= limit && *held <= limit - bytes;
+  }
 };
 
 // Bytes a kernel keeps outside its outputs while it runs (a Loop's or Scan's per-iteration

@@ -154,8 +154,8 @@ class RuntimeSession::FrameLease {
 
 Status BudgetHold::Add(uint64_t bytes, const std::string& what) {
   if (budget_ != nullptr) {
-    const uint64_t held = budget_->used.load(std::memory_order_relaxed);
-    if (bytes > budget_->limit || held > budget_->limit - bytes) {
+    uint64_t held = 0;
+    if (!budget_->Fits(bytes, &held)) {
       return Status(StatusCode::kResourceExhausted,
                     what + " needs " + std::to_string(bytes) + " bytes more; the run holds " +
                         std::to_string(held) + " and its memory budget is " +

@@ -129,8 +129,8 @@ Result<Tensor> KernelContext::AllocateTemporary(DataType type,
   }
   if (control_ != nullptr && control_->budget != nullptr) {
     const RunBudget& b = *control_->budget;
-    const uint64_t held = b.used.load(std::memory_order_relaxed);
-    if (bytes > b.limit || held > b.limit - bytes) {
+    uint64_t held = 0;
+    if (!b.Fits(bytes, &held)) {
       return Status(StatusCode::kResourceExhausted,
                     info_->Describe() + ": a partial result of shape " + shape->ToString() +
                         " needs " + std::to_string(bytes) + " bytes; the run holds " +
@@ -168,8 +168,8 @@ Result<Tensor*> KernelContext::AllocateOutput(size_t i, DataType type,
   if (control_ != nullptr && control_->budget != nullptr && charged_ != nullptr &&
       i < charged_->size()) {
     RunBudget& b = *control_->budget;
-    const uint64_t held = b.used.load(std::memory_order_relaxed);
-    if (bytes > b.limit || held > b.limit - bytes) {
+    uint64_t held = 0;
+    if (!b.Fits(bytes, &held)) {
       return Status(StatusCode::kResourceExhausted,
                     info_->Describe() + ": output " + std::to_string(i) + " of shape " +
                         shape->ToString() + " needs " + std::to_string(bytes) +
