@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "cli.h"
 #include "onnx_bindings.h"
 #include "onnx_light/core/data_type.h"
 #include "onnx_light/core/float16.h"
@@ -137,6 +138,21 @@ NB_MODULE(_core, m) {
   m.def(
       "simd_target", [] { return std::string(SimdTargetName()); },
       "The SIMD instruction set the kernels dispatch to on this CPU.");
+  m.def(
+      "cli_main",
+      [](const std::vector<std::string>& args) {
+        std::vector<char*> argv;
+        argv.reserve(args.size() + 1);
+        for (const std::string& a : args)
+          argv.push_back(const_cast<char*>(a.c_str()));
+        argv.push_back(nullptr);
+        nb::gil_scoped_release release;
+        return cli::CliMain(static_cast<int>(args.size()), argv.data());
+      },
+      nb::arg("argv"),
+      "Runs the onnx-light command-line tool on argv (argv[0] is the program name) and "
+      "returns its exit status; `python -m onnx_light` calls it.");
+  m.attr("__version__") = ONNX_LIGHT_VERSION;
   py::BindOnnx(m);
   py::BindRuntime(m);
 }
