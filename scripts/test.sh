@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # README command 2: set everything up, build with warnings as errors, check formatting and
-# run every test suite (ctest, then pytest). Exits non-zero if anything failed; the output
+# run every test suite (ctest, then pytest, then the wheel's smoke suite in a fresh venv). Exits non-zero if anything failed; the output
 # ends with the runners' summary lines.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,4 +19,6 @@ echo "== pytest"
 # The bridge suites run under ctest, each in its own process (see docs/development.md).
 "$ROOT/.venv/bin/python" -m pytest "$ROOT/tests/python" -q \
   --ignore="$ROOT/tests/python/bridge_ops_ort_called_by_light" || failed=1
+echo "== wheel (self-contained, installed into a fresh venv outside the checkout)"
+"$ROOT/scripts/test_wheel.sh" || failed=1
 exit $failed

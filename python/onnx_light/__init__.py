@@ -1,8 +1,9 @@
 """onnx-light: a small, fast ONNX runtime for the CPU.
 
-The package is imported from the source checkout; its native extension ``_core`` lives in
-the build tree (``build/python/onnx_light`` by default, or ``$ONNX_LIGHT_BUILD_DIR``), so
-several build directories can share one checkout and nothing is installed.
+Installed from a wheel (``pip install``), the native extension ``_core`` sits in this
+package. Imported from the source checkout (``PYTHONPATH=python``), it is found in the build
+tree instead: ``build/python/onnx_light`` by default, or ``$ONNX_LIGHT_BUILD_DIR``, so several
+build directories can share one checkout.
 """
 
 import os
@@ -15,7 +16,13 @@ def _native_dir() -> Path:
     return root / "python" / "onnx_light"
 
 
-__path__.append(str(_native_dir()))
+def _installed() -> bool:
+    here = Path(__file__).resolve().parent
+    return any(here.glob("_core.*.so")) or any(here.glob("_core.so"))
+
+
+if not _installed():
+    __path__.append(str(_native_dir()))
 
 try:
     from . import _core  # noqa: E402
@@ -33,7 +40,9 @@ from .ort_compat import (  # noqa: E402
 )
 from .runtime import NodeArg, OpTypeTime, RunOptions, RuntimeSession  # noqa: E402
 
-__version__ = "0.1.0"
+# One version number: project(VERSION) in CMakeLists.txt, compiled into _core (and read
+# from there by pyproject.toml for the wheel).
+__version__: str = _core.__version__
 __all__ = [
     "GraphOptimizationLevel",
     "InferenceSession",

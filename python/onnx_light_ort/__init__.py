@@ -1,8 +1,10 @@
 """onnx_light_ort: run ONNX Runtime custom-op plugins from Python without ONNX Runtime.
 
 ``CustomOpSession`` drives the C ABI of the bridge library
-``onnx_light_ort::bridge_ops_ort_called_by_light`` through ctypes, from the source
-checkout (nothing is installed). Models are ``onnx_light.onnx.ModelProto`` objects or their
+``onnx_light_ort::bridge_ops_ort_called_by_light`` through ctypes: the library inside the
+installed package, or the build tree's when imported from the source checkout.
+``plugin_library_path()`` is the other bridge: onnx-light's kernels as an ONNX Runtime
+custom-op library. Models are ``onnx_light.onnx.ModelProto`` objects or their
 serialized bytes; the onnx and onnxruntime packages are never imported.
 """
 
@@ -14,6 +16,7 @@ from ._session import (
     MAX_TENSOR_BYTES,
     CustomOpSession,
     bridge_library_path,
+    plugin_library_path,
 )
 
 __all__ = [
@@ -22,4 +25,5 @@ __all__ = [
     "MAX_RANK",
     "MAX_TENSOR_BYTES",
     "bridge_library_path",
+    "plugin_library_path",
 ]

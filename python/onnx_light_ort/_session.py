@@ -40,11 +40,38 @@ class _Tensor(ctypes.Structure):
     ]
 
 
-def bridge_library_path() -> Path:
-    """The bridge library in the build tree ($ONNX_LIGHT_BUILD_DIR, default <repo>/build)."""
+_PLUGIN_LIBRARY_NAME = "libonnx_light_ort_bridge_ops_light_called_by_ort.so"
+
+
+def _library_dir() -> Path:
+    """Where the bridge libraries are: the package's ``lib`` folder when installed from a
+    wheel, else the build tree ($ONNX_LIGHT_BUILD_DIR, default <repo>/build)."""
+    installed = Path(__file__).resolve().parent / "lib"
+    if (installed / _LIBRARY_NAME).exists():
+        return installed
     build = os.environ.get("ONNX_LIGHT_BUILD_DIR")
     root = Path(build) if build else Path(__file__).resolve().parents[2] / "build"
-    return root / "lib" / _LIBRARY_NAME
+    return root / "lib"
+
+
+def bridge_library_path() -> Path:
+    """The plugin host library that CustomOpSession drives (ORT custom ops called by
+    onnx-light)."""
+    return _library_dir() / _LIBRARY_NAME
+
+
+def plugin_library_path() -> str:
+    """The ONNX Runtime custom-op library of onnx-light's kernels (onnx-light kernels
+    called by ORT), for ``onnxruntime.SessionOptions.register_custom_ops_library``.
+
+    Raises RuntimeError when it is missing (a checkout that was not built)."""
+    path = _library_dir() / _PLUGIN_LIBRARY_NAME
+    if not path.exists():
+        raise RuntimeError(
+            f"onnx-light's ORT plugin library is missing: {path} (build it with "
+            "scripts/build.sh or point ONNX_LIGHT_BUILD_DIR at your build directory)"
+        )
+    return str(path)
 
 
 _lib_lock = threading.Lock()
