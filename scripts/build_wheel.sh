@@ -22,7 +22,7 @@ export CCACHE_BASEDIR=$ROOT CC=${CC:-cc} CXX=${CXX:-c++}
 raw=$ROOT/build-wheel/raw
 rm -rf "$raw"
 "$VENV/bin/python" -m pip wheel "$ROOT" --no-build-isolation --no-deps --disable-pip-version-check \
-  -q -w "$raw" -C cmake.define.ONNX_LIGHT_WERROR=ON >&2
+  -q -w "$raw" -C build-dir="$ROOT/build-wheel" -C cmake.define.ONNX_LIGHT_WERROR=ON >&2
 mkdir -p "$DIST"
 rm -f "$DIST"/onnx_light-*.whl
 "$VENV/bin/auditwheel" repair -w "$DIST" "$raw"/onnx_light-*.whl 2>&1 | grep -E "platform tag|Fixed-up|rror" >&2 || true
