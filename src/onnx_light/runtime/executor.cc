@@ -68,6 +68,20 @@ RuntimeSession::MemoryPatternStats RuntimeSession::memory_pattern_stats() const 
 
 namespace {
 
+// A bool is the byte 0 or 1: any other byte read as a bool is undefined behaviour in every
+// kernel, so a feed that carries one (a C caller's buffer, a numpy view of other bytes) is
+// refused. Model data is normalised where it is read (tensor_proto.cc).
+Status CheckBoolBytes(const Tensor& t, const std::string& name) {
+  if (t.dtype() != DataType::kBool || t.num_elements() == 0) return Status::Ok();
+  const auto* begin = static_cast<const uint8_t*>(t.raw_data());
+  const uint8_t* end = begin + t.num_elements();
+  const uint8_t* bad = std::find_if(begin, end, [](uint8_t b) { return b > 1; });
+  if (bad == end) return Status::Ok();
+  return Status(StatusCode::kInvalidArgument, "input '" + name + "': bool element " +
+                                                  std::to_string(bad - begin) + " is the byte " +
+                                                  std::to_string(*bad) + "; a bool must be 0 or 1");
+}
+
 std::string JoinNames(const std::vector<ValueMeta>& values) {
   std::string s;
   for (size_t i = 0; i < values.size(); ++i)
@@ -315,6 +329,7 @@ Result<std::vector<Value>> RuntimeSession::RunValuesUnder(
                             DataTypeName(meta.type) + ", got an element of " +
                             DataTypeName(t.dtype()));
         }
+        ONNX_LIGHT_RETURN_IF_ERROR(CheckBoolBytes(t, meta.name));
       }
       values[static_cast<size_t>(plan.input_values[k])].sequence = feed.second.sequence;
       continue;
@@ -325,6 +340,7 @@ Result<std::vector<Value>> RuntimeSession::RunValuesUnder(
                                                    DataTypeName(meta.type) + ", got " +
                                                    DataTypeName(t.dtype()));
     }
+    ONNX_LIGHT_RETURN_IF_ERROR(CheckBoolBytes(t, meta.name));
     if (t.shape().rank() > options_.shape_limits.max_rank) {
       return Status(StatusCode::kOutOfRange,
                     "input '" + meta.name + "': rank " + std::to_string(t.shape().rank()) +

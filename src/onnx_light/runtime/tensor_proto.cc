@@ -1,5 +1,6 @@
 #include "onnx_light/runtime/tensor_proto.h"
 
+#include <algorithm>
 #include <complex>
 #include <cstring>
 
@@ -69,6 +70,18 @@ Result<Tensor> TensorFromProto(const onnx::TensorProto& p, const ShapeLimits& li
                         " bytes, a " + DataTypeName(*type) + " tensor of shape " +
                         shape->ToString() + " needs " + std::to_string(bytes));
     }
+    // Bools are the bytes 0 and 1 (any other byte read as a bool is undefined behaviour);
+    // stored data is read as numpy reads it: a nonzero byte is true, copied as 1.
+    const bool bool_bytes_ok =
+        *type != DataType::kBool ||
+        std::none_of(raw.data(), raw.data() + raw.size(), [](char b) { return b != 0 && b != 1; });
+    if (!bool_bytes_ok) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor copy, Tensor::Allocate(*type, std::move(*shape)));
+      auto* out = static_cast<uint8_t*>(copy.mutable_raw_data());
+      for (size_t i = 0; i < bytes; ++i)
+        out[i] = raw.data()[i] != 0 ? 1 : 0;
+      return copy;
+    }
     Result<Tensor> view = Tensor::Borrow(*type, *shape, raw.data(), raw.size(), raw.owner());
     if (view.ok()) return view;  // aligned: zero copy
     // Misaligned (raw_data sits wherever protobuf put it): copied to aligned memory. If
@@ -104,9 +117,17 @@ Result<Tensor> TensorFromProto(const onnx::TensorProto& p, const ShapeLimits& li
       break;
     case DataType::kInt8:
     case DataType::kUint8:
-    case DataType::kBool:
       ONNX_LIGHT_RETURN_IF_ERROR(CopyBits<uint8_t>(p, p.int32_data, t));
       break;
+    case DataType::kBool: {  // any nonzero int32 is true, stored as 1
+      if (p.int32_data.size() != static_cast<size_t>(n)) {
+        return CountMismatch(p, "int32_data", p.int32_data.size(), n);
+      }
+      bool* out = t.mutable_data<bool>();
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = p.int32_data[static_cast<size_t>(i)] != 0;
+      break;
+    }
     case DataType::kInt16:
     case DataType::kUint16:
     case DataType::kFloat16:
