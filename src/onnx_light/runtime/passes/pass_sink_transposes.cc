@@ -56,9 +56,19 @@ bool IsTranspose(const Graph::Node& n) {
 }
 
 // The perm attribute (empty when absent: the reversal, whose rank is not known here).
+// Empty too when it is no permutation of 0..n-1 (a repeated or out-of-range axis): such a
+// Transpose is left in place, for its kernel to refuse, and never composed with another.
 std::vector<int64_t> PermOf(const Graph::Node& n) {
   Result<std::vector<int64_t>> p = n.info->GetInts("perm");
-  return p.ok() ? *p : std::vector<int64_t>();
+  if (!p.ok()) return {};
+  std::vector<bool> seen(p->size(), false);
+  for (int64_t axis : *p) {
+    if (axis < 0 || axis >= static_cast<int64_t>(p->size()) || seen[static_cast<size_t>(axis)]) {
+      return {};
+    }
+    seen[static_cast<size_t>(axis)] = true;
+  }
+  return *p;
 }
 
 class Sinker {
