@@ -4,6 +4,7 @@ tested in a fresh venv by scripts/test_wheel.sh (tests/wheel/smoke.py)."""
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
@@ -112,6 +113,8 @@ def test_type_stubs_are_generated_and_match_the_module():
     stubs = BUILD / "python" / "stubs" / "_core"
     init = (stubs / "__init__.pyi").read_text()
     onnx = (stubs / "onnx.pyi").read_text()
+    ast.parse(init)  # valid Python
+    ast.parse(onnx)
     assert "def cli_main(argv: Sequence[str]) -> int:" in init
     assert "class RunOptions:" in init
     assert "class ModelProto:" in onnx
