@@ -13,9 +13,14 @@ endfunction()
 set(model "${SOURCE_DIR}/models/default.onnx")
 file(REMOVE_RECURSE "${PREFIX}" "${WORK}")
 run("install" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${PREFIX}")
+# The consumer's sources copied out of the checkout: nothing but the prefix is in reach.
+set(src "${WORK}/src")
+file(COPY "${SOURCE_DIR}/tests/install/CMakeLists.txt" "${SOURCE_DIR}/tests/install/runtime_consumer.cc"
+     "${SOURCE_DIR}/tests/install/c_consumer.c" "${SOURCE_DIR}/tests/consumer/consumer.cc"
+     DESTINATION "${src}")
 
 # CMake package. Nothing of the build tree is searched: only the prefix, no package registry.
-run("configure" ${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/install" -B "${WORK}/cmake"
+run("configure" ${CMAKE_COMMAND} -S "${src}" -B "${WORK}/cmake"
     -G "${GENERATOR}" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${PREFIX}"
     -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
 run("build" ${CMAKE_COMMAND} --build "${WORK}/cmake")
@@ -37,13 +42,13 @@ foreach(pc onnx_light onnx_light_c onnx_light_ort)
   endif()
   separate_arguments(flags_${pc} UNIX_COMMAND "${flags_${pc}}")
 endforeach()
-run("pkg-config runtime_consumer" ${CXX} -O1 "${SOURCE_DIR}/tests/install/runtime_consumer.cc"
+run("pkg-config runtime_consumer" ${CXX} -O1 "${src}/runtime_consumer.cc"
     -o "${WORK}/runtime_consumer_pc" ${flags_onnx_light})
 run("runtime_consumer (pkg-config)" "${WORK}/runtime_consumer_pc" "${model}")
-run("pkg-config c_consumer" ${CC} "${SOURCE_DIR}/tests/install/c_consumer.c"
+run("pkg-config c_consumer" ${CC} "${src}/c_consumer.c"
     -o "${WORK}/c_consumer_pc" ${flags_onnx_light_c} -lm)
 run("c_consumer (pkg-config)" "${WORK}/c_consumer_pc" "${model}")
-run("pkg-config bridge_consumer" ${CXX} -std=c++17 "${SOURCE_DIR}/tests/consumer/consumer.cc"
+run("pkg-config bridge_consumer" ${CXX} -std=c++17 "${src}/consumer.cc"
     -o "${WORK}/bridge_consumer_pc" ${flags_onnx_light_ort})
 run("bridge_consumer (pkg-config)" "${WORK}/bridge_consumer_pc" "${EXAMPLE_PLUGIN}")
 
