@@ -169,7 +169,7 @@ def main() -> int:
         check(
             "python -m onnx_light run",
             run.returncode == 0 and "output y" in run.stdout,
-            run.stdout.strip().splitlines()[-1] if run.stdout else run.stderr,
+            next((ln for ln in run.stdout.splitlines() if ln.startswith("output")), run.stderr),
         )
         saved_y = np.load(Path(tmp) / "out" / "y.npy")
         err = float(
