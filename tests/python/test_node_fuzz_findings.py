@@ -279,3 +279,53 @@ def test_conv_with_a_group_near_int64_max(op):
     s = session(op, ins, [("y", F)], opset=11, group=2)
     y = s.run(None, {"x": np.ones((1, 2, 3), np.float32), "w": np.ones((2, 1, 1), np.float32)})[0]
     np.testing.assert_array_equal(y, np.ones((1, 2, 3), np.float32))
+
+
+@pytest.mark.parametrize(
+    "start,end,step",
+    [(4, 0, INT64_MIN), (1, 5, np.iinfo(np.int64).max), (-1, -6, INT64_MIN + 1), (0, 5, 3)],
+)
+def test_slice_with_a_step_at_the_int64_extremes(start, end, step):
+    # (b - e - step - 1) / -step overflowed for step = INT64_MIN (and e - b + step - 1 for
+    # INT64_MAX); the count is now taken in unsigned arithmetic. Reference: Python slicing.
+    s = session(
+        "Slice",
+        [("x", F), ("starts", I64), ("ends", I64), ("axes", I64), ("steps", I64)],
+        [("y", F)],
+        opset=13,
+    )
+    x = np.arange(5, dtype=np.float32)
+    feeds = {
+        "x": x,
+        "starts": np.array([start], np.int64),
+        "ends": np.array([end], np.int64),
+        "axes": np.array([0], np.int64),
+        "steps": np.array([step], np.int64),
+    }
+    want = x.tolist()[start:end:step]
+    assert s.run(None, feeds)[0].tolist() == want
+    y = s.run(None, dict(feeds, steps=np.array([-1], np.int64)))[0]
+    assert y.tolist() == x.tolist()[start:end:-1]
+
+
+@pytest.mark.parametrize("op", ["HannWindow", "HammingWindow", "BlackmanWindow"])
+def test_symmetric_window_of_size_one(op):
+    # size 1, periodic=0 divides 0 by 0: NaN for float (the ONNX reference and ORT agree),
+    # and it was a NaN cast to int64 for an integer output_datatype; now 0.
+    s = session(op, [("size", I64)], [("y", F)], periodic=0)
+    assert np.isnan(s.run(None, {"size": np.array(1, np.int64)})[0]).all()
+    si = session(op, [("size", I64)], [("y", I64)], periodic=0, output_datatype=I64)
+    assert si.run(None, {"size": np.array(1, np.int64)})[0].tolist() == [0]
+    # size 3: the window's ends and middle, truncated toward zero like a cast.
+    n = np.arange(3)
+    ref = {
+        "HannWindow": 0.5 - 0.5 * np.cos(np.pi * n),
+        "HammingWindow": 25 / 46 - 21 / 46 * np.cos(np.pi * n),
+        "BlackmanWindow": 0.42 - 0.5 * np.cos(np.pi * n) + 0.08 * np.cos(2 * np.pi * n),
+    }[op]
+    np.testing.assert_allclose(
+        s.run(None, {"size": np.array(3, np.int64)})[0], ref, rtol=0, atol=1e-6
+    )
+    assert (
+        si.run(None, {"size": np.array(3, np.int64)})[0].tolist() == ref.astype(np.int64).tolist()
+    )

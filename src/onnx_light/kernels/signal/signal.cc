@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <type_traits>
 #include <vector>
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "common/saturate.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -316,7 +318,13 @@ class Window : public KernelBase {
           } else {
             v = 0.42 - 0.5 * std::cos(t) + 0.08 * std::cos(2 * t);
           }
-          out[i] = static_cast<T>(v);
+          // A symmetric window of size 1 is 0/0: NaN, as in the ONNX reference and ORT; an
+          // integer output takes it as 0 (a NaN cast to an integer is undefined).
+          if constexpr (std::is_integral_v<T>) {
+            out[i] = SaturatingInt<T>(v);
+          } else {
+            out[i] = static_cast<T>(v);
+          }
         }
       }
     });

@@ -225,17 +225,23 @@ class Slice : public KernelBase {
       int64_t b = starts[i], e = ends[i];
       if (b < 0) b += len;
       if (e < 0) e += len;
+      // The count is 1 + (span - 1) / |step|, in unsigned arithmetic: a step near the
+      // int64 extremes made (span + step - 1) and -step overflow.
+      const uint64_t magnitude =
+          st > 0 ? static_cast<uint64_t>(st) : static_cast<uint64_t>(-(st + 1)) + 1;
       if (st > 0) {
         b = std::clamp<int64_t>(b, 0, len);
         e = std::clamp<int64_t>(e, 0, len);
-        out[u] = e > b ? (e - b + st - 1) / st : 0;
+        out[u] = e > b ? static_cast<int64_t>(1 + static_cast<uint64_t>(e - b - 1) / magnitude) : 0;
       } else {
         b = std::clamp<int64_t>(b, -1, len - 1);
         e = std::clamp<int64_t>(e, -1, len - 1);
-        out[u] = b > e ? (b - e - st - 1) / -st : 0;
+        out[u] = b > e ? static_cast<int64_t>(1 + static_cast<uint64_t>(b - e - 1) / magnitude) : 0;
       }
       start[u] = out[u] > 0 ? b : 0;
-      step[u] = st;
+      // With one element along the axis the step is never taken (and a huge one would
+      // overflow the copy's offsets); with more, |step| * (count - 1) < len.
+      step[u] = out[u] > 1 ? st : 1;
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
     if (y->num_elements() > 0) CopyBox(x, start, step, y);
