@@ -14,8 +14,11 @@
 # fuzzer (libFuzzer -fork, ignoring nothing: the first finding stops it); FUZZ_FLAGS adds
 # libFuzzer flags (the long campaigns use -entropic=0: twice the executions per second);
 # FUZZ_KEEP_GOING=1 restarts a fuzzer after a finding (saved, counted, reported at the
-# end) until its runs or time are spent: a long campaign in one command; FUZZ_NO_BUILD=1
-# skips the build (for campaigns running side by side).
+# end) until its runs or time are spent: a long campaign in one command; FUZZ_CHUNK=N (with
+# FUZZ_RUNS) ends each process after N executions and starts the next from the grown corpus
+# (the plugin host fuzzer wants it: under ASan and libFuzzer each unload of the plugin walks
+# glibc's exit-handler list, which grows with every load, so one long process slows to a
+# tenth); FUZZ_NO_BUILD=1 skips the build (for campaigns running side by side).
 # Corpora are seeded from the onnx wheel's backend test models and from the real models
 # (tests/fuzz/make_seeds.py) and kept in build-fuzz/ (ignored), so a long campaign
 # continues where the last one stopped. Prints each fuzzer's executions; exits non-zero on
@@ -89,7 +92,9 @@ for fuzzer in "${fuzzers[@]}"; do
     runs=()
     if [ -n "${FUZZ_RUNS:-}" ]; then
       [ $total -ge "$FUZZ_RUNS" ] && break
-      runs=("-runs=$((FUZZ_RUNS - total))")
+      chunk=$((FUZZ_RUNS - total))
+      [ -n "${FUZZ_CHUNK:-}" ] && [ "$FUZZ_CHUNK" -lt $chunk ] && chunk=$FUZZ_CHUNK
+      runs=("-runs=$chunk")
     fi
     log=$BUILD/$fuzzer.log
     [ $part -gt 0 ] && log=$BUILD/$fuzzer.$part.log
@@ -103,7 +108,11 @@ for fuzzer in "${fuzzers[@]}"; do
     n=$(grep -oE "stat::number_of_executed_units: *[0-9]+" "$log" | grep -oE "[0-9]+$" | tail -n 1)
     total=$((total + ${n:-0}))
     part=$((part + 1))
-    [ $rc -eq 0 ] && break
+    if [ $rc -eq 0 ]; then
+      # A chunk done (FUZZ_CHUNK): the next process continues from the grown corpus.
+      [ -n "${FUZZ_CHUNK:-}" ] && [ -n "${FUZZ_RUNS:-}" ] && [ $total -lt "$FUZZ_RUNS" ] && [ "${n:-0}" -gt 0 ] && continue
+      break
+    fi
     found=$((found + 1))
     status=1
     grep -E "SUMMARY|Test unit written" "$log" || tail -n 40 "$log"
