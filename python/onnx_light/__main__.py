@@ -6,6 +6,7 @@ no separate executable; the ``onnx-light`` console script of the wheel calls :fu
 
 from __future__ import annotations
 
+import signal
 import sys
 
 from . import _core
@@ -20,5 +21,13 @@ def main(argv: list[str] | None = None) -> int:
     return _core.cli_main(["onnx-light", *args])
 
 
+def run() -> int:
+    """The program: ``python -m onnx_light`` and the ``onnx-light`` script. Ctrl-C stops it
+    at once, as it stops the native tool (Python's own handler would wait for the C++ run to
+    return before it saw the signal)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    return main()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -7,8 +7,10 @@ from __future__ import annotations
 import ast
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -124,3 +126,36 @@ def test_type_stubs_are_generated_and_match_the_module():
             assert re.search(rf"^(def|class) {name}\b", init, re.M), name
     assert (REPO / "python" / "onnx_light" / "py.typed").exists()
     assert (REPO / "python" / "onnx_light_ort" / "py.typed").exists()
+
+
+def test_ctrl_c_stops_python_m_onnx_light_at_once():
+    # A long run (100,000 repeats of PP-OCR's classifier) interrupted after 1.5 s.
+    model = REPO / "third_party" / "models" / "ch_ppocr_mobile_v2.0_cls_infer.onnx"
+    args = [
+        sys.executable,
+        "-m",
+        "onnx_light",
+        "run",
+        str(model),
+        "--random",
+        "--repeat",
+        "100000",
+        "--dim",
+        "p2o.DynamicDimension.0=1",
+        "--dim",
+        "p2o.DynamicDimension.1=48",
+        "--dim",
+        "p2o.DynamicDimension.2=192",
+    ]
+    env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    p = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(1.5)
+        assert p.poll() is None, p.stderr.read()
+        start = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        assert p.wait(timeout=10) == -signal.SIGINT
+        assert time.monotonic() - start < 5
+    finally:
+        p.kill()
+        p.wait()
