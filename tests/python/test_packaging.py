@@ -112,6 +112,9 @@ def test_plugin_library_path_missing_is_a_clear_error(tmp_path):
 
 
 def test_type_stubs_are_generated_and_match_the_module():
+    cache = (BUILD / "CMakeCache.txt").read_text()
+    if "ONNX_LIGHT_PYTHON_STUBS:BOOL=OFF" in cache:  # sanitizer and fuzz builds
+        pytest.skip(f"{BUILD} is configured without stubs (ONNX_LIGHT_PYTHON_STUBS=OFF)")
     stubs = BUILD / "python" / "stubs" / "_core"
     init = (stubs / "__init__.pyi").read_text()
     onnx = (stubs / "onnx.pyi").read_text()
