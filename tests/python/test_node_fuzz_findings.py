@@ -329,3 +329,24 @@ def test_symmetric_window_of_size_one(op):
     assert (
         si.run(None, {"size": np.array(3, np.int64)})[0].tolist() == ref.astype(np.int64).tolist()
     )
+
+
+@pytest.mark.parametrize("dtype", [TensorProto.INT64, TensorProto.DOUBLE, 99, 1 << 40])
+def test_quantize_linear_output_dtype_must_be_a_quantized_type(dtype):
+    # output_dtype INT64 made an int64 output, clamped to 2^63 (past int64) and cast.
+    model = node_model(
+        "QuantizeLinear", [("x", F), ("s", F)], [("y", I64)], opset=21, output_dtype=dtype
+    )
+    with pytest.raises(ValueError, match=f"output_dtype {dtype} is not a quantized type"):
+        onnx_light.RuntimeSession(model)
+
+
+def test_quantize_linear_saturates_int32():
+    model = node_model(
+        "QuantizeLinear", [("x", F), ("s", F)], [("y", I32)], opset=21, output_dtype=I32
+    )
+    s = onnx_light.RuntimeSession(model)
+    x = np.array([1e12, -1e12, 2.5, np.nan], np.float32)
+    y = s.run(None, {"x": x, "s": np.array(1, np.float32)})[0]
+    assert y.dtype == np.int32
+    assert y[:3].tolist() == [2**31 - 1, -(2**31), 2]  # half to even

@@ -3,13 +3,16 @@
 // per-axis and blocked scales. Integer quantization rounds half to even, adds the zero
 // point and saturates; float quantization adds the zero point and converts with Cast's
 // rules (narrow_types.h), saturating unless `saturate` is 0.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "common/saturate.h"
 #include "simd/qgemm_simd.h"
 
 namespace onnx_light::kernels {
@@ -158,7 +161,12 @@ class Quant : public KernelBase {
             double q = std::nearbyint(quotient(i, k)) + zero;  // half to even
             q = std::fmin(std::fmax(q, static_cast<double>(std::numeric_limits<Y>::lowest())),
                           static_cast<double>(std::numeric_limits<Y>::max()));
-            out[i] = static_cast<Y>(q);
+            // int64's max as a double is 2^63, past the type: the cast saturates instead.
+            if constexpr (std::is_integral_v<Y>) {
+              out[i] = SaturatingInt<Y>(q);
+            } else {
+              out[i] = static_cast<Y>(q);
+            }
           } else {
             out[i] = static_cast<Y>((xs[i] - zero) * s[k]);
           }
@@ -223,7 +231,18 @@ Status QuantizeType(const onnx::NodeProto& node, int, const std::vector<DataType
   (*out)[0] = DataType::kUint8;
   for (const onnx::AttributeProto& a : node.attribute) {
     if (a.name.get() == "output_dtype" && a.i.get() != 0) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN((*out)[0], DataTypeFromInt(static_cast<int32_t>(a.i.get())));
+      const int64_t v = a.i.get();
+      Result<DataType> t = v >= INT32_MIN && v <= INT32_MAX
+                               ? DataTypeFromInt(static_cast<int32_t>(v))
+                               : Result<DataType>(Status(StatusCode::kInvalidModel, "no type"));
+      const std::vector<DataType> allowed = QuantTypes();
+      if (!t.ok() || std::find(allowed.begin(), allowed.end(), *t) == allowed.end()) {
+        return Status(StatusCode::kInvalidModel,
+                      "QuantizeLinear: output_dtype " + std::to_string(v) +
+                          " is not a quantized type (int2/4/8/16, uint2/4/8/16, int32 "
+                          "or a float8/float4 type)");
+      }
+      (*out)[0] = *t;
     }
   }
   return Status::Ok();
