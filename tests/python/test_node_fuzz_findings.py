@@ -350,3 +350,24 @@ def test_quantize_linear_saturates_int32():
     y = s.run(None, {"x": x, "s": np.array(1, np.float32)})[0]
     assert y.dtype == np.int32
     assert y[:3].tolist() == [2**31 - 1, -(2**31), 2]  # half to even
+
+
+@pytest.mark.parametrize("op", ["RNN", "GRU", "LSTM"])
+def test_recurrent_hidden_size_near_int64_max(op):
+    # gates * hidden_size (the weights' expected shapes) overflowed int64.
+    inputs = [("x", F), ("w", F), ("r", F)]
+    g = {"RNN": 1, "GRU": 3, "LSTM": 4}[op]
+    feeds = {
+        "x": np.ones((1, 1, 2), np.float32),
+        "w": np.zeros((1, g, 2), np.float32),
+        "r": np.zeros((1, g, 1), np.float32),
+    }
+    for hidden in (np.iinfo(np.int64).max, np.iinfo(np.int64).max // 8 + 1):
+        model = node_model(op, inputs, [("y", F)], opset=14, hidden_size=int(hidden))
+        with pytest.raises(ValueError, match=f"hidden_size {hidden} is too large"):
+            onnx_light.RuntimeSession(model).run(None, feeds)  # kernels are made lazily
+    # A small one still runs: one step, one hidden unit, zero weights give zeros (tanh(0),
+    # or LSTM's o * tanh(c) with c = i * g = 0.5 * 0).
+    s = onnx_light.RuntimeSession(node_model(op, inputs, [("y", F)], opset=14, hidden_size=1))
+    y = s.run(None, feeds)[0]
+    np.testing.assert_array_equal(y, np.zeros((1, 1, 1, 1), np.float32))

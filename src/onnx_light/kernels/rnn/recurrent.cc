@@ -3,6 +3,7 @@
 // ONNX activation functions with their alpha/beta). Computed in double per time step,
 // rounded once to the storage type.
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <type_traits>
 
@@ -112,6 +113,12 @@ class Recurrent : public KernelBase {
     }
     if (k->hidden_ < 1) {
       return Status(StatusCode::kInvalidModel, info.Describe() + ": hidden_size must be >= 1");
+    }
+    // The weights' shapes are products of up to 2 * 4 gates and hidden_size: they must fit
+    // int64 (a hidden_size near INT64_MAX overflowed them).
+    if (k->hidden_ > INT64_MAX / 8) {
+      return Status(StatusCode::kOutOfRange, info.Describe() + ": hidden_size " +
+                                                 std::to_string(k->hidden_) + " is too large");
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
