@@ -371,3 +371,18 @@ def test_recurrent_hidden_size_near_int64_max(op):
     s = onnx_light.RuntimeSession(node_model(op, inputs, [("y", F)], opset=14, hidden_size=1))
     y = s.run(None, feeds)[0]
     np.testing.assert_array_equal(y, np.zeros((1, 1, 1, 1), np.float32))
+
+
+def test_blocked_dequantize_with_a_block_near_int64_max():
+    # ceil(dim / block) was (dim + block - 1) / block: a signed overflow. One block.
+    s = session(
+        "DequantizeLinear",
+        [("x", TensorProto.INT8), ("s", F)],
+        [("y", F)],
+        opset=21,
+        axis=0,
+        block_size=int(np.iinfo(np.int64).max),
+    )
+    x = np.array([-3, 0, 5], np.int8)
+    y = s.run(None, {"x": x, "s": np.array([0.5], np.float32)})[0]
+    np.testing.assert_array_equal(y, x.astype(np.float32) * 0.5)

@@ -67,7 +67,8 @@ Result<std::vector<int64_t>> ScaleIndex(const Shape& x, const Shape& scale, int6
                     info.Describe() + ": a blocked scale must have the rank of the input");
     }
     for (size_t d = 0; d < xd.size(); ++d) {
-      const int64_t want = d == ax ? (xd[d] + block - 1) / block : xd[d];
+      // ceil(xd / block) without xd + block - 1, which overflowed for a block near INT64_MAX.
+      const int64_t want = d == ax ? (xd[d] == 0 ? 0 : 1 + (xd[d] - 1) / block) : xd[d];
       if (scale[d] != want) {
         return Status(StatusCode::kInvalidArgument,
                       info.Describe() + ": blocked scale " + scale.ToString() +
