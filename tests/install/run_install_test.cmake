@@ -13,7 +13,8 @@ endfunction()
 set(model "${SOURCE_DIR}/models/default.onnx")
 file(REMOVE_RECURSE "${PREFIX}" "${WORK}")
 run("install" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${PREFIX}")
-# The consumer's sources copied out of the checkout: nothing but the prefix is in reach.
+# The consumer's sources copied into the scratch folder, away from the source tree: nothing
+# of onnx-light but the installed prefix is in reach.
 set(src "${WORK}/src")
 file(COPY "${SOURCE_DIR}/tests/install/CMakeLists.txt" "${SOURCE_DIR}/tests/install/runtime_consumer.cc"
      "${SOURCE_DIR}/tests/install/c_consumer.c" "${SOURCE_DIR}/tests/consumer/consumer.cc"
