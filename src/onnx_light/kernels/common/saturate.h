@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace onnx_light::kernels {
 
@@ -16,6 +17,16 @@ T SaturatingInt(double v) {
   }
   if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
   return static_cast<T>(v);
+}
+
+// A double stored as T: saturating for integer types, a plain conversion for the others.
+template <typename T>
+T FromDouble(double v) {
+  if constexpr (std::is_integral_v<T>) {
+    return SaturatingInt<T>(v);
+  } else {
+    return static_cast<T>(v);
+  }
 }
 
 }  // namespace onnx_light::kernels

@@ -163,11 +163,7 @@ class Quant : public KernelBase {
             q = std::fmin(std::fmax(q, static_cast<double>(std::numeric_limits<Y>::lowest())),
                           static_cast<double>(std::numeric_limits<Y>::max()));
             // int64's max as a double is 2^63, past the type: the cast saturates instead.
-            if constexpr (std::is_integral_v<Y>) {
-              out[i] = SaturatingInt<Y>(q);
-            } else {
-              out[i] = static_cast<Y>(q);
-            }
+            out[i] = FromDouble<Y>(q);
           } else {
             out[i] = static_cast<Y>((xs[i] - zero) * s[k]);
           }

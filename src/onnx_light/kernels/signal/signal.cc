@@ -320,11 +320,7 @@ class Window : public KernelBase {
           }
           // A symmetric window of size 1 is 0/0: NaN, as in the ONNX reference and ORT; an
           // integer output takes it as 0 (a NaN cast to an integer is undefined).
-          if constexpr (std::is_integral_v<T>) {
-            out[i] = SaturatingInt<T>(v);
-          } else {
-            out[i] = static_cast<T>(v);
-          }
+          out[i] = FromDouble<T>(v);
         }
       }
     });
