@@ -9,6 +9,7 @@
 // call with a code and a message, and never crash, leak or hang.
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -125,9 +126,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       f.null_data = true;  // too much to bother: a null pointer with the count it claims
     } else {
       f.storage.resize(bytes / 8 + 2);
+      // The values: the model's bytes, from where the last feed stopped, round and round
+      // (copied a run at a time: a byte loop here, instrumented, was half of all time).
       auto* p = reinterpret_cast<uint8_t*>(f.storage.data());
-      for (size_t i = 0; i < f.storage.size() * 8 && model_size > 0; ++i, ++value_byte)
-        p[i] = model[value_byte % model_size];
+      const size_t n = f.storage.size() * 8;
+      for (size_t i = 0; i < n && model_size > 0;) {
+        const size_t at = value_byte % model_size;
+        const size_t run = std::min(n - i, model_size - at);
+        std::memcpy(p + i, model + at, run);
+        i += run;
+        value_byte += run;
+      }
       f.null_data = f.count > 0 && steer.ConsumeIntegralInRange(0, 31) == 0;
     }
     feeds.push_back(std::move(f));
