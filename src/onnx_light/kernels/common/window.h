@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -207,6 +208,33 @@ inline std::vector<int64_t> TapOffsets(const Window& w) {
     });
   });
   return tap_offset;
+}
+
+// The bytes of (the product of `counts`) elements of `width` bytes (0 when a count is 0 or
+// negative), saturated at UINT64_MAX: a size to check against a budget, never to allocate.
+inline uint64_t WorkBytes(std::initializer_list<int64_t> counts, uint64_t width) {
+  uint64_t n = width;
+  for (int64_t c : counts) {
+    if (c <= 0) return 0;
+    if (__builtin_mul_overflow(n, static_cast<uint64_t>(c), &n)) n = UINT64_MAX;
+  }
+  return n;
+}
+
+// Charges the working memory of an im2col kernel (tap offsets and columns: the sum of
+// `parts`, which may be far more than its input and output, taps times output positions)
+// to the run's memory budget for as long as `hold` lives, before any of it is allocated:
+// RESOURCE_EXHAUSTED naming the node when it does not fit. Without a budget it only counts.
+inline Status HoldWorkingMemory(const KernelContext& ctx, std::initializer_list<uint64_t> parts,
+                                BudgetHold* hold) {
+  uint64_t bytes = 0;
+  for (uint64_t p : parts)
+    bytes = p > UINT64_MAX - bytes ? UINT64_MAX : bytes + p;
+  return hold->Add(bytes, ctx.info().Describe() + ": its im2col working memory");
+}
+
+inline RunBudget* BudgetOf(const KernelContext& ctx) {
+  return ctx.run_control() != nullptr ? ctx.run_control()->budget : nullptr;
 }
 
 inline std::vector<int64_t> Spatial(const Shape& s) {

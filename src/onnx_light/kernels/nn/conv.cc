@@ -172,6 +172,14 @@ class Conv : public KernelBase {
                 z != nullptr ? z->data<float>() : nullptr, y->mutable_data<float>(), s, act,
                 scratch, ctx.thread_pool());
     } else {
+      // Taps and columns (k_sz * out_sz of each) may dwarf the input and the output:
+      // checked against the budget first.
+      BudgetHold work(BudgetOf(ctx));
+      const int64_t k_sz = w.KernelCount(), out_sz = w.OutCount();
+      const uint64_t width = x.dtype() == DataType::kDouble ? sizeof(double) : sizeof(float);
+      ONNX_LIGHT_RETURN_IF_ERROR(HoldWorkingMemory(
+          ctx, {WorkBytes({k_sz, out_sz}, sizeof(int64_t)), WorkBytes({cg, k_sz, out_sz}, width)},
+          &work));
       ComputeGeneral(ctx, x, wt, bias, w, batch, c_in, m, cg, y, state);
       if (fused_ && (z != nullptr || HasEffect(act))) {
         // FusedConv is float32: the 3-D case finishes here.

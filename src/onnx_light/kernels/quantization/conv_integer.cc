@@ -37,11 +37,12 @@ Result<std::vector<int32_t>> Centered(const Tensor& t, const Tensor* zp, const c
 
 // The int32 convolution of centered x and w (im2col and an integer product that wraps).
 // Returns the output [N, M, spatial...] values and sets *dims.
-Result<std::vector<int32_t>> IntegerConv(const KernelInfo& info, const WindowAttrs& attrs,
+Result<std::vector<int32_t>> IntegerConv(const KernelContext& ctx, const WindowAttrs& attrs,
                                          int64_t group, const Tensor& xt,
                                          const std::vector<int32_t>& x, const Tensor& wt,
                                          const std::vector<int32_t>& wv,
                                          std::vector<int64_t>* dims) {
+  const KernelInfo& info = ctx.info();
   if (wt.shape().rank() != xt.shape().rank() || xt.shape().rank() < 3 || group < 1) {
     return Status(StatusCode::kInvalidArgument, info.Describe() + ": W " + wt.shape().ToString() +
                                                     " does not match X " + xt.shape().ToString() +
@@ -65,6 +66,13 @@ Result<std::vector<int32_t>> IntegerConv(const KernelInfo& info, const WindowAtt
   dims->insert(dims->end(), w.out.begin(), w.out.end());
   const int64_t in_sz = w.InCount(), out_sz = w.OutCount(), k_sz = w.KernelCount();
   const int64_t m_per_group = m / group, rows = cg * k_sz;
+  // Taps and columns (k_sz * out_sz of each) may dwarf the input and the output: checked
+  // against the budget first. (The accumulator and the result are the output's size.)
+  BudgetHold work(BudgetOf(ctx));
+  ONNX_LIGHT_RETURN_IF_ERROR(HoldWorkingMemory(
+      ctx,
+      {WorkBytes({k_sz, out_sz}, sizeof(int64_t)), WorkBytes({cg, k_sz, out_sz}, sizeof(uint32_t))},
+      &work));
   const std::vector<int64_t> taps = TapOffsets(w);
   std::vector<uint32_t> col(static_cast<size_t>(rows * out_sz));
   std::vector<uint32_t> wu(wv.begin(), wv.end());
@@ -112,8 +120,7 @@ class ConvInteger : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto xv, Centered(x, xz, "x", ctx.info()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto wv, Centered(wt, ctx.input(3), "w", ctx.info()));
     std::vector<int64_t> dims;
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto out,
-                                IntegerConv(ctx.info(), attrs_, group_, x, xv, wt, wv, &dims));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto out, IntegerConv(ctx, attrs_, group_, x, xv, wt, wv, &dims));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     if (!out.empty()) std::memcpy(y->mutable_data<int32_t>(), out.data(), out.size() * 4);
     return Status::Ok();
@@ -151,8 +158,7 @@ class QLinearConv : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto xv, Centered(x, ctx.input(2), "x", ctx.info()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto wv, Centered(wt, ctx.input(5), "w", ctx.info()));
     std::vector<int64_t> dims;
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto acc,
-                                IntegerConv(ctx.info(), attrs_, group_, x, xv, wt, wv, &dims));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto acc, IntegerConv(ctx, attrs_, group_, x, xv, wt, wv, &dims));
     const Tensor* bias = ctx.input(8);
     if (bias != nullptr && (bias->num_elements() != m || bias->dtype() != DataType::kInt32)) {
       return Status(StatusCode::kInvalidArgument,
