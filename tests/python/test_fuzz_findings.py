@@ -158,3 +158,27 @@ def test_linear_attention_with_a_decay_smaller_than_the_query():
         s.run(None, {**feeds, "decay": np.zeros((0, 0, 1), np.float32)})
     y = s.run(None, {**feeds, "decay": np.zeros((2, 3, 1), np.float32)})[0]
     assert y.shape == (2, 3, 4) and np.isfinite(y).all()
+
+
+@pytest.mark.parametrize(
+    "op, outputs, dtype",
+    [
+        ("MaxPool", 1, np.float32),  # the separable 2-D path: a row buffer of (0 - 1) * 2 + 1
+        ("MaxPool", 2, np.float32),  # with Indices
+        ("AveragePool", 1, np.float32),
+        ("MaxPool", 1, np.float64),  # the generic path
+        ("LpPool", 1, np.float32),
+    ],
+)
+def test_pooling_to_an_empty_output(op, outputs, dtype):
+    # MaxPool over [3, 1, 7, 0] with SAME_UPPER padding and stride 2 (the session fuzzer,
+    # from test_maxpool_2d_precomputed_same_upper): std::length_error, an abort.
+    t = TensorProto.FLOAT if dtype == np.float32 else TensorProto.DOUBLE
+    outs = [("y", t), ("i", I64)][:outputs]
+    s = session(op, [("x", t)], outs, auto_pad="SAME_UPPER", kernel_shape=[3, 3], strides=[2, 2])
+    ys = s.run(None, {"x": np.ones((3, 1, 7, 0), dtype)})
+    assert [y.shape for y in ys] == [(3, 1, 4, 0)] * outputs
+    ys = s.run(None, {"x": np.ones((1, 1, 7, 7), dtype)})
+    assert ys[0].shape == (1, 1, 4, 4)
+    if op != "LpPool":
+        np.testing.assert_array_equal(ys[0], np.ones((1, 1, 4, 4), dtype))

@@ -78,6 +78,9 @@ class Pool : public KernelBase {
       ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * ind, ctx.AllocateOutput(1, DataType::kInt64, dims));
       indices = ind->mutable_data<int64_t>();
     }
+    // An empty output (a zero-size dimension in, or a window that fits nowhere): nothing to
+    // compute, and the 2-D paths' row buffers would be sized from the empty extent.
+    if (y->num_elements() == 0) return Status::Ok();
     const int64_t in_sz = w.InCount(), out_sz = w.OutCount();
     if (kKind != PoolKind::kLp && w.in.size() == 2 && x.dtype() == DataType::kFloat) {
       if (kKind == PoolKind::kMax && indices == nullptr && PaddedMaxPool2D(w)) {
