@@ -196,3 +196,19 @@ def test_a_huge_output_is_refused_before_it_is_allocated(op):
     assert peak_rss_mib() - before < 256, "the refused output was allocated first"
     if small is not None:
         assert s.run(None, small)[0].size > 0
+
+
+def test_an_allocation_too_large_for_the_machine_is_an_error_and_the_session_goes_on():
+    # No budget: the 3-D Conv's im2col tap offsets (101^3 positions x 100^3 taps, 8 TB)
+    # fail in the allocator. std::bad_alloc comes out of the run as RESOURCE_EXHAUSTED
+    # naming the node (it was a MemoryError from the binding, and from C++ an exception).
+    m = model(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="big")], [("x", F), ("w", F)], [("y", F)]
+    )
+    s = onnx_light.RuntimeSession(m)
+    with pytest.raises(
+        RuntimeError, match=r"RESOURCE_EXHAUSTED: node 'big' \(Conv\): out of memory"
+    ):
+        s.run(None, {"x": f32(1, 1, 200, 200, 200), "w": f32(1, 1, 100, 100, 100)})
+    y = s.run(None, {"x": f32(1, 1, 4, 4, 4), "w": f32(1, 1, 2, 2, 2)})[0]
+    np.testing.assert_array_equal(y, np.full((1, 1, 3, 3, 3), 8, np.float32))

@@ -22,8 +22,8 @@ class ThreadPool {
   int threads() const noexcept { return static_cast<int>(workers_.size()) + 1; }
 
   // Calls fn(begin, end) on disjoint chunks covering [0, n), each at least `min_chunk`
-  // long, and returns when all are done. Any thread may call it; while the workers serve
-  // one call, the others run inline on their own thread.
+  // long, and returns when all are done; the first exception fn throws is rethrown here
+  // once all chunks ended. Any thread may call it; one finding the workers busy runs inline.
   void ParallelFor(int64_t n, int64_t min_chunk, const std::function<void(int64_t, int64_t)>& fn);
 
  private:

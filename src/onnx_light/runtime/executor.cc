@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "compute.h"
 #include "onnx_light/runtime/session.h"
 #include "onnx_light/runtime/thread_pool.h"
 #include "passes/pass_manager.h"
@@ -443,7 +444,7 @@ Result<std::vector<Value>> RuntimeSession::RunValuesUnder(
       ctx.SetChargedSlot(&frame.node_charged);
     }
     if (profiler) events.push_back(NodeEvent(node, ctx));
-    Status s = kernel->Compute(ctx);
+    Status s = ComputeNode(*kernel, ctx);
     if (budget != nullptr) {  // the charges move to the values (an unused output's: back)
       for (size_t o = 0; o < node.outputs.size(); ++o) {
         const int v = node.outputs[o];

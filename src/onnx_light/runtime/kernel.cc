@@ -1,7 +1,10 @@
 #include "onnx_light/runtime/kernel.h"
 
 #include <cstdint>
+#include <exception>
+#include <new>
 
+#include "compute.h"
 #include "memory_pattern.h"
 #include "onnx_light/runtime/thread_pool.h"
 
@@ -114,6 +117,21 @@ Result<int64_t> KernelInfo::GetInt(const std::string& attr, int64_t default_valu
 Result<std::string> KernelInfo::GetString(const std::string& attr,
                                           std::string default_value) const {
   return HasAttribute(attr) ? GetString(attr) : Result<std::string>(std::move(default_value));
+}
+
+Status ComputeNode(const KernelBase& kernel, KernelContext& ctx) {
+  try {
+    return kernel.Compute(ctx);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kResourceExhausted,
+                  ctx.info().Describe() + ": out of memory (std::bad_alloc)");
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInternal,
+                  ctx.info().Describe() + ": the kernel threw an exception (a bug): " + e.what());
+  } catch (...) {
+    return Status(StatusCode::kInternal,
+                  ctx.info().Describe() + ": the kernel threw an exception (a bug)");
+  }
 }
 
 Result<Tensor> KernelContext::AllocateTemporary(DataType type,

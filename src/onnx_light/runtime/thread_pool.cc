@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <exception>
 #include <fstream>
 #include <set>
 #include <string>
@@ -120,8 +121,20 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
       fn(begin, std::min(begin + chunk, n));
     return;
   }
+  // A chunk that throws (a kernel's std::bad_alloc) must not end a worker thread, which
+  // would terminate the process, nor unwind the caller while workers still run chunks of
+  // fn: the first exception is kept, and rethrown once every chunk has ended.
+  std::exception_ptr error;
+  std::atomic<bool> failed{false};
+  const std::function<void(int64_t, int64_t)> guarded = [&](int64_t begin, int64_t end) {
+    try {
+      fn(begin, end);
+    } catch (...) {
+      if (!failed.exchange(true, std::memory_order_acq_rel)) error = std::current_exception();
+    }
+  };
   // Publish the section: its fields first, then a new generation with no chunk claimed.
-  job_ = &fn;
+  job_ = &guarded;
   job_n_ = n;
   job_chunk_ = chunk;
   done_.store(0, std::memory_order_relaxed);
@@ -142,6 +155,7 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
     }
   }
   busy_.store(false, std::memory_order_release);
+  if (error) std::rethrow_exception(error);
 }
 
 void ThreadPool::WorkerLoop() {

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -68,6 +69,38 @@ TEST(ThreadPool, NestedAndConcurrentCallersRunInline) {
   a.join();
   b.join();
   EXPECT_EQ(total.load(), 3 * 300 * 8);
+}
+
+// A chunk that throws on a worker thread must not terminate the process, nor one on the
+// caller's thread unwind it while the workers still run chunks: the first exception comes
+// out of ParallelFor after every chunk has ended, and the pool keeps working.
+TEST(ThreadPool, AnExceptionInAChunkIsRethrownToTheCallerAfterAllChunksEnd) {
+  ThreadPool pool(3);
+  const std::thread::id caller = std::this_thread::get_id();
+  for (bool on_worker : {true, false}) {
+    std::atomic<int> ended{0};
+    std::atomic<bool> threw{false};
+    bool caught = false;
+    for (int round = 0; round < 50 && !threw.load(); ++round) {
+      try {
+        pool.ParallelFor(3, 1, [&](int64_t, int64_t) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+          if ((std::this_thread::get_id() != caller) == on_worker && !threw.exchange(true)) {
+            throw std::runtime_error("chunk failed");
+          }
+          ended.fetch_add(1);
+        });
+      } catch (const std::runtime_error& e) {
+        EXPECT_STREQ(e.what(), "chunk failed");
+        caught = true;
+        // Every other chunk of the section had ended before it came out.
+        EXPECT_EQ(ended.load(), 3 * (round + 1) - 1);
+      }
+    }
+    EXPECT_TRUE(threw.load()) << (on_worker ? "no chunk ran on a worker" : "none on the caller");
+    EXPECT_TRUE(caught);
+    ExpectEachIndexOnce(pool, 1000, 1);
+  }
 }
 
 TEST(ThreadPool, PhysicalCoresIsBetweenOneAndTheLogicalCount) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "../compute.h"
 #include "../graph.h"
 #include "onnx_light/platform/mapped_file.h"
 
@@ -193,7 +194,7 @@ Result<std::vector<Value>> RunNodeOnce(const Graph::Node& node,
   std::vector<Value> out(node.outputs.size());
   KernelContext ctx(node.info.get(), inputs, &out, nullptr, &options.shape_limits,
                     options.max_tensor_bytes);
-  ONNX_LIGHT_RETURN_IF_ERROR(kernel->Compute(ctx));
+  ONNX_LIGHT_RETURN_IF_ERROR(ComputeNode(*kernel, ctx));
   return out;
 }
 

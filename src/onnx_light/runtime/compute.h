@@ -1,0 +1,14 @@
+// Running one kernel, for the executor and for constant folding.
+#pragma once
+
+#include "onnx_light/runtime/kernel.h"
+
+namespace onnx_light {
+
+// kernel.Compute(ctx) with any exception it throws turned into a status naming the node,
+// so none leaves the runtime: std::bad_alloc (an allocation too large for the machine,
+// where no memory budget refused it first) is RESOURCE_EXHAUSTED; anything else is a bug
+// in onnx-light and INTERNAL, "the kernel threw ..." (which the fuzzers treat as a crash).
+Status ComputeNode(const KernelBase& kernel, KernelContext& ctx);
+
+}  // namespace onnx_light
