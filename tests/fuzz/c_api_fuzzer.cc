@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz_check.h"
 #include "onnx_light/c_api.h"
 #include "onnx_light/core/data_type.h"
 #include "onnx_light/onnx/model_io.h"
@@ -38,6 +39,7 @@ void Check(int32_t code) {
   // Every failure carries a message; success clears it.
   const char* message = OnnxLightLastErrorMessage();
   if (message == nullptr || (code != 0 && message[0] == '\0')) __builtin_trap();
+  if (code != 0) TrapIfAKernelThrew(message);
 }
 
 }  // namespace
