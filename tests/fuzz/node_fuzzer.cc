@@ -567,14 +567,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.max_tensor_bytes = uint64_t{64} << 20;
   options.memory_budget_bytes = uint64_t{256} << 20;
   options.shape_limits.max_elements = int64_t{1} << 22;
+  const KernelExceptionWatch watch;
   auto session = onnx_light::RuntimeSession::Create(std::move(model), options);
-  if (!session.ok()) {
-    TrapIfAKernelThrew(session.status().message());  // constant folding runs kernels
-    return 0;
-  }
+  watch.Check();  // constant folding runs kernels
+  if (!session.ok()) return 0;
   onnx_light::RunOptions run;
   run.timeout = std::chrono::seconds(1);
-  auto result = (*session)->RunValues(feeds, {}, &run);
-  if (!result.ok()) TrapIfAKernelThrew(result.status().message());
+  (void)(*session)->RunValues(feeds, {}, &run);
+  watch.Check();
   return 0;
 }

@@ -59,11 +59,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.intra_op_threads = 1;
   options.max_tensor_bytes = uint64_t{64} << 20;
   options.shape_limits.max_elements = int64_t{1} << 22;
+  const KernelExceptionWatch watch;
   auto session = onnx_light::RuntimeSession::CreateFromBytes(data, size, options);
-  if (!session.ok()) {
-    TrapIfAKernelThrew(session.status().message());  // constant folding runs kernels
-    return 0;
-  }
+  watch.Check();  // constant folding runs kernels
+  if (!session.ok()) return 0;
   std::vector<onnx_light::NamedValue> feeds;
   for (const onnx_light::ValueMeta& meta : (*session)->inputs()) {
     if (meta.is_optional()) continue;
@@ -73,7 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   onnx_light::RunOptions run;
   run.timeout = std::chrono::seconds(1);
-  auto result = (*session)->RunValues(feeds, {}, &run);
-  if (!result.ok()) TrapIfAKernelThrew(result.status().message());
+  (void)(*session)->RunValues(feeds, {}, &run);
+  watch.Check();
   return 0;
 }

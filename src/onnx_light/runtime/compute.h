@@ -1,6 +1,8 @@
 // Running one kernel, for the executor and for constant folding.
 #pragma once
 
+#include <cstdint>
+
 #include "onnx_light/runtime/kernel.h"
 
 namespace onnx_light {
@@ -10,5 +12,9 @@ namespace onnx_light {
 // where no memory budget refused it first) is RESOURCE_EXHAUSTED; anything else is a bug
 // in onnx-light and INTERNAL, "the kernel threw ..." (which the fuzzers treat as a crash).
 Status ComputeNode(const KernelBase& kernel, KernelContext& ctx);
+
+// How many exceptions ComputeNode has caught in this process (the fuzzers count a change
+// as a crash; a message can't tell, since a model's node names appear in it).
+uint64_t KernelExceptionsCaught();
 
 }  // namespace onnx_light

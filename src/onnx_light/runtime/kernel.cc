@@ -1,5 +1,6 @@
 #include "onnx_light/runtime/kernel.h"
 
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <new>
@@ -119,16 +120,27 @@ Result<std::string> KernelInfo::GetString(const std::string& attr,
   return HasAttribute(attr) ? GetString(attr) : Result<std::string>(std::move(default_value));
 }
 
+namespace {
+std::atomic<uint64_t> g_kernel_exceptions{0};
+}  // namespace
+
+uint64_t KernelExceptionsCaught() {
+  return g_kernel_exceptions.load(std::memory_order_relaxed);
+}
+
 Status ComputeNode(const KernelBase& kernel, KernelContext& ctx) {
   try {
     return kernel.Compute(ctx);
   } catch (const std::bad_alloc&) {
+    g_kernel_exceptions.fetch_add(1, std::memory_order_relaxed);
     return Status(StatusCode::kResourceExhausted,
                   ctx.info().Describe() + ": out of memory (std::bad_alloc)");
   } catch (const std::exception& e) {
+    g_kernel_exceptions.fetch_add(1, std::memory_order_relaxed);
     return Status(StatusCode::kInternal,
                   ctx.info().Describe() + ": the kernel threw an exception (a bug): " + e.what());
   } catch (...) {
+    g_kernel_exceptions.fetch_add(1, std::memory_order_relaxed);
     return Status(StatusCode::kInternal,
                   ctx.info().Describe() + ": the kernel threw an exception (a bug)");
   }
