@@ -217,3 +217,40 @@ def test_an_allocation_too_large_for_the_machine_is_an_error_and_the_session_goe
         s.run(None, {"x": f32(1, 1, 200, 200, 200), "w": f32(1, 1, 100, 100, 100)})
     y = s.run(None, {"x": f32(1, 1, 4, 4, 4), "w": f32(1, 1, 2, 2, 2)})[0]
     np.testing.assert_array_equal(y, np.full((1, 1, 3, 3, 3), 8, np.float32))
+
+
+@pytest.mark.parametrize("budget", [0, BUDGET])
+def test_constant_folding_leaves_a_huge_constant_to_the_run(budget):
+    # ConstantOfShape of a constant shape [16384, 16384] (1 GiB): folding it at creation,
+    # before any run's budget applies, made the C ABI fuzzer's process allocate 4 GB for a
+    # model of a few hundred bytes. Folding now stops at 16 MiB and 8 times the inputs'
+    # bytes: the session is made at once and the node runs at run time, under the budget.
+    m = model(
+        [
+            helper.make_node("ConstantOfShape", ["s"], ["y"]),
+            helper.make_node("Shape", ["y"], ["n"]),
+        ],
+        [],
+        [("n", I64)],
+        inits=[("s", i64(1 << 14, 1 << 14))],
+    )
+    before = peak_rss_mib()
+    s = onnx_light.RuntimeSession(m, memory_budget=budget)
+    assert peak_rss_mib() - before < 256, "the constant was folded at creation"
+    assert s.folded_nodes == 0
+    if budget:
+        with pytest.raises(RuntimeError, match=r"RESOURCE_EXHAUSTED: .*needs 1073741824 bytes"):
+            s.run(None, {})
+    # A small one still folds, ConstantOfShape and Shape both.
+    small = model(
+        [
+            helper.make_node("ConstantOfShape", ["s"], ["y"]),
+            helper.make_node("Shape", ["y"], ["n"]),
+        ],
+        [],
+        [("n", I64)],
+        inits=[("s", i64(64, 64))],
+    )
+    folded = onnx_light.RuntimeSession(small)
+    assert folded.folded_nodes == 2
+    np.testing.assert_array_equal(folded.run(None, {})[0], [64, 64])

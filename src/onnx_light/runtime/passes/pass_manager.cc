@@ -192,8 +192,20 @@ Result<std::vector<Value>> RunNodeOnce(const Graph::Node& node,
                                        const SessionOptions& options) {
   ONNX_LIGHT_ASSIGN_OR_RETURN(std::unique_ptr<KernelBase> kernel, node.def->create(*node.info));
   std::vector<Value> out(node.outputs.size());
-  KernelContext ctx(node.info.get(), inputs, &out, nullptr, &options.shape_limits,
-                    options.max_tensor_bytes);
+  // A folded value lives as long as the session, and folding runs before any run's memory
+  // budget: a node that makes far more than its constant inputs (ConstantOfShape, Expand,
+  // Tile, Range to gigabytes) is not folded past 16 MiB and 8 times its inputs' bytes, nor
+  // past the budget. Its kernel refuses the output before allocating; the node stays, to
+  // run under the run's budget. (Dequantized weights, 4 times their bytes, still fold.)
+  uint64_t in_bytes = 0;
+  for (const Value* v : inputs) {
+    if (v != nullptr && v->tensor.is_defined()) in_bytes += v->tensor.byte_size();
+  }
+  uint64_t fold_cap =
+      std::max<uint64_t>(uint64_t{16} << 20, in_bytes > UINT64_MAX / 8 ? UINT64_MAX : in_bytes * 8);
+  fold_cap = std::min(fold_cap, options.max_tensor_bytes);
+  if (options.memory_budget_bytes > 0) fold_cap = std::min(fold_cap, options.memory_budget_bytes);
+  KernelContext ctx(node.info.get(), inputs, &out, nullptr, &options.shape_limits, fold_cap);
   ONNX_LIGHT_RETURN_IF_ERROR(ComputeNode(*kernel, ctx));
   return out;
 }
