@@ -47,6 +47,33 @@ ONNX_LIGHT_C_EXPORT int32_t OnnxLightSessionCreate(const void* model, size_t siz
                                                    OnnxLightSession** session);
 ONNX_LIGHT_C_EXPORT int32_t OnnxLightSessionCreateFromFile(const char* path,
                                                            OnnxLightSession** session);
+/* Session options: the limits a service sets so that a hostile model fails with a code
+ * instead of taking the machine (defaults: those of OnnxLightSessionCreate). A setter
+ * answers 1 (INVALID_ARGUMENT) for a null options or a value out of its range and leaves
+ * the option as it was. One options object may serve any number of creations. */
+typedef struct OnnxLightSessionOptions OnnxLightSessionOptions;
+ONNX_LIGHT_C_EXPORT int32_t OnnxLightSessionOptionsCreate(OnnxLightSessionOptions** options);
+ONNX_LIGHT_C_EXPORT void OnnxLightSessionOptionsRelease(OnnxLightSessionOptions* options);
+/* The most bytes the tensors a run's nodes make may hold at once, per run (intermediates
+ * and outputs, not the feeds or weights): a run that would pass it fails with 8
+ * (RESOURCE_EXHAUSTED) before allocating. Constant folding stays under it too. 0 (the
+ * default): no budget. */
+ONNX_LIGHT_C_EXPORT int32_t OnnxLightSessionOptionsSetMemoryBudget(OnnxLightSessionOptions* options,
+                                                                   uint64_t bytes);
+/* The most bytes of any one tensor: more fails with 3 (OUT_OF_RANGE) before allocating.
+ * At least 1; default 16 GiB. */
+ONNX_LIGHT_C_EXPORT int32_t
+OnnxLightSessionOptionsSetMaxTensorBytes(OnnxLightSessionOptions* options, uint64_t bytes);
+/* Threads for one kernel, the caller's included: 1 (the default) to 1024, or 0 for one
+ * per physical core this process may use. */
+ONNX_LIGHT_C_EXPORT int32_t
+OnnxLightSessionOptionsSetIntraOpThreads(OnnxLightSessionOptions* options, int32_t threads);
+/* OnnxLightSessionCreate and ...FromFile with options (null: the defaults). */
+ONNX_LIGHT_C_EXPORT int32_t OnnxLightSessionCreateWithOptions(
+    const void* model, size_t size, const OnnxLightSessionOptions* options,
+    OnnxLightSession** session);
+ONNX_LIGHT_C_EXPORT int32_t OnnxLightSessionCreateFromFileWithOptions(
+    const char* path, const OnnxLightSessionOptions* options, OnnxLightSession** session);
 ONNX_LIGHT_C_EXPORT void OnnxLightSessionRelease(OnnxLightSession* session);
 ONNX_LIGHT_C_EXPORT size_t OnnxLightSessionOutputCount(const OnnxLightSession* session);
 

@@ -15,6 +15,10 @@
 struct OnnxLightSession {
   std::unique_ptr<onnx_light::RuntimeSession> session;
 };
+struct OnnxLightSessionOptions {
+  onnx_light::SessionOptions options;
+};
+
 struct OnnxLightRunOptions {
   onnx_light::RunOptions options;
 };
@@ -62,23 +66,83 @@ int32_t Invalid(const char* what) {
 extern "C" {
 
 int32_t OnnxLightSessionCreate(const void* model, size_t size, OnnxLightSession** session) {
+  return OnnxLightSessionCreateWithOptions(model, size, nullptr, session);
+}
+
+int32_t OnnxLightSessionCreateFromFile(const char* path, OnnxLightSession** session) {
+  return OnnxLightSessionCreateFromFileWithOptions(path, nullptr, session);
+}
+
+int32_t OnnxLightSessionCreateWithOptions(const void* model, size_t size,
+                                          const OnnxLightSessionOptions* options,
+                                          OnnxLightSession** session) {
   if (session == nullptr || (model == nullptr && size > 0)) return Invalid("null argument");
   *session = nullptr;
   try {
-    return Wrap(onnx_light::RuntimeSession::CreateFromBytes(model, size), session);
+    return Wrap(
+        onnx_light::RuntimeSession::CreateFromBytes(
+            model, size, options != nullptr ? options->options : onnx_light::SessionOptions()),
+        session);
   } catch (...) {
     return Invalid("unexpected exception");
   }
 }
 
-int32_t OnnxLightSessionCreateFromFile(const char* path, OnnxLightSession** session) {
+int32_t OnnxLightSessionCreateFromFileWithOptions(const char* path,
+                                                  const OnnxLightSessionOptions* options,
+                                                  OnnxLightSession** session) {
   if (session == nullptr || path == nullptr) return Invalid("null argument");
   *session = nullptr;
   try {
-    return Wrap(onnx_light::RuntimeSession::CreateFromFile(path), session);
+    return Wrap(onnx_light::RuntimeSession::CreateFromFile(
+                    path, options != nullptr ? options->options : onnx_light::SessionOptions()),
+                session);
   } catch (...) {
     return Invalid("unexpected exception");
   }
+}
+
+int32_t OnnxLightSessionOptionsCreate(OnnxLightSessionOptions** options) {
+  if (options == nullptr) return Invalid("null argument");
+  *options = new (std::nothrow) OnnxLightSessionOptions();
+  if (*options == nullptr) {
+    return Fail(onnx_light::Status(onnx_light::StatusCode::kResourceExhausted, "out of memory"));
+  }
+  g_error.clear();
+  return 0;
+}
+
+void OnnxLightSessionOptionsRelease(OnnxLightSessionOptions* options) {
+  delete options;
+}
+
+int32_t OnnxLightSessionOptionsSetMemoryBudget(OnnxLightSessionOptions* options, uint64_t bytes) {
+  if (options == nullptr) return Invalid("null argument");
+  options->options.memory_budget_bytes = bytes;
+  g_error.clear();
+  return 0;
+}
+
+int32_t OnnxLightSessionOptionsSetMaxTensorBytes(OnnxLightSessionOptions* options, uint64_t bytes) {
+  if (options == nullptr) return Invalid("null argument");
+  if (bytes == 0) return Invalid("max tensor bytes must be at least 1");
+  options->options.max_tensor_bytes = bytes;
+  g_error.clear();
+  return 0;
+}
+
+int32_t OnnxLightSessionOptionsSetIntraOpThreads(OnnxLightSessionOptions* options,
+                                                 int32_t threads) {
+  if (options == nullptr) return Invalid("null argument");
+  if (threads < 0 || threads > 1024) {
+    return Fail(onnx_light::Status(onnx_light::StatusCode::kInvalidArgument,
+                                   "intra-op threads must be 0 (one per physical core) or 1 to "
+                                   "1024, got " +
+                                       std::to_string(threads)));
+  }
+  options->options.intra_op_threads = threads;
+  g_error.clear();
+  return 0;
 }
 
 void OnnxLightSessionRelease(OnnxLightSession* session) {

@@ -1,12 +1,13 @@
 // libFuzzer target for the C ABI (include/onnx_light/c_api.h), as a C caller meets it:
 // the input is 16 bytes that steer the calls, then a model. The model goes through
-// OnnxLightSessionCreate; the feeds are made for its declared inputs and then bent by the
-// steering bytes the way a careless caller bends them: a wrong element type or element
-// count, a shape of another rank or with negative or huge dimensions, a null or misaligned
-// data pointer, a null, unknown or repeated name, inputs missing or extra, null arguments,
-// run options already terminated or with a 1 ms deadline. The fuzzer never lies about
-// memory (every buffer holds what its element count says), so the C ABI must answer each
-// call with a code and a message, and never crash, leak or hang.
+// OnnxLightSessionCreateWithOptions (a tensor cap and a budget, as a service sets them);
+// the feeds are made for its declared inputs and then bent by the steering bytes the way
+// a careless caller bends them: a wrong element type or element count, a shape of another
+// rank or with negative or huge dimensions, a null or misaligned data pointer, a null,
+// unknown or repeated name, inputs missing or extra, null arguments, run options already
+// terminated or with a 1 ms deadline. The fuzzer never lies about memory (every buffer
+// holds what its element count says), so the C ABI must answer each call with a code and
+// a message, and never crash, leak or hang.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
@@ -55,8 +56,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t model_size = size - kSteering;
 
   const KernelExceptionWatch watch;
+  // Limits, as a service sets them (without, a few hundred bytes of model ask for 4 GB and
+  // get it): 64 MiB per tensor and a budget of 256 MiB or of 4 KiB; one thread or two.
+  OnnxLightSessionOptions* session_options = nullptr;
+  Check(OnnxLightSessionOptionsCreate(&session_options));
+  Check(OnnxLightSessionOptionsSetMaxTensorBytes(session_options, uint64_t{64} << 20));
+  Check(OnnxLightSessionOptionsSetMemoryBudget(
+      session_options, steer.ConsumeIntegralInRange(0, 7) == 0 ? 4096 : uint64_t{256} << 20));
+  Check(OnnxLightSessionOptionsSetIntraOpThreads(session_options,
+                                                 steer.ConsumeIntegralInRange(0, 7) == 0 ? 2 : 1));
   OnnxLightSession* session = nullptr;
-  int32_t code = OnnxLightSessionCreate(model, model_size, &session);
+  int32_t code = OnnxLightSessionCreateWithOptions(model, model_size, session_options, &session);
+  OnnxLightSessionOptionsRelease(session_options);
   Check(code);
   watch.Check();
   if (code != 0) {
