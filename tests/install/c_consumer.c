@@ -8,6 +8,7 @@
 
 int main(int argc, char** argv) {
   OnnxLightSession* session = NULL;
+  OnnxLightSessionOptions* options = NULL;
   float x[8] = {-3.0f, -1.0f, -0.25f, 0.0f, 0.5f, 2.0f, 7.0f, 100.0f};
   int64_t shape[2] = {2, 4};
   OnnxLightTensor input;
@@ -18,10 +19,16 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: c_consumer models/default.onnx\n");
     return 2;
   }
-  if (OnnxLightSessionCreateFromFile(argv[1], &session) != 0) {
+  /* As a service would: a memory budget (1 MiB, plenty for this model) and two threads. */
+  if (OnnxLightSessionOptionsCreate(&options) != 0 ||
+      OnnxLightSessionOptionsSetMemoryBudget(options, 1u << 20) != 0 ||
+      OnnxLightSessionOptionsSetIntraOpThreads(options, 2) != 0 ||
+      OnnxLightSessionCreateFromFileWithOptions(argv[1], options, &session) != 0) {
     fprintf(stderr, "create: %s\n", OnnxLightLastErrorMessage());
+    OnnxLightSessionOptionsRelease(options);
     return 1;
   }
+  OnnxLightSessionOptionsRelease(options);
   memset(&input, 0, sizeof input);
   input.name = "x";
   input.data = x;
