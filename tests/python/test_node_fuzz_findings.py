@@ -386,3 +386,26 @@ def test_blocked_dequantize_with_a_block_near_int64_max():
     x = np.array([-3, 0, 5], np.int8)
     y = s.run(None, {"x": x, "s": np.array([0.5], np.float32)})[0]
     np.testing.assert_array_equal(y, x.astype(np.float32) * 0.5)
+
+
+@pytest.mark.parametrize("op", ["Conv", "MaxPool", "AveragePool", "LpPool"])
+@pytest.mark.parametrize("pads", [[0, -1, 0, -1], [0, 2**63 - 1, 0, 2 - 2**63]])
+def test_negative_pads_are_refused(op, pads):
+    # The node fuzzer: pads [INT64_MAX, 2 - INT64_MAX] over 2 columns pass the window's
+    # extent check (4 columns), and the 2-D float paths added the begin pad to the row
+    # length (a signed overflow, UBSan); a plain negative pad crashed Conv and the pools
+    # (a negative count of zeros). The spec allows pads >= 0 only: INVALID_MODEL.
+    inputs = [("x", F), ("w", F)] if op == "Conv" else [("x", F)]
+    attrs = {} if op == "Conv" else {"kernel_shape": [1, 1]}
+    s = session(op, inputs, [("y", F)], pads=pads, **attrs)
+    feeds = {"x": np.arange(1, 9, dtype=np.float32).reshape(1, 1, 2, 4)}
+    if op == "Conv":
+        feeds["w"] = np.full((1, 1, 1, 1), 3, np.float32)
+    with pytest.raises(ValueError, match=r"pads must be >= 0"):
+        s.run(None, feeds)
+    good = session(op, inputs, [("y", F)], pads=[0, 1, 0, 1], **attrs)
+    y = good.run(None, feeds)[0]
+    assert y.shape == (1, 1, 2, 6)
+    if op in ("Conv", "MaxPool"):
+        scale = 3 if op == "Conv" else 1
+        np.testing.assert_array_equal(y[..., 1:5], scale * feeds["x"])

@@ -254,3 +254,30 @@ def test_constant_folding_leaves_a_huge_constant_to_the_run(budget):
     folded = onnx_light.RuntimeSession(small)
     assert folded.folded_nodes == 2
     np.testing.assert_array_equal(folded.run(None, {})[0], [64, 64])
+
+
+@pytest.mark.parametrize("op", ["MaxPool", "AveragePool", "Conv"])
+def test_pads_and_strides_of_2_to_the_40_do_not_size_a_buffer(op):
+    # Pads and strides of 2^40 over a 3 x 3 input: a 3 x 3 output whose middle window is
+    # the input. MaxPool's separable path sized a row of every position between two
+    # outputs, 2^41 floats (std::bad_alloc); it now scans per output past 4x the width.
+    big = 1 << 40
+    inputs = [("x", F), ("w", F)] if op == "Conv" else [("x", F)]
+    attrs = {} if op == "Conv" else {"kernel_shape": [3, 3]}
+    m = model(
+        [
+            helper.make_node(
+                op, [n for n, _ in inputs], ["y"], pads=[big] * 4, strides=[big] * 2, **attrs
+            )
+        ],
+        inputs,
+        [("y", F)],
+    )
+    s = onnx_light.RuntimeSession(m, memory_budget=BUDGET)
+    x = np.arange(1, 10, dtype=np.float32).reshape(1, 1, 3, 3)
+    feeds = {"x": x, "w": np.ones((1, 1, 3, 3), np.float32)} if op == "Conv" else {"x": x}
+    before = peak_rss_mib()
+    y = s.run(None, feeds)[0]
+    assert peak_rss_mib() - before < 256
+    assert y.shape == (1, 1, 3, 3)
+    assert y[0, 0, 1, 1] == {"MaxPool": 9, "AveragePool": 5, "Conv": 45}[op]

@@ -132,6 +132,14 @@ inline Result<Window> MakeWindow(const WindowAttrs& a, std::vector<int64_t> in,
       if (a.auto_pad == "NOTSET" && !a.pads.empty()) {
         w.pad_begin[i] = a.pads[i];
         w.pad_end[i] = a.pads[i + n];
+        // The spec's "any value greater than or equal to 0": the kernels take a pad as a
+        // count of zeros (a negative one crashed the 2-D pooling and convolution paths).
+        if (w.pad_begin[i] < 0 || w.pad_end[i] < 0) {
+          return Status(StatusCode::kInvalidModel, info.Describe() + ": pads must be >= 0, got " +
+                                                       std::to_string(w.pad_begin[i]) + " and " +
+                                                       std::to_string(w.pad_end[i]) +
+                                                       " on spatial axis " + std::to_string(i));
+        }
       }
       const Wide room = in_i + w.pad_begin[i] + w.pad_end[i] - span;
       if (room < 0) {

@@ -84,6 +84,21 @@ Result<Activation> ReadActivation(const KernelInfo& info) {
 
 // Conv, and FusedConv (Conv + bias + optional residual input Z + activation, made by the
 // fusion pass or loaded from a model; float32 only).
+// Whether every stride and dilation is below 2^30 and every pad in [0, 2^30): the 2-D
+// float paths add them to dimensions and offsets in int64 and take pads as counts of
+// zeros (the node fuzzer: a begin pad of INT64_MAX with a negative end pad, which the
+// spec does not allow but the window check lets through as long as the padded extent
+// fits, overflowed the padded row length). Such a model takes the general path, which
+// keeps every position in range and reads a negative pad as a crop.
+bool ModestGeometry(const Window& w) {
+  constexpr int64_t kMax = int64_t{1} << 30;
+  for (const std::vector<int64_t>* v : {&w.strides, &w.dilations, &w.pad_begin, &w.pad_end}) {
+    for (int64_t d : *v)
+      if (d < 0 || d >= kMax) return false;
+  }
+  return true;
+}
+
 class Conv : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
@@ -146,7 +161,8 @@ class Conv : public KernelBase {
     const Activation act = y == &unfused ? Activation{} : act_;
     if (y == &unfused) z = nullptr;
     ConvState& state = ctx.State<ConvState>();
-    if (x.dtype() == DataType::kFloat && (w.in.size() == 2 || w.in.size() == 1)) {
+    if (x.dtype() == DataType::kFloat && (w.in.size() == 2 || w.in.size() == 1) &&
+        ModestGeometry(w)) {
       // A 1-D convolution is a 2-D one of height 1.
       const bool one = w.in.size() == 1;
       const size_t l = one ? 0 : 1;

@@ -250,14 +250,16 @@ class Pool : public KernelBase {
       // Unit dilation: each tap is a shifted row, maxed in over the dense positions (every
       // column, a loop the compiler vectorizes) with the same NaN rule as Above; a stride
       // then keeps every s-th dense maximum.
-      const bool unit_dilation = w.dilations[1] == 1;
+      // (Only while the dense row stays near the input's width: a stride of 2^40 between
+      // two outputs would ask for a row of 2^40 floats; those take the per-output scan.)
       const int64_t sw = w.strides[1], dense_n = (ow_n - 1) * sw + 1;
+      const bool unit_dilation = w.dilations[1] == 1 && dense_n <= 4 * (width + w.kernel[1]) + 64;
       std::vector<char> any(static_cast<size_t>(ow_n));
       for (int64_t o = 0; o < ow_n; ++o)
         any[static_cast<size_t>(o)] = !cols[static_cast<size_t>(o)].empty();
       auto run = [&](int64_t p0, int64_t p1) {
         std::vector<float> tmp(static_cast<size_t>(height * ow_n));
-        std::vector<float> dense(sw > 1 ? static_cast<size_t>(dense_n) : 0);
+        std::vector<float> dense(unit_dilation && sw > 1 ? static_cast<size_t>(dense_n) : 0);
         for (int64_t p = p0; p < p1; ++p) {
           const float* xc = xp + p * in_sz;
           float* yc = yp + p * out_sz;
