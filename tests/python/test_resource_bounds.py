@@ -281,3 +281,34 @@ def test_pads_and_strides_of_2_to_the_40_do_not_size_a_buffer(op):
     assert peak_rss_mib() - before < 256
     assert y.shape == (1, 1, 3, 3)
     assert y[0, 0, 1, 1] == {"MaxPool": 9, "AveragePool": 5, "Conv": 45}[op]
+
+
+@pytest.mark.parametrize(
+    "op, dtype",
+    [
+        ("MaxPool", np.float32),
+        ("AveragePool", np.float32),
+        ("LpPool", np.float32),
+        ("MaxPool", np.uint8),  # the generic path
+    ],
+)
+def test_a_pool_window_of_2_to_the_40_taps_is_refused_not_run(op, dtype):
+    # kernel_shape [1, 2^40] with pads and a stride as large: six outputs, each visiting
+    # 2^40 taps, a loop no timeout reaches (it ran past 20 s and on). Refused at once.
+    big = 1 << 40
+    t = TensorProto.FLOAT if dtype == np.float32 else U8
+    m = model(
+        [
+            helper.make_node(
+                op, ["x"], ["y"], kernel_shape=[1, big], pads=[0, big, 0, big], strides=[1, big]
+            )
+        ],
+        [("x", t)],
+        [("y", t)],
+    )
+    s = onnx_light.RuntimeSession(m)
+    with pytest.raises(ValueError, match=r"1099511627776-tap window are more than 68719476736"):
+        s.run(None, {"x": np.ones((1, 1, 3, 3), dtype)})
+    small = model([helper.make_node(op, ["x"], ["y"], kernel_shape=[2, 2])], [("x", t)], [("y", t)])
+    y = onnx_light.RuntimeSession(small).run(None, {"x": np.ones((1, 1, 3, 3), dtype)})[0]
+    assert y.shape == (1, 1, 2, 2)

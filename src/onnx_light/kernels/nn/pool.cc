@@ -70,6 +70,17 @@ class Pool : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(Window w,
                                 MakeWindow(attrs_, Spatial(x.shape()), attrs_.kernel, ctx.info()));
     const int64_t nc = x.shape()[0] * x.shape()[1];
+    // kernel_shape is an attribute that no tensor backs: a few bytes of model can have each
+    // output visit 2^40 taps, a loop that no cancellation reaches. Past 2^36 visits in all
+    // (minutes of work; a 3 x 3 pool over 64 x 224 x 224 makes 2^25) the node is refused.
+    constexpr uint64_t kMaxVisits = uint64_t{1} << 36;
+    const uint64_t visits = WorkBytes({nc, w.OutCount(), w.KernelCount()}, 1);
+    if (visits > kMaxVisits) {
+      return Status(StatusCode::kOutOfRange,
+                    ctx.info().Describe() + ": " + std::to_string(w.OutCount()) +
+                        " outputs per channel of a " + std::to_string(w.KernelCount()) +
+                        "-tap window are more than " + std::to_string(kMaxVisits) + " tap visits");
+    }
     std::vector<int64_t> dims = {x.shape()[0], x.shape()[1]};
     dims.insert(dims.end(), w.out.begin(), w.out.end());
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
