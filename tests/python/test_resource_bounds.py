@@ -312,3 +312,50 @@ def test_a_pool_window_of_2_to_the_40_taps_is_refused_not_run(op, dtype):
     small = model([helper.make_node(op, ["x"], ["y"], kernel_shape=[2, 2])], [("x", t)], [("y", t)])
     y = onnx_light.RuntimeSession(small).run(None, {"x": np.ones((1, 1, 3, 3), dtype)})[0]
     assert y.shape == (1, 1, 2, 2)
+
+
+def pool_reference(op, x, k, pad, stride, include_pad):
+    """Brute force over one row: MaxPool / AveragePool of a [1, 1, 1, W] input, window
+    [1, k], pads [0, pad, 0, pad], strides [1, stride]."""
+    width = x.shape[-1]
+    out = (width + 2 * pad - k) // stride + 1
+    y = np.zeros(out)
+    for o in range(out):
+        taps = [o * stride - pad + t for t in range(k)]
+        inside = [x[0, 0, 0, p] for p in taps if 0 <= p < width]
+        if op == "MaxPool":
+            y[o] = max(inside) if inside else 0
+        else:
+            y[o] = sum(inside) / (k if include_pad else max(len(inside), 1))
+    return y.reshape(1, 1, 1, out)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])  # the 2-D path, the generic one
+@pytest.mark.parametrize(
+    "op, include_pad", [("MaxPool", 0), ("AveragePool", 0), ("AveragePool", 1)]
+)
+def test_a_window_mostly_outside_the_input_visits_only_its_inside_taps(op, include_pad, dtype):
+    # The pools now work out which taps of each axis fall inside the input (and inside the
+    # padding, for count_include_pad) instead of testing every one: a 1000-tap window over
+    # 3 columns gives the brute force's answers. (Before, a kernel_shape of 2^30 cost 2^30
+    # steps per output: the node fuzzer's 60 s timeout.)
+    t = TensorProto.FLOAT if dtype == np.float32 else TensorProto.DOUBLE
+    attrs = {"count_include_pad": include_pad} if op == "AveragePool" else {}
+    m = model(
+        [
+            helper.make_node(
+                op,
+                ["x"],
+                ["y"],
+                kernel_shape=[1, 1000],
+                pads=[0, 999, 0, 999],
+                strides=[1, 500],
+                **attrs,
+            )
+        ],
+        [("x", t)],
+        [("y", t)],
+    )
+    x = np.array([3, -1, 7], dtype).reshape(1, 1, 1, 3)
+    y = onnx_light.RuntimeSession(m).run(None, {"x": x})[0]
+    np.testing.assert_allclose(y, pool_reference(op, x, 1000, 999, 500, include_pad), rtol=1e-6)

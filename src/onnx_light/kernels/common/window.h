@@ -184,24 +184,42 @@ void ForEachOutput(const Window& w, Fn fn) {
   }
 }
 
-// Calls fn(kernel_index, in_offset) for each window tap inside the input.
+// The taps k of one axis whose position start + k * dilation lies in [lo, hi), as
+// [*first, *last): worked out, not searched, so a kernel of 2^40 taps costs nothing.
+inline void TapRange(int64_t start, int64_t dilation, int64_t kernel, int64_t lo, int64_t hi,
+                     int64_t* first, int64_t* last) {
+  // start >= lo - pad and start + (kernel - 1) * dilation < hi + pad: no overflow below.
+  const int64_t below = lo - start;  // taps before it are outside
+  *first = below <= 0 ? 0 : below / dilation + (below % dilation != 0 ? 1 : 0);
+  const int64_t room = hi - 1 - start;
+  *last = room < 0 ? 0 : std::min(kernel, room / dilation + 1);
+  if (*first > *last) *first = *last;
+}
+
+// Calls fn(kernel_index, in_offset) for each window tap inside the input, in kernel
+// order, visiting only those (the rest are padding).
 template <typename Fn>
 void ForEachTap(const Window& w, const std::vector<int64_t>& start, Fn fn) {
   const size_t n = w.kernel.size();
-  std::vector<int64_t> k(n, 0);
-  for (int64_t t = 0; t < w.KernelCount(); ++t) {
-    int64_t off = 0;
-    bool inside = true;
-    for (size_t i = 0; i < n && inside; ++i) {
-      const int64_t p = start[i] + k[i] * w.dilations[i];
-      inside = p >= 0 && p < w.in[i];
-      off = off * w.in[i] + p;
+  std::vector<int64_t> first(n), last(n), k(n);
+  for (size_t i = 0; i < n; ++i) {
+    TapRange(start[i], w.dilations[i], w.kernel[i], 0, w.in[i], &first[i], &last[i]);
+    if (first[i] == last[i]) return;
+    k[i] = first[i];
+  }
+  for (;;) {
+    int64_t off = 0, t = 0;
+    for (size_t i = 0; i < n; ++i) {
+      off = off * w.in[i] + start[i] + k[i] * w.dilations[i];
+      t = t * w.kernel[i] + k[i];
     }
-    if (inside) fn(t, off);
-    for (size_t i = n; i-- > 0;) {
-      if (++k[i] < w.kernel[i]) break;
-      k[i] = 0;
+    fn(t, off);
+    size_t i = n;
+    for (; i > 0; --i) {
+      if (++k[i - 1] < last[i - 1]) break;
+      k[i - 1] = first[i - 1];
     }
+    if (i == 0) return;
   }
 }
 

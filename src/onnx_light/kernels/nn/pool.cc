@@ -101,12 +101,16 @@ class Pool : public KernelBase {
       Pool2D(w, x.data<float>(), y->mutable_data<float>(), indices, nc, ctx.thread_pool());
       return Status::Ok();
     }
+    // The run's cancellation and deadline are checked between channels: a large window over
+    // many channels may take long.
+    Status stopped = Status::Ok();
     DispatchNumeric(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_same_v<T, bool>) {
         const T* xp = x.data<T>();
         T* yp = y->mutable_data<T>();
-        for (int64_t p = 0; p < nc; ++p) {
+        for (int64_t p = 0; p < nc && stopped.ok(); ++p) {
+          stopped = ctx.CheckRun();
           const T* xc = xp + p * in_sz;
           ForEachOutput(w, [&](int64_t o, const std::vector<int64_t>& start) {
             if constexpr (kMax) {
@@ -145,7 +149,7 @@ class Pool : public KernelBase {
         }
       }
     });
-    return Status::Ok();
+    return stopped;
   }
 
  private:
@@ -153,12 +157,10 @@ class Pool : public KernelBase {
   static int64_t PaddedCount(const Window& w, const std::vector<int64_t>& start) {
     int64_t count = 1;
     for (size_t i = 0; i < w.kernel.size(); ++i) {
-      int64_t taps = 0;
-      for (int64_t k = 0; k < w.kernel[i]; ++k) {
-        const int64_t p = start[i] + k * w.dilations[i];
-        if (p >= -w.pad_begin[i] && p < w.in[i] + w.pad_end[i]) ++taps;
-      }
-      count *= taps;
+      int64_t first = 0, last = 0;
+      TapRange(start[i], w.dilations[i], w.kernel[i], -w.pad_begin[i], w.in[i] + w.pad_end[i],
+               &first, &last);
+      count *= last - first;
     }
     return count;
   }
@@ -238,13 +240,13 @@ class Pool : public KernelBase {
     auto taps = [&](size_t d, int64_t o, std::vector<int64_t>* pos) {
       pos->clear();
       const int64_t start = o * w.strides[d] - w.pad_begin[d];
-      int64_t padded = 0;
-      for (int64_t k = 0; k < w.kernel[d]; ++k) {
-        const int64_t p = start + k * w.dilations[d];
-        if (p >= 0 && p < w.in[d]) pos->push_back(p);
-        if (p >= -w.pad_begin[d] && p < w.in[d] + w.pad_end[d]) ++padded;
-      }
-      return padded;
+      int64_t first = 0, last = 0;
+      TapRange(start, w.dilations[d], w.kernel[d], 0, w.in[d], &first, &last);
+      for (int64_t k = first; k < last; ++k)
+        pos->push_back(start + k * w.dilations[d]);
+      TapRange(start, w.dilations[d], w.kernel[d], -w.pad_begin[d], w.in[d] + w.pad_end[d], &first,
+               &last);
+      return last - first;
     };
     std::vector<std::vector<int64_t>> rows(static_cast<size_t>(oh_n)),
         cols(static_cast<size_t>(ow_n));
