@@ -173,8 +173,11 @@ class Pool : public KernelBase {
   // pool. The same taps in the same order as Pool2D: the same results.
   static bool PaddedMaxPool2D(const Window& w) {
     for (size_t d = 0; d < 2; ++d) {
+      // (Pads no wider than the input: the passes run over the whole padded plane, tap by
+      // tap, so a window mostly in the padding, [1, 10^5] over 3 columns, would cost 10^10
+      // steps here; Pool2D visits only the taps inside.)
       if (w.strides[d] != 1 || w.dilations[d] != 1 || w.pad_begin[d] >= w.kernel[d] ||
-          w.pad_end[d] >= w.kernel[d] || w.out[d] <= 0 ||
+          w.pad_end[d] >= w.kernel[d] || w.out[d] <= 0 || w.pad_begin[d] + w.pad_end[d] > w.in[d] ||
           w.out[d] + w.kernel[d] - 1 > w.in[d] + w.pad_begin[d] + w.pad_end[d]) {
         return false;
       }
@@ -282,7 +285,10 @@ class Pool : public KernelBase {
               float* tr = tmp.data() + h * ow_n;
               float* dr = sw > 1 ? dense.data() : tr;
               std::fill(dr, dr + dense_n, -std::numeric_limits<float>::infinity());
-              for (int64_t k = 0; k < w.kernel[1]; ++k) {
+              // Only the taps that reach a column of the input for some dense position.
+              const int64_t k0 = std::max<int64_t>(0, w.pad_begin[1] - dense_n + 1);
+              const int64_t k1 = std::min<int64_t>(w.kernel[1], w.pad_begin[1] + width);
+              for (int64_t k = k0; k < k1; ++k) {
                 const int64_t off = k - w.pad_begin[1];
                 const int64_t lo = std::max<int64_t>(0, -off);
                 const int64_t hi = std::min<int64_t>(dense_n, width - off);
