@@ -61,6 +61,18 @@ int32_t Invalid(const char* what) {
   return Fail(onnx_light::Status(onnx_light::StatusCode::kInvalidArgument, what));
 }
 
+// A fresh options object for a C caller: *out, or a code.
+template <typename T>
+int32_t NewHandle(T** out) {
+  if (out == nullptr) return Invalid("null argument");
+  *out = new (std::nothrow) T();
+  if (*out == nullptr) {
+    return Fail(onnx_light::Status(onnx_light::StatusCode::kResourceExhausted, "out of memory"));
+  }
+  g_error.clear();
+  return 0;
+}
+
 }  // namespace
 
 extern "C" {
@@ -103,13 +115,7 @@ int32_t OnnxLightSessionCreateFromFileWithOptions(const char* path,
 }
 
 int32_t OnnxLightSessionOptionsCreate(OnnxLightSessionOptions** options) {
-  if (options == nullptr) return Invalid("null argument");
-  *options = new (std::nothrow) OnnxLightSessionOptions();
-  if (*options == nullptr) {
-    return Fail(onnx_light::Status(onnx_light::StatusCode::kResourceExhausted, "out of memory"));
-  }
-  g_error.clear();
-  return 0;
+  return NewHandle(options);
 }
 
 void OnnxLightSessionOptionsRelease(OnnxLightSessionOptions* options) {
@@ -154,13 +160,7 @@ size_t OnnxLightSessionOutputCount(const OnnxLightSession* session) {
 }
 
 int32_t OnnxLightRunOptionsCreate(OnnxLightRunOptions** options) {
-  if (options == nullptr) return Invalid("null argument");
-  *options = new (std::nothrow) OnnxLightRunOptions();
-  if (*options == nullptr) {
-    return Fail(onnx_light::Status(onnx_light::StatusCode::kResourceExhausted, "out of memory"));
-  }
-  g_error.clear();
-  return 0;
+  return NewHandle(options);
 }
 
 void OnnxLightRunOptionsRelease(OnnxLightRunOptions* options) {

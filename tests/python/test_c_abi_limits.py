@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 
 import pytest
+from _c_abi import load_library
 
 from onnx_light.onnx import TensorProto, helper
 
@@ -17,13 +18,7 @@ S, F = TensorProto.STRING, TensorProto.FLOAT
 
 @pytest.fixture(scope="module")
 def lib():
-    from onnx_light import _native_dir  # <build>/python/onnx_light
-
-    lib = ctypes.CDLL(str(_native_dir().parents[1] / "lib" / "libonnx_light.so"))
-    lib.OnnxLightSessionCreate.restype = ctypes.c_int32
-    lib.OnnxLightLastErrorMessage.restype = ctypes.c_char_p
-    lib.OnnxLightSessionRelease.argtypes = [ctypes.c_void_p]
-    return lib
+    return load_library()
 
 
 def create(lib, string_input=False, string_output=False):

@@ -9,6 +9,7 @@ import ctypes
 
 import numpy as np
 import pytest
+from _c_abi import Tensor, load_library
 
 from onnx_light.onnx import TensorProto, helper
 
@@ -16,46 +17,9 @@ F, I64 = TensorProto.FLOAT, TensorProto.INT64
 OK, INVALID_ARGUMENT, OUT_OF_RANGE, RESOURCE_EXHAUSTED = 0, 1, 3, 8
 
 
-class Tensor(ctypes.Structure):
-    _fields_ = [
-        ("name", ctypes.c_char_p),
-        ("data", ctypes.c_void_p),
-        ("element_type", ctypes.c_int32),
-        ("element_count", ctypes.c_uint64),
-        ("rank", ctypes.c_size_t),
-        ("shape", ctypes.POINTER(ctypes.c_int64)),
-        ("internal", ctypes.c_void_p),
-    ]
-
-
 @pytest.fixture(scope="module")
 def lib():
-    from onnx_light import _native_dir  # <build>/python/onnx_light
-
-    lib = ctypes.CDLL(str(_native_dir().parents[1] / "lib" / "libonnx_light.so"))
-    P = ctypes.c_void_p
-    sigs = {
-        "OnnxLightSessionOptionsCreate": [ctypes.POINTER(P)],
-        "OnnxLightSessionOptionsRelease": [P],
-        "OnnxLightSessionOptionsSetMemoryBudget": [P, ctypes.c_uint64],
-        "OnnxLightSessionOptionsSetMaxTensorBytes": [P, ctypes.c_uint64],
-        "OnnxLightSessionOptionsSetIntraOpThreads": [P, ctypes.c_int32],
-        "OnnxLightSessionCreateWithOptions": [
-            ctypes.c_char_p,
-            ctypes.c_size_t,
-            P,
-            ctypes.POINTER(P),
-        ],
-        "OnnxLightSessionCreateFromFileWithOptions": [ctypes.c_char_p, P, ctypes.POINTER(P)],
-        "OnnxLightSessionRelease": [P],
-        "OnnxLightRun": [P, ctypes.POINTER(Tensor), ctypes.c_size_t, ctypes.POINTER(Tensor)],
-        "OnnxLightTensorRelease": [ctypes.POINTER(Tensor)],
-    }
-    for name, args in sigs.items():
-        getattr(lib, name).argtypes = args
-        getattr(lib, name).restype = ctypes.c_int32
-    lib.OnnxLightLastErrorMessage.restype = ctypes.c_char_p
-    return lib
+    return load_library()
 
 
 def message(lib) -> str:

@@ -15,6 +15,7 @@ import ctypes
 
 import numpy as np
 import pytest
+from _c_abi import Tensor, load_library
 from _graphs import node_model
 
 import onnx_light
@@ -23,41 +24,15 @@ from onnx_light.onnx import TensorProto, helper
 B, F, I32 = TensorProto.BOOL, TensorProto.FLOAT, TensorProto.INT32
 
 
-class _Tensor(ctypes.Structure):  # OnnxLightTensor (include/onnx_light/c_api.h)
-    _fields_ = [
-        ("name", ctypes.c_char_p),
-        ("data", ctypes.c_void_p),
-        ("element_type", ctypes.c_int32),
-        ("element_count", ctypes.c_uint64),
-        ("rank", ctypes.c_size_t),
-        ("shape", ctypes.POINTER(ctypes.c_int64)),
-        ("internal", ctypes.c_void_p),
-    ]
-
-
 @pytest.fixture(scope="module")
 def lib():
-    from onnx_light import _native_dir  # <build>/python/onnx_light
-
-    lib = ctypes.CDLL(str(_native_dir().parents[1] / "lib" / "libonnx_light.so"))
-    lib.OnnxLightSessionCreate.restype = ctypes.c_int32
-    lib.OnnxLightRun.restype = ctypes.c_int32
-    lib.OnnxLightRun.argtypes = [
-        ctypes.c_void_p,
-        ctypes.POINTER(_Tensor),
-        ctypes.c_size_t,
-        ctypes.POINTER(_Tensor),
-    ]
-    lib.OnnxLightLastErrorMessage.restype = ctypes.c_char_p
-    lib.OnnxLightSessionRelease.argtypes = [ctypes.c_void_p]
-    lib.OnnxLightTensorRelease.argtypes = [ctypes.POINTER(_Tensor)]
-    return lib
+    return load_library()
 
 
 def c_run(lib, handle, x: np.ndarray):
     shape = (ctypes.c_int64 * 1)(x.size)
-    feed = _Tensor(b"x", x.ctypes.data, B, x.size, 1, shape, None)
-    out = _Tensor()
+    feed = Tensor(b"x", x.ctypes.data, B, x.size, 1, shape, None)
+    out = Tensor()
     rc = lib.OnnxLightRun(handle, ctypes.byref(feed), 1, ctypes.byref(out))
     if rc != 0:
         return rc, lib.OnnxLightLastErrorMessage().decode()
