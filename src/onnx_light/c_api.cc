@@ -61,6 +61,11 @@ int32_t Invalid(const char* what) {
   return Fail(onnx_light::Status(onnx_light::StatusCode::kInvalidArgument, what));
 }
 
+// The C++ options behind a C caller's (null: the defaults).
+onnx_light::SessionOptions OptionsOf(const OnnxLightSessionOptions* options) {
+  return options != nullptr ? options->options : onnx_light::SessionOptions();
+}
+
 // A fresh options object for a C caller: *out, or a code.
 template <typename T>
 int32_t NewHandle(T** out) {
@@ -91,10 +96,8 @@ int32_t OnnxLightSessionCreateWithOptions(const void* model, size_t size,
   if (session == nullptr || (model == nullptr && size > 0)) return Invalid("null argument");
   *session = nullptr;
   try {
-    return Wrap(
-        onnx_light::RuntimeSession::CreateFromBytes(
-            model, size, options != nullptr ? options->options : onnx_light::SessionOptions()),
-        session);
+    return Wrap(onnx_light::RuntimeSession::CreateFromBytes(model, size, OptionsOf(options)),
+                session);
   } catch (...) {
     return Invalid("unexpected exception");
   }
@@ -106,9 +109,7 @@ int32_t OnnxLightSessionCreateFromFileWithOptions(const char* path,
   if (session == nullptr || path == nullptr) return Invalid("null argument");
   *session = nullptr;
   try {
-    return Wrap(onnx_light::RuntimeSession::CreateFromFile(
-                    path, options != nullptr ? options->options : onnx_light::SessionOptions()),
-                session);
+    return Wrap(onnx_light::RuntimeSession::CreateFromFile(path, OptionsOf(options)), session);
   } catch (...) {
     return Invalid("unexpected exception");
   }

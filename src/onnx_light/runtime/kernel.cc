@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <exception>
 #include <new>
+#include <string>
 
 #include "compute.h"
 #include "memory_pattern.h"
@@ -122,28 +123,30 @@ Result<std::string> KernelInfo::GetString(const std::string& attr,
 
 namespace {
 std::atomic<uint64_t> g_kernel_exceptions{0};
-}  // namespace
 
-uint64_t KernelExceptionsCaught() {
-  return g_kernel_exceptions.load(std::memory_order_relaxed);
+// A caught exception: counted, and told as `code` with `what` after the node's name.
+Status Caught(StatusCode code, const KernelContext& ctx, const std::string& what) {
+  g_kernel_exceptions.fetch_add(1, std::memory_order_relaxed);
+  return Status(code, ctx.info().Describe() + ": " + what);
 }
+
+}  // namespace
 
 Status ComputeNode(const KernelBase& kernel, KernelContext& ctx) {
   try {
     return kernel.Compute(ctx);
   } catch (const std::bad_alloc&) {
-    g_kernel_exceptions.fetch_add(1, std::memory_order_relaxed);
-    return Status(StatusCode::kResourceExhausted,
-                  ctx.info().Describe() + ": out of memory (std::bad_alloc)");
+    return Caught(StatusCode::kResourceExhausted, ctx, "out of memory (std::bad_alloc)");
   } catch (const std::exception& e) {
-    g_kernel_exceptions.fetch_add(1, std::memory_order_relaxed);
-    return Status(StatusCode::kInternal,
-                  ctx.info().Describe() + ": the kernel threw an exception (a bug): " + e.what());
+    return Caught(StatusCode::kInternal, ctx,
+                  std::string("the kernel threw an exception (a bug): ") + e.what());
   } catch (...) {
-    g_kernel_exceptions.fetch_add(1, std::memory_order_relaxed);
-    return Status(StatusCode::kInternal,
-                  ctx.info().Describe() + ": the kernel threw an exception (a bug)");
+    return Caught(StatusCode::kInternal, ctx, "the kernel threw an exception (a bug)");
   }
+}
+
+uint64_t KernelExceptionsCaught() {
+  return g_kernel_exceptions.load(std::memory_order_relaxed);
 }
 
 Result<Tensor> KernelContext::AllocateTemporary(DataType type,

@@ -236,10 +236,10 @@ inline std::vector<int64_t> TapOffsets(const Window& w) {
   return tap_offset;
 }
 
-// The bytes of (the product of `counts`) elements of `width` bytes (0 when a count is 0 or
-// negative), saturated at UINT64_MAX: a size to check against a budget, never to allocate.
-inline uint64_t WorkBytes(std::initializer_list<int64_t> counts, uint64_t width) {
-  uint64_t n = width;
+// The product of `counts` times `scale` (0 when a count is 0 or negative), saturated at
+// UINT64_MAX: a size or an amount of work to check against a limit, never to allocate.
+inline uint64_t SaturatedProduct(std::initializer_list<int64_t> counts, uint64_t scale = 1) {
+  uint64_t n = scale;
   for (int64_t c : counts) {
     if (c <= 0) return 0;
     if (__builtin_mul_overflow(n, static_cast<uint64_t>(c), &n)) n = UINT64_MAX;
@@ -247,15 +247,16 @@ inline uint64_t WorkBytes(std::initializer_list<int64_t> counts, uint64_t width)
   return n;
 }
 
-// Charges the working memory of an im2col kernel (tap offsets and columns: the sum of
-// `parts`, which may be far more than its input and output, taps times output positions)
-// to the run's memory budget for as long as `hold` lives, before any of it is allocated:
-// RESOURCE_EXHAUSTED naming the node when it does not fit. Without a budget it only counts.
-inline Status HoldWorkingMemory(const KernelContext& ctx, std::initializer_list<uint64_t> parts,
-                                BudgetHold* hold) {
-  uint64_t bytes = 0;
-  for (uint64_t p : parts)
-    bytes = p > UINT64_MAX - bytes ? UINT64_MAX : bytes + p;
+// Charges the working memory of an im2col kernel to the run's memory budget for as long as
+// `hold` lives, before any of it is allocated: the tap offsets (int64) and the columns
+// (`column_bytes` each), taps times output positions of each, which a small output with a
+// large kernel makes gigabytes of. RESOURCE_EXHAUSTED naming the node when it does not
+// fit; without a budget it only counts. `cg`: the input channels per group.
+inline Status HoldIm2ColMemory(const KernelContext& ctx, const Window& w, int64_t cg,
+                               uint64_t column_bytes, BudgetHold* hold) {
+  const uint64_t taps = SaturatedProduct({w.KernelCount(), w.OutCount()}, sizeof(int64_t));
+  const uint64_t columns = SaturatedProduct({cg, w.KernelCount(), w.OutCount()}, column_bytes);
+  const uint64_t bytes = taps > UINT64_MAX - columns ? UINT64_MAX : taps + columns;
   return hold->Add(bytes, ctx.info().Describe() + ": its im2col working memory");
 }
 

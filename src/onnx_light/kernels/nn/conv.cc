@@ -82,23 +82,22 @@ Result<Activation> ReadActivation(const KernelInfo& info) {
                                                "HardSwish, Tanh or Silu)");
 }
 
-// Conv, and FusedConv (Conv + bias + optional residual input Z + activation, made by the
-// fusion pass or loaded from a model; float32 only).
-// Whether every stride and dilation is below 2^30 and every pad in [0, 2^30): the 2-D
-// float paths add them to dimensions and offsets in int64 and take pads as counts of
-// zeros (the node fuzzer: a begin pad of INT64_MAX with a negative end pad, which the
-// spec does not allow but the window check lets through as long as the padded extent
-// fits, overflowed the padded row length). Such a model takes the general path, which
-// keeps every position in range and reads a negative pad as a crop.
+// Whether every stride, dilation and pad is below 2^30: the 2-D float paths add them to
+// dimensions and offsets in int64 (the node fuzzer: a begin pad near INT64_MAX overflowed
+// the padded row length). A model past it takes the general path, which keeps every
+// position in range. (MakeWindow has refused strides and dilations below 1 and negative
+// pads already.)
 bool ModestGeometry(const Window& w) {
   constexpr int64_t kMax = int64_t{1} << 30;
   for (const std::vector<int64_t>* v : {&w.strides, &w.dilations, &w.pad_begin, &w.pad_end}) {
     for (int64_t d : *v)
-      if (d < 0 || d >= kMax) return false;
+      if (d >= kMax) return false;
   }
   return true;
 }
 
+// Conv, and FusedConv (Conv + bias + optional residual input Z + activation, made by the
+// fusion pass or loaded from a model; float32 only).
 class Conv : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
@@ -191,11 +190,8 @@ class Conv : public KernelBase {
       // Taps and columns (k_sz * out_sz of each) may dwarf the input and the output:
       // checked against the budget first.
       BudgetHold work(BudgetOf(ctx));
-      const int64_t k_sz = w.KernelCount(), out_sz = w.OutCount();
-      const uint64_t width = x.dtype() == DataType::kDouble ? sizeof(double) : sizeof(float);
-      ONNX_LIGHT_RETURN_IF_ERROR(HoldWorkingMemory(
-          ctx, {WorkBytes({k_sz, out_sz}, sizeof(int64_t)), WorkBytes({cg, k_sz, out_sz}, width)},
-          &work));
+      ONNX_LIGHT_RETURN_IF_ERROR(HoldIm2ColMemory(
+          ctx, w, cg, x.dtype() == DataType::kDouble ? sizeof(double) : sizeof(float), &work));
       ComputeGeneral(ctx, x, wt, bias, w, batch, c_in, m, cg, y, state);
       if (fused_ && (z != nullptr || HasEffect(act))) {
         // FusedConv is float32: the 3-D case finishes here.

@@ -74,7 +74,7 @@ class Pool : public KernelBase {
     // output visit 2^40 taps, a loop that no cancellation reaches. Past 2^36 visits in all
     // (minutes of work; a 3 x 3 pool over 64 x 224 x 224 makes 2^25) the node is refused.
     constexpr uint64_t kMaxVisits = uint64_t{1} << 36;
-    const uint64_t visits = WorkBytes({nc, w.OutCount(), w.KernelCount()}, 1);
+    const uint64_t visits = SaturatedProduct({nc, w.OutCount(), w.KernelCount()});
     if (visits > kMaxVisits) {
       return Status(StatusCode::kOutOfRange,
                     ctx.info().Describe() + ": " + std::to_string(w.OutCount()) +

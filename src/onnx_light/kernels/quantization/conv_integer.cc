@@ -66,13 +66,10 @@ Result<std::vector<int32_t>> IntegerConv(const KernelContext& ctx, const WindowA
   dims->insert(dims->end(), w.out.begin(), w.out.end());
   const int64_t in_sz = w.InCount(), out_sz = w.OutCount(), k_sz = w.KernelCount();
   const int64_t m_per_group = m / group, rows = cg * k_sz;
-  // Taps and columns (k_sz * out_sz of each) may dwarf the input and the output: checked
-  // against the budget first. (The accumulator and the result are the output's size.)
+  // Taps and columns may dwarf the input and the output: checked against the budget
+  // first. (The accumulator and the result are the output's size.)
   BudgetHold work(BudgetOf(ctx));
-  ONNX_LIGHT_RETURN_IF_ERROR(HoldWorkingMemory(
-      ctx,
-      {WorkBytes({k_sz, out_sz}, sizeof(int64_t)), WorkBytes({cg, k_sz, out_sz}, sizeof(uint32_t))},
-      &work));
+  ONNX_LIGHT_RETURN_IF_ERROR(HoldIm2ColMemory(ctx, w, cg, sizeof(uint32_t), &work));
   const std::vector<int64_t> taps = TapOffsets(w);
   std::vector<uint32_t> col(static_cast<size_t>(rows * out_sz));
   std::vector<uint32_t> wu(wv.begin(), wv.end());
