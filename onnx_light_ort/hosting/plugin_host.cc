@@ -19,8 +19,8 @@ using RegisterFn = OrtStatus*(ORT_API_CALL*)(OrtSessionOptions*, const OrtApiBas
 // A runtime kernel that runs one plugin kernel instance.
 class HostKernel : public KernelBase {
  public:
-  HostKernel(const OrtCustomOp* op, void* kernel, std::string where)
-      : op_(op), kernel_(kernel), where_(std::move(where)) {}
+  // Errors are the bare reason: the session's executor names the node.
+  HostKernel(const OrtCustomOp* op, void* kernel) : op_(op), kernel_(kernel) {}
   HostKernel(const HostKernel&) = delete;
   HostKernel& operator=(const HostKernel&) = delete;
   ~HostKernel() override { op_->KernelDestroy(kernel_); }
@@ -35,13 +35,13 @@ class HostKernel : public KernelBase {
     try {
       status = op_->KernelComputeV2(kernel_, &oc);
     } catch (...) {
-      return Status(StatusCode::kInternal, where_ + ": KernelComputeV2 threw a C++ exception");
+      return Status(StatusCode::kInternal, "KernelComputeV2 threw a C++ exception");
     }
-    ONNX_LIGHT_RETURN_IF_ERROR(ConsumePluginStatus(status, where_ + ": KernelComputeV2"));
+    ONNX_LIGHT_RETURN_IF_ERROR(ConsumePluginStatus(status, "KernelComputeV2"));
     for (size_t i = 0; i < oc.outputs.size(); ++i) {
       if (!oc.outputs[i]) {
         return Status(StatusCode::kInternal,
-                      where_ + ": the plugin did not produce output " + std::to_string(i));
+                      "the plugin did not produce output " + std::to_string(i));
       }
     }
     return Status::Ok();
@@ -50,7 +50,6 @@ class HostKernel : public KernelBase {
  private:
   const OrtCustomOp* op_;
   void* kernel_;
-  std::string where_;
 };
 
 }  // namespace
@@ -121,19 +120,18 @@ Result<std::shared_ptr<onnx_light::KernelRegistry>> PluginHost::MakeRegistry() c
     def.create = [op](const KernelInfo& info) -> Result<std::unique_ptr<KernelBase>> {
       OrtKernelInfo ki{&info};
       void* kernel = nullptr;
-      const std::string where = info.Describe();
       OrtStatus* s = nullptr;
       try {
         s = op->CreateKernelV2(op, HostApi(), &ki, &kernel);
       } catch (...) {
-        return Status(StatusCode::kInternal, where + ": CreateKernelV2 threw a C++ exception");
+        return Status(StatusCode::kInternal, "CreateKernelV2 threw a C++ exception");
       }
-      Status st = ConsumePluginStatus(s, where + ": CreateKernelV2");
+      Status st = ConsumePluginStatus(s, "CreateKernelV2");
       if (!st.ok()) {
         if (kernel != nullptr) op->KernelDestroy(kernel);
         return st;
       }
-      return std::unique_ptr<KernelBase>(new HostKernel(op, kernel, where));
+      return std::unique_ptr<KernelBase>(new HostKernel(op, kernel));
     };
     ONNX_LIGHT_RETURN_IF_ERROR(registry->Register(std::move(def)));
   }

@@ -104,6 +104,15 @@ class [[nodiscard]] Result {
     if (!onnx_light_status_.ok()) return onnx_light_status_; \
   } while (0)
 
+// The common check: returns Status(StatusCode::code, message) from the enclosing function
+// when `cond` holds. `code` is the enumerator (kInvalidArgument); `message` is evaluated
+// only then. A kernel's message is the bare reason: the executor names the node.
+//   ONNX_LIGHT_RETURN_IF(x.rank() < 2, kInvalidArgument, "X must have rank 2 or more");
+#define ONNX_LIGHT_RETURN_IF(cond, code, message)                                     \
+  do {                                                                                \
+    if (cond) return ::onnx_light::Status(::onnx_light::StatusCode::code, (message)); \
+  } while (0)
+
 // `lhs = value of rexpr`, or returns its status from the enclosing function.
 #define ONNX_LIGHT_ASSIGN_OR_RETURN(lhs, rexpr) \
   ONNX_LIGHT_ASSIGN_OR_RETURN_IMPL_(ONNX_LIGHT_CONCAT_(onnx_light_result_, __LINE__), lhs, rexpr)

@@ -2,8 +2,6 @@
 // (KernelContext), and the declaration that registers it (KernelDef).
 #pragma once
 
-#include <atomic>
-#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <functional>
@@ -15,29 +13,32 @@
 #include "onnx_light/core/status.h"
 #include "onnx_light/core/tensor.h"
 #include "onnx_light/onnx/onnx.h"
+#include "onnx_light/runtime/run_control.h"
+#include "onnx_light/runtime/subgraph.h"
 #include "onnx_light/runtime/value.h"
 
 namespace onnx_light {
 
 class ThreadPool;
-class MemoryPattern;
-struct SubgraphScope;
+struct NodeFrame;
 
-// The node a kernel is created for: attributes (typed getters) and the element types
-// resolved for its inputs and outputs at session creation.
+// The node a kernel is created for: attributes (typed getters), the element types
+// resolved for its inputs and outputs at session creation, and its graph attributes
+// compiled (for kernels that run them: If, Loop, Scan).
 class KernelInfo {
  public:
   KernelInfo(const onnx::NodeProto* node, int opset, std::vector<DataType> input_types,
-             std::vector<DataType> output_types, const SubgraphScope* scope = nullptr)
+             std::vector<DataType> output_types, NodeSubgraphs subgraphs = {})
       : node_(node),
         opset_(opset),
         input_types_(std::move(input_types)),
         output_types_(std::move(output_types)),
-        scope_(scope) {}
+        subgraphs_(std::move(subgraphs)) {}
 
-  // The session that owns the node (its options and model), for kernels that build
-  // subgraph sessions (If, Loop, Scan). Null outside a session.
-  const SubgraphScope* scope() const noexcept { return scope_; }
+  // The graph attribute `attr` compiled by the session (runtime/subgraph.h), or null when
+  // the node has no such graph or its kernel does not declare that it runs subgraphs
+  // (KernelDef::subgraph_input_types).
+  const Subgraph* subgraph(const std::string& attr) const { return FindSubgraph(subgraphs_, attr); }
 
   const onnx::NodeProto& node() const noexcept { return *node_; }
   const std::string& name() const noexcept { return node_->name.get(); }
@@ -88,7 +89,7 @@ class KernelInfo {
   int opset_;
   std::vector<DataType> input_types_;
   std::vector<DataType> output_types_;
-  const SubgraphScope* scope_;
+  NodeSubgraphs subgraphs_;
   std::vector<Tensor> constants_;
 };
 
@@ -99,63 +100,25 @@ struct KernelState {
   virtual ~KernelState() = default;
 };
 
-// What a run checks before every node (RunOptions in session.h): a flag another thread
-// may set, and a deadline. The runs of subgraphs (If, Loop, Scan) check their parent's.
-// The bytes a run's node outputs hold at once, against SessionOptions::memory_budget_bytes.
-struct RunBudget {
-  uint64_t limit = 0;
-  std::atomic<uint64_t> used{0};
-  // Whether `bytes` more fit; *held: what the run holds now (for the error message).
-  bool Fits(uint64_t bytes, uint64_t* held) const noexcept {
-    *held = used.load(std::memory_order_relaxed);
-    return bytes <= limit && *held <= limit - bytes;
-  }
-};
-
-// Bytes a kernel keeps outside its outputs while it runs (a Loop's or Scan's per-iteration
-// results before they are stacked), charged to the run's memory budget while the hold
-// lives. Without a budget it only counts.
-class BudgetHold {
- public:
-  explicit BudgetHold(RunBudget* budget = nullptr) : budget_(budget) {}
-  BudgetHold(const BudgetHold&) = delete;
-  BudgetHold& operator=(const BudgetHold&) = delete;
-  ~BudgetHold() {
-    if (budget_ != nullptr) budget_->used.fetch_sub(bytes_, std::memory_order_relaxed);
-  }
-  // RESOURCE_EXHAUSTED (naming `what`) when `bytes` more would pass the budget.
-  Status Add(uint64_t bytes, const std::string& what);
-  uint64_t bytes() const noexcept { return bytes_; }
-
- private:
-  RunBudget* budget_;
-  uint64_t bytes_ = 0;
-};
-
-struct RunControl {
-  const std::atomic<bool>* terminate = nullptr;
-  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
-  RunBudget* budget = nullptr;  // null: no budget
-  // CANCELLED or DEADLINE_EXCEEDED when the run must stop, else OK.
-  Status Check() const;
-};
-
 // Everything a running kernel may touch: its inputs and outputs (Values: tensors,
 // sequences, optionals), the thread pool, per-run state and scratch memory.
 class KernelContext {
  public:
   // `inputs`: one per node input, null for an absent optional one; `outputs`: one per node
   // output, filled by the kernel. Both stay the caller's and must outlive the context.
+  // `frame`: what the running frame lends the node (runtime/node_frame.h: state, scratch,
+  // buffer cache, run controls, budget, memory plan); null outside a run (constant
+  // folding), where the context keeps its own state and scratch and checks nothing.
   KernelContext(const KernelInfo* info, const std::vector<const Value*>& inputs,
                 std::vector<Value>* outputs, ThreadPool* pool, const ShapeLimits* limits,
-                uint64_t max_tensor_bytes, const std::shared_ptr<BufferPool>* buffers = nullptr)
+                uint64_t max_tensor_bytes, const NodeFrame* frame = nullptr)
       : info_(info),
         inputs_(&inputs),
         outputs_(outputs),
         pool_(pool),
         limits_(limits),
         max_tensor_bytes_(max_tensor_bytes),
-        buffers_(buffers) {}
+        frame_(frame) {}
   KernelContext(const KernelContext&) = delete;
   KernelContext& operator=(const KernelContext&) = delete;
 
@@ -199,50 +162,36 @@ class KernelContext {
   // for the same S.
   template <typename S>
   S& State() {
-    if (!*state_) *state_ = std::make_unique<S>();
-    return static_cast<S&>(**state_);
+    std::unique_ptr<KernelState>& slot = StateSlot();
+    if (!slot) slot = std::make_unique<S>();
+    return static_cast<S&>(*slot);
   }
-  void SetStateSlot(std::unique_ptr<KernelState>* slot) { state_ = slot; }
 
   // Scratch memory shared by every node of the running frame (one node runs at a time in
   // a frame): at least `floats` floats, 64-byte aligned, contents undefined, valid until
   // this node's Compute returns. It grows to the largest request and is kept for the
   // frame's later runs, so a model's scratch costs its largest node's, not the sum.
   float* Scratch(size_t floats);
-  void SetScratchSlot(std::vector<float>* slot) { scratch_ = slot; }
 
-  // The run's controls (null: none). Kernels that run subgraphs pass them on, and check
-  // them between iterations (a Loop of many cheap steps stops at the next one).
-  void SetRunControl(const RunControl* control) { control_ = control; }
-  // Where AllocateOutput records the bytes it charged to the run's budget, per output
-  // (the executor gives them back when the values are released).
-  void SetChargedSlot(std::vector<uint64_t>* charged) { charged_ = charged; }
-  const RunControl* run_control() const noexcept { return control_; }
-  Status CheckRun() const { return control_ != nullptr ? control_->Check() : Status::Ok(); }
-
-  // The running frame's memory plan (runtime/memory_pattern.h) and the value index of
-  // each output: AllocateOutput records sizes for it or places outputs in its arena.
-  void SetMemoryPattern(MemoryPattern* pattern, const std::vector<int>* output_values) {
-    pattern_ = pattern;
-    output_values_ = output_values;
-  }
+  // The run's controls (null: none). Kernels that run subgraphs pass them on (Subgraph::Run
+  // does), and check them between iterations (a Loop of many cheap steps stops at the next
+  // one).
+  const RunControl* run_control() const noexcept;
+  Status CheckRun() const;
 
  private:
-  const RunControl* control_ = nullptr;
-  std::vector<uint64_t>* charged_ = nullptr;
-  std::unique_ptr<KernelState> own_state_;  // when no frame gives a slot
-  std::vector<float> own_scratch_;
-  std::vector<float>* scratch_ = &own_scratch_;
-  MemoryPattern* pattern_ = nullptr;
-  const std::vector<int>* output_values_ = nullptr;
-  std::unique_ptr<KernelState>* state_ = &own_state_;
+  std::unique_ptr<KernelState>& StateSlot();
+  std::vector<float>& ScratchSlot();
+
   const KernelInfo* info_;
   const std::vector<const Value*>* inputs_;
   std::vector<Value>* outputs_;
   ThreadPool* pool_;
   const ShapeLimits* limits_;
   uint64_t max_tensor_bytes_;
-  const std::shared_ptr<BufferPool>* buffers_;
+  const NodeFrame* frame_;
+  std::unique_ptr<KernelState> own_state_;  // without a frame
+  std::vector<float> own_scratch_;
 };
 
 // A kernel is created once per node and shared by every run of the session: Compute is
@@ -269,11 +218,21 @@ inline constexpr int kMaxOpset = INT_MAX;
 using KernelFactory = std::function<Result<std::unique_ptr<KernelBase>>(const KernelInfo&)>;
 // Resolves output types that the constraints leave open (e.g. Cast's `to`, an If branch's
 // outputs). Fills `output_types` entries that are UNDEFINED. `opset` is the model's import
-// for the node's domain; `input_types` include a subgraph's implicit inputs; `scope` is
-// the session being built (for subgraphs).
+// for the node's domain; `input_types` include a subgraph's implicit inputs; `subgraphs`
+// are the node's graph attributes as built for its kernel (their outputs are typed), empty
+// unless the kernel declares subgraph_input_types.
 using OutputTypeFn = std::function<Status(
     const onnx::NodeProto& node, int opset, const std::vector<DataType>& input_types,
-    std::vector<DataType>* output_types, const SubgraphScope* scope)>;
+    std::vector<DataType>* output_types, const NodeSubgraphs& subgraphs)>;
+
+// For kernels that run their node's graph attributes (If, Loop, Scan): the element types of
+// the graph `attribute`'s own inputs, in order, where the graph leaves them out (a Loop
+// body's iteration number, condition and carried values); UNDEFINED keeps what the graph
+// declares. `input_types` are the node's, implicit inputs included. Errors reject the node
+// (a body that does not take what the op passes it).
+using SubgraphInputTypesFn = std::function<Status(
+    const onnx::NodeProto& node, int opset, const std::string& attribute,
+    const std::vector<DataType>& input_types, std::vector<DataType>* graph_input_types)>;
 
 // How many inputs and outputs a node of the kernel's op may have, and which may be empty
 // (bit i: position i may be an empty name or left out). min_inputs < 0: unchecked; a
@@ -299,6 +258,11 @@ struct KernelDef {
   std::vector<TypeConstraint> constraints;
   KernelFactory create;
   OutputTypeFn output_types;  // optional
+  // Set by kernels that run their node's graph attributes: the session then builds each
+  // graph attribute with the node (typed, checked), compiles it with the enclosing plan
+  // (passes, constants from the enclosing graph) and hands it to the kernel
+  // (KernelInfo::subgraph).
+  SubgraphInputTypesFn subgraph_input_types;
   // Positions that take or produce a sequence of tensors instead of a tensor; the type
   // constraints then bind the sequence's element type.
   std::vector<int> sequence_inputs, sequence_outputs;

@@ -1,10 +1,13 @@
 // Value: what flows along a graph edge — a tensor, a sequence of tensors, or an optional
 // (none or a tensor). The one value type of the API, the planner (ValueKind), a run's
-// frame and the kernels (KernelContext's inputs and outputs).
+// frame and the kernels (KernelContext's inputs and outputs); and how a graph's inputs and
+// outputs are described (ValueMeta) and named (NamedTensor, NamedValue).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "onnx_light/core/tensor.h"
@@ -31,5 +34,22 @@ struct Value {
     return sequence == nullptr && tensor.is_defined() ? &tensor : nullptr;
   }
 };
+
+// Name, element type and shape of a graph input or output. A dimension is a number
+// (dims[i] >= 0), a symbol (dim_params[i] non-empty, dims[i] = -1) or unknown (-1, "").
+struct ValueMeta {
+  std::string name;
+  DataType type = DataType::kUndefined;  // for a sequence or an optional: its element type
+  ValueKind kind = ValueKind::kTensor;
+  bool is_sequence() const noexcept { return kind == ValueKind::kSequence; }
+  bool is_optional() const noexcept { return kind == ValueKind::kOptional; }
+  bool has_shape = false;
+  std::vector<int64_t> dims;
+  std::vector<std::string> dim_params;
+};
+
+using NamedTensor = std::pair<std::string, Tensor>;
+
+using NamedValue = std::pair<std::string, Value>;
 
 }  // namespace onnx_light

@@ -11,6 +11,7 @@
 #include "onnx_light/runtime/subgraph.h"
 #include "onnx_light/runtime/tensor_proto.h"
 #include "op_schema.h"
+#include "plan.h"
 
 namespace onnx_light {
 
@@ -131,31 +132,42 @@ bool HasSubgraph(const onnx::NodeProto& node) {
 
 namespace {
 
+// A value a subgraph reads from its enclosing graphs: the enclosing node's input
+// `position` (one of its implicit inputs).
+struct OuterValue {
+  std::string name;
+  DataType type;
+  ValueKind kind;
+  size_t position;
+};
+
 // Builds a Graph step by step (BuildGraph below); each step reads what the earlier ones
-// left in its members.
+// left in its members. The same builder makes a model's graph and, recursively, the graph
+// attributes of its nodes (a subgraph: `outer` values readable from enclosing graphs, and
+// `own_types` for its inputs that leave their element type out).
 struct GraphBuilder {
-  const onnx::ModelProto& model;
   const onnx::GraphProto& graph;
   const SessionOptions& options;
-  const SubgraphScope* scope;
+  const std::map<std::string, int>& opsets;  // domain -> imported version
+  bool listed_weights;  // IR < 4: initializers listed among the inputs are weights
+  const std::vector<DataType>& own_types;
+  const std::vector<OuterValue>& outer;
   Graph& g;
-  std::vector<ValueMeta>* graph_inputs;
-  std::vector<ValueMeta>* graph_outputs;
-  std::map<std::string, int> opsets;                   // domain -> imported version
   std::unordered_map<std::string, DataType> declared;  // value -> declared element type
   std::vector<std::vector<std::string>> implicit;      // by node: names its subgraphs read
   std::vector<size_t> order;                           // node positions, topologically
 
-  Status ReadOpsets() {
-    for (const onnx::OperatorSetIdProto& o : model.opset_import) {
-      const std::string domain = NormalizeDomain(o.domain.get());
-      auto [it, inserted] = opsets.emplace(domain, static_cast<int>(o.version.get()));
-      if (!inserted && it->second != o.version.get()) {
-        return Status(StatusCode::kInvalidModel,
-                      "opset of domain '" + domain + "' imported twice with different versions");
-      }
+  Status Build() {
+    for (const OuterValue& o : outer) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(int id, AddValue(o.name, o.type, -1));
+      g.kinds[static_cast<size_t>(id)] = o.kind;
     }
-    return Status::Ok();
+    ONNX_LIGHT_RETURN_IF_ERROR(AddInitializersAndInputs());
+    CollectDeclaredTypes();
+    ONNX_LIGHT_RETURN_IF_ERROR(Order());
+    for (size_t k : order)
+      ONNX_LIGHT_RETURN_IF_ERROR(AddNode(k));
+    return AddOutputs();
   }
 
   // A new value (each name once: single assignment).
@@ -187,9 +199,9 @@ struct GraphBuilder {
     // Before IR version 4 every initializer had to be listed among the graph inputs as
     // well; those are weights, not inputs (ONNX Runtime treats them the same way), so they
     // stay constants. From IR 4 on, an initializer that is also an input is its default.
-    const bool listed_weights = model.ir_version.get() < 4;
-    for (const onnx::ValueInfoProto& vi : graph.input) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(ValueMeta meta, MetaFromValueInfo(vi, "input"));
+    for (size_t k = 0; k < graph.input.size(); ++k) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(ValueMeta meta, MetaFromValueInfo(graph.input[k], "input"));
+      if (meta.type == DataType::kUndefined && k < own_types.size()) meta.type = own_types[k];
       auto it = g.index.find(meta.name);
       if (it != g.index.end() && listed_weights) continue;
       if (it != g.index.end()) {  // an initializer: optional input with a default
@@ -211,7 +223,7 @@ struct GraphBuilder {
         g.input_values.push_back(id);
         g.input_has_default.push_back(false);
       }
-      graph_inputs->push_back(std::move(meta));
+      g.input_meta.push_back(std::move(meta));
     }
     return Status::Ok();
   }
@@ -377,13 +389,20 @@ struct GraphBuilder {
         }
       }
     }
-    if (def->output_types) {
-      Status s = def->output_types(node, opset_it->second, input_types, &output_types, scope);
+    Graph::Node pn;
+    if (def->subgraph_input_types) {
+      Status s = AddSubgraphs(k, opset_it->second, *def, input_types, inputs, &pn.subgraphs);
       if (!s.ok()) {
         return s.WithContext("node '" + node.name.get() + "' (" + node.op_type.get() + ")");
       }
     }
-    Graph::Node pn;
+    if (def->output_types) {
+      Status s =
+          def->output_types(node, opset_it->second, input_types, &output_types, pn.subgraphs);
+      if (!s.ok()) {
+        return s.WithContext("node '" + node.name.get() + "' (" + node.op_type.get() + ")");
+      }
+    }
     pn.proto = &node;
     pn.def = def;
     pn.inputs = std::move(inputs);
@@ -417,9 +436,50 @@ struct GraphBuilder {
                                                                         : ValueKind::kTensor;
       pn.outputs.push_back(id);
     }
-    pn.info =
-        std::make_unique<KernelInfo>(&node, opset_it->second, input_types, output_types, scope);
+    pn.info = std::make_unique<KernelInfo>(&node, opset_it->second, input_types, output_types,
+                                           pn.subgraphs);
     g.nodes.push_back(std::move(pn));
+    return Status::Ok();
+  }
+
+  // The graph attributes of node `k`, whose kernel runs them: each built as a graph of its
+  // own that reads the node's implicit inputs (`input_types`, `inputs`: the node's, by
+  // position) as outer values.
+  Status AddSubgraphs(size_t k, int opset, const KernelDef& def,
+                      const std::vector<DataType>& input_types, const std::vector<int>& inputs,
+                      NodeSubgraphs* built) {
+    const onnx::NodeProto& node = graph.node[k];
+    const std::vector<std::string>& node_free = implicit[k];
+    const size_t first_implicit = node.input.size();
+    for (const onnx::AttributeProto& a : node.attribute) {
+      if (!a.g.has()) continue;
+      const onnx::GraphProto& sub = a.g.get();
+      const std::string where = "graph '" + a.name.get() + "'";
+      std::vector<DataType> own(sub.input.size(), DataType::kUndefined);
+      Status typed = def.subgraph_input_types(node, opset, a.name.get(), input_types, &own);
+      if (!typed.ok()) return typed.WithContext(where);
+      std::vector<OuterValue> reads;
+      for (const std::string& name : GraphFreeNames(sub)) {
+        auto it = std::lower_bound(node_free.begin(), node_free.end(), name);
+        const size_t pos = first_implicit + static_cast<size_t>(it - node_free.begin());
+        if (it == node_free.end() || *it != name || pos >= inputs.size() || inputs[pos] < 0) {
+          return Status(StatusCode::kInternal, where + " reads unknown '" + name + "'");
+        }
+        reads.push_back({name, input_types[pos], g.kinds[static_cast<size_t>(inputs[pos])], pos});
+      }
+      auto impl = std::make_unique<Subgraph::Impl>();
+      impl->name = sub.name.get();
+      impl->graph = std::make_unique<Graph>();
+      // A subgraph's initializers are never listed weights (they have no inputs to list).
+      GraphBuilder b{sub, options, opsets, false, own, reads, *impl->graph, {}, {}, {}};
+      Status s = b.Build();
+      if (!s.ok()) return s.WithContext(where + " ('" + sub.name.get() + "')");
+      for (const OuterValue& o : reads) {
+        impl->outer_values.push_back(impl->graph->index.at(o.name));
+        impl->outer_positions.push_back(o.position);
+      }
+      built->emplace_back(a.name.get(), std::make_shared<Subgraph>(std::move(impl)));
+    }
     return Status::Ok();
   }
 
@@ -450,7 +510,7 @@ struct GraphBuilder {
       }
       meta.type = actual;
       g.output_values.push_back(it->second);
-      graph_outputs->push_back(std::move(meta));
+      g.output_meta.push_back(std::move(meta));
     }
     return Status::Ok();
   }
@@ -458,20 +518,30 @@ struct GraphBuilder {
 
 }  // namespace
 
-Status BuildGraph(const onnx::ModelProto& model, const SessionOptions& options,
-                  const SubgraphScope* scope, Graph* built, std::vector<ValueMeta>* graph_inputs,
-                  std::vector<ValueMeta>* graph_outputs) {
+Status BuildGraph(const onnx::ModelProto& model, const SessionOptions& options, Graph* built) {
   if (!model.graph.has()) return Status(StatusCode::kInvalidModel, "the model has no graph");
-  GraphBuilder b{
-      model, model.graph.get(), options, scope, *built, graph_inputs, graph_outputs, {}, {}, {},
-      {}};
-  ONNX_LIGHT_RETURN_IF_ERROR(b.ReadOpsets());
-  ONNX_LIGHT_RETURN_IF_ERROR(b.AddInitializersAndInputs());
-  b.CollectDeclaredTypes();
-  ONNX_LIGHT_RETURN_IF_ERROR(b.Order());
-  for (size_t k : b.order)
-    ONNX_LIGHT_RETURN_IF_ERROR(b.AddNode(k));
-  return b.AddOutputs();
+  std::map<std::string, int> opsets;
+  for (const onnx::OperatorSetIdProto& o : model.opset_import) {
+    const std::string domain = NormalizeDomain(o.domain.get());
+    auto [it, inserted] = opsets.emplace(domain, static_cast<int>(o.version.get()));
+    if (!inserted && it->second != o.version.get()) {
+      return Status(StatusCode::kInvalidModel,
+                    "opset of domain '" + domain + "' imported twice with different versions");
+    }
+  }
+  const std::vector<DataType> own_types;  // a model's inputs declare theirs
+  const std::vector<OuterValue> outer;    // a model's graph encloses nothing
+  GraphBuilder b{model.graph.get(),
+                 options,
+                 opsets,
+                 model.ir_version.get() < 4,
+                 own_types,
+                 outer,
+                 *built,
+                 {},
+                 {},
+                 {}};
+  return b.Build();
 }
 
 Result<onnx::ModelProto> GraphToModel(const Graph& graph, const onnx::ModelProto& source) {

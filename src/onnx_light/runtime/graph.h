@@ -12,7 +12,8 @@
 #include <vector>
 
 #include "onnx_light/runtime/kernel.h"
-#include "onnx_light/runtime/session.h"
+#include "onnx_light/runtime/session_options.h"
+#include "onnx_light/runtime/subgraph.h"
 #include "onnx_light/runtime/value.h"
 
 namespace onnx_light {
@@ -24,6 +25,9 @@ struct Graph {
     std::unique_ptr<KernelInfo> info;
     std::vector<int> inputs;   // value index, -1 for an absent optional input
     std::vector<int> outputs;  // value index, -1 for an unused optional output
+    // The node's graph attributes, built with it when its kernel runs them (the same
+    // objects its KernelInfo hands the kernel); compiled with the plan.
+    NodeSubgraphs subgraphs;
   };
   std::vector<std::string> value_names;
   std::vector<DataType> value_types;           // a sequence's element type
@@ -34,18 +38,17 @@ struct Graph {
   std::vector<int> input_values;               // graph inputs, in order
   std::vector<bool> input_has_default;         // graph input that an initializer backs
   std::vector<int> output_values;              // graph outputs, in order
+  std::vector<ValueMeta> input_meta;           // graph inputs as a session shows them
+  std::vector<ValueMeta> output_meta;          // graph outputs, likewise
   std::vector<Node> nodes;                     // topological order
   std::deque<onnx::NodeProto> owned_protos;    // nodes made by passes (stable addresses)
 };
 
 // Builds the graph of `model` with the session's kernels and options: validates the model
 // (opsets, single assignment, every read produced, no cycles, declared types) and every
-// node against its op, and matches each node's kernel. `graph_inputs` and `graph_outputs`
-// receive the inputs and outputs as the session shows them. `scope` is the session's, for
-// the subgraph kernels.
-Status BuildGraph(const onnx::ModelProto& model, const SessionOptions& options,
-                  const SubgraphScope* scope, Graph* built, std::vector<ValueMeta>* graph_inputs,
-                  std::vector<ValueMeta>* graph_outputs);
+// node against its op, and matches each node's kernel. The graph attributes of nodes
+// whose kernels run them are built too, recursively (Graph::Node::subgraphs).
+Status BuildGraph(const onnx::ModelProto& model, const SessionOptions& options, Graph* built);
 
 // The graph as a standard ONNX model (what runs: folded values as initializers, nodes in
 // their planned order, `onnx_light` imported when a node of that domain is in it).

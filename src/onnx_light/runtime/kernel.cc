@@ -8,6 +8,7 @@
 
 #include "compute.h"
 #include "memory_pattern.h"
+#include "node_frame.h"
 #include "onnx_light/runtime/thread_pool.h"
 
 namespace onnx_light {
@@ -69,11 +70,10 @@ Result<const onnx::AttributeProto*> KernelInfo::Typed(const std::string& attr,
                                                       onnx::AttributeType type) const {
   const onnx::AttributeProto* a = Find(attr);
   if (a == nullptr) {
-    return Status(StatusCode::kInvalidModel,
-                  Describe() + ": required attribute '" + attr + "' is missing");
+    return Status(StatusCode::kInvalidModel, "required attribute '" + attr + "' is missing");
   }
   if (a->type.get() != static_cast<int32_t>(type)) {
-    return Status(StatusCode::kInvalidModel, Describe() + ": attribute '" + attr + "' has type " +
+    return Status(StatusCode::kInvalidModel, "attribute '" + attr + "' has type " +
                                                  AttributeTypeName(a->type.get()) + ", expected " +
                                                  AttributeTypeName(static_cast<int32_t>(type)));
   }
@@ -124,10 +124,10 @@ Result<std::string> KernelInfo::GetString(const std::string& attr,
 namespace {
 std::atomic<uint64_t> g_kernel_exceptions{0};
 
-// A caught exception: counted, and told as `code` with `what` after the node's name.
-Status Caught(StatusCode code, const KernelContext& ctx, const std::string& what) {
+// A caught exception: counted, and told as `code` with `what` (the caller names the node).
+Status Caught(StatusCode code, const std::string& what) {
   g_kernel_exceptions.fetch_add(1, std::memory_order_relaxed);
-  return Status(code, ctx.info().Describe() + ": " + what);
+  return Status(code, what);
 }
 
 }  // namespace
@@ -136,12 +136,12 @@ Status ComputeNode(const KernelBase& kernel, KernelContext& ctx) {
   try {
     return kernel.Compute(ctx);
   } catch (const std::bad_alloc&) {
-    return Caught(StatusCode::kResourceExhausted, ctx, "out of memory (std::bad_alloc)");
+    return Caught(StatusCode::kResourceExhausted, "out of memory (std::bad_alloc)");
   } catch (const std::exception& e) {
-    return Caught(StatusCode::kInternal, ctx,
+    return Caught(StatusCode::kInternal,
                   std::string("the kernel threw an exception (a bug): ") + e.what());
   } catch (...) {
-    return Caught(StatusCode::kInternal, ctx, "the kernel threw an exception (a bug)");
+    return Caught(StatusCode::kInternal, "the kernel threw an exception (a bug)");
   }
 }
 
@@ -152,23 +152,23 @@ uint64_t KernelExceptionsCaught() {
 Result<Tensor> KernelContext::AllocateTemporary(DataType type,
                                                 const std::vector<int64_t>& dims) const {
   Result<Shape> shape = Shape::Create(dims, *limits_);
-  if (!shape.ok()) return shape.status().WithContext(info_->Describe() + ": a partial result");
+  if (!shape.ok()) return shape.status().WithContext("a partial result");
   ONNX_LIGHT_ASSIGN_OR_RETURN(size_t bytes, StorageBytes(type, shape->num_elements()));
   if (bytes > max_tensor_bytes_) {
-    return Status(StatusCode::kOutOfRange,
-                  info_->Describe() + ": a partial result of shape " + shape->ToString() +
-                      " needs " + std::to_string(bytes) + " bytes, over the limit of " +
-                      std::to_string(max_tensor_bytes_));
+    return Status(StatusCode::kOutOfRange, "a partial result of shape " + shape->ToString() +
+                                               " needs " + std::to_string(bytes) +
+                                               " bytes, over the limit of " +
+                                               std::to_string(max_tensor_bytes_));
   }
-  if (control_ != nullptr && control_->budget != nullptr) {
-    const RunBudget& b = *control_->budget;
+  const RunControl* control = run_control();
+  if (control != nullptr && control->budget != nullptr) {
+    const RunBudget& b = *control->budget;
     uint64_t held = 0;
     if (!b.Fits(bytes, &held)) {
       return Status(StatusCode::kResourceExhausted,
-                    info_->Describe() + ": a partial result of shape " + shape->ToString() +
-                        " needs " + std::to_string(bytes) + " bytes; the run holds " +
-                        std::to_string(held) + " and its memory budget is " +
-                        std::to_string(b.limit) + " bytes");
+                    "a partial result of shape " + shape->ToString() + " needs " +
+                        std::to_string(bytes) + " bytes; the run holds " + std::to_string(held) +
+                        " and its memory budget is " + std::to_string(b.limit) + " bytes");
     }
   }
   return Tensor::Allocate(type, std::move(*shape));
@@ -176,8 +176,7 @@ Result<Tensor> KernelContext::AllocateTemporary(DataType type,
 
 Result<Tensor*> KernelContext::AllocateOutput(size_t i, const std::vector<int64_t>& dims) {
   if (i >= outputs_->size()) {
-    return Status(StatusCode::kInternal,
-                  info_->Describe() + ": output " + std::to_string(i) + " does not exist");
+    return Status(StatusCode::kInternal, "output " + std::to_string(i) + " does not exist");
   }
   return AllocateOutput(i, info_->output_type(i), dims);
 }
@@ -185,70 +184,88 @@ Result<Tensor*> KernelContext::AllocateOutput(size_t i, const std::vector<int64_
 Result<Tensor*> KernelContext::AllocateOutput(size_t i, DataType type,
                                               const std::vector<int64_t>& dims) {
   if (i >= outputs_->size()) {
-    return Status(StatusCode::kInternal,
-                  info_->Describe() + ": output " + std::to_string(i) + " does not exist");
+    return Status(StatusCode::kInternal, "output " + std::to_string(i) + " does not exist");
   }
   Result<Shape> shape = Shape::Create(dims, *limits_);
-  if (!shape.ok())
-    return shape.status().WithContext(info_->Describe() + ": output " + std::to_string(i));
+  if (!shape.ok()) return shape.status().WithContext("output " + std::to_string(i));
   ONNX_LIGHT_ASSIGN_OR_RETURN(size_t bytes, StorageBytes(type, shape->num_elements()));
   if (bytes > max_tensor_bytes_) {
     return Status(StatusCode::kOutOfRange,
-                  info_->Describe() + ": output " + std::to_string(i) + " of shape " +
-                      shape->ToString() + " needs " + std::to_string(bytes) +
-                      " bytes, over the limit of " + std::to_string(max_tensor_bytes_));
+                  "output " + std::to_string(i) + " of shape " + shape->ToString() + " needs " +
+                      std::to_string(bytes) + " bytes, over the limit of " +
+                      std::to_string(max_tensor_bytes_));
   }
-  if (control_ != nullptr && control_->budget != nullptr && charged_ != nullptr &&
-      i < charged_->size()) {
-    RunBudget& b = *control_->budget;
+  std::vector<uint64_t>* charged = frame_ != nullptr ? frame_->charged : nullptr;
+  const RunControl* control = run_control();
+  if (control != nullptr && control->budget != nullptr && charged != nullptr &&
+      i < charged->size()) {
+    RunBudget& b = *control->budget;
     uint64_t held = 0;
     if (!b.Fits(bytes, &held)) {
       return Status(StatusCode::kResourceExhausted,
-                    info_->Describe() + ": output " + std::to_string(i) + " of shape " +
-                        shape->ToString() + " needs " + std::to_string(bytes) +
-                        " bytes; the run holds " + std::to_string(held) +
+                    "output " + std::to_string(i) + " of shape " + shape->ToString() + " needs " +
+                        std::to_string(bytes) + " bytes; the run holds " + std::to_string(held) +
                         " and its memory budget is " + std::to_string(b.limit) + " bytes");
     }
     b.used.fetch_add(bytes, std::memory_order_relaxed);
-    (*charged_)[i] += bytes;
+    (*charged)[i] += bytes;
   }
-  if (pattern_ != nullptr && output_values_ != nullptr && i < output_values_->size() &&
+  MemoryPattern* pattern = frame_ != nullptr ? frame_->pattern : nullptr;
+  if (pattern != nullptr && frame_->output_values != nullptr && i < frame_->output_values->size() &&
       type != DataType::kString) {
-    const int v = (*output_values_)[i];
-    if (pattern_->planned()) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor placed, pattern_->Allocate(v, type, *shape, bytes));
+    const int v = (*frame_->output_values)[i];
+    if (pattern->planned()) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor placed, pattern->Allocate(v, type, *shape, bytes));
       if (placed.is_defined()) {
         (*outputs_)[i] = Value{std::move(placed), nullptr};
         return &(*outputs_)[i].tensor;
       }
-    } else if (pattern_->recording()) {
-      pattern_->Record(v, bytes);
+    } else if (pattern->recording()) {
+      pattern->Record(v, bytes);
     }
   }
   static const std::shared_ptr<BufferPool> kNoPool;
+  const std::shared_ptr<BufferPool>* buffers = frame_ != nullptr ? frame_->buffers : nullptr;
   ONNX_LIGHT_ASSIGN_OR_RETURN(
-      Tensor t, Tensor::Allocate(type, std::move(*shape), buffers_ ? *buffers_ : kNoPool));
+      Tensor t, Tensor::Allocate(type, std::move(*shape), buffers ? *buffers : kNoPool));
   (*outputs_)[i] = Value{std::move(t), nullptr};
   return &(*outputs_)[i].tensor;
 }
 
+std::unique_ptr<KernelState>& KernelContext::StateSlot() {
+  return frame_ != nullptr && frame_->state != nullptr ? *frame_->state : own_state_;
+}
+
+std::vector<float>& KernelContext::ScratchSlot() {
+  return frame_ != nullptr && frame_->scratch != nullptr ? *frame_->scratch : own_scratch_;
+}
+
+const RunControl* KernelContext::run_control() const noexcept {
+  return frame_ != nullptr ? frame_->control : nullptr;
+}
+
+Status KernelContext::CheckRun() const {
+  const RunControl* control = run_control();
+  return control != nullptr ? control->Check() : Status::Ok();
+}
+
 float* KernelContext::Scratch(size_t floats) {
   constexpr size_t kAlign = 64 / sizeof(float);
-  if (scratch_->size() < floats + kAlign) {
+  std::vector<float>& scratch = ScratchSlot();
+  if (scratch.size() < floats + kAlign) {
     // Contents need not survive: free the old block before allocating the larger one, so
     // growing never holds both (a copy would raise the peak by the old size).
-    std::vector<float>().swap(*scratch_);
-    scratch_->resize(floats + kAlign);
+    std::vector<float>().swap(scratch);
+    scratch.resize(floats + kAlign);
   }
-  float* p = scratch_->data();
+  float* p = scratch.data();
   const size_t mis = reinterpret_cast<uintptr_t>(p) % 64;
   return mis == 0 ? p : p + (64 - mis) / sizeof(float);
 }
 
 Status KernelContext::SetOutput(size_t i, Tensor tensor) {
   if (i >= outputs_->size()) {
-    return Status(StatusCode::kInternal,
-                  info_->Describe() + ": output " + std::to_string(i) + " does not exist");
+    return Status(StatusCode::kInternal, "output " + std::to_string(i) + " does not exist");
   }
   (*outputs_)[i] = Value{std::move(tensor), nullptr};
   return Status::Ok();
@@ -261,8 +278,7 @@ Status KernelContext::SetOutputSequence(size_t i, TensorSequence sequence) {
 
 Status KernelContext::SetOutputValue(size_t i, Value value) {
   if (i >= outputs_->size()) {
-    return Status(StatusCode::kInternal,
-                  info_->Describe() + ": output " + std::to_string(i) + " does not exist");
+    return Status(StatusCode::kInternal, "output " + std::to_string(i) + " does not exist");
   }
   (*outputs_)[i] = std::move(value);
   return Status::Ok();

@@ -1,19 +1,21 @@
-// The immutable plan of a session (its graph, kernels, value lifetimes) and what one run
-// owns (a Frame), shared by the planner (session.cc) and the executor (executor.cc).
+// The plan: a graph once the passes are done, with what runs need — one kernel slot per
+// node, the values each node releases, value lifetimes, the compiled subgraphs of its
+// nodes, and its idle frames. Immutable after compilation (the frame pool and the kernel
+// slots are thread-safe), shared by every run. A session owns one; a Subgraph owns one.
 #pragma once
 
-#include <array>
 #include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "frame.h"
 #include "graph.h"
-#include "memory_pattern.h"
-#include "onnx_light/core/buffer_pool.h"
 #include "onnx_light/runtime/kernel.h"
-#include "onnx_light/runtime/session.h"
+#include "onnx_light/runtime/session_options.h"
+#include "onnx_light/runtime/subgraph.h"
 
 namespace onnx_light {
 
@@ -31,43 +33,39 @@ class KernelSlot {
   std::unique_ptr<KernelBase> owner_;
 };
 
-// The graph once the passes are done, with what runs need: one kernel slot per node, the
-// values each node releases, and value lifetimes. Immutable after session creation.
-struct RuntimeSession::Plan : Graph {
+struct Plan {
+  Graph graph;
+  const SessionOptions* options = nullptr;           // the session's: limits, caches, profiler
   std::vector<std::unique_ptr<KernelSlot>> kernels;  // by node, created at the first run
   std::vector<std::vector<int>> release;             // by node: values whose last reader it is
   // The node after which a value is released (its last reader, or its producer when
   // nothing reads it); nodes.size() for graph outputs, which outlive the run.
   std::vector<int> last_use;
+  mutable FramePool frames;
 };
 
-// What a run owns besides its values: each node's kernel state and a buffer cache. A
-// frame serves one run at a time and is reused by later runs, so scratch memory and
-// shape-keyed caches survive between runs without being shared between threads.
-struct RuntimeSession::Frame {
-  std::vector<Value> values;                         // by value index
-  std::vector<std::unique_ptr<KernelState>> states;  // by node index
-  std::shared_ptr<BufferPool> buffers;
-  std::vector<float> scratch;             // KernelContext::Scratch, shared by the frame's nodes
-  std::unique_ptr<MemoryPattern> memory;  // null when SessionOptions::enable_mem_pattern is off
-  std::vector<int64_t> signature;         // the running inputs' shapes (MemoryPattern)
-  std::vector<const Value*> node_inputs;  // the running node's, reused node after node
-  std::vector<Value> node_outputs;
-  std::vector<uint64_t> node_charged;  // bytes the running node's outputs charged the budget
-  std::vector<uint64_t> charged;       // by value index: bytes held against the budget
-};
+// What compiling a graph did: nodes the passes removed, by pass name (subgraphs included).
+using PassReport = std::vector<std::pair<const char*, size_t>>;
 
-// Idle frames, lock-free: a run takes one (or makes one) and puts it back; at most
-// kSlots are kept for later runs.
-class RuntimeSession::FramePool {
- public:
-  static constexpr size_t kSlots = 16;
-  ~FramePool();
-  std::unique_ptr<Frame> Take();
-  void Give(std::unique_ptr<Frame> frame);
+// Compiles `graph` (built by BuildGraph) under the session's `options`: runs the passes of
+// its level, tells each node which inputs are constants, compiles its nodes' subgraphs
+// (their enclosing constants made theirs) and plans value lifetimes. `options` must
+// outlive the plan.
+Result<std::unique_ptr<Plan>> CompilePlan(Graph graph, const SessionOptions& options,
+                                          PassReport* report);
 
- private:
-  std::array<std::atomic<Frame*>, kSlots> slots_{};
+// A Subgraph's insides. Built with its node (graph.cc): `graph` typed and checked, the
+// values it reads from enclosing graphs listed with the node input each comes from. Then
+// compiled with the enclosing plan: `plan`, and the outer values that are not constants
+// there, fed by every run.
+struct Subgraph::Impl {
+  std::string name;
+  std::unique_ptr<Graph> graph;                  // until compiled
+  std::vector<int> outer_values;                 // values of `graph` read from enclosing graphs
+  std::vector<size_t> outer_positions;           // for each: the node input it arrives as
+  std::unique_ptr<Plan> plan;                    // once compiled
+  std::vector<std::pair<int, size_t>> bindings;  // outer values fed per run: (value, input)
+  const Graph& built() const { return plan ? plan->graph : *graph; }
 };
 
 }  // namespace onnx_light

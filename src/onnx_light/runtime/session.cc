@@ -1,10 +1,11 @@
 #include "onnx_light/runtime/session.h"
 
-// The session: Create builds the graph (graph.cc), runs the passes (passes/) and plans it
-// (kernel slots, value lifetimes); Run is in executor.cc.
+// The session: the facade over the runtime. Create builds the graph (graph.cc) and
+// compiles it into a plan (plan.cc); Run hands the plan to the executor (executor.cc).
 #include <cstring>
 #include <string>
 
+#include "executor.h"
 #include "onnx_light/runtime/cpu.h"
 #include "onnx_light/runtime/thread_pool.h"
 #include "passes/pass_manager.h"
@@ -29,7 +30,6 @@ Result<std::unique_ptr<RuntimeSession>> RuntimeSession::Create(onnx::ModelProto 
   if (s->options_.enable_profiling && !s->options_.profiler) {
     s->options_.profiler = std::make_shared<Profiler>();
   }
-  s->scope_ = SubgraphScope{&s->options_, s->model_.get()};
   const GraphOptimizationLevel level = s->options_.graph_optimization_level;
   if (level != GraphOptimizationLevel::kNone && level != GraphOptimizationLevel::kBasic &&
       level != GraphOptimizationLevel::kExtended && level != GraphOptimizationLevel::kAll) {
@@ -44,8 +44,8 @@ Result<std::unique_ptr<RuntimeSession>> RuntimeSession::Create(onnx::ModelProto 
     Status saved = onnx::SaveModel(optimized, s->options_.optimized_model_path);
     if (!saved.ok()) return saved.WithContext("writing optimized_model_path");
   }
+  // The session's one pool: its subgraphs run on it too (Subgraph::Run).
   s->pool_ = std::make_unique<ThreadPool>(s->options_.intra_op_threads);
-  s->frames_ = std::make_unique<FramePool>();
   return s;
 }
 
@@ -65,59 +65,97 @@ Result<std::unique_ptr<RuntimeSession>> RuntimeSession::CreateFromFile(const std
 
 Status RuntimeSession::Build() {
   ONNX_LIGHT_RETURN_IF_ERROR(passes::CheckPassNames(options_.disabled_passes));
-  plan_ = std::make_unique<Plan>();
-  Plan& plan = *plan_;
-  ONNX_LIGHT_RETURN_IF_ERROR(BuildGraph(*model_, options_, &scope_, &plan, &inputs_, &outputs_));
-  const passes::PassContext ctx{options_.registry.get(), &scope_, &options_};
-  for (const auto& [pass, removed] :
-       passes::RunGraphPasses(plan, options_.graph_optimization_level, ctx)) {
+  Graph graph;
+  ONNX_LIGHT_RETURN_IF_ERROR(BuildGraph(*model_, options_, &graph));
+  PassReport report;
+  ONNX_LIGHT_ASSIGN_OR_RETURN(plan_, CompilePlan(std::move(graph), options_, &report));
+  for (const auto& [pass, removed] : report)
     (std::strcmp(pass, "constant_folding") == 0 ? folded_nodes_ : removed_nodes_) += removed;
-  }
-
-  // Every node learns which of its inputs are constants: the branches of nodes with
-  // subgraphs fold and fuse with them as the enclosing graph does, and kernels prepare
-  // constant weights once (MatMulInteger packs them).
-  for (Graph::Node& n : plan.nodes) {
-    std::vector<Tensor> constants(n.inputs.size());
-    for (size_t i = 0; i < n.inputs.size(); ++i) {
-      if (const Tensor* t = passes::ConstantOf(plan, n.inputs[i])) constants[i] = *t;
-    }
-    n.info->set_constant_inputs(std::move(constants));
-  }
-
-  // The plan: a kernel slot per node (kernels are created by the first run that needs
-  // them); every intermediate value released after its last reader, or right after its
-  // producer when nothing reads it (graph outputs never).
-  plan.kernels.clear();
-  for (size_t i = 0; i < plan.nodes.size(); ++i)
-    plan.kernels.push_back(std::make_unique<KernelSlot>());
-  plan.release.assign(plan.nodes.size(), {});
-  std::vector<int>& last = plan.last_use;
-  last.assign(plan.value_names.size(), -1);
-  for (size_t i = 0; i < plan.nodes.size(); ++i) {
-    for (int v : plan.nodes[i].inputs) {
-      if (v >= 0) last[static_cast<size_t>(v)] = static_cast<int>(i);
-    }
-  }
-  for (size_t v = 0; v < last.size(); ++v) {
-    if (last[v] < 0) last[v] = plan.producer[v];
-  }
-  for (int v : plan.output_values)
-    last[static_cast<size_t>(v)] = static_cast<int>(plan.nodes.size());
-  for (size_t v = 0; v < last.size(); ++v) {
-    if (plan.producer[v] >= 0 && last[v] >= 0 && last[v] < static_cast<int>(plan.nodes.size())) {
-      plan.release[static_cast<size_t>(last[v])].push_back(static_cast<int>(v));
-    }
-  }
   return Status::Ok();
 }
 
+const std::vector<ValueMeta>& RuntimeSession::inputs() const noexcept {
+  return plan_->graph.input_meta;
+}
+
+const std::vector<ValueMeta>& RuntimeSession::outputs() const noexcept {
+  return plan_->graph.output_meta;
+}
+
 size_t RuntimeSession::planned_nodes() const noexcept {
-  return plan_->nodes.size();
+  return plan_->graph.nodes.size();
 }
 
 Result<onnx::ModelProto> RuntimeSession::OptimizedModel() const {
-  return GraphToModel(*plan_, *model_);
+  return GraphToModel(plan_->graph, *model_);
+}
+
+RuntimeSession::MemoryPatternStats RuntimeSession::memory_pattern_stats() const {
+  MemoryPatternStats stats;
+  FramePool& frames = plan_->frames;
+  std::vector<std::unique_ptr<Frame>> idle;
+  while (std::unique_ptr<Frame> f = frames.Take())
+    idle.push_back(std::move(f));
+  for (std::unique_ptr<Frame>& f : idle) {
+    if (f->memory && f->memory->planned()) {
+      ++stats.planned_frames;
+      stats.arena_bytes = std::max(stats.arena_bytes, f->memory->arena_bytes());
+      stats.placed_values = std::max(stats.placed_values, f->memory->placed_values());
+    }
+    frames.Give(std::move(f));
+  }
+  return stats;
+}
+
+namespace {
+
+std::vector<NamedValue> AsValues(const std::vector<NamedTensor>& feeds) {
+  std::vector<NamedValue> values;
+  values.reserve(feeds.size());
+  for (const NamedTensor& f : feeds)
+    values.push_back({f.first, Value{f.second, nullptr}});
+  return values;
+}
+
+Result<std::vector<Tensor>> AsTensors(std::vector<Value> outs) {
+  std::vector<Tensor> tensors;
+  tensors.reserve(outs.size());
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (outs[i].is_sequence() || outs[i].none) {
+      return Status(StatusCode::kInvalidArgument,
+                    std::string("an output is ") +
+                        (outs[i].none ? "an empty optional" : "a sequence") +
+                        ": use RunValues for this model");
+    }
+    tensors.push_back(std::move(outs[i].tensor));
+  }
+  return tensors;
+}
+
+}  // namespace
+
+Result<std::vector<Tensor>> RuntimeSession::Run(const std::vector<NamedTensor>& feeds,
+                                                const std::vector<std::string>& output_names,
+                                                const RunOptions* run_options) const {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Value> outs,
+                              RunValues(AsValues(feeds), output_names, run_options));
+  return AsTensors(std::move(outs));
+}
+
+Result<std::vector<Value>> RuntimeSession::RunValues(const std::vector<NamedValue>& feeds,
+                                                     const std::vector<std::string>& output_names,
+                                                     const RunOptions* run_options) const {
+  RunEnv env;
+  env.pool = pool_.get();
+  env.profiler = options_.profiler.get();
+  env.run_event = options_.enable_profiling;
+  // Without options or a budget, nothing to check between nodes.
+  RunControl control = run_options != nullptr ? run_options->Control() : RunControl{};
+  RunBudget budget;
+  budget.limit = options_.memory_budget_bytes;
+  if (budget.limit > 0) control.budget = &budget;
+  if (run_options != nullptr || budget.limit > 0) env.control = &control;
+  return RunPlan(*plan_, feeds, output_names, env);
 }
 
 }  // namespace onnx_light

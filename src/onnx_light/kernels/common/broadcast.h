@@ -12,17 +12,15 @@
 namespace onnx_light::kernels {
 
 // The broadcast output dimensions of two shapes, or an error naming the node.
-inline Result<std::vector<int64_t>> BroadcastDims(const Shape& a, const Shape& b,
-                                                  const KernelInfo& info) {
+inline Result<std::vector<int64_t>> BroadcastDims(const Shape& a, const Shape& b) {
   const size_t rank = std::max(a.rank(), b.rank());
   std::vector<int64_t> out(rank);
   for (size_t i = 0; i < rank; ++i) {
     const int64_t da = i < rank - a.rank() ? 1 : a[i - (rank - a.rank())];
     const int64_t db = i < rank - b.rank() ? 1 : b[i - (rank - b.rank())];
     if (da != db && da != 1 && db != 1) {
-      return Status(StatusCode::kInvalidArgument, info.Describe() + ": shapes " + a.ToString() +
-                                                      " and " + b.ToString() +
-                                                      " cannot be broadcast");
+      return Status(StatusCode::kInvalidArgument,
+                    "shapes " + a.ToString() + " and " + b.ToString() + " cannot be broadcast");
     }
     out[i] = da == 1 ? db : da;
   }
@@ -205,13 +203,13 @@ struct LegacyBroadcast {
     return l;
   }
 
-  Result<Tensor> B(const Tensor& a, const Tensor& b, const KernelInfo& info) const {
+  Result<Tensor> B(const Tensor& a, const Tensor& b) const {
     if (!legacy) return b;
     if (!broadcast) {
       if (a.shape() != b.shape()) {
-        return Status(StatusCode::kInvalidArgument,
-                      info.Describe() + ": shapes " + a.shape().ToString() + " and " +
-                          b.shape().ToString() + " differ and broadcast is 0");
+        return Status(StatusCode::kInvalidArgument, "shapes " + a.shape().ToString() + " and " +
+                                                        b.shape().ToString() +
+                                                        " differ and broadcast is 0");
       }
       return b;
     }
@@ -225,9 +223,9 @@ struct LegacyBroadcast {
       fits = db == 1 || db == a.shape()[static_cast<size_t>(at + i)];
     }
     if (!fits) {
-      return Status(StatusCode::kInvalidArgument, info.Describe() + ": B " + b.shape().ToString() +
-                                                      " does not fit A " + a.shape().ToString() +
-                                                      " at axis " + std::to_string(at));
+      return Status(StatusCode::kInvalidArgument, "B " + b.shape().ToString() + " does not fit A " +
+                                                      a.shape().ToString() + " at axis " +
+                                                      std::to_string(at));
     }
     std::vector<int64_t> dims(static_cast<size_t>(ra), 1);
     for (int64_t i = 0; i < rb; ++i)
@@ -256,8 +254,8 @@ class BroadcastingBinary : public KernelBase {
   Result<Operands> Prepare(KernelContext& ctx) const {
     const Tensor& a = *ctx.input(0);
     Operands ops;
-    ONNX_LIGHT_ASSIGN_OR_RETURN(ops.b, legacy_.B(a, *ctx.input(1), ctx.info()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(ops.dims, BroadcastDims(a.shape(), ops.b.shape(), ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(ops.b, legacy_.B(a, *ctx.input(1)));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(ops.dims, BroadcastDims(a.shape(), ops.b.shape()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(ops.y, ctx.AllocateOutput(0, ops.dims));
     return ops;
   }

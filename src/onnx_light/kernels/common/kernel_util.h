@@ -98,20 +98,19 @@ void ParallelElements(ThreadPool* pool, int64_t n, Fn fn, int64_t min_chunk = in
 }
 
 // The values of an int64 tensor input (shape, axes, ...), or an error naming `what`.
-inline Result<std::vector<int64_t>> Int64Values(const Tensor* t, const KernelInfo& info,
-                                                const char* what) {
+inline Result<std::vector<int64_t>> Int64Values(const Tensor* t, const char* what) {
   if (t == nullptr || t->dtype() != DataType::kInt64) {
-    return Status(StatusCode::kInvalidArgument, info.Describe() + ": " + what + " must be int64");
+    return Status(StatusCode::kInvalidArgument, std::string(what) + " must be int64");
   }
   return std::vector<int64_t>(t->data<int64_t>(), t->data<int64_t>() + t->num_elements());
 }
 
-// An axis in [-rank, rank) made non-negative, or an error naming the node.
-inline Result<int64_t> NormalizeAxis(int64_t axis, int64_t rank, const KernelInfo& info) {
+// An axis in [-rank, rank) made non-negative, or an error.
+inline Result<int64_t> NormalizeAxis(int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= rank) {
-    return Status(StatusCode::kInvalidArgument, info.Describe() + ": axis " + std::to_string(axis) +
-                                                    " is out of range for rank " +
-                                                    std::to_string(rank));
+    return Status(
+        StatusCode::kInvalidArgument,
+        "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   }
   return axis < 0 ? axis + rank : axis;
 }
@@ -199,9 +198,9 @@ inline std::vector<int64_t> IndexValues(const Tensor& t) {
 }
 
 // An index along a dimension of length `len`, negative counting from the end.
-inline Result<int64_t> ResolveIndex(int64_t i, int64_t len, const KernelInfo& info) {
+inline Result<int64_t> ResolveIndex(int64_t i, int64_t len) {
   if (i < -len || i >= len) {
-    return Status(StatusCode::kInvalidArgument, info.Describe() + ": index " + std::to_string(i) +
+    return Status(StatusCode::kInvalidArgument, "index " + std::to_string(i) +
                                                     " is out of range for a dimension of " +
                                                     std::to_string(len));
   }
@@ -269,17 +268,17 @@ inline std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
 // For GatherElements/ScatterElements: the flat offset into data (dims `in`) of every
 // element of `indices` (same rank), whose values replace the coordinate along `axis`.
 inline Result<std::vector<int64_t>> AxisElementOffsets(const Tensor& indices,
-                                                       const std::vector<int64_t>& in, int64_t axis,
-                                                       const KernelInfo& info) {
+                                                       const std::vector<int64_t>& in,
+                                                       int64_t axis) {
   const std::vector<int64_t>& id = indices.shape().dims();
   // Off the axis, an index's position is its position in data: the indices may not be
   // longer there than data is (they were read past data's end).
   for (size_t d = 0; d < id.size() && d < in.size(); ++d) {
     if (static_cast<int64_t>(d) != axis && id[d] > in[d]) {
       return Status(StatusCode::kInvalidArgument,
-                    info.Describe() + ": indices " + indices.shape().ToString() +
-                        " are longer than data on axis " + std::to_string(d) + " (" +
-                        std::to_string(id[d]) + " > " + std::to_string(in[d]) + ")");
+                    "indices " + indices.shape().ToString() + " are longer than data on axis " +
+                        std::to_string(d) + " (" + std::to_string(id[d]) + " > " +
+                        std::to_string(in[d]) + ")");
     }
   }
   const std::vector<int64_t> idx = IndexValues(indices), st = RowMajorStrides(in);
@@ -289,7 +288,7 @@ inline Result<std::vector<int64_t>> AxisElementOffsets(const Tensor& indices,
     for (size_t d = 0; d < id.size(); ++d) {
       int64_t p = pos[d];
       if (static_cast<int64_t>(d) == axis) {
-        ONNX_LIGHT_ASSIGN_OR_RETURN(p, ResolveIndex(idx[j], in[d], info));
+        ONNX_LIGHT_ASSIGN_OR_RETURN(p, ResolveIndex(idx[j], in[d]));
       }
       off += p * st[d];
     }

@@ -46,8 +46,7 @@ inline Result<WindowAttrs> ReadWindowAttrs(const KernelInfo& info, bool kernel_r
   ONNX_LIGHT_ASSIGN_OR_RETURN(w.auto_pad, info.GetString("auto_pad", "NOTSET"));
   if (w.auto_pad != "NOTSET" && w.auto_pad != "VALID" && w.auto_pad != "SAME_UPPER" &&
       w.auto_pad != "SAME_LOWER") {
-    return Status(StatusCode::kInvalidModel,
-                  info.Describe() + ": unknown auto_pad '" + w.auto_pad + "'");
+    return Status(StatusCode::kInvalidModel, "unknown auto_pad '" + w.auto_pad + "'");
   }
   if (kernel_required || info.HasAttribute("kernel_shape")) {
     ONNX_LIGHT_ASSIGN_OR_RETURN(w.kernel, info.GetInts("kernel_shape"));
@@ -70,14 +69,13 @@ inline Result<WindowAttrs> ReadWindowAttrs(const KernelInfo& info, bool kernel_r
 inline Status ReadConvAttrs(const KernelInfo& info, WindowAttrs* attrs, int64_t* group) {
   ONNX_LIGHT_ASSIGN_OR_RETURN(*attrs, ReadWindowAttrs(info, false));
   ONNX_LIGHT_ASSIGN_OR_RETURN(*group, info.GetInt("group", 1));
-  if (*group < 1)
-    return Status(StatusCode::kInvalidModel, info.Describe() + ": group must be >= 1");
+  if (*group < 1) return Status(StatusCode::kInvalidModel, "group must be >= 1");
   return Status::Ok();
 }
 
 // Output dims and effective pads for spatial input dims `in`.
 inline Result<Window> MakeWindow(const WindowAttrs& a, std::vector<int64_t> in,
-                                 std::vector<int64_t> kernel, const KernelInfo& info) {
+                                 std::vector<int64_t> kernel) {
   const size_t n = in.size();
   Window w;
   w.in = std::move(in);
@@ -96,8 +94,8 @@ inline Result<Window> MakeWindow(const WindowAttrs& a, std::vector<int64_t> in,
   if (w.kernel.size() != n || w.strides.size() != n || w.dilations.size() != n ||
       (!a.pads.empty() && a.pads.size() != 2 * n)) {
     return Status(StatusCode::kInvalidArgument,
-                  info.Describe() + ": kernel_shape, strides, dilations or pads do not match " +
-                      std::to_string(n) + " spatial dims");
+                  "kernel_shape, strides, dilations or pads do not match " + std::to_string(n) +
+                      " spatial dims");
   }
   w.pad_begin.assign(n, 0);
   w.pad_end.assign(n, 0);
@@ -108,15 +106,14 @@ inline Result<Window> MakeWindow(const WindowAttrs& a, std::vector<int64_t> in,
   __extension__ typedef __int128 Wide;
   const auto too_large = [&]() {
     return Status(StatusCode::kOutOfRange,
-                  info.Describe() + ": the window (kernel, stride, dilation, pads) over input " +
-                      "dims this large overflows int64");
+                  "the window (kernel, stride, dilation, pads) over input "
+                  "dims this large overflows int64");
   };
   constexpr Wide kMax = INT64_MAX;
   for (size_t i = 0; i < n; ++i) {
     const int64_t k = w.kernel[i], s = w.strides[i], d = w.dilations[i];
     if (k < 1 || s < 1 || d < 1) {
-      return Status(StatusCode::kInvalidArgument,
-                    info.Describe() + ": kernel, stride and dilation must be >= 1");
+      return Status(StatusCode::kInvalidArgument, "kernel, stride and dilation must be >= 1");
     }
     const Wide span = Wide{k - 1} * d + 1;
     const Wide in_i = w.in[i];
@@ -135,16 +132,14 @@ inline Result<Window> MakeWindow(const WindowAttrs& a, std::vector<int64_t> in,
         // The spec's "any value greater than or equal to 0": the kernels take a pad as a
         // count of zeros (a negative one crashed the 2-D pooling and convolution paths).
         if (w.pad_begin[i] < 0 || w.pad_end[i] < 0) {
-          return Status(StatusCode::kInvalidModel, info.Describe() + ": pads must be >= 0, got " +
-                                                       std::to_string(w.pad_begin[i]) + " and " +
-                                                       std::to_string(w.pad_end[i]) +
-                                                       " on spatial axis " + std::to_string(i));
+          return Status(StatusCode::kInvalidModel,
+                        "pads must be >= 0, got " + std::to_string(w.pad_begin[i]) + " and " +
+                            std::to_string(w.pad_end[i]) + " on spatial axis " + std::to_string(i));
         }
       }
       const Wide room = in_i + w.pad_begin[i] + w.pad_end[i] - span;
       if (room < 0) {
-        return Status(StatusCode::kInvalidArgument,
-                      info.Describe() + ": the window is larger than the padded input");
+        return Status(StatusCode::kInvalidArgument, "the window is larger than the padded input");
       }
       out = (a.ceil_mode ? (room + s - 1) / s : room / s) + 1;
       // With ceil_mode the last window must start inside the input or the begin pad.
@@ -252,12 +247,12 @@ inline uint64_t SaturatedProduct(std::initializer_list<int64_t> counts, uint64_t
 // (`column_bytes` each), taps times output positions of each, which a small output with a
 // large kernel makes gigabytes of. RESOURCE_EXHAUSTED naming the node when it does not
 // fit; without a budget it only counts. `cg`: the input channels per group.
-inline Status HoldIm2ColMemory(const KernelContext& ctx, const Window& w, int64_t cg,
-                               uint64_t column_bytes, BudgetHold* hold) {
+inline Status HoldIm2ColMemory(const Window& w, int64_t cg, uint64_t column_bytes,
+                               BudgetHold* hold) {
   const uint64_t taps = SaturatedProduct({w.KernelCount(), w.OutCount()}, sizeof(int64_t));
   const uint64_t columns = SaturatedProduct({cg, w.KernelCount(), w.OutCount()}, column_bytes);
   const uint64_t bytes = taps > UINT64_MAX - columns ? UINT64_MAX : taps + columns;
-  return hold->Add(bytes, ctx.info().Describe() + ": its im2col working memory");
+  return hold->Add(bytes, "its im2col working memory");
 }
 
 inline RunBudget* BudgetOf(const KernelContext& ctx) {
@@ -268,10 +263,10 @@ inline std::vector<int64_t> Spatial(const Shape& s) {
   return std::vector<int64_t>(s.dims().begin() + 2, s.dims().end());
 }
 
-inline Status NeedRank3(const Tensor& x, const KernelInfo& info) {
+inline Status NeedRank3(const Tensor& x) {
   if (x.shape().rank() < 3) {
     return Status(StatusCode::kInvalidArgument,
-                  info.Describe() + ": input must be [N, C, D1, ...], got " + x.shape().ToString());
+                  "input must be [N, C, D1, ...], got " + x.shape().ToString());
   }
   return Status::Ok();
 }

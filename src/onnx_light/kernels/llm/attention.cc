@@ -37,12 +37,10 @@ class Attention : public KernelBase {
     k->has_scale_ = info.HasAttribute("scale");
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->scale_, info.GetFloat("scale", 1.0f));
     if (k->qk_mode_ < 0 || k->qk_mode_ > 3) {
-      return Status(StatusCode::kInvalidModel,
-                    info.Describe() + ": qk_matmul_output_mode must be 0, 1, 2 or 3");
+      return Status(StatusCode::kInvalidModel, "qk_matmul_output_mode must be 0, 1, 2 or 3");
     }
     if (k->q_heads_ < 0 || k->kv_heads_ < 0) {
-      return Status(StatusCode::kInvalidModel,
-                    info.Describe() + ": q_num_heads and kv_num_heads must be positive");
+      return Status(StatusCode::kInvalidModel, "q_num_heads and kv_num_heads must be positive");
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
@@ -51,41 +49,39 @@ class Attention : public KernelBase {
     const Tensor& q = *ctx.input(0);
     const Tensor& k = *ctx.input(1);
     const Tensor& v = *ctx.input(2);
-    const std::string where = ctx.info().Describe();
     const size_t rank = q.shape().rank();
     if ((rank != 3 && rank != 4) || k.shape().rank() != rank || v.shape().rank() != rank) {
       return Status(StatusCode::kInvalidArgument,
-                    where + ": Q, K and V must all be 3-D or all 4-D, got " + q.shape().ToString() +
-                        ", " + k.shape().ToString() + ", " + v.shape().ToString());
+                    "Q, K and V must all be 3-D or all 4-D, got " + q.shape().ToString() + ", " +
+                        k.shape().ToString() + ", " + v.shape().ToString());
     }
     // The 4-D view of each: [batch, heads, seq, head_size] with element strides.
     Geometry g;
-    ONNX_LIGHT_RETURN_IF_ERROR(Describe(q, q_heads_, "Q", where, &g.q));
-    ONNX_LIGHT_RETURN_IF_ERROR(Describe(k, kv_heads_, "K", where, &g.k));
-    ONNX_LIGHT_RETURN_IF_ERROR(Describe(v, kv_heads_, "V", where, &g.v));
+    ONNX_LIGHT_RETURN_IF_ERROR(Describe(q, q_heads_, "Q", &g.q));
+    ONNX_LIGHT_RETURN_IF_ERROR(Describe(k, kv_heads_, "K", &g.k));
+    ONNX_LIGHT_RETURN_IF_ERROR(Describe(v, kv_heads_, "V", &g.v));
     const int64_t batch = g.q.batch;
     if (g.k.batch != batch || g.v.batch != batch) {
-      return Status(StatusCode::kInvalidArgument, where + ": Q, K and V batch sizes differ");
+      return Status(StatusCode::kInvalidArgument, "Q, K and V batch sizes differ");
     }
     if (g.k.head_size != g.q.head_size) {
-      return Status(StatusCode::kInvalidArgument, where + ": Q and K head sizes differ (" +
+      return Status(StatusCode::kInvalidArgument, "Q and K head sizes differ (" +
                                                       std::to_string(g.q.head_size) + " and " +
                                                       std::to_string(g.k.head_size) + ")");
     }
     if (g.k.heads != g.v.heads || g.k.seq != g.v.seq) {
       return Status(StatusCode::kInvalidArgument,
-                    where + ": K and V must have the same heads and sequence length");
+                    "K and V must have the same heads and sequence length");
     }
     if (g.k.heads == 0 || g.q.heads % g.k.heads != 0) {
-      return Status(StatusCode::kInvalidArgument,
-                    where + ": q heads (" + std::to_string(g.q.heads) +
-                        ") must be a multiple of kv heads (" + std::to_string(g.k.heads) + ")");
+      return Status(StatusCode::kInvalidArgument, "q heads (" + std::to_string(g.q.heads) +
+                                                      ") must be a multiple of kv heads (" +
+                                                      std::to_string(g.k.heads) + ")");
     }
     const Tensor* past_k = ctx.input(4);
     const Tensor* past_v = ctx.input(5);
     if ((past_k == nullptr) != (past_v == nullptr)) {
-      return Status(StatusCode::kInvalidArgument,
-                    where + ": past_key and past_value come together");
+      return Status(StatusCode::kInvalidArgument, "past_key and past_value come together");
     }
     int64_t past = 0;
     if (past_k != nullptr) {
@@ -94,7 +90,7 @@ class Attention : public KernelBase {
       if (!Matches(past_k->shape(), want_k) || !Matches(past_v->shape(), want_v) ||
           past_k->shape()[2] != past_v->shape()[2]) {
         return Status(StatusCode::kInvalidArgument,
-                      where + ": past_key " + past_k->shape().ToString() + " / past_value " +
+                      "past_key " + past_k->shape().ToString() + " / past_value " +
                           past_v->shape().ToString() + " do not match K and V");
       }
       past = past_k->shape()[2];
@@ -104,7 +100,7 @@ class Attention : public KernelBase {
     std::vector<int64_t> mask_dims, mask_strides;
     if (mask != nullptr) {
       if (mask->shape().rank() < 2 || mask->shape().rank() > 4) {
-        return Status(StatusCode::kInvalidArgument, where + ": attn_mask must have rank 2 to 4");
+        return Status(StatusCode::kInvalidArgument, "attn_mask must have rank 2 to 4");
       }
       mask_dims = mask->shape().dims();
       mask_dims.insert(mask_dims.begin(), 4 - mask_dims.size(), 1);
@@ -114,10 +110,9 @@ class Attention : public KernelBase {
             d == 3 ? mask_dims[d] <= total : (mask_dims[d] == 1 || mask_dims[d] == target[d]);
         if (!ok) {
           return Status(StatusCode::kInvalidArgument,
-                        where + ": attn_mask " + mask->shape().ToString() +
-                            " does not broadcast to [" + std::to_string(batch) + ", " +
-                            std::to_string(g.q.heads) + ", " + std::to_string(g.q.seq) + ", " +
-                            std::to_string(total) + "]");
+                        "attn_mask " + mask->shape().ToString() + " does not broadcast to [" +
+                            std::to_string(batch) + ", " + std::to_string(g.q.heads) + ", " +
+                            std::to_string(g.q.seq) + ", " + std::to_string(total) + "]");
         }
       }
       mask_strides = RowMajorStrides(mask_dims);
@@ -128,7 +123,7 @@ class Attention : public KernelBase {
     if (nonpad != nullptr &&
         (nonpad->dtype() != DataType::kInt64 || nonpad->num_elements() != batch)) {
       return Status(StatusCode::kInvalidArgument,
-                    where + ": nonpad_kv_seqlen must be int64 [" + std::to_string(batch) + "]");
+                    "nonpad_kv_seqlen must be int64 [" + std::to_string(batch) + "]");
     }
 
     // Outputs.
@@ -178,8 +173,7 @@ class Attention : public KernelBase {
     return true;
   }
 
-  static Status Describe(const Tensor& t, int64_t heads_attr, const char* what,
-                         const std::string& where, View* v) {
+  static Status Describe(const Tensor& t, int64_t heads_attr, const char* what, View* v) {
     const Shape& s = t.shape();
     if (s.rank() == 4) {
       v->batch = s[0], v->heads = s[1], v->seq = s[2], v->head_size = s[3];
@@ -187,13 +181,13 @@ class Attention : public KernelBase {
       return Status::Ok();
     }
     if (heads_attr <= 0) {
-      return Status(StatusCode::kInvalidModel, where + ": 3-D " + what +
+      return Status(StatusCode::kInvalidModel, "3-D " + std::string(what) +
                                                    " needs the q_num_heads and kv_num_heads "
                                                    "attributes");
     }
     if (s[2] % heads_attr != 0) {
       return Status(StatusCode::kInvalidArgument,
-                    where + ": " + what + " hidden size " + std::to_string(s[2]) +
+                    std::string(what) + " hidden size " + std::to_string(s[2]) +
                         " is not a multiple of its " + std::to_string(heads_attr) + " heads");
     }
     v->batch = s[0], v->seq = s[1], v->heads = heads_attr, v->head_size = s[2] / heads_attr;
@@ -351,7 +345,7 @@ class Attention : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_Attention(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Attention) {
   std::vector<DataType> mask_types = FloatTypes();
   mask_types.push_back(DataType::kBool);
   return r.Register(Def("Attention", 23,

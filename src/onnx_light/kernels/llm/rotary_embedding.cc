@@ -30,7 +30,6 @@ class RotaryEmbedding : public KernelBase {
     const Tensor& cos_t = *ctx.input(1);
     const Tensor& sin_t = *ctx.input(2);
     const Tensor* pos = ctx.input(3);
-    const std::string where = ctx.info().Describe();
     const Shape& s = x.shape();
     int64_t batch, heads, seq, hs, sb, sh, ss;
     if (s.rank() == 4) {
@@ -38,21 +37,20 @@ class RotaryEmbedding : public KernelBase {
       ss = hs, sh = seq * hs, sb = heads * sh;
     } else if (s.rank() == 3) {
       if (heads_ <= 0 || s[2] % heads_ != 0) {
-        return Status(StatusCode::kInvalidArgument,
-                      where + ": a 3-D input needs num_heads dividing its hidden size " +
-                          std::to_string(s[2]));
+        return Status(
+            StatusCode::kInvalidArgument,
+            "a 3-D input needs num_heads dividing its hidden size " + std::to_string(s[2]));
       }
       batch = s[0], seq = s[1], heads = heads_, hs = s[2] / heads_;
       sh = hs, ss = s[2], sb = seq * ss;
     } else {
-      return Status(StatusCode::kInvalidArgument,
-                    where + ": input must be 3-D or 4-D, got " + s.ToString());
+      return Status(StatusCode::kInvalidArgument, "input must be 3-D or 4-D, got " + s.ToString());
     }
     const int64_t dim = dim_ == 0 ? hs : dim_;
     if (dim > hs || dim % 2 != 0) {
-      return Status(StatusCode::kInvalidArgument,
-                    where + ": rotary_embedding_dim " + std::to_string(dim) +
-                        " must be even and at most the head size " + std::to_string(hs));
+      return Status(StatusCode::kInvalidArgument, "rotary_embedding_dim " + std::to_string(dim) +
+                                                      " must be even and at most the head size " +
+                                                      std::to_string(hs));
     }
     const int64_t half = dim / 2;
     std::vector<int64_t> positions;
@@ -60,15 +58,15 @@ class RotaryEmbedding : public KernelBase {
       if (pos->shape().dims() != std::vector<int64_t>{batch, seq} || cos_t.shape().rank() != 2 ||
           cos_t.shape()[1] != half || sin_t.shape() != cos_t.shape()) {
         return Status(StatusCode::kInvalidArgument,
-                      where + ": with position_ids [" + std::to_string(batch) + ", " +
-                          std::to_string(seq) + "] the caches must be [max_position, " +
-                          std::to_string(half) + "], got " + cos_t.shape().ToString() + " and " +
+                      "with position_ids [" + std::to_string(batch) + ", " + std::to_string(seq) +
+                          "] the caches must be [max_position, " + std::to_string(half) +
+                          "], got " + cos_t.shape().ToString() + " and " +
                           sin_t.shape().ToString());
       }
       positions = IndexValues(*pos);
       for (int64_t p : positions) {
         if (p < 0 || p >= cos_t.shape()[0]) {
-          return Status(StatusCode::kInvalidArgument, where + ": position id " + std::to_string(p) +
+          return Status(StatusCode::kInvalidArgument, "position id " + std::to_string(p) +
                                                           " is outside the cache of " +
                                                           std::to_string(cos_t.shape()[0]));
         }
@@ -76,8 +74,8 @@ class RotaryEmbedding : public KernelBase {
     } else if (cos_t.shape().dims() != std::vector<int64_t>{batch, seq, half} ||
                sin_t.shape() != cos_t.shape()) {
       return Status(StatusCode::kInvalidArgument,
-                    where + ": without position_ids the caches must be [" + std::to_string(batch) +
-                        ", " + std::to_string(seq) + ", " + std::to_string(half) + "], got " +
+                    "without position_ids the caches must be [" + std::to_string(batch) + ", " +
+                        std::to_string(seq) + ", " + std::to_string(half) + "], got " +
                         cos_t.shape().ToString() + " and " + sin_t.shape().ToString());
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, s.dims()));
@@ -122,7 +120,7 @@ class RotaryEmbedding : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_RotaryEmbedding(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, RotaryEmbedding) {
   return r.Register(Def("RotaryEmbedding", 23,
                         {{"T", {0, 1, 2}, {0}, FloatTypes()}, {"M", {3}, {}, {DataType::kInt64}}},
                         FactoryOf<RotaryEmbedding>()));

@@ -25,9 +25,8 @@ class Clip : public KernelBase {
     const Tensor& x = *ctx.input(0);
     for (size_t i = 1; i < 3; ++i) {
       if (!legacy_ && ctx.input(i) != nullptr && ctx.input(i)->num_elements() != 1) {
-        return Status(
-            StatusCode::kInvalidArgument,
-            ctx.info().Describe() + ": " + (i == 1 ? "min" : "max") + " must hold one element");
+        return Status(StatusCode::kInvalidArgument,
+                      std::string(i == 1 ? "min" : "max") + " must hold one element");
       }
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
@@ -80,11 +79,11 @@ class PRelu : public KernelBase {
       ONNX_LIGHT_ASSIGN_OR_RETURN(Shape shape, Shape::Create(dims));
       ONNX_LIGHT_ASSIGN_OR_RETURN(slope, slope.Reshaped(std::move(shape)));
     }
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(x.shape(), slope.shape(), ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(x.shape(), slope.shape()));
     if (dims != x.shape().dims()) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": slope " + slope.shape().ToString() +
-                        " does not broadcast to X " + x.shape().ToString());
+      return Status(
+          StatusCode::kInvalidArgument,
+          "slope " + slope.shape().ToString() + " does not broadcast to X " + x.shape().ToString());
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     DispatchNumeric(x.dtype(), [&](auto tag) {
@@ -114,9 +113,8 @@ class Gelu : public KernelBase {
     auto k = std::make_unique<Gelu>();
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::string approx, info.GetString("approximate", "none"));
     if (approx != "none" && approx != "tanh") {
-      return Status(
-          StatusCode::kInvalidModel,
-          info.Describe() + ": approximate must be 'none' or 'tanh', got '" + approx + "'");
+      return Status(StatusCode::kInvalidModel,
+                    "approximate must be 'none' or 'tanh', got '" + approx + "'");
     }
     k->tanh_ = approx == "tanh";
     return std::unique_ptr<KernelBase>(std::move(k));
@@ -160,19 +158,19 @@ class Gelu : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_Clip(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Clip) {
   KernelDef attr_form = Def("Clip", 6, {{"T", {0}, {0}, FloatTypes()}}, FactoryOf<Clip>());
   attr_form.end_version = 10;
   ONNX_LIGHT_RETURN_IF_ERROR(r.Register(std::move(attr_form)));
   return r.Register(Def("Clip", 11, {{"T", {0, 1, 2}, {0}, NumericTypes()}}, FactoryOf<Clip>()));
 }
-Status RegisterKernel_ai_onnx_PRelu(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, PRelu) {
   return r.Register(Def("PRelu", 6, {{"T", {0, 1}, {0}, FloatTypes()}}, FactoryOf<PRelu>()));
 }
-Status RegisterKernel_ai_onnx_Gelu(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Gelu) {
   return r.Register(UnaryDef("", "Gelu", 20, FloatTypes(), FactoryOf<Gelu>()));
 }
-Status RegisterKernel_onnx_light_Gelu(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(onnx_light, Gelu) {
   return r.Register(UnaryDef("onnx_light", "Gelu", 1, {DataType::kFloat}, FactoryOf<Gelu>()));
 }
 

@@ -129,16 +129,16 @@ KernelDef BinaryDef(const char* op) {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_Add(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Add) {
   return r.Register(BinaryDef<Op::kAdd>("Add"));
 }
-Status RegisterKernel_ai_onnx_Sub(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Sub) {
   return r.Register(BinaryDef<Op::kSub>("Sub"));
 }
-Status RegisterKernel_ai_onnx_Mul(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Mul) {
   return r.Register(BinaryDef<Op::kMul>("Mul"));
 }
-Status RegisterKernel_ai_onnx_Div(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Div) {
   return r.Register(BinaryDef<Op::kDiv>("Div"));
 }
 

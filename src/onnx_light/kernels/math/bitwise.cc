@@ -21,7 +21,7 @@ class BitBinary : public KernelBase {
       ONNX_LIGHT_ASSIGN_OR_RETURN(std::string dir, info.GetString("direction"));
       if (dir != "LEFT" && dir != "RIGHT") {
         return Status(StatusCode::kInvalidModel,
-                      info.Describe() + ": direction must be LEFT or RIGHT, got '" + dir + "'");
+                      "direction must be LEFT or RIGHT, got '" + dir + "'");
       }
       k->left_ = dir == "LEFT";
     }
@@ -30,7 +30,7 @@ class BitBinary : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& a = *ctx.input(0);
     const Tensor& b = *ctx.input(1);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(a.shape(), b.shape(), ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(a.shape(), b.shape()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     const bool left = left_;
     DispatchNumeric(a.dtype(), [&](auto tag) {
@@ -75,21 +75,30 @@ class BitwiseNot : public KernelBase {
   }
 };
 
+template <Bit kind>
+Status RegisterBit(KernelRegistry& r, const char* op, int since, std::vector<DataType> types) {
+  return r.Register(
+      Def(op, since, {{"T", {0, 1}, {0}, std::move(types)}}, FactoryOf<BitBinary<kind>>()));
+}
+
 }  // namespace
 
-#define ONNX_LIGHT_BIT(Op, since, kind, types)                                                     \
-  Status RegisterKernel_ai_onnx_##Op(KernelRegistry& r) {                                          \
-    return r.Register(Def(#Op, since, {{"T", {0, 1}, {0}, types}}, FactoryOf<BitBinary<kind>>())); \
-  }
-ONNX_LIGHT_BIT(BitwiseAnd, 18, Bit::kAnd, IntegerTypes())
-ONNX_LIGHT_BIT(BitwiseOr, 18, Bit::kOr, IntegerTypes())
-ONNX_LIGHT_BIT(BitwiseXor, 18, Bit::kXor, IntegerTypes())
-ONNX_LIGHT_BIT(BitShift, 11, Bit::kLeft,
-               (std::vector<DataType>{DataType::kUint8, DataType::kUint16, DataType::kUint32,
-                                      DataType::kUint64}))
-#undef ONNX_LIGHT_BIT
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, BitwiseAnd) {
+  return RegisterBit<Bit::kAnd>(r, "BitwiseAnd", 18, IntegerTypes());
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, BitwiseOr) {
+  return RegisterBit<Bit::kOr>(r, "BitwiseOr", 18, IntegerTypes());
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, BitwiseXor) {
+  return RegisterBit<Bit::kXor>(r, "BitwiseXor", 18, IntegerTypes());
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, BitShift) {
+  return RegisterBit<Bit::kLeft>(
+      r, "BitShift", 11,
+      {DataType::kUint8, DataType::kUint16, DataType::kUint32, DataType::kUint64});
+}
 
-Status RegisterKernel_ai_onnx_BitwiseNot(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, BitwiseNot) {
   return r.Register(UnaryDef("", "BitwiseNot", 18, IntegerTypes(), FactoryOf<BitwiseNot>()));
 }
 

@@ -105,13 +105,13 @@ class Variadic : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     if (ctx.input_count() == 0) {
-      return Status(StatusCode::kInvalidModel, ctx.info().Describe() + ": needs an input");
+      return Status(StatusCode::kInvalidModel, "needs an input");
     }
     Tensor acc = *ctx.input(0);
     Status status;
     for (size_t k = 1; k < ctx.input_count() && status.ok(); ++k) {
       const Tensor& b = *ctx.input(k);
-      ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(acc.shape(), b.shape(), ctx.info()));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(acc.shape(), b.shape()));
       ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor next, ctx.AllocateTemporary(acc.dtype(), dims));
       DispatchNumeric(acc.dtype(), [&](auto tag) {
         using T = decltype(tag);
@@ -155,56 +155,71 @@ TypeConstraint BoolOut() {
   return {"T1", {}, {0}, {DataType::kBool}};
 }
 
+template <Cmp kind>
+Status RegisterCompare(KernelRegistry& r, const char* op, int since) {
+  return r.Register(
+      Def(op, since, {{"T", {0, 1}, {}, NumericAndBool()}, BoolOut()}, FactoryOf<Compare<kind>>()));
+}
+
+template <Logic kind>
+Status RegisterLogic(KernelRegistry& r, const char* op) {
+  return r.Register(
+      Def(op, 1, {{"T", {0, 1}, {0}, {DataType::kBool}}}, FactoryOf<LogicOp<kind>>()));
+}
+
+// Min, Max, Sum, Mean: any number of inputs (up to 64 bound by T), broadcast together.
+template <Fold kind>
+Status RegisterFold(KernelRegistry& r, const char* op, std::vector<DataType> types) {
+  std::vector<int> inputs;
+  for (int i = 0; i < 64; ++i)
+    inputs.push_back(i);
+  return r.Register(
+      Def(op, 6, {{"T", inputs, {0}, std::move(types)}}, FactoryOf<Variadic<kind>>()));
+}
+
 }  // namespace
 
-#define ONNX_LIGHT_CMP(Op, since, kind)                                                 \
-  Status RegisterKernel_ai_onnx_##Op(KernelRegistry& r) {                               \
-    return r.Register(Def(#Op, since, {{"T", {0, 1}, {}, NumericAndBool()}, BoolOut()}, \
-                          FactoryOf<Compare<kind>>()));                                 \
-  }
-#undef ONNX_LIGHT_CMP
-Status RegisterKernel_ai_onnx_Equal(KernelRegistry& r) {  // opset 1-6: legacy broadcast
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Equal) {  // opset 1-6: legacy broadcast
   std::vector<DataType> types = NumericAndBool();
   types.push_back(DataType::kString);  // opset 19
   return r.Register(
       Def("Equal", 1, {{"T", {0, 1}, {}, types}, BoolOut()}, FactoryOf<Compare<Cmp::kEq>>()));
 }
-#define ONNX_LIGHT_CMP(Op, since, kind)                                                 \
-  Status RegisterKernel_ai_onnx_##Op(KernelRegistry& r) {                               \
-    return r.Register(Def(#Op, since, {{"T", {0, 1}, {}, NumericAndBool()}, BoolOut()}, \
-                          FactoryOf<Compare<kind>>()));                                 \
-  }
-ONNX_LIGHT_CMP(Less, 1, Cmp::kLt)
-ONNX_LIGHT_CMP(Greater, 1, Cmp::kGt)
-ONNX_LIGHT_CMP(LessOrEqual, 12, Cmp::kLe)
-ONNX_LIGHT_CMP(GreaterOrEqual, 12, Cmp::kGe)
-#undef ONNX_LIGHT_CMP
-
-#define ONNX_LIGHT_LOGIC(Op, kind)                                                         \
-  Status RegisterKernel_ai_onnx_##Op(KernelRegistry& r) {                                  \
-    return r.Register(                                                                     \
-        Def(#Op, 1, {{"T", {0, 1}, {0}, {DataType::kBool}}}, FactoryOf<LogicOp<kind>>())); \
-  }
-ONNX_LIGHT_LOGIC(And, Logic::kAnd)
-ONNX_LIGHT_LOGIC(Or, Logic::kOr)
-ONNX_LIGHT_LOGIC(Xor, Logic::kXor)
-#undef ONNX_LIGHT_LOGIC
-
-Status RegisterKernel_ai_onnx_Not(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Less) {
+  return RegisterCompare<Cmp::kLt>(r, "Less", 1);
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Greater) {
+  return RegisterCompare<Cmp::kGt>(r, "Greater", 1);
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, LessOrEqual) {
+  return RegisterCompare<Cmp::kLe>(r, "LessOrEqual", 12);
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, GreaterOrEqual) {
+  return RegisterCompare<Cmp::kGe>(r, "GreaterOrEqual", 12);
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, And) {
+  return RegisterLogic<Logic::kAnd>(r, "And");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Or) {
+  return RegisterLogic<Logic::kOr>(r, "Or");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Xor) {
+  return RegisterLogic<Logic::kXor>(r, "Xor");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Not) {
   return r.Register(Def("Not", 1, {{"T", {0}, {0}, {DataType::kBool}}}, FactoryOf<Not>()));
 }
-
-#define ONNX_LIGHT_FOLD(Op, since, kind, types)                                                   \
-  Status RegisterKernel_ai_onnx_##Op(KernelRegistry& r) {                                         \
-    std::vector<int> inputs;                                                                      \
-    for (int i = 0; i < 64; ++i)                                                                  \
-      inputs.push_back(i);                                                                        \
-    return r.Register(Def(#Op, since, {{"T", inputs, {0}, types}}, FactoryOf<Variadic<kind>>())); \
-  }
-ONNX_LIGHT_FOLD(Min, 6, Fold::kMin, NumericTypes())
-ONNX_LIGHT_FOLD(Max, 6, Fold::kMax, NumericTypes())
-ONNX_LIGHT_FOLD(Sum, 6, Fold::kSum, FloatTypes())
-ONNX_LIGHT_FOLD(Mean, 6, Fold::kMean, FloatTypes())
-#undef ONNX_LIGHT_FOLD
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Min) {
+  return RegisterFold<Fold::kMin>(r, "Min", NumericTypes());
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Max) {
+  return RegisterFold<Fold::kMax>(r, "Max", NumericTypes());
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Sum) {
+  return RegisterFold<Fold::kSum>(r, "Sum", FloatTypes());
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Mean) {
+  return RegisterFold<Fold::kMean>(r, "Mean", FloatTypes());
+}
 
 }  // namespace onnx_light::kernels

@@ -23,9 +23,8 @@ class Det : public KernelBase {
     const Tensor& x = *ctx.input(0);
     const std::vector<int64_t>& d = x.shape().dims();
     if (d.size() < 2 || d[d.size() - 1] != d[d.size() - 2]) {
-      return Status(
-          StatusCode::kInvalidArgument,
-          ctx.info().Describe() + ": input must be [..., M, M], got " + x.shape().ToString());
+      return Status(StatusCode::kInvalidArgument,
+                    "input must be [..., M, M], got " + x.shape().ToString());
     }
     const int64_t m = d.back();
     ONNX_LIGHT_ASSIGN_OR_RETURN(
@@ -70,7 +69,7 @@ class Det : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_Det(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Det) {
   return r.Register(UnaryDef("", "Det", 11, FloatTypes(), FactoryOf<Det>()));
 }
 

@@ -26,7 +26,7 @@ class Einsum : public KernelBase {
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
-    const std::string where = ctx.info().Describe() + ": equation '" + equation_ + "'";
+    const std::string where = "equation '" + equation_ + "'";
     auto bad = [&](const std::string& why) {
       return Status(StatusCode::kInvalidArgument, where + ": " + why);
     };
@@ -211,7 +211,7 @@ class Einsum : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_Einsum(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Einsum) {
   std::vector<int> inputs;  // variadic: every operand is T
   for (int i = 0; i < 64; ++i)
     inputs.push_back(i);

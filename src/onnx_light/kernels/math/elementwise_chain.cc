@@ -117,9 +117,7 @@ class ElementwiseChain : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<std::string> ops, info.GetStrings("ops"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> operands, info.GetInts("operands"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> first, info.GetInts("value_first"));
-    const auto bad = [&](const std::string& why) {
-      return Status(StatusCode::kInvalidModel, info.Describe() + ": " + why);
-    };
+    const auto bad = [&](const std::string& why) { return Status(StatusCode::kInvalidModel, why); };
     if (ops.empty() || operands.size() != ops.size() || first.size() != ops.size()) {
       return bad("ops, operands and value_first must be non-empty and of one length, got " +
                  std::to_string(ops.size()) + ", " + std::to_string(operands.size()) + " and " +
@@ -156,8 +154,7 @@ class ElementwiseChain : public KernelBase {
       const auto k = static_cast<size_t>(steps_[i].operand);
       in[i] = k < ctx.input_count() ? ctx.input(k) : nullptr;
       if (in[i] == nullptr) {
-        return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": step " +
-                                                        std::to_string(i) + " reads input " +
+        return Status(StatusCode::kInvalidArgument, "step " + std::to_string(i) + " reads input " +
                                                         std::to_string(k) + ", which is absent");
       }
       blocked = blocked && Describe(x.shape(), in[i]->shape(), &at[i]);
@@ -220,7 +217,7 @@ class ElementwiseChain : public KernelBase {
       const Step& s = steps_[i];
       std::vector<int64_t> dims = cur->shape().dims();
       if (s.binary) {
-        ONNX_LIGHT_ASSIGN_OR_RETURN(dims, BroadcastDims(cur->shape(), in[i]->shape(), ctx.info()));
+        ONNX_LIGHT_ASSIGN_OR_RETURN(dims, BroadcastDims(cur->shape(), in[i]->shape()));
       }
       Tensor* out = nullptr;
       if (i + 1 == steps_.size()) {
@@ -249,7 +246,7 @@ class ElementwiseChain : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_onnx_light_ElementwiseChain(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(onnx_light, ElementwiseChain) {
   return r.Register(OnnxLightDef("ElementwiseChain", {{"T", UpTo(64), {0}, {DataType::kFloat}}},
                                  FactoryOf<ElementwiseChain>(), 1, 64));
 }

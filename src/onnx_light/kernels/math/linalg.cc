@@ -55,23 +55,22 @@ class MatMul : public KernelBase {
     const Tensor& b = *ctx.input(1);
     std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
     if (ad.empty() || bd.empty()) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": MatMul needs inputs of rank >= 1");
+      return Status(StatusCode::kInvalidArgument, "MatMul needs inputs of rank >= 1");
     }
     const bool a_vec = ad.size() == 1, b_vec = bd.size() == 1;
     if (a_vec) ad.insert(ad.begin(), 1);
     if (b_vec) bd.push_back(1);
     const int64_t m = ad[ad.size() - 2], k = ad.back(), n = bd.back();
     if (bd[bd.size() - 2] != k) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": shapes " + a.shape().ToString() + " and " +
-                        b.shape().ToString() + " do not align for a matrix product");
+      return Status(StatusCode::kInvalidArgument, "shapes " + a.shape().ToString() + " and " +
+                                                      b.shape().ToString() +
+                                                      " do not align for a matrix product");
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Shape abatch,
                                 Shape::Create(std::vector<int64_t>(ad.begin(), ad.end() - 2)));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Shape bbatch,
                                 Shape::Create(std::vector<int64_t>(bd.begin(), bd.end() - 2)));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto batch, BroadcastDims(abatch, bbatch, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto batch, BroadcastDims(abatch, bbatch));
     std::vector<int64_t> out = batch;
     if (!a_vec) out.push_back(m);
     if (!b_vec) out.push_back(n);
@@ -143,8 +142,7 @@ class MatMul : public KernelBase {
                                  /*force=*/weights_.is_view());
           }
           if (!done && weights_.is_view()) {
-            status = Status(StatusCode::kInternal,
-                            ctx.info().Describe() + ": packed weights do not match B");
+            status = Status(StatusCode::kInternal, "packed weights do not match B");
             return;
           }
           if (!done) {
@@ -185,33 +183,31 @@ class Gemm : public KernelBase {
     const Tensor& b = *ctx.input(1);
     const Tensor* c = ctx.input(2);
     if (a.shape().rank() != 2 || b.shape().rank() != 2) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": A and B must be 2-D, got " + a.shape().ToString() +
-                        " and " + b.shape().ToString());
+      return Status(
+          StatusCode::kInvalidArgument,
+          "A and B must be 2-D, got " + a.shape().ToString() + " and " + b.shape().ToString());
     }
     const int64_t m = trans_a_ ? a.shape()[1] : a.shape()[0];
     const int64_t k = trans_a_ ? a.shape()[0] : a.shape()[1];
     const int64_t kb = trans_b_ ? b.shape()[1] : b.shape()[0];
     const int64_t n = trans_b_ ? b.shape()[0] : b.shape()[1];
     if (k != kb) {
-      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": inner dimensions " +
-                                                      std::to_string(k) + " and " +
-                                                      std::to_string(kb) + " differ");
+      return Status(StatusCode::kInvalidArgument, "inner dimensions " + std::to_string(k) +
+                                                      " and " + std::to_string(kb) + " differ");
     }
     std::vector<int64_t> cs;
     if (c != nullptr) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(Shape mn, Shape::Create({m, n}));
-      ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(c->shape(), mn, ctx.info()));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(c->shape(), mn));
       if (dims != std::vector<int64_t>{m, n}) {
         return Status(StatusCode::kInvalidArgument,
-                      ctx.info().Describe() + ": C " + c->shape().ToString() +
-                          " does not broadcast to [" + std::to_string(m) + ", " +
-                          std::to_string(n) + "]");
+                      "C " + c->shape().ToString() + " does not broadcast to [" +
+                          std::to_string(m) + ", " + std::to_string(n) + "]");
       }
       if (exact_c_ && c->shape().dims() != std::vector<int64_t>{m, n}) {
         return Status(StatusCode::kInvalidArgument,
-                      ctx.info().Describe() + ": C " + c->shape().ToString() + " must be [" +
-                          std::to_string(m) + ", " + std::to_string(n) + "] when broadcast is 0");
+                      "C " + c->shape().ToString() + " must be [" + std::to_string(m) + ", " +
+                          std::to_string(n) + "] when broadcast is 0");
       }
       cs = BroadcastStrides(c->shape(), dims);
     }
@@ -253,10 +249,10 @@ std::vector<DataType> MatMulTypes() {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_MatMul(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, MatMul) {
   return r.Register(Def("MatMul", 1, {{"T", {0, 1}, {0}, MatMulTypes()}}, FactoryOf<MatMul>()));
 }
-Status RegisterKernel_ai_onnx_Gemm(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Gemm) {
   // Opset 1-6 differ only by the `broadcast` attribute for C (read in Create).
   return r.Register(Def("Gemm", 1, {{"T", {0, 1, 2}, {0}, FloatTypes()}}, FactoryOf<Gemm>()));
 }

@@ -248,44 +248,107 @@ Status RegisterMath(KernelRegistry& r, const char* name) {
 
 }  // namespace
 
-#define ONNX_LIGHT_MATH_REGISTER(Op)                      \
-  Status RegisterKernel_ai_onnx_##Op(KernelRegistry& r) { \
-    return RegisterMath(r, #Op);                          \
-  }
-ONNX_LIGHT_MATH_REGISTER(Abs)
-ONNX_LIGHT_MATH_REGISTER(Neg)
-ONNX_LIGHT_MATH_REGISTER(Sign)
-ONNX_LIGHT_MATH_REGISTER(Exp)
-ONNX_LIGHT_MATH_REGISTER(Sqrt)
-ONNX_LIGHT_MATH_REGISTER(Reciprocal)
-ONNX_LIGHT_MATH_REGISTER(Floor)
-ONNX_LIGHT_MATH_REGISTER(Ceil)
-ONNX_LIGHT_MATH_REGISTER(Sin)
-ONNX_LIGHT_MATH_REGISTER(Cos)
-ONNX_LIGHT_MATH_REGISTER(Tan)
-ONNX_LIGHT_MATH_REGISTER(Acos)
-ONNX_LIGHT_MATH_REGISTER(Asin)
-ONNX_LIGHT_MATH_REGISTER(Atan)
-ONNX_LIGHT_MATH_REGISTER(Sinh)
-ONNX_LIGHT_MATH_REGISTER(Cosh)
-ONNX_LIGHT_MATH_REGISTER(Asinh)
-ONNX_LIGHT_MATH_REGISTER(Acosh)
-ONNX_LIGHT_MATH_REGISTER(Atanh)
-ONNX_LIGHT_MATH_REGISTER(Round)
-ONNX_LIGHT_MATH_REGISTER(Tanh)
-ONNX_LIGHT_MATH_REGISTER(Sigmoid)
-ONNX_LIGHT_MATH_REGISTER(Erf)
-ONNX_LIGHT_MATH_REGISTER(Softplus)
-ONNX_LIGHT_MATH_REGISTER(Softsign)
-ONNX_LIGHT_MATH_REGISTER(Elu)
-ONNX_LIGHT_MATH_REGISTER(HardSigmoid)
-ONNX_LIGHT_MATH_REGISTER(HardSwish)
-ONNX_LIGHT_MATH_REGISTER(Selu)
-ONNX_LIGHT_MATH_REGISTER(Celu)
-ONNX_LIGHT_MATH_REGISTER(ThresholdedRelu)
-ONNX_LIGHT_MATH_REGISTER(Shrink)
-ONNX_LIGHT_MATH_REGISTER(Mish)
-ONNX_LIGHT_MATH_REGISTER(Swish)
-#undef ONNX_LIGHT_MATH_REGISTER
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Abs) {
+  return RegisterMath(r, "Abs");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Neg) {
+  return RegisterMath(r, "Neg");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Sign) {
+  return RegisterMath(r, "Sign");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Exp) {
+  return RegisterMath(r, "Exp");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Sqrt) {
+  return RegisterMath(r, "Sqrt");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Reciprocal) {
+  return RegisterMath(r, "Reciprocal");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Floor) {
+  return RegisterMath(r, "Floor");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Ceil) {
+  return RegisterMath(r, "Ceil");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Sin) {
+  return RegisterMath(r, "Sin");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Cos) {
+  return RegisterMath(r, "Cos");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Tan) {
+  return RegisterMath(r, "Tan");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Acos) {
+  return RegisterMath(r, "Acos");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Asin) {
+  return RegisterMath(r, "Asin");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Atan) {
+  return RegisterMath(r, "Atan");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Sinh) {
+  return RegisterMath(r, "Sinh");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Cosh) {
+  return RegisterMath(r, "Cosh");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Asinh) {
+  return RegisterMath(r, "Asinh");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Acosh) {
+  return RegisterMath(r, "Acosh");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Atanh) {
+  return RegisterMath(r, "Atanh");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Round) {
+  return RegisterMath(r, "Round");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Tanh) {
+  return RegisterMath(r, "Tanh");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Sigmoid) {
+  return RegisterMath(r, "Sigmoid");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Erf) {
+  return RegisterMath(r, "Erf");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Softplus) {
+  return RegisterMath(r, "Softplus");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Softsign) {
+  return RegisterMath(r, "Softsign");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Elu) {
+  return RegisterMath(r, "Elu");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, HardSigmoid) {
+  return RegisterMath(r, "HardSigmoid");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, HardSwish) {
+  return RegisterMath(r, "HardSwish");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Selu) {
+  return RegisterMath(r, "Selu");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Celu) {
+  return RegisterMath(r, "Celu");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ThresholdedRelu) {
+  return RegisterMath(r, "ThresholdedRelu");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Shrink) {
+  return RegisterMath(r, "Shrink");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Mish) {
+  return RegisterMath(r, "Mish");
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Swish) {
+  return RegisterMath(r, "Swish");
+}
 
 }  // namespace onnx_light::kernels

@@ -31,15 +31,14 @@ class Mod : public KernelBase {
     const DataType t = info.input_type(0);
     if (!k->fmod_ && (t == DataType::kFloat || t == DataType::kDouble || t == DataType::kFloat16 ||
                       t == DataType::kBFloat16)) {
-      return Status(StatusCode::kInvalidModel,
-                    info.Describe() + ": fmod must be 1 for floating-point inputs");
+      return Status(StatusCode::kInvalidModel, "fmod must be 1 for floating-point inputs");
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& a = *ctx.input(0);
     const Tensor& b = *ctx.input(1);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(a.shape(), b.shape(), ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(a.shape(), b.shape()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     Status status = Status::Ok();
     const bool fmod = fmod_;
@@ -48,8 +47,7 @@ class Mod : public KernelBase {
       if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
         for (int64_t i = 0; i < b.num_elements(); ++i) {
           if (b.data<T>()[i] == T(0)) {
-            status = Status(StatusCode::kInvalidArgument,
-                            ctx.info().Describe() + ": integer division by zero");
+            status = Status(StatusCode::kInvalidArgument, "integer division by zero");
             return;
           }
         }
@@ -72,7 +70,7 @@ class Mod : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_Mod(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Mod) {
   return r.Register(Def("Mod", 10, {{"T", {0, 1}, {0}, NumericTypes()}}, FactoryOf<Mod>()));
 }
 

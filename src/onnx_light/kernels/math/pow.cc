@@ -95,7 +95,7 @@ class Pow : public BroadcastingBinary {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_Pow(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Pow) {
   return r.Register(Def("Pow", 1,  // opset 1-6: the legacy broadcast attribute
                         {{"T", {0}, {0}, NumericTypes()}, {"T1", {1}, {}, NumericTypes()}},
                         FactoryOf<Pow>()));

@@ -28,21 +28,19 @@ class TopK : public KernelBase {
     const Tensor& x = *ctx.input(0);
     int64_t k = k_;
     if (const Tensor* kt = ctx.input(1)) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(auto kv, Int64Values(kt, ctx.info(), "K"));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(auto kv, Int64Values(kt, "K"));
       if (kv.size() != 1) {
-        return Status(StatusCode::kInvalidArgument,
-                      ctx.info().Describe() + ": K must hold one value");
+        return Status(StatusCode::kInvalidArgument, "K must hold one value");
       }
       k = kv[0];
     }
     const std::vector<int64_t>& in = x.shape().dims();
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis,
-                                NormalizeAxis(axis_, static_cast<int64_t>(in.size()), ctx.info()));
+                                NormalizeAxis(axis_, static_cast<int64_t>(in.size())));
     const auto ax = static_cast<size_t>(axis);
     if (k < 0 || k > in[ax]) {
       return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": K=" + std::to_string(k) + " is outside [0, " +
-                        std::to_string(in[ax]) + "]");
+                    "K=" + std::to_string(k) + " is outside [0, " + std::to_string(in[ax]) + "]");
     }
     std::vector<int64_t> dims = in;
     dims[ax] = k;
@@ -100,7 +98,7 @@ class TopK : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_TopK(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, TopK) {
   return r.Register(Def("TopK", 1,
                         {{"T", {0}, {0}, NumericTypes()}, {"I", {}, {1}, {DataType::kInt64}}},
                         FactoryOf<TopK>()));

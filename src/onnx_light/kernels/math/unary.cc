@@ -138,26 +138,26 @@ class Identity : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_onnx_light_LeakyRelu(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(onnx_light, LeakyRelu) {
   return r.Register(UnaryDef("onnx_light", "LeakyRelu", 1, FloatTypes(), FactoryOf<LeakyRelu>()));
 }
-Status RegisterKernel_onnx_light_cpu_Log(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(onnx_light_cpu, Log) {
   return r.Register(UnaryDef("onnx_light_cpu", "Log", 1, FloatTypes(), FactoryOf<Log>()));
 }
-Status RegisterKernel_ai_onnx_LeakyRelu(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, LeakyRelu) {
   return r.Register(UnaryDef("", "LeakyRelu", 6, FloatTypes(), FactoryOf<LeakyRelu>()));
 }
-Status RegisterKernel_ai_onnx_Log(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Log) {
   return r.Register(UnaryDef("", "Log", 6, FloatTypes(), FactoryOf<Log>()));
 }
-Status RegisterKernel_ai_onnx_Relu(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Relu) {
   std::vector<DataType> types = FloatTypes();
   for (DataType t : {DataType::kInt8, DataType::kInt16, DataType::kInt32, DataType::kInt64}) {
     types.push_back(t);
   }
   return r.Register(UnaryDef("", "Relu", 6, std::move(types), FactoryOf<Relu>()));
 }
-Status RegisterKernel_ai_onnx_Identity(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Identity) {
   std::vector<DataType> types = AllTensorTypes();  // Identity shares the input as it is
   types.insert(types.end(), NarrowTypes().begin(), NarrowTypes().end());
   return r.Register(UnaryDef("", "Identity", 1, std::move(types), FactoryOf<Identity>()));

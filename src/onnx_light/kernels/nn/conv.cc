@@ -55,13 +55,12 @@ Result<Activation> ReadActivation(const KernelInfo& info) {
     if (name != k.name) continue;
     if (k.kind == ActivationKind::kClip && params.size() != 2) {
       return Status(StatusCode::kInvalidModel,
-                    info.Describe() + ": activation Clip needs activation_params [min, max]");
+                    "activation Clip needs activation_params [min, max]");
     }
     if (params.size() > k.params) {
-      return Status(StatusCode::kInvalidModel, info.Describe() + ": activation " + name +
-                                                   " takes " + std::to_string(k.params) +
-                                                   " activation_params, got " +
-                                                   std::to_string(params.size()));
+      return Status(StatusCode::kInvalidModel,
+                    "activation " + name + " takes " + std::to_string(k.params) +
+                        " activation_params, got " + std::to_string(params.size()));
     }
     Activation act{k.kind, k.a, k.b};
     if (params.size() > 0) act.a = params[0];
@@ -77,7 +76,7 @@ Result<Activation> ReadActivation(const KernelInfo& info) {
     }
     return act;
   }
-  return Status(StatusCode::kInvalidModel, info.Describe() + ": unknown activation '" + name +
+  return Status(StatusCode::kInvalidModel, "unknown activation '" + name +
                                                "' (Relu, Clip, LeakyRelu, Sigmoid, HardSigmoid, "
                                                "HardSwish, Tanh or Silu)");
 }
@@ -117,37 +116,31 @@ class Conv : public KernelBase {
     const Tensor& wt = *ctx.input(1);
     const Tensor* bias = ctx.input(2);
     const Tensor* z = fused_ ? ctx.input(3) : nullptr;
-    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x));
     const int64_t batch = x.shape()[0], c_in = x.shape()[1];
     if (wt.shape().rank() != x.shape().rank()) {
-      return Status(
-          StatusCode::kInvalidArgument,
-          ctx.info().Describe() + ": W " + wt.shape().ToString() + " must have the rank of X");
+      return Status(StatusCode::kInvalidArgument,
+                    "W " + wt.shape().ToString() + " must have the rank of X");
     }
     const int64_t m = wt.shape()[0], cg = wt.shape()[1];
     // No cg * group: the group is the model's and may be as large as INT64_MAX.
     if (c_in % group_ != 0 || c_in / group_ != cg || m % group_ != 0) {
-      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": X has " +
-                                                      std::to_string(c_in) + " channels, W " +
-                                                      wt.shape().ToString() + " with group " +
-                                                      std::to_string(group_) + " does not match");
+      return Status(StatusCode::kInvalidArgument,
+                    "X has " + std::to_string(c_in) + " channels, W " + wt.shape().ToString() +
+                        " with group " + std::to_string(group_) + " does not match");
     }
     if (bias != nullptr && (bias->shape().rank() != 1 || bias->shape()[0] != m)) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": B must be [" + std::to_string(m) + "]");
+      return Status(StatusCode::kInvalidArgument, "B must be [" + std::to_string(m) + "]");
     }
     std::vector<int64_t> kernel = Spatial(wt.shape());
     if (!attrs_.kernel.empty() && attrs_.kernel != kernel) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": kernel_shape does not match W");
+      return Status(StatusCode::kInvalidArgument, "kernel_shape does not match W");
     }
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Window w,
-                                MakeWindow(attrs_, Spatial(x.shape()), kernel, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Window w, MakeWindow(attrs_, Spatial(x.shape()), kernel));
     std::vector<int64_t> dims = {batch, m};
     dims.insert(dims.end(), w.out.begin(), w.out.end());
     if (z != nullptr && z->dtype() != x.dtype()) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": Z must have the type of X");
+      return Status(StatusCode::kInvalidArgument, "Z must have the type of X");
     }
     Tensor unfused;  // a Z of another shape: the convolution alone first, then Z
     Tensor* y = nullptr;
@@ -191,7 +184,7 @@ class Conv : public KernelBase {
       // checked against the budget first.
       BudgetHold work(BudgetOf(ctx));
       ONNX_LIGHT_RETURN_IF_ERROR(HoldIm2ColMemory(
-          ctx, w, cg, x.dtype() == DataType::kDouble ? sizeof(double) : sizeof(float), &work));
+          w, cg, x.dtype() == DataType::kDouble ? sizeof(double) : sizeof(float), &work));
       ComputeGeneral(ctx, x, wt, bias, w, batch, c_in, m, cg, y, state);
       if (fused_ && (z != nullptr || HasEffect(act))) {
         // FusedConv is float32: the 3-D case finishes here.
@@ -208,8 +201,7 @@ class Conv : public KernelBase {
   // the fusion pass could not see the shapes of): Y takes the broadcast shape.
   Status AddResidual(KernelContext& ctx, const Tensor& conv) const {
     const Tensor& z = *ctx.input(3);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
-                                BroadcastDims(conv.shape(), z.shape(), ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, BroadcastDims(conv.shape(), z.shape()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     float* out = y->mutable_data<float>();
     BroadcastApply(conv.data<float>(), conv.shape(), z.data<float>(), z.shape(), out, dims,
@@ -327,7 +319,7 @@ class ConvTranspose : public KernelBase {
       ONNX_LIGHT_ASSIGN_OR_RETURN(k->output_shape_, info.GetInts("output_shape"));
     }
     if (k->group_ < 1) {
-      return Status(StatusCode::kInvalidModel, info.Describe() + ": group must be >= 1");
+      return Status(StatusCode::kInvalidModel, "group must be >= 1");
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
@@ -335,24 +327,23 @@ class ConvTranspose : public KernelBase {
     const Tensor& x = *ctx.input(0);
     const Tensor& wt = *ctx.input(1);
     const Tensor* bias = ctx.input(2);
-    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x));
     const size_t nd = x.shape().rank() - 2;
     const int64_t batch = x.shape()[0], c_in = x.shape()[1];
     if (wt.shape().rank() != x.shape().rank() || wt.shape()[0] != c_in) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": W " + wt.shape().ToString() +
-                        " must be [C, M/group, k...] for X " + x.shape().ToString());
+      return Status(StatusCode::kInvalidArgument, "W " + wt.shape().ToString() +
+                                                      " must be [C, M/group, k...] for X " +
+                                                      x.shape().ToString());
     }
     const int64_t mg = wt.shape()[1], cg = c_in / group_;
     int64_t m = 0;
     if (c_in % group_ != 0 || __builtin_mul_overflow(mg, group_, &m)) {
       return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": channels not divisible by group, or M/group " +
-                        "times group overflows int64");
+                    "channels not divisible by group, or M/group "
+                    "times group overflows int64");
     }
     if (bias != nullptr && (bias->shape().rank() != 1 || bias->shape()[0] != m)) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": B must be [" + std::to_string(m) + "]");
+      return Status(StatusCode::kInvalidArgument, "B must be [" + std::to_string(m) + "]");
     }
     const std::vector<int64_t> in = Spatial(x.shape()), kernel = Spatial(wt.shape());
     auto get = [nd](const std::vector<int64_t>& v, size_t i, int64_t dflt) {
@@ -363,9 +354,8 @@ class ConvTranspose : public KernelBase {
     // come from the model. Every value computed from them below (output sizes, pads,
     // positions up to 2 * full + |target| + |pads|) must fit int64.
     if (!output_shape_.empty() && output_shape_.size() < nd) {
-      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() +
-                                                      ": output_shape has fewer than " +
-                                                      std::to_string(nd) + " spatial sizes");
+      return Status(StatusCode::kInvalidArgument,
+                    "output_shape has fewer than " + std::to_string(nd) + " spatial sizes");
     }
     __extension__ typedef __int128 Wide;
     constexpr Wide kMax = INT64_MAX;
@@ -375,9 +365,8 @@ class ConvTranspose : public KernelBase {
       dil[i] = get(attrs_.dilations, i, 1);
       const int64_t op = get(output_padding_, i, 0);
       if (stride[i] < 1 || dil[i] < 1 || op < 0) {
-        return Status(
-            StatusCode::kInvalidArgument,
-            ctx.info().Describe() + ": strides and dilations must be >= 1 and output_padding >= 0");
+        return Status(StatusCode::kInvalidArgument,
+                      "strides and dilations must be >= 1 and output_padding >= 0");
       }
       const Wide wide_full = Wide{stride[i]} * (in[i] - 1) + op + Wide{kernel[i] - 1} * dil[i] + 1;
       const Wide pads =
@@ -386,9 +375,9 @@ class ConvTranspose : public KernelBase {
                                    ? Wide{output_shape_[output_shape_.size() - nd + i]}
                                    : Wide{in[i]} * stride[i];
       if (2 * wide_full + wabs(wide_target) + pads > kMax) {
-        return Status(StatusCode::kOutOfRange,
-                      ctx.info().Describe() + ": the output geometry of spatial axis " +
-                          std::to_string(i) + " overflows int64 (strides, dilations, pads)");
+        return Status(StatusCode::kOutOfRange, "the output geometry of spatial axis " +
+                                                   std::to_string(i) +
+                                                   " overflows int64 (strides, dilations, pads)");
       }
       const auto full = static_cast<int64_t>(wide_full);
       const bool same = attrs_.auto_pad == "SAME_UPPER" || attrs_.auto_pad == "SAME_LOWER";
@@ -408,8 +397,7 @@ class ConvTranspose : public KernelBase {
         out[i] = full - (attrs_.auto_pad == "VALID" ? 0 : b0 + e0);
       }
       if (out[i] < 0) {
-        return Status(StatusCode::kInvalidArgument,
-                      ctx.info().Describe() + ": negative output size");
+        return Status(StatusCode::kInvalidArgument, "negative output size");
       }
     }
     std::vector<int64_t> dims = {batch, m};
@@ -524,25 +512,22 @@ class Col2Im : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    const std::string where = ctx.info().Describe();
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> image,
-                                Int64Values(ctx.input(1), ctx.info(), "image_shape"));
+                                Int64Values(ctx.input(1), "image_shape"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> block,
-                                Int64Values(ctx.input(2), ctx.info(), "block_shape"));
+                                Int64Values(ctx.input(2), "block_shape"));
     if (x.shape().rank() != 3 || image.size() != block.size() || image.empty()) {
       return Status(StatusCode::kInvalidArgument,
-                    where +
-                        ": input must be [N, C * prod(block), L] and image_shape and "
-                        "block_shape of one length");
+                    "input must be [N, C * prod(block), L] and image_shape and "
+                    "block_shape of one length");
     }
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Window w, MakeWindow(attrs_, image, block, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Window w, MakeWindow(attrs_, image, block));
     const int64_t k_sz = w.KernelCount(), blocks = w.OutCount(), in_sz = w.InCount();
     const int64_t batch = x.shape()[0];
     if (k_sz == 0 || x.shape()[1] % k_sz != 0 || x.shape()[2] != blocks) {
-      return Status(StatusCode::kInvalidArgument, where + ": input " + x.shape().ToString() +
-                                                      " does not hold " + std::to_string(blocks) +
-                                                      " blocks of " + std::to_string(k_sz) +
-                                                      " values per channel");
+      return Status(StatusCode::kInvalidArgument,
+                    "input " + x.shape().ToString() + " does not hold " + std::to_string(blocks) +
+                        " blocks of " + std::to_string(k_sz) + " values per channel");
     }
     const int64_t channels = x.shape()[1] / k_sz;
     std::vector<int64_t> dims = {batch, channels};
@@ -576,21 +561,21 @@ class Col2Im : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_Col2Im(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Col2Im) {
   return r.Register(Def("Col2Im", 18,
                         {{"T", {0}, {0}, FloatTypes()}, {"I", {1, 2}, {}, {DataType::kInt64}}},
                         FactoryOf<Col2Im>()));
 }
-Status RegisterKernel_ai_onnx_ConvTranspose(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ConvTranspose) {
   return r.Register(
       Def("ConvTranspose", 1, {{"T", {0, 1, 2}, {0}, FloatTypes()}}, FactoryOf<ConvTranspose>()));
 }
-Status RegisterKernel_ai_onnx_Conv(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Conv) {
   return r.Register(Def("Conv", 1, {{"T", {0, 1, 2}, {0}, FloatTypes()}}, FactoryOf<Conv>()));
 }
 // onnx_light:FusedConv (opset 1): inputs X, W, optional B, optional Z (added before the
 // activation); attributes as Conv plus activation and activation_params.
-Status RegisterKernel_onnx_light_FusedConv(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(onnx_light, FusedConv) {
   return r.Register(OnnxLightDef(
       "FusedConv", {{"T", {0, 1, 2, 3}, {0}, {DataType::kFloat}}},
       [](const KernelInfo& info) { return Conv::CreateFused(info); }, 2, 4, (1u << 2) | (1u << 3)));

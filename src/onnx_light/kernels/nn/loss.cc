@@ -17,8 +17,7 @@ class Loss : public KernelBase {
     auto k = std::make_unique<Loss>();
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->reduction_, info.GetString("reduction", "mean"));
     if (k->reduction_ != "none" && k->reduction_ != "sum" && k->reduction_ != "mean") {
-      return Status(StatusCode::kInvalidModel,
-                    info.Describe() + ": unknown reduction '" + k->reduction_ + "'");
+      return Status(StatusCode::kInvalidModel, "unknown reduction '" + k->reduction_ + "'");
     }
     k->has_ignore_ = info.HasAttribute("ignore_index");
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->ignore_, info.GetInt("ignore_index", 0));
@@ -30,20 +29,18 @@ class Loss : public KernelBase {
     const Tensor* weight = ctx.input(2);
     const std::vector<int64_t>& xd = x.shape().dims();
     if (xd.size() < 2) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": input must be [N, C, ...]");
+      return Status(StatusCode::kInvalidArgument, "input must be [N, C, ...]");
     }
     const int64_t n = xd[0], c = xd[1];
     std::vector<int64_t> td = {n};
     td.insert(td.end(), xd.begin() + 2, xd.end());
     if (target.shape().dims() != td) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": target " + target.shape().ToString() +
-                        " does not match input " + x.shape().ToString());
+      return Status(
+          StatusCode::kInvalidArgument,
+          "target " + target.shape().ToString() + " does not match input " + x.shape().ToString());
     }
     if (weight != nullptr && (weight->shape().rank() != 1 || weight->shape()[0] != c)) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": weight must be [" + std::to_string(c) + "]");
+      return Status(StatusCode::kInvalidArgument, "weight must be [" + std::to_string(c) + "]");
     }
     const int64_t inner = n == 0 || c == 0 ? 0 : x.num_elements() / (n * c);
     const std::vector<int64_t> labels = IndexValues(target);
@@ -74,9 +71,9 @@ class Loss : public KernelBase {
           continue;
         }
         if (t < 0 || t >= c) {
-          return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": target " +
-                                                          std::to_string(t) + " is outside [0, " +
-                                                          std::to_string(c) + ")");
+          return Status(
+              StatusCode::kInvalidArgument,
+              "target " + std::to_string(t) + " is outside [0, " + std::to_string(c) + ")");
         }
         const double wt = w.empty() ? 1.0 : w[static_cast<size_t>(t)];
         loss[at] = -logp[static_cast<size_t>((b * c + t) * inner + j)] * wt;
@@ -118,12 +115,12 @@ class Loss : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_NegativeLogLikelihoodLoss(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, NegativeLogLikelihoodLoss) {
   return r.Register(Def("NegativeLogLikelihoodLoss", 12,
                         {{"T", {0, 2}, {0}, FloatTypes()}, {"Tind", {1}, {}, IndexTypes()}},
                         FactoryOf<Loss<false>>()));
 }
-Status RegisterKernel_ai_onnx_SoftmaxCrossEntropyLoss(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, SoftmaxCrossEntropyLoss) {
   return r.Register(Def("SoftmaxCrossEntropyLoss", 12,
                         {{"T", {0, 2}, {0, 1}, FloatTypes()}, {"Tind", {1}, {}, IndexTypes()}},
                         FactoryOf<Loss<true>>()));

@@ -20,11 +20,10 @@ namespace {
 
 // Values of a per-channel parameter (any float type: BatchNormalization-15 lets them
 // differ from X's) as double, checked to be [C].
-Result<std::vector<double>> ChannelParam(const Tensor* t, int64_t c, const char* what,
-                                         const KernelInfo& info) {
+Result<std::vector<double>> ChannelParam(const Tensor* t, int64_t c, const char* what) {
   if (t == nullptr || t->shape().rank() != 1 || t->shape()[0] != c) {
     return Status(StatusCode::kInvalidArgument,
-                  info.Describe() + ": " + what + " must be [" + std::to_string(c) + "]");
+                  std::string(what) + " must be [" + std::to_string(c) + "]");
   }
   return ToDoubles(t);
 }
@@ -60,23 +59,21 @@ class BatchNorm : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t training, info.GetInt("training_mode", 0));
     if (training != 0 || info.output_count() > 1) {
       return Status(StatusCode::kNotImplemented,
-                    info.Describe() +
-                        ": training mode (running statistics outputs) is not "
-                        "supported; onnx-light runs inference");
+                    "training mode (running statistics outputs) is not "
+                    "supported; onnx-light runs inference");
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     if (x.shape().rank() < 2) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": X must be [N, C, ...]");
+      return Status(StatusCode::kInvalidArgument, "X must be [N, C, ...]");
     }
     const int64_t c = x.shape()[1];
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto scale, ChannelParam(ctx.input(1), c, "scale", ctx.info()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto bias, ChannelParam(ctx.input(2), c, "B", ctx.info()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto mean, ChannelParam(ctx.input(3), c, "mean", ctx.info()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto var, ChannelParam(ctx.input(4), c, "var", ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto scale, ChannelParam(ctx.input(1), c, "scale"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto bias, ChannelParam(ctx.input(2), c, "B"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto mean, ChannelParam(ctx.input(3), c, "mean"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto var, ChannelParam(ctx.input(4), c, "var"));
     for (double& v : var)
       v = 1.0 / std::sqrt(v + static_cast<double>(epsilon_));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
@@ -114,10 +111,10 @@ class InstanceNorm : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x));
     const int64_t n = x.shape()[0], c = x.shape()[1];
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto scale, ChannelParam(ctx.input(1), c, "scale", ctx.info()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto bias, ChannelParam(ctx.input(2), c, "B", ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto scale, ChannelParam(ctx.input(1), c, "scale"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto bias, ChannelParam(ctx.input(2), c, "B"));
     const int64_t sz = n * c == 0 ? 0 : x.num_elements() / (n * c);
     std::vector<double> mean(static_cast<size_t>(n * c)), inv(static_cast<size_t>(n * c));
     ForFloat(x.dtype(), [&](auto tag) {
@@ -150,17 +147,16 @@ class GroupNorm : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x));
     const int64_t n = x.shape()[0], c = x.shape()[1];
     if (groups_ < 1 || c % groups_ != 0) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": num_groups " + std::to_string(groups_) +
-                        " must divide the " + std::to_string(c) + " channels");
+      return Status(StatusCode::kInvalidArgument, "num_groups " + std::to_string(groups_) +
+                                                      " must divide the " + std::to_string(c) +
+                                                      " channels");
     }
     const int64_t params = per_group_params_ ? groups_ : c;
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto scale,
-                                ChannelParam(ctx.input(1), params, "scale", ctx.info()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto bias, ChannelParam(ctx.input(2), params, "bias", ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto scale, ChannelParam(ctx.input(1), params, "scale"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto bias, ChannelParam(ctx.input(2), params, "bias"));
     const int64_t per_group = c / groups_;
     const int64_t sz = n * c == 0 ? 0 : x.num_elements() / (n * c);
     const int64_t block = per_group * sz;
@@ -209,7 +205,7 @@ class MeanVarianceNorm : public KernelBase {
     const auto rank = static_cast<int64_t>(x.shape().rank());
     std::vector<bool> reduced(static_cast<size_t>(rank), false);
     for (int64_t a : axes_) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(a, rank, ctx.info()));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(a, rank));
       reduced[static_cast<size_t>(ax)] = true;
     }
     // Group index of each element: its position over the kept axes.
@@ -271,15 +267,14 @@ class LpNorm : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", -1));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->p_, info.GetInt("p", 2));
     if (k->p_ != 1 && k->p_ != 2) {
-      return Status(StatusCode::kInvalidModel,
-                    info.Describe() + ": p must be 1 or 2, got " + std::to_string(k->p_));
+      return Status(StatusCode::kInvalidModel, "p must be 1 or 2, got " + std::to_string(k->p_));
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const auto rank = static_cast<int64_t>(x.shape().rank());
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank));
     int64_t outer = 1, len = 1, inner = 1;
     for (int64_t d = 0; d < rank; ++d) {
       const int64_t v = x.shape()[static_cast<size_t>(d)];
@@ -361,17 +356,17 @@ class LayerNorm : public KernelBase {
     const Tensor& scale = *ctx.input(1);
     const Tensor* bias = kRms ? nullptr : ctx.input(2);
     const auto rank = static_cast<int64_t>(x.shape().rank());
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank));
     const std::vector<int64_t> inner_dims(x.shape().dims().begin() + axis, x.shape().dims().end());
     ONNX_LIGHT_ASSIGN_OR_RETURN(Shape inner_shape, Shape::Create(inner_dims));
     const int64_t inner = inner_shape.num_elements();
     const int64_t outer = inner == 0 ? 0 : x.num_elements() / inner;
     auto offsets = [&](const Tensor& p, const char* what) -> Result<std::vector<int64_t>> {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(auto d, BroadcastDims(p.shape(), inner_shape, ctx.info()));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(auto d, BroadcastDims(p.shape(), inner_shape));
       if (d != inner_dims) {
-        return Status(StatusCode::kInvalidArgument,
-                      ctx.info().Describe() + ": " + what + " " + p.shape().ToString() +
-                          " does not broadcast to " + inner_shape.ToString());
+        return Status(StatusCode::kInvalidArgument, std::string(what) + " " + p.shape().ToString() +
+                                                        " does not broadcast to " +
+                                                        inner_shape.ToString());
       }
       const std::vector<int64_t> st = BroadcastStrides(p.shape(), inner_dims);
       std::vector<int64_t> off(static_cast<size_t>(inner));
@@ -486,13 +481,13 @@ class Lrn : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->bias_, info.GetFloat("bias", 1.0f));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->size_, info.GetInt("size"));
     if (k->size_ < 1) {
-      return Status(StatusCode::kInvalidModel, info.Describe() + ": size must be >= 1");
+      return Status(StatusCode::kInvalidModel, "size must be >= 1");
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     const int64_t n = x.shape()[0], c = x.shape()[1];
     const int64_t sz = n * c == 0 ? 0 : x.num_elements() / (n * c);
@@ -529,7 +524,7 @@ class Lrn : public KernelBase {
 };
 
 Status StatsAreFloat(const onnx::NodeProto&, int, const std::vector<DataType>& in,
-                     std::vector<DataType>* out, const SubgraphScope*) {
+                     std::vector<DataType>* out, const NodeSubgraphs&) {
   (*out)[0] = in[0];
   for (size_t i = 1; i < out->size(); ++i)
     (*out)[i] = DataType::kFloat;
@@ -538,26 +533,26 @@ Status StatsAreFloat(const onnx::NodeProto&, int, const std::vector<DataType>& i
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_BatchNormalization(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, BatchNormalization) {
   return r.Register(
       Def("BatchNormalization", 1, {{"T", {0}, {0}, FloatTypes()}}, FactoryOf<BatchNorm>()));
 }
-Status RegisterKernel_ai_onnx_InstanceNormalization(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, InstanceNormalization) {
   return r.Register(Def("InstanceNormalization", 1, {{"T", {0, 1, 2}, {0}, FloatTypes()}},
                         FactoryOf<InstanceNorm>()));
 }
-Status RegisterKernel_ai_onnx_GroupNormalization(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, GroupNormalization) {
   return r.Register(
       Def("GroupNormalization", 18, {{"T", {0, 1, 2}, {0}, FloatTypes()}}, FactoryOf<GroupNorm>()));
 }
-Status RegisterKernel_ai_onnx_MeanVarianceNormalization(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, MeanVarianceNormalization) {
   return r.Register(
       UnaryDef("", "MeanVarianceNormalization", 9, FloatTypes(), FactoryOf<MeanVarianceNorm>()));
 }
-Status RegisterKernel_ai_onnx_LpNormalization(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, LpNormalization) {
   return r.Register(UnaryDef("", "LpNormalization", 1, FloatTypes(), FactoryOf<LpNorm>()));
 }
-Status RegisterKernel_ai_onnx_LayerNormalization(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, LayerNormalization) {
   KernelDef def = Def("LayerNormalization", 17, {{"T", {0, 1, 2}, {0}, FloatTypes()}},
                       FactoryOf<LayerNorm<false>>());
   def.output_types = &StatsAreFloat;
@@ -566,23 +561,23 @@ Status RegisterKernel_ai_onnx_LayerNormalization(KernelRegistry& r) {
 // onnx_light:LayerNormalization (opset 1): LayerNormalization for graphs whose ai.onnx
 // opset predates 17; the fuse_layer_norm pass makes it from the pattern exporters emit
 // (inputs X, Scale, optional B; output Y only).
-Status RegisterKernel_onnx_light_LayerNormalization(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(onnx_light, LayerNormalization) {
   return r.Register(OnnxLightDef("LayerNormalization", {{"T", {0, 1, 2}, {0}, FloatTypes()}},
                                  FactoryOf<LayerNorm<false>>(), 2, 3, 1u << 2));
 }
 // onnx_light:RMSNormalization (opset 1): RMSNormalization for graphs whose ai.onnx opset
 // predates 23; the fuse_layer_norm pass makes it from the RMS pattern (inputs X, Scale).
-Status RegisterKernel_onnx_light_RMSNormalization(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(onnx_light, RMSNormalization) {
   KernelDef def =
       Def("RMSNormalization", 1, {{"T", {0, 1}, {0}, FloatTypes()}}, FactoryOf<LayerNorm<true>>());
   def.domain = "onnx_light";
   return r.Register(std::move(def));
 }
-Status RegisterKernel_ai_onnx_RMSNormalization(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, RMSNormalization) {
   return r.Register(Def("RMSNormalization", 23, {{"T", {0, 1}, {0}, FloatTypes()}},
                         FactoryOf<LayerNorm<true>>()));
 }
-Status RegisterKernel_ai_onnx_LRN(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, LRN) {
   return r.Register(UnaryDef("", "LRN", 1, FloatTypes(), FactoryOf<Lrn>()));
 }
 

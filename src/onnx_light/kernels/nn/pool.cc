@@ -56,8 +56,7 @@ class Pool : public KernelBase {
         p = static_cast<double>(pi);
       }
       if (!(p >= 1)) {
-        return Status(StatusCode::kInvalidModel,
-                      info.Describe() + ": p must be >= 1, got " + std::to_string(p));
+        return Status(StatusCode::kInvalidModel, "p must be >= 1, got " + std::to_string(p));
       }
       k->p_ = p;
     }
@@ -66,9 +65,8 @@ class Pool : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     constexpr bool kMax = kKind == PoolKind::kMax;
     const Tensor& x = *ctx.input(0);
-    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Window w,
-                                MakeWindow(attrs_, Spatial(x.shape()), attrs_.kernel, ctx.info()));
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Window w, MakeWindow(attrs_, Spatial(x.shape()), attrs_.kernel));
     const int64_t nc = x.shape()[0] * x.shape()[1];
     // kernel_shape is an attribute that no tensor backs: a few bytes of model can have each
     // output visit 2^40 taps, a loop that no cancellation reaches. Past 2^36 visits in all
@@ -77,9 +75,9 @@ class Pool : public KernelBase {
     const uint64_t visits = SaturatedProduct({nc, w.OutCount(), w.KernelCount()});
     if (visits > kMaxVisits) {
       return Status(StatusCode::kOutOfRange,
-                    ctx.info().Describe() + ": " + std::to_string(w.OutCount()) +
-                        " outputs per channel of a " + std::to_string(w.KernelCount()) +
-                        "-tap window are more than " + std::to_string(kMaxVisits) + " tap visits");
+                    std::to_string(w.OutCount()) + " outputs per channel of a " +
+                        std::to_string(w.KernelCount()) + "-tap window are more than " +
+                        std::to_string(kMaxVisits) + " tap visits");
     }
     std::vector<int64_t> dims = {x.shape()[0], x.shape()[1]};
     dims.insert(dims.end(), w.out.begin(), w.out.end());
@@ -418,7 +416,7 @@ class GlobalPool : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x));
     std::vector<int64_t> dims(x.shape().rank(), 1);
     dims[0] = x.shape()[0];
     dims[1] = x.shape()[1];
@@ -474,18 +472,16 @@ class MaxUnpool : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& ind = *ctx.input(1);
-    const std::string where = ctx.info().Describe();
-    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x));
     const size_t ns = x.shape().rank() - 2;
     if (kernel_.size() != ns || (!strides_.empty() && strides_.size() != ns) ||
         (!pads_.empty() && pads_.size() != 2 * ns)) {
       return Status(StatusCode::kInvalidArgument,
-                    where + ": kernel_shape, strides and pads must match the spatial rank");
+                    "kernel_shape, strides and pads must match the spatial rank");
     }
     if (ind.shape() != x.shape()) {
-      return Status(
-          StatusCode::kInvalidArgument,
-          where + ": I " + ind.shape().ToString() + " must have X's shape " + x.shape().ToString());
+      return Status(StatusCode::kInvalidArgument,
+                    "I " + ind.shape().ToString() + " must have X's shape " + x.shape().ToString());
     }
     std::vector<int64_t> inferred = {x.shape()[0], x.shape()[1]};
     for (size_t i = 0; i < ns; ++i) {
@@ -496,7 +492,7 @@ class MaxUnpool : public KernelBase {
           __builtin_mul_overflow(x.shape()[2 + i] - 1, st, &scaled) ||
           __builtin_sub_overflow(scaled, pad, &size) ||
           __builtin_add_overflow(size, kernel_[i], &size) || size < 0) {
-        return Status(StatusCode::kOutOfRange, where + ": the unpooled size of spatial axis " +
+        return Status(StatusCode::kOutOfRange, "the unpooled size of spatial axis " +
                                                    std::to_string(i) +
                                                    " overflows int64 or is negative");
       }
@@ -504,14 +500,14 @@ class MaxUnpool : public KernelBase {
     }
     std::vector<int64_t> out = inferred;
     if (const Tensor* os = ctx.input(2)) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(out, Int64Values(os, ctx.info(), "output_shape"));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(out, Int64Values(os, "output_shape"));
       if (out.size() != inferred.size()) {
-        return Status(StatusCode::kInvalidArgument, where + ": output_shape has the wrong rank");
+        return Status(StatusCode::kInvalidArgument, "output_shape has the wrong rank");
       }
       for (size_t d = 0; d < out.size(); ++d) {
         if (out[d] < inferred[d]) {
           return Status(StatusCode::kInvalidArgument,
-                        where + ": output_shape is smaller than the unpooled size");
+                        "output_shape is smaller than the unpooled size");
         }
       }
     }
@@ -524,9 +520,9 @@ class MaxUnpool : public KernelBase {
     const std::vector<double> xv = ToDoubles(&x);
     for (size_t e = 0; e < idx.size(); ++e) {
       if (idx[e] < 0 || idx[e] >= total) {
-        return Status(StatusCode::kInvalidArgument, where + ": index " + std::to_string(idx[e]) +
-                                                        " is outside [0, " + std::to_string(total) +
-                                                        ")");
+        return Status(
+            StatusCode::kInvalidArgument,
+            "index " + std::to_string(idx[e]) + " is outside [0, " + std::to_string(total) + ")");
       }
       flat[static_cast<size_t>(idx[e])] = xv[e];
     }
@@ -554,7 +550,7 @@ class MaxUnpool : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_MaxPool(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, MaxPool) {
   KernelDef def = Def("MaxPool", 1,
                       {{"T",
                         {0},
@@ -565,22 +561,22 @@ Status RegisterKernel_ai_onnx_MaxPool(KernelRegistry& r) {
                       FactoryOf<Pool<PoolKind::kMax>>());
   return r.Register(std::move(def));
 }
-Status RegisterKernel_ai_onnx_AveragePool(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, AveragePool) {
   return r.Register(Def("AveragePool", 1, {{"T", {0}, {0}, FloatTypes()}},
                         FactoryOf<Pool<PoolKind::kAverage>>()));
 }
-Status RegisterKernel_ai_onnx_LpPool(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, LpPool) {
   return r.Register(
       Def("LpPool", 1, {{"T", {0}, {0}, FloatTypes()}}, FactoryOf<Pool<PoolKind::kLp>>()));
 }
-Status RegisterKernel_ai_onnx_GlobalAveragePool(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, GlobalAveragePool) {
   return r.Register(
       UnaryDef("", "GlobalAveragePool", 1, FloatTypes(), FactoryOf<GlobalPool<false>>()));
 }
-Status RegisterKernel_ai_onnx_GlobalMaxPool(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, GlobalMaxPool) {
   return r.Register(UnaryDef("", "GlobalMaxPool", 1, FloatTypes(), FactoryOf<GlobalPool<true>>()));
 }
-Status RegisterKernel_ai_onnx_MaxUnpool(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, MaxUnpool) {
   return r.Register(Def("MaxUnpool", 9,
                         {{"T1", {0}, {0}, FloatTypes()}, {"T2", {1, 2}, {}, {DataType::kInt64}}},
                         FactoryOf<MaxUnpool>()));

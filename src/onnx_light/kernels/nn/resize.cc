@@ -38,13 +38,11 @@ class Resize : public KernelBase {
     }
     k->antialias_ = antialias != 0;
     if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller") {
-      return Status(StatusCode::kInvalidModel,
-                    info.Describe() + ": unknown keep_aspect_ratio_policy '" + policy + "'");
+      return Status(StatusCode::kInvalidModel, "unknown keep_aspect_ratio_policy '" + policy + "'");
     }
     k->policy_ = policy;
     if (k->mode_ != "nearest" && k->mode_ != "linear" && k->mode_ != "cubic") {
-      return Status(StatusCode::kInvalidModel,
-                    info.Describe() + ": unknown mode '" + k->mode_ + "'");
+      return Status(StatusCode::kInvalidModel, "unknown mode '" + k->mode_ + "'");
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
@@ -59,7 +57,7 @@ class Resize : public KernelBase {
         axes.push_back(static_cast<int64_t>(i));
     }
     for (int64_t& a : axes) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(a, NormalizeAxis(a, static_cast<int64_t>(rank), ctx.info()));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(a, NormalizeAxis(a, static_cast<int64_t>(rank)));
     }
     std::vector<double> roi_in, scales_in;
     std::vector<int64_t> sizes_in;
@@ -69,16 +67,15 @@ class Resize : public KernelBase {
       roi_in = ToDoubles(ctx.input(1));
       scales_in = ToDoubles(ctx.input(2));
       if (const Tensor* s = ctx.input(3)) {
-        ONNX_LIGHT_ASSIGN_OR_RETURN(sizes_in, Int64Values(s, ctx.info(), "sizes"));
+        ONNX_LIGHT_ASSIGN_OR_RETURN(sizes_in, Int64Values(s, "sizes"));
       }
     }
     const size_t na = axes.size();
     if ((scales_in.empty() == sizes_in.empty()) || (!scales_in.empty() && scales_in.size() != na) ||
         (!sizes_in.empty() && sizes_in.size() != na)) {
       return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() +
-                        ": give exactly one of scales and sizes, one value "
-                        "per resized axis");
+                    "give exactly one of scales and sizes, one value "
+                    "per resized axis");
     }
     // Per input axis: scale, output size, roi.
     std::vector<double> scale(rank, 1.0), roi_start(rank, 0.0), roi_end(rank, 1.0);
@@ -110,9 +107,9 @@ class Resize : public KernelBase {
         scale[a] = common;
         const double size = common * static_cast<double>(in[a]) + 0.5;
         if (!(size < 9.2e18)) {  // NaN fails too
-          return Status(StatusCode::kOutOfRange, ctx.info().Describe() + ": output size " +
-                                                     std::to_string(size) + " of axis " +
-                                                     std::to_string(a) + " is out of range");
+          return Status(StatusCode::kOutOfRange, "output size " + std::to_string(size) +
+                                                     " of axis " + std::to_string(a) +
+                                                     " is out of range");
         }
         out[a] = static_cast<int64_t>(size);
       }
@@ -121,21 +118,20 @@ class Resize : public KernelBase {
       const auto a = static_cast<size_t>(axes[i]);
       if (!scales_in.empty()) {
         if (!(scales_in[i] > 0)) {
-          return Status(StatusCode::kInvalidArgument,
-                        ctx.info().Describe() + ": scales must be > 0");
+          return Status(StatusCode::kInvalidArgument, "scales must be > 0");
         }
         scale[a] = scales_in[i];
         const double extent = crop ? roi_end[a] - roi_start[a] : 1.0;
         const double size = std::floor(static_cast<double>(in[a]) * extent * scale[a]);
         if (!(size >= 0 && size < 9.2e18)) {  // NaN fails too (a roi of NaN or inf)
-          return Status(StatusCode::kOutOfRange, ctx.info().Describe() + ": output size " +
-                                                     std::to_string(size) + " of axis " +
-                                                     std::to_string(a) + " is out of range");
+          return Status(StatusCode::kOutOfRange, "output size " + std::to_string(size) +
+                                                     " of axis " + std::to_string(a) +
+                                                     " is out of range");
         }
         out[a] = static_cast<int64_t>(size);
       } else {
         if (sizes_in[i] < 0) {
-          return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": negative size");
+          return Status(StatusCode::kInvalidArgument, "negative size");
         }
         out[a] = sizes_in[i];
         scale[a] = in[a] == 0 ? 1.0 : static_cast<double>(out[a]) / static_cast<double>(in[a]);
@@ -144,7 +140,7 @@ class Resize : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
     if (y->num_elements() == 0) return Status::Ok();
     if (x.num_elements() == 0) {
-      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": empty input");
+      return Status(StatusCode::kInvalidArgument, "empty input");
     }
     // Taps per axis and output index; `outside` marks crop coordinates beyond the input.
     std::vector<std::vector<std::vector<Tap>>> taps(rank);
@@ -349,8 +345,7 @@ class Resize : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->mode_, info.GetString("mode", "nearest"));
     if (k->mode_ == "bilinear") k->mode_ = "linear";
     if (k->mode_ != "nearest" && k->mode_ != "linear") {
-      return Status(StatusCode::kInvalidModel,
-                    info.Describe() + ": unknown mode '" + k->mode_ + "'");
+      return Status(StatusCode::kInvalidModel, "unknown mode '" + k->mode_ + "'");
     }
     k->coord_ = "asymmetric";
     k->nearest_ = "floor";
@@ -387,24 +382,21 @@ class GridSample : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->padding_, info.GetString("padding_mode", "zeros"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->align_, GetFlag(info, "align_corners", false));
     if (k->mode_ != "nearest" && k->mode_ != "linear" && k->mode_ != "cubic") {
-      return Status(StatusCode::kInvalidModel,
-                    info.Describe() + ": unknown mode '" + k->mode_ + "'");
+      return Status(StatusCode::kInvalidModel, "unknown mode '" + k->mode_ + "'");
     }
     if (k->padding_ != "zeros" && k->padding_ != "border" && k->padding_ != "reflection") {
-      return Status(StatusCode::kInvalidModel,
-                    info.Describe() + ": unknown padding_mode '" + k->padding_ + "'");
+      return Status(StatusCode::kInvalidModel, "unknown padding_mode '" + k->padding_ + "'");
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& grid = *ctx.input(1);
-    const std::string where = ctx.info().Describe();
     const size_t rank = x.shape().rank();
     if (rank < 3 || grid.shape().rank() != rank || grid.shape()[0] != x.shape()[0] ||
         grid.shape()[rank - 1] != static_cast<int64_t>(rank - 2)) {
       return Status(StatusCode::kInvalidArgument,
-                    where + ": X " + x.shape().ToString() + " and grid " + grid.shape().ToString() +
+                    "X " + x.shape().ToString() + " and grid " + grid.shape().ToString() +
                         " do not fit: grid must be [N, out..., " + std::to_string(rank - 2) + "]");
     }
     const size_t r = rank - 2;
@@ -545,22 +537,19 @@ class AffineGrid : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& theta = *ctx.input(0);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> size,
-                                Int64Values(ctx.input(1), ctx.info(), "size"));
-    const std::string where = ctx.info().Describe();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> size, Int64Values(ctx.input(1), "size"));
     const size_t r = size.size() - 2;
     if ((size.size() != 4 && size.size() != 5) || theta.shape().rank() != 3 ||
         theta.shape()[0] != size[0] || theta.shape()[1] != static_cast<int64_t>(r) ||
         theta.shape()[2] != static_cast<int64_t>(r + 1)) {
       return Status(StatusCode::kInvalidArgument,
-                    where +
-                        ": theta must be [N, 2, 3] with size [N, C, H, W] or [N, 3, 4] with "
-                        "size [N, C, D, H, W], got " +
+                    "theta must be [N, 2, 3] with size [N, C, H, W] or [N, 3, 4] with "
+                    "size [N, C, D, H, W], got " +
                         theta.shape().ToString());
     }
     const std::vector<int64_t> spatial(size.begin() + 2, size.end());
     for (int64_t d : spatial) {
-      if (d < 1) return Status(StatusCode::kInvalidArgument, where + ": sizes must be >= 1");
+      if (d < 1) return Status(StatusCode::kInvalidArgument, "sizes must be >= 1");
     }
     std::vector<int64_t> dims = {size[0]};
     dims.insert(dims.end(), spatial.begin(), spatial.end());
@@ -609,21 +598,21 @@ class AffineGrid : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_AffineGrid(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, AffineGrid) {
   return r.Register(Def("AffineGrid", 20,
                         {{"T1", {0}, {0}, FloatTypes()}, {"T2", {1}, {}, {DataType::kInt64}}},
                         FactoryOf<AffineGrid>()));
 }
-Status RegisterKernel_ai_onnx_GridSample(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, GridSample) {
   return r.Register(
       Def("GridSample", 16, {{"T", {0, 1}, {0}, FloatTypes()}}, FactoryOf<GridSample>()));
 }
-Status RegisterKernel_ai_onnx_Upsample(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Upsample) {
   KernelDef def = Def("Upsample", 7, {{"T", {0}, {0}, NumericTypes()}}, &Resize::CreateUpsample);
   def.end_version = 9;
   return r.Register(std::move(def));
 }
-Status RegisterKernel_ai_onnx_Resize(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Resize) {
   return r.Register(Def("Resize", 11,
                         {{"T1",
                           {0},

@@ -47,14 +47,12 @@ class NonMaxSuppression : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& boxes_t = *ctx.input(0);
     const Tensor& scores_t = *ctx.input(1);
-    const std::string where = ctx.info().Describe();
     const Shape& bs = boxes_t.shape();
     const Shape& ss = scores_t.shape();
     if (bs.rank() != 3 || bs[2] != 4 || ss.rank() != 3 || ss[0] != bs[0] || ss[2] != bs[1]) {
       return Status(StatusCode::kInvalidArgument,
-                    where +
-                        ": boxes must be [batch, boxes, 4] and scores [batch, classes, boxes], "
-                        "got " +
+                    "boxes must be [batch, boxes, 4] and scores [batch, classes, boxes], "
+                    "got " +
                         bs.ToString() + " and " + ss.ToString());
     }
     int64_t max_out = 0;
@@ -67,7 +65,7 @@ class NonMaxSuppression : public KernelBase {
     const double score_threshold = has_score ? score_v[0] : 0.0;
     if (iou < 0 || iou > 1) {
       return Status(StatusCode::kInvalidArgument,
-                    where + ": iou_threshold must be in [0, 1], got " + std::to_string(iou));
+                    "iou_threshold must be in [0, 1], got " + std::to_string(iou));
     }
     const int64_t batches = bs[0], n = bs[1], classes = ss[1];
     const std::vector<double> boxes = ToDoubles(&boxes_t), scores = ToDoubles(&scores_t);
@@ -111,7 +109,7 @@ class NonMaxSuppression : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_NonMaxSuppression(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, NonMaxSuppression) {
   return r.Register(
       Def("NonMaxSuppression", 10,
           {{"T", {0, 1, 3, 4}, {}, {DataType::kFloat}}, {"I", {2}, {0}, {DataType::kInt64}}},

@@ -17,15 +17,14 @@ namespace {
 
 // A uint8/int8 tensor's values as int32 minus a zero point: scalar, or one per `axis0`
 // slice (a per-output-channel weight zero point).
-Result<std::vector<int32_t>> Centered(const Tensor& t, const Tensor* zp, const char* what,
-                                      const KernelInfo& info) {
+Result<std::vector<int32_t>> Centered(const Tensor& t, const Tensor* zp, const char* what) {
   const std::vector<double> v = ToDoubles(&t), z = ToDoubles(zp);
   std::vector<int32_t> out(v.size());
   const int64_t slices = t.shape().rank() > 0 ? t.shape()[0] : 1;
   if (!z.empty() && z.size() != 1 && static_cast<int64_t>(z.size()) != slices) {
-    return Status(StatusCode::kInvalidArgument, info.Describe() + ": " + what +
-                                                    " zero point must be a scalar or [" +
-                                                    std::to_string(slices) + "]");
+    return Status(
+        StatusCode::kInvalidArgument,
+        std::string(what) + " zero point must be a scalar or [" + std::to_string(slices) + "]");
   }
   const int64_t per = slices > 0 ? static_cast<int64_t>(v.size()) / slices : 0;
   for (size_t i = 0; i < v.size(); ++i) {
@@ -42,9 +41,8 @@ Result<std::vector<int32_t>> IntegerConv(const KernelContext& ctx, const WindowA
                                          const std::vector<int32_t>& x, const Tensor& wt,
                                          const std::vector<int32_t>& wv,
                                          std::vector<int64_t>* dims) {
-  const KernelInfo& info = ctx.info();
   if (wt.shape().rank() != xt.shape().rank() || xt.shape().rank() < 3 || group < 1) {
-    return Status(StatusCode::kInvalidArgument, info.Describe() + ": W " + wt.shape().ToString() +
+    return Status(StatusCode::kInvalidArgument, "W " + wt.shape().ToString() +
                                                     " does not match X " + xt.shape().ToString() +
                                                     " with group " + std::to_string(group));
   }
@@ -52,16 +50,15 @@ Result<std::vector<int32_t>> IntegerConv(const KernelContext& ctx, const WindowA
   const int64_t m = wt.shape()[0], cg = wt.shape()[1];
   // No cg * group: the group is the model's and may be as large as INT64_MAX.
   if (c_in % group != 0 || c_in / group != cg || m % group != 0) {
-    return Status(StatusCode::kInvalidArgument, info.Describe() + ": W " + wt.shape().ToString() +
+    return Status(StatusCode::kInvalidArgument, "W " + wt.shape().ToString() +
                                                     " does not match X " + xt.shape().ToString() +
                                                     " with group " + std::to_string(group));
   }
   std::vector<int64_t> kernel = Spatial(wt.shape());
   if (!attrs.kernel.empty() && attrs.kernel != kernel) {
-    return Status(StatusCode::kInvalidArgument,
-                  info.Describe() + ": kernel_shape does not match W");
+    return Status(StatusCode::kInvalidArgument, "kernel_shape does not match W");
   }
-  ONNX_LIGHT_ASSIGN_OR_RETURN(Window w, MakeWindow(attrs, Spatial(xt.shape()), kernel, info));
+  ONNX_LIGHT_ASSIGN_OR_RETURN(Window w, MakeWindow(attrs, Spatial(xt.shape()), kernel));
   *dims = {batch, m};
   dims->insert(dims->end(), w.out.begin(), w.out.end());
   const int64_t in_sz = w.InCount(), out_sz = w.OutCount(), k_sz = w.KernelCount();
@@ -69,7 +66,7 @@ Result<std::vector<int32_t>> IntegerConv(const KernelContext& ctx, const WindowA
   // Taps and columns may dwarf the input and the output: checked against the budget
   // first. (The accumulator and the result are the output's size.)
   BudgetHold work(BudgetOf(ctx));
-  ONNX_LIGHT_RETURN_IF_ERROR(HoldIm2ColMemory(ctx, w, cg, sizeof(uint32_t), &work));
+  ONNX_LIGHT_RETURN_IF_ERROR(HoldIm2ColMemory(w, cg, sizeof(uint32_t), &work));
   const std::vector<int64_t> taps = TapOffsets(w);
   std::vector<uint32_t> col(static_cast<size_t>(rows * out_sz));
   std::vector<uint32_t> wu(wv.begin(), wv.end());
@@ -108,14 +105,13 @@ class ConvInteger : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& wt = *ctx.input(1);
-    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x));
     const Tensor* xz = ctx.input(2);
     if (xz != nullptr && xz->num_elements() != 1) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": x_zero_point must be a scalar");
+      return Status(StatusCode::kInvalidArgument, "x_zero_point must be a scalar");
     }
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto xv, Centered(x, xz, "x", ctx.info()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto wv, Centered(wt, ctx.input(3), "w", ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto xv, Centered(x, xz, "x"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto wv, Centered(wt, ctx.input(3), "w"));
     std::vector<int64_t> dims;
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto out, IntegerConv(ctx, attrs_, group_, x, xv, wt, wv, &dims));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
@@ -141,25 +137,23 @@ class QLinearConv : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& wt = *ctx.input(3);
-    const std::string where = ctx.info().Describe();
-    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x, ctx.info()));
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x));
     const std::vector<double> xs = ToDoubles(ctx.input(1)), ws = ToDoubles(ctx.input(4)),
                               ys = ToDoubles(ctx.input(6));
     const int64_t m = wt.shape().rank() > 0 ? wt.shape()[0] : 0;
     if (xs.size() != 1 || ys.size() != 1 ||
         (ws.size() != 1 && static_cast<int64_t>(ws.size()) != m)) {
-      return Status(StatusCode::kInvalidArgument,
-                    where + ": x_scale and y_scale must be scalars, w_scale a scalar or [" +
-                        std::to_string(m) + "]");
+      return Status(
+          StatusCode::kInvalidArgument,
+          "x_scale and y_scale must be scalars, w_scale a scalar or [" + std::to_string(m) + "]");
     }
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto xv, Centered(x, ctx.input(2), "x", ctx.info()));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto wv, Centered(wt, ctx.input(5), "w", ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto xv, Centered(x, ctx.input(2), "x"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto wv, Centered(wt, ctx.input(5), "w"));
     std::vector<int64_t> dims;
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto acc, IntegerConv(ctx, attrs_, group_, x, xv, wt, wv, &dims));
     const Tensor* bias = ctx.input(8);
     if (bias != nullptr && (bias->num_elements() != m || bias->dtype() != DataType::kInt32)) {
-      return Status(StatusCode::kInvalidArgument,
-                    where + ": B must be int32 [" + std::to_string(m) + "]");
+      return Status(StatusCode::kInvalidArgument, "B must be int32 [" + std::to_string(m) + "]");
     }
     const Tensor* yz = ctx.input(7);
     const DataType out_type = yz != nullptr ? yz->dtype() : x.dtype();
@@ -194,14 +188,14 @@ class QLinearConv : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_ConvInteger(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ConvInteger) {
   const std::vector<DataType> q = {DataType::kInt8, DataType::kUint8};
   return r.Register(
       Def("ConvInteger", 10,
           {{"T1", {0, 2}, {}, q}, {"T2", {1, 3}, {}, q}, {"T3", {}, {0}, {DataType::kInt32}}},
           FactoryOf<ConvInteger>()));
 }
-Status RegisterKernel_ai_onnx_QLinearConv(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, QLinearConv) {
   const std::vector<DataType> q = {DataType::kInt8, DataType::kUint8};
   return r.Register(Def("QLinearConv", 10,
                         {{"T1", {0, 2}, {}, q},

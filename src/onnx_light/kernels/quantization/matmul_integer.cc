@@ -25,33 +25,32 @@ namespace {
 using OutputFn = std::function<Result<int32_t*>(const std::vector<int64_t>&)>;
 
 Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, const Tensor& b,
-                                           const Tensor* b_zp, const KernelInfo& info,
-                                           ThreadPool* pool, const OutputFn& output,
+                                           const Tensor* b_zp, ThreadPool* pool,
+                                           const OutputFn& output,
                                            const QGemmPackedB* packed = nullptr) {
   std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
   if (ad.empty() || bd.empty()) {
-    return Status(StatusCode::kInvalidArgument, info.Describe() + ": inputs need rank >= 1");
+    return Status(StatusCode::kInvalidArgument, "inputs need rank >= 1");
   }
   const bool a_vec = ad.size() == 1, b_vec = bd.size() == 1;
   if (a_vec) ad.insert(ad.begin(), 1);
   if (b_vec) bd.push_back(1);
   const int64_t m = ad[ad.size() - 2], k = ad.back(), n = bd.back();
   if (bd[bd.size() - 2] != k) {
-    return Status(StatusCode::kInvalidArgument, info.Describe() + ": shapes " +
-                                                    a.shape().ToString() + " and " +
+    return Status(StatusCode::kInvalidArgument, "shapes " + a.shape().ToString() + " and " +
                                                     b.shape().ToString() + " do not align");
   }
   const std::vector<double> za = ToDoubles(a_zp), zb = ToDoubles(b_zp);
   if ((za.size() > 1 && static_cast<int64_t>(za.size()) != m) ||
       (zb.size() > 1 && static_cast<int64_t>(zb.size()) != n)) {
     return Status(StatusCode::kInvalidArgument,
-                  info.Describe() + ": zero points must be scalars, [M] for A or [N] for B");
+                  "zero points must be scalars, [M] for A or [N] for B");
   }
   ONNX_LIGHT_ASSIGN_OR_RETURN(Shape abatch,
                               Shape::Create(std::vector<int64_t>(ad.begin(), ad.end() - 2)));
   ONNX_LIGHT_ASSIGN_OR_RETURN(Shape bbatch,
                               Shape::Create(std::vector<int64_t>(bd.begin(), bd.end() - 2)));
-  ONNX_LIGHT_ASSIGN_OR_RETURN(auto batch, BroadcastDims(abatch, bbatch, info));
+  ONNX_LIGHT_ASSIGN_OR_RETURN(auto batch, BroadcastDims(abatch, bbatch));
   std::vector<int64_t> dims = batch;
   if (!a_vec) dims.push_back(m);
   if (!b_vec) dims.push_back(n);
@@ -187,7 +186,7 @@ class MatMulInteger : public IntegerProductKernel {
       ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
       return y->mutable_data<int32_t>();
     };
-    return IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(1), ctx.input(3), ctx.info(),
+    return IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(1), ctx.input(3),
                          ctx.thread_pool(), output, &packed_)
         .status();
   }
@@ -207,16 +206,15 @@ class MatMulIntegerToFloat : public IntegerProductKernel {
       return reinterpret_cast<int32_t*>(y->mutable_data<float>());
     };
     const Tensor& scale = *ctx.input(4);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(
-        std::vector<int64_t> dims,
-        IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(1), ctx.input(3), ctx.info(),
-                      ctx.thread_pool(), output, &packed_));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+                                IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(1),
+                                              ctx.input(3), ctx.thread_pool(), output, &packed_));
     const int64_t n = dims.empty() ? 1 : dims.back();
     const int64_t count = scale.num_elements();
     if (scale.shape().rank() > 1 || (count != 1 && count != n)) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": scale " + scale.shape().ToString() +
-                        " must be one value or one per column (" + std::to_string(n) + ")");
+      return Status(StatusCode::kInvalidArgument, "scale " + scale.shape().ToString() +
+                                                      " must be one value or one per column (" +
+                                                      std::to_string(n) + ")");
     }
     float* out = y->mutable_data<float>();
     const auto* acc = reinterpret_cast<const int32_t*>(out);
@@ -247,7 +245,6 @@ class QLinearMatMul : public KernelBase {
     return std::unique_ptr<KernelBase>(new QLinearMatMul());
   }
   Status Compute(KernelContext& ctx) const override {
-    const std::string where = ctx.info().Describe();
     std::vector<int32_t> products;
     auto output = [&products](const std::vector<int64_t>& dims) -> Result<int32_t*> {
       products.resize(static_cast<size_t>(Product(dims, 0, dims.size())));
@@ -255,7 +252,7 @@ class QLinearMatMul : public KernelBase {
     };
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
                                 IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(3),
-                                              ctx.input(5), ctx.info(), ctx.thread_pool(), output));
+                                              ctx.input(5), ctx.thread_pool(), output));
     struct {
       const std::vector<int32_t>& values;
       const std::vector<int64_t>& dims;
@@ -269,9 +266,8 @@ class QLinearMatMul : public KernelBase {
         (as.size() != 1 && static_cast<int64_t>(as.size()) != m) ||
         (bs.size() != 1 && static_cast<int64_t>(bs.size()) != n)) {
       return Status(StatusCode::kInvalidArgument,
-                    where +
-                        ": y_scale and y_zero_point must be scalars, a_scale a scalar or [M], "
-                        "b_scale a scalar or [N]");
+                    "y_scale and y_zero_point must be scalars, a_scale a scalar or [M], "
+                    "b_scale a scalar or [N]");
     }
     const DataType out_type = ctx.input(7)->dtype();
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out_type, p.dims));
@@ -301,21 +297,21 @@ class QLinearMatMul : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_MatMulInteger(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, MatMulInteger) {
   const std::vector<DataType> q = {DataType::kInt8, DataType::kUint8};
   return r.Register(
       Def("MatMulInteger", 10,
           {{"T1", {0, 2}, {}, q}, {"T2", {1, 3}, {}, q}, {"T3", {}, {0}, {DataType::kInt32}}},
           &IntegerProductKernel::Create<MatMulInteger>));
 }
-Status RegisterKernel_onnx_light_MatMulIntegerToFloat(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(onnx_light, MatMulIntegerToFloat) {
   const std::vector<DataType> q = {DataType::kInt8, DataType::kUint8};
   return r.Register(OnnxLightDef(
       "MatMulIntegerToFloat",
       {{"T1", {0, 2}, {}, q}, {"T2", {1, 3}, {}, q}, {"T", {4}, {0}, {DataType::kFloat}}},
       &IntegerProductKernel::Create<MatMulIntegerToFloat>, 5, 5, (1u << 2) | (1u << 3)));
 }
-Status RegisterKernel_ai_onnx_QLinearMatMul(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, QLinearMatMul) {
   const std::vector<DataType> q = {DataType::kInt8, DataType::kUint8};
   return r.Register(Def("QLinearMatMul", 10,
                         {{"T1", {0, 2}, {}, q},

@@ -46,34 +46,33 @@ void NarrowIntRange(DataType t, double* lo, double* hi) {
 
 // For each element of x, the index into the scale (and zero point) tensor.
 Result<std::vector<int64_t>> ScaleIndex(const Shape& x, const Shape& scale, int64_t axis_attr,
-                                        int64_t block, const KernelInfo& info) {
+                                        int64_t block) {
   const auto n = static_cast<size_t>(x.num_elements());
   std::vector<int64_t> idx(n, 0);
   if (scale.num_elements() == 1 && scale.rank() <= 1 && block == 0) return idx;
   const auto rank = static_cast<int64_t>(x.rank());
-  ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_attr, rank, info));
+  ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_attr, rank));
   const auto ax = static_cast<size_t>(axis);
   const std::vector<int64_t>& xd = x.dims();
   std::vector<int64_t> sd;  // the scale's dims as seen per x axis
   if (block == 0) {
     if (scale.rank() != 1 || scale[0] != xd[ax]) {
-      return Status(StatusCode::kInvalidArgument, info.Describe() + ": a per-axis scale must be [" +
-                                                      std::to_string(xd[ax]) + "], got " +
-                                                      scale.ToString());
+      return Status(
+          StatusCode::kInvalidArgument,
+          "a per-axis scale must be [" + std::to_string(xd[ax]) + "], got " + scale.ToString());
     }
   } else {
     if (block < 0 || scale.rank() != x.rank()) {
       return Status(StatusCode::kInvalidArgument,
-                    info.Describe() + ": a blocked scale must have the rank of the input");
+                    "a blocked scale must have the rank of the input");
     }
     for (size_t d = 0; d < xd.size(); ++d) {
       // ceil(xd / block) without xd + block - 1, which overflowed for a block near INT64_MAX.
       const int64_t want = d == ax ? (xd[d] == 0 ? 0 : 1 + (xd[d] - 1) / block) : xd[d];
       if (scale[d] != want) {
         return Status(StatusCode::kInvalidArgument,
-                      info.Describe() + ": blocked scale " + scale.ToString() +
-                          " does not match the input " + x.ToString() + " and block_size " +
-                          std::to_string(block));
+                      "blocked scale " + scale.ToString() + " does not match the input " +
+                          x.ToString() + " and block_size " + std::to_string(block));
       }
     }
   }
@@ -114,12 +113,11 @@ class Quant : public KernelBase {
     const bool per_tensor = scale.num_elements() == 1 && scale.shape().rank() <= 1;
     if (zp != nullptr && zp->shape() != scale.shape() &&
         !(per_tensor && zp->num_elements() == 1 && zp->shape().rank() <= 1)) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": zero point " + zp->shape().ToString() +
-                        " must have the scale's shape " + scale.shape().ToString());
+      return Status(StatusCode::kInvalidArgument, "zero point " + zp->shape().ToString() +
+                                                      " must have the scale's shape " +
+                                                      scale.shape().ToString());
     }
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto idx,
-                                ScaleIndex(x.shape(), scale.shape(), axis_, block_, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto idx, ScaleIndex(x.shape(), scale.shape(), axis_, block_));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     const std::vector<double> s = ToDoubles(&scale), z = ToDoubles(zp), xs = ToDoubles(&x);
     const bool single = x.dtype() != DataType::kDouble;
@@ -197,13 +195,12 @@ class DynamicQuantize : public KernelBase {
     bool nan = false;
     RangeF32(xp, static_cast<size_t>(n), &lo, &hi, &nan);
     if (nan) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": the input contains NaN, which has no range");
+      return Status(StatusCode::kInvalidArgument, "the input contains NaN, which has no range");
     }
     if (std::isinf(lo) || std::isinf(hi)) {
       return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": the input contains an infinity, which has no " +
-                        "finite range to quantize");
+                    "the input contains an infinity, which has no "
+                    "finite range to quantize");
     }
     const float scale = (hi == lo ? 1.0f : hi - lo) / 255.0f;
     const float zp = std::nearbyint(std::fmin(255.0f, std::fmax(0.0f, 0.0f - lo / scale)));
@@ -220,7 +217,7 @@ class DynamicQuantize : public KernelBase {
 
 // QuantizeLinear without a zero point: `output_dtype` (opset 21+) or uint8.
 Status QuantizeType(const onnx::NodeProto& node, int, const std::vector<DataType>& in,
-                    std::vector<DataType>* out, const SubgraphScope*) {
+                    std::vector<DataType>* out, const NodeSubgraphs&) {
   if (in.size() > 2 && in[2] != DataType::kUndefined) {
     (*out)[0] = in[2];
     return Status::Ok();
@@ -247,7 +244,7 @@ Status QuantizeType(const onnx::NodeProto& node, int, const std::vector<DataType
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_QuantizeLinear(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, QuantizeLinear) {
   KernelDef def =
       Def("QuantizeLinear", 10,
           {{"T1",
@@ -259,7 +256,7 @@ Status RegisterKernel_ai_onnx_QuantizeLinear(KernelRegistry& r) {
   def.output_types = &QuantizeType;
   return r.Register(std::move(def));
 }
-Status RegisterKernel_ai_onnx_DequantizeLinear(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, DequantizeLinear) {
   return r.Register(
       Def("DequantizeLinear", 10,
           {{"T1", {0, 2}, {}, QuantTypes()},
@@ -274,7 +271,7 @@ Status RegisterKernel_ai_onnx_DequantizeLinear(KernelRegistry& r) {
 
 namespace onnx_light::kernels {
 
-Status RegisterKernel_ai_onnx_DynamicQuantizeLinear(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, DynamicQuantizeLinear) {
   return r.Register(Def("DynamicQuantizeLinear", 11,
                         {{"T1", {0}, {}, {DataType::kFloat}},
                          {"T2", {}, {0, 2}, {DataType::kUint8}},

@@ -89,7 +89,7 @@ struct ReducePlan {
 };
 
 Result<ReducePlan> Plan(const Shape& shape, const std::vector<int64_t>& axes_in, bool keepdims,
-                        bool noop_empty, const KernelInfo& info) {
+                        bool noop_empty) {
   const auto rank = static_cast<int64_t>(shape.rank());
   std::vector<bool> reduce(static_cast<size_t>(rank), axes_in.empty());
   ReducePlan plan;
@@ -99,7 +99,7 @@ Result<ReducePlan> Plan(const Shape& shape, const std::vector<int64_t>& axes_in,
     return plan;
   }
   for (int64_t a : axes_in) {
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(a, rank, info));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(a, rank));
     reduce[static_cast<size_t>(ax)] = true;
   }
   std::vector<int64_t> kept(static_cast<size_t>(rank));
@@ -233,10 +233,9 @@ class Reduce : public KernelBase {
     const Tensor& x = *ctx.input(0);
     std::vector<int64_t> axes = axes_;
     if (const Tensor* a = ctx.input(1)) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(axes, Int64Values(a, ctx.info(), "axes"));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(axes, Int64Values(a, "axes"));
     }
-    ONNX_LIGHT_ASSIGN_OR_RETURN(ReducePlan plan,
-                                Plan(x.shape(), axes, keepdims_, noop_empty_, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(ReducePlan plan, Plan(x.shape(), axes, keepdims_, noop_empty_));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, plan.out_dims));
     if (plan.identity) {
       std::memcpy(y->mutable_raw_data(), x.raw_data(), x.byte_size());
@@ -315,11 +314,10 @@ class ArgReduce : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const auto rank = static_cast<int64_t>(x.shape().rank());
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank));
     const int64_t len = x.shape()[static_cast<size_t>(axis)];
     if (len == 0) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": cannot take the arg of an empty axis");
+      return Status(StatusCode::kInvalidArgument, "cannot take the arg of an empty axis");
     }
     std::vector<int64_t> dims;
     int64_t outer = 1, inner = 1;
@@ -380,7 +378,7 @@ class Normalize : public KernelBase {
     const auto rank = static_cast<int64_t>(x.shape().rank());
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     if (x.num_elements() == 0) return Status::Ok();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank));
     int64_t outer = 1, len = 1, inner = 1;
     for (int64_t i = 0; i < rank; ++i) {
       const int64_t d = x.shape()[static_cast<size_t>(i)];
@@ -550,41 +548,56 @@ Status RegisterReduce(KernelRegistry& r, const char* op, int last_attr_opset) {
 
 }  // namespace
 
-#define ONNX_LIGHT_REDUCE(Op, kind, last_attr)            \
-  Status RegisterKernel_ai_onnx_##Op(KernelRegistry& r) { \
-    return RegisterReduce<kind>(r, #Op, last_attr);       \
-  }
-ONNX_LIGHT_REDUCE(ReduceSum, Red::kSum, 12)
-ONNX_LIGHT_REDUCE(ReduceMean, Red::kMean, 17)
-ONNX_LIGHT_REDUCE(ReduceMax, Red::kMax, 17)
-ONNX_LIGHT_REDUCE(ReduceMin, Red::kMin, 17)
-ONNX_LIGHT_REDUCE(ReduceProd, Red::kProd, 17)
-ONNX_LIGHT_REDUCE(ReduceL1, Red::kL1, 17)
-ONNX_LIGHT_REDUCE(ReduceL2, Red::kL2, 17)
-ONNX_LIGHT_REDUCE(ReduceLogSum, Red::kLogSum, 17)
-ONNX_LIGHT_REDUCE(ReduceLogSumExp, Red::kLogSumExp, 17)
-ONNX_LIGHT_REDUCE(ReduceSumSquare, Red::kSumSquare, 17)
-#undef ONNX_LIGHT_REDUCE
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ReduceSum) {
+  return RegisterReduce<Red::kSum>(r, "ReduceSum", 12);
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ReduceMean) {
+  return RegisterReduce<Red::kMean>(r, "ReduceMean", 17);
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ReduceMax) {
+  return RegisterReduce<Red::kMax>(r, "ReduceMax", 17);
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ReduceMin) {
+  return RegisterReduce<Red::kMin>(r, "ReduceMin", 17);
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ReduceProd) {
+  return RegisterReduce<Red::kProd>(r, "ReduceProd", 17);
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ReduceL1) {
+  return RegisterReduce<Red::kL1>(r, "ReduceL1", 17);
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ReduceL2) {
+  return RegisterReduce<Red::kL2>(r, "ReduceL2", 17);
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ReduceLogSum) {
+  return RegisterReduce<Red::kLogSum>(r, "ReduceLogSum", 17);
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ReduceLogSumExp) {
+  return RegisterReduce<Red::kLogSumExp>(r, "ReduceLogSumExp", 17);
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ReduceSumSquare) {
+  return RegisterReduce<Red::kSumSquare>(r, "ReduceSumSquare", 17);
+}
 
-Status RegisterKernel_ai_onnx_ArgMax(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ArgMax) {
   return r.Register(Def("ArgMax", 1,
                         {{"T", {0}, {}, ReduceTypes()}, {"I", {}, {0}, {DataType::kInt64}}},
                         FactoryOf<ArgReduce<true>>()));
 }
-Status RegisterKernel_ai_onnx_ArgMin(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ArgMin) {
   return r.Register(Def("ArgMin", 1,
                         {{"T", {0}, {}, ReduceTypes()}, {"I", {}, {0}, {DataType::kInt64}}},
                         FactoryOf<ArgReduce<false>>()));
 }
-Status RegisterKernel_ai_onnx_Softmax(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Softmax) {
   return r.Register(
       UnaryDef("", "Softmax", 1, FloatTypes(), FactoryOf<Normalize<Norm::kSoftmax>>()));
 }
-Status RegisterKernel_ai_onnx_LogSoftmax(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, LogSoftmax) {
   return r.Register(
       UnaryDef("", "LogSoftmax", 1, FloatTypes(), FactoryOf<Normalize<Norm::kLogSoftmax>>()));
 }
-Status RegisterKernel_ai_onnx_Hardmax(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Hardmax) {
   return r.Register(
       UnaryDef("", "Hardmax", 1, FloatTypes(), FactoryOf<Normalize<Norm::kHardmax>>()));
 }

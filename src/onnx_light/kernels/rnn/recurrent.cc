@@ -66,8 +66,7 @@ class Recurrent : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->hidden_, info.GetInt("hidden_size"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::string dir, info.GetString("direction", "forward"));
     if (dir != "forward" && dir != "reverse" && dir != "bidirectional") {
-      return Status(StatusCode::kInvalidModel,
-                    info.Describe() + ": unknown direction '" + dir + "'");
+      return Status(StatusCode::kInvalidModel, "unknown direction '" + dir + "'");
     }
     k->reverse_ = dir == "reverse";
     k->dirs_ = dir == "bidirectional" ? 2 : 1;
@@ -91,8 +90,8 @@ class Recurrent : public KernelBase {
     }
     if (names.size() != static_cast<size_t>(kActsPerDir * k->dirs_)) {
       return Status(StatusCode::kInvalidModel,
-                    info.Describe() + ": expected " + std::to_string(kActsPerDir * k->dirs_) +
-                        " activations, got " + std::to_string(names.size()));
+                    "expected " + std::to_string(kActsPerDir * k->dirs_) + " activations, got " +
+                        std::to_string(names.size()));
     }
     std::vector<float> alphas, betas;
     if (info.HasAttribute("activation_alpha")) {
@@ -104,7 +103,7 @@ class Recurrent : public KernelBase {
     for (size_t i = 0; i < names.size(); ++i) {
       if (!KnownActivation(names[i])) {
         return Status(StatusCode::kNotImplemented,
-                      info.Describe() + ": activation '" + names[i] + "' is not supported");
+                      "activation '" + names[i] + "' is not supported");
       }
       Activation act{names[i], DefaultAlpha(names[i]), DefaultBeta(names[i])};
       if (i < alphas.size()) act.alpha = alphas[i];
@@ -112,13 +111,13 @@ class Recurrent : public KernelBase {
       k->acts_.push_back(act);
     }
     if (k->hidden_ < 1) {
-      return Status(StatusCode::kInvalidModel, info.Describe() + ": hidden_size must be >= 1");
+      return Status(StatusCode::kInvalidModel, "hidden_size must be >= 1");
     }
     // The weights' shapes are products of up to 2 * 4 gates and hidden_size: they must fit
     // int64 (a hidden_size near INT64_MAX overflowed them).
     if (k->hidden_ > INT64_MAX / 8) {
-      return Status(StatusCode::kOutOfRange, info.Describe() + ": hidden_size " +
-                                                 std::to_string(k->hidden_) + " is too large");
+      return Status(StatusCode::kOutOfRange,
+                    "hidden_size " + std::to_string(k->hidden_) + " is too large");
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
@@ -128,7 +127,7 @@ class Recurrent : public KernelBase {
     const Tensor& w = *ctx.input(1);
     const Tensor& r = *ctx.input(2);
     if (x.shape().rank() != 3) {
-      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": X must be 3-D");
+      return Status(StatusCode::kInvalidArgument, "X must be 3-D");
     }
     const int64_t seq = layout_ == 0 ? x.shape()[0] : x.shape()[1];
     const int64_t batch = layout_ == 0 ? x.shape()[1] : x.shape()[0];
@@ -136,9 +135,9 @@ class Recurrent : public KernelBase {
     auto check = [&](const Tensor* t, std::vector<int64_t> dims, const char* what) -> Status {
       if (t != nullptr && t->shape().dims() != dims) {
         ONNX_LIGHT_ASSIGN_OR_RETURN(Shape want, Shape::Create(dims));
-        return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": " + what + " is " +
-                                                        t->shape().ToString() + ", expected " +
-                                                        want.ToString());
+        return Status(
+            StatusCode::kInvalidArgument,
+            std::string(what) + " is " + t->shape().ToString() + ", expected " + want.ToString());
       }
       return Status::Ok();
     };
@@ -158,9 +157,9 @@ class Recurrent : public KernelBase {
       lens = IndexValues(*sl);
       for (int64_t v : lens) {
         if (v < 0 || v > seq) {
-          return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": sequence length " +
-                                                          std::to_string(v) + " is outside [0, " +
-                                                          std::to_string(seq) + "]");
+          return Status(StatusCode::kInvalidArgument, "sequence length " + std::to_string(v) +
+                                                          " is outside [0, " + std::to_string(seq) +
+                                                          "]");
         }
       }
     }
@@ -370,13 +369,13 @@ KernelDef RecurrentDef(const char* op, int since, int n_t_inputs, KernelFactory 
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_RNN(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, RNN) {
   return r.Register(RecurrentDef("RNN", 7, 5, FactoryOf<Recurrent<Cell::kRnn>>()));
 }
-Status RegisterKernel_ai_onnx_GRU(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, GRU) {
   return r.Register(RecurrentDef("GRU", 7, 5, FactoryOf<Recurrent<Cell::kGru>>()));
 }
-Status RegisterKernel_ai_onnx_LSTM(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, LSTM) {
   return r.Register(RecurrentDef("LSTM", 7, 7, FactoryOf<Recurrent<Cell::kLstm>>()));
 }
 

@@ -42,8 +42,7 @@ class OptionalGetElement : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor* x = ctx.input(0);
     if (x == nullptr) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": the optional input is empty");
+      return Status(StatusCode::kInvalidArgument, "the optional input is empty");
     }
     return ctx.SetOutput(0, *x);
   }
@@ -51,7 +50,7 @@ class OptionalGetElement : public KernelBase {
 
 // Optional's element type: its input's, else the `type` attribute's tensor element type.
 Status OptionalType(const onnx::NodeProto& node, int, const std::vector<DataType>& in,
-                    std::vector<DataType>* out, const SubgraphScope*) {
+                    std::vector<DataType>* out, const NodeSubgraphs&) {
   if (!in.empty() && in[0] != DataType::kUndefined) {
     (*out)[0] = in[0];
     return Status::Ok();
@@ -69,20 +68,20 @@ Status OptionalType(const onnx::NodeProto& node, int, const std::vector<DataType
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_Optional(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Optional) {
   KernelDef def = Def("Optional", 15, {{"T", {0}, {0}, AllTensorTypes()}}, FactoryOf<Optional>());
   def.optional_outputs = {0};
   def.output_types = &OptionalType;
   return r.Register(std::move(def));
 }
-Status RegisterKernel_ai_onnx_OptionalHasElement(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, OptionalHasElement) {
   KernelDef def = Def("OptionalHasElement", 15,
                       {{"O", {0}, {}, AllTensorTypes()}, {"B", {}, {0}, {DataType::kBool}}},
                       FactoryOf<OptionalHasElement>());
   def.optional_inputs = {0};
   return r.Register(std::move(def));
 }
-Status RegisterKernel_ai_onnx_OptionalGetElement(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, OptionalGetElement) {
   KernelDef def = Def("OptionalGetElement", 15, {{"T", {0}, {0}, AllTensorTypes()}},
                       FactoryOf<OptionalGetElement>());
   def.optional_inputs = {0};

@@ -11,29 +11,26 @@
 namespace onnx_light::kernels {
 namespace {
 
-Status NeedSequence(const TensorSequence* s, const KernelContext& ctx) {
+Status NeedSequence(const TensorSequence* s) {
   if (s == nullptr) {
-    return Status(StatusCode::kInvalidArgument,
-                  ctx.info().Describe() + ": input 0 must be a sequence");
+    return Status(StatusCode::kInvalidArgument, "input 0 must be a sequence");
   }
   return Status::Ok();
 }
 
 // A position input (scalar int32/int64) resolved against a length; `end_ok` allows
 // position == length (insertion at the end).
-Result<int64_t> Position(const Tensor* p, int64_t length, bool end_ok, int64_t fallback,
-                         const KernelContext& ctx) {
+Result<int64_t> Position(const Tensor* p, int64_t length, bool end_ok, int64_t fallback) {
   if (p == nullptr) return fallback;
   if (p->num_elements() != 1) {
-    return Status(StatusCode::kInvalidArgument,
-                  ctx.info().Describe() + ": position must be a scalar");
+    return Status(StatusCode::kInvalidArgument, "position must be a scalar");
   }
   int64_t pos = IndexValues(*p)[0];
   const int64_t hi = end_ok ? length : length - 1;
   if (pos < -length || pos > hi) {
-    return Status(StatusCode::kInvalidArgument,
-                  ctx.info().Describe() + ": position " + std::to_string(pos) +
-                      " is out of range for a sequence of " + std::to_string(length));
+    return Status(StatusCode::kInvalidArgument, "position " + std::to_string(pos) +
+                                                    " is out of range for a sequence of " +
+                                                    std::to_string(length));
   }
   return pos < 0 ? pos + length : pos;
 }
@@ -66,9 +63,9 @@ class SequenceInsert : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const TensorSequence* in = ctx.input_sequence(0);
-    ONNX_LIGHT_RETURN_IF_ERROR(NeedSequence(in, ctx));
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedSequence(in));
     const auto n = static_cast<int64_t>(in->size());
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t pos, Position(ctx.input(2), n, true, n, ctx));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t pos, Position(ctx.input(2), n, true, n));
     TensorSequence s = *in;
     s.insert(s.begin() + pos, *ctx.input(1));
     return ctx.SetOutputSequence(0, std::move(s));
@@ -82,12 +79,12 @@ class SequenceAt : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const TensorSequence* in = ctx.input_sequence(0);
-    ONNX_LIGHT_RETURN_IF_ERROR(NeedSequence(in, ctx));
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedSequence(in));
     const auto n = static_cast<int64_t>(in->size());
     if (ctx.input(1) == nullptr) {
-      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": position is required");
+      return Status(StatusCode::kInvalidArgument, "position is required");
     }
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t pos, Position(ctx.input(1), n, false, 0, ctx));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t pos, Position(ctx.input(1), n, false, 0));
     return ctx.SetOutput(0, (*in)[static_cast<size_t>(pos)]);
   }
 };
@@ -99,13 +96,12 @@ class SequenceErase : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const TensorSequence* in = ctx.input_sequence(0);
-    ONNX_LIGHT_RETURN_IF_ERROR(NeedSequence(in, ctx));
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedSequence(in));
     const auto n = static_cast<int64_t>(in->size());
     if (n == 0) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": cannot erase from an empty sequence");
+      return Status(StatusCode::kInvalidArgument, "cannot erase from an empty sequence");
     }
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t pos, Position(ctx.input(1), n, false, n - 1, ctx));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t pos, Position(ctx.input(1), n, false, n - 1));
     TensorSequence s = *in;
     s.erase(s.begin() + pos);
     return ctx.SetOutputSequence(0, std::move(s));
@@ -119,7 +115,7 @@ class SequenceLength : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const TensorSequence* in = ctx.input_sequence(0);
-    ONNX_LIGHT_RETURN_IF_ERROR(NeedSequence(in, ctx));
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedSequence(in));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {}));
     y->mutable_data<int64_t>()[0] = static_cast<int64_t>(in->size());
     return Status::Ok();
@@ -162,9 +158,8 @@ class SplitToSequence : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor* split = ctx.input(1);
-    const std::string where = ctx.info().Describe();
     const auto rank = static_cast<int64_t>(x.shape().rank());
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank));
     const int64_t len = x.shape()[static_cast<size_t>(axis)];
     std::vector<int64_t> sizes;
     bool drop = false;
@@ -174,7 +169,7 @@ class SplitToSequence : public KernelBase {
     } else if (split->shape().rank() == 0) {
       const int64_t step = IndexValues(*split)[0];
       if (step < 1) {
-        return Status(StatusCode::kInvalidArgument, where + ": split must be >= 1");
+        return Status(StatusCode::kInvalidArgument, "split must be >= 1");
       }
       for (int64_t at = 0; at < len; at += step)
         sizes.push_back(std::min(step, len - at));
@@ -182,13 +177,13 @@ class SplitToSequence : public KernelBase {
       sizes = IndexValues(*split);
       int64_t total = 0;
       for (int64_t v : sizes) {
-        if (v < 0) return Status(StatusCode::kInvalidArgument, where + ": negative split size");
+        if (v < 0) return Status(StatusCode::kInvalidArgument, "negative split size");
         if (__builtin_add_overflow(total, v, &total)) {
-          return Status(StatusCode::kInvalidArgument, where + ": split sizes overflow int64");
+          return Status(StatusCode::kInvalidArgument, "split sizes overflow int64");
         }
       }
       if (total != len) {
-        return Status(StatusCode::kInvalidArgument, where + ": split sizes add up to " +
+        return Status(StatusCode::kInvalidArgument, "split sizes add up to " +
                                                         std::to_string(total) + ", the axis has " +
                                                         std::to_string(len));
       }
@@ -219,14 +214,13 @@ class ConcatFromSequence : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const TensorSequence* in = ctx.input_sequence(0);
-    ONNX_LIGHT_RETURN_IF_ERROR(NeedSequence(in, ctx));
-    const std::string where = ctx.info().Describe();
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedSequence(in));
     if (in->empty()) {
-      return Status(StatusCode::kInvalidArgument, where + ": the sequence is empty");
+      return Status(StatusCode::kInvalidArgument, "the sequence is empty");
     }
     const std::vector<int64_t> first = (*in)[0].shape().dims();
     const auto rank = static_cast<int64_t>(first.size()) + (new_axis_ ? 1 : 0);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank));
     // Every tensor viewed with the axis present (stacking inserts a 1 there).
     std::vector<int64_t> out;
     int64_t total = 0;
@@ -234,12 +228,12 @@ class ConcatFromSequence : public KernelBase {
       std::vector<int64_t> d = t.shape().dims();
       if (new_axis_) d.insert(d.begin() + axis, 1);
       if (static_cast<int64_t>(d.size()) != rank) {
-        return Status(StatusCode::kInvalidArgument, where + ": the tensors differ in rank");
+        return Status(StatusCode::kInvalidArgument, "the tensors differ in rank");
       }
       for (int64_t i = 0; i < rank; ++i) {
         if (i != axis && !out.empty() && d[static_cast<size_t>(i)] != out[static_cast<size_t>(i)]) {
           return Status(StatusCode::kInvalidArgument,
-                        where + ": shapes differ outside the axis (" + t.shape().ToString() + ")");
+                        "shapes differ outside the axis (" + t.shape().ToString() + ")");
         }
       }
       if (out.empty()) out = d;
@@ -270,7 +264,7 @@ class ConcatFromSequence : public KernelBase {
 
 // SequenceEmpty's element type: the dtype attribute (float by default).
 Status DtypeAttr(const onnx::NodeProto& node, int, const std::vector<DataType>&,
-                 std::vector<DataType>* out, const SubgraphScope*) {
+                 std::vector<DataType>* out, const NodeSubgraphs&) {
   (*out)[0] = DataType::kFloat;
   for (const onnx::AttributeProto& a : node.attribute) {
     if (a.name.get() == "dtype") {
@@ -297,41 +291,41 @@ std::vector<int> AllPositions() {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_SequenceEmpty(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, SequenceEmpty) {
   KernelDef def = SeqDef("SequenceEmpty", 11, {}, FactoryOf<SequenceEmpty>(), {}, {0});
   def.output_types = &DtypeAttr;
   return r.Register(std::move(def));
 }
-Status RegisterKernel_ai_onnx_SequenceConstruct(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, SequenceConstruct) {
   return r.Register(SeqDef("SequenceConstruct", 11, {{"T", AllPositions(), {0}, AllTensorTypes()}},
                            FactoryOf<SequenceConstruct>(), {}, {0}));
 }
-Status RegisterKernel_ai_onnx_SequenceInsert(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, SequenceInsert) {
   return r.Register(SeqDef("SequenceInsert", 11,
                            {{"T", {0, 1}, {0}, AllTensorTypes()}, {"I", {2}, {}, IndexTypes()}},
                            FactoryOf<SequenceInsert>(), {0}, {0}));
 }
-Status RegisterKernel_ai_onnx_SequenceAt(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, SequenceAt) {
   return r.Register(SeqDef("SequenceAt", 11,
                            {{"T", {0}, {0}, AllTensorTypes()}, {"I", {1}, {}, IndexTypes()}},
                            FactoryOf<SequenceAt>(), {0}, {}));
 }
-Status RegisterKernel_ai_onnx_SequenceErase(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, SequenceErase) {
   return r.Register(SeqDef("SequenceErase", 11,
                            {{"T", {0}, {0}, AllTensorTypes()}, {"I", {1}, {}, IndexTypes()}},
                            FactoryOf<SequenceErase>(), {0}, {0}));
 }
-Status RegisterKernel_ai_onnx_SequenceLength(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, SequenceLength) {
   return r.Register(SeqDef("SequenceLength", 11,
                            {{"S", {0}, {}, AllTensorTypes()}, {"I", {}, {0}, {DataType::kInt64}}},
                            FactoryOf<SequenceLength>(), {0}, {}));
 }
-Status RegisterKernel_ai_onnx_SplitToSequence(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, SplitToSequence) {
   return r.Register(SeqDef("SplitToSequence", 11,
                            {{"T", {0}, {0}, AllTensorTypes()}, {"I", {1}, {}, IndexTypes()}},
                            FactoryOf<SplitToSequence>(), {}, {0}));
 }
-Status RegisterKernel_ai_onnx_ConcatFromSequence(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ConcatFromSequence) {
   return r.Register(SeqDef("ConcatFromSequence", 11, {{"T", {0}, {0}, AllTensorTypes()}},
                            FactoryOf<ConcatFromSequence>(), {0}, {}));
 }

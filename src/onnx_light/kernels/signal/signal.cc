@@ -127,12 +127,11 @@ class Dft : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    const std::string where = ctx.info().Describe();
     const auto rank = static_cast<int64_t>(x.shape().rank());
     if (rank < 2 || (x.shape()[rank - 1] != 1 && x.shape()[rank - 1] != 2)) {
-      return Status(StatusCode::kInvalidArgument,
-                    where + ": input must be [..., 1] (real) or [..., 2] (complex), got " +
-                        x.shape().ToString());
+      return Status(
+          StatusCode::kInvalidArgument,
+          "input must be [..., 1] (real) or [..., 2] (complex), got " + x.shape().ToString());
     }
     int64_t axis = axis_input_ ? -2 : axis_;
     if (axis_input_) {
@@ -140,10 +139,9 @@ class Dft : public KernelBase {
         axis = IndexValues(*a)[0];
       }
     }
-    ONNX_LIGHT_ASSIGN_OR_RETURN(axis, NormalizeAxis(axis, rank, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(axis, NormalizeAxis(axis, rank));
     if (axis == rank - 1) {
-      return Status(StatusCode::kInvalidArgument,
-                    where + ": axis cannot be the last (complex) one");
+      return Status(StatusCode::kInvalidArgument, "axis cannot be the last (complex) one");
     }
     const int64_t len = x.shape()[static_cast<size_t>(axis)];
     LineSpec spec;
@@ -155,10 +153,10 @@ class Dft : public KernelBase {
     }
     if (spec.n < 1) {
       return Status(StatusCode::kInvalidArgument,
-                    where + ": dft_length must be >= 1, got " + std::to_string(spec.n));
+                    "dft_length must be >= 1, got " + std::to_string(spec.n));
     }
     if (onesided_ && !inverse_ && x.shape()[rank - 1] == 2) {
-      return Status(StatusCode::kInvalidArgument, where + ": onesided needs a real input");
+      return Status(StatusCode::kInvalidArgument, "onesided needs a real input");
     }
     std::vector<int64_t> out = x.shape().dims();
     const bool real_out = inverse_ && onesided_;
@@ -213,18 +211,16 @@ class Stft : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    const std::string where = ctx.info().Describe();
     if (x.shape().rank() != 3 || (x.shape()[2] != 1 && x.shape()[2] != 2)) {
-      return Status(
-          StatusCode::kInvalidArgument,
-          where + ": signal must be [batch, length, 1 or 2], got " + x.shape().ToString());
+      return Status(StatusCode::kInvalidArgument,
+                    "signal must be [batch, length, 1 or 2], got " + x.shape().ToString());
     }
     const int64_t batch = x.shape()[0], length = x.shape()[1], comps = x.shape()[2];
     const Tensor* step_t = ctx.input(1);
     const Tensor* window_t = ctx.input(2);
     const Tensor* frame_t = ctx.input(3);
     if (step_t == nullptr || step_t->num_elements() != 1) {
-      return Status(StatusCode::kInvalidArgument, where + ": frame_step must be a scalar");
+      return Status(StatusCode::kInvalidArgument, "frame_step must be a scalar");
     }
     const int64_t step = IndexValues(*step_t)[0];
     std::vector<double> window = ToDoubles(window_t);
@@ -232,7 +228,7 @@ class Stft : public KernelBase {
     if (frame_t != nullptr && frame_t->num_elements() == 1) {
       const int64_t f = IndexValues(*frame_t)[0];
       if (window_t != nullptr && f != frame) {
-        return Status(StatusCode::kInvalidArgument, where + ": frame_length " + std::to_string(f) +
+        return Status(StatusCode::kInvalidArgument, "frame_length " + std::to_string(f) +
                                                         " differs from the window's " +
                                                         std::to_string(frame));
       }
@@ -240,7 +236,7 @@ class Stft : public KernelBase {
     }
     if (frame < 1 || frame > length || step < 1) {
       return Status(StatusCode::kInvalidArgument,
-                    where + ": need 1 <= frame_length <= signal length and frame_step >= 1");
+                    "need 1 <= frame_length <= signal length and frame_step >= 1");
     }
     if (window.empty()) window.assign(static_cast<size_t>(frame), 1.0);
     const bool onesided = onesided_ && comps == 1;
@@ -294,13 +290,11 @@ class Window : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor* size_t_ = ctx.input(0);
     if (size_t_->num_elements() != 1) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": size must be a scalar");
+      return Status(StatusCode::kInvalidArgument, "size must be a scalar");
     }
     const int64_t size = IndexValues(*size_t_)[0];
     if (size < 0) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": size must be >= 0, got " + std::to_string(size));
+      return Status(StatusCode::kInvalidArgument, "size must be >= 0, got " + std::to_string(size));
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {size}));
     const double n1 = static_cast<double>(periodic_ ? size : size - 1);
@@ -333,7 +327,7 @@ class Window : public KernelBase {
 
 // The output type of the windows and MelWeightMatrix: `output_datatype` (float default).
 Status OutputDatatype(const onnx::NodeProto& node, int, const std::vector<DataType>&,
-                      std::vector<DataType>* out, const SubgraphScope*) {
+                      std::vector<DataType>* out, const NodeSubgraphs&) {
   (*out)[0] = DataType::kFloat;
   for (const onnx::AttributeProto& a : node.attribute) {
     if (a.name.get() == "output_datatype") {
@@ -354,7 +348,7 @@ class MelWeightMatrix : public KernelBase {
     for (size_t i = 0; i < 5; ++i) {
       if (ctx.input(i) == nullptr || ctx.input(i)->num_elements() != 1) {
         return Status(StatusCode::kInvalidArgument,
-                      ctx.info().Describe() + ": input " + std::to_string(i) + " must be a scalar");
+                      "input " + std::to_string(i) + " must be a scalar");
       }
     }
     const int64_t mel = IndexValues(*ctx.input(0))[0], dft = IndexValues(*ctx.input(1))[0];
@@ -362,9 +356,8 @@ class MelWeightMatrix : public KernelBase {
     const double lo = ToDoubles(ctx.input(3))[0], hi = ToDoubles(ctx.input(4))[0];
     if (mel < 1 || dft < 1 || rate < 1 || !(lo >= 0) || !(hi > lo)) {
       return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() +
-                        ": need num_mel_bins, dft_length, sample_rate >= 1 and "
-                        "0 <= lower_edge_hertz < upper_edge_hertz");
+                    "need num_mel_bins, dft_length, sample_rate >= 1 and "
+                    "0 <= lower_edge_hertz < upper_edge_hertz");
     }
     const int64_t bins = dft / 2 + 1;
     // The output first: [bins, mel] is checked (overflow, the tensor limits, the budget)
@@ -426,26 +419,26 @@ Status RegisterWindow(KernelRegistry& r, const char* op) {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_DFT(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, DFT) {
   return r.Register(Def("DFT", 17,
                         {{"T1", {0}, {0}, FloatTypes()}, {"T2", {1, 2}, {}, IndexTypes()}},
                         FactoryOf<Dft>()));
 }
-Status RegisterKernel_ai_onnx_STFT(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, STFT) {
   return r.Register(Def("STFT", 17,
                         {{"T1", {0, 2}, {0}, FloatTypes()}, {"T2", {1, 3}, {}, IndexTypes()}},
                         FactoryOf<Stft>()));
 }
-Status RegisterKernel_ai_onnx_HannWindow(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, HannWindow) {
   return RegisterWindow<Win::kHann>(r, "HannWindow");
 }
-Status RegisterKernel_ai_onnx_HammingWindow(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, HammingWindow) {
   return RegisterWindow<Win::kHamming>(r, "HammingWindow");
 }
-Status RegisterKernel_ai_onnx_BlackmanWindow(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, BlackmanWindow) {
   return RegisterWindow<Win::kBlackman>(r, "BlackmanWindow");
 }
-Status RegisterKernel_ai_onnx_MelWeightMatrix(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, MelWeightMatrix) {
   std::vector<DataType> num = NumericTypes();
   KernelDef def = Def(
       "MelWeightMatrix", 17,

@@ -183,8 +183,8 @@ class Cast : public KernelBase {
     } else if (mode == "nearest") {
       k->rounding_ = E8M0Rounding::kNearest;
     } else {
-      return Status(StatusCode::kInvalidModel, info.Describe() + ": round_mode '" + mode +
-                                                   "' is not one of up, down, nearest");
+      return Status(StatusCode::kInvalidModel,
+                    "round_mode '" + mode + "' is not one of up, down, nearest");
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
@@ -246,10 +246,9 @@ class BitCast : public KernelBase {
     const DataType to = ctx.info().output_type(0);
     if (DataTypeBitWidth(x.dtype()) != DataTypeBitWidth(to)) {
       return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": BitCast needs equal bit widths, " +
-                        DataTypeName(x.dtype()) + " has " +
-                        std::to_string(DataTypeBitWidth(x.dtype())) + " and " + DataTypeName(to) +
-                        " " + std::to_string(DataTypeBitWidth(to)));
+                    "BitCast needs equal bit widths, " + std::string(DataTypeName(x.dtype())) +
+                        " has " + std::to_string(DataTypeBitWidth(x.dtype())) + " and " +
+                        DataTypeName(to) + " " + std::to_string(DataTypeBitWidth(to)));
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     if (x.byte_size() != 0) std::memcpy(y->mutable_raw_data(), x.raw_data(), x.byte_size());
@@ -259,7 +258,7 @@ class BitCast : public KernelBase {
 
 // The output type is the `to` attribute.
 Status CastOutputType(const onnx::NodeProto& node, int, const std::vector<DataType>&,
-                      std::vector<DataType>* outputs, const SubgraphScope*) {
+                      std::vector<DataType>* outputs, const NodeSubgraphs&) {
   for (const onnx::AttributeProto& a : node.attribute) {
     if (a.name.get() != "to") continue;
     if (a.type.get() != static_cast<int32_t>(onnx::AttributeType::kInt)) {
@@ -281,7 +280,7 @@ Status CastOutputType(const onnx::NodeProto& node, int, const std::vector<DataTy
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_Cast(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Cast) {
   KernelDef def;
   def.op_type = "Cast";
   def.since_version = 6;
@@ -291,7 +290,7 @@ Status RegisterKernel_ai_onnx_Cast(KernelRegistry& r) {
   return r.Register(std::move(def));
 }
 
-Status RegisterKernel_ai_onnx_BitCast(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, BitCast) {
   KernelDef def;
   def.op_type = "BitCast";
   def.since_version = 26;
@@ -302,7 +301,7 @@ Status RegisterKernel_ai_onnx_BitCast(KernelRegistry& r) {
 }
 
 // CastLike (opset 15): Cast to the type of input 1 (whose values are not read).
-Status RegisterKernel_ai_onnx_CastLike(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, CastLike) {
   KernelDef def;
   def.op_type = "CastLike";
   def.since_version = 15;

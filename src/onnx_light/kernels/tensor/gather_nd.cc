@@ -24,15 +24,13 @@ class GatherND : public KernelBase {
     const auto b = static_cast<size_t>(batch_dims_);
     if (batch_dims_ < 0 || id.empty() || b >= id.size() || b >= in.size() || id.back() < 1 ||
         static_cast<size_t>(id.back()) + b > in.size()) {
-      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": indices " +
-                                                      ind.shape().ToString() + " do not fit data " +
-                                                      x.shape().ToString() + " with batch_dims " +
-                                                      std::to_string(batch_dims_));
+      return Status(StatusCode::kInvalidArgument,
+                    "indices " + ind.shape().ToString() + " do not fit data " +
+                        x.shape().ToString() + " with batch_dims " + std::to_string(batch_dims_));
     }
     for (size_t d = 0; d < b; ++d) {
       if (in[d] != id[d]) {
-        return Status(StatusCode::kInvalidArgument,
-                      ctx.info().Describe() + ": batch dimensions of data and indices differ");
+        return Status(StatusCode::kInvalidArgument, "batch dimensions of data and indices differ");
       }
     }
     const auto q = static_cast<size_t>(id.back());
@@ -55,8 +53,8 @@ class GatherND : public KernelBase {
         for (size_t k = 0; k < q; ++k) {
           const int64_t at =
               (bi * per_batch + t) * static_cast<int64_t>(q) + static_cast<int64_t>(k);
-          ONNX_LIGHT_ASSIGN_OR_RETURN(
-              int64_t p, ResolveIndex(idx[static_cast<size_t>(at)], in[b + k], ctx.info()));
+          ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t p,
+                                      ResolveIndex(idx[static_cast<size_t>(at)], in[b + k]));
           base += p * st[b + k];
         }
         for (int64_t e = 0; e < slice; ++e)
@@ -72,7 +70,7 @@ class GatherND : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_GatherND(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, GatherND) {
   return r.Register(Def("GatherND", 11,
                         {{"T", {0}, {0}, AllTensorTypes()}, {"I", {1}, {}, IndexTypes()}},
                         FactoryOf<GatherND>()));

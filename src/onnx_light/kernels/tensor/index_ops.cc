@@ -24,14 +24,14 @@ class Gather : public KernelBase {
     const Tensor& ind = *ctx.input(1);
     const std::vector<int64_t>& in = x.shape().dims();
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis,
-                                NormalizeAxis(axis_, static_cast<int64_t>(in.size()), ctx.info()));
+                                NormalizeAxis(axis_, static_cast<int64_t>(in.size())));
     const auto ax = static_cast<size_t>(axis);
     std::vector<int64_t> dims(in.begin(), in.begin() + axis);
     dims.insert(dims.end(), ind.shape().dims().begin(), ind.shape().dims().end());
     dims.insert(dims.end(), in.begin() + axis + 1, in.end());
     std::vector<int64_t> idx = IndexValues(ind);
     for (int64_t& i : idx) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(i, ResolveIndex(i, in[ax], ctx.info()));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(i, ResolveIndex(i, in[ax]));
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     const int64_t outer = Product(in, 0, ax), inner = Product(in, ax + 1, in.size());
@@ -71,14 +71,14 @@ class GatherElements : public KernelBase {
     const std::vector<int64_t>& in = x.shape().dims();
     const std::vector<int64_t>& id = ind.shape().dims();
     const auto rank = static_cast<int64_t>(in.size());
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank));
     if (id.size() != in.size()) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": indices " + ind.shape().ToString() +
-                        " must have the rank of data " + x.shape().ToString());
+      return Status(StatusCode::kInvalidArgument, "indices " + ind.shape().ToString() +
+                                                      " must have the rank of data " +
+                                                      x.shape().ToString());
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, id));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto offsets, AxisElementOffsets(ind, in, axis, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto offsets, AxisElementOffsets(ind, in, axis));
     const size_t item = ItemSize(x.dtype());
     for (int64_t j = 0; j < y->num_elements(); ++j)
       CopyElement(x, offsets[static_cast<size_t>(j)], y, j, item);
@@ -206,21 +206,20 @@ class Slice : public KernelBase {
     if (steps.empty()) steps.assign(starts.size(), 1);
     if (ends.size() != starts.size() || axes.size() != starts.size() ||
         steps.size() != starts.size()) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": starts, ends, axes and steps differ in length");
+      return Status(StatusCode::kInvalidArgument, "starts, ends, axes and steps differ in length");
     }
     std::vector<int64_t> out = in, start(in.size(), 0), step(in.size(), 1);
     std::vector<bool> seen(in.size(), false);
     for (size_t i = 0; i < starts.size(); ++i) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(axes[i], rank, ctx.info()));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(axes[i], rank));
       const auto u = static_cast<size_t>(ax);
       if (seen[u]) {
-        return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": repeated axis");
+        return Status(StatusCode::kInvalidArgument, "repeated axis");
       }
       seen[u] = true;
       const int64_t len = in[u], st = steps[i];
       if (st == 0) {
-        return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": step is 0");
+        return Status(StatusCode::kInvalidArgument, "step is 0");
       }
       int64_t b = starts[i], e = ends[i];
       if (b < 0) b += len;
@@ -270,7 +269,7 @@ class Split : public KernelBase {
     const Tensor& x = *ctx.input(0);
     const std::vector<int64_t>& in = x.shape().dims();
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis,
-                                NormalizeAxis(axis_, static_cast<int64_t>(in.size()), ctx.info()));
+                                NormalizeAxis(axis_, static_cast<int64_t>(in.size())));
     const auto ax = static_cast<size_t>(axis);
     const auto n = static_cast<int64_t>(ctx.output_count());
     std::vector<int64_t> split = split_;
@@ -279,9 +278,9 @@ class Split : public KernelBase {
       // Equal parts; with num_outputs (opset 18) the last part may be smaller.
       const int64_t chunk = (in[ax] + n - 1) / n;
       if (num_outputs_ == 0 && in[ax] % n != 0) {
-        return Status(StatusCode::kInvalidArgument,
-                      ctx.info().Describe() + ": dimension " + std::to_string(in[ax]) +
-                          " does not split into " + std::to_string(n) + " equal parts");
+        return Status(StatusCode::kInvalidArgument, "dimension " + std::to_string(in[ax]) +
+                                                        " does not split into " +
+                                                        std::to_string(n) + " equal parts");
       }
       for (int64_t i = 0, left = in[ax]; i < n; ++i, left -= chunk)
         split.push_back(std::max<int64_t>(0, std::min(chunk, left)));
@@ -289,17 +288,16 @@ class Split : public KernelBase {
     int64_t total = 0;
     for (int64_t s : split) {
       if (s < 0) {
-        return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": negative split");
+        return Status(StatusCode::kInvalidArgument, "negative split");
       }
       if (__builtin_add_overflow(total, s, &total)) {
-        return Status(StatusCode::kInvalidArgument,
-                      ctx.info().Describe() + ": split sizes overflow int64");
+        return Status(StatusCode::kInvalidArgument, "split sizes overflow int64");
       }
     }
     if (static_cast<int64_t>(split.size()) != n || total != in[ax]) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": split sizes do not match " + std::to_string(n) +
-                        " outputs summing to " + std::to_string(in[ax]));
+      return Status(StatusCode::kInvalidArgument, "split sizes do not match " + std::to_string(n) +
+                                                      " outputs summing to " +
+                                                      std::to_string(in[ax]));
     }
     std::vector<int64_t> start(in.size(), 0), step(in.size(), 1);
     for (size_t k = 0; k < split.size(); ++k) {
@@ -327,21 +325,20 @@ class Tile : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto reps, Int64Values(ctx.input(1), ctx.info(), "repeats"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto reps, Int64Values(ctx.input(1), "repeats"));
     const std::vector<int64_t>& in = x.shape().dims();
     if (reps.size() != in.size()) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": repeats has " + std::to_string(reps.size()) +
-                        " values for rank " + std::to_string(in.size()));
+      return Status(StatusCode::kInvalidArgument, "repeats has " + std::to_string(reps.size()) +
+                                                      " values for rank " +
+                                                      std::to_string(in.size()));
     }
     std::vector<int64_t> out(in.size());
     for (size_t d = 0; d < in.size(); ++d) {
       if (reps[d] < 0) {
-        return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": negative repeat");
+        return Status(StatusCode::kInvalidArgument, "negative repeat");
       }
       if (__builtin_mul_overflow(in[d], reps[d], &out[d])) {
-        return Status(StatusCode::kOutOfRange, ctx.info().Describe() + ": dimension " +
-                                                   std::to_string(d) + " (" +
+        return Status(StatusCode::kOutOfRange, "dimension " + std::to_string(d) + " (" +
                                                    std::to_string(in[d]) + ") repeated " +
                                                    std::to_string(reps[d]) + " times overflows");
       }
@@ -373,7 +370,7 @@ class Range : public KernelBase {
     for (size_t i = 0; i < 3; ++i) {
       if (ctx.input(i)->num_elements() != 1) {
         return Status(StatusCode::kInvalidArgument,
-                      ctx.info().Describe() + ": input " + std::to_string(i) + " must be a scalar");
+                      "input " + std::to_string(i) + " must be a scalar");
       }
     }
     Status status = Status::Ok();
@@ -384,12 +381,12 @@ class Range : public KernelBase {
         const auto limit = static_cast<double>(Widen(ctx.input(1)->data<T>()[0]));
         const auto delta = static_cast<double>(Widen(ctx.input(2)->data<T>()[0]));
         if (delta == 0) {
-          status = Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": delta is 0");
+          status = Status(StatusCode::kInvalidArgument, "delta is 0");
           return;
         }
         const double count = std::max(0.0, std::ceil((limit - start) / delta));
         if (!(count < 1e15)) {
-          status = Status(StatusCode::kOutOfRange, ctx.info().Describe() + ": too many elements");
+          status = Status(StatusCode::kOutOfRange, "too many elements");
           return;
         }
         Result<Tensor*> y = ctx.AllocateOutput(0, {static_cast<int64_t>(count)});
@@ -427,13 +424,13 @@ class Trilu : public KernelBase {
     const Tensor& x = *ctx.input(0);
     const std::vector<int64_t>& in = x.shape().dims();
     if (in.size() < 2) {
-      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": rank must be >= 2");
+      return Status(StatusCode::kInvalidArgument, "rank must be >= 2");
     }
     int64_t k = 0;
     if (const Tensor* kt = ctx.input(1)) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(auto kv, Int64Values(kt, ctx.info(), "k"));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(auto kv, Int64Values(kt, "k"));
       if (kv.size() != 1) {
-        return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": k must be a scalar");
+        return Status(StatusCode::kInvalidArgument, "k must be a scalar");
       }
       k = kv[0];
     }
@@ -471,12 +468,11 @@ class Cumulative : public KernelBase {
     const Tensor& x = *ctx.input(0);
     const std::vector<int64_t> av = IndexValues(*ctx.input(1));
     if (av.size() != 1) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": axis must be a scalar");
+      return Status(StatusCode::kInvalidArgument, "axis must be a scalar");
     }
     const std::vector<int64_t>& in = x.shape().dims();
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis,
-                                NormalizeAxis(av[0], static_cast<int64_t>(in.size()), ctx.info()));
+                                NormalizeAxis(av[0], static_cast<int64_t>(in.size())));
     const auto ax = static_cast<size_t>(axis);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, in));
     const int64_t outer = Product(in, 0, ax), len = in[ax], inner = Product(in, ax + 1, in.size());
@@ -537,9 +533,8 @@ class Dropout : public KernelBase {
       }
       if (training->dtype() == DataType::kBool && training->num_elements() == 1 &&
           training->data<bool>()[0] && r != 0.0) {
-        return Status(
-            StatusCode::kNotImplemented,
-            ctx.info().Describe() + ": training_mode=true with a ratio above 0 is not supported");
+        return Status(StatusCode::kNotImplemented,
+                      "training_mode=true with a ratio above 0 is not supported");
       }
     }
     const Tensor& x = *ctx.input(0);
@@ -550,8 +545,7 @@ class Dropout : public KernelBase {
         std::fill(mask->mutable_data<bool>(), mask->mutable_data<bool>() + mask->num_elements(),
                   true);
       } else {
-        return Status(StatusCode::kNotImplemented,
-                      ctx.info().Describe() + ": a mask output of a type other than bool");
+        return Status(StatusCode::kNotImplemented, "a mask output of a type other than bool");
       }
     }
     return Status::Ok();
@@ -559,7 +553,7 @@ class Dropout : public KernelBase {
 };
 
 Status BoolMask(const onnx::NodeProto&, int, const std::vector<DataType>& in,
-                std::vector<DataType>* out, const SubgraphScope*) {
+                std::vector<DataType>* out, const NodeSubgraphs&) {
   (*out)[0] = in[0];
   if (out->size() > 1) (*out)[1] = DataType::kBool;
   return Status::Ok();
@@ -567,32 +561,32 @@ Status BoolMask(const onnx::NodeProto&, int, const std::vector<DataType>& in,
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_Gather(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Gather) {
   return r.Register(Def("Gather", 1,
                         {{"T", {0}, {0}, AllTensorTypes()}, {"Tind", {1}, {}, IndexTypes()}},
                         FactoryOf<Gather>()));
 }
-Status RegisterKernel_ai_onnx_GatherElements(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, GatherElements) {
   return r.Register(Def("GatherElements", 11,
                         {{"T", {0}, {0}, AllTensorTypes()}, {"Tind", {1}, {}, IndexTypes()}},
                         FactoryOf<GatherElements>()));
 }
-Status RegisterKernel_ai_onnx_Slice(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Slice) {
   return r.Register(
       Def("Slice", 1, {{"T", {0}, {0}, AllTensorTypes()}, {"Tind", {1, 2, 3, 4}, {}, IndexTypes()}},
           FactoryOf<Slice>()));
 }
-Status RegisterKernel_ai_onnx_Split(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Split) {
   return r.Register(
       Def("Split", 2, {{"T", {0}, UpTo(64), AllTensorTypes()}, {"S", {1}, {}, {DataType::kInt64}}},
           FactoryOf<Split>()));
 }
-Status RegisterKernel_ai_onnx_Tile(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Tile) {
   return r.Register(Def("Tile", 6,
                         {{"T", {0}, {0}, AllTensorTypes()}, {"T1", {1}, {}, {DataType::kInt64}}},
                         FactoryOf<Tile>()));
 }
-Status RegisterKernel_ai_onnx_Range(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Range) {
   return r.Register(
       Def("Range", 11,
           {{"T",
@@ -602,20 +596,20 @@ Status RegisterKernel_ai_onnx_Range(KernelRegistry& r) {
              DataType::kInt16, DataType::kInt32, DataType::kInt64}}},
           FactoryOf<Range>()));
 }
-Status RegisterKernel_ai_onnx_Trilu(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Trilu) {
   return r.Register(Def("Trilu", 14, {{"T", {0}, {0}, NumericTypes()}}, FactoryOf<Trilu>()));
 }
-Status RegisterKernel_ai_onnx_CumSum(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, CumSum) {
   return r.Register(Def("CumSum", 11,
                         {{"T", {0}, {0}, NumericTypes()}, {"T2", {1}, {}, IndexTypes()}},
                         FactoryOf<Cumulative<false>>()));
 }
-Status RegisterKernel_ai_onnx_CumProd(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, CumProd) {
   return r.Register(Def("CumProd", 26,
                         {{"T", {0}, {0}, NumericTypes()}, {"T2", {1}, {}, IndexTypes()}},
                         FactoryOf<Cumulative<true>>()));
 }
-Status RegisterKernel_ai_onnx_Dropout(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Dropout) {
   KernelDef def = Def("Dropout", 7, {{"T", {0}, {0}, FloatTypes()}}, FactoryOf<Dropout>());
   def.output_types = &BoolMask;
   return r.Register(std::move(def));

@@ -47,8 +47,7 @@ class DepthSpace : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->block_, info.GetInt("blocksize"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::string mode, info.GetString("mode", "DCR"));
     if (k->block_ < 1 || (mode != "DCR" && mode != "CRD")) {
-      return Status(StatusCode::kInvalidModel,
-                    info.Describe() + ": blocksize must be >= 1 and mode DCR or CRD");
+      return Status(StatusCode::kInvalidModel, "blocksize must be >= 1 and mode DCR or CRD");
     }
     k->crd_ = mode == "CRD";
     return std::unique_ptr<KernelBase>(std::move(k));
@@ -56,8 +55,7 @@ class DepthSpace : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     if (x.shape().rank() != 4) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": input must be [N, C, H, W]");
+      return Status(StatusCode::kInvalidArgument, "input must be [N, C, H, W]");
     }
     const int64_t n = x.shape()[0], c = x.shape()[1], h = x.shape()[2], w = x.shape()[3];
     const int64_t bs = block_;
@@ -65,29 +63,24 @@ class DepthSpace : public KernelBase {
     // from the model and may be as large as INT64_MAX.
     int64_t bb = 0, hb = 0, wb = 0, cb = 0;
     if (__builtin_mul_overflow(bs, bs, &bb)) {
-      return Status(StatusCode::kOutOfRange, ctx.info().Describe() +
-                                                 ": blocksize^2 overflows int64 (blocksize " +
-                                                 std::to_string(bs) + ")");
+      return Status(StatusCode::kOutOfRange,
+                    "blocksize^2 overflows int64 (blocksize " + std::to_string(bs) + ")");
     }
     std::vector<int64_t> dims;
     if (kToSpace) {
       if (c % bb != 0) {
-        return Status(StatusCode::kInvalidArgument,
-                      ctx.info().Describe() + ": channels not divisible by blocksize^2");
+        return Status(StatusCode::kInvalidArgument, "channels not divisible by blocksize^2");
       }
       if (__builtin_mul_overflow(h, bs, &hb) || __builtin_mul_overflow(w, bs, &wb)) {
-        return Status(StatusCode::kOutOfRange,
-                      ctx.info().Describe() + ": H or W times the blocksize overflows int64");
+        return Status(StatusCode::kOutOfRange, "H or W times the blocksize overflows int64");
       }
       dims = {n, c / bb, hb, wb};
     } else {
       if (h % bs != 0 || w % bs != 0) {
-        return Status(StatusCode::kInvalidArgument,
-                      ctx.info().Describe() + ": H and W must be divisible by blocksize");
+        return Status(StatusCode::kInvalidArgument, "H and W must be divisible by blocksize");
       }
       if (__builtin_mul_overflow(c, bb, &cb)) {
-        return Status(StatusCode::kOutOfRange,
-                      ctx.info().Describe() + ": C times blocksize^2 overflows int64");
+        return Status(StatusCode::kOutOfRange, "C times blocksize^2 overflows int64");
       }
       dims = {n, cb, h / bs, w / bs};
     }
@@ -130,7 +123,7 @@ class EyeLike : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     if (x.shape().rank() != 2) {
-      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": input must be 2-D");
+      return Status(StatusCode::kInvalidArgument, "input must be 2-D");
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     const int64_t rows = x.shape()[0], cols = x.shape()[1];
@@ -154,7 +147,7 @@ class EyeLike : public KernelBase {
 };
 
 Status EyeLikeType(const onnx::NodeProto& node, int, const std::vector<DataType>& in,
-                   std::vector<DataType>* out, const SubgraphScope*) {
+                   std::vector<DataType>* out, const NodeSubgraphs&) {
   (*out)[0] = in[0];
   for (const onnx::AttributeProto& a : node.attribute) {
     if (a.name.get() == "dtype") {
@@ -166,25 +159,25 @@ Status EyeLikeType(const onnx::NodeProto& node, int, const std::vector<DataType>
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_IsNaN(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, IsNaN) {
   return r.Register(Def("IsNaN", 9,
                         {{"T1", {0}, {}, FloatTypes()}, {"T2", {}, {0}, {DataType::kBool}}},
                         FactoryOf<FloatClass<true>>()));
 }
-Status RegisterKernel_ai_onnx_IsInf(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, IsInf) {
   return r.Register(Def("IsInf", 10,
                         {{"T1", {0}, {}, FloatTypes()}, {"T2", {}, {0}, {DataType::kBool}}},
                         FactoryOf<FloatClass<false>>()));
 }
-Status RegisterKernel_ai_onnx_DepthToSpace(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, DepthToSpace) {
   return r.Register(
       UnaryDef("", "DepthToSpace", 1, AllTensorTypes(), FactoryOf<DepthSpace<true>>()));
 }
-Status RegisterKernel_ai_onnx_SpaceToDepth(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, SpaceToDepth) {
   return r.Register(
       UnaryDef("", "SpaceToDepth", 1, AllTensorTypes(), FactoryOf<DepthSpace<false>>()));
 }
-Status RegisterKernel_ai_onnx_EyeLike(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, EyeLike) {
   KernelDef def = Def("EyeLike", 9, {{"T1", {0}, {}, NumericTypes()}}, FactoryOf<EyeLike>());
   def.output_types = &EyeLikeType;
   return r.Register(std::move(def));

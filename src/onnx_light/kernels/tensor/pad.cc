@@ -27,7 +27,7 @@ class Pad : public KernelBase {
     } else if (m == "wrap") {
       k->mode_ = Mode::kWrap;
     } else {
-      return Status(StatusCode::kInvalidModel, info.Describe() + ": unknown mode '" + m + "'");
+      return Status(StatusCode::kInvalidModel, "unknown mode '" + m + "'");
     }
     k->legacy_ = info.opset() < 11;
     if (k->legacy_) {
@@ -43,7 +43,7 @@ class Pad : public KernelBase {
     std::vector<int64_t> pads = pads_;
     std::vector<int64_t> axes;
     if (!legacy_) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(pads, Int64Values(ctx.input(1), ctx.info(), "pads"));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(pads, Int64Values(ctx.input(1), "pads"));
       if (const Tensor* a = ctx.input(3)) axes = IndexValues(*a);
     }
     if (axes.empty()) {
@@ -51,32 +51,31 @@ class Pad : public KernelBase {
       std::iota(axes.begin(), axes.end(), int64_t{0});
     }
     if (pads.size() != 2 * axes.size()) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": pads has " + std::to_string(pads.size()) +
-                        " values, expected " + std::to_string(2 * axes.size()));
+      return Status(StatusCode::kInvalidArgument, "pads has " + std::to_string(pads.size()) +
+                                                      " values, expected " +
+                                                      std::to_string(2 * axes.size()));
     }
     std::vector<int64_t> begin(in.size(), 0), out = in;
     for (size_t i = 0; i < axes.size(); ++i) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(axes[i], rank, ctx.info()));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(axes[i], rank));
       const auto u = static_cast<size_t>(ax);
       begin[u] = pads[i];
       if (__builtin_add_overflow(in[u], pads[i], &out[u]) ||
           __builtin_add_overflow(out[u], pads[i + axes.size()], &out[u])) {
-        return Status(StatusCode::kOutOfRange, ctx.info().Describe() + ": pads of axis " +
-                                                   std::to_string(ax) + " overflow int64");
+        return Status(StatusCode::kOutOfRange,
+                      "pads of axis " + std::to_string(ax) + " overflow int64");
       }
       if (out[u] < 0) {
-        return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": pads crop axis " +
-                                                        std::to_string(ax) + " below zero");
+        return Status(StatusCode::kInvalidArgument,
+                      "pads crop axis " + std::to_string(ax) + " below zero");
       }
       if (mode_ != Mode::kConstant && in[u] == 0 && out[u] > 0) {
         return Status(StatusCode::kInvalidArgument,
-                      ctx.info().Describe() + ": mode " + mode_name_ + " cannot pad an empty axis");
+                      "mode " + mode_name_ + " cannot pad an empty axis");
       }
       if (mode_ == Mode::kReflect && in[u] == 1 && out[u] > 1) {
         return Status(StatusCode::kInvalidArgument,
-                      ctx.info().Describe() + ": reflect needs at least 2 elements on axis " +
-                          std::to_string(ax));
+                      "reflect needs at least 2 elements on axis " + std::to_string(ax));
       }
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
@@ -169,7 +168,7 @@ class Pad : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_Pad(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Pad) {
   return r.Register(Def("Pad", 2, {{"T", {0, 2}, {0}, AllTensorTypes()}}, FactoryOf<Pad>()));
 }
 

@@ -19,7 +19,7 @@ Result<Reduction> ReadReduction(const KernelInfo& info) {
   if (r == "mul") return Reduction::kMul;
   if (r == "max") return Reduction::kMax;
   if (r == "min") return Reduction::kMin;
-  return Status(StatusCode::kInvalidModel, info.Describe() + ": unknown reduction '" + r + "'");
+  return Status(StatusCode::kInvalidModel, "unknown reduction '" + r + "'");
 }
 
 // out[dst] (op)= upd[src] for any tensor type (reductions on numeric types only).
@@ -76,16 +76,15 @@ class ScatterElements : public KernelBase {
     const Tensor& upd = *ctx.input(2);
     const std::vector<int64_t>& in = x.shape().dims();
     const auto rank = static_cast<int64_t>(in.size());
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank));
     if (ind.shape() != upd.shape() || ind.shape().rank() != in.size()) {
-      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": indices " +
-                                                      ind.shape().ToString() + " and updates " +
-                                                      upd.shape().ToString() +
+      return Status(StatusCode::kInvalidArgument, "indices " + ind.shape().ToString() +
+                                                      " and updates " + upd.shape().ToString() +
                                                       " must match and have the rank of data");
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, in));
     ONNX_LIGHT_RETURN_IF_ERROR(CopyInput(x, y));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto offsets, AxisElementOffsets(ind, in, axis, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto offsets, AxisElementOffsets(ind, in, axis));
     for (int64_t j = 0; j < ind.num_elements(); ++j)
       Combine(upd, j, y, offsets[static_cast<size_t>(j)], reduction_);
     return Status::Ok();
@@ -111,17 +110,16 @@ class ScatterND : public KernelBase {
     const std::vector<int64_t>& in = x.shape().dims();
     const std::vector<int64_t>& id = ind.shape().dims();
     if (id.empty() || id.back() < 1 || id.back() > static_cast<int64_t>(in.size())) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": indices " + ind.shape().ToString() +
-                        " must end in a dimension in [1, rank of data]");
+      return Status(
+          StatusCode::kInvalidArgument,
+          "indices " + ind.shape().ToString() + " must end in a dimension in [1, rank of data]");
     }
     const auto q = static_cast<size_t>(id.back());
     std::vector<int64_t> expect(id.begin(), id.end() - 1);
     expect.insert(expect.end(), in.begin() + static_cast<int64_t>(q), in.end());
     if (upd.shape().dims() != expect) {
-      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": updates " +
-                                                      upd.shape().ToString() +
-                                                      " do not match indices and data");
+      return Status(StatusCode::kInvalidArgument,
+                    "updates " + upd.shape().ToString() + " do not match indices and data");
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, in));
     ONNX_LIGHT_RETURN_IF_ERROR(CopyInput(x, y));
@@ -133,8 +131,8 @@ class ScatterND : public KernelBase {
     for (int64_t i = 0; i < n; ++i) {
       int64_t base = 0;
       for (size_t d = 0; d < q; ++d) {
-        ONNX_LIGHT_ASSIGN_OR_RETURN(
-            int64_t p, ResolveIndex(idx[static_cast<size_t>(i) * q + d], in[d], ctx.info()));
+        ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t p,
+                                    ResolveIndex(idx[static_cast<size_t>(i) * q + d], in[d]));
         base += p * st[d];
       }
       for (int64_t e = 0; e < slice; ++e)
@@ -149,20 +147,20 @@ class ScatterND : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_ScatterElements(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ScatterElements) {
   return r.Register(Def("ScatterElements", 11,
                         {{"T", {0, 2}, {0}, AllTensorTypes()}, {"Tind", {1}, {}, IndexTypes()}},
                         FactoryOf<ScatterElements>()));
 }
 // Scatter (opset 9-10, deprecated in 11) is ScatterElements without `reduction`.
-Status RegisterKernel_ai_onnx_Scatter(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Scatter) {
   KernelDef def =
       Def("Scatter", 9, {{"T", {0, 2}, {0}, AllTensorTypes()}, {"Tind", {1}, {}, IndexTypes()}},
           FactoryOf<ScatterElements>());
   def.end_version = 10;
   return r.Register(std::move(def));
 }
-Status RegisterKernel_ai_onnx_ScatterND(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ScatterND) {
   return r.Register(Def("ScatterND", 11,
                         {{"T", {0, 2}, {0}, AllTensorTypes()}, {"I", {1}, {}, {DataType::kInt64}}},
                         FactoryOf<ScatterND>()));

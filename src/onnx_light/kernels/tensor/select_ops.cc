@@ -20,13 +20,12 @@ struct AxisGeometry {
   int64_t axis = 0, len = 0, outer = 1, inner = 1;
 };
 
-Result<AxisGeometry> AlongAxis(const Tensor& x, bool has_axis, int64_t axis_attr,
-                               const KernelInfo& info) {
+Result<AxisGeometry> AlongAxis(const Tensor& x, bool has_axis, int64_t axis_attr) {
   AxisGeometry g;
   g.dims = x.shape().dims();
   if (has_axis) {
-    ONNX_LIGHT_ASSIGN_OR_RETURN(
-        g.axis, NormalizeAxis(axis_attr, static_cast<int64_t>(g.dims.size()), info));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(g.axis,
+                                NormalizeAxis(axis_attr, static_cast<int64_t>(g.dims.size())));
   } else {
     g.dims = {x.num_elements()};
   }
@@ -51,21 +50,20 @@ class OneHot : public KernelBase {
     const Tensor& ind = *ctx.input(0);
     const Tensor& depth_t = *ctx.input(1);
     const Tensor& values = *ctx.input(2);
-    const std::string where = ctx.info().Describe();
     if (depth_t.num_elements() != 1) {
-      return Status(StatusCode::kInvalidArgument, where + ": depth must have one element");
+      return Status(StatusCode::kInvalidArgument, "depth must have one element");
     }
     if (values.num_elements() != 2 || values.shape().rank() != 1) {
-      return Status(StatusCode::kInvalidArgument, where + ": values must be [off_value, on_value]");
+      return Status(StatusCode::kInvalidArgument, "values must be [off_value, on_value]");
     }
     const double depth_d = ToDoubles(&depth_t)[0];
     if (!(depth_d >= 1) || depth_d > 9.0e15) {
       return Status(StatusCode::kInvalidArgument,
-                    where + ": depth must be a positive count, got " + std::to_string(depth_d));
+                    "depth must be a positive count, got " + std::to_string(depth_d));
     }
     const auto depth = static_cast<int64_t>(depth_d);
     const auto rank = static_cast<int64_t>(ind.shape().rank());
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank + 1, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank + 1));
     std::vector<int64_t> dims = ind.shape().dims();
     dims.insert(dims.begin() + axis, depth);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
@@ -104,16 +102,15 @@ class Compress : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& cond = *ctx.input(1);
-    const std::string where = ctx.info().Describe();
     if (cond.shape().rank() != 1) {
       return Status(StatusCode::kInvalidArgument,
-                    where + ": condition must be 1-D, got " + cond.shape().ToString());
+                    "condition must be 1-D, got " + cond.shape().ToString());
     }
-    ONNX_LIGHT_ASSIGN_OR_RETURN(AxisGeometry g, AlongAxis(x, has_axis_, axis_, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(AxisGeometry g, AlongAxis(x, has_axis_, axis_));
     const int64_t len = g.len, outer = g.outer, inner = g.inner;
     if (cond.num_elements() > len) {
       return Status(StatusCode::kInvalidArgument,
-                    where + ": condition has " + std::to_string(cond.num_elements()) +
+                    "condition has " + std::to_string(cond.num_elements()) +
                         " entries, more than the " + std::to_string(len) + " along the axis");
     }
     std::vector<int64_t> keep;
@@ -196,7 +193,7 @@ class Unique : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(AxisGeometry geo, AlongAxis(x, has_axis_, axis_, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(AxisGeometry geo, AlongAxis(x, has_axis_, axis_));
     const std::vector<int64_t>& dims = geo.dims;
     const int64_t axis = geo.axis, len = geo.len, outer = geo.outer, inner = geo.inner;
     // Three-way comparison of slices a and b along the axis.
@@ -308,29 +305,28 @@ class ReverseSequence : public KernelBase {
     if (!((k->batch_axis_ == 0 && k->time_axis_ == 1) ||
           (k->batch_axis_ == 1 && k->time_axis_ == 0))) {
       return Status(StatusCode::kInvalidModel,
-                    info.Describe() + ": batch_axis and time_axis must be 0 and 1 in some order");
+                    "batch_axis and time_axis must be 0 and 1 in some order");
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& lens = *ctx.input(1);
-    const std::string where = ctx.info().Describe();
     if (x.shape().rank() < 2) {
-      return Status(StatusCode::kInvalidArgument, where + ": input must have rank >= 2");
+      return Status(StatusCode::kInvalidArgument, "input must have rank >= 2");
     }
     const int64_t batch = x.shape()[static_cast<size_t>(batch_axis_)];
     const int64_t steps = x.shape()[static_cast<size_t>(time_axis_)];
     if (lens.shape().rank() != 1 || lens.num_elements() != batch) {
       return Status(StatusCode::kInvalidArgument,
-                    where + ": sequence_lens must be [" + std::to_string(batch) + "]");
+                    "sequence_lens must be [" + std::to_string(batch) + "]");
     }
     const std::vector<int64_t> len = IndexValues(lens);
     for (int64_t l : len) {
       if (l < 0 || l > steps) {
-        return Status(StatusCode::kInvalidArgument, where + ": sequence length " +
-                                                        std::to_string(l) + " is outside [0, " +
-                                                        std::to_string(steps) + "]");
+        return Status(StatusCode::kInvalidArgument, "sequence length " + std::to_string(l) +
+                                                        " is outside [0, " + std::to_string(steps) +
+                                                        "]");
       }
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
@@ -367,27 +363,25 @@ class CenterCropPad : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
-                                Int64Values(ctx.input(1), ctx.info(), "shape"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> shape, Int64Values(ctx.input(1), "shape"));
     const auto rank = static_cast<int64_t>(x.shape().rank());
     std::vector<int64_t> axes = axes_;
     if (axes.empty())
       for (int64_t d = 0; d < rank; ++d)
         axes.push_back(d);
     if (axes.size() != shape.size()) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": shape has " + std::to_string(shape.size()) +
-                        " entries for " + std::to_string(axes.size()) + " axes");
+      return Status(StatusCode::kInvalidArgument, "shape has " + std::to_string(shape.size()) +
+                                                      " entries for " +
+                                                      std::to_string(axes.size()) + " axes");
     }
     std::vector<int64_t> out = x.shape().dims();
     std::vector<int64_t> src0(static_cast<size_t>(rank), 0), dst0(static_cast<size_t>(rank), 0);
     std::vector<int64_t> count = out;
     for (size_t i = 0; i < axes.size(); ++i) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t a, NormalizeAxis(axes[i], rank, ctx.info()));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t a, NormalizeAxis(axes[i], rank));
       const auto d = static_cast<size_t>(a);
       if (shape[i] < 0) {
-        return Status(StatusCode::kInvalidArgument,
-                      ctx.info().Describe() + ": negative size " + std::to_string(shape[i]));
+        return Status(StatusCode::kInvalidArgument, "negative size " + std::to_string(shape[i]));
       }
       const int64_t dim = out[d], want = shape[i];
       src0[d] = dim > want ? (dim - want) / 2 : 0;
@@ -424,28 +418,28 @@ class CenterCropPad : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_OneHot(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, OneHot) {
   std::vector<DataType> num = NumericTypes();
   return r.Register(Def(
       "OneHot", 9, {{"T1", {0}, {}, num}, {"T2", {1}, {}, num}, {"T3", {2}, {0}, AllTensorTypes()}},
       FactoryOf<OneHot>()));
 }
-Status RegisterKernel_ai_onnx_CenterCropPad(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, CenterCropPad) {
   return r.Register(Def("CenterCropPad", 18,
                         {{"T", {0}, {0}, AllTensorTypes()}, {"I", {1}, {}, {DataType::kInt64}}},
                         FactoryOf<CenterCropPad>()));
 }
-Status RegisterKernel_ai_onnx_Compress(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Compress) {
   return r.Register(Def("Compress", 9,
                         {{"T", {0}, {0}, AllTensorTypes()}, {"T1", {1}, {}, {DataType::kBool}}},
                         FactoryOf<Compress>()));
 }
-Status RegisterKernel_ai_onnx_NonZero(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, NonZero) {
   return r.Register(Def("NonZero", 9,
                         {{"T", {0}, {}, AllTensorTypes()}, {"I", {}, {0}, {DataType::kInt64}}},
                         FactoryOf<NonZero>()));
 }
-Status RegisterKernel_ai_onnx_Unique(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Unique) {
   std::vector<DataType> types = NumericTypes();
   types.push_back(DataType::kBool);
   types.push_back(DataType::kString);
@@ -453,7 +447,7 @@ Status RegisterKernel_ai_onnx_Unique(KernelRegistry& r) {
                         {{"T", {0}, {0}, types}, {"I", {}, {1, 2, 3}, {DataType::kInt64}}},
                         FactoryOf<Unique>()));
 }
-Status RegisterKernel_ai_onnx_ReverseSequence(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ReverseSequence) {
   return r.Register(Def("ReverseSequence", 10,
                         {{"T", {0}, {0}, AllTensorTypes()}, {"I", {1}, {}, {DataType::kInt64}}},
                         FactoryOf<ReverseSequence>()));

@@ -70,34 +70,31 @@ class Reshape : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto shape, Int64Values(ctx.input(1), ctx.info(), "shape"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto shape, Int64Values(ctx.input(1), "shape"));
     int64_t known = 1;
     int infer = -1;
     for (size_t i = 0; i < shape.size(); ++i) {
       if (shape[i] == 0 && !allow_zero_) {
         if (i >= x.shape().rank()) {
-          return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": dimension " +
-                                                          std::to_string(i) +
-                                                          " copies a missing input dimension");
+          return Status(StatusCode::kInvalidArgument,
+                        "dimension " + std::to_string(i) + " copies a missing input dimension");
         }
         shape[i] = x.shape()[i];
       }
       if (shape[i] == -1) {
         if (infer >= 0) {
-          return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": more than one -1");
+          return Status(StatusCode::kInvalidArgument, "more than one -1");
         }
         infer = static_cast<int>(i);
       } else if (shape[i] < 0) {
-        return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": negative dimension");
+        return Status(StatusCode::kInvalidArgument, "negative dimension");
       } else if (__builtin_mul_overflow(known, shape[i], &known)) {
-        return Status(StatusCode::kOutOfRange,
-                      ctx.info().Describe() + ": the element count of the shape overflows int64");
+        return Status(StatusCode::kOutOfRange, "the element count of the shape overflows int64");
       }
     }
     if (infer >= 0) {
       if (known == 0 || x.num_elements() % known != 0) {
-        return Status(StatusCode::kInvalidArgument,
-                      ctx.info().Describe() + ": cannot infer -1 for " + x.shape().ToString());
+        return Status(StatusCode::kInvalidArgument, "cannot infer -1 for " + x.shape().ToString());
       }
       shape[static_cast<size_t>(infer)] = x.num_elements() / known;
     }
@@ -120,7 +117,7 @@ class Flatten : public KernelBase {
     const auto rank = static_cast<int64_t>(dims.size());
     int64_t axis = axis_ < 0 ? axis_ + rank : axis_;
     if (axis < 0 || axis > rank) {
-      return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": axis out of range");
+      return Status(StatusCode::kInvalidArgument, "axis out of range");
     }
     int64_t outer = 1, inner = 1;
     for (int64_t i = 0; i < rank; ++i)
@@ -148,7 +145,7 @@ class AxesView : public KernelBase {
     std::vector<int64_t> axes = axes_;
     bool has_axes = has_axes_;
     if (ctx.input(1) != nullptr) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(axes, Int64Values(ctx.input(1), ctx.info(), "axes"));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(axes, Int64Values(ctx.input(1), "axes"));
       has_axes = true;
     }
     const auto& in = ctx.input(0)->shape().dims();
@@ -157,10 +154,9 @@ class AxesView : public KernelBase {
       const auto rank = static_cast<int64_t>(in.size());
       std::vector<bool> drop(in.size(), false);
       for (int64_t a : axes) {
-        ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(a, rank, ctx.info()));
+        ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(a, rank));
         if (in[static_cast<size_t>(ax)] != 1) {
-          return Status(StatusCode::kInvalidArgument,
-                        ctx.info().Describe() + ": cannot squeeze a dimension that is not 1");
+          return Status(StatusCode::kInvalidArgument, "cannot squeeze a dimension that is not 1");
         }
         drop[static_cast<size_t>(ax)] = true;
       }
@@ -171,9 +167,9 @@ class AxesView : public KernelBase {
       const auto rank = static_cast<int64_t>(in.size() + axes.size());
       std::vector<bool> insert(static_cast<size_t>(rank), false);
       for (int64_t a : axes) {
-        ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(a, rank, ctx.info()));
+        ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(a, rank));
         if (insert[static_cast<size_t>(ax)]) {
-          return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": repeated axis");
+          return Status(StatusCode::kInvalidArgument, "repeated axis");
         }
         insert[static_cast<size_t>(ax)] = true;
       }
@@ -289,8 +285,7 @@ class Transpose : public KernelBase {
         perm.push_back(static_cast<int64_t>(rank - 1 - i));
     }
     if (perm.size() != rank) {
-      return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": perm has the wrong length");
+      return Status(StatusCode::kInvalidArgument, "perm has the wrong length");
     }
     const std::vector<int64_t> in_strides = RowMajorStrides(in);
     std::vector<int64_t> out_dims(rank), strides(rank);
@@ -298,7 +293,7 @@ class Transpose : public KernelBase {
     for (size_t i = 0; i < rank; ++i) {
       const int64_t p = perm[i];
       if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)]) {
-        return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": invalid perm");
+        return Status(StatusCode::kInvalidArgument, "invalid perm");
       }
       seen[static_cast<size_t>(p)] = true;
       out_dims[i] = in[static_cast<size_t>(p)];
@@ -351,7 +346,7 @@ class Concat : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& first = *ctx.input(0);
     const auto rank = static_cast<int64_t>(first.shape().rank());
-    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank));
     std::vector<int64_t> dims = first.shape().dims();
     dims[static_cast<size_t>(axis)] = 0;
     for (size_t k = 0; k < ctx.input_count(); ++k) {
@@ -359,8 +354,7 @@ class Concat : public KernelBase {
       for (int64_t i = 0; i < rank; ++i) {
         if (static_cast<int64_t>(d.size()) != rank ||
             (i != axis && d[static_cast<size_t>(i)] != dims[static_cast<size_t>(i)])) {
-          return Status(StatusCode::kInvalidArgument, ctx.info().Describe() + ": input " +
-                                                          std::to_string(k) + " has shape " +
+          return Status(StatusCode::kInvalidArgument, "input " + std::to_string(k) + " has shape " +
                                                           ctx.input(k)->shape().ToString());
         }
       }
@@ -397,9 +391,9 @@ class Expand : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto target, Int64Values(ctx.input(1), ctx.info(), "shape"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto target, Int64Values(ctx.input(1), "shape"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Shape ts, Shape::Create(target));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(x.shape(), ts, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(x.shape(), ts));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     const std::vector<int64_t> st = BroadcastStrides(x.shape(), dims);
     const size_t item = ItemSize(x.dtype());
@@ -429,12 +423,12 @@ class ConstantOfShape : public KernelBase {
       k->value_.mutable_data<float>()[0] = 0.0f;
     }
     if (k->value_.num_elements() != 1) {
-      return Status(StatusCode::kInvalidModel, info.Describe() + ": value must hold one element");
+      return Status(StatusCode::kInvalidModel, "value must hold one element");
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, Int64Values(ctx.input(0), ctx.info(), "input"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, Int64Values(ctx.input(0), "input"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, value_.dtype(), dims));
     const size_t item = ItemSize(value_.dtype());
     const int64_t n = y->num_elements();
@@ -459,7 +453,7 @@ class ConstantOfShape : public KernelBase {
 };
 
 Status ConstantOfShapeType(const onnx::NodeProto& node, int, const std::vector<DataType>&,
-                           std::vector<DataType>* out, const SubgraphScope*) {
+                           std::vector<DataType>* out, const NodeSubgraphs&) {
   (*out)[0] = DataType::kFloat;
   for (const onnx::AttributeProto& a : node.attribute) {
     if (a.name.get() == "value") {
@@ -471,48 +465,48 @@ Status ConstantOfShapeType(const onnx::NodeProto& node, int, const std::vector<D
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_Shape(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Shape) {
   return r.Register(Def("Shape", 1,
                         {{"T", {0}, {}, AllTensorTypes()}, {"T1", {}, {0}, {DataType::kInt64}}},
                         FactoryOf<ShapeOp>()));
 }
-Status RegisterKernel_ai_onnx_Size(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Size) {
   return r.Register(Def("Size", 1,
                         {{"T", {0}, {}, AllTensorTypes()}, {"T1", {}, {0}, {DataType::kInt64}}},
                         FactoryOf<SizeOp>()));
 }
-Status RegisterKernel_ai_onnx_Reshape(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Reshape) {
   return r.Register(Def("Reshape", 5,
                         {{"T", {0}, {0}, AllTensorTypes()}, {"S", {1}, {}, {DataType::kInt64}}},
                         FactoryOf<Reshape>()));
 }
-Status RegisterKernel_ai_onnx_Flatten(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Flatten) {
   return r.Register(Def("Flatten", 1, {{"T", {0}, {0}, AllTensorTypes()}}, FactoryOf<Flatten>()));
 }
-Status RegisterKernel_ai_onnx_Squeeze(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Squeeze) {
   return r.Register(Def("Squeeze", 1,
                         {{"T", {0}, {0}, AllTensorTypes()}, {"A", {1}, {}, {DataType::kInt64}}},
                         FactoryOf<AxesView<true>>()));
 }
-Status RegisterKernel_ai_onnx_Unsqueeze(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Unsqueeze) {
   return r.Register(Def("Unsqueeze", 1,
                         {{"T", {0}, {0}, AllTensorTypes()}, {"A", {1}, {}, {DataType::kInt64}}},
                         FactoryOf<AxesView<false>>()));
 }
-Status RegisterKernel_ai_onnx_Transpose(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Transpose) {
   return r.Register(
       Def("Transpose", 1, {{"T", {0}, {0}, AllTensorTypes()}}, FactoryOf<Transpose>()));
 }
-Status RegisterKernel_ai_onnx_Concat(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Concat) {
   return r.Register(
       Def("Concat", 4, {{"T", UpTo(64), {0}, AllTensorTypes()}}, FactoryOf<Concat>()));
 }
-Status RegisterKernel_ai_onnx_Expand(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Expand) {
   return r.Register(Def("Expand", 8,
                         {{"T", {0}, {0}, AllTensorTypes()}, {"S", {1}, {}, {DataType::kInt64}}},
                         FactoryOf<Expand>()));
 }
-Status RegisterKernel_ai_onnx_ConstantOfShape(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, ConstantOfShape) {
   KernelDef def = Def("ConstantOfShape", 9, {{"T1", {0}, {}, {DataType::kInt64}}},
                       FactoryOf<ConstantOfShape>());
   def.output_types = &ConstantOfShapeType;

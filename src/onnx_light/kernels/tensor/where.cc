@@ -20,9 +20,9 @@ class Where : public KernelBase {
     const Tensor& c = *ctx.input(0);
     const Tensor& x = *ctx.input(1);
     const Tensor& z = *ctx.input(2);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto xz, BroadcastDims(x.shape(), z.shape(), ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto xz, BroadcastDims(x.shape(), z.shape()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Shape sxz, Shape::Create(xz));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(c.shape(), sxz, ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(c.shape(), sxz));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     const std::vector<int64_t> sc = BroadcastStrides(c.shape(), dims);
     const std::vector<int64_t> sx = BroadcastStrides(x.shape(), dims);
@@ -85,7 +85,7 @@ class Where : public KernelBase {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_Where(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Where) {
   return r.Register(Def("Where", 9,
                         {{"B", {0}, {}, {DataType::kBool}}, {"T", {1, 2}, {0}, AllTensorTypes()}},
                         FactoryOf<Where>()));

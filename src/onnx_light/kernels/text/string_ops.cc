@@ -34,8 +34,7 @@ class StringNormalizer : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->action_, info.GetString("case_change_action", "NONE"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->case_sensitive_, GetFlag(info, "is_case_sensitive", false));
     if (k->action_ != "NONE" && k->action_ != "LOWER" && k->action_ != "UPPER") {
-      return Status(StatusCode::kInvalidModel,
-                    info.Describe() + ": case_change_action must be NONE, LOWER or UPPER");
+      return Status(StatusCode::kInvalidModel, "case_change_action must be NONE, LOWER or UPPER");
     }
     if (info.HasAttribute("stopwords")) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<std::string> words, info.GetStrings("stopwords"));
@@ -49,7 +48,7 @@ class StringNormalizer : public KernelBase {
     const Shape& s = x.shape();
     if (!(s.rank() == 1 || (s.rank() == 2 && s[0] == 1))) {
       return Status(StatusCode::kInvalidArgument,
-                    ctx.info().Describe() + ": input must be [C] or [1, C], got " + s.ToString());
+                    "input must be [C] or [1, C], got " + s.ToString());
     }
     std::vector<std::string> kept;
     for (int64_t i = 0; i < x.num_elements(); ++i) {
@@ -81,7 +80,7 @@ class StringConcat : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& a = *ctx.input(0);
     const Tensor& b = *ctx.input(1);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(a.shape(), b.shape(), ctx.info()));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(a.shape(), b.shape()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     BroadcastApply(a.data<std::string>(), a.shape(), b.data<std::string>(), b.shape(),
                    y->mutable_data<std::string>(), dims, nullptr,
@@ -174,8 +173,7 @@ class RegexFullMatch : public KernelBase {
     try {
       k->re_ = std::regex(pattern, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
-      return Status(StatusCode::kInvalidModel,
-                    info.Describe() + ": invalid pattern '" + pattern + "': " + e.what());
+      return Status(StatusCode::kInvalidModel, "invalid pattern '" + pattern + "': " + e.what());
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
@@ -198,19 +196,19 @@ const std::vector<DataType>& Str() {
 
 }  // namespace
 
-Status RegisterKernel_ai_onnx_StringNormalizer(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, StringNormalizer) {
   return r.Register(UnaryDef("", "StringNormalizer", 10, Str(), FactoryOf<StringNormalizer>()));
 }
-Status RegisterKernel_ai_onnx_StringConcat(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, StringConcat) {
   return r.Register(
       Def("StringConcat", 20, {{"T", {0, 1}, {0}, Str()}}, FactoryOf<StringConcat>()));
 }
-Status RegisterKernel_ai_onnx_StringSplit(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, StringSplit) {
   return r.Register(Def("StringSplit", 20,
                         {{"T1", {0}, {0}, Str()}, {"T3", {}, {1}, {DataType::kInt64}}},
                         FactoryOf<StringSplit>()));
 }
-Status RegisterKernel_ai_onnx_RegexFullMatch(KernelRegistry& r) {
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, RegexFullMatch) {
   return r.Register(Def("RegexFullMatch", 20,
                         {{"T1", {0}, {}, Str()}, {"T2", {}, {0}, {DataType::kBool}}},
                         FactoryOf<RegexFullMatch>()));

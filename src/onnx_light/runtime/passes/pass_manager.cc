@@ -294,8 +294,8 @@ Status Define(Graph& graph, const PassContext& ctx, Graph::Node& n, onnx::NodePr
   n.proto = owned;
   n.def = def;
   n.inputs = std::move(inputs);
-  n.info = std::make_unique<KernelInfo>(owned, opset, std::move(input_types),
-                                        std::move(output_types), ctx.scope);
+  n.info =
+      std::make_unique<KernelInfo>(owned, opset, std::move(input_types), std::move(output_types));
   return Status::Ok();
 }
 

@@ -13,15 +13,14 @@
 
 #include "../graph.h"
 #include "onnx_light/core/status.h"
-#include "onnx_light/runtime/session.h"
+#include "onnx_light/runtime/session_options.h"
 
 namespace onnx_light::passes {
 
-// What a pass may use besides the graph: the session's kernels (to match a node it makes),
-// the scope its kernels are created in, and the session's options (limits, switches).
+// What a pass may use besides the graph: the session's kernels (to match a node it makes)
+// and the session's options (limits, switches).
 struct PassContext {
   const KernelRegistry* registry = nullptr;
-  const SubgraphScope* scope = nullptr;
   const SessionOptions* options = nullptr;
 };
 

@@ -1,0 +1,266 @@
+// Scan (opset 9+; opset 8's batched form too): the body runs once per position along the
+// scan inputs' axes, state values carry from one step to the next, and the body's scan
+// outputs are stacked along their output axes (reversed for direction 1). Opset 8 has a
+// leading batch axis on every input and an optional sequence_lens, which must be absent
+// or all full length (shorter sequences are refused). The body is compiled with the
+// session (runtime/subgraph.h); it takes (state..., scan slices...) and returns
+// (state..., scan outputs...). Limit: its outputs are tensors.
+#include <cstdint>
+
+#include "common/kernel_util.h"
+#include "controlflow/subgraph_outputs.h"
+#include "onnx_light/runtime/subgraph.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+// Slice t of x along `axis` (a copy without that axis).
+Result<Tensor> Slice(const Tensor& x, int64_t axis, int64_t t) {
+  std::vector<int64_t> dims = x.shape().dims();
+  ONNX_LIGHT_RETURN_IF(axis < 0 || axis >= static_cast<int64_t>(dims.size()), kInvalidArgument,
+                       "scan axis out of range for " + x.shape().ToString());
+  const int64_t len = dims[static_cast<size_t>(axis)];
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (static_cast<int64_t>(d) < axis) outer *= dims[d];
+    if (static_cast<int64_t>(d) > axis) inner *= dims[d];
+  }
+  dims.erase(dims.begin() + axis);
+  ONNX_LIGHT_ASSIGN_OR_RETURN(Shape shape, Shape::Create(dims));
+  ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor s, Tensor::Allocate(x.dtype(), std::move(shape)));
+  const size_t item = ItemSize(x.dtype());
+  int64_t j = 0;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i)
+      CopyElement(x, (o * len + t) * inner + i, &s, j++, item);
+  return s;
+}
+
+// The per-step tensors (one shape) stacked along a new `axis` (reversed if asked).
+Result<Tensor> Stacked(KernelContext& ctx, size_t out, const std::vector<Tensor>& parts,
+                       int64_t axis, bool reverse, int64_t len) {
+  std::vector<int64_t> slice;
+  if (!parts.empty()) slice = parts[0].shape().dims();
+  for (const Tensor& t : parts) {
+    ONNX_LIGHT_RETURN_IF(t.shape().dims() != slice, kInvalidArgument,
+                         "scan output " + std::to_string(out) + " changes shape between steps");
+  }
+  const auto rank = static_cast<int64_t>(slice.size()) + 1;
+  ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t a, NormalizeAxis(axis, rank));
+  std::vector<int64_t> dims = slice;
+  dims.insert(dims.begin() + a, len);
+  int64_t inner = 1;
+  for (size_t d = static_cast<size_t>(a); d < slice.size(); ++d)
+    inner *= slice[d];
+  const DataType type = parts.empty() ? ctx.info().output_type(out) : parts[0].dtype();
+  ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateTemporary(type, dims));
+  const size_t item = ItemSize(type);
+  for (int64_t t = 0; t < static_cast<int64_t>(parts.size()); ++t) {
+    const int64_t p = reverse ? len - 1 - t : t;
+    const Tensor& part = parts[static_cast<size_t>(t)];
+    for (int64_t e = 0; e < part.num_elements(); ++e) {
+      const int64_t o = inner == 0 ? 0 : e / inner, i = inner == 0 ? 0 : e % inner;
+      CopyElement(part, e, &y, (o * len + p) * inner + i, item);
+    }
+  }
+  return y;
+}
+
+// The body's results are the node's outputs, one for one.
+Status OutputCount(const KernelContext& ctx, const std::vector<Tensor>& outs) {
+  ONNX_LIGHT_RETURN_IF(outs.size() != ctx.output_count(), kInvalidModel,
+                       "the body gives " + std::to_string(outs.size()) + " results, the node has " +
+                           std::to_string(ctx.output_count()) + " outputs");
+  return Status::Ok();
+}
+
+class Scan : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Scan>();
+    k->body_ = info.subgraph("body");
+    ONNX_LIGHT_RETURN_IF(k->body_ == nullptr, kInvalidModel, "the body graph is required");
+    k->legacy_ = info.opset() < 9;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->m_, info.GetInt("num_scan_inputs"));
+    const size_t first = k->legacy_ ? 1 : 0;  // opset 8: sequence_lens comes first
+    const size_t explicit_inputs = info.node().input.size();
+    ONNX_LIGHT_RETURN_IF(k->m_ < 1 || explicit_inputs < first + static_cast<size_t>(k->m_),
+                         kInvalidModel,
+                         "num_scan_inputs must be between 1 and the number of inputs");
+    k->n_ = explicit_inputs - first - static_cast<size_t>(k->m_);
+    const size_t body_outputs = k->body_->outputs().size();
+    ONNX_LIGHT_RETURN_IF(
+        k->body_->inputs().size() != k->n_ + static_cast<size_t>(k->m_) || body_outputs < k->n_,
+        kInvalidModel,
+        "the body must take (state..., scan slices...) and return (state..., scan outputs...)");
+    k->k_ = body_outputs - k->n_;
+    auto read = [&](const char* name, size_t count, std::vector<int64_t>* v) -> Status {
+      if (!info.HasAttribute(name)) {
+        v->assign(count, 0);
+        return Status::Ok();
+      }
+      ONNX_LIGHT_ASSIGN_OR_RETURN(*v, info.GetInts(name));
+      ONNX_LIGHT_RETURN_IF(v->size() != count, kInvalidModel,
+                           std::string(name) + " needs " + std::to_string(count) + " entries");
+      return Status::Ok();
+    };
+    const auto m = static_cast<size_t>(k->m_);
+    ONNX_LIGHT_RETURN_IF_ERROR(
+        read(k->legacy_ ? "directions" : "scan_input_directions", m, &k->in_dirs_));
+    if (!k->legacy_) {
+      ONNX_LIGHT_RETURN_IF_ERROR(read("scan_input_axes", m, &k->in_axes_));
+      ONNX_LIGHT_RETURN_IF_ERROR(read("scan_output_axes", k->k_, &k->out_axes_));
+      ONNX_LIGHT_RETURN_IF_ERROR(read("scan_output_directions", k->k_, &k->out_dirs_));
+    } else {
+      k->in_axes_.assign(m, 0);
+      k->out_axes_.assign(k->k_, 0);
+      k->out_dirs_.assign(k->k_, 0);
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+
+  Status Compute(KernelContext& ctx) const override {
+    const size_t first = legacy_ ? 1 : 0;
+    const auto m = static_cast<size_t>(m_);
+    if (!legacy_) {
+      std::vector<Tensor> state, scan;
+      for (size_t i = 0; i < n_; ++i)
+        state.push_back(*ctx.input(first + i));
+      for (size_t j = 0; j < m; ++j)
+        scan.push_back(*ctx.input(first + n_ + j));
+      std::vector<Tensor> outs;
+      ONNX_LIGHT_RETURN_IF_ERROR(RunOne(ctx, state, scan, &outs));
+      ONNX_LIGHT_RETURN_IF_ERROR(OutputCount(ctx, outs));
+      for (size_t i = 0; i < outs.size(); ++i)
+        ONNX_LIGHT_RETURN_IF_ERROR(ctx.SetOutput(i, std::move(outs[i])));
+      return Status::Ok();
+    }
+    // Opset 8: every input has a batch axis 0; run each batch entry on its own.
+    const Tensor* lens = ctx.input(0);
+    const Tensor& s0 = *ctx.input(first + n_);
+    ONNX_LIGHT_RETURN_IF(s0.shape().rank() < 2, kInvalidArgument,
+                         "opset-8 scan inputs need [batch, sequence, ...]");
+    const int64_t batch = s0.shape()[0], seq = s0.shape()[1];
+    if (lens != nullptr) {
+      for (int64_t v : IndexValues(*lens)) {
+        ONNX_LIGHT_RETURN_IF(v != seq, kNotImplemented,
+                             "sequence_lens shorter than the sequence (" + std::to_string(v) +
+                                 " of " + std::to_string(seq) + ") is not supported");
+      }
+    }
+    std::vector<std::vector<Tensor>> per_batch;
+    for (int64_t b = 0; b < batch; ++b) {
+      std::vector<Tensor> state, scan;
+      for (size_t i = 0; i < n_ + m; ++i) {
+        ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor t, Slice(*ctx.input(first + i), 0, b));
+        (i < n_ ? state : scan).push_back(std::move(t));
+      }
+      std::vector<Tensor> outs;
+      ONNX_LIGHT_RETURN_IF_ERROR(RunOne(ctx, state, scan, &outs));
+      ONNX_LIGHT_RETURN_IF_ERROR(OutputCount(ctx, outs));
+      per_batch.push_back(std::move(outs));
+    }
+    for (size_t o = 0; o < ctx.output_count(); ++o) {
+      std::vector<Tensor> parts;
+      for (auto& outs : per_batch)
+        parts.push_back(std::move(outs[o]));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(
+          Tensor t, Stacked(ctx, o, parts, 0, false, static_cast<int64_t>(parts.size())));
+      ONNX_LIGHT_RETURN_IF_ERROR(ctx.SetOutput(o, std::move(t)));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  // One unbatched scan: outs = final states, then the stacked scan outputs.
+  Status RunOne(KernelContext& ctx, std::vector<Tensor> state, const std::vector<Tensor>& scan,
+                std::vector<Tensor>* outs) const {
+    int64_t len = -1;
+    std::vector<int64_t> ax(scan.size());
+    for (size_t j = 0; j < scan.size(); ++j) {
+      const auto rank = static_cast<int64_t>(scan[j].shape().rank());
+      ONNX_LIGHT_ASSIGN_OR_RETURN(ax[j], NormalizeAxis(in_axes_[j], rank));
+      const int64_t l = scan[j].shape()[static_cast<size_t>(ax[j])];
+      ONNX_LIGHT_RETURN_IF(len >= 0 && l != len, kInvalidArgument,
+                           "scan inputs have different lengths (" + std::to_string(len) + " and " +
+                               std::to_string(l) + ")");
+      len = l;
+    }
+    std::vector<std::vector<Tensor>> scan_out(k_);
+    BudgetHold held(ctx.run_control() != nullptr ? ctx.run_control()->budget : nullptr);
+    for (int64_t t = 0; t < len; ++t) {
+      ONNX_LIGHT_RETURN_IF_ERROR(ctx.CheckRun());
+      std::vector<Value> feeds;
+      for (size_t i = 0; i < n_; ++i)
+        feeds.push_back(Value{state[i], nullptr});
+      for (size_t j = 0; j < scan.size(); ++j) {
+        const int64_t at = in_dirs_[j] != 0 ? len - 1 - t : t;
+        ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor sl, Slice(scan[j], ax[j], at));
+        feeds.push_back(Value{std::move(sl), nullptr});
+      }
+      ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Value> values, body_->Run(ctx, std::move(feeds)));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Tensor> res, TensorOutputs(std::move(values)));
+      ONNX_LIGHT_RETURN_IF(res.size() != n_ + k_, kInvalidModel,
+                           "the body returned " + std::to_string(res.size()) + " outputs");
+      for (size_t i = 0; i < n_; ++i)
+        state[i] = std::move(res[i]);
+      for (size_t q = 0; q < k_; ++q) {
+        ONNX_LIGHT_RETURN_IF_ERROR(
+            held.Add(res[n_ + q].byte_size(),
+                     "scan output " + std::to_string(q) + " of step " + std::to_string(t)));
+        scan_out[q].push_back(std::move(res[n_ + q]));
+      }
+    }
+    outs->clear();
+    for (Tensor& s : state)
+      outs->push_back(std::move(s));
+    for (size_t q = 0; q < k_; ++q) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(
+          Tensor t, Stacked(ctx, n_ + q, scan_out[q], out_axes_[q], out_dirs_[q] != 0, len));
+      outs->push_back(std::move(t));
+    }
+    return Status::Ok();
+  }
+
+  const Subgraph* body_ = nullptr;
+  bool legacy_ = false;
+  int64_t m_ = 0;
+  size_t n_ = 0, k_ = 0;
+  std::vector<int64_t> in_axes_, in_dirs_, out_axes_, out_dirs_;
+};
+
+// The body's inputs (states, then scan slices) have the node's inputs' element types
+// (opset 8: after sequence_lens).
+Status ScanBodyInputTypes(const onnx::NodeProto& node, int opset, const std::string& attribute,
+                          const std::vector<DataType>& in, std::vector<DataType>* own) {
+  if (attribute != "body") return Status::Ok();
+  const size_t first = opset < 9 ? 1 : 0;
+  const size_t n = node.input.size();
+  ONNX_LIGHT_RETURN_IF(n < first || own->size() != n - first, kInvalidModel,
+                       "the body's inputs do not match the node's");
+  for (size_t i = first; i < n; ++i)
+    (*own)[i - first] = in[i];
+  return Status::Ok();
+}
+
+// Outputs: what the body computes (states keep their types through it).
+Status ScanOutputTypes(const onnx::NodeProto&, int, const std::vector<DataType>&,
+                       std::vector<DataType>* out, const NodeSubgraphs& subgraphs) {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(const Subgraph* body, RequiredSubgraph(subgraphs, "body"));
+  ONNX_LIGHT_RETURN_IF_ERROR(NoSequenceOutputs(*body));
+  const std::vector<ValueMeta>& outs = body->outputs();
+  for (size_t i = 0; i < out->size() && i < outs.size(); ++i)
+    (*out)[i] = outs[i].type;
+  return Status::Ok();
+}
+
+}  // namespace
+
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Scan) {
+  KernelDef def = Def("Scan", 8, {}, FactoryOf<Scan>());
+  def.output_types = &ScanOutputTypes;
+  def.subgraph_input_types = &ScanBodyInputTypes;
+  return r.Register(std::move(def));
+}
+
+}  // namespace onnx_light::kernels
