@@ -295,6 +295,94 @@ struct GraphBuilder {
     return Status::Ok();
   }
 
+  // Sequence inputs where the kernel takes them, optionals where it takes them, tensors
+  // elsewhere.
+  Status CheckInputKinds(const onnx::NodeProto& node, const KernelDef& def,
+                         const std::vector<int>& inputs, const std::vector<std::string>& reads) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i] < 0) continue;
+      const bool want = std::find(def.sequence_inputs.begin(), def.sequence_inputs.end(),
+                                  static_cast<int>(i)) != def.sequence_inputs.end();
+      const bool takes_opt = std::find(def.optional_inputs.begin(), def.optional_inputs.end(),
+                                       static_cast<int>(i)) != def.optional_inputs.end();
+      const ValueKind kind = g.kinds[static_cast<size_t>(inputs[i])];
+      if (kind == ValueKind::kOptional && !takes_opt) {
+        return Status(StatusCode::kNotImplemented,
+                      "node '" + node.name.get() + "' (" + node.op_type.get() + "): input " +
+                          std::to_string(i) + " ('" + reads[i] +
+                          "') is an optional; this op takes tensors only");
+      }
+      if ((kind == ValueKind::kSequence) != want) {
+        return Status(want ? StatusCode::kInvalidModel : StatusCode::kNotImplemented,
+                      "node '" + node.name.get() + "' (" + node.op_type.get() + "): input " +
+                          std::to_string(i) + " ('" + reads[i] + "') is a " +
+                          (want ? "tensor where a sequence is expected"
+                                : "sequence; this op takes tensors only"));
+      }
+    }
+    return Status::Ok();
+  }
+
+  // Output types from the type constraints that bind them (UNDEFINED where none does).
+  static std::vector<DataType> ConstrainedOutputTypes(const onnx::NodeProto& node,
+                                                      const KernelDef& def,
+                                                      const std::vector<DataType>& input_types) {
+    std::vector<DataType> output_types(node.output.size(), DataType::kUndefined);
+    for (const TypeConstraint& c : def.constraints) {
+      DataType bound = DataType::kUndefined;
+      for (int pos : c.inputs) {
+        if (static_cast<size_t>(pos) < input_types.size() &&
+            input_types[static_cast<size_t>(pos)] != DataType::kUndefined) {
+          bound = input_types[static_cast<size_t>(pos)];
+        }
+      }
+      if (bound == DataType::kUndefined && c.types.size() == 1) bound = c.types[0];
+      for (int pos : c.outputs) {
+        if (static_cast<size_t>(pos) < output_types.size()) {
+          output_types[static_cast<size_t>(pos)] = bound;
+        }
+      }
+    }
+    return output_types;
+  }
+
+  // The node's output values (`outputs`: their indices, -1 for an unused optional output),
+  // typed by `output_types`, else by the model's declaration; of the kind the kernel makes.
+  Status AddOutputValues(const onnx::NodeProto& node, const KernelDef& def,
+                         std::vector<DataType>* output_types, std::vector<int>* outputs) {
+    const int node_index = static_cast<int>(g.nodes.size());
+    for (size_t o = 0; o < node.output.size(); ++o) {
+      const std::string& out = node.output[o];
+      if (out.empty()) {
+        outputs->push_back(-1);
+        continue;
+      }
+      DataType t = (*output_types)[o];
+      if (t == DataType::kUndefined) {
+        auto d = declared.find(out);
+        if (d == declared.end()) {
+          // ONNX does not require these declarations; inferring them is not implemented.
+          return Status(StatusCode::kNotImplemented,
+                        "node '" + node.name.get() + "' (" + node.op_type.get() +
+                            "): cannot determine the element type of output '" + out +
+                            "' (no kernel rule and no declaration in the model)");
+        }
+        t = d->second;
+        (*output_types)[o] = t;
+      }
+      ONNX_LIGHT_ASSIGN_OR_RETURN(int id, AddValue(out, t, node_index));
+      auto lists = [&](const std::vector<int>& positions) {
+        return std::find(positions.begin(), positions.end(), static_cast<int>(o)) !=
+               positions.end();
+      };
+      g.kinds[static_cast<size_t>(id)] = lists(def.sequence_outputs)   ? ValueKind::kSequence
+                                         : lists(def.optional_outputs) ? ValueKind::kOptional
+                                                                       : ValueKind::kTensor;
+      outputs->push_back(id);
+    }
+    return Status::Ok();
+  }
+
   // Node `k` of the file: checked against its op, its kernel matched, its outputs typed.
   Status AddNode(size_t k) {
     const KernelRegistry& registry = *options.registry;
@@ -348,47 +436,8 @@ struct GraphBuilder {
     ONNX_LIGHT_RETURN_IF_ERROR(schema
                                    ? CheckInputTypes(node, *schema, input_types, opset_it->second)
                                    : CheckArity(node, DeclaredArity(*def), opset_it->second));
-    // Sequence inputs where the kernel takes them, tensors elsewhere.
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (inputs[i] < 0) continue;
-      const bool want = std::find(def->sequence_inputs.begin(), def->sequence_inputs.end(),
-                                  static_cast<int>(i)) != def->sequence_inputs.end();
-      const bool takes_opt = std::find(def->optional_inputs.begin(), def->optional_inputs.end(),
-                                       static_cast<int>(i)) != def->optional_inputs.end();
-      const ValueKind kind = g.kinds[static_cast<size_t>(inputs[i])];
-      if (kind == ValueKind::kOptional && !takes_opt) {
-        return Status(StatusCode::kNotImplemented,
-                      "node '" + node.name.get() + "' (" + node.op_type.get() + "): input " +
-                          std::to_string(i) + " ('" + reads[i] +
-                          "') is an optional; this op takes tensors only");
-      }
-      if ((kind == ValueKind::kSequence) != want) {
-        return Status(want ? StatusCode::kInvalidModel : StatusCode::kNotImplemented,
-                      "node '" + node.name.get() + "' (" + node.op_type.get() + "): input " +
-                          std::to_string(i) + " ('" + reads[i] + "') is a " +
-                          (want ? "tensor where a sequence is expected"
-                                : "sequence; this op takes tensors only"));
-      }
-    }
-
-    // Output types: from the constraint that binds them, else the kernel's hook, else the
-    // model's declaration.
-    std::vector<DataType> output_types(node.output.size(), DataType::kUndefined);
-    for (const TypeConstraint& c : def->constraints) {
-      DataType bound = DataType::kUndefined;
-      for (int pos : c.inputs) {
-        if (static_cast<size_t>(pos) < input_types.size() &&
-            input_types[static_cast<size_t>(pos)] != DataType::kUndefined) {
-          bound = input_types[static_cast<size_t>(pos)];
-        }
-      }
-      if (bound == DataType::kUndefined && c.types.size() == 1) bound = c.types[0];
-      for (int pos : c.outputs) {
-        if (static_cast<size_t>(pos) < output_types.size()) {
-          output_types[static_cast<size_t>(pos)] = bound;
-        }
-      }
-    }
+    ONNX_LIGHT_RETURN_IF_ERROR(CheckInputKinds(node, *def, inputs, reads));
+    std::vector<DataType> output_types = ConstrainedOutputTypes(node, *def, input_types);
     Graph::Node pn;
     if (def->subgraph_input_types) {
       Status s = AddSubgraphs(k, opset_it->second, *def, input_types, inputs, &pn.subgraphs);
@@ -406,36 +455,7 @@ struct GraphBuilder {
     pn.proto = &node;
     pn.def = def;
     pn.inputs = std::move(inputs);
-    const int node_index = static_cast<int>(g.nodes.size());
-    for (size_t o = 0; o < node.output.size(); ++o) {
-      const std::string& out = node.output[o];
-      if (out.empty()) {
-        pn.outputs.push_back(-1);
-        continue;
-      }
-      DataType t = output_types[o];
-      if (t == DataType::kUndefined) {
-        auto d = declared.find(out);
-        if (d == declared.end()) {
-          // ONNX does not require these declarations; inferring them is not implemented.
-          return Status(StatusCode::kNotImplemented,
-                        "node '" + node.name.get() + "' (" + node.op_type.get() +
-                            "): cannot determine the element type of output '" + out +
-                            "' (no kernel rule and no declaration in the model)");
-        }
-        t = d->second;
-        output_types[o] = t;
-      }
-      ONNX_LIGHT_ASSIGN_OR_RETURN(int id, AddValue(out, t, node_index));
-      auto lists = [&](const std::vector<int>& positions) {
-        return std::find(positions.begin(), positions.end(), static_cast<int>(o)) !=
-               positions.end();
-      };
-      g.kinds[static_cast<size_t>(id)] = lists(def->sequence_outputs)   ? ValueKind::kSequence
-                                         : lists(def->optional_outputs) ? ValueKind::kOptional
-                                                                        : ValueKind::kTensor;
-      pn.outputs.push_back(id);
-    }
+    ONNX_LIGHT_RETURN_IF_ERROR(AddOutputValues(node, *def, &output_types, &pn.outputs));
     pn.info = std::make_unique<KernelInfo>(&node, opset_it->second, input_types, output_types,
                                            pn.subgraphs);
     g.nodes.push_back(std::move(pn));

@@ -1,5 +1,5 @@
 // Unary element-wise kernels: LeakyRelu, Log, Relu (ai.onnx and the custom domains
-// onnx_light / onnx_light_cpu), and Identity.
+// onnx_light / onnx_light_cpu).
 #include <cmath>
 
 #include "common/kernel_util.h"
@@ -128,24 +128,16 @@ class Relu : public KernelBase {
   }
 };
 
-class Identity : public KernelBase {
- public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
-    return std::unique_ptr<KernelBase>(new Identity());
-  }
-  Status Compute(KernelContext& ctx) const override { return ctx.SetOutput(0, *ctx.input(0)); }
-};
-
 }  // namespace
 
 ONNX_LIGHT_REGISTER_KERNEL(onnx_light, LeakyRelu) {
   return r.Register(UnaryDef("onnx_light", "LeakyRelu", 1, FloatTypes(), FactoryOf<LeakyRelu>()));
 }
-ONNX_LIGHT_REGISTER_KERNEL(onnx_light_cpu, Log) {
-  return r.Register(UnaryDef("onnx_light_cpu", "Log", 1, FloatTypes(), FactoryOf<Log>()));
-}
 ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, LeakyRelu) {
   return r.Register(UnaryDef("", "LeakyRelu", 6, FloatTypes(), FactoryOf<LeakyRelu>()));
+}
+ONNX_LIGHT_REGISTER_KERNEL(onnx_light_cpu, Log) {
+  return r.Register(UnaryDef("onnx_light_cpu", "Log", 1, FloatTypes(), FactoryOf<Log>()));
 }
 ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Log) {
   return r.Register(UnaryDef("", "Log", 6, FloatTypes(), FactoryOf<Log>()));
@@ -156,11 +148,6 @@ ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Relu) {
     types.push_back(t);
   }
   return r.Register(UnaryDef("", "Relu", 6, std::move(types), FactoryOf<Relu>()));
-}
-ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Identity) {
-  std::vector<DataType> types = AllTensorTypes();  // Identity shares the input as it is
-  types.insert(types.end(), NarrowTypes().begin(), NarrowTypes().end());
-  return r.Register(UnaryDef("", "Identity", 1, std::move(types), FactoryOf<Identity>()));
 }
 
 }  // namespace onnx_light::kernels

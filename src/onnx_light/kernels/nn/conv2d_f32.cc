@@ -338,6 +338,90 @@ size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers) {
                              p.per_worker * (p.by_band ? p.workers : 1));
 }
 
+namespace {
+
+// Stride-1 small filters: a direct convolution over padded planes, output rows split
+// across the pool.
+void DirectConv(const float* x, const float* w, const float* bias, const float* z, float* y,
+                const Conv2DShape& shape, const Activation& act, float* scratch, ThreadPool* pool,
+                int64_t workers) {
+  const Conv2DShape& s = shape;
+  const DepthwisePadded pad = PaddedPlane(s);
+  const DepthwiseGeometry geo{s.kh, s.kw, s.sh, s.sw, s.dh, s.dw, s.ow};
+  const int64_t in_plane = s.h * s.w, out_plane = s.oh * s.ow;
+  for (int64_t b = 0; b < s.batch; ++b) {
+    for (int64_t c = 0; c < s.c_in; ++c)
+      PadPlane(x + (b * s.c_in + c) * in_plane, s, pad, scratch + c * pad.floats);
+    const float* zb = z != nullptr ? z + b * s.m * out_plane : nullptr;
+    float* yb = y + b * s.m * out_plane;
+    auto rows = [&](int64_t oh0, int64_t oh1) {
+      DirectConvRowsF32(scratch, pad.floats, pad.pw, s.c_in, w, s.m, geo, bias, zb, yb, out_plane,
+                        oh0, oh1, act);
+    };
+    // Rows split across the pool in chunks of at least ~256k multiply-adds.
+    const int64_t per_row = std::max<int64_t>(1, s.m * s.c_in * s.kh * s.kw * s.ow);
+    const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 18) / per_row);
+    if (pool != nullptr && workers > 1 && s.oh >= 2 * grain) {
+      pool->ParallelFor(s.oh, std::max(grain, (s.oh + workers - 1) / workers), rows);
+    } else {
+      rows(0, s.oh);
+    }
+  }
+}
+
+// Depthwise with a vector form: each plane padded once, then its rows.
+void VectorDepthwiseConv(const float* x, const float* w, const float* bias, const float* z,
+                         float* y, const Conv2DShape& shape, const Activation& act, float* scratch,
+                         ThreadPool* pool, int64_t workers) {
+  const Conv2DShape& s = shape;
+  const DepthwisePadded pad = PaddedPlane(s);
+  const DepthwiseGeometry geo{s.kh, s.kw, s.sh, s.sw, s.dh, s.dw, s.ow};
+  const int64_t planes = s.batch * s.c_in, in_plane = s.h * s.w, out_plane = s.oh * s.ow;
+  const int64_t parts = DepthwiseParts(s, workers), per = (planes + parts - 1) / parts;
+  auto run = [&](int64_t begin, int64_t end) {
+    for (int64_t k = begin; k < end; ++k) {
+      float* buf = scratch + k * pad.floats;
+      for (int64_t q = k * per; q < std::min(planes, (k + 1) * per); ++q) {
+        const int64_t c = q % s.c_in;
+        PadPlane(x + q * in_plane, s, pad, buf);
+        DepthwiseRowsF32(buf, pad.pw, w + c * s.kh * s.kw, geo, bias != nullptr ? bias[c] : 0.0f,
+                         z != nullptr ? z + q * out_plane : nullptr, y + q * out_plane, 0, s.oh,
+                         act);
+      }
+    }
+  };
+  if (pool != nullptr && parts > 1) {
+    pool->ParallelFor(parts, 1, run);
+  } else {
+    run(0, parts);
+  }
+}
+
+// Depthwise with wider strides: row by row, planes split across the pool.
+void DepthwiseConvPlanes(const float* x, const float* w, const float* bias, const float* z,
+                         float* y, const Conv2DShape& shape, const Activation& act,
+                         ThreadPool* pool) {
+  const Conv2DShape& s = shape;
+  const int64_t in_plane = s.h * s.w, out_plane = s.oh * s.ow, taps = s.kh * s.kw;
+  auto run = [&](int64_t begin, int64_t end) {
+    for (int64_t q = begin; q < end; ++q) {
+      const int64_t c = q % s.c_in;
+      DepthwisePlane(x + q * in_plane, w + c * taps, bias != nullptr ? bias[c] : 0.0f,
+                     z != nullptr ? z + q * out_plane : nullptr, y + q * out_plane, s, act);
+    }
+  };
+  const int64_t planes = s.batch * s.c_in;
+  // Chunks of at least ~32k multiply-adds, so small layers stay on one thread.
+  const int64_t per_plane = std::max<int64_t>(1, out_plane * taps);
+  if (pool != nullptr) {
+    pool->ParallelFor(planes, std::max<int64_t>(1, 32768 / per_plane), run);
+  } else {
+    run(0, planes);
+  }
+}
+
+}  // namespace
+
 void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
                const Conv2DShape& shape, const Activation& act, float* scratch, ThreadPool* pool) {
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
@@ -348,73 +432,15 @@ void Conv2DF32(const float* x, const float* w, const float* bias, const float* z
     return;
   }
   if (UseDirect(shape)) {
-    const Conv2DShape& s = shape;
-    const DepthwisePadded pad = PaddedPlane(s);
-    const DepthwiseGeometry geo{s.kh, s.kw, s.sh, s.sw, s.dh, s.dw, s.ow};
-    const int64_t in_plane = s.h * s.w, out_plane = s.oh * s.ow;
-    for (int64_t b = 0; b < s.batch; ++b) {
-      for (int64_t c = 0; c < s.c_in; ++c)
-        PadPlane(x + (b * s.c_in + c) * in_plane, s, pad, scratch + c * pad.floats);
-      const float* zb = z != nullptr ? z + b * s.m * out_plane : nullptr;
-      float* yb = y + b * s.m * out_plane;
-      auto rows = [&](int64_t oh0, int64_t oh1) {
-        DirectConvRowsF32(scratch, pad.floats, pad.pw, s.c_in, w, s.m, geo, bias, zb, yb, out_plane,
-                          oh0, oh1, act);
-      };
-      // Rows split across the pool in chunks of at least ~256k multiply-adds.
-      const int64_t per_row = std::max<int64_t>(1, s.m * s.c_in * s.kh * s.kw * s.ow);
-      const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 18) / per_row);
-      if (pool != nullptr && workers > 1 && s.oh >= 2 * grain) {
-        pool->ParallelFor(s.oh, std::max(grain, (s.oh + workers - 1) / workers), rows);
-      } else {
-        rows(0, s.oh);
-      }
-    }
+    DirectConv(x, w, bias, z, y, shape, act, scratch, pool, workers);
     return;
   }
   if (shape.depthwise() && VectorDepthwise(shape)) {
-    const Conv2DShape& s = shape;
-    const DepthwisePadded pad = PaddedPlane(s);
-    const DepthwiseGeometry geo{s.kh, s.kw, s.sh, s.sw, s.dh, s.dw, s.ow};
-    const int64_t planes = s.batch * s.c_in, in_plane = s.h * s.w, out_plane = s.oh * s.ow;
-    const int64_t parts = DepthwiseParts(s, workers), per = (planes + parts - 1) / parts;
-    auto run = [&](int64_t begin, int64_t end) {
-      for (int64_t k = begin; k < end; ++k) {
-        float* buf = scratch + k * pad.floats;
-        for (int64_t q = k * per; q < std::min(planes, (k + 1) * per); ++q) {
-          const int64_t c = q % s.c_in;
-          PadPlane(x + q * in_plane, s, pad, buf);
-          DepthwiseRowsF32(buf, pad.pw, w + c * s.kh * s.kw, geo, bias != nullptr ? bias[c] : 0.0f,
-                           z != nullptr ? z + q * out_plane : nullptr, y + q * out_plane, 0, s.oh,
-                           act);
-        }
-      }
-    };
-    if (pool != nullptr && parts > 1) {
-      pool->ParallelFor(parts, 1, run);
-    } else {
-      run(0, parts);
-    }
+    VectorDepthwiseConv(x, w, bias, z, y, shape, act, scratch, pool, workers);
     return;
   }
-  if (shape.depthwise()) {  // wider strides: row by row
-    const Conv2DShape& s = shape;
-    const int64_t in_plane = s.h * s.w, out_plane = s.oh * s.ow, taps = s.kh * s.kw;
-    auto run = [&](int64_t begin, int64_t end) {
-      for (int64_t q = begin; q < end; ++q) {
-        const int64_t c = q % s.c_in;
-        DepthwisePlane(x + q * in_plane, w + c * taps, bias != nullptr ? bias[c] : 0.0f,
-                       z != nullptr ? z + q * out_plane : nullptr, y + q * out_plane, s, act);
-      }
-    };
-    const int64_t planes = s.batch * s.c_in;
-    // Chunks of at least ~32k multiply-adds, so small layers stay on one thread.
-    const int64_t per_plane = std::max<int64_t>(1, out_plane * taps);
-    if (pool != nullptr) {
-      pool->ParallelFor(planes, std::max<int64_t>(1, 32768 / per_plane), run);
-    } else {
-      run(0, planes);
-    }
+  if (shape.depthwise()) {
+    DepthwiseConvPlanes(x, w, bias, z, y, shape, act, pool);
     return;
   }
   const Plan2D p = Make(shape, workers);

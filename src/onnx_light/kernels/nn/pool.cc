@@ -231,6 +231,99 @@ class Pool : public KernelBase {
     }
   }
 
+  // MaxPool 2-D without indices is separable: the maximum over each row's taps first, then
+  // over the rows' maxima, kh + kw comparisons per output instead of kh * kw. `rows` and
+  // `cols` are the input positions inside each output's window.
+  static void SeparableMax2D(const Window& w, const float* xp, float* yp, int64_t nc,
+                             ThreadPool* pool, const std::vector<std::vector<int64_t>>& rows,
+                             const std::vector<std::vector<int64_t>>& cols) {
+    const int64_t height = w.in[0], width = w.in[1], oh_n = w.out[0], ow_n = w.out[1];
+    const int64_t in_sz = height * width, out_sz = oh_n * ow_n;
+    // A NaN anywhere in the window makes the output NaN, in both passes as in the 2-D scan.
+    // Unit dilation: each tap is a shifted row, maxed in over the dense positions (every
+    // column, a loop the compiler vectorizes) with the same NaN rule as Above; a stride
+    // then keeps every s-th dense maximum.
+    // (Only while the dense row stays near the input's width: a stride of 2^40 between
+    // two outputs would ask for a row of 2^40 floats; those take the per-output scan.)
+    const int64_t sw = w.strides[1], dense_n = (ow_n - 1) * sw + 1;
+    const bool unit_dilation = w.dilations[1] == 1 && dense_n <= 4 * (width + w.kernel[1]) + 64;
+    std::vector<char> any(static_cast<size_t>(ow_n));
+    for (int64_t o = 0; o < ow_n; ++o)
+      any[static_cast<size_t>(o)] = !cols[static_cast<size_t>(o)].empty();
+    auto run = [&](int64_t p0, int64_t p1) {
+      std::vector<float> tmp(static_cast<size_t>(height * ow_n));
+      std::vector<float> dense(unit_dilation && sw > 1 ? static_cast<size_t>(dense_n) : 0);
+      for (int64_t p = p0; p < p1; ++p) {
+        const float* xc = xp + p * in_sz;
+        float* yc = yp + p * out_sz;
+        if (unit_dilation) {
+          for (int64_t h = 0; h < height; ++h) {
+            const float* xr = xc + h * width;
+            float* tr = tmp.data() + h * ow_n;
+            float* dr = sw > 1 ? dense.data() : tr;
+            std::fill(dr, dr + dense_n, -std::numeric_limits<float>::infinity());
+            // Only the taps that reach a column of the input for some dense position.
+            const int64_t k0 = std::max<int64_t>(0, w.pad_begin[1] - dense_n + 1);
+            const int64_t k1 = std::min<int64_t>(w.kernel[1], w.pad_begin[1] + width);
+            for (int64_t k = k0; k < k1; ++k) {
+              const int64_t off = k - w.pad_begin[1];
+              const int64_t lo = std::max<int64_t>(0, -off);
+              const int64_t hi = std::min<int64_t>(dense_n, width - off);
+              for (int64_t j = lo; j < hi; ++j) {
+                const float v = xr[j + off];
+                dr[j] = MaxNaN(v, dr[j]);
+              }
+            }
+            if (sw > 1) {
+              for (int64_t ow = 0; ow < ow_n; ++ow)
+                tr[ow] = dr[ow * sw];
+            }
+          }
+        }
+        for (int64_t h = 0; h < height && !unit_dilation; ++h) {
+          const float* xr = xc + h * width;
+          float* tr = tmp.data() + h * ow_n;
+          for (int64_t ow = 0; ow < ow_n; ++ow) {
+            const std::vector<int64_t>& ws = cols[static_cast<size_t>(ow)];
+            if (ws.empty()) {  // no column inside: the output is 0 (below), never this
+              tr[ow] = -std::numeric_limits<float>::infinity();
+              continue;
+            }
+            float best = xr[ws[0]];
+            for (size_t i = 1; i < ws.size(); ++i)
+              if (Above(xr[ws[i]], best)) best = xr[ws[i]];
+            tr[ow] = best;
+          }
+        }
+        for (int64_t oh = 0; oh < oh_n; ++oh) {
+          const std::vector<int64_t>& hs = rows[static_cast<size_t>(oh)];
+          float* yr = yc + oh * ow_n;
+          if (hs.empty()) {
+            std::fill(yr, yr + ow_n, 0.0f);
+            continue;
+          }
+          const float* first = tmp.data() + hs[0] * ow_n;
+          for (int64_t ow = 0; ow < ow_n; ++ow)
+            yr[ow] = any[static_cast<size_t>(ow)] ? first[ow] : 0.0f;
+          for (size_t i = 1; i < hs.size(); ++i) {
+            const float* tr = tmp.data() + hs[i] * ow_n;
+            for (int64_t ow = 0; ow < ow_n; ++ow)
+              yr[ow] = MaxNaN(tr[ow], yr[ow]);
+          }
+        }
+      }
+    };
+    // Chunks of at least ~64k window operations.
+    const int64_t per_plane =
+        std::max<int64_t>(1, height * dense_n * w.kernel[1] + out_sz * w.kernel[0]);
+    const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / per_plane);
+    if (pool != nullptr && pool->threads() > 1 && nc >= 2 * grain) {
+      pool->ParallelFor(nc, grain, run);
+    } else {
+      run(0, nc);
+    }
+  }
+
   // The float 2-D case of MaxPool / AveragePool (the CNN hot path): the taps inside the
   // input are listed once per output row and column, then every channel loops over them
   // directly. Same results as the generic path (max ignores NaN after a number, as there).
@@ -258,91 +351,7 @@ class Pool : public KernelBase {
       col_pad[static_cast<size_t>(o)] = taps(1, o, &cols[static_cast<size_t>(o)]);
     const int64_t in_sz = height * width, out_sz = oh_n * ow_n;
     if (kKind == PoolKind::kMax && indices == nullptr) {
-      // Max is separable: the maximum over each row's taps first, then over the rows'
-      // maxima, kh + kw comparisons per output instead of kh * kw. A NaN anywhere in the
-      // window makes the output NaN, in both passes as in the 2-D scan.
-      // Unit dilation: each tap is a shifted row, maxed in over the dense positions (every
-      // column, a loop the compiler vectorizes) with the same NaN rule as Above; a stride
-      // then keeps every s-th dense maximum.
-      // (Only while the dense row stays near the input's width: a stride of 2^40 between
-      // two outputs would ask for a row of 2^40 floats; those take the per-output scan.)
-      const int64_t sw = w.strides[1], dense_n = (ow_n - 1) * sw + 1;
-      const bool unit_dilation = w.dilations[1] == 1 && dense_n <= 4 * (width + w.kernel[1]) + 64;
-      std::vector<char> any(static_cast<size_t>(ow_n));
-      for (int64_t o = 0; o < ow_n; ++o)
-        any[static_cast<size_t>(o)] = !cols[static_cast<size_t>(o)].empty();
-      auto run = [&](int64_t p0, int64_t p1) {
-        std::vector<float> tmp(static_cast<size_t>(height * ow_n));
-        std::vector<float> dense(unit_dilation && sw > 1 ? static_cast<size_t>(dense_n) : 0);
-        for (int64_t p = p0; p < p1; ++p) {
-          const float* xc = xp + p * in_sz;
-          float* yc = yp + p * out_sz;
-          if (unit_dilation) {
-            for (int64_t h = 0; h < height; ++h) {
-              const float* xr = xc + h * width;
-              float* tr = tmp.data() + h * ow_n;
-              float* dr = sw > 1 ? dense.data() : tr;
-              std::fill(dr, dr + dense_n, -std::numeric_limits<float>::infinity());
-              // Only the taps that reach a column of the input for some dense position.
-              const int64_t k0 = std::max<int64_t>(0, w.pad_begin[1] - dense_n + 1);
-              const int64_t k1 = std::min<int64_t>(w.kernel[1], w.pad_begin[1] + width);
-              for (int64_t k = k0; k < k1; ++k) {
-                const int64_t off = k - w.pad_begin[1];
-                const int64_t lo = std::max<int64_t>(0, -off);
-                const int64_t hi = std::min<int64_t>(dense_n, width - off);
-                for (int64_t j = lo; j < hi; ++j) {
-                  const float v = xr[j + off];
-                  dr[j] = MaxNaN(v, dr[j]);
-                }
-              }
-              if (sw > 1) {
-                for (int64_t ow = 0; ow < ow_n; ++ow)
-                  tr[ow] = dr[ow * sw];
-              }
-            }
-          }
-          for (int64_t h = 0; h < height && !unit_dilation; ++h) {
-            const float* xr = xc + h * width;
-            float* tr = tmp.data() + h * ow_n;
-            for (int64_t ow = 0; ow < ow_n; ++ow) {
-              const std::vector<int64_t>& ws = cols[static_cast<size_t>(ow)];
-              if (ws.empty()) {  // no column inside: the output is 0 (below), never this
-                tr[ow] = -std::numeric_limits<float>::infinity();
-                continue;
-              }
-              float best = xr[ws[0]];
-              for (size_t i = 1; i < ws.size(); ++i)
-                if (Above(xr[ws[i]], best)) best = xr[ws[i]];
-              tr[ow] = best;
-            }
-          }
-          for (int64_t oh = 0; oh < oh_n; ++oh) {
-            const std::vector<int64_t>& hs = rows[static_cast<size_t>(oh)];
-            float* yr = yc + oh * ow_n;
-            if (hs.empty()) {
-              std::fill(yr, yr + ow_n, 0.0f);
-              continue;
-            }
-            const float* first = tmp.data() + hs[0] * ow_n;
-            for (int64_t ow = 0; ow < ow_n; ++ow)
-              yr[ow] = any[static_cast<size_t>(ow)] ? first[ow] : 0.0f;
-            for (size_t i = 1; i < hs.size(); ++i) {
-              const float* tr = tmp.data() + hs[i] * ow_n;
-              for (int64_t ow = 0; ow < ow_n; ++ow)
-                yr[ow] = MaxNaN(tr[ow], yr[ow]);
-            }
-          }
-        }
-      };
-      // Chunks of at least ~64k window operations.
-      const int64_t per_plane =
-          std::max<int64_t>(1, height * dense_n * w.kernel[1] + out_sz * w.kernel[0]);
-      const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / per_plane);
-      if (pool != nullptr && pool->threads() > 1 && nc >= 2 * grain) {
-        pool->ParallelFor(nc, grain, run);
-      } else {
-        run(0, nc);
-      }
+      SeparableMax2D(w, xp, yp, nc, pool, rows, cols);
       return;
     }
     for (int64_t p = 0; p < nc; ++p) {

@@ -3,8 +3,7 @@
 // tf_crop_and_resize's extrapolation. Separable: each output axis gets a list of (input
 // index, weight) taps and an output element sums the product over its axes' taps.
 // antialias (linear/cubic) and keep_aspect_ratio_policy follow the ONNX reference. Upsample
-// (opset 7-9) runs on the same code with asymmetric coordinates. GridSample and AffineGrid
-// are here too: they sample with the same interpolation taps as Resize.
+// (opset 7-9) runs on the same code with asymmetric coordinates.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -47,9 +46,13 @@ class Resize : public KernelBase {
     return std::unique_ptr<KernelBase>(std::move(k));
   }
 
-  Status Compute(KernelContext& ctx) const override {
-    const Tensor& x = *ctx.input(0);
-    const std::vector<int64_t>& in = x.shape().dims();
+  // Per input axis: the scale, the roi and the output size, from scales or sizes (and
+  // keep_aspect_ratio_policy) for the resized axes.
+  struct AxisPlan {
+    std::vector<double> scale, roi_start, roi_end;
+    std::vector<int64_t> out;
+  };
+  Status PlanAxes(const KernelContext& ctx, const std::vector<int64_t>& in, AxisPlan* p) const {
     const size_t rank = in.size();
     std::vector<int64_t> axes = axes_;
     if (axes.empty()) {
@@ -78,8 +81,14 @@ class Resize : public KernelBase {
                     "per resized axis");
     }
     // Per input axis: scale, output size, roi.
-    std::vector<double> scale(rank, 1.0), roi_start(rank, 0.0), roi_end(rank, 1.0);
-    std::vector<int64_t> out = in;
+    std::vector<double>& scale = p->scale;
+    std::vector<double>& roi_start = p->roi_start;
+    std::vector<double>& roi_end = p->roi_end;
+    std::vector<int64_t>& out = p->out;
+    scale.assign(rank, 1.0);
+    roi_start.assign(rank, 0.0);
+    roi_end.assign(rank, 1.0);
+    out = in;
     if (roi_in.size() == 2 * na) {
       for (size_t i = 0; i < na; ++i) {
         roi_start[static_cast<size_t>(axes[i])] = roi_in[i];
@@ -137,6 +146,20 @@ class Resize : public KernelBase {
         scale[a] = in[a] == 0 ? 1.0 : static_cast<double>(out[a]) / static_cast<double>(in[a]);
       }
     }
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const std::vector<int64_t>& in = x.shape().dims();
+    const size_t rank = in.size();
+    AxisPlan plan;
+    ONNX_LIGHT_RETURN_IF_ERROR(PlanAxes(ctx, in, &plan));
+    const std::vector<double>& scale = plan.scale;
+    const std::vector<double>& roi_start = plan.roi_start;
+    const std::vector<double>& roi_end = plan.roi_end;
+    const std::vector<int64_t>& out = plan.out;
+    const bool crop = coord_ == "tf_crop_and_resize";
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
     if (y->num_elements() == 0) return Status::Ok();
     if (x.num_elements() == 0) {
@@ -367,246 +390,8 @@ class Resize : public KernelBase {
   std::vector<int64_t> axes_;
 };
 
-// GridSample (opset 16 2-D, 20+ N-D): X [N, C, D1..Dr] sampled at grid [N, O1..Or, r]
-// (normalized coordinates in [-1, 1], the last spatial dim first), nearest (half to
-// even) / linear / cubic (a = -0.75), padding zeros / border / reflection, as the ONNX
-// reference defines them; coordinates are denormalized in float like the reference.
-class GridSample : public KernelBase {
- public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
-    auto k = std::make_unique<GridSample>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->mode_,
-                                info.GetString("mode", info.opset() < 20 ? "bilinear" : "linear"));
-    if (k->mode_ == "bilinear") k->mode_ = "linear";
-    if (k->mode_ == "bicubic") k->mode_ = "cubic";
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->padding_, info.GetString("padding_mode", "zeros"));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->align_, GetFlag(info, "align_corners", false));
-    if (k->mode_ != "nearest" && k->mode_ != "linear" && k->mode_ != "cubic") {
-      return Status(StatusCode::kInvalidModel, "unknown mode '" + k->mode_ + "'");
-    }
-    if (k->padding_ != "zeros" && k->padding_ != "border" && k->padding_ != "reflection") {
-      return Status(StatusCode::kInvalidModel, "unknown padding_mode '" + k->padding_ + "'");
-    }
-    return std::unique_ptr<KernelBase>(std::move(k));
-  }
-  Status Compute(KernelContext& ctx) const override {
-    const Tensor& x = *ctx.input(0);
-    const Tensor& grid = *ctx.input(1);
-    const size_t rank = x.shape().rank();
-    if (rank < 3 || grid.shape().rank() != rank || grid.shape()[0] != x.shape()[0] ||
-        grid.shape()[rank - 1] != static_cast<int64_t>(rank - 2)) {
-      return Status(StatusCode::kInvalidArgument,
-                    "X " + x.shape().ToString() + " and grid " + grid.shape().ToString() +
-                        " do not fit: grid must be [N, out..., " + std::to_string(rank - 2) + "]");
-    }
-    const size_t r = rank - 2;
-    const int64_t batch = x.shape()[0], channels = x.shape()[1];
-    std::vector<int64_t> in(x.shape().dims().begin() + 2, x.shape().dims().end());
-    std::vector<int64_t> dims = {batch, channels};
-    for (size_t i = 1; i + 1 < rank; ++i)
-      dims.push_back(grid.shape()[i]);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
-    int64_t points = 1, in_count = 1;
-    for (size_t i = 2; i < dims.size(); ++i)
-      points *= dims[i];
-    for (int64_t d : in)
-      in_count *= d;
-    const std::vector<double> g = ToDoubles(&grid), xv = ToDoubles(&x);
-    const std::vector<int64_t> st = RowMajorStrides(in);
-    std::vector<std::vector<Tap>> taps(r);
-    ForFloat(x.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      T* yp = y->mutable_data<T>();
-      for (int64_t n = 0; n < batch; ++n) {
-        for (int64_t p = 0; p < points; ++p) {
-          const double* coords = g.data() + (n * points + p) * static_cast<int64_t>(r);
-          for (size_t i = 0; i < r; ++i)
-            taps[i] = DimTaps(coords[r - 1 - i], in[i]);
-          for (int64_t c = 0; c < channels; ++c) {
-            const double* xc = xv.data() + (n * channels + c) * in_count;
-            double v = 0;
-            // Sum over every combination of the per-dim taps.
-            std::vector<size_t> k(r, 0);
-            for (;;) {
-              double w = 1;
-              int64_t off = 0;
-              for (size_t i = 0; i < r && w != 0; ++i) {
-                const Tap& t = taps[i][k[i]];
-                w *= t.weight;
-                if (t.index < 0) w = 0;  // zeros padding
-                off += t.index * st[i];
-              }
-              if (w != 0) v += w * xc[off];
-              size_t i = r;
-              while (i-- > 0) {
-                if (++k[i] < taps[i].size()) break;
-                k[i] = 0;
-              }
-              if (i == static_cast<size_t>(-1)) break;
-            }
-            yp[(n * channels + c) * points + p] = static_cast<T>(v);
-          }
-        }
-      }
-    });
-    return Status::Ok();
-  }
-
- private:
-  // Reflects x into [lo, hi] by the nearer border, repeatedly (the reference's rule).
-  static double Reflect(double x, double lo, double hi) {
-    const double range = hi - lo;
-    // A range of one point (align_corners over a length of 1) reflects everything onto it;
-    // dividing by its zero width made NaN, which was cast to an index.
-    if (!(range > 0)) return lo;
-    // In doubles: a grid value far out (1e25) has no int64 count of reflections.
-    if (x < lo) {
-      const double dx = lo - x;
-      const double n = std::floor(dx / range);
-      const double rest = dx - n * range;
-      return std::fmod(n, 2.0) == 0 ? lo + rest : hi - rest;
-    }
-    if (x > hi) {
-      const double dx = x - hi;
-      const double n = std::floor(dx / range);
-      const double rest = dx - n * range;
-      return std::fmod(n, 2.0) == 0 ? hi - rest : lo + rest;
-    }
-    return x;
-  }
-
-  // The input index a tap at integer position i reads (-1: zero padding).
-  int64_t Pixel(int64_t i, int64_t len, double lo, double hi) const {
-    if (padding_ == "zeros") return i >= 0 && i < len ? i : -1;
-    if (padding_ == "border") return std::min(std::max<int64_t>(i, 0), len - 1);
-    if (len <= 0) return -1;
-    const double r = Reflect(static_cast<double>(i), lo, hi);
-    return std::min(std::max<int64_t>(static_cast<int64_t>(std::max(r, -1.0)), 0), len - 1);
-  }
-
-  std::vector<Tap> DimTaps(double normalized, int64_t len) const {
-    const auto nf = static_cast<float>(normalized);
-    const auto lf = static_cast<float>(len);
-    float xf = align_ ? (nf + 1) / 2.0f * (lf - 1) : ((nf + 1) * lf - 1) / 2.0f;
-    const double lo = align_ ? 0.0 : -0.5;
-    const double hi = align_ ? static_cast<double>(len) - 1 : static_cast<double>(len) - 0.5;
-    double xd = static_cast<double>(xf);
-    // NaN reads nothing (zero); infinities only the border mode can place.
-    if (std::isnan(xd) || (std::isinf(xd) && padding_ != "border")) return {{-1, 1.0}};
-    if (mode_ == "nearest") xd = std::nearbyint(xd);
-    if (xd < lo || xd > hi) {
-      if (padding_ == "border") {
-        xd = std::min(std::max(xd, 0.0), static_cast<double>(len - 1));
-      } else if (padding_ == "reflection") {
-        xd = Reflect(xd, lo, hi);
-      }
-    }
-    // Far outside, every tap reads padding: clamped so that the indices stay in int64.
-    xd = std::min(std::max(xd, lo - 4.0), hi + 4.0);
-    if (mode_ == "nearest") {
-      return {{Pixel(static_cast<int64_t>(xd), len, lo, hi), 1.0}};
-    }
-    const double f = std::floor(xd);
-    const auto i0 = static_cast<int64_t>(f);
-    const double t = xd - f;
-    if (mode_ == "linear") {
-      return {{Pixel(i0, len, lo, hi), 1 - t}, {Pixel(i0 + 1, len, lo, hi), t}};
-    }
-    const double a = -0.75;
-    auto far = [a](double d) { return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a; };
-    auto near = [a](double d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };
-    return {{Pixel(i0 - 1, len, lo, hi), far(t + 1)},
-            {Pixel(i0, len, lo, hi), near(t)},
-            {Pixel(i0 + 1, len, lo, hi), near(1 - t)},
-            {Pixel(i0 + 2, len, lo, hi), far(2 - t)}};
-  }
-
-  std::string mode_, padding_;
-  bool align_ = false;
-};
-
-// AffineGrid (opset 20): the sampling grid of an affine transform for GridSample. theta
-// [N, 2, 3] (2-D) or [N, 3, 4] (3-D) maps each output position's normalized coordinates
-// (x the last spatial dim; align_corners picks pixel corners or centres) to input ones.
-class AffineGrid : public KernelBase {
- public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
-    auto k = std::make_unique<AffineGrid>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->align_, GetFlag(info, "align_corners", false));
-    return std::unique_ptr<KernelBase>(std::move(k));
-  }
-  Status Compute(KernelContext& ctx) const override {
-    const Tensor& theta = *ctx.input(0);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> size, Int64Values(ctx.input(1), "size"));
-    const size_t r = size.size() - 2;
-    if ((size.size() != 4 && size.size() != 5) || theta.shape().rank() != 3 ||
-        theta.shape()[0] != size[0] || theta.shape()[1] != static_cast<int64_t>(r) ||
-        theta.shape()[2] != static_cast<int64_t>(r + 1)) {
-      return Status(StatusCode::kInvalidArgument,
-                    "theta must be [N, 2, 3] with size [N, C, H, W] or [N, 3, 4] with "
-                    "size [N, C, D, H, W], got " +
-                        theta.shape().ToString());
-    }
-    const std::vector<int64_t> spatial(size.begin() + 2, size.end());
-    for (int64_t d : spatial) {
-      if (d < 1) return Status(StatusCode::kInvalidArgument, "sizes must be >= 1");
-    }
-    std::vector<int64_t> dims = {size[0]};
-    dims.insert(dims.end(), spatial.begin(), spatial.end());
-    dims.push_back(static_cast<int64_t>(r));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
-    auto coord = [&](int64_t i, int64_t len) {
-      if (align_)
-        return len == 1 ? -1.0 : -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(len - 1);
-      return -1.0 + (2.0 * static_cast<double>(i) + 1.0) / static_cast<double>(len);
-    };
-    int64_t points = 1;
-    for (int64_t d : spatial)
-      points *= d;
-    const std::vector<double> th = ToDoubles(&theta);
-    ForFloat(theta.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      T* out = y->mutable_data<T>();
-      std::vector<int64_t> pos(r, 0);
-      std::vector<double> homo(r + 1, 1.0);
-      for (int64_t n = 0; n < size[0]; ++n) {
-        std::fill(pos.begin(), pos.end(), 0);
-        const double* t = th.data() + n * static_cast<int64_t>(r * (r + 1));
-        for (int64_t p = 0; p < points; ++p) {
-          for (size_t i = 0; i < r; ++i)  // x first: the last spatial dim
-            homo[i] = coord(pos[r - 1 - i], spatial[r - 1 - i]);
-          for (size_t row = 0; row < r; ++row) {
-            double v = 0;
-            for (size_t c = 0; c <= r; ++c)
-              v += t[row * (r + 1) + c] * homo[c];
-            out[(n * points + p) * static_cast<int64_t>(r) + static_cast<int64_t>(row)] =
-                static_cast<T>(v);
-          }
-          for (size_t d = r; d-- > 0;) {
-            if (++pos[d] < spatial[d]) break;
-            pos[d] = 0;
-          }
-        }
-      }
-    });
-    return Status::Ok();
-  }
-
- private:
-  bool align_ = false;
-};
-
 }  // namespace
 
-ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, AffineGrid) {
-  return r.Register(Def("AffineGrid", 20,
-                        {{"T1", {0}, {0}, FloatTypes()}, {"T2", {1}, {}, {DataType::kInt64}}},
-                        FactoryOf<AffineGrid>()));
-}
-ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, GridSample) {
-  return r.Register(
-      Def("GridSample", 16, {{"T", {0, 1}, {0}, FloatTypes()}}, FactoryOf<GridSample>()));
-}
 ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Upsample) {
   KernelDef def = Def("Upsample", 7, {{"T", {0}, {0}, NumericTypes()}}, &Resize::CreateUpsample);
   def.end_version = 9;

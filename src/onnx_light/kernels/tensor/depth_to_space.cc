@@ -1,4 +1,4 @@
-// IsNaN, IsInf, DepthToSpace, SpaceToDepth, EyeLike.
+// DepthToSpace and SpaceToDepth: channels moved into spatial blocks and back.
 #include <cmath>
 #include <type_traits>
 
@@ -7,36 +7,6 @@
 
 namespace onnx_light::kernels {
 namespace {
-
-// IsNaN, and IsInf with detect_positive / detect_negative.
-template <bool kNan>
-class FloatClass : public KernelBase {
- public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
-    auto k = std::make_unique<FloatClass>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->pos_, GetFlag(info, "detect_positive", true));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->neg_, GetFlag(info, "detect_negative", true));
-    return std::unique_ptr<KernelBase>(std::move(k));
-  }
-  Status Compute(KernelContext& ctx) const override {
-    const Tensor& x = *ctx.input(0);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
-    bool* out = y->mutable_data<bool>();
-    DispatchNumeric(x.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      if constexpr (!std::is_integral_v<T>) {
-        for (int64_t i = 0; i < x.num_elements(); ++i) {
-          const auto v = static_cast<double>(x.data<T>()[i]);
-          out[i] = kNan ? std::isnan(v) : (std::isinf(v) && (v > 0 ? pos_ : neg_));
-        }
-      }
-    });
-    return Status::Ok();
-  }
-
- private:
-  bool pos_ = true, neg_ = true;
-};
 
 // DepthToSpace (DCR or CRD) and SpaceToDepth on [N, C, H, W].
 template <bool kToSpace>
@@ -112,63 +82,8 @@ class DepthSpace : public KernelBase {
   bool crd_ = false;
 };
 
-// EyeLike: ones on the diagonal shifted by k, of the input's shape (2-D) and a dtype.
-class EyeLike : public KernelBase {
- public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
-    auto k = std::make_unique<EyeLike>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->k_, info.GetInt("k", 0));
-    return std::unique_ptr<KernelBase>(std::move(k));
-  }
-  Status Compute(KernelContext& ctx) const override {
-    const Tensor& x = *ctx.input(0);
-    if (x.shape().rank() != 2) {
-      return Status(StatusCode::kInvalidArgument, "input must be 2-D");
-    }
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
-    const int64_t rows = x.shape()[0], cols = x.shape()[1];
-    DispatchNumeric(y->dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      T* out = y->mutable_data<T>();
-      for (int64_t i = 0; i < rows * cols; ++i)
-        out[i] = static_cast<T>(0.0f);
-      // Only a k inside (-rows, cols) puts ones anywhere; then i + k cannot overflow.
-      if (k_ > -rows && k_ < cols) {
-        for (int64_t i = 0; i < rows; ++i) {
-          if (i + k_ >= 0 && i + k_ < cols) out[i * cols + i + k_] = static_cast<T>(1.0f);
-        }
-      }
-    });
-    return Status::Ok();
-  }
-
- private:
-  int64_t k_ = 0;
-};
-
-Status EyeLikeType(const onnx::NodeProto& node, int, const std::vector<DataType>& in,
-                   std::vector<DataType>* out, const NodeSubgraphs&) {
-  (*out)[0] = in[0];
-  for (const onnx::AttributeProto& a : node.attribute) {
-    if (a.name.get() == "dtype") {
-      ONNX_LIGHT_ASSIGN_OR_RETURN((*out)[0], DataTypeFromInt(static_cast<int32_t>(a.i.get())));
-    }
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
-ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, IsNaN) {
-  return r.Register(Def("IsNaN", 9,
-                        {{"T1", {0}, {}, FloatTypes()}, {"T2", {}, {0}, {DataType::kBool}}},
-                        FactoryOf<FloatClass<true>>()));
-}
-ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, IsInf) {
-  return r.Register(Def("IsInf", 10,
-                        {{"T1", {0}, {}, FloatTypes()}, {"T2", {}, {0}, {DataType::kBool}}},
-                        FactoryOf<FloatClass<false>>()));
-}
 ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, DepthToSpace) {
   return r.Register(
       UnaryDef("", "DepthToSpace", 1, AllTensorTypes(), FactoryOf<DepthSpace<true>>()));
@@ -176,11 +91,6 @@ ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, DepthToSpace) {
 ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, SpaceToDepth) {
   return r.Register(
       UnaryDef("", "SpaceToDepth", 1, AllTensorTypes(), FactoryOf<DepthSpace<false>>()));
-}
-ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, EyeLike) {
-  KernelDef def = Def("EyeLike", 9, {{"T1", {0}, {}, NumericTypes()}}, FactoryOf<EyeLike>());
-  def.output_types = &EyeLikeType;
-  return r.Register(std::move(def));
 }
 
 }  // namespace onnx_light::kernels

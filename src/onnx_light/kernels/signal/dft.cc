@@ -1,8 +1,6 @@
-// Signal processing: DFT (opset 17 and 20), STFT, the Hann / Hamming / Blackman windows
-// and MelWeightMatrix, with the ONNX reference's definitions.
-//
-// Transforms run in double: a radix-2 FFT for power-of-two lengths, Bluestein's chirp-z
-// (power-of-two FFTs of a convolution, O(n log n)) for every other length.
+// DFT (opset 17 and 20) and STFT, with the ONNX reference's definitions. Transforms run
+// in double: a radix-2 FFT for power-of-two lengths, Bluestein's chirp-z (power-of-two FFTs
+// of a convolution, O(n log n)) for every other length.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -276,147 +274,6 @@ class Stft : public KernelBase {
   bool onesided_ = true;
 };
 
-enum class Win { kHann, kHamming, kBlackman };
-
-// The window functions: size samples, periodic (N = size) or symmetric (N = size - 1).
-template <Win kWin>
-class Window : public KernelBase {
- public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
-    auto k = std::make_unique<Window>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->periodic_, GetFlag(info, "periodic", true));
-    return std::unique_ptr<KernelBase>(std::move(k));
-  }
-  Status Compute(KernelContext& ctx) const override {
-    const Tensor* size_t_ = ctx.input(0);
-    if (size_t_->num_elements() != 1) {
-      return Status(StatusCode::kInvalidArgument, "size must be a scalar");
-    }
-    const int64_t size = IndexValues(*size_t_)[0];
-    if (size < 0) {
-      return Status(StatusCode::kInvalidArgument, "size must be >= 0, got " + std::to_string(size));
-    }
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {size}));
-    const double n1 = static_cast<double>(periodic_ ? size : size - 1);
-    DispatchNumeric(y->dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      if constexpr (!std::is_same_v<T, bool>) {
-        T* out = y->mutable_data<T>();
-        for (int64_t i = 0; i < size; ++i) {
-          const double t = 2 * kPi * static_cast<double>(i) / n1;
-          double v;
-          if constexpr (kWin == Win::kHann) {
-            v = 0.5 - 0.5 * std::cos(t);
-          } else if constexpr (kWin == Win::kHamming) {
-            v = 25.0 / 46.0 - (21.0 / 46.0) * std::cos(t);
-          } else {
-            v = 0.42 - 0.5 * std::cos(t) + 0.08 * std::cos(2 * t);
-          }
-          // A symmetric window of size 1 is 0/0: NaN, as in the ONNX reference and ORT; an
-          // integer output takes it as 0 (a NaN cast to an integer is undefined).
-          out[i] = FromDouble<T>(v);
-        }
-      }
-    });
-    return Status::Ok();
-  }
-
- private:
-  bool periodic_ = true;
-};
-
-// The output type of the windows and MelWeightMatrix: `output_datatype` (float default).
-Status OutputDatatype(const onnx::NodeProto& node, int, const std::vector<DataType>&,
-                      std::vector<DataType>* out, const NodeSubgraphs&) {
-  (*out)[0] = DataType::kFloat;
-  for (const onnx::AttributeProto& a : node.attribute) {
-    if (a.name.get() == "output_datatype") {
-      ONNX_LIGHT_ASSIGN_OR_RETURN((*out)[0], DataTypeFromInt(static_cast<int32_t>(a.i.get())));
-    }
-  }
-  return Status::Ok();
-}
-
-// MelWeightMatrix: [dft_length/2 + 1, num_mel_bins] triangular filters, as the ONNX
-// reference computes them (mel scale 2595 log10(1 + f/700), edges floored to bins).
-class MelWeightMatrix : public KernelBase {
- public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
-    return std::unique_ptr<KernelBase>(new MelWeightMatrix());
-  }
-  Status Compute(KernelContext& ctx) const override {
-    for (size_t i = 0; i < 5; ++i) {
-      if (ctx.input(i) == nullptr || ctx.input(i)->num_elements() != 1) {
-        return Status(StatusCode::kInvalidArgument,
-                      "input " + std::to_string(i) + " must be a scalar");
-      }
-    }
-    const int64_t mel = IndexValues(*ctx.input(0))[0], dft = IndexValues(*ctx.input(1))[0];
-    const int64_t rate = IndexValues(*ctx.input(2))[0];
-    const double lo = ToDoubles(ctx.input(3))[0], hi = ToDoubles(ctx.input(4))[0];
-    if (mel < 1 || dft < 1 || rate < 1 || !(lo >= 0) || !(hi > lo)) {
-      return Status(StatusCode::kInvalidArgument,
-                    "need num_mel_bins, dft_length, sample_rate >= 1 and "
-                    "0 <= lower_edge_hertz < upper_edge_hertz");
-    }
-    const int64_t bins = dft / 2 + 1;
-    // The output first: [bins, mel] is checked (overflow, the tensor limits, the budget)
-    // before the filter edges and weights, which are as large, are made.
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {bins, mel}));
-    const double lo_mel = 2595 * std::log10(1 + lo / 700), hi_mel = 2595 * std::log10(1 + hi / 700);
-    const double step = (hi_mel - lo_mel) / (static_cast<double>(mel) + 2);
-    std::vector<int64_t> edge(static_cast<size_t>(mel) + 2);
-    for (int64_t i = 0; i < static_cast<int64_t>(edge.size()); ++i) {
-      const double f = 700 * (std::pow(10.0, (static_cast<double>(i) * step + lo_mel) / 2595) - 1);
-      // Edges past the bins (or NaN) are clamped to just outside them: the weights are
-      // the same, the int64 conversion is defined and the loops below stay within bins.
-      const double e = std::floor((static_cast<double>(dft) + 1) * f / static_cast<double>(rate));
-      edge[static_cast<size_t>(i)] =
-          !(e >= -1) ? -1
-                     : (e > static_cast<double>(bins + 1) ? bins + 1 : static_cast<int64_t>(e));
-    }
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor weights,
-                                ctx.AllocateTemporary(DataType::kDouble, {bins, mel}));
-    double* w = weights.mutable_data<double>();
-    const auto count = static_cast<size_t>(weights.num_elements());
-    std::fill(w, w + count, 0.0);
-    auto at = [&](int64_t j, int64_t i) -> double* {
-      if (j < 0 || j >= bins) return nullptr;
-      return &w[static_cast<size_t>(j * mel + i)];
-    };
-    for (int64_t i = 0; i < mel; ++i) {
-      const int64_t l = edge[static_cast<size_t>(i)], c = edge[static_cast<size_t>(i + 1)],
-                    h = edge[static_cast<size_t>(i + 2)];
-      if (c == l) {
-        if (double* p = at(c, i)) *p = 1;
-      } else {
-        for (int64_t j = l; j <= c; ++j)
-          if (double* p = at(j, i)) *p = static_cast<double>(j - l) / static_cast<double>(c - l);
-      }
-      if (h > c) {
-        for (int64_t j = c; j < h; ++j)
-          if (double* p = at(j, i)) *p = static_cast<double>(h - j) / static_cast<double>(h - c);
-      }
-    }
-    DispatchNumeric(y->dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      if constexpr (!std::is_same_v<T, bool>) {
-        for (size_t k = 0; k < count; ++k)
-          y->mutable_data<T>()[k] = static_cast<T>(w[k]);
-      }
-    });
-    return Status::Ok();
-  }
-};
-
-template <Win kWin>
-Status RegisterWindow(KernelRegistry& r, const char* op) {
-  KernelDef def = Def(op, 17, {{"T1", {0}, {}, IndexTypes()}, {"T2", {}, {0}, NumericTypes()}},
-                      FactoryOf<Window<kWin>>());
-  def.output_types = &OutputDatatype;
-  return r.Register(std::move(def));
-}
-
 }  // namespace
 
 ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, DFT) {
@@ -428,24 +285,6 @@ ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, STFT) {
   return r.Register(Def("STFT", 17,
                         {{"T1", {0, 2}, {0}, FloatTypes()}, {"T2", {1, 3}, {}, IndexTypes()}},
                         FactoryOf<Stft>()));
-}
-ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, HannWindow) {
-  return RegisterWindow<Win::kHann>(r, "HannWindow");
-}
-ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, HammingWindow) {
-  return RegisterWindow<Win::kHamming>(r, "HammingWindow");
-}
-ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, BlackmanWindow) {
-  return RegisterWindow<Win::kBlackman>(r, "BlackmanWindow");
-}
-ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, MelWeightMatrix) {
-  std::vector<DataType> num = NumericTypes();
-  KernelDef def = Def(
-      "MelWeightMatrix", 17,
-      {{"T1", {0, 1, 2}, {}, IndexTypes()}, {"T2", {3, 4}, {}, FloatTypes()}, {"T3", {}, {0}, num}},
-      FactoryOf<MelWeightMatrix>());
-  def.output_types = &OutputDatatype;
-  return r.Register(std::move(def));
 }
 
 }  // namespace onnx_light::kernels

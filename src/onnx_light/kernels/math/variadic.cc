@@ -1,0 +1,95 @@
+// The variadic Min, Max, Sum, Mean: any number of inputs, broadcast together.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+enum class Fold { kMin, kMax, kSum, kMean };
+
+// Min, Max, Sum, Mean over any number of broadcast inputs, folded pairwise.
+template <Fold kFold>
+class Variadic : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
+    return std::unique_ptr<KernelBase>(new Variadic());
+  }
+  Status Compute(KernelContext& ctx) const override {
+    if (ctx.input_count() == 0) {
+      return Status(StatusCode::kInvalidModel, "needs an input");
+    }
+    Tensor acc = *ctx.input(0);
+    Status status;
+    for (size_t k = 1; k < ctx.input_count() && status.ok(); ++k) {
+      const Tensor& b = *ctx.input(k);
+      ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(acc.shape(), b.shape()));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor next, ctx.AllocateTemporary(acc.dtype(), dims));
+      DispatchNumeric(acc.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (!std::is_same_v<T, bool>) {
+          BroadcastApply(acc.data<T>(), acc.shape(), b.data<T>(), b.shape(), next.mutable_data<T>(),
+                         dims, ctx.thread_pool(), [](T u, T v) {
+                           const auto x = Widen(u);
+                           const auto z = Widen(v);
+                           using C = decltype(x);
+                           if constexpr (kFold == Fold::kMin) {
+                             return T(std::isnan(static_cast<double>(x)) || x < z ? x : z);
+                           } else if constexpr (kFold == Fold::kMax) {
+                             return T(std::isnan(static_cast<double>(x)) || x > z ? x : z);
+                           } else {
+                             return T(static_cast<C>(x + z));
+                           }
+                         });
+        }
+      });
+      acc = std::move(next);
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, acc.shape().dims()));
+    if constexpr (kFold == Fold::kMean) {
+      const double count = static_cast<double>(ctx.input_count());
+      DispatchNumeric(acc.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (!std::is_same_v<T, bool>) {
+          for (int64_t i = 0; i < acc.num_elements(); ++i) {
+            y->mutable_data<T>()[i] = T(static_cast<double>(acc.data<T>()[i]) / count);
+          }
+        }
+      });
+    } else if (acc.byte_size()) {
+      std::memcpy(y->mutable_raw_data(), acc.raw_data(), acc.byte_size());
+    }
+    return status;
+  }
+};
+
+// Min, Max, Sum, Mean: any number of inputs (up to 64 bound by T), broadcast together.
+template <Fold kind>
+Status RegisterFold(KernelRegistry& r, const char* op, std::vector<DataType> types) {
+  std::vector<int> inputs;
+  for (int i = 0; i < 64; ++i)
+    inputs.push_back(i);
+  return r.Register(
+      Def(op, 6, {{"T", inputs, {0}, std::move(types)}}, FactoryOf<Variadic<kind>>()));
+}
+
+}  // namespace
+
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Min) {
+  return RegisterFold<Fold::kMin>(r, "Min", NumericTypes());
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Max) {
+  return RegisterFold<Fold::kMax>(r, "Max", NumericTypes());
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Sum) {
+  return RegisterFold<Fold::kSum>(r, "Sum", FloatTypes());
+}
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Mean) {
+  return RegisterFold<Fold::kMean>(r, "Mean", FloatTypes());
+}
+
+}  // namespace onnx_light::kernels

@@ -1,0 +1,84 @@
+// Col2Im (opset 18): the adjoint of im2col.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+#include "common/window.h"
+#include "math/gemm.h"
+#include "nn/conv2d_f32.h"
+#include "onnx_light/runtime/thread_pool.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+// Col2Im (opset 18): the adjoint of im2col. Input [N, C * prod(block), L] holds, for every
+// block position, the block's values; they are summed back into an image [N, C, image...]
+// (overlaps add). The geometry is Conv's window with the block as the kernel.
+class Col2Im : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Col2Im>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->attrs_, ReadWindowAttrs(info, false));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> image,
+                                Int64Values(ctx.input(1), "image_shape"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> block,
+                                Int64Values(ctx.input(2), "block_shape"));
+    if (x.shape().rank() != 3 || image.size() != block.size() || image.empty()) {
+      return Status(StatusCode::kInvalidArgument,
+                    "input must be [N, C * prod(block), L] and image_shape and "
+                    "block_shape of one length");
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Window w, MakeWindow(attrs_, image, block));
+    const int64_t k_sz = w.KernelCount(), blocks = w.OutCount(), in_sz = w.InCount();
+    const int64_t batch = x.shape()[0];
+    if (k_sz == 0 || x.shape()[1] % k_sz != 0 || x.shape()[2] != blocks) {
+      return Status(StatusCode::kInvalidArgument,
+                    "input " + x.shape().ToString() + " does not hold " + std::to_string(blocks) +
+                        " blocks of " + std::to_string(k_sz) + " values per channel");
+    }
+    const int64_t channels = x.shape()[1] / k_sz;
+    std::vector<int64_t> dims = {batch, channels};
+    dims.insert(dims.end(), image.begin(), image.end());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    const std::vector<int64_t> taps = TapOffsets(w);
+    const std::vector<double> xv = ToDoubles(&x);
+    std::vector<double> acc(static_cast<size_t>(batch * channels * in_sz), 0.0);
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t c = 0; c < channels; ++c) {
+        double* img = acc.data() + (n * channels + c) * in_sz;
+        for (int64_t t = 0; t < k_sz; ++t) {
+          const double* row = xv.data() + ((n * channels + c) * k_sz + t) * blocks;
+          const int64_t* off = taps.data() + t * blocks;
+          for (int64_t o = 0; o < blocks; ++o)
+            if (off[o] >= 0) img[off[o]] += row[o];
+        }
+      }
+    }
+    ForFloat(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      for (size_t i = 0; i < acc.size(); ++i)
+        y->mutable_data<T>()[i] = static_cast<T>(acc[i]);
+    });
+    return Status::Ok();
+  }
+
+ private:
+  WindowAttrs attrs_;
+};
+
+}  // namespace
+
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Col2Im) {
+  return r.Register(Def("Col2Im", 18,
+                        {{"T", {0}, {0}, FloatTypes()}, {"I", {1, 2}, {}, {DataType::kInt64}}},
+                        FactoryOf<Col2Im>()));
+}
+
+}  // namespace onnx_light::kernels

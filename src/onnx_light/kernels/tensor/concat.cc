@@ -1,0 +1,68 @@
+// Concat: tensors joined along an axis, every tensor type.
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+#include "onnx_light/runtime/tensor_proto.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+class Concat : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Concat>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis"));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& first = *ctx.input(0);
+    const auto rank = static_cast<int64_t>(first.shape().rank());
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank));
+    std::vector<int64_t> dims = first.shape().dims();
+    dims[static_cast<size_t>(axis)] = 0;
+    for (size_t k = 0; k < ctx.input_count(); ++k) {
+      const auto& d = ctx.input(k)->shape().dims();
+      for (int64_t i = 0; i < rank; ++i) {
+        if (static_cast<int64_t>(d.size()) != rank ||
+            (i != axis && d[static_cast<size_t>(i)] != dims[static_cast<size_t>(i)])) {
+          return Status(StatusCode::kInvalidArgument, "input " + std::to_string(k) + " has shape " +
+                                                          ctx.input(k)->shape().ToString());
+        }
+      }
+      dims[static_cast<size_t>(axis)] += d[static_cast<size_t>(axis)];
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    int64_t outer = 1, inner = 1;
+    for (int64_t i = 0; i < axis; ++i)
+      outer *= dims[static_cast<size_t>(i)];
+    for (int64_t i = axis + 1; i < rank; ++i)
+      inner *= dims[static_cast<size_t>(i)];
+    const size_t item = ItemSize(first.dtype());
+    int64_t offset = 0;  // along the axis
+    for (size_t k = 0; k < ctx.input_count(); ++k) {
+      const Tensor& x = *ctx.input(k);
+      const int64_t len = x.shape()[static_cast<size_t>(axis)];
+      for (int64_t o = 0; o < outer; ++o) {
+        CopyElements(x, o * len * inner, y, (o * dims[static_cast<size_t>(axis)] + offset) * inner,
+                     item, len * inner);
+      }
+      offset += len;
+    }
+    return Status::Ok();
+  }
+
+ private:
+  int64_t axis_ = 0;
+};
+
+}  // namespace
+
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Concat) {
+  return r.Register(
+      Def("Concat", 4, {{"T", UpTo(64), {0}, AllTensorTypes()}}, FactoryOf<Concat>()));
+}
+
+}  // namespace onnx_light::kernels

@@ -1,0 +1,62 @@
+// Tile: a tensor repeated along each axis, every tensor type.
+#include <cmath>
+#include <type_traits>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+class Tile : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
+    return std::unique_ptr<KernelBase>(new Tile());
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto reps, Int64Values(ctx.input(1), "repeats"));
+    const std::vector<int64_t>& in = x.shape().dims();
+    if (reps.size() != in.size()) {
+      return Status(StatusCode::kInvalidArgument, "repeats has " + std::to_string(reps.size()) +
+                                                      " values for rank " +
+                                                      std::to_string(in.size()));
+    }
+    std::vector<int64_t> out(in.size());
+    for (size_t d = 0; d < in.size(); ++d) {
+      if (reps[d] < 0) {
+        return Status(StatusCode::kInvalidArgument, "negative repeat");
+      }
+      if (__builtin_mul_overflow(in[d], reps[d], &out[d])) {
+        return Status(StatusCode::kOutOfRange, "dimension " + std::to_string(d) + " (" +
+                                                   std::to_string(in[d]) + ") repeated " +
+                                                   std::to_string(reps[d]) + " times overflows");
+      }
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
+    const std::vector<int64_t> strides = RowMajorStrides(in);
+    std::vector<int64_t> pos(in.size(), 0);
+    const size_t item = ItemSize(x.dtype());
+    for (int64_t j = 0; j < y->num_elements(); ++j) {
+      int64_t src = 0;
+      for (size_t d = 0; d < in.size(); ++d)
+        src += (pos[d] % in[d]) * strides[d];
+      CopyElement(x, src, y, j, item);
+      for (size_t d = out.size(); d-- > 0;) {
+        if (++pos[d] < out[d]) break;
+        pos[d] = 0;
+      }
+    }
+    return Status::Ok();
+  }
+};
+
+}  // namespace
+
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Tile) {
+  return r.Register(Def("Tile", 6,
+                        {{"T", {0}, {0}, AllTensorTypes()}, {"T1", {1}, {}, {DataType::kInt64}}},
+                        FactoryOf<Tile>()));
+}
+
+}  // namespace onnx_light::kernels

@@ -1,0 +1,171 @@
+// Transpose: axes permuted, every tensor type (blocked for the 2-D-like cases).
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+#include "onnx_light/runtime/tensor_proto.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+// Fixed-size elements: one output row (the last output axis) at a time, a strided gather
+// with typed loads, the index carried once per row. When the last axis keeps its place
+// (unit stride) the row is a contiguous copy.
+// dst[b][r][c] = src[b * batch_stride + c * ld + r]: a batch of R x C transposes, in
+// 16 x 16 blocks so that reads and writes both stay within a few cache lines.
+template <typename U>
+void TransposeBlocked(const U* src, U* dst, int64_t batch, int64_t batch_stride, int64_t rows,
+                      int64_t cols, int64_t ld) {
+  constexpr int64_t kBlock = 16;
+  for (int64_t b = 0; b < batch; ++b) {
+    const U* s = src + b * batch_stride;
+    U* d = dst + b * rows * cols;
+    for (int64_t r0 = 0; r0 < rows; r0 += kBlock) {
+      const int64_t r1 = std::min(rows, r0 + kBlock);
+      for (int64_t c0 = 0; c0 < cols; c0 += kBlock) {
+        const int64_t c1 = std::min(cols, c0 + kBlock);
+        for (int64_t r = r0; r < r1; ++r) {
+          for (int64_t c = c0; c < c1; ++c)
+            d[r * cols + c] = s[c * ld + r];
+        }
+      }
+    }
+  }
+}
+
+// The same permutation with unit axes dropped and axes that stay neighbours merged: an
+// NCHW -> NHWC transpose becomes [N, HW, C] from [N, C, HW], a 4-D one with unit axes a
+// plain 2-D transpose.
+void SimplifyPermutation(std::vector<int64_t>* dims, std::vector<int64_t>* strides) {
+  std::vector<int64_t> d, st;
+  for (size_t i = 0; i < dims->size(); ++i) {
+    if ((*dims)[i] == 1) continue;
+    if (!d.empty() && st.back() == (*strides)[i] * (*dims)[i]) {
+      d.back() *= (*dims)[i];
+      st.back() = (*strides)[i];
+      continue;
+    }
+    d.push_back((*dims)[i]);
+    st.push_back((*strides)[i]);
+  }
+  if (d.empty()) {  // a single element
+    d.push_back(1);
+    st.push_back(1);
+  }
+  *dims = std::move(d);
+  *strides = std::move(st);
+}
+
+template <typename U>
+void TransposeRows(const Tensor& x, Tensor* y, std::vector<int64_t> out_dims,
+                   std::vector<int64_t> strides) {
+  SimplifyPermutation(&out_dims, &strides);
+  const size_t rank = out_dims.size();
+  // A batch of 2-D transposes: the input's unit-stride axis is the output's next-to-last.
+  if (rank >= 2 && rank <= 3 && strides[rank - 2] == 1 && strides[rank - 1] != 1) {
+    TransposeBlocked(static_cast<const U*>(x.raw_data()), static_cast<U*>(y->mutable_raw_data()),
+                     rank == 3 ? out_dims[0] : 1, rank == 3 ? strides[0] : 0, out_dims[rank - 2],
+                     out_dims[rank - 1], strides[rank - 1]);
+    return;
+  }
+  const U* src = static_cast<const U*>(x.raw_data());
+  U* dst = static_cast<U*>(y->mutable_raw_data());
+  const int64_t row = out_dims[rank - 1], step = strides[rank - 1];
+  std::vector<int64_t> idx(rank, 0);
+  int64_t off = 0;
+  for (int64_t j = 0; j < y->num_elements(); j += row) {
+    if (step == 1) {
+      std::memcpy(dst + j, src + off, static_cast<size_t>(row) * sizeof(U));
+    } else {
+      for (int64_t k = 0; k < row; ++k)
+        dst[j + k] = src[off + k * step];
+    }
+    for (size_t d = rank - 1; d-- > 0;) {
+      off += strides[d];
+      if (++idx[d] < out_dims[d]) break;
+      off -= strides[d] * out_dims[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+class Transpose : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Transpose>();
+    if (info.HasAttribute("perm")) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(k->perm_, info.GetInts("perm"));
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const auto& in = x.shape().dims();
+    const size_t rank = in.size();
+    std::vector<int64_t> perm = perm_;
+    if (perm.empty()) {
+      for (size_t i = 0; i < rank; ++i)
+        perm.push_back(static_cast<int64_t>(rank - 1 - i));
+    }
+    if (perm.size() != rank) {
+      return Status(StatusCode::kInvalidArgument, "perm has the wrong length");
+    }
+    const std::vector<int64_t> in_strides = RowMajorStrides(in);
+    std::vector<int64_t> out_dims(rank), strides(rank);
+    std::vector<bool> seen(rank, false);
+    for (size_t i = 0; i < rank; ++i) {
+      const int64_t p = perm[i];
+      if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)]) {
+        return Status(StatusCode::kInvalidArgument, "invalid perm");
+      }
+      seen[static_cast<size_t>(p)] = true;
+      out_dims[i] = in[static_cast<size_t>(p)];
+      strides[i] = in_strides[static_cast<size_t>(p)];
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out_dims));
+    const size_t item = ItemSize(x.dtype());
+    if (rank > 0 && y->num_elements() > 0 && (item == 1 || item == 2 || item == 4 || item == 8) &&
+        static_cast<size_t>(DataTypeBitWidth(x.dtype())) == 8 * item) {
+      switch (item) {
+        case 1:
+          TransposeRows<uint8_t>(x, y, out_dims, strides);
+          break;
+        case 2:
+          TransposeRows<uint16_t>(x, y, out_dims, strides);
+          break;
+        case 4:
+          TransposeRows<uint32_t>(x, y, out_dims, strides);
+          break;
+        default:
+          TransposeRows<uint64_t>(x, y, out_dims, strides);
+      }
+      return Status::Ok();
+    }
+    std::vector<int64_t> idx(rank, 0);
+    int64_t off = 0;
+    for (int64_t j = 0; j < y->num_elements(); ++j) {
+      CopyElement(x, off, y, j, item);
+      for (size_t d = rank; d-- > 0;) {
+        off += strides[d];
+        if (++idx[d] < out_dims[d]) break;
+        off -= strides[d] * out_dims[d];
+        idx[d] = 0;
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<int64_t> perm_;
+};
+
+}  // namespace
+
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Transpose) {
+  return r.Register(
+      Def("Transpose", 1, {{"T", {0}, {0}, AllTensorTypes()}}, FactoryOf<Transpose>()));
+}
+
+}  // namespace onnx_light::kernels

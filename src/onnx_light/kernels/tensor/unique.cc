@@ -1,0 +1,143 @@
+// Unique: the distinct slices along an axis (or elements), with first indices, inverse
+// indices and counts. Every fixed-size type and string.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <type_traits>
+
+#include "common/broadcast.h"
+#include "common/kernel_util.h"
+#include "tensor/along_axis.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+// Unique along `axis` (flattened without one): Y, the index of each unique slice's first
+// occurrence, the inverse indices, and the counts. sorted=1 orders the unique slices
+// ascending (lexicographically for slices; NaN last, as numpy), sorted=0 by first
+// occurrence.
+class Unique : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<Unique>();
+    k->has_axis_ = info.HasAttribute("axis");
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", 0));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->sorted_, GetFlag(info, "sorted", true));
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    ONNX_LIGHT_ASSIGN_OR_RETURN(AxisGeometry geo, AlongAxis(x, has_axis_, axis_));
+    const std::vector<int64_t>& dims = geo.dims;
+    const int64_t axis = geo.axis, len = geo.len, outer = geo.outer, inner = geo.inner;
+    // Three-way comparison of slices a and b along the axis.
+    auto element_less = [&](int64_t i, int64_t j) -> int {
+      if (x.dtype() == DataType::kString) {
+        const std::string& u = x.data<std::string>()[i];
+        const std::string& v = x.data<std::string>()[j];
+        return u < v ? -1 : (v < u ? 1 : 0);
+      }
+      int r = 0;
+      auto cmp = [&](auto u, auto v) {
+        const bool un = u != u, vn = v != v;  // NaN sorts last and equals NaN
+        if (un || vn) {
+          r = un == vn ? 0 : (un ? 1 : -1);
+        } else {
+          r = u < v ? -1 : (v < u ? 1 : 0);
+        }
+      };
+      if (x.dtype() == DataType::kBool) {
+        cmp(x.data<bool>()[i], x.data<bool>()[j]);
+      } else {
+        DispatchNumeric(x.dtype(), [&](auto tag) {
+          using T = decltype(tag);
+          cmp(Widen(x.data<T>()[i]), Widen(x.data<T>()[j]));
+        });
+      }
+      return r;
+    };
+    auto slice_cmp = [&](int64_t a, int64_t b) -> int {
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+          const int r = element_less((o * len + a) * inner + i, (o * len + b) * inner + i);
+          if (r != 0) return r;
+        }
+      }
+      return 0;
+    };
+    // Sort slice positions (stable: equal slices keep their order), then group.
+    std::vector<int64_t> order(static_cast<size_t>(len));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return slice_cmp(a, b) < 0; });
+    std::vector<int64_t> group_of(static_cast<size_t>(len));
+    std::vector<int64_t> first, counts;  // per group, in sorted order
+    for (size_t r = 0; r < order.size(); ++r) {
+      if (r == 0 || slice_cmp(order[r - 1], order[r]) != 0) {
+        first.push_back(order[r]);
+        counts.push_back(0);
+      }
+      group_of[static_cast<size_t>(order[r])] = static_cast<int64_t>(first.size()) - 1;
+      ++counts.back();
+    }
+    const auto groups = static_cast<int64_t>(first.size());
+    // Output order of the groups: sorted, or by first occurrence.
+    std::vector<int64_t> rank_of(static_cast<size_t>(groups));
+    std::iota(rank_of.begin(), rank_of.end(), 0);
+    if (!sorted_) {
+      std::vector<int64_t> by_first(static_cast<size_t>(groups));
+      std::iota(by_first.begin(), by_first.end(), 0);
+      std::sort(by_first.begin(), by_first.end(), [&](int64_t a, int64_t b) {
+        return first[static_cast<size_t>(a)] < first[static_cast<size_t>(b)];
+      });
+      for (int64_t r = 0; r < groups; ++r)
+        rank_of[static_cast<size_t>(by_first[static_cast<size_t>(r)])] = r;
+    }
+    std::vector<int64_t> ydims = dims;
+    ydims[static_cast<size_t>(axis)] = groups;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, ydims));
+    const size_t item = ItemSize(x.dtype());
+    std::vector<int64_t> idx_out(static_cast<size_t>(groups)), cnt_out(static_cast<size_t>(groups));
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t r = rank_of[static_cast<size_t>(g)];
+      idx_out[static_cast<size_t>(r)] = first[static_cast<size_t>(g)];
+      cnt_out[static_cast<size_t>(r)] = counts[static_cast<size_t>(g)];
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i)
+          CopyElement(x, (o * len + first[static_cast<size_t>(g)]) * inner + i, y,
+                      (o * groups + r) * inner + i, item);
+    }
+    auto write = [&](size_t k, const std::vector<int64_t>& v) -> Status {
+      if (ctx.output_count() <= k) return Status::Ok();
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * t,
+                                  ctx.AllocateOutput(k, {static_cast<int64_t>(v.size())}));
+      if (!v.empty()) std::memcpy(t->mutable_data<int64_t>(), v.data(), v.size() * 8);
+      return Status::Ok();
+    };
+    std::vector<int64_t> inverse(static_cast<size_t>(len));
+    for (int64_t p = 0; p < len; ++p)
+      inverse[static_cast<size_t>(p)] =
+          rank_of[static_cast<size_t>(group_of[static_cast<size_t>(p)])];
+    ONNX_LIGHT_RETURN_IF_ERROR(write(1, idx_out));
+    ONNX_LIGHT_RETURN_IF_ERROR(write(2, inverse));
+    return write(3, cnt_out);
+  }
+
+ private:
+  bool has_axis_ = false, sorted_ = true;
+  int64_t axis_ = 0;
+};
+
+}  // namespace
+
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Unique) {
+  std::vector<DataType> types = NumericTypes();
+  types.push_back(DataType::kBool);
+  types.push_back(DataType::kString);
+  return r.Register(Def("Unique", 11,
+                        {{"T", {0}, {0}, types}, {"I", {}, {1, 2, 3}, {DataType::kInt64}}},
+                        FactoryOf<Unique>()));
+}
+
+}  // namespace onnx_light::kernels
