@@ -5,6 +5,7 @@
 // Conv's only reader is such a node, so Conv -> Mul -> Add becomes one Conv and a following
 // activation can fuse.
 #include "../graph.h"
+#include "conv_fold.h"
 #include "onnx_light/runtime/kernel.h"
 #include "pass_manager.h"
 

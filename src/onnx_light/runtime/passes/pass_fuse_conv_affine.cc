@@ -21,14 +21,12 @@ bool IsFusedConv(const onnx::NodeProto& p) {
 
 size_t FuseConvAffine(Graph& graph, const PassContext& ctx) {
   if (!HasOnnxOp(graph, "Mul") && !HasOnnxOp(graph, "Add")) return 0;
-  std::vector<char> removed(graph.nodes.size(), 0);
-  size_t count = 0;
-  const std::vector<int> readers = ReaderCounts(graph);
-  const std::vector<std::vector<size_t>> consumers = Consumers(graph);
+  Fusions fusions(graph, ctx);
+  const Pattern pattern(graph);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    Graph::Node& conv = graph.nodes[i];
+    const Graph::Node& conv = graph.nodes[i];
     const onnx::NodeProto& p = *conv.proto;
-    if (removed[i] || !IsFusedConv(p) || conv.outputs.size() != 1 || conv.outputs[0] < 0 ||
+    if (fusions.Taken(i) || !IsFusedConv(p) || conv.outputs.size() != 1 || conv.outputs[0] < 0 ||
         conv.info->HasAttribute("post_scale") || conv.info->HasAttribute("post_shift") ||
         conv.inputs.size() < 2) {
       continue;
@@ -43,9 +41,8 @@ size_t FuseConvAffine(Graph& graph, const PassContext& ctx) {
     float scale = 1.0f, shift = 0.0f;
     int out = conv.outputs[0];
     while (!shifted) {
-      const auto v = static_cast<size_t>(out);
-      if (readers[v] != 1 || consumers[v].size() != 1) break;
-      const size_t next = consumers[v][0];
+      size_t next;
+      if (!pattern.SingleReader(out, &next)) break;
       const Graph::Node& n = graph.nodes[next];
       const bool mul = IsOnnxOp(*n.proto, "Mul"), add = IsOnnxOp(*n.proto, "Add");
       if ((!mul && !add) || (mul && scaled) || n.inputs.size() != 2 || n.outputs.size() != 1 ||
@@ -61,24 +58,16 @@ size_t FuseConvAffine(Graph& graph, const PassContext& ctx) {
       absorbed.push_back(next);
       out = n.outputs[0];
     }
-    if (absorbed.empty()) continue;
+    if (absorbed.empty() || !fusions.Free(absorbed)) continue;
     onnx::NodeProto proto = p;
     proto.output.clear();
     proto.output.push_back(graph.value_names[static_cast<size_t>(out)]);
     if (scaled) proto.attribute.push_back(FloatAttribute("post_scale", scale));
     if (shifted) proto.attribute.push_back(FloatAttribute("post_shift", shift));
-    const std::vector<int> old_outputs = conv.outputs;
-    conv.outputs = {out};
-    if (!ReplaceNode(graph, ctx, conv, std::move(proto), conv.inputs).ok()) {
-      conv.outputs = old_outputs;
-      continue;
-    }
-    for (size_t a : absorbed)
-      removed[a] = 1;
-    count += absorbed.size();
+    const std::vector<int> inputs = conv.inputs;
+    fusions.Replace(i, std::move(proto), inputs, {out}, absorbed);
   }
-  if (count > 0) RemoveNodes(graph, removed);
-  return count;
+  return fusions.Finish();
 }
 
 }  // namespace onnx_light::passes

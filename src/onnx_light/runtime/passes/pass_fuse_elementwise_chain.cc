@@ -27,8 +27,7 @@ bool IsUnary(const onnx::NodeProto& p) {
 
 class ChainFinder {
  public:
-  explicit ChainFinder(const Graph& g)
-      : g_(g), readers_(ReaderCounts(g)), consumers_(Consumers(g)) {}
+  explicit ChainFinder(const Graph& g) : g_(g), p_(g) {}
 
   // Whether node i can be a step: one of the ops, float32 in and out.
   bool Step(size_t i) const {
@@ -51,27 +50,25 @@ class ChainFinder {
   // The node after step i in a chain: the only reader of i's output, a step itself, that
   // reads it once (x * x is not a step of x).
   int Next(size_t i) const {
-    const auto v = static_cast<size_t>(g_.nodes[i].outputs[0]);
-    if (readers_[v] != 1 || consumers_[v].size() != 1) return -1;
-    const size_t j = consumers_[v][0];
-    if (!Step(j)) return -1;
+    const int v = g_.nodes[i].outputs[0];
+    size_t j;
+    if (!p_.SingleReader(v, &j) || !Step(j)) return -1;
     const std::vector<int>& in = g_.nodes[j].inputs;
-    if (std::count(in.begin(), in.end(), static_cast<int>(v)) != 1) return -1;
+    if (std::count(in.begin(), in.end(), v) != 1) return -1;
     return static_cast<int>(j);
   }
 
  private:
   const Graph& g_;
-  std::vector<int> readers_;
-  std::vector<std::vector<size_t>> consumers_;
+  const Pattern p_;
 };
 
 }  // namespace
 
 size_t FuseElementwiseChain(Graph& graph, const PassContext& ctx) {
   const ChainFinder find(graph);
-  std::vector<char> taken(graph.nodes.size(), 0), removed(graph.nodes.size(), 0);
-  size_t count = 0;
+  std::vector<char> taken(graph.nodes.size(), 0);
+  Fusions fusions(graph, ctx);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     // Nodes in topological order: the first step met is a chain's head.
     if (taken[i] || !find.Step(i)) continue;
@@ -113,25 +110,17 @@ size_t FuseElementwiseChain(Graph& graph, const PassContext& ctx) {
     }
     for (size_t k : chain)
       taken[k] = 1;
-    Graph::Node& last = graph.nodes[chain.back()];
-    onnx::NodeProto proto;
-    proto.name.set(last.proto->name.get() + "_chain");
-    proto.domain.set("onnx_light");
-    proto.op_type.set("ElementwiseChain");
-    for (int v : inputs)
-      proto.input.push_back(graph.value_names[static_cast<size_t>(v)]);
-    proto.output.push_back(graph.value_names[static_cast<size_t>(last.outputs[0])]);
+    const size_t last = chain.back();
+    const std::vector<int> outputs = graph.nodes[last].outputs;
+    onnx::NodeProto proto = NodeProtoOf(graph, graph.nodes[last].proto->name.get() + "_chain",
+                                        "onnx_light", "ElementwiseChain", inputs, outputs);
     proto.attribute.push_back(StringsAttribute("ops", std::move(ops)));
     proto.attribute.push_back(IntsAttribute("operands", std::move(operands)));
     proto.attribute.push_back(IntsAttribute("value_first", std::move(first)));
     // The fused node takes the last step's place: every operand is computed by then.
-    if (!ReplaceNode(graph, ctx, last, std::move(proto), inputs).ok()) continue;
-    for (size_t k = 0; k + 1 < chain.size(); ++k)
-      removed[chain[k]] = 1;
-    count += chain.size() - 1;
+    fusions.Replace(last, std::move(proto), inputs, outputs, chain);
   }
-  if (count > 0) RemoveNodes(graph, removed);
-  return count;
+  return fusions.Finish();
 }
 
 }  // namespace onnx_light::passes

@@ -19,8 +19,7 @@ namespace {
 
 class LayerNormMatcher {
  public:
-  explicit LayerNormMatcher(const Graph& graph)
-      : g_(graph), readers_(ReaderCounts(graph)), consumers_(Consumers(graph)) {}
+  explicit LayerNormMatcher(const Graph& graph) : g_(graph), p_(graph) {}
 
   struct Match {
     int x = -1, gamma = -1, beta = -1, output = -1;
@@ -32,59 +31,58 @@ class LayerNormMatcher {
   // The pattern starting at node `first` (a ReduceMean of x), if it is all there.
   bool At(size_t first, Match* m) const {
     const Graph::Node& mean = g_.nodes[first];
-    if (!IsOnnxOp(*mean.proto, "ReduceMean") || mean.inputs.empty() || !Float(mean.inputs[0]) ||
+    if (!IsOnnxOp(*mean.proto, "ReduceMean") || mean.inputs.empty() || !p_.Float(mean.inputs[0]) ||
         !LastAxisKeepDims(mean)) {
       return false;
     }
     m->x = mean.inputs[0];
     m->nodes = {first};
-    const int mu = Out(first);
+    const int mu = p_.Out(first);
     // d = x - mu
     size_t sub;
-    if (!Only(mu, &sub) || !IsOnnxOp(*g_.nodes[sub].proto, "Sub") ||
+    if (!p_.SingleReader(mu, &sub) || !IsOnnxOp(*g_.nodes[sub].proto, "Sub") ||
         g_.nodes[sub].inputs != std::vector<int>{m->x, mu}) {
       return false;
     }
-    const int d = Out(sub);
+    const int d = p_.Out(sub);
     // d's two reading nodes: its square (Mul(d, d) reads it twice) and the Div.
     if (d < 0) return false;
-    std::vector<size_t> dr = consumers_[static_cast<size_t>(d)];
+    std::vector<size_t> dr = p_.Consumers(d);
     dr.erase(std::unique(dr.begin(), dr.end()), dr.end());
     if (dr.size() != 2) return false;
     size_t sq = dr[0], div = dr[1];
     if (IsOnnxOp(*g_.nodes[sq].proto, "Div")) std::swap(sq, div);
     const int reads = IsOnnxOp(*g_.nodes[sq].proto, "Mul") ? 3 : 2;
-    if (readers_[static_cast<size_t>(d)] != reads || !Square(sq, d) ||
-        !IsOnnxOp(*g_.nodes[div].proto, "Div") || g_.nodes[div].inputs.size() != 2 ||
-        g_.nodes[div].inputs[0] != d) {
+    if (p_.Readers(d) != reads || !Square(sq, d) || !IsOnnxOp(*g_.nodes[div].proto, "Div") ||
+        g_.nodes[div].inputs.size() != 2 || g_.nodes[div].inputs[0] != d) {
       return false;
     }
     // v = ReduceMean(d^2) over the same axis
     size_t var;
-    if (!Only(Out(sq), &var) || !IsOnnxOp(*g_.nodes[var].proto, "ReduceMean") ||
+    if (!p_.SingleReader(p_.Out(sq), &var) || !IsOnnxOp(*g_.nodes[var].proto, "ReduceMean") ||
         !LastAxisKeepDims(g_.nodes[var])) {
       return false;
     }
     // s = Sqrt(v + eps)
     size_t add_eps, sqrt;
-    if (!Only(Out(var), &add_eps) || !IsOnnxOp(*g_.nodes[add_eps].proto, "Add") ||
-        !ScalarOperand(add_eps, Out(var), &m->epsilon) || !Only(Out(add_eps), &sqrt) ||
-        !IsOnnxOp(*g_.nodes[sqrt].proto, "Sqrt") || g_.nodes[div].inputs[1] != Out(sqrt) ||
-        !Private(Out(sqrt))) {
+    if (!p_.SingleReader(p_.Out(var), &add_eps) || !IsOnnxOp(*g_.nodes[add_eps].proto, "Add") ||
+        !p_.ScalarOperand(add_eps, p_.Out(var), &m->epsilon) ||
+        !p_.SingleReader(p_.Out(add_eps), &sqrt) || !IsOnnxOp(*g_.nodes[sqrt].proto, "Sqrt") ||
+        g_.nodes[div].inputs[1] != p_.Out(sqrt) || !p_.Private(p_.Out(sqrt))) {
       return false;
     }
     m->nodes.insert(m->nodes.end(), {sub, sq, var, add_eps, sqrt, div});
-    m->output = Out(div);
+    m->output = p_.Out(div);
     // Optional affine: * gamma, then + beta.
     size_t next;
-    if (Only(m->output, &next) && IsOnnxOp(*g_.nodes[next].proto, "Mul") &&
-        VectorOperand(next, m->output, &m->gamma)) {
+    if (p_.SingleReader(m->output, &next) && IsOnnxOp(*g_.nodes[next].proto, "Mul") &&
+        p_.VectorOperand(next, m->output, &m->gamma)) {
       m->nodes.push_back(next);
-      m->output = Out(next);
-      if (Only(m->output, &next) && IsOnnxOp(*g_.nodes[next].proto, "Add") &&
-          VectorOperand(next, m->output, &m->beta)) {
+      m->output = p_.Out(next);
+      if (p_.SingleReader(m->output, &next) && IsOnnxOp(*g_.nodes[next].proto, "Add") &&
+          p_.VectorOperand(next, m->output, &m->beta)) {
         m->nodes.push_back(next);
-        m->output = Out(next);
+        m->output = p_.Out(next);
       }
     }
     return m->output >= 0;
@@ -93,8 +91,8 @@ class LayerNormMatcher {
   // The RMS pattern at node `first` (a ReduceMean of x^2), if it is all there.
   bool RmsAt(size_t first, Match* m) const {
     const Graph::Node& mean = g_.nodes[first];
-    if (!IsOnnxOp(*mean.proto, "ReduceMean") || mean.inputs.empty() || !Float(mean.inputs[0]) ||
-        !LastAxisKeepDims(mean) || !Private(mean.inputs[0])) {
+    if (!IsOnnxOp(*mean.proto, "ReduceMean") || mean.inputs.empty() || !p_.Float(mean.inputs[0]) ||
+        !LastAxisKeepDims(mean) || !p_.Private(mean.inputs[0])) {
       return false;
     }
     const int sq_v = mean.inputs[0];
@@ -106,17 +104,18 @@ class LayerNormMatcher {
     m->rms = true;
     m->nodes = {first, static_cast<size_t>(sq)};
     size_t add_eps, sqrt, next;
-    if (!Only(Out(first), &add_eps) || !IsOnnxOp(*g_.nodes[add_eps].proto, "Add") ||
-        !ScalarOperand(add_eps, Out(first), &m->epsilon) || !Only(Out(add_eps), &sqrt) ||
-        !IsOnnxOp(*g_.nodes[sqrt].proto, "Sqrt") || !Only(Out(sqrt), &next)) {
+    if (!p_.SingleReader(p_.Out(first), &add_eps) || !IsOnnxOp(*g_.nodes[add_eps].proto, "Add") ||
+        !p_.ScalarOperand(add_eps, p_.Out(first), &m->epsilon) ||
+        !p_.SingleReader(p_.Out(add_eps), &sqrt) || !IsOnnxOp(*g_.nodes[sqrt].proto, "Sqrt") ||
+        !p_.SingleReader(p_.Out(sqrt), &next)) {
       return false;
     }
     m->nodes.insert(m->nodes.end(), {add_eps, sqrt, next});
     const Graph::Node& nn = g_.nodes[next];
-    const int s = Out(sqrt);
+    const int s = p_.Out(sqrt);
     if (IsOnnxOp(*nn.proto, "Div") && nn.inputs.size() == 2 && nn.inputs[1] == s &&
         nn.inputs[0] == m->x) {
-      m->output = Out(next);  // x / s
+      m->output = p_.Out(next);  // x / s
     } else {
       float one = 0;
       const bool reciprocal =
@@ -124,39 +123,24 @@ class LayerNormMatcher {
           (IsOnnxOp(*nn.proto, "Div") && nn.inputs.size() == 2 && nn.inputs[1] == s &&
            ScalarConstant(g_, nn.inputs[0], &one) && one == 1.0f);
       size_t mul;
-      if (!reciprocal || !Only(Out(next), &mul) || !IsOnnxOp(*g_.nodes[mul].proto, "Mul") ||
-          g_.nodes[mul].inputs.size() != 2 ||
+      if (!reciprocal || !p_.SingleReader(p_.Out(next), &mul) ||
+          !IsOnnxOp(*g_.nodes[mul].proto, "Mul") || g_.nodes[mul].inputs.size() != 2 ||
           (g_.nodes[mul].inputs[0] != m->x && g_.nodes[mul].inputs[1] != m->x)) {
         return false;
       }
       m->nodes.push_back(mul);
-      m->output = Out(mul);
+      m->output = p_.Out(mul);
     }
     size_t scale;
-    if (Only(m->output, &scale) && IsOnnxOp(*g_.nodes[scale].proto, "Mul") &&
-        VectorOperand(scale, m->output, &m->gamma)) {
+    if (p_.SingleReader(m->output, &scale) && IsOnnxOp(*g_.nodes[scale].proto, "Mul") &&
+        p_.VectorOperand(scale, m->output, &m->gamma)) {
       m->nodes.push_back(scale);
-      m->output = Out(scale);
+      m->output = p_.Out(scale);
     }
     return m->output >= 0;
   }
 
  private:
-  int Out(size_t n) const {
-    const Graph::Node& node = g_.nodes[n];
-    return node.outputs.size() == 1 ? node.outputs[0] : -1;
-  }
-  bool Float(int v) const {
-    return v >= 0 && g_.value_types[static_cast<size_t>(v)] == DataType::kFloat &&
-           g_.kinds[static_cast<size_t>(v)] == ValueKind::kTensor;
-  }
-  bool Private(int v) const { return v >= 0 && readers_[static_cast<size_t>(v)] == 1; }
-  // The one node reading v (v private, not a graph output).
-  bool Only(int v, size_t* n) const {
-    if (!Private(v) || consumers_[static_cast<size_t>(v)].size() != 1) return false;
-    *n = consumers_[static_cast<size_t>(v)][0];
-    return true;
-  }
   // ReduceMean over the last axis only, keepdims on (axes as attribute or constant input).
   bool LastAxisKeepDims(const Graph::Node& n) const {
     std::vector<int64_t> axes;
@@ -182,47 +166,21 @@ class LayerNormMatcher {
     return IsOnnxOp(*node.proto, "Pow") && node.inputs.size() == 2 && node.inputs[0] == d &&
            ScalarConstant(g_, node.inputs[1], &e) && e == 2.0f;
   }
-  // Node n (binary) reads `x` and a one-element float constant.
-  bool ScalarOperand(size_t n, int x, float* out) const {
-    const Graph::Node& node = g_.nodes[n];
-    if (node.inputs.size() != 2) return false;
-    const int other = node.inputs[0] == x ? node.inputs[1] : node.inputs[0];
-    return (node.inputs[0] == x || node.inputs[1] == x) && ScalarConstant(g_, other, out);
-  }
-  // Node n (binary) reads `x` and a 1-D float constant.
-  bool VectorOperand(size_t n, int x, int* out) const {
-    const Graph::Node& node = g_.nodes[n];
-    if (node.inputs.size() != 2 || (node.inputs[0] != x && node.inputs[1] != x)) return false;
-    const int other = node.inputs[0] == x ? node.inputs[1] : node.inputs[0];
-    const Tensor* t = ConstantOf(g_, other);
-    if (t == nullptr || t->dtype() != DataType::kFloat || t->shape().rank() != 1) return false;
-    *out = other;
-    return true;
-  }
-
   const Graph& g_;
-  std::vector<int> readers_;
-  std::vector<std::vector<size_t>> consumers_;
+  const Pattern p_;
 };
 
 }  // namespace
 
 size_t FuseLayerNorm(Graph& graph, const PassContext& ctx) {
   if (!HasOnnxOp(graph, "ReduceMean")) return 0;
-  std::vector<char> removed(graph.nodes.size(), 0);
-  size_t count = 0;
+  Fusions fusions(graph, ctx);
   const LayerNormMatcher match(graph);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     LayerNormMatcher::Match m;
-    if (removed[i] || !(match.At(i, &m) || match.RmsAt(i, &m))) continue;
-    bool free = true;
-    for (size_t n : m.nodes)
-      free = free && !removed[n];
-    if (!free) continue;
-    onnx::NodeProto proto;
-    proto.name.set(graph.nodes[i].proto->name.get());
-    proto.domain.set("onnx_light");
-    proto.op_type.set(m.rms ? "RMSNormalization" : "LayerNormalization");
+    if (fusions.Taken(i) || !(match.At(i, &m) || match.RmsAt(i, &m)) || !fusions.Free(m.nodes)) {
+      continue;
+    }
     std::vector<int> inputs = {m.x};
     if (m.gamma < 0) {  // no scale in the pattern: ones
       Result<Shape> shape = Shape::Create({1});
@@ -234,24 +192,16 @@ size_t FuseLayerNorm(Graph& graph, const PassContext& ctx) {
     }
     inputs.push_back(m.gamma);
     if (m.beta >= 0) inputs.push_back(m.beta);
-    for (int v : inputs)
-      proto.input.push_back(graph.value_names[static_cast<size_t>(v)]);
-    proto.output.push_back(graph.value_names[static_cast<size_t>(m.output)]);
+    onnx::NodeProto proto =
+        NodeProtoOf(graph, graph.nodes[i].proto->name.get(), "onnx_light",
+                    m.rms ? "RMSNormalization" : "LayerNormalization", inputs, {m.output});
     proto.attribute.push_back(IntAttribute("axis", -1));
     proto.attribute.push_back(FloatAttribute("epsilon", m.epsilon));
-    Graph::Node& first = graph.nodes[i];
-    const std::vector<int> old_outputs = first.outputs;
-    first.outputs = {m.output};
-    if (!ReplaceNode(graph, ctx, first, std::move(proto), inputs).ok()) {
-      first.outputs = old_outputs;
-      continue;
-    }
-    for (size_t n = 1; n < m.nodes.size(); ++n)
-      removed[m.nodes[n]] = 1;
-    count += m.nodes.size() - 1;
+    // The fused node takes the first ReduceMean's place: x is computed by then, and the
+    // scale and shift are constants.
+    fusions.Replace(i, std::move(proto), inputs, {m.output}, m.nodes);
   }
-  if (count > 0) RemoveNodes(graph, removed);
-  return count;
+  return fusions.Finish();
 }
 
 }  // namespace onnx_light::passes

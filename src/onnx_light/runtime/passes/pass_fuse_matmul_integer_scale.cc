@@ -15,14 +15,7 @@ namespace {
 
 class Matcher {
  public:
-  explicit Matcher(const Graph& graph) : g_(graph), readers_(ReaderCounts(graph)) {
-    reader_.assign(graph.value_names.size(), -1);
-    for (size_t i = 0; i < graph.nodes.size(); ++i) {
-      for (int v : graph.nodes[i].inputs) {
-        if (v >= 0) reader_[static_cast<size_t>(v)] = static_cast<int>(i);
-      }
-    }
-  }
+  explicit Matcher(const Graph& graph) : g_(graph), p_(graph) {}
 
   // The Cast and Mul after MatMulInteger node i, and the scale s; false if not there.
   bool At(size_t i, size_t* cast, size_t* mul, int* scale) const {
@@ -50,14 +43,9 @@ class Matcher {
  private:
   // The one node reading v, if it is `op` with one output (its value in *out).
   bool Next(int v, const char* op, size_t* node, int* out) const {
-    if (readers_[static_cast<size_t>(v)] != 1) return false;
-    const int r = reader_[static_cast<size_t>(v)];
-    if (r < 0) return false;
-    const Graph::Node& n = g_.nodes[static_cast<size_t>(r)];
-    if (!IsOnnxOp(*n.proto, op) || n.outputs.size() != 1 || n.outputs[0] < 0) return false;
-    *node = static_cast<size_t>(r);
-    *out = n.outputs[0];
-    return true;
+    if (!p_.SingleReader(v, node) || !p_.Is(*node, op)) return false;
+    *out = p_.Out(*node);
+    return *out >= 0;
   }
 
   // Whether v is one value or one per column (n), of rank <= 1, by its form.
@@ -78,8 +66,7 @@ class Matcher {
   }
 
   const Graph& g_;
-  std::vector<int> readers_;
-  std::vector<int> reader_;  // the last node reading each value
+  const Pattern p_;
 };
 
 }  // namespace
@@ -87,33 +74,24 @@ class Matcher {
 size_t FuseMatMulIntegerScale(Graph& graph, const PassContext& ctx) {
   if (!HasOnnxOp(graph, "MatMulInteger")) return 0;
   const Matcher match(graph);
-  std::vector<char> removed(graph.nodes.size(), 0);
-  size_t count = 0;
+  Fusions fusions(graph, ctx);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     size_t cast = 0, mul = 0;
     int scale = -1;
-    if (!match.At(i, &cast, &mul, &scale) || removed[i]) continue;
+    if (!match.At(i, &cast, &mul, &scale) || !fusions.Free({i, cast, mul})) continue;
     // The fused node takes the Mul's place, where the scale and MatMulInteger's inputs
     // are all computed.
     const Graph::Node& mm = graph.nodes[i];
     std::vector<int> inputs = mm.inputs;
     inputs.resize(4, -1);
     inputs.push_back(scale);
-    onnx::NodeProto proto = *mm.proto;
-    proto.domain.set("onnx_light");
-    proto.op_type.set("MatMulIntegerToFloat");
-    proto.input.clear();
-    for (int v : inputs)
-      proto.input.push_back(v >= 0 ? graph.value_names[static_cast<size_t>(v)] : std::string());
-    Graph::Node& fused = graph.nodes[mul];
-    proto.output.clear();
-    proto.output.push_back(graph.value_names[static_cast<size_t>(fused.outputs[0])]);
-    if (!ReplaceNode(graph, ctx, fused, std::move(proto), inputs).ok()) continue;
-    removed[i] = removed[cast] = 1;
-    count += 2;
+    const std::vector<int> outputs = graph.nodes[mul].outputs;
+    onnx::NodeProto proto = NodeProtoOf(graph, mm.proto->name.get(), "onnx_light",
+                                        "MatMulIntegerToFloat", inputs, outputs);
+    proto.attribute = mm.proto->attribute;
+    fusions.Replace(mul, std::move(proto), inputs, outputs, {i, cast, mul});
   }
-  if (count > 0) RemoveNodes(graph, removed);
-  return count;
+  return fusions.Finish();
 }
 
 }  // namespace onnx_light::passes

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "../graph.h"
+#include "conv_fold.h"
 #include "onnx_light/runtime/kernel.h"
 #include "pass_manager.h"
 
