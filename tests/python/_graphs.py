@@ -4,8 +4,15 @@ onnxruntime is imported lazily: it is a test oracle only."""
 
 from __future__ import annotations
 
+import numpy as np
+
 import onnx_light
-from onnx_light.onnx import helper, numpy_helper
+from onnx_light.onnx import TensorProto, helper, numpy_helper
+
+# Element types by their short names in the tests.
+F, D, H, BF = TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16, TensorProto.BFLOAT16
+I, I32, I8, U8 = TensorProto.INT64, TensorProto.INT32, TensorProto.INT8, TensorProto.UINT8
+B, S = TensorProto.BOOL, TensorProto.STRING
 
 
 def node_model(op, inputs, outputs, opset=17, initializers=None, **attrs):
@@ -26,11 +33,6 @@ def node_model(op, inputs, outputs, opset=17, initializers=None, **attrs):
 def fused_conv_model(with_z=False, **attrs):
     """One onnx_light:FusedConv of x [1, 2, 5, 5] with all-ones 3x3 weights W [3, 2, 3, 3],
     bias B = [0.5, -1, 2] and pads 1, plus `attrs`; with_z adds a Z input (any shape)."""
-    import numpy as np
-
-    from onnx_light.onnx import TensorProto
-
-    F = TensorProto.FLOAT
     ins = ["x", "W", "B", "z"] if with_z else ["x", "W", "B"]
     node = helper.make_node("FusedConv", ins, ["y"], domain="onnx_light", pads=[1] * 4, **attrs)
     inputs = [helper.make_tensor_value_info("x", F, [1, 2, 5, 5])]
@@ -69,3 +71,33 @@ def light_and_ort(data: bytes, feeds) -> tuple:
     (want,) = ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feeds)[:1]
     (got,) = onnx_light.RuntimeSession(data).run(None, feeds)[:1]
     return got, want
+
+
+def levels_model():
+    """x -> Identity -> Relu -> Dropout -> Add(c) -> y, with a dead branch (Exp of x, read
+    by nothing) and a constant subgraph (Shape of an initializer, Cast) feeding Add."""
+    w = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), "w")
+    nodes = [
+        helper.make_node("Identity", ["x"], ["i"], name="ident"),
+        helper.make_node("Relu", ["i"], ["r"], name="relu"),
+        helper.make_node("Dropout", ["r"], ["d"], name="drop"),
+        helper.make_node("Exp", ["x"], ["dead"], name="dead_exp"),
+        helper.make_node("Neg", ["w"], ["nw"], name="fold_neg"),
+        helper.make_node("Add", ["d", "nw"], ["y"], name="add"),
+        helper.make_node("Sigmoid", ["r"], ["z"], name="side"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", F, [2, 3])],
+        [
+            helper.make_tensor_value_info("y", F, [2, 3]),
+            helper.make_tensor_value_info("z", F, [2, 3]),
+        ],
+        [w],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+# A feed for levels_model.
+LEVELS_X = np.array([[-1.0, 2.0, -3.0], [4.0, -5.0, 6.0]], np.float32)

@@ -10,8 +10,8 @@ import threading
 
 import numpy as np
 import pytest
+from _graphs import LEVELS_X, levels_model
 from test_cli import MODEL, cli
-from test_graph_passes import X, chain_model
 
 import onnx_light
 
@@ -21,10 +21,10 @@ def node_events(trace):
 
 
 def test_trace_has_every_node_of_every_run(tmp_path):
-    s = onnx_light.RuntimeSession(chain_model(), enable_profiling=True)
-    assert s.planned_nodes == 3  # Relu, Add, Sigmoid (see test_graph_passes)
+    s = onnx_light.RuntimeSession(levels_model(), enable_profiling=True)
+    assert s.planned_nodes == 3  # Relu, Add, Sigmoid (see passes/test_pass_manager.py)
     for _ in range(4):
-        s.run(None, {"x": X})
+        s.run(None, {"x": LEVELS_X})
     path = s.end_profiling(tmp_path / "p.json")
     assert path == str(tmp_path / "p.json")
     trace = json.loads((tmp_path / "p.json").read_text())
@@ -47,15 +47,15 @@ def test_trace_has_every_node_of_every_run(tmp_path):
     assert len(orders) == 1 and sorted(next(iter(orders))) == ["add", "relu", "side"]
     assert next(iter(orders))[0] == "relu"
     # end_profiling starts afresh.
-    s.run(None, {"x": X})
+    s.run(None, {"x": LEVELS_X})
     trace = json.loads(open(s.end_profiling(tmp_path / "q.json")).read())
     assert len(node_events(trace)) == 3
 
 
 def test_summary_by_op_type():
-    s = onnx_light.RuntimeSession(chain_model(), enable_profiling=True)
+    s = onnx_light.RuntimeSession(levels_model(), enable_profiling=True)
     for _ in range(5):
-        s.run(None, {"x": X})
+        s.run(None, {"x": LEVELS_X})
     rows = s.profile_summary()
     assert {r.op_type for r in rows} == {"Relu", "Add", "Sigmoid"}
     assert all(r.calls == 5 and r.total_ms >= 0 for r in rows)
@@ -65,11 +65,11 @@ def test_summary_by_op_type():
 
 def test_default_path_and_concurrent_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    s = onnx_light.RuntimeSession(chain_model(), enable_profiling=True)
+    s = onnx_light.RuntimeSession(levels_model(), enable_profiling=True)
 
     def work():
         for _ in range(50):
-            s.run(None, {"x": X})
+            s.run(None, {"x": LEVELS_X})
 
     threads = [threading.Thread(target=work) for _ in range(3)]
     for t in threads:
@@ -83,22 +83,24 @@ def test_default_path_and_concurrent_runs(tmp_path, monkeypatch):
 
 
 def test_profiling_errors(tmp_path):
-    plain = onnx_light.RuntimeSession(chain_model())
+    plain = onnx_light.RuntimeSession(levels_model())
     with pytest.raises(RuntimeError, match="enable_profiling=True"):
         plain.end_profiling(tmp_path / "p.json")
     with pytest.raises(RuntimeError, match="enable_profiling=True"):
         plain.profile_summary()
     with pytest.raises(TypeError, match="enable_profiling must be a bool"):
-        onnx_light.RuntimeSession(chain_model(), enable_profiling=1)
-    s = onnx_light.RuntimeSession(chain_model(), enable_profiling=True)
-    s.run(None, {"x": X})
+        onnx_light.RuntimeSession(levels_model(), enable_profiling=1)
+    s = onnx_light.RuntimeSession(levels_model(), enable_profiling=True)
+    s.run(None, {"x": LEVELS_X})
     with pytest.raises(OSError, match="cannot write the profile"):
         s.end_profiling(tmp_path / "missing" / "p.json")
     with pytest.raises(TypeError, match="path must be"):
         s.end_profiling(42)
     # The session is still usable and its events were kept.
     assert s.profile_summary()[0].calls == 1
-    np.testing.assert_array_equal(s.run(["z"], {"x": X})[0], 1 / (1 + np.exp(-np.maximum(X, 0))))
+    np.testing.assert_array_equal(
+        s.run(["z"], {"x": LEVELS_X})[0], 1 / (1 + np.exp(-np.maximum(LEVELS_X, 0)))
+    )
 
 
 def test_cli_profile(tmp_path):

@@ -10,6 +10,7 @@ import threading
 import ml_dtypes
 import numpy as np
 import pytest
+from _graphs import LEVELS_X, levels_model
 
 import onnx_light
 from onnx_light.onnx import TensorProto, helper, numpy_helper
@@ -275,3 +276,20 @@ def test_threads_and_intra_op():
     for t in threads:
         t.join()
     assert errors == []
+
+
+F = TensorProto.FLOAT
+
+
+def test_only_the_nodes_the_requested_outputs_need_run():
+    # 'z' needs Relu and Sigmoid; a failing node on the other branch must not run for it.
+    model = levels_model()
+    bad = helper.make_node("Reshape", ["d", "bad_shape"], ["rs"], name="bad")
+    model.graph.node.append(bad)
+    model.graph.initializer.append(numpy_helper.from_array(np.array([7], np.int64), "bad_shape"))
+    model.graph.node[5].input[0] = "rs"  # Add reads the Reshape: y now fails to compute
+    s = onnx_light.RuntimeSession(model)
+    (z,) = s.run(["z"], {"x": LEVELS_X})
+    np.testing.assert_array_equal(z, 1 / (1 + np.exp(-np.maximum(LEVELS_X, 0))))
+    with pytest.raises(ValueError, match="Reshape"):
+        s.run(["y"], {"x": LEVELS_X})

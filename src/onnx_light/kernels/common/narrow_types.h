@@ -6,7 +6,7 @@
 // which holds every value of every one of these types exactly.
 //
 // Conversion rules (the ONNX Cast specification; ml_dtypes agrees bit for bit, which
-// tests/python/test_narrow_types.py checks over every code and many float32 values):
+// tests/python/kernels/tensor/test_cast.py checks over every code and many float32 values):
 //  - float8/float4 round to nearest even. With saturate (the default) values beyond the
 //    largest finite value, infinities included, become that value with their sign.
 //    Without it they become infinity (E5M2) or NaN (the others); FLOAT4E2M1 has neither

@@ -65,7 +65,7 @@ HWY_INLINE V ExpNeg(D d, V v) {
 }
 
 // erf for float32, within 2.5 ULP of the true value (checked against math.erf over 2.2M
-// points, tests/python/kernels/math/test_unary_simd.py). Coefficients fitted for this
+// points, tests/python/kernels/math/test_math_unary.py). Coefficients fitted for this
 // project by least squares on Chebyshev nodes (relative error weighted): |x| <= 1,
 // x * P(x^2) with P of degree 7; 1 < |x| < 4, 1 - exp(-x^2) * Q(1/|x|) with Q of degree 9
 // (Q approximates erfcx = erfc * exp(x^2)); beyond 4, erf rounds to +-1 in float.

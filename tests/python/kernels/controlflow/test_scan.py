@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _graphs import F, I
 
 import onnx_light
-from onnx_light.onnx import TensorProto, helper
-
-F, I = TensorProto.FLOAT, TensorProto.INT64
+from onnx_light.onnx import helper
 
 
 def body_graph():

@@ -5,11 +5,10 @@ own onnx_light::LeakyRelu and onnx_light_cpu::Log), nested two levels deep."""
 from __future__ import annotations
 
 import numpy as np
+from _graphs import B, F
 
 import onnx_light
-from onnx_light.onnx import TensorProto, helper
-
-F, B = TensorProto.FLOAT, TensorProto.BOOL
+from onnx_light.onnx import helper
 
 
 def branch(name, nodes, out):

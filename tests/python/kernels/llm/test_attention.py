@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _graphs import B, F
 
 import onnx_light
-from onnx_light.onnx import TensorProto, helper
-
-F, B = TensorProto.FLOAT, TensorProto.BOOL
+from onnx_light.onnx import helper
 
 
 def model(inputs, n_out=1, opset=23, **attrs):

@@ -7,13 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _graphs import node_bytes
+from _graphs import F, node_bytes
 from onnx.reference import ReferenceEvaluator
 
 import onnx_light
-from onnx_light.onnx import TensorProto
-
-F = TensorProto.FLOAT
 
 
 def model(op, inputs, outs, **attrs):

@@ -12,11 +12,10 @@ from __future__ import annotations
 import numpy as np
 import onnxruntime as ort
 import pytest
+from _graphs import F
 
 import onnx_light
 from onnx_light.onnx import TensorProto, helper
-
-F = TensorProto.FLOAT
 
 
 def build(op, gates, hidden, in_sz, dirs, peep=False, **attrs):

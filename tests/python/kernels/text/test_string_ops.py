@@ -7,12 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from _graphs import run_node
-
-import onnx_light
-from onnx_light.onnx import TensorProto
-
-S, B, I = TensorProto.STRING, TensorProto.BOOL, TensorProto.INT64
+from _graphs import B, I, S, run_node
 
 
 def run(op, inputs, feeds, outs=(("y", S),), opset=20, **attrs):

@@ -1,0 +1,71 @@
+"""Min, Max, Sum and Mean (src/onnx_light/kernels/math/variadic.cc): any number of inputs
+broadcast together, against numpy (float32 sums and means at rtol 1e-6; Min and Max
+exactly, NaN propagating as numpy's fmin/fmax do not: np.minimum / np.maximum)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _graphs import F, I
+from _one_node import check_bad_input
+
+import onnx_light
+from onnx_light.onnx import helper
+
+RNG = np.random.default_rng(17)
+
+
+def variadic(op, n, elem=F):
+    names = [f"x{i}" for i in range(n)]
+    graph = helper.make_graph(
+        [helper.make_node(op, names, ["y"])],
+        "g",
+        [helper.make_tensor_value_info(x, elem, None) for x in names],
+        [helper.make_tensor_value_info("y", elem, None)],
+    )
+    return onnx_light.RuntimeSession(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    )
+
+
+SHAPES = [(2, 3, 4), (3, 1), (4,)]
+
+
+@pytest.mark.parametrize(
+    "op,ref",
+    [
+        ("Min", lambda xs: np.minimum.reduce(np.broadcast_arrays(*xs))),
+        ("Max", lambda xs: np.maximum.reduce(np.broadcast_arrays(*xs))),
+        ("Sum", lambda xs: sum(np.broadcast_arrays(*xs))),
+        ("Mean", lambda xs: sum(np.broadcast_arrays(*xs)) / len(xs)),
+    ],
+)
+def test_three_broadcast_inputs(op, ref):
+    xs = [RNG.standard_normal(s).astype(np.float32) for s in SHAPES]
+    (y,) = variadic(op, 3).run(None, {f"x{i}": x for i, x in enumerate(xs)})
+    np.testing.assert_allclose(y, ref([x.astype(np.float64) for x in xs]), rtol=1e-6)
+
+
+def test_one_input_is_the_identity_and_nan_propagates():
+    x = np.array([1.0, np.nan, -2.0], np.float32)
+    (y,) = variadic("Max", 1).run(None, {"x0": x})
+    np.testing.assert_array_equal(y, x)
+    (y,) = variadic("Min", 2).run(None, {"x0": x, "x1": np.zeros(3, np.float32)})
+    np.testing.assert_array_equal(y, np.minimum(x, 0))
+
+
+def test_int64_max_is_exact():
+    a = np.array([2**62, -(2**62), 5], np.int64)
+    b = np.array([2**62 + 1, -(2**62) - 1, 5], np.int64)
+    (y,) = variadic("Max", 2, I).run(None, {"x0": a, "x1": b})
+    np.testing.assert_array_equal(y, np.maximum(a, b))
+
+
+def test_shapes_that_do_not_broadcast_are_refused():
+    check_bad_input(
+        "Sum",
+        [("a", F), ("b", F)],
+        {"opset": 13},
+        {"a": np.ones((2, 3), np.float32), "b": np.ones(4, np.float32)},
+        "cannot be broadcast",
+    )

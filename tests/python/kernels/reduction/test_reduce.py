@@ -1,0 +1,132 @@
+"""float32 ReduceSum, ReduceMean and ReduceSumSquare over one block of axes sum in SIMD
+doubles: trailing axes (the norms of transformers) as contiguous rows, a middle block (a
+channel axis) as column sums; other axes take the general walk. All against numpy in
+float64 rounded once to float32: rtol 1e-6 (the double sums differ only in order), at one
+and two threads (outputs split between threads)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _graphs import B, F, I, node_model, run_node
+from _one_node import check_bad_input, f32, session
+
+import onnx_light
+from onnx_light.onnx import TensorProto
+
+CASES = [
+    ((1, 64, 512), [-1], 1),  # the RMS norm of a T5 layer
+    ((3, 5, 7), [2], 0),
+    ((2, 3, 4, 37), [-2, -1], 1),  # a two-axis suffix
+    ((2, 1, 9), [1, 2], 0),  # with a unit axis
+    ((4, 6, 5), [1], 1),  # a middle axis: column sums with a scalar tail
+    ((1, 512, 256), [1], 0),  # magika's channel sums: one image, columns split for threads
+    ((3, 70, 37), [0], 1),  # a leading block
+    ((2, 5, 3, 67), [1, 2], 0),  # a two-axis middle block, 67 columns (vector tails)
+    ((2, 1, 9, 1, 33), [2, 3], 1),  # unit axes on both sides of the block
+    ((300, 1000), [1], 0),  # many rows: rows split for threads
+    ((4, 6, 5), [0, 2], 0),  # not one block: the general walk
+    ((5, 3), [0, 1], 0),  # everything
+]
+
+REFS = {
+    "ReduceSum": lambda x, ax, k: np.sum(x, axis=ax, keepdims=k),
+    "ReduceMean": lambda x, ax, k: np.mean(x, axis=ax, keepdims=k),
+    "ReduceSumSquare": lambda x, ax, k: np.sum(x * x, axis=ax, keepdims=k),
+}
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", sorted(REFS))
+@pytest.mark.parametrize("shape,axes,keepdims", CASES)
+def test_block_reductions_match_numpy(op, shape, axes, keepdims, threads):
+    x = np.random.default_rng(len(shape)).standard_normal(shape).astype(np.float32)
+    F = TensorProto.FLOAT
+    model = node_model(
+        op,
+        [("x", F), ("axes", None)],
+        [("y", F)],
+        opset=18,
+        initializers={"axes": np.array(axes, np.int64)},
+        keepdims=keepdims,
+    )
+    got = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})[0]
+    want = REFS[op](x.astype(np.float64), tuple(axes), bool(keepdims)).astype(np.float32)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def run24(op, inputs, feeds, outs=(("y", F),), opset=24, **attrs):
+    return run_node(op, inputs, feeds, outs, opset, **attrs)
+
+
+def test_bool_reduce_max_min_are_any_and_all():
+    x = np.array([[True, False], [False, False]])
+    (y,) = run24("ReduceMax", [("x", B)], {"x": x}, outs=[("y", B)], opset=20, keepdims=0)
+    np.testing.assert_array_equal(y, x.any(axis=(0, 1)))
+    (y,) = run24(
+        "ReduceMin",
+        [("x", B), ("a", I)],
+        {"x": x, "a": np.array([1])},
+        outs=[("y", B)],
+        opset=20,
+        keepdims=0,
+    )
+    np.testing.assert_array_equal(y, x.all(axis=1))
+
+
+@pytest.mark.parametrize(
+    "dtype,etype", [(np.int32, TensorProto.INT32), (np.int64, TensorProto.INT64)]
+)
+def test_integer_reductions_match_numpy(dtype, etype):
+    rng = np.random.default_rng(3)
+    x = rng.integers(-1000, 1000, size=(3, 4, 5)).astype(dtype)
+    refs = {
+        # numpy widens int32 sums and products unless told the type.
+        "ReduceSum": lambda a, axis, keepdims: np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype),
+        "ReduceMax": np.max,
+        "ReduceMin": np.min,
+        "ReduceProd": lambda a, axis, keepdims: np.prod(
+            a, axis=axis, keepdims=keepdims, dtype=dtype
+        ),
+        "ReduceSumSquare": lambda a, axis, keepdims: np.sum(
+            a * a, axis=axis, keepdims=keepdims, dtype=dtype
+        ),
+        "ReduceL1": lambda a, axis, keepdims: np.sum(
+            np.abs(a), axis=axis, keepdims=keepdims, dtype=dtype
+        ),
+    }
+    for op, ref in refs.items():
+        s = session(op, [("a", etype), ("s", I)], out_type=etype, opset=18, keepdims=0)
+        for axes in ([1], [0, 2], [-1]):
+            (y,) = s.run(None, {"a": x, "s": np.array(axes)})
+            with np.errstate(over="ignore"):
+                np.testing.assert_array_equal(
+                    y, ref(x, axis=tuple(axes), keepdims=False), err_msg=op
+                )
+
+
+def test_float_reductions_accumulate_in_double():
+    # 2^24 + many ones: a float32 accumulator would stall at 16777216.
+    x = np.concatenate([[16777216.0], np.ones(1000)]).astype(np.float32)
+    (y,) = session("ReduceSum", [("a", F), ("s", I)], keepdims=0).run(
+        None, {"a": x, "s": np.array([0])}
+    )
+    assert y == np.float32(16777216.0 + 1000)
+
+
+BAD_INPUTS = [
+    (
+        "ReduceSum",
+        [("a", F), ("s", I)],
+        {},
+        {"a": f32(2, 3), "s": np.array([2])},
+        "axis 2 is out of range for rank 2",
+    ),
+    ("ReduceMax", [("a", F)], {"axes": [-3]}, {"a": f32(2, 3)}, "axis -3 is out of range"),
+]
+
+
+@pytest.mark.parametrize("op,inputs,attrs,feeds,message", BAD_INPUTS)
+def test_bad_inputs_are_value_errors_naming_the_node(op, inputs, attrs, feeds, message):
+    check_bad_input(op, inputs, attrs, feeds, message)

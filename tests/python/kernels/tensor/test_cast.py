@@ -1,0 +1,222 @@
+"""Cast from bool and integers up to 32 bits to float and double, and between float and
+double, converts directly (one rounding): exactly numpy's astype, including integers past
+2^24 that float cannot hold, negative values, NaN and infinities."""
+
+from __future__ import annotations
+
+import ml_dtypes as md
+import numpy as np
+import pytest
+from _graphs import F, I, run_node
+from onnx import numpy_helper as onnx_numpy_helper  # the ONNX reference: an oracle only
+
+import onnx_light
+from onnx_light.onnx import TensorProto, helper
+
+ELEM = {
+    np.bool_: TensorProto.BOOL,
+    np.int8: TensorProto.INT8,
+    np.uint16: TensorProto.UINT16,
+    np.int32: TensorProto.INT32,
+    np.uint32: TensorProto.UINT32,
+    np.float32: TensorProto.FLOAT,
+    np.float64: TensorProto.DOUBLE,
+}
+
+
+def cast(x, to, threads=1):
+    node = helper.make_node("Cast", ["x"], ["y"], to=ELEM[to])
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", ELEM[x.dtype.type], None)],
+        [helper.make_tensor_value_info("y", ELEM[to], None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    return onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})[0]
+
+
+@pytest.mark.parametrize("src", [np.bool_, np.int8, np.uint16, np.int32, np.uint32])
+@pytest.mark.parametrize("dst", [np.float32, np.float64])
+def test_small_integers_to_floats(src, dst):
+    rng = np.random.default_rng(1)
+    if src is np.bool_:
+        x = rng.integers(0, 2, 1000).astype(np.bool_)
+    else:
+        info = np.iinfo(src)
+        x = rng.integers(info.min, info.max, 1000, dtype=np.int64, endpoint=True).astype(src)
+        if src in (np.int32, np.uint32):
+            x[:4] = [2**24 + 1, 2**24 + 3, 2**31 - 1 if src is np.int32 else 2**32 - 1, 0]
+    np.testing.assert_array_equal(cast(x, dst), x.astype(dst))
+
+
+def test_float_and_double_both_ways():
+    x = np.array([1e-40, 1e300, -1e300, np.nan, np.inf, -0.0, 1 / 3, 2.5e-8], np.float64)
+    with np.errstate(over="ignore"):  # 1e300 overflows to inf in float, as intended
+        want = x.astype(np.float32)
+    np.testing.assert_array_equal(cast(x, np.float32), want)
+    y = want
+    np.testing.assert_array_equal(cast(y, np.float64), y.astype(np.float64))
+
+
+@pytest.mark.parametrize(
+    "src,dst", [(np.bool_, np.float32), (np.int32, np.float64), (np.float64, np.float32)]
+)
+def test_large_casts_split_across_threads(src, dst):
+    # 300k elements: chunks on two threads; the same values as on one.
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal(300_001) * 1000).astype(src)
+    want = x.astype(dst)
+    np.testing.assert_array_equal(cast(x, dst, threads=2), want)
+    np.testing.assert_array_equal(cast(x, dst), want)
+
+
+def run24(op, inputs, feeds, outs=(("y", F),), opset=24, **attrs):
+    return run_node(op, inputs, feeds, outs, opset, **attrs)
+
+
+FLOATS = {
+    TensorProto.FLOAT8E4M3FN: md.float8_e4m3fn,
+    TensorProto.FLOAT8E4M3FNUZ: md.float8_e4m3fnuz,
+    TensorProto.FLOAT8E5M2: md.float8_e5m2,
+    TensorProto.FLOAT8E5M2FNUZ: md.float8_e5m2fnuz,
+    TensorProto.FLOAT4E2M1: md.float4_e2m1fn,
+}
+
+
+INTS = {
+    TensorProto.INT4: md.int4,
+    TensorProto.UINT4: md.uint4,
+    TensorProto.INT2: md.int2,
+    TensorProto.UINT2: md.uint2,
+}
+
+
+def cast_session(src, dst, opset=25, **attrs):
+    node = helper.make_node("Cast", ["x"], ["y"], to=dst, **attrs)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", src, None)],
+        [helper.make_tensor_value_info("y", dst, None)],
+    )
+    return onnx_light.RuntimeSession(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    )
+
+
+def all_codes(dtype):
+    bits = 4 if dtype in (md.float4_e2m1fn, md.int4, md.uint4) else 8
+    if dtype in (md.int2, md.uint2):
+        bits = 2
+    return np.arange(1 << bits, dtype=np.uint8).view(dtype)
+
+
+def probe_values(dtype):
+    """Every finite value of the type, the midpoints between neighbours (ties), values just
+    either side of them, beyond the range, specials and random float32s."""
+    vals = np.unique(all_codes(dtype).astype(np.float64))
+    vals = vals[np.isfinite(vals)]
+    mids = (vals[1:] + vals[:-1]) / 2
+    rng = np.random.default_rng(0)
+    top = float(vals.max())
+    rand = rng.uniform(-1.5 * top, 1.5 * top, 4000)
+    tiny = rng.uniform(-2 * float(np.min(np.abs(vals[vals != 0]))), 0, 500)
+    x = np.concatenate(
+        [vals, mids, np.nextafter(mids, 0), np.nextafter(mids, np.inf), rand, tiny, -rand]
+    ).astype(np.float32)
+    specials = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e30, -1e30], np.float32)
+    return np.concatenate([x, specials])
+
+
+def same_codes(got, want):
+    g = got.astype(np.float64)
+    w = want.astype(np.float64)
+    both_nan = np.isnan(g) & np.isnan(w)
+    ok = both_nan | (got.view(np.uint8) == want.view(np.uint8))
+    return ok
+
+
+def test_bitcast_float_to_int32_and_width_mismatch():
+    x = np.array([1.0, -0.0, np.inf], np.float32)
+    (y,) = run24(
+        "BitCast",
+        [("x", F)],
+        {"x": x},
+        outs=[("y", TensorProto.INT32)],
+        opset=26,
+        to=TensorProto.INT32,
+    )
+    np.testing.assert_array_equal(y, x.view(np.int32))
+    with pytest.raises(ValueError, match="equal bit widths"):
+        run24("BitCast", [("x", F)], {"x": x}, outs=[("y", I)], opset=26, to=I)
+
+
+@pytest.mark.parametrize("onnx_type", list(FLOATS) + list(INTS))
+def test_every_code_decodes_like_ml_dtypes(onnx_type):
+    dtype = FLOATS.get(onnx_type) or INTS[onnx_type]
+    codes = all_codes(dtype)
+    got = cast_session(onnx_type, F).run(None, {"x": codes})[0]
+    want = codes.astype(np.float32)
+    np.testing.assert_array_equal(got, want)  # NaN positions must match too
+
+
+@pytest.mark.parametrize("onnx_type", list(FLOATS))
+@pytest.mark.parametrize("saturate", [1, 0])
+def test_float32_encodes_like_ml_dtypes(onnx_type, saturate):
+    dtype = FLOATS[onnx_type]
+    x = probe_values(dtype)
+    got = cast_session(F, onnx_type, saturate=saturate).run(None, {"x": x})[0]
+    assert got.dtype == dtype
+    if saturate and onnx_type != TensorProto.FLOAT4E2M1:
+        info = md.finfo(dtype)
+        want = np.clip(x, float(info.min), float(info.max)).astype(dtype)
+    else:
+        want = x.astype(dtype)
+    ok = same_codes(got, want)
+    assert ok.all(), [(x[i], got[i], want[i]) for i in np.flatnonzero(~ok)[:5]]
+
+
+@pytest.mark.parametrize("onnx_type", list(INTS))
+def test_float32_to_packed_int_truncates_and_wraps_like_ml_dtypes(onnx_type):
+    dtype = INTS[onnx_type]
+    x = np.array([0, 1.5, 2.5, -1.7, 7.9, 8, 9.5, -9.5, 20, -20, 1e10], np.float32)
+    x = np.concatenate([x, np.random.default_rng(1).uniform(-40, 40, 999).astype(np.float32)])
+    got = cast_session(F, onnx_type).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(got.astype(np.int32), x.astype(dtype).astype(np.int32))
+    # NaN and infinities become 0.
+    got = cast_session(F, onnx_type).run(None, {"x": np.array([np.nan, np.inf], np.float32)})[0]
+    np.testing.assert_array_equal(got.astype(np.int32), [0, 0])
+
+
+@pytest.mark.parametrize("mode", ["up", "down", "nearest"])
+@pytest.mark.parametrize("saturate", [1, 0])
+def test_e8m0_rounding_matches_onnx_reference(mode, saturate):
+    rng = np.random.default_rng(2)
+    x = np.concatenate(
+        [
+            np.ldexp(1.0, np.arange(-140, 128)).astype(np.float32),
+            rng.uniform(0, 8, 500).astype(np.float32),
+            np.ldexp(rng.uniform(1, 2, 500), rng.integers(-130, 128, 500)).astype(np.float32),
+            np.array([1.5, 1.25, 1.75, 3.0, 0.0, np.inf, np.nan, -2.0, 3.4e38], np.float32),
+        ]
+    )
+    got = cast_session(F, TensorProto.FLOAT8E8M0, saturate=saturate, round_mode=mode).run(
+        None, {"x": x}
+    )[0]
+    want = onnx_numpy_helper.to_float8e8m0(x, bool(saturate), mode)
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+def test_bad_round_mode_is_an_error_and_the_process_stays_usable():
+    s = cast_session(F, TensorProto.FLOAT8E8M0, round_mode="sideways")
+    with pytest.raises(ValueError, match="round_mode 'sideways'"):
+        s.run(None, {"x": np.ones(3, np.float32)})
+    ok = cast_session(F, TensorProto.FLOAT8E8M0).run(None, {"x": np.ones(3, np.float32)})[0]
+    np.testing.assert_array_equal(ok.astype(np.float32), [1, 1, 1])
+
+
+def test_packed_int4_to_int8_sign_extends():
+    x = np.array([-8, -1, 0, 7, 3], md.int4)
+    got = cast_session(TensorProto.INT4, TensorProto.INT8).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(got, [-8, -1, 0, 7, 3])

@@ -1,0 +1,71 @@
+"""Transpose of fixed-size elements runs a typed row at a time; strings and 4-bit types
+keep the element-wise path. Every permutation of a rank-4 tensor, each element size and
+kind, exactly against numpy."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from _graphs import F, run_node
+from _one_node import check_bad_input, f32
+
+from onnx_light.onnx import TensorProto
+
+TYPES = [
+    (np.uint8, TensorProto.UINT8),
+    (np.bool_, TensorProto.BOOL),
+    (np.float16, TensorProto.FLOAT16),
+    (np.float32, TensorProto.FLOAT),
+    (np.int64, TensorProto.INT64),
+    (np.object_, TensorProto.STRING),
+]
+
+
+@pytest.mark.parametrize("dtype,elem", TYPES, ids=[t[0].__name__ for t in TYPES])
+def test_every_permutation(dtype, elem):
+    rng = np.random.default_rng(2)
+    shape = (2, 3, 4, 5)
+    if dtype is np.object_:
+        x = np.array([f"s{v}" for v in range(120)], dtype=object).reshape(shape)
+    else:
+        x = (rng.standard_normal(shape) * 50).astype(dtype)
+    for perm in itertools.permutations(range(4)):
+        got = run_node("Transpose", [("x", elem)], {"x": x}, [("y", elem)], 13, perm=list(perm))
+        np.testing.assert_array_equal(got[0], np.transpose(x, perm), err_msg=str(perm))
+
+
+# Shapes with unit axes and axes that stay neighbours: after simplification these become
+# batched 2-D transposes (blocked), plain 2-D ones, contiguous copies or general gathers;
+# sizes past and off the 16 x 16 block.
+SHAPES = [
+    ((1, 512, 256, 1), (0, 3, 2, 1)),  # magika: a 512 x 256 transpose
+    ((2, 3, 37, 19), (0, 2, 3, 1)),  # NCHW -> NHWC: a batch of [C, HW] transposes
+    ((2, 37, 19, 3), (0, 3, 1, 2)),  # NHWC -> NCHW
+    ((33, 17), (1, 0)),
+    ((1, 1, 1), (2, 0, 1)),  # one element
+    ((4, 1, 5, 1, 6), (4, 2, 0, 3, 1)),
+    ((3, 4, 5, 6), (2, 3, 0, 1)),  # two merged pairs swapped
+    ((16, 16, 2), (1, 0, 2)),  # the last axis stays: row copies
+]
+
+
+@pytest.mark.parametrize("shape, perm", SHAPES)
+@pytest.mark.parametrize("dtype,elem", TYPES[:5], ids=[t[0].__name__ for t in TYPES[:5]])
+def test_simplified_permutations(shape, perm, dtype, elem):
+    rng = np.random.default_rng(len(shape))
+    x = (rng.standard_normal(shape) * 50).astype(dtype)
+    got = run_node("Transpose", [("x", elem)], {"x": x}, [("y", elem)], 13, perm=list(perm))
+    np.testing.assert_array_equal(got[0], np.transpose(x, perm))
+
+
+BAD_INPUTS = [
+    ("Transpose", [("a", F)], {"perm": [0, 0]}, {"a": f32(2, 3)}, "invalid perm"),
+    ("Transpose", [("a", F)], {"perm": [0]}, {"a": f32(2, 3)}, "perm has the wrong length"),
+]
+
+
+@pytest.mark.parametrize("op,inputs,attrs,feeds,message", BAD_INPUTS)
+def test_bad_inputs_are_value_errors_naming_the_node(op, inputs, attrs, feeds, message):
+    check_bad_input(op, inputs, attrs, feeds, message)
