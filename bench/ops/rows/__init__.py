@@ -1,0 +1,14 @@
+"""The per-op benchmark's rows, by kernel family (src/onnx_light/kernels/<family>/): one
+module each, a list ROWS of OpCase. A new op adds its rows to its family's list; a new
+family is a new module added here."""
+
+from . import math, nn, quantization, reduction, rnn, tensor
+
+FAMILIES = {
+    "math": math.ROWS,
+    "nn": nn.ROWS,
+    "reduction": reduction.ROWS,
+    "tensor": tensor.ROWS,
+    "quantization": quantization.ROWS,
+    "rnn": rnn.ROWS,
+}

@@ -1,0 +1,58 @@
+"""Element-wise, matrix-product and normalization-along-an-axis ops (kernels/math/)."""
+
+import numpy as np
+from cases import In, OpCase
+
+IMAGE = (1, 64, 56, 56)
+
+ROWS = [
+    OpCase("Add [1,64,56,56] + [1,64,1,1]", "Add", [In(IMAGE), In((1, 64, 1, 1), const=True)]),
+    OpCase("Mul [1,64,56,56] * same", "Mul", [In(IMAGE), In(IMAGE)]),
+    OpCase("Div [256,1024] / scalar", "Div", [In((256, 1024)), In((), values=np.float32(3))]),
+    OpCase("Relu [1,64,56,56]", "Relu", [In(IMAGE)]),
+    OpCase("Sigmoid [1,64,56,56]", "Sigmoid", [In(IMAGE)]),
+    OpCase("Tanh [256,1024]", "Tanh", [In((256, 1024))]),
+    OpCase("Erf [256,1024]", "Erf", [In((256, 1024))]),
+    OpCase("Gelu [128,3072]", "Gelu", [In((128, 3072))], opset=20),
+    OpCase("Sqrt [256,1024]", "Sqrt", [In((256, 1024), values=np.full((256, 1024), 2.0))]),
+    OpCase("Pow [256,1024] ^ 2", "Pow", [In((256, 1024)), In((), const=True, values=2.0)]),
+    OpCase(
+        "Where [1024,1024]", "Where", [In((1024, 1024), np.bool_), In((1024, 1024)), In((1024,))]
+    ),
+    OpCase("MatMul [128,768] x W[768,768]", "MatMul", [In((128, 768)), In((768, 768), const=True)]),
+    OpCase("MatMul [1,768] x W[768,3072]", "MatMul", [In((1, 768)), In((768, 3072), const=True)]),
+    OpCase(
+        "MatMul batched [12,128,64] x [12,64,128]",
+        "MatMul",
+        [In((12, 128, 64)), In((12, 64, 128))],
+    ),
+    OpCase(
+        "Gemm [32,512] x W[1000,512]^T + b",
+        "Gemm",
+        [In((32, 512)), In((1000, 512), const=True), In((1000,), const=True)],
+        {"transB": 1},
+    ),
+    OpCase("Softmax [12,128,128]", "Softmax", [In((12, 128, 128))], {"axis": -1}, opset=13),
+    OpCase(
+        "Einsum bhqd,bhkd->bhqk [1,12,64,64]",
+        "Einsum",
+        [In((1, 12, 64, 64)), In((1, 12, 64, 64))],
+        {"equation": "bhqd,bhkd->bhqk"},
+        opset=12,
+    ),
+    OpCase("Max of 3 [256,1024]", "Max", [In((256, 1024)), In((256, 1024)), In((1024,))], opset=13),
+    OpCase(
+        "TopK k=10 of [64,1000]",
+        "TopK",
+        [In((64, 1000)), In((1,), np.int64, values=[10])],
+        outputs=2,
+        opset=11,
+    ),
+    OpCase(
+        "CumSum [256,1024] axis 1",
+        "CumSum",
+        [In((256, 1024)), In((), np.int64, values=1)],
+        opset=14,
+        tol=1e-2,
+    ),
+]

@@ -1,0 +1,84 @@
+"""Convolutions, pooling, normalization layers and resizing (kernels/nn/)."""
+
+import numpy as np
+from cases import In, OpCase
+
+IMAGE = (1, 64, 56, 56)
+
+ROWS = [
+    OpCase(
+        "Conv 3x3 [1,64,56,56] -> 64",
+        "Conv",
+        [In(IMAGE), In((64, 64, 3, 3), const=True), In((64,), const=True)],
+        {"pads": [1, 1, 1, 1]},
+    ),
+    OpCase(
+        "Conv 1x1 [1,256,28,28] -> 64",
+        "Conv",
+        [In((1, 256, 28, 28)), In((64, 256, 1, 1), const=True), In((64,), const=True)],
+    ),
+    OpCase(
+        "Conv depthwise 3x3 [1,128,56,56]",
+        "Conv",
+        [In((1, 128, 56, 56)), In((128, 1, 3, 3), const=True), In((128,), const=True)],
+        {"pads": [1, 1, 1, 1], "group": 128},
+    ),
+    OpCase(
+        "Conv 3x3 s2 [1,3,224,224] -> 32",
+        "Conv",
+        [In((1, 3, 224, 224)), In((32, 3, 3, 3), const=True), In((32,), const=True)],
+        {"pads": [1, 1, 1, 1], "strides": [2, 2]},
+    ),
+    OpCase(
+        "ConvTranspose 4x4 s2 [1,64,28,28] -> 32",
+        "ConvTranspose",
+        [In((1, 64, 28, 28)), In((64, 32, 4, 4), const=True)],
+        {"pads": [1, 1, 1, 1], "strides": [2, 2]},
+    ),
+    OpCase(
+        "MaxPool 3x3 s2 [1,64,112,112]",
+        "MaxPool",
+        [In((1, 64, 112, 112))],
+        {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},
+    ),
+    OpCase(
+        "AveragePool 2x2 [1,64,56,56]",
+        "AveragePool",
+        [In(IMAGE)],
+        {"kernel_shape": [2, 2], "strides": [2, 2]},
+    ),
+    OpCase("GlobalAveragePool [1,512,7,7]", "GlobalAveragePool", [In((1, 512, 7, 7))]),
+    OpCase(
+        "BatchNormalization [1,64,56,56]",
+        "BatchNormalization",
+        [In(IMAGE)]
+        + [In((64,), const=True) for _ in range(3)]
+        + [In((64,), const=True, values=np.full(64, 0.5))],
+        opset=15,
+    ),
+    OpCase(
+        "LayerNormalization [128,768]",
+        "LayerNormalization",
+        [In((128, 768)), In((768,), const=True), In((768,), const=True)],
+        {"axis": -1},
+    ),
+    OpCase(
+        "InstanceNormalization [1,64,56,56]",
+        "InstanceNormalization",
+        [In(IMAGE), In((64,), const=True), In((64,), const=True)],
+    ),
+    OpCase(
+        "Resize linear x2 [1,64,56,56]",
+        "Resize",
+        [In(IMAGE), None, In((4,), const=True, values=[1, 1, 2, 2])],
+        {"mode": "linear"},
+        opset=13,
+    ),
+    OpCase(
+        "Resize nearest x2 [1,64,56,56]",
+        "Resize",
+        [In(IMAGE), None, In((4,), const=True, values=[1, 1, 2, 2])],
+        {"mode": "nearest"},
+        opset=13,
+    ),
+]

@@ -1,0 +1,31 @@
+"""Reductions and arg-reductions (kernels/reduction/)."""
+
+import numpy as np
+from cases import In, OpCase
+
+ROWS = [
+    OpCase(
+        "ReduceMean [1,512,7,7] axes 2,3",
+        "ReduceMean",
+        [In((1, 512, 7, 7))],
+        {"axes": [2, 3]},
+        opset=13,
+    ),
+    OpCase(
+        "ReduceSum [256,1024] last axis",
+        "ReduceSum",
+        [In((256, 1024)), In((1,), np.int64, const=True, values=[-1])],
+        opset=13,
+    ),
+    OpCase(
+        "ReduceMax [256,1024] last axis", "ReduceMax", [In((256, 1024))], {"axes": [-1]}, opset=13
+    ),
+    OpCase(
+        "ReduceSumSquare [64,64,64] axis 1",
+        "ReduceSumSquare",
+        [In((64, 64, 64))],
+        {"axes": [1]},
+        opset=13,
+    ),
+    OpCase("ArgMax [256,1024] axis 1", "ArgMax", [In((256, 1024))], {"axis": 1}, opset=13),
+]
