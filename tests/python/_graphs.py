@@ -64,6 +64,11 @@ def run_node(op, inputs, feeds, outputs, opset=17, **attrs) -> list:
     )
 
 
+def run_one(op, inputs, feeds, outputs=(("y", F),), opset=17, **attrs) -> list:
+    """run_node with one float output "y" unless told otherwise."""
+    return run_node(op, inputs, feeds, outputs, opset, **attrs)
+
+
 def light_and_ort(data: bytes, feeds) -> tuple:
     """The first output of onnx-light and of ONNX Runtime for the same model and feeds."""
     import onnxruntime as ort

@@ -204,6 +204,11 @@ bool ConvEpilogueMatcher::Residual(int x, int* z, ConvEpilogue* f) const {
   return impl_->Residual(x, z, f);
 }
 
+bool IsFloat32Conv(const Graph& graph, const Graph::Node& n) {
+  return IsOnnxOp(*n.proto, "Conv") && n.outputs.size() == 1 && n.outputs[0] >= 0 &&
+         graph.value_types[static_cast<size_t>(n.outputs[0])] == DataType::kFloat;
+}
+
 onnx::NodeProto FusedConvProto(const Graph& graph, const onnx::NodeProto& conv,
                                const std::vector<int>& inputs, const ConvEpilogue& f) {
   onnx::NodeProto proto = conv;

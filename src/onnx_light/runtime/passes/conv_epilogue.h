@@ -39,6 +39,9 @@ class ConvEpilogueMatcher {
   std::unique_ptr<Impl> impl_;
 };
 
+// Node n is an ai.onnx Conv with one float32 output: what both fusions start from.
+bool IsFloat32Conv(const Graph& graph, const Graph::Node& n);
+
 // The onnx_light:FusedConv node for `conv` (its attributes kept) reading `inputs` and
 // producing f.output, with f's activation.
 onnx::NodeProto FusedConvProto(const Graph& graph, const onnx::NodeProto& conv,

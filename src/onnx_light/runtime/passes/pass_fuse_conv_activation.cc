@@ -12,11 +12,7 @@ size_t FuseConvActivation(Graph& graph, const PassContext& ctx) {
   const ConvEpilogueMatcher match(graph);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Graph::Node& conv = graph.nodes[i];
-    if (fusions.Taken(i) || !IsOnnxOp(*conv.proto, "Conv") || conv.outputs.size() != 1 ||
-        conv.outputs[0] < 0 ||
-        graph.value_types[static_cast<size_t>(conv.outputs[0])] != DataType::kFloat) {
-      continue;
-    }
+    if (fusions.Taken(i) || !IsFloat32Conv(graph, conv)) continue;
     ConvEpilogue f;
     if (!match.Match(conv.outputs[0], &f) || !fusions.Free(f.absorbed)) continue;
     const std::vector<int> inputs = conv.inputs;

@@ -6,11 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _graphs import F, I, run_node
-
-
-def run23(op, inputs, feeds, outs=(("y", F),), opset=23, **attrs):
-    return run_node(op, inputs, feeds, outs, opset, **attrs)
+from _graphs import F, I, run_one
 
 
 def rope_reference(x, cos, sin, pos, interleaved, dim, heads):
@@ -52,7 +48,7 @@ def test_rotary_embedding_partial_dim(interleaved, layout, with_pos):
     attrs = {"interleaved": interleaved, "rotary_embedding_dim": dim}
     if layout == "3d":
         attrs["num_heads"] = h
-    (y,) = run23("RotaryEmbedding", inputs, feeds, **attrs)
+    (y,) = run_one("RotaryEmbedding", inputs, feeds, **attrs, opset=23)
     want = rope_reference(x, cos, sin, pos, interleaved, dim, h)
     np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
 
@@ -105,4 +101,4 @@ def test_rotary_embedding_partial_dim(interleaved, layout, with_pos):
 )
 def test_rotary_embedding_errors(inputs, feeds, attrs, match):
     with pytest.raises(ValueError, match=match):
-        run23("RotaryEmbedding", inputs, feeds, **attrs)
+        run_one("RotaryEmbedding", inputs, feeds, **attrs, opset=23)

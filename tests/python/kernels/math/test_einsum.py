@@ -6,12 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _graphs import D, F, I, run_node
-
-
-def run23(op, inputs, feeds, outs=(("y", F),), opset=23, **attrs):
-    return run_node(op, inputs, feeds, outs, opset, **attrs)
-
+from _graphs import D, F, I, run_one
 
 EINSUM = [
     ("ij,jk->ik", [(3, 4), (4, 5)]),
@@ -36,11 +31,11 @@ def test_einsum_matches_numpy(eq, shapes, dtype, onnx_type):
     rng = np.random.default_rng(5)
     ops = [rng.integers(-5, 6, s).astype(dtype) for s in shapes]
     names = [f"x{i}" for i in range(len(ops))]
-    (y,) = run23(
+    (y,) = run_one(
         "Einsum",
         [(n, onnx_type) for n in names],
         dict(zip(names, ops)),
-        outs=[("y", onnx_type)],
+        outputs=[("y", onnx_type)],
         opset=12,
         equation=eq,
     )
@@ -64,4 +59,4 @@ def test_einsum_errors(eq, shapes, match):
     names = [f"x{i}" for i in range(len(shapes))]
     feeds = {n: np.ones(s, np.float32) for n, s in zip(names, shapes)}
     with pytest.raises(ValueError, match=match):
-        run23("Einsum", [(n, F) for n in names], feeds, opset=12, equation=eq)
+        run_one("Einsum", [(n, F) for n in names], feeds, opset=12, equation=eq)

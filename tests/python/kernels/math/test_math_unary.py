@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _graphs import F, node_model, run_node
+from _graphs import F, node_model, run_one
 from _one_node import session
 
 import onnx_light
@@ -98,13 +98,9 @@ def test_erf_within_three_ulp_everywhere():
         np.testing.assert_array_equal(y, s.run(None, {"x": x[: n + 64]})[0][:n])
 
 
-def run24(op, inputs, feeds, outs=(("y", F),), opset=24, **attrs):
-    return run_node(op, inputs, feeds, outs, opset, **attrs)
-
-
 def test_swish():
     x = np.linspace(-6, 6, 25).astype(np.float32)
-    (y,) = run24("Swish", [("x", F)], {"x": x}, alpha=0.5)
+    (y,) = run_one("Swish", [("x", F)], {"x": x}, alpha=0.5, opset=24)
     np.testing.assert_allclose(y, x / (1 + np.exp(-0.5 * x)), rtol=1e-5, atol=1e-7)
 
 

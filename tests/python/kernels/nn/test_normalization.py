@@ -6,21 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _graphs import F, run_node
+from _graphs import F, run_one
 from _one_node import check_bad_input, f32
-
-
-def run24(op, inputs, feeds, outs=(("y", F),), opset=24, **attrs):
-    return run_node(op, inputs, feeds, outs, opset, **attrs)
-
-
-def run23(op, inputs, feeds, outs=(("y", F),), opset=23, **attrs):
-    return run_node(op, inputs, feeds, outs, opset, **attrs)
 
 
 def test_mean_variance_normalization_custom_axes():
     x = np.random.default_rng(13).standard_normal((2, 3, 4)).astype(np.float32)
-    (y,) = run24("MeanVarianceNormalization", [("x", F)], {"x": x}, opset=13, axes=[0, 2])
+    (y,) = run_one("MeanVarianceNormalization", [("x", F)], {"x": x}, opset=13, axes=[0, 2])
     xd = x.astype(np.float64)
     mean = xd.mean(axis=(0, 2), keepdims=True)
     want = (xd - mean) / (np.sqrt(((xd - mean) ** 2).mean(axis=(0, 2), keepdims=True)) + 1e-9)
@@ -30,12 +22,12 @@ def test_mean_variance_normalization_custom_axes():
 @pytest.mark.parametrize("p", [1, 2])
 def test_lp_normalization_with_zero_rows(p):
     x = np.array([[3.0, -4.0, 0.0], [0.0, 0.0, 0.0]], np.float32)
-    (y,) = run23("LpNormalization", [("x", F)], {"x": x}, opset=1, axis=1, p=p)
+    (y,) = run_one("LpNormalization", [("x", F)], {"x": x}, opset=1, axis=1, p=p)
     norm = np.linalg.norm(x, ord=p, axis=1, keepdims=True)
     want = np.divide(x, norm, out=np.zeros_like(x), where=norm != 0)
     np.testing.assert_allclose(y, want, rtol=1e-6)
     with pytest.raises(ValueError, match="p must be 1 or 2"):
-        run23("LpNormalization", [("x", F)], {"x": x}, opset=1, p=3)
+        run_one("LpNormalization", [("x", F)], {"x": x}, opset=1, p=3)
 
 
 @pytest.mark.parametrize("opset", [18, 21])
@@ -46,7 +38,7 @@ def test_group_normalization_matches_numpy(opset):
     nparams = groups if opset < 21 else 6
     scale = rng.standard_normal(nparams).astype(np.float32)
     bias = rng.standard_normal(nparams).astype(np.float32)
-    (y,) = run23(
+    (y,) = run_one(
         "GroupNormalization",
         [("x", F), ("s", F), ("b", F)],
         {"x": x, "s": scale, "b": bias},
@@ -62,7 +54,7 @@ def test_group_normalization_matches_numpy(opset):
     want = norm * per_channel[None, :, None, None] + per_bias[None, :, None, None]
     np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match="num_groups 4 must divide the 6 channels"):
-        run23(
+        run_one(
             "GroupNormalization",
             [("x", F), ("s", F), ("b", F)],
             {"x": x, "s": scale, "b": bias},

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _graphs import F, I, node_model, run_node
+from _graphs import F, I, node_model, run_one
 from _one_node import check_bad_input, f32, session
 
 import onnx_light
@@ -105,26 +105,18 @@ def test_global_max_pool_float_against_numpy(size):
     np.testing.assert_array_equal(y[..., 0], np.nanmax(x, axis=2))
 
 
-def run24(op, inputs, feeds, outs=(("y", F),), opset=24, **attrs):
-    return run_node(op, inputs, feeds, outs, opset, **attrs)
-
-
-def run23(op, inputs, feeds, outs=(("y", F),), opset=23, **attrs):
-    return run_node(op, inputs, feeds, outs, opset, **attrs)
-
-
 def test_maxunpool_inverts_maxpool_indices():
     x = np.random.default_rng(14).standard_normal((1, 2, 4, 4)).astype(np.float32)
-    pooled, ind = run24(
+    pooled, ind = run_one(
         "MaxPool",
         [("x", F)],
         {"x": x},
-        outs=[("y", F), ("i", I)],
+        outputs=[("y", F), ("i", I)],
         opset=12,
         kernel_shape=[2, 2],
         strides=[2, 2],
     )
-    (y,) = run24(
+    (y,) = run_one(
         "MaxUnpool",
         [("p", F), ("i", I)],
         {"p": pooled, "i": ind},
@@ -136,7 +128,7 @@ def test_maxunpool_inverts_maxpool_indices():
     want[ind.ravel()] = pooled.ravel()
     np.testing.assert_array_equal(y, want.reshape(x.shape))
     with pytest.raises(ValueError, match="index 99 is outside"):
-        run24(
+        run_one(
             "MaxUnpool",
             [("p", F), ("i", I)],
             {"p": pooled, "i": np.full(ind.shape, 99)},
@@ -148,7 +140,7 @@ def test_maxunpool_inverts_maxpool_indices():
 
 def test_lppool_p3_with_pads_matches_numpy():
     x = np.random.default_rng(7).standard_normal((1, 2, 5, 5)).astype(np.float32)
-    (y,) = run23(
+    (y,) = run_one(
         "LpPool",
         [("x", F)],
         {"x": x},
@@ -169,7 +161,7 @@ def test_lppool_p3_with_pads_matches_numpy():
 
 def test_lppool_rejects_p_below_one():
     with pytest.raises(ValueError, match="p must be >= 1"):
-        run23(
+        run_one(
             "LpPool",
             [("x", F)],
             {"x": np.ones((1, 1, 3, 3), np.float32)},
@@ -181,11 +173,11 @@ def test_lppool_rejects_p_below_one():
 
 def test_maxpool_column_major_indices():
     x = np.random.default_rng(9).standard_normal((1, 1, 4, 3)).astype(np.float32)
-    y, ind = run23(
+    y, ind = run_one(
         "MaxPool",
         [("x", F)],
         {"x": x},
-        outs=[("y", F), ("i", I)],
+        outputs=[("y", F), ("i", I)],
         opset=12,
         kernel_shape=[2, 2],
         storage_order=1,

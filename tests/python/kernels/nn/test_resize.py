@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _graphs import F, I, node_model, run_node
+from _graphs import F, I, node_model, run_one
 from _one_node import check_bad_input, f32
 
 import onnx_light
@@ -17,15 +17,11 @@ def model24(op, inputs, outs=(("y", F),), opset=24, **attrs):
     return node_model(op, inputs, outs, opset, **attrs)
 
 
-def run24(op, inputs, feeds, outs=(("y", F),), opset=24, **attrs):
-    return run_node(op, inputs, feeds, outs, opset, **attrs)
-
-
 def test_upsample_opset7_nearest_and_opset9_linear():
     x = np.arange(6, dtype=np.float32).reshape(1, 1, 2, 3)
-    (y,) = run24("Upsample", [("x", F)], {"x": x}, opset=7, scales=[1.0, 1.0, 2.0, 2.0])
+    (y,) = run_one("Upsample", [("x", F)], {"x": x}, opset=7, scales=[1.0, 1.0, 2.0, 2.0])
     np.testing.assert_array_equal(y, x.repeat(2, axis=2).repeat(2, axis=3))
-    (y,) = run24(
+    (y,) = run_one(
         "Upsample",
         [("x", F), ("s", F)],
         {"x": x, "s": np.array([1, 1, 1, 2], np.float32)},

@@ -6,17 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _graphs import I8, I32, U8, F, node_bytes
+from _graphs import I8, I32, U8, F
+from _quantized import light, model, requantize
 
 import onnx_light
-
-
-def model(op, inputs, out_type, opset=21, **attrs):
-    return node_bytes(op, inputs, [("y", out_type)], opset, **attrs)
-
-
-def light(data: bytes, feeds) -> np.ndarray:
-    return onnx_light.RuntimeSession(data).run(None, feeds)[0]
 
 
 def conv_int64(x, w, group=1, pads=(0, 0, 0, 0), strides=(1, 1)):
@@ -36,14 +29,6 @@ def conv_int64(x, w, group=1, pads=(0, 0, 0, 0), strides=(1, 1)):
                 patch = patch[..., j : j + strides[1] * ow : strides[1]]
                 y[:, oc] += np.einsum("nchw,c->nhw", patch, w[oc, :, i, j])
     return y
-
-
-def requantize(acc, scale, zero_point, dtype):
-    """The spec's requantization: acc * scale (scale already float32, product in float64)
-    + zero_point, rounded half to even, saturated to dtype."""
-    info = np.iinfo(dtype)
-    v = acc.astype(np.float64) * scale.astype(np.float64) + float(zero_point)
-    return np.clip(np.rint(v), info.min, info.max).astype(dtype)
 
 
 def test_conv_integer_with_groups_and_pads():

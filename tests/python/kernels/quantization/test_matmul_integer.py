@@ -13,26 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _graphs import I8, I32, U8, F, node_bytes
+from _graphs import I8, I32, U8, F
+from _quantized import light, model, requantize
 
 import onnx_light
 from onnx_light.onnx import TensorProto, helper, numpy_helper
-
-
-def model(op, inputs, out_type, opset=21, **attrs):
-    return node_bytes(op, inputs, [("y", out_type)], opset, **attrs)
-
-
-def light(data: bytes, feeds) -> np.ndarray:
-    return onnx_light.RuntimeSession(data).run(None, feeds)[0]
-
-
-def requantize(acc, scale, zero_point, dtype):
-    """The spec's requantization: acc * scale (scale already float32, product in float64)
-    + zero_point, rounded half to even, saturated to dtype."""
-    info = np.iinfo(dtype)
-    v = acc.astype(np.float64) * scale.astype(np.float64) + float(zero_point)
-    return np.clip(np.rint(v), info.min, info.max).astype(dtype)
 
 
 def test_matmul_integer_per_row_zero_point_and_batch():

@@ -8,25 +8,11 @@ import ml_dtypes as md
 import numpy as np
 import pytest
 from _graphs import F
+from _narrow import INTS, same_codes
 from _one_node import check_bad_input, f32, session
 
 import onnx_light
 from onnx_light.onnx import TensorProto, helper
-
-INTS = {
-    TensorProto.INT4: md.int4,
-    TensorProto.UINT4: md.uint4,
-    TensorProto.INT2: md.int2,
-    TensorProto.UINT2: md.uint2,
-}
-
-
-def same_codes(got, want):
-    g = got.astype(np.float64)
-    w = want.astype(np.float64)
-    both_nan = np.isnan(g) & np.isnan(w)
-    ok = both_nan | (got.view(np.uint8) == want.view(np.uint8))
-    return ok
 
 
 def quant_session(op, x_type, s_type, zp_type, opset=25, **attrs):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _graphs import B, F, I, node_model, run_node
+from _graphs import B, F, I, node_model, run_one
 from _one_node import check_bad_input, f32, session
 
 import onnx_light
@@ -56,19 +56,15 @@ def test_block_reductions_match_numpy(op, shape, axes, keepdims, threads):
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
 
-def run24(op, inputs, feeds, outs=(("y", F),), opset=24, **attrs):
-    return run_node(op, inputs, feeds, outs, opset, **attrs)
-
-
 def test_bool_reduce_max_min_are_any_and_all():
     x = np.array([[True, False], [False, False]])
-    (y,) = run24("ReduceMax", [("x", B)], {"x": x}, outs=[("y", B)], opset=20, keepdims=0)
+    (y,) = run_one("ReduceMax", [("x", B)], {"x": x}, outputs=[("y", B)], opset=20, keepdims=0)
     np.testing.assert_array_equal(y, x.any(axis=(0, 1)))
-    (y,) = run24(
+    (y,) = run_one(
         "ReduceMin",
         [("x", B), ("a", I)],
         {"x": x, "a": np.array([1])},
-        outs=[("y", B)],
+        outputs=[("y", B)],
         opset=20,
         keepdims=0,
     )

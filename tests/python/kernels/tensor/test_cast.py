@@ -7,7 +7,8 @@ from __future__ import annotations
 import ml_dtypes as md
 import numpy as np
 import pytest
-from _graphs import F, I, run_node
+from _graphs import F, I, run_one
+from _narrow import FLOATS, INTS, all_codes, same_codes
 from onnx import numpy_helper as onnx_numpy_helper  # the ONNX reference: an oracle only
 
 import onnx_light
@@ -71,27 +72,6 @@ def test_large_casts_split_across_threads(src, dst):
     np.testing.assert_array_equal(cast(x, dst), want)
 
 
-def run24(op, inputs, feeds, outs=(("y", F),), opset=24, **attrs):
-    return run_node(op, inputs, feeds, outs, opset, **attrs)
-
-
-FLOATS = {
-    TensorProto.FLOAT8E4M3FN: md.float8_e4m3fn,
-    TensorProto.FLOAT8E4M3FNUZ: md.float8_e4m3fnuz,
-    TensorProto.FLOAT8E5M2: md.float8_e5m2,
-    TensorProto.FLOAT8E5M2FNUZ: md.float8_e5m2fnuz,
-    TensorProto.FLOAT4E2M1: md.float4_e2m1fn,
-}
-
-
-INTS = {
-    TensorProto.INT4: md.int4,
-    TensorProto.UINT4: md.uint4,
-    TensorProto.INT2: md.int2,
-    TensorProto.UINT2: md.uint2,
-}
-
-
 def cast_session(src, dst, opset=25, **attrs):
     node = helper.make_node("Cast", ["x"], ["y"], to=dst, **attrs)
     graph = helper.make_graph(
@@ -103,13 +83,6 @@ def cast_session(src, dst, opset=25, **attrs):
     return onnx_light.RuntimeSession(
         helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     )
-
-
-def all_codes(dtype):
-    bits = 4 if dtype in (md.float4_e2m1fn, md.int4, md.uint4) else 8
-    if dtype in (md.int2, md.uint2):
-        bits = 2
-    return np.arange(1 << bits, dtype=np.uint8).view(dtype)
 
 
 def probe_values(dtype):
@@ -129,27 +102,19 @@ def probe_values(dtype):
     return np.concatenate([x, specials])
 
 
-def same_codes(got, want):
-    g = got.astype(np.float64)
-    w = want.astype(np.float64)
-    both_nan = np.isnan(g) & np.isnan(w)
-    ok = both_nan | (got.view(np.uint8) == want.view(np.uint8))
-    return ok
-
-
 def test_bitcast_float_to_int32_and_width_mismatch():
     x = np.array([1.0, -0.0, np.inf], np.float32)
-    (y,) = run24(
+    (y,) = run_one(
         "BitCast",
         [("x", F)],
         {"x": x},
-        outs=[("y", TensorProto.INT32)],
+        outputs=[("y", TensorProto.INT32)],
         opset=26,
         to=TensorProto.INT32,
     )
     np.testing.assert_array_equal(y, x.view(np.int32))
     with pytest.raises(ValueError, match="equal bit widths"):
-        run24("BitCast", [("x", F)], {"x": x}, outs=[("y", I)], opset=26, to=I)
+        run_one("BitCast", [("x", F)], {"x": x}, outputs=[("y", I)], opset=26, to=I)
 
 
 @pytest.mark.parametrize("onnx_type", list(FLOATS) + list(INTS))

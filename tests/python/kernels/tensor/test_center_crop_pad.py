@@ -6,17 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _graphs import F, I, run_node
-
-
-def run24(op, inputs, feeds, outs=(("y", F),), opset=24, **attrs):
-    return run_node(op, inputs, feeds, outs, opset, **attrs)
+from _graphs import F, I, run_one
 
 
 @pytest.mark.parametrize("shape", [[3, 7], [6, 2], [5, 5]])
 def test_center_crop_pad_odd_and_even(shape):
     x = np.arange(20, dtype=np.float32).reshape(4, 5)
-    (y,) = run24("CenterCropPad", [("x", F), ("s", I)], {"x": x, "s": np.array(shape)}, opset=18)
+    (y,) = run_one("CenterCropPad", [("x", F), ("s", I)], {"x": x, "s": np.array(shape)}, opset=18)
     want = np.zeros(shape, np.float32)
     src, dst = [], []
     for dim, sh in zip(x.shape, shape):
@@ -28,4 +24,4 @@ def test_center_crop_pad_odd_and_even(shape):
     want[tuple(dst)] = x[tuple(src)]
     np.testing.assert_array_equal(y, want)
     with pytest.raises(ValueError, match="shape has 1 entries for 2 axes"):
-        run24("CenterCropPad", [("x", F), ("s", I)], {"x": x, "s": np.array([3])}, opset=18)
+        run_one("CenterCropPad", [("x", F), ("s", I)], {"x": x, "s": np.array([3])}, opset=18)

@@ -7,24 +7,20 @@ from __future__ import annotations
 import ml_dtypes as md
 import numpy as np
 import pytest
-from _graphs import F, run_node
+from _graphs import F, run_one
 from _one_node import check_bad_input, f32
 
 from onnx_light.onnx import TensorProto
 
 
-def run24(op, inputs, feeds, outs=(("y", F),), opset=24, **attrs):
-    return run_node(op, inputs, feeds, outs, opset, **attrs)
-
-
 def test_range_bfloat16_accumulates_in_the_type():
     bf = md.bfloat16
     feeds = {"a": np.array(1, bf), "b": np.array(4, bf), "c": np.array(0.3, bf)}
-    (y,) = run24(
+    (y,) = run_one(
         "Range",
         [(k, TensorProto.BFLOAT16) for k in "abc"],
         feeds,
-        outs=[("y", TensorProto.BFLOAT16)],
+        outputs=[("y", TensorProto.BFLOAT16)],
         opset=27,  # 16-bit types since Range-27
     )
     want, v = [], np.array(1, bf)
