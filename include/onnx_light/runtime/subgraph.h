@@ -43,11 +43,11 @@ class Subgraph {
   const std::vector<ValueMeta>& inputs() const noexcept;
   const std::vector<ValueMeta>& outputs() const noexcept;
 
-  // Runs the graph once: `inputs` are its own inputs, in order; what it reads from the
+  // Runs the graph once: `inputs` are its own inputs, in order, checked as a session's
+  // feeds are (kind, element type, rank, declared dimensions); what it reads from the
   // enclosing graphs comes from the running node's implicit inputs (ctx). It runs on the
   // node's thread pool, under the node's run controls and memory budget, and records into
-  // the session's profiler. Outputs are the graph's, in order; a tensor output is fed the
-  // way a session's feed is checked (type, rank, declared dimensions).
+  // the session's profiler. Outputs are the graph's, in order, owned by the caller.
   Result<std::vector<Value>> Run(const KernelContext& ctx, std::vector<Value> inputs) const;
 
   Impl& impl() noexcept { return *impl_; }
