@@ -18,10 +18,9 @@ inline Result<std::vector<int64_t>> BroadcastDims(const Shape& a, const Shape& b
   for (size_t i = 0; i < rank; ++i) {
     const int64_t da = i < rank - a.rank() ? 1 : a[i - (rank - a.rank())];
     const int64_t db = i < rank - b.rank() ? 1 : b[i - (rank - b.rank())];
-    if (da != db && da != 1 && db != 1) {
-      return Status(StatusCode::kInvalidArgument,
-                    "shapes " + a.ToString() + " and " + b.ToString() + " cannot be broadcast");
-    }
+    ONNX_LIGHT_RETURN_IF(
+        da != db && da != 1 && db != 1, kInvalidArgument,
+        "shapes " + a.ToString() + " and " + b.ToString() + " cannot be broadcast");
     out[i] = da == 1 ? db : da;
   }
   return out;
@@ -206,11 +205,9 @@ struct LegacyBroadcast {
   Result<Tensor> B(const Tensor& a, const Tensor& b) const {
     if (!legacy) return b;
     if (!broadcast) {
-      if (a.shape() != b.shape()) {
-        return Status(StatusCode::kInvalidArgument, "shapes " + a.shape().ToString() + " and " +
-                                                        b.shape().ToString() +
-                                                        " differ and broadcast is 0");
-      }
+      ONNX_LIGHT_RETURN_IF(a.shape() != b.shape(), kInvalidArgument,
+                           "shapes " + a.shape().ToString() + " and " + b.shape().ToString() +
+                               " differ and broadcast is 0");
       return b;
     }
     const auto ra = static_cast<int64_t>(a.shape().rank());
@@ -222,11 +219,9 @@ struct LegacyBroadcast {
       const int64_t db = b.shape()[static_cast<size_t>(i)];
       fits = db == 1 || db == a.shape()[static_cast<size_t>(at + i)];
     }
-    if (!fits) {
-      return Status(StatusCode::kInvalidArgument, "B " + b.shape().ToString() + " does not fit A " +
-                                                      a.shape().ToString() + " at axis " +
-                                                      std::to_string(at));
-    }
+    ONNX_LIGHT_RETURN_IF(!fits, kInvalidArgument,
+                         "B " + b.shape().ToString() + " does not fit A " + a.shape().ToString() +
+                             " at axis " + std::to_string(at));
     std::vector<int64_t> dims(static_cast<size_t>(ra), 1);
     for (int64_t i = 0; i < rb; ++i)
       dims[static_cast<size_t>(at + i)] = b.shape()[static_cast<size_t>(i)];

@@ -99,9 +99,8 @@ void ParallelElements(ThreadPool* pool, int64_t n, Fn fn, int64_t min_chunk = in
 
 // The values of an int64 tensor input (shape, axes, ...), or an error naming `what`.
 inline Result<std::vector<int64_t>> Int64Values(const Tensor* t, const char* what) {
-  if (t == nullptr || t->dtype() != DataType::kInt64) {
-    return Status(StatusCode::kInvalidArgument, std::string(what) + " must be int64");
-  }
+  ONNX_LIGHT_RETURN_IF(t == nullptr || t->dtype() != DataType::kInt64, kInvalidArgument,
+                       std::string(what) + " must be int64");
   return std::vector<int64_t>(t->data<int64_t>(), t->data<int64_t>() + t->num_elements());
 }
 
@@ -199,11 +198,9 @@ inline std::vector<int64_t> IndexValues(const Tensor& t) {
 
 // An index along a dimension of length `len`, negative counting from the end.
 inline Result<int64_t> ResolveIndex(int64_t i, int64_t len) {
-  if (i < -len || i >= len) {
-    return Status(StatusCode::kInvalidArgument, "index " + std::to_string(i) +
-                                                    " is out of range for a dimension of " +
-                                                    std::to_string(len));
-  }
+  ONNX_LIGHT_RETURN_IF(
+      i < -len || i >= len, kInvalidArgument,
+      "index " + std::to_string(i) + " is out of range for a dimension of " + std::to_string(len));
   return i < 0 ? i + len : i;
 }
 
@@ -274,12 +271,10 @@ inline Result<std::vector<int64_t>> AxisElementOffsets(const Tensor& indices,
   // Off the axis, an index's position is its position in data: the indices may not be
   // longer there than data is (they were read past data's end).
   for (size_t d = 0; d < id.size() && d < in.size(); ++d) {
-    if (static_cast<int64_t>(d) != axis && id[d] > in[d]) {
-      return Status(StatusCode::kInvalidArgument,
-                    "indices " + indices.shape().ToString() + " are longer than data on axis " +
-                        std::to_string(d) + " (" + std::to_string(id[d]) + " > " +
-                        std::to_string(in[d]) + ")");
-    }
+    ONNX_LIGHT_RETURN_IF(static_cast<int64_t>(d) != axis && id[d] > in[d], kInvalidArgument,
+                         "indices " + indices.shape().ToString() +
+                             " are longer than data on axis " + std::to_string(d) + " (" +
+                             std::to_string(id[d]) + " > " + std::to_string(in[d]) + ")");
   }
   const std::vector<int64_t> idx = IndexValues(indices), st = RowMajorStrides(in);
   std::vector<int64_t> offsets(idx.size()), pos(id.size(), 0);

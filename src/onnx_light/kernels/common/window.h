@@ -44,10 +44,9 @@ struct WindowAttrs {
 inline Result<WindowAttrs> ReadWindowAttrs(const KernelInfo& info, bool kernel_required) {
   WindowAttrs w;
   ONNX_LIGHT_ASSIGN_OR_RETURN(w.auto_pad, info.GetString("auto_pad", "NOTSET"));
-  if (w.auto_pad != "NOTSET" && w.auto_pad != "VALID" && w.auto_pad != "SAME_UPPER" &&
-      w.auto_pad != "SAME_LOWER") {
-    return Status(StatusCode::kInvalidModel, "unknown auto_pad '" + w.auto_pad + "'");
-  }
+  ONNX_LIGHT_RETURN_IF(w.auto_pad != "NOTSET" && w.auto_pad != "VALID" &&
+                           w.auto_pad != "SAME_UPPER" && w.auto_pad != "SAME_LOWER",
+                       kInvalidModel, "unknown auto_pad '" + w.auto_pad + "'");
   if (kernel_required || info.HasAttribute("kernel_shape")) {
     ONNX_LIGHT_ASSIGN_OR_RETURN(w.kernel, info.GetInts("kernel_shape"));
   }
@@ -69,7 +68,7 @@ inline Result<WindowAttrs> ReadWindowAttrs(const KernelInfo& info, bool kernel_r
 inline Status ReadConvAttrs(const KernelInfo& info, WindowAttrs* attrs, int64_t* group) {
   ONNX_LIGHT_ASSIGN_OR_RETURN(*attrs, ReadWindowAttrs(info, false));
   ONNX_LIGHT_ASSIGN_OR_RETURN(*group, info.GetInt("group", 1));
-  if (*group < 1) return Status(StatusCode::kInvalidModel, "group must be >= 1");
+  ONNX_LIGHT_RETURN_IF(*group < 1, kInvalidModel, "group must be >= 1");
   return Status::Ok();
 }
 
@@ -91,12 +90,11 @@ inline Result<Window> MakeWindow(const WindowAttrs& a, std::vector<int64_t> in,
   } else {
     w.dilations = a.dilations;
   }
-  if (w.kernel.size() != n || w.strides.size() != n || w.dilations.size() != n ||
-      (!a.pads.empty() && a.pads.size() != 2 * n)) {
-    return Status(StatusCode::kInvalidArgument,
-                  "kernel_shape, strides, dilations or pads do not match " + std::to_string(n) +
-                      " spatial dims");
-  }
+  ONNX_LIGHT_RETURN_IF(w.kernel.size() != n || w.strides.size() != n || w.dilations.size() != n ||
+                           (!a.pads.empty() && a.pads.size() != 2 * n),
+                       kInvalidArgument,
+                       "kernel_shape, strides, dilations or pads do not match " +
+                           std::to_string(n) + " spatial dims");
   w.pad_begin.assign(n, 0);
   w.pad_end.assign(n, 0);
   w.out.assign(n, 0);
@@ -112,9 +110,8 @@ inline Result<Window> MakeWindow(const WindowAttrs& a, std::vector<int64_t> in,
   constexpr Wide kMax = INT64_MAX;
   for (size_t i = 0; i < n; ++i) {
     const int64_t k = w.kernel[i], s = w.strides[i], d = w.dilations[i];
-    if (k < 1 || s < 1 || d < 1) {
-      return Status(StatusCode::kInvalidArgument, "kernel, stride and dilation must be >= 1");
-    }
+    ONNX_LIGHT_RETURN_IF(k < 1 || s < 1 || d < 1, kInvalidArgument,
+                         "kernel, stride and dilation must be >= 1");
     const Wide span = Wide{k - 1} * d + 1;
     const Wide in_i = w.in[i];
     Wide out;
@@ -131,16 +128,14 @@ inline Result<Window> MakeWindow(const WindowAttrs& a, std::vector<int64_t> in,
         w.pad_end[i] = a.pads[i + n];
         // The spec's "any value greater than or equal to 0": the kernels take a pad as a
         // count of zeros (a negative one crashed the 2-D pooling and convolution paths).
-        if (w.pad_begin[i] < 0 || w.pad_end[i] < 0) {
-          return Status(StatusCode::kInvalidModel,
-                        "pads must be >= 0, got " + std::to_string(w.pad_begin[i]) + " and " +
-                            std::to_string(w.pad_end[i]) + " on spatial axis " + std::to_string(i));
-        }
+        ONNX_LIGHT_RETURN_IF(w.pad_begin[i] < 0 || w.pad_end[i] < 0, kInvalidModel,
+                             "pads must be >= 0, got " + std::to_string(w.pad_begin[i]) + " and " +
+                                 std::to_string(w.pad_end[i]) + " on spatial axis " +
+                                 std::to_string(i));
       }
       const Wide room = in_i + w.pad_begin[i] + w.pad_end[i] - span;
-      if (room < 0) {
-        return Status(StatusCode::kInvalidArgument, "the window is larger than the padded input");
-      }
+      ONNX_LIGHT_RETURN_IF(room < 0, kInvalidArgument,
+                           "the window is larger than the padded input");
       out = (a.ceil_mode ? (room + s - 1) / s : room / s) + 1;
       // With ceil_mode the last window must start inside the input or the begin pad.
       if (a.ceil_mode && (out - 1) * s >= in_i + w.pad_begin[i]) --out;
@@ -264,10 +259,8 @@ inline std::vector<int64_t> Spatial(const Shape& s) {
 }
 
 inline Status NeedRank3(const Tensor& x) {
-  if (x.shape().rank() < 3) {
-    return Status(StatusCode::kInvalidArgument,
-                  "input must be [N, C, D1, ...], got " + x.shape().ToString());
-  }
+  ONNX_LIGHT_RETURN_IF(x.shape().rank() < 3, kInvalidArgument,
+                       "input must be [N, C, D1, ...], got " + x.shape().ToString());
   return Status::Ok();
 }
 

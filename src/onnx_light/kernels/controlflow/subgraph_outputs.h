@@ -14,10 +14,9 @@ namespace onnx_light::kernels {
 // built: the graph's outputs are typed then).
 inline Status NoSequenceOutputs(const Subgraph& graph) {
   for (const ValueMeta& m : graph.outputs()) {
-    if (m.is_sequence()) {
-      return Status(StatusCode::kNotImplemented,
-                    "a subgraph output that is a sequence ('" + m.name + "') is not supported");
-    }
+    ONNX_LIGHT_RETURN_IF(
+        m.is_sequence(), kNotImplemented,
+        "a subgraph output that is a sequence ('" + m.name + "') is not supported");
   }
   return Status::Ok();
 }
@@ -27,11 +26,9 @@ inline Result<std::vector<Tensor>> TensorOutputs(std::vector<Value> outs) {
   std::vector<Tensor> tensors;
   tensors.reserve(outs.size());
   for (Value& v : outs) {
-    if (v.is_sequence() || v.none) {
-      return Status(StatusCode::kNotImplemented, std::string("a subgraph output is ") +
-                                                     (v.none ? "an empty optional" : "a sequence") +
-                                                     ", not a tensor");
-    }
+    ONNX_LIGHT_RETURN_IF(v.is_sequence() || v.none, kNotImplemented,
+                         std::string("a subgraph output is ") +
+                             (v.none ? "an empty optional" : "a sequence") + ", not a tensor");
     tensors.push_back(std::move(v.tensor));
   }
   return tensors;
@@ -40,9 +37,8 @@ inline Result<std::vector<Tensor>> TensorOutputs(std::vector<Value> outs) {
 // The graph attribute `attr` of the node, which the op requires.
 inline Result<const Subgraph*> RequiredSubgraph(const NodeSubgraphs& graphs, const char* attr) {
   const Subgraph* g = FindSubgraph(graphs, attr);
-  if (g == nullptr) {
-    return Status(StatusCode::kInvalidModel, std::string("the ") + attr + " graph is required");
-  }
+  ONNX_LIGHT_RETURN_IF(g == nullptr, kInvalidModel,
+                       std::string("the ") + attr + " graph is required");
   return g;
 }
 

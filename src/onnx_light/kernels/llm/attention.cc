@@ -36,12 +36,10 @@ class Attention : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->softcap_, info.GetFloat("softcap", 0.0f));
     k->has_scale_ = info.HasAttribute("scale");
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->scale_, info.GetFloat("scale", 1.0f));
-    if (k->qk_mode_ < 0 || k->qk_mode_ > 3) {
-      return Status(StatusCode::kInvalidModel, "qk_matmul_output_mode must be 0, 1, 2 or 3");
-    }
-    if (k->q_heads_ < 0 || k->kv_heads_ < 0) {
-      return Status(StatusCode::kInvalidModel, "q_num_heads and kv_num_heads must be positive");
-    }
+    ONNX_LIGHT_RETURN_IF(k->qk_mode_ < 0 || k->qk_mode_ > 3, kInvalidModel,
+                         "qk_matmul_output_mode must be 0, 1, 2 or 3");
+    ONNX_LIGHT_RETURN_IF(k->q_heads_ < 0 || k->kv_heads_ < 0, kInvalidModel,
+                         "q_num_heads and kv_num_heads must be positive");
     return std::unique_ptr<KernelBase>(std::move(k));
   }
 
@@ -50,81 +48,69 @@ class Attention : public KernelBase {
     const Tensor& k = *ctx.input(1);
     const Tensor& v = *ctx.input(2);
     const size_t rank = q.shape().rank();
-    if ((rank != 3 && rank != 4) || k.shape().rank() != rank || v.shape().rank() != rank) {
-      return Status(StatusCode::kInvalidArgument,
-                    "Q, K and V must all be 3-D or all 4-D, got " + q.shape().ToString() + ", " +
-                        k.shape().ToString() + ", " + v.shape().ToString());
-    }
+    ONNX_LIGHT_RETURN_IF(
+        (rank != 3 && rank != 4) || k.shape().rank() != rank || v.shape().rank() != rank,
+        kInvalidArgument,
+        "Q, K and V must all be 3-D or all 4-D, got " + q.shape().ToString() + ", " +
+            k.shape().ToString() + ", " + v.shape().ToString());
     // The 4-D view of each: [batch, heads, seq, head_size] with element strides.
     Geometry g;
     ONNX_LIGHT_RETURN_IF_ERROR(Describe(q, q_heads_, "Q", &g.q));
     ONNX_LIGHT_RETURN_IF_ERROR(Describe(k, kv_heads_, "K", &g.k));
     ONNX_LIGHT_RETURN_IF_ERROR(Describe(v, kv_heads_, "V", &g.v));
     const int64_t batch = g.q.batch;
-    if (g.k.batch != batch || g.v.batch != batch) {
-      return Status(StatusCode::kInvalidArgument, "Q, K and V batch sizes differ");
-    }
-    if (g.k.head_size != g.q.head_size) {
-      return Status(StatusCode::kInvalidArgument, "Q and K head sizes differ (" +
-                                                      std::to_string(g.q.head_size) + " and " +
-                                                      std::to_string(g.k.head_size) + ")");
-    }
-    if (g.k.heads != g.v.heads || g.k.seq != g.v.seq) {
-      return Status(StatusCode::kInvalidArgument,
-                    "K and V must have the same heads and sequence length");
-    }
-    if (g.k.heads == 0 || g.q.heads % g.k.heads != 0) {
-      return Status(StatusCode::kInvalidArgument, "q heads (" + std::to_string(g.q.heads) +
-                                                      ") must be a multiple of kv heads (" +
-                                                      std::to_string(g.k.heads) + ")");
-    }
+    ONNX_LIGHT_RETURN_IF(g.k.batch != batch || g.v.batch != batch, kInvalidArgument,
+                         "Q, K and V batch sizes differ");
+    ONNX_LIGHT_RETURN_IF(g.k.head_size != g.q.head_size, kInvalidArgument,
+                         "Q and K head sizes differ (" + std::to_string(g.q.head_size) + " and " +
+                             std::to_string(g.k.head_size) + ")");
+    ONNX_LIGHT_RETURN_IF(g.k.heads != g.v.heads || g.k.seq != g.v.seq, kInvalidArgument,
+                         "K and V must have the same heads and sequence length");
+    ONNX_LIGHT_RETURN_IF(g.k.heads == 0 || g.q.heads % g.k.heads != 0, kInvalidArgument,
+                         "q heads (" + std::to_string(g.q.heads) +
+                             ") must be a multiple of kv heads (" + std::to_string(g.k.heads) +
+                             ")");
     const Tensor* past_k = ctx.input(4);
     const Tensor* past_v = ctx.input(5);
-    if ((past_k == nullptr) != (past_v == nullptr)) {
-      return Status(StatusCode::kInvalidArgument, "past_key and past_value come together");
-    }
+    ONNX_LIGHT_RETURN_IF((past_k == nullptr) != (past_v == nullptr), kInvalidArgument,
+                         "past_key and past_value come together");
     int64_t past = 0;
     if (past_k != nullptr) {
       const std::vector<int64_t> want_k = {batch, g.k.heads, -1, g.k.head_size};
       const std::vector<int64_t> want_v = {batch, g.v.heads, -1, g.v.head_size};
-      if (!Matches(past_k->shape(), want_k) || !Matches(past_v->shape(), want_v) ||
-          past_k->shape()[2] != past_v->shape()[2]) {
-        return Status(StatusCode::kInvalidArgument,
-                      "past_key " + past_k->shape().ToString() + " / past_value " +
-                          past_v->shape().ToString() + " do not match K and V");
-      }
+      ONNX_LIGHT_RETURN_IF(!Matches(past_k->shape(), want_k) || !Matches(past_v->shape(), want_v) ||
+                               past_k->shape()[2] != past_v->shape()[2],
+                           kInvalidArgument,
+                           "past_key " + past_k->shape().ToString() + " / past_value " +
+                               past_v->shape().ToString() + " do not match K and V");
       past = past_k->shape()[2];
     }
     const int64_t total = past + g.k.seq;
     const Tensor* mask = ctx.input(3);
     std::vector<int64_t> mask_dims, mask_strides;
     if (mask != nullptr) {
-      if (mask->shape().rank() < 2 || mask->shape().rank() > 4) {
-        return Status(StatusCode::kInvalidArgument, "attn_mask must have rank 2 to 4");
-      }
+      ONNX_LIGHT_RETURN_IF(mask->shape().rank() < 2 || mask->shape().rank() > 4, kInvalidArgument,
+                           "attn_mask must have rank 2 to 4");
       mask_dims = mask->shape().dims();
       mask_dims.insert(mask_dims.begin(), 4 - mask_dims.size(), 1);
       const std::vector<int64_t> target = {batch, g.q.heads, g.q.seq, total};
       for (size_t d = 0; d < 4; ++d) {
         const bool ok =
             d == 3 ? mask_dims[d] <= total : (mask_dims[d] == 1 || mask_dims[d] == target[d]);
-        if (!ok) {
-          return Status(StatusCode::kInvalidArgument,
-                        "attn_mask " + mask->shape().ToString() + " does not broadcast to [" +
-                            std::to_string(batch) + ", " + std::to_string(g.q.heads) + ", " +
-                            std::to_string(g.q.seq) + ", " + std::to_string(total) + "]");
-        }
+        ONNX_LIGHT_RETURN_IF(!ok, kInvalidArgument,
+                             "attn_mask " + mask->shape().ToString() + " does not broadcast to [" +
+                                 std::to_string(batch) + ", " + std::to_string(g.q.heads) + ", " +
+                                 std::to_string(g.q.seq) + ", " + std::to_string(total) + "]");
       }
       mask_strides = RowMajorStrides(mask_dims);
       for (size_t d = 0; d < 3; ++d)
         if (mask_dims[d] == 1) mask_strides[d] = 0;
     }
     const Tensor* nonpad = ctx.input(6);
-    if (nonpad != nullptr &&
-        (nonpad->dtype() != DataType::kInt64 || nonpad->num_elements() != batch)) {
-      return Status(StatusCode::kInvalidArgument,
-                    "nonpad_kv_seqlen must be int64 [" + std::to_string(batch) + "]");
-    }
+    ONNX_LIGHT_RETURN_IF(
+        nonpad != nullptr &&
+            (nonpad->dtype() != DataType::kInt64 || nonpad->num_elements() != batch),
+        kInvalidArgument, "nonpad_kv_seqlen must be int64 [" + std::to_string(batch) + "]");
 
     // Outputs.
     std::vector<int64_t> ydims =
@@ -180,16 +166,13 @@ class Attention : public KernelBase {
       v->ss = v->head_size, v->sh = v->seq * v->ss, v->sb = v->heads * v->sh;
       return Status::Ok();
     }
-    if (heads_attr <= 0) {
-      return Status(StatusCode::kInvalidModel, "3-D " + std::string(what) +
-                                                   " needs the q_num_heads and kv_num_heads "
-                                                   "attributes");
-    }
-    if (s[2] % heads_attr != 0) {
-      return Status(StatusCode::kInvalidArgument,
-                    std::string(what) + " hidden size " + std::to_string(s[2]) +
-                        " is not a multiple of its " + std::to_string(heads_attr) + " heads");
-    }
+    ONNX_LIGHT_RETURN_IF(heads_attr <= 0, kInvalidModel,
+                         "3-D " + std::string(what) +
+                             " needs the q_num_heads and kv_num_heads "
+                             "attributes");
+    ONNX_LIGHT_RETURN_IF(s[2] % heads_attr != 0, kInvalidArgument,
+                         std::string(what) + " hidden size " + std::to_string(s[2]) +
+                             " is not a multiple of its " + std::to_string(heads_attr) + " heads");
     v->batch = s[0], v->seq = s[1], v->heads = heads_attr, v->head_size = s[2] / heads_attr;
     v->sh = v->head_size, v->ss = s[2], v->sb = v->seq * v->ss;
     return Status::Ok();

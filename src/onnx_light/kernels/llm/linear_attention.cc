@@ -25,14 +25,11 @@ class LinearAttention : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->q_heads_, info.GetInt("q_num_heads"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->kv_heads_, info.GetInt("kv_num_heads"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->scale_, info.GetFloat("scale", 0.0f));
-    if (k->rule_ != "linear" && k->rule_ != "gated" && k->rule_ != "delta" &&
-        k->rule_ != "gated_delta") {
-      return Status(StatusCode::kInvalidModel, "unknown update_rule '" + k->rule_ + "'");
-    }
-    if (k->q_heads_ <= 0 || k->kv_heads_ <= 0 || k->q_heads_ % k->kv_heads_ != 0) {
-      return Status(StatusCode::kInvalidModel,
-                    "q_num_heads must be a positive multiple of kv_num_heads");
-    }
+    ONNX_LIGHT_RETURN_IF(k->rule_ != "linear" && k->rule_ != "gated" && k->rule_ != "delta" &&
+                             k->rule_ != "gated_delta",
+                         kInvalidModel, "unknown update_rule '" + k->rule_ + "'");
+    ONNX_LIGHT_RETURN_IF(k->q_heads_ <= 0 || k->kv_heads_ <= 0 || k->q_heads_ % k->kv_heads_ != 0,
+                         kInvalidModel, "q_num_heads must be a positive multiple of kv_num_heads");
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
@@ -44,56 +41,48 @@ class LinearAttention : public KernelBase {
     const Tensor* beta = ctx.input(5);
     const bool gating = rule_ == "gated" || rule_ == "gated_delta";
     const bool delta = rule_ == "delta" || rule_ == "gated_delta";
-    if (gating != (decay != nullptr) || delta != (beta != nullptr)) {
-      return Status(StatusCode::kInvalidArgument, "update_rule '" + rule_ + "' needs " +
-                                                      (gating ? "decay" : "no decay") + " and " +
-                                                      (delta ? "beta" : "no beta"));
-    }
-    if (q.shape().rank() != 3 || k.shape().rank() != 3 || v.shape().rank() != 3) {
-      return Status(StatusCode::kInvalidArgument, "query, key and value must be 3-D");
-    }
+    ONNX_LIGHT_RETURN_IF(gating != (decay != nullptr) || delta != (beta != nullptr),
+                         kInvalidArgument,
+                         "update_rule '" + rule_ + "' needs " + (gating ? "decay" : "no decay") +
+                             " and " + (delta ? "beta" : "no beta"));
+    ONNX_LIGHT_RETURN_IF(q.shape().rank() != 3 || k.shape().rank() != 3 || v.shape().rank() != 3,
+                         kInvalidArgument, "query, key and value must be 3-D");
     const int64_t b = q.shape()[0], t = q.shape()[1], hq = q_heads_, hk = kv_heads_;
-    if (q.shape()[2] % hq != 0 || k.shape()[2] % hk != 0 || v.shape()[2] % hk != 0 ||
-        k.shape()[0] != b || v.shape()[0] != b || k.shape()[1] != t || v.shape()[1] != t) {
-      return Status(StatusCode::kInvalidArgument,
-                    "query " + q.shape().ToString() + ", key " + k.shape().ToString() +
-                        " and value " + v.shape().ToString() + " do not fit the heads");
-    }
+    ONNX_LIGHT_RETURN_IF(q.shape()[2] % hq != 0 || k.shape()[2] % hk != 0 ||
+                             v.shape()[2] % hk != 0 || k.shape()[0] != b || v.shape()[0] != b ||
+                             k.shape()[1] != t || v.shape()[1] != t,
+                         kInvalidArgument,
+                         "query " + q.shape().ToString() + ", key " + k.shape().ToString() +
+                             " and value " + v.shape().ToString() + " do not fit the heads");
     const int64_t dk = q.shape()[2] / hq, dv = v.shape()[2] / hk, group = hq / hk;
-    if (k.shape()[2] / hk != dk) {
-      return Status(StatusCode::kInvalidArgument, "query and key head sizes differ");
-    }
+    ONNX_LIGHT_RETURN_IF(k.shape()[2] / hk != dk, kInvalidArgument,
+                         "query and key head sizes differ");
     // decay and beta are [B, T, ...] like the query: a smaller one would be read past its end.
     for (const Tensor* g : {decay, beta}) {
-      if (g != nullptr && (g->shape().rank() != 3 || g->shape()[0] != b || g->shape()[1] != t)) {
-        return Status(StatusCode::kInvalidArgument,
-                      std::string(g == decay ? "decay" : "beta") + " " + g->shape().ToString() +
-                          " must be [" + std::to_string(b) + ", " + std::to_string(t) +
-                          ", ...] as the query is");
-      }
+      ONNX_LIGHT_RETURN_IF(
+          g != nullptr && (g->shape().rank() != 3 || g->shape()[0] != b || g->shape()[1] != t),
+          kInvalidArgument,
+          std::string(g == decay ? "decay" : "beta") + " " + g->shape().ToString() + " must be [" +
+              std::to_string(b) + ", " + std::to_string(t) + ", ...] as the query is");
     }
     int64_t decay_per = 0;  // 1: per head, dk: per key feature
     if (decay != nullptr) {
       const int64_t last = decay->shape().rank() == 3 ? decay->shape()[2] : -1;
       decay_per = last == hk ? 1 : (last == hk * dk ? dk : 0);
-      if (decay_per == 0) {
-        return Status(StatusCode::kInvalidArgument,
-                      "decay must be [B, T, kv_num_heads] or [B, T, kv_num_heads * d_k]");
-      }
+      ONNX_LIGHT_RETURN_IF(decay_per == 0, kInvalidArgument,
+                           "decay must be [B, T, kv_num_heads] or [B, T, kv_num_heads * d_k]");
     }
     int64_t beta_heads = 0;
     if (beta != nullptr) {
       beta_heads = beta->shape().rank() == 3 ? beta->shape()[2] : -1;
-      if (beta_heads != hk && beta_heads != 1) {
-        return Status(StatusCode::kInvalidArgument,
-                      "beta must be [B, T, kv_num_heads] or [B, T, 1]");
-      }
+      ONNX_LIGHT_RETURN_IF(beta_heads != hk && beta_heads != 1, kInvalidArgument,
+                           "beta must be [B, T, kv_num_heads] or [B, T, 1]");
     }
-    if (past != nullptr && past->shape().dims() != std::vector<int64_t>{b, hk, dk, dv}) {
-      return Status(StatusCode::kInvalidArgument,
-                    "past_state must be [" + std::to_string(b) + ", " + std::to_string(hk) + ", " +
-                        std::to_string(dk) + ", " + std::to_string(dv) + "]");
-    }
+    ONNX_LIGHT_RETURN_IF(
+        (past != nullptr && past->shape().dims() != std::vector<int64_t>{b, hk, dk, dv}),
+        kInvalidArgument,
+        "past_state must be [" + std::to_string(b) + ", " + std::to_string(hk) + ", " +
+            std::to_string(dk) + ", " + std::to_string(dv) + "]");
     const std::vector<double> qv = ToDoubles(&q), kv = ToDoubles(&k), vv = ToDoubles(&v);
     const std::vector<double> dv_ = ToDoubles(decay), bv = ToDoubles(beta);
     std::vector<float> state(static_cast<size_t>(b * hk * dk * dv), 0.0f);
@@ -182,9 +171,8 @@ class CausalConvWithState : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<CausalConvWithState>();
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::string act, info.GetString("activation", "none"));
-    if (act != "none" && act != "silu" && act != "swish") {
-      return Status(StatusCode::kInvalidModel, "unknown activation '" + act + "'");
-    }
+    ONNX_LIGHT_RETURN_IF(act != "none" && act != "silu" && act != "swish", kInvalidModel,
+                         "unknown activation '" + act + "'");
     k->silu_ = act != "none";
     return std::unique_ptr<KernelBase>(std::move(k));
   }
@@ -193,21 +181,19 @@ class CausalConvWithState : public KernelBase {
     const Tensor& w = *ctx.input(1);
     const Tensor* bias = ctx.input(2);
     const Tensor* past = ctx.input(3);
-    if (x.shape().rank() != 3 || w.shape().rank() != 3 || w.shape()[1] != 1 ||
-        w.shape()[0] != x.shape()[1] || w.shape()[2] < 1) {
-      return Status(StatusCode::kInvalidArgument,
-                    "input must be [B, C, L] and weight [C, 1, K], got " + x.shape().ToString() +
-                        " and " + w.shape().ToString());
-    }
+    ONNX_LIGHT_RETURN_IF(x.shape().rank() != 3 || w.shape().rank() != 3 || w.shape()[1] != 1 ||
+                             w.shape()[0] != x.shape()[1] || w.shape()[2] < 1,
+                         kInvalidArgument,
+                         "input must be [B, C, L] and weight [C, 1, K], got " +
+                             x.shape().ToString() + " and " + w.shape().ToString());
     const int64_t b = x.shape()[0], c = x.shape()[1], len = x.shape()[2], kw = w.shape()[2];
-    if (bias != nullptr && bias->num_elements() != c) {
-      return Status(StatusCode::kInvalidArgument, "bias must be [" + std::to_string(c) + "]");
-    }
-    if (past != nullptr && past->shape().dims() != std::vector<int64_t>{b, c, kw - 1}) {
-      return Status(StatusCode::kInvalidArgument, "past_state must be [" + std::to_string(b) +
-                                                      ", " + std::to_string(c) + ", " +
-                                                      std::to_string(kw - 1) + "]");
-    }
+    ONNX_LIGHT_RETURN_IF(bias != nullptr && bias->num_elements() != c, kInvalidArgument,
+                         "bias must be [" + std::to_string(c) + "]");
+    ONNX_LIGHT_RETURN_IF(
+        (past != nullptr && past->shape().dims() != std::vector<int64_t>{b, c, kw - 1}),
+        kInvalidArgument,
+        "past_state must be [" + std::to_string(b) + ", " + std::to_string(c) + ", " +
+            std::to_string(kw - 1) + "]");
     const std::vector<double> xv = ToDoubles(&x), wv = ToDoubles(&w), bv = ToDoubles(bias),
                               pv = ToDoubles(past);
     const int64_t plen = len + kw - 1;

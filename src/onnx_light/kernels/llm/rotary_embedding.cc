@@ -47,29 +47,24 @@ class RotaryEmbedding : public KernelBase {
       return Status(StatusCode::kInvalidArgument, "input must be 3-D or 4-D, got " + s.ToString());
     }
     const int64_t dim = dim_ == 0 ? hs : dim_;
-    if (dim > hs || dim % 2 != 0) {
-      return Status(StatusCode::kInvalidArgument, "rotary_embedding_dim " + std::to_string(dim) +
-                                                      " must be even and at most the head size " +
-                                                      std::to_string(hs));
-    }
+    ONNX_LIGHT_RETURN_IF(dim > hs || dim % 2 != 0, kInvalidArgument,
+                         "rotary_embedding_dim " + std::to_string(dim) +
+                             " must be even and at most the head size " + std::to_string(hs));
     const int64_t half = dim / 2;
     std::vector<int64_t> positions;
     if (pos != nullptr) {
-      if (pos->shape().dims() != std::vector<int64_t>{batch, seq} || cos_t.shape().rank() != 2 ||
-          cos_t.shape()[1] != half || sin_t.shape() != cos_t.shape()) {
-        return Status(StatusCode::kInvalidArgument,
-                      "with position_ids [" + std::to_string(batch) + ", " + std::to_string(seq) +
-                          "] the caches must be [max_position, " + std::to_string(half) +
-                          "], got " + cos_t.shape().ToString() + " and " +
-                          sin_t.shape().ToString());
-      }
+      ONNX_LIGHT_RETURN_IF(
+          (pos->shape().dims() != std::vector<int64_t>{batch, seq} || cos_t.shape().rank() != 2 ||
+           cos_t.shape()[1] != half || sin_t.shape() != cos_t.shape()),
+          kInvalidArgument,
+          "with position_ids [" + std::to_string(batch) + ", " + std::to_string(seq) +
+              "] the caches must be [max_position, " + std::to_string(half) + "], got " +
+              cos_t.shape().ToString() + " and " + sin_t.shape().ToString());
       positions = IndexValues(*pos);
       for (int64_t p : positions) {
-        if (p < 0 || p >= cos_t.shape()[0]) {
-          return Status(StatusCode::kInvalidArgument, "position id " + std::to_string(p) +
-                                                          " is outside the cache of " +
-                                                          std::to_string(cos_t.shape()[0]));
-        }
+        ONNX_LIGHT_RETURN_IF(p < 0 || p >= cos_t.shape()[0], kInvalidArgument,
+                             "position id " + std::to_string(p) + " is outside the cache of " +
+                                 std::to_string(cos_t.shape()[0]));
       }
     } else if (cos_t.shape().dims() != std::vector<int64_t>{batch, seq, half} ||
                sin_t.shape() != cos_t.shape()) {

@@ -24,10 +24,9 @@ class Clip : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     for (size_t i = 1; i < 3; ++i) {
-      if (!legacy_ && ctx.input(i) != nullptr && ctx.input(i)->num_elements() != 1) {
-        return Status(StatusCode::kInvalidArgument,
-                      std::string(i == 1 ? "min" : "max") + " must hold one element");
-      }
+      ONNX_LIGHT_RETURN_IF(!legacy_ && ctx.input(i) != nullptr && ctx.input(i)->num_elements() != 1,
+                           kInvalidArgument,
+                           std::string(i == 1 ? "min" : "max") + " must hold one element");
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     DispatchNumeric(x.dtype(), [&](auto tag) {
@@ -112,10 +111,8 @@ class Gelu : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<Gelu>();
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::string approx, info.GetString("approximate", "none"));
-    if (approx != "none" && approx != "tanh") {
-      return Status(StatusCode::kInvalidModel,
-                    "approximate must be 'none' or 'tanh', got '" + approx + "'");
-    }
+    ONNX_LIGHT_RETURN_IF(approx != "none" && approx != "tanh", kInvalidModel,
+                         "approximate must be 'none' or 'tanh', got '" + approx + "'");
     k->tanh_ = approx == "tanh";
     return std::unique_ptr<KernelBase>(std::move(k));
   }

@@ -62,9 +62,7 @@ Status Run(const Tensor& a, const Tensor& b, Tensor* y, const std::vector<int64_
   T* out = y->mutable_data<T>();
   if constexpr (kOp == Op::kDiv && std::is_integral_v<T>) {
     for (int64_t i = 0; i < b.num_elements(); ++i) {
-      if (pb[i] == T(0)) {
-        return Status(StatusCode::kInvalidArgument, "integer division by zero");
-      }
+      ONNX_LIGHT_RETURN_IF(pb[i] == T(0), kInvalidArgument, "integer division by zero");
     }
   }
   BroadcastApply(pa, a.shape(), pb, b.shape(), out, dims, pool,

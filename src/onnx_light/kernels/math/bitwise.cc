@@ -19,10 +19,8 @@ class BitBinary : public KernelBase {
     auto k = std::make_unique<BitBinary>();
     if constexpr (kBit == Bit::kLeft || kBit == Bit::kRight) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(std::string dir, info.GetString("direction"));
-      if (dir != "LEFT" && dir != "RIGHT") {
-        return Status(StatusCode::kInvalidModel,
-                      "direction must be LEFT or RIGHT, got '" + dir + "'");
-      }
+      ONNX_LIGHT_RETURN_IF(dir != "LEFT" && dir != "RIGHT", kInvalidModel,
+                           "direction must be LEFT or RIGHT, got '" + dir + "'");
       k->left_ = dir == "LEFT";
     }
     return std::unique_ptr<KernelBase>(std::move(k));

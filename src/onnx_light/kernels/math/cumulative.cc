@@ -22,9 +22,7 @@ class Cumulative : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const std::vector<int64_t> av = IndexValues(*ctx.input(1));
-    if (av.size() != 1) {
-      return Status(StatusCode::kInvalidArgument, "axis must be a scalar");
-    }
+    ONNX_LIGHT_RETURN_IF(av.size() != 1, kInvalidArgument, "axis must be a scalar");
     const std::vector<int64_t>& in = x.shape().dims();
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis,
                                 NormalizeAxis(av[0], static_cast<int64_t>(in.size())));

@@ -22,10 +22,8 @@ class Det : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const std::vector<int64_t>& d = x.shape().dims();
-    if (d.size() < 2 || d[d.size() - 1] != d[d.size() - 2]) {
-      return Status(StatusCode::kInvalidArgument,
-                    "input must be [..., M, M], got " + x.shape().ToString());
-    }
+    ONNX_LIGHT_RETURN_IF(d.size() < 2 || d[d.size() - 1] != d[d.size() - 2], kInvalidArgument,
+                         "input must be [..., M, M], got " + x.shape().ToString());
     const int64_t m = d.back();
     ONNX_LIGHT_ASSIGN_OR_RETURN(
         Tensor * y, ctx.AllocateOutput(0, std::vector<int64_t>(d.begin(), d.end() - 2)));

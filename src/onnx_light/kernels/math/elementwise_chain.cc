@@ -153,10 +153,9 @@ class ElementwiseChain : public KernelBase {
       if (!steps_[i].binary) continue;
       const auto k = static_cast<size_t>(steps_[i].operand);
       in[i] = k < ctx.input_count() ? ctx.input(k) : nullptr;
-      if (in[i] == nullptr) {
-        return Status(StatusCode::kInvalidArgument, "step " + std::to_string(i) + " reads input " +
-                                                        std::to_string(k) + ", which is absent");
-      }
+      ONNX_LIGHT_RETURN_IF(
+          in[i] == nullptr, kInvalidArgument,
+          "step " + std::to_string(i) + " reads input " + std::to_string(k) + ", which is absent");
       blocked = blocked && Describe(x.shape(), in[i]->shape(), &at[i]);
     }
     if (!blocked) return StepByStep(ctx, x, in);

@@ -54,18 +54,15 @@ class MatMul : public KernelBase {
     const Tensor& a = *ctx.input(0);
     const Tensor& b = *ctx.input(1);
     std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
-    if (ad.empty() || bd.empty()) {
-      return Status(StatusCode::kInvalidArgument, "MatMul needs inputs of rank >= 1");
-    }
+    ONNX_LIGHT_RETURN_IF(ad.empty() || bd.empty(), kInvalidArgument,
+                         "MatMul needs inputs of rank >= 1");
     const bool a_vec = ad.size() == 1, b_vec = bd.size() == 1;
     if (a_vec) ad.insert(ad.begin(), 1);
     if (b_vec) bd.push_back(1);
     const int64_t m = ad[ad.size() - 2], k = ad.back(), n = bd.back();
-    if (bd[bd.size() - 2] != k) {
-      return Status(StatusCode::kInvalidArgument, "shapes " + a.shape().ToString() + " and " +
-                                                      b.shape().ToString() +
-                                                      " do not align for a matrix product");
-    }
+    ONNX_LIGHT_RETURN_IF(bd[bd.size() - 2] != k, kInvalidArgument,
+                         "shapes " + a.shape().ToString() + " and " + b.shape().ToString() +
+                             " do not align for a matrix product");
     ONNX_LIGHT_ASSIGN_OR_RETURN(Shape abatch,
                                 Shape::Create(std::vector<int64_t>(ad.begin(), ad.end() - 2)));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Shape bbatch,
@@ -191,24 +188,20 @@ class Gemm : public KernelBase {
     const int64_t k = trans_a_ ? a.shape()[0] : a.shape()[1];
     const int64_t kb = trans_b_ ? b.shape()[1] : b.shape()[0];
     const int64_t n = trans_b_ ? b.shape()[0] : b.shape()[1];
-    if (k != kb) {
-      return Status(StatusCode::kInvalidArgument, "inner dimensions " + std::to_string(k) +
-                                                      " and " + std::to_string(kb) + " differ");
-    }
+    ONNX_LIGHT_RETURN_IF(
+        k != kb, kInvalidArgument,
+        "inner dimensions " + std::to_string(k) + " and " + std::to_string(kb) + " differ");
     std::vector<int64_t> cs;
     if (c != nullptr) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(Shape mn, Shape::Create({m, n}));
       ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(c->shape(), mn));
-      if (dims != std::vector<int64_t>{m, n}) {
-        return Status(StatusCode::kInvalidArgument,
-                      "C " + c->shape().ToString() + " does not broadcast to [" +
-                          std::to_string(m) + ", " + std::to_string(n) + "]");
-      }
-      if (exact_c_ && c->shape().dims() != std::vector<int64_t>{m, n}) {
-        return Status(StatusCode::kInvalidArgument,
-                      "C " + c->shape().ToString() + " must be [" + std::to_string(m) + ", " +
-                          std::to_string(n) + "] when broadcast is 0");
-      }
+      ONNX_LIGHT_RETURN_IF((dims != std::vector<int64_t>{m, n}), kInvalidArgument,
+                           "C " + c->shape().ToString() + " does not broadcast to [" +
+                               std::to_string(m) + ", " + std::to_string(n) + "]");
+      ONNX_LIGHT_RETURN_IF((exact_c_ && c->shape().dims() != std::vector<int64_t>{m, n}),
+                           kInvalidArgument,
+                           "C " + c->shape().ToString() + " must be [" + std::to_string(m) + ", " +
+                               std::to_string(n) + "] when broadcast is 0");
       cs = BroadcastStrides(c->shape(), dims);
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {m, n}));

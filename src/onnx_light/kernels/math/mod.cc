@@ -29,10 +29,9 @@ class Mod : public KernelBase {
     auto k = std::make_unique<Mod>();
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->fmod_, GetFlag(info, "fmod", false));
     const DataType t = info.input_type(0);
-    if (!k->fmod_ && (t == DataType::kFloat || t == DataType::kDouble || t == DataType::kFloat16 ||
-                      t == DataType::kBFloat16)) {
-      return Status(StatusCode::kInvalidModel, "fmod must be 1 for floating-point inputs");
-    }
+    ONNX_LIGHT_RETURN_IF(!k->fmod_ && (t == DataType::kFloat || t == DataType::kDouble ||
+                                       t == DataType::kFloat16 || t == DataType::kBFloat16),
+                         kInvalidModel, "fmod must be 1 for floating-point inputs");
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {

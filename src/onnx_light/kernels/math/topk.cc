@@ -29,19 +29,16 @@ class TopK : public KernelBase {
     int64_t k = k_;
     if (const Tensor* kt = ctx.input(1)) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(auto kv, Int64Values(kt, "K"));
-      if (kv.size() != 1) {
-        return Status(StatusCode::kInvalidArgument, "K must hold one value");
-      }
+      ONNX_LIGHT_RETURN_IF(kv.size() != 1, kInvalidArgument, "K must hold one value");
       k = kv[0];
     }
     const std::vector<int64_t>& in = x.shape().dims();
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis,
                                 NormalizeAxis(axis_, static_cast<int64_t>(in.size())));
     const auto ax = static_cast<size_t>(axis);
-    if (k < 0 || k > in[ax]) {
-      return Status(StatusCode::kInvalidArgument,
-                    "K=" + std::to_string(k) + " is outside [0, " + std::to_string(in[ax]) + "]");
-    }
+    ONNX_LIGHT_RETURN_IF(
+        k < 0 || k > in[ax], kInvalidArgument,
+        "K=" + std::to_string(k) + " is outside [0, " + std::to_string(in[ax]) + "]");
     std::vector<int64_t> dims = in;
     dims[ax] = k;
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * values, ctx.AllocateOutput(0, dims));

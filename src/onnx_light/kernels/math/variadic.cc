@@ -20,9 +20,7 @@ class Variadic : public KernelBase {
     return std::unique_ptr<KernelBase>(new Variadic());
   }
   Status Compute(KernelContext& ctx) const override {
-    if (ctx.input_count() == 0) {
-      return Status(StatusCode::kInvalidModel, "needs an input");
-    }
+    ONNX_LIGHT_RETURN_IF(ctx.input_count() == 0, kInvalidModel, "needs an input");
     Tensor acc = *ctx.input(0);
     Status status;
     for (size_t k = 1; k < ctx.input_count() && status.ok(); ++k) {

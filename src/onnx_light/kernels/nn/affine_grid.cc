@@ -25,17 +25,17 @@ class AffineGrid : public KernelBase {
     const Tensor& theta = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> size, Int64Values(ctx.input(1), "size"));
     const size_t r = size.size() - 2;
-    if ((size.size() != 4 && size.size() != 5) || theta.shape().rank() != 3 ||
-        theta.shape()[0] != size[0] || theta.shape()[1] != static_cast<int64_t>(r) ||
-        theta.shape()[2] != static_cast<int64_t>(r + 1)) {
-      return Status(StatusCode::kInvalidArgument,
-                    "theta must be [N, 2, 3] with size [N, C, H, W] or [N, 3, 4] with "
-                    "size [N, C, D, H, W], got " +
-                        theta.shape().ToString());
-    }
+    ONNX_LIGHT_RETURN_IF((size.size() != 4 && size.size() != 5) || theta.shape().rank() != 3 ||
+                             theta.shape()[0] != size[0] ||
+                             theta.shape()[1] != static_cast<int64_t>(r) ||
+                             theta.shape()[2] != static_cast<int64_t>(r + 1),
+                         kInvalidArgument,
+                         "theta must be [N, 2, 3] with size [N, C, H, W] or [N, 3, 4] with "
+                         "size [N, C, D, H, W], got " +
+                             theta.shape().ToString());
     const std::vector<int64_t> spatial(size.begin() + 2, size.end());
     for (int64_t d : spatial) {
-      if (d < 1) return Status(StatusCode::kInvalidArgument, "sizes must be >= 1");
+      ONNX_LIGHT_RETURN_IF(d < 1, kInvalidArgument, "sizes must be >= 1");
     }
     std::vector<int64_t> dims = {size[0]};
     dims.insert(dims.end(), spatial.begin(), spatial.end());

@@ -30,19 +30,17 @@ class Col2Im : public KernelBase {
                                 Int64Values(ctx.input(1), "image_shape"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> block,
                                 Int64Values(ctx.input(2), "block_shape"));
-    if (x.shape().rank() != 3 || image.size() != block.size() || image.empty()) {
-      return Status(StatusCode::kInvalidArgument,
-                    "input must be [N, C * prod(block), L] and image_shape and "
-                    "block_shape of one length");
-    }
+    ONNX_LIGHT_RETURN_IF(x.shape().rank() != 3 || image.size() != block.size() || image.empty(),
+                         kInvalidArgument,
+                         "input must be [N, C * prod(block), L] and image_shape and "
+                         "block_shape of one length");
     ONNX_LIGHT_ASSIGN_OR_RETURN(Window w, MakeWindow(attrs_, image, block));
     const int64_t k_sz = w.KernelCount(), blocks = w.OutCount(), in_sz = w.InCount();
     const int64_t batch = x.shape()[0];
-    if (k_sz == 0 || x.shape()[1] % k_sz != 0 || x.shape()[2] != blocks) {
-      return Status(StatusCode::kInvalidArgument,
-                    "input " + x.shape().ToString() + " does not hold " + std::to_string(blocks) +
-                        " blocks of " + std::to_string(k_sz) + " values per channel");
-    }
+    ONNX_LIGHT_RETURN_IF(
+        k_sz == 0 || x.shape()[1] % k_sz != 0 || x.shape()[2] != blocks, kInvalidArgument,
+        "input " + x.shape().ToString() + " does not hold " + std::to_string(blocks) +
+            " blocks of " + std::to_string(k_sz) + " values per channel");
     const int64_t channels = x.shape()[1] / k_sz;
     std::vector<int64_t> dims = {batch, channels};
     dims.insert(dims.end(), image.begin(), image.end());

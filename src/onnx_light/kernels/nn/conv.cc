@@ -51,15 +51,11 @@ Result<Activation> ReadActivation(const KernelInfo& info) {
   };
   for (const Known& k : kKnown) {
     if (name != k.name) continue;
-    if (k.kind == ActivationKind::kClip && params.size() != 2) {
-      return Status(StatusCode::kInvalidModel,
-                    "activation Clip needs activation_params [min, max]");
-    }
-    if (params.size() > k.params) {
-      return Status(StatusCode::kInvalidModel,
-                    "activation " + name + " takes " + std::to_string(k.params) +
-                        " activation_params, got " + std::to_string(params.size()));
-    }
+    ONNX_LIGHT_RETURN_IF(k.kind == ActivationKind::kClip && params.size() != 2, kInvalidModel,
+                         "activation Clip needs activation_params [min, max]");
+    ONNX_LIGHT_RETURN_IF(params.size() > k.params, kInvalidModel,
+                         "activation " + name + " takes " + std::to_string(k.params) +
+                             " activation_params, got " + std::to_string(params.size()));
     Activation act{k.kind, k.a, k.b};
     if (params.size() > 0) act.a = params[0];
     if (params.size() > 1) act.b = params[1];
@@ -116,30 +112,24 @@ class Conv : public KernelBase {
     const Tensor* z = fused_ ? ctx.input(3) : nullptr;
     ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x));
     const int64_t batch = x.shape()[0], c_in = x.shape()[1];
-    if (wt.shape().rank() != x.shape().rank()) {
-      return Status(StatusCode::kInvalidArgument,
-                    "W " + wt.shape().ToString() + " must have the rank of X");
-    }
+    ONNX_LIGHT_RETURN_IF(wt.shape().rank() != x.shape().rank(), kInvalidArgument,
+                         "W " + wt.shape().ToString() + " must have the rank of X");
     const int64_t m = wt.shape()[0], cg = wt.shape()[1];
     // No cg * group: the group is the model's and may be as large as INT64_MAX.
-    if (c_in % group_ != 0 || c_in / group_ != cg || m % group_ != 0) {
-      return Status(StatusCode::kInvalidArgument,
-                    "X has " + std::to_string(c_in) + " channels, W " + wt.shape().ToString() +
-                        " with group " + std::to_string(group_) + " does not match");
-    }
-    if (bias != nullptr && (bias->shape().rank() != 1 || bias->shape()[0] != m)) {
-      return Status(StatusCode::kInvalidArgument, "B must be [" + std::to_string(m) + "]");
-    }
+    ONNX_LIGHT_RETURN_IF(c_in % group_ != 0 || c_in / group_ != cg || m % group_ != 0,
+                         kInvalidArgument,
+                         "X has " + std::to_string(c_in) + " channels, W " + wt.shape().ToString() +
+                             " with group " + std::to_string(group_) + " does not match");
+    ONNX_LIGHT_RETURN_IF(bias != nullptr && (bias->shape().rank() != 1 || bias->shape()[0] != m),
+                         kInvalidArgument, "B must be [" + std::to_string(m) + "]");
     std::vector<int64_t> kernel = Spatial(wt.shape());
-    if (!attrs_.kernel.empty() && attrs_.kernel != kernel) {
-      return Status(StatusCode::kInvalidArgument, "kernel_shape does not match W");
-    }
+    ONNX_LIGHT_RETURN_IF(!attrs_.kernel.empty() && attrs_.kernel != kernel, kInvalidArgument,
+                         "kernel_shape does not match W");
     ONNX_LIGHT_ASSIGN_OR_RETURN(Window w, MakeWindow(attrs_, Spatial(x.shape()), kernel));
     std::vector<int64_t> dims = {batch, m};
     dims.insert(dims.end(), w.out.begin(), w.out.end());
-    if (z != nullptr && z->dtype() != x.dtype()) {
-      return Status(StatusCode::kInvalidArgument, "Z must have the type of X");
-    }
+    ONNX_LIGHT_RETURN_IF(z != nullptr && z->dtype() != x.dtype(), kInvalidArgument,
+                         "Z must have the type of X");
     Tensor unfused;  // a Z of another shape: the convolution alone first, then Z
     Tensor* y = nullptr;
     if (z != nullptr && z->shape().dims() != dims) {

@@ -26,11 +26,10 @@ class Dropout : public KernelBase {
           r = static_cast<double>(ratio->data<R>()[0]);
         });
       }
-      if (training->dtype() == DataType::kBool && training->num_elements() == 1 &&
-          training->data<bool>()[0] && r != 0.0) {
-        return Status(StatusCode::kNotImplemented,
-                      "training_mode=true with a ratio above 0 is not supported");
-      }
+      ONNX_LIGHT_RETURN_IF(training->dtype() == DataType::kBool && training->num_elements() == 1 &&
+                               training->data<bool>()[0] && r != 0.0,
+                           kNotImplemented,
+                           "training_mode=true with a ratio above 0 is not supported");
     }
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_RETURN_IF_ERROR(ctx.SetOutput(0, x));

@@ -28,24 +28,23 @@ class GridSample : public KernelBase {
     if (k->mode_ == "bicubic") k->mode_ = "cubic";
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->padding_, info.GetString("padding_mode", "zeros"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->align_, GetFlag(info, "align_corners", false));
-    if (k->mode_ != "nearest" && k->mode_ != "linear" && k->mode_ != "cubic") {
-      return Status(StatusCode::kInvalidModel, "unknown mode '" + k->mode_ + "'");
-    }
-    if (k->padding_ != "zeros" && k->padding_ != "border" && k->padding_ != "reflection") {
-      return Status(StatusCode::kInvalidModel, "unknown padding_mode '" + k->padding_ + "'");
-    }
+    ONNX_LIGHT_RETURN_IF(k->mode_ != "nearest" && k->mode_ != "linear" && k->mode_ != "cubic",
+                         kInvalidModel, "unknown mode '" + k->mode_ + "'");
+    ONNX_LIGHT_RETURN_IF(
+        k->padding_ != "zeros" && k->padding_ != "border" && k->padding_ != "reflection",
+        kInvalidModel, "unknown padding_mode '" + k->padding_ + "'");
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& grid = *ctx.input(1);
     const size_t rank = x.shape().rank();
-    if (rank < 3 || grid.shape().rank() != rank || grid.shape()[0] != x.shape()[0] ||
-        grid.shape()[rank - 1] != static_cast<int64_t>(rank - 2)) {
-      return Status(StatusCode::kInvalidArgument,
-                    "X " + x.shape().ToString() + " and grid " + grid.shape().ToString() +
-                        " do not fit: grid must be [N, out..., " + std::to_string(rank - 2) + "]");
-    }
+    ONNX_LIGHT_RETURN_IF(
+        rank < 3 || grid.shape().rank() != rank || grid.shape()[0] != x.shape()[0] ||
+            grid.shape()[rank - 1] != static_cast<int64_t>(rank - 2),
+        kInvalidArgument,
+        "X " + x.shape().ToString() + " and grid " + grid.shape().ToString() +
+            " do not fit: grid must be [N, out..., " + std::to_string(rank - 2) + "]");
     const size_t r = rank - 2;
     const int64_t batch = x.shape()[0], channels = x.shape()[1];
     std::vector<int64_t> in(x.shape().dims().begin() + 2, x.shape().dims().end());

@@ -16,9 +16,9 @@ class Loss : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<Loss>();
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->reduction_, info.GetString("reduction", "mean"));
-    if (k->reduction_ != "none" && k->reduction_ != "sum" && k->reduction_ != "mean") {
-      return Status(StatusCode::kInvalidModel, "unknown reduction '" + k->reduction_ + "'");
-    }
+    ONNX_LIGHT_RETURN_IF(
+        k->reduction_ != "none" && k->reduction_ != "sum" && k->reduction_ != "mean", kInvalidModel,
+        "unknown reduction '" + k->reduction_ + "'");
     k->has_ignore_ = info.HasAttribute("ignore_index");
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->ignore_, info.GetInt("ignore_index", 0));
     return std::unique_ptr<KernelBase>(std::move(k));
@@ -28,9 +28,7 @@ class Loss : public KernelBase {
     const Tensor& target = *ctx.input(1);
     const Tensor* weight = ctx.input(2);
     const std::vector<int64_t>& xd = x.shape().dims();
-    if (xd.size() < 2) {
-      return Status(StatusCode::kInvalidArgument, "input must be [N, C, ...]");
-    }
+    ONNX_LIGHT_RETURN_IF(xd.size() < 2, kInvalidArgument, "input must be [N, C, ...]");
     const int64_t n = xd[0], c = xd[1];
     std::vector<int64_t> td = {n};
     td.insert(td.end(), xd.begin() + 2, xd.end());
@@ -39,9 +37,9 @@ class Loss : public KernelBase {
           StatusCode::kInvalidArgument,
           "target " + target.shape().ToString() + " does not match input " + x.shape().ToString());
     }
-    if (weight != nullptr && (weight->shape().rank() != 1 || weight->shape()[0] != c)) {
-      return Status(StatusCode::kInvalidArgument, "weight must be [" + std::to_string(c) + "]");
-    }
+    ONNX_LIGHT_RETURN_IF(
+        weight != nullptr && (weight->shape().rank() != 1 || weight->shape()[0] != c),
+        kInvalidArgument, "weight must be [" + std::to_string(c) + "]");
     const int64_t inner = n == 0 || c == 0 ? 0 : x.num_elements() / (n * c);
     const std::vector<int64_t> labels = IndexValues(target);
     const std::vector<double> w = ToDoubles(weight);

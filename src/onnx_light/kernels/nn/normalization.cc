@@ -21,10 +21,9 @@ namespace {
 // Values of a per-channel parameter (any float type: BatchNormalization-15 lets them
 // differ from X's) as double, checked to be [C].
 Result<std::vector<double>> ChannelParam(const Tensor* t, int64_t c, const char* what) {
-  if (t == nullptr || t->shape().rank() != 1 || t->shape()[0] != c) {
-    return Status(StatusCode::kInvalidArgument,
-                  std::string(what) + " must be [" + std::to_string(c) + "]");
-  }
+  ONNX_LIGHT_RETURN_IF(t == nullptr || t->shape().rank() != 1 || t->shape()[0] != c,
+                       kInvalidArgument,
+                       std::string(what) + " must be [" + std::to_string(c) + "]");
   return ToDoubles(t);
 }
 
@@ -57,18 +56,14 @@ class BatchNorm : public KernelBase {
     auto k = std::make_unique<BatchNorm>();
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->epsilon_, info.GetFloat("epsilon", 1e-5f));
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t training, info.GetInt("training_mode", 0));
-    if (training != 0 || info.output_count() > 1) {
-      return Status(StatusCode::kNotImplemented,
-                    "training mode (running statistics outputs) is not "
-                    "supported; onnx-light runs inference");
-    }
+    ONNX_LIGHT_RETURN_IF(training != 0 || info.output_count() > 1, kNotImplemented,
+                         "training mode (running statistics outputs) is not "
+                         "supported; onnx-light runs inference");
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    if (x.shape().rank() < 2) {
-      return Status(StatusCode::kInvalidArgument, "X must be [N, C, ...]");
-    }
+    ONNX_LIGHT_RETURN_IF(x.shape().rank() < 2, kInvalidArgument, "X must be [N, C, ...]");
     const int64_t c = x.shape()[1];
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto scale, ChannelParam(ctx.input(1), c, "scale"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto bias, ChannelParam(ctx.input(2), c, "B"));
@@ -149,11 +144,9 @@ class GroupNorm : public KernelBase {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x));
     const int64_t n = x.shape()[0], c = x.shape()[1];
-    if (groups_ < 1 || c % groups_ != 0) {
-      return Status(StatusCode::kInvalidArgument, "num_groups " + std::to_string(groups_) +
-                                                      " must divide the " + std::to_string(c) +
-                                                      " channels");
-    }
+    ONNX_LIGHT_RETURN_IF(groups_ < 1 || c % groups_ != 0, kInvalidArgument,
+                         "num_groups " + std::to_string(groups_) + " must divide the " +
+                             std::to_string(c) + " channels");
     const int64_t params = per_group_params_ ? groups_ : c;
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto scale, ChannelParam(ctx.input(1), params, "scale"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto bias, ChannelParam(ctx.input(2), params, "bias"));
@@ -266,9 +259,8 @@ class LpNorm : public KernelBase {
     auto k = std::make_unique<LpNorm>();
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->axis_, info.GetInt("axis", -1));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->p_, info.GetInt("p", 2));
-    if (k->p_ != 1 && k->p_ != 2) {
-      return Status(StatusCode::kInvalidModel, "p must be 1 or 2, got " + std::to_string(k->p_));
-    }
+    ONNX_LIGHT_RETURN_IF(k->p_ != 1 && k->p_ != 2, kInvalidModel,
+                         "p must be 1 or 2, got " + std::to_string(k->p_));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
@@ -363,11 +355,9 @@ class LayerNorm : public KernelBase {
     const int64_t outer = inner == 0 ? 0 : x.num_elements() / inner;
     auto offsets = [&](const Tensor& p, const char* what) -> Result<std::vector<int64_t>> {
       ONNX_LIGHT_ASSIGN_OR_RETURN(auto d, BroadcastDims(p.shape(), inner_shape));
-      if (d != inner_dims) {
-        return Status(StatusCode::kInvalidArgument, std::string(what) + " " + p.shape().ToString() +
-                                                        " does not broadcast to " +
-                                                        inner_shape.ToString());
-      }
+      ONNX_LIGHT_RETURN_IF(d != inner_dims, kInvalidArgument,
+                           std::string(what) + " " + p.shape().ToString() +
+                               " does not broadcast to " + inner_shape.ToString());
       const std::vector<int64_t> st = BroadcastStrides(p.shape(), inner_dims);
       std::vector<int64_t> off(static_cast<size_t>(inner));
       std::vector<int64_t> pos(inner_dims.size(), 0);
@@ -480,9 +470,7 @@ class Lrn : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->beta_, info.GetFloat("beta", 0.75f));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->bias_, info.GetFloat("bias", 1.0f));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->size_, info.GetInt("size"));
-    if (k->size_ < 1) {
-      return Status(StatusCode::kInvalidModel, "size must be >= 1");
-    }
+    ONNX_LIGHT_RETURN_IF(k->size_ < 1, kInvalidModel, "size must be >= 1");
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {

@@ -55,9 +55,7 @@ class Pool : public KernelBase {
         ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t pi, info.GetInt("p", 2));
         p = static_cast<double>(pi);
       }
-      if (!(p >= 1)) {
-        return Status(StatusCode::kInvalidModel, "p must be >= 1, got " + std::to_string(p));
-      }
+      ONNX_LIGHT_RETURN_IF(!(p >= 1), kInvalidModel, "p must be >= 1, got " + std::to_string(p));
       k->p_ = p;
     }
     return std::unique_ptr<KernelBase>(std::move(k));
@@ -73,12 +71,10 @@ class Pool : public KernelBase {
     // (minutes of work; a 3 x 3 pool over 64 x 224 x 224 makes 2^25) the node is refused.
     constexpr uint64_t kMaxVisits = uint64_t{1} << 36;
     const uint64_t visits = SaturatedProduct({nc, w.OutCount(), w.KernelCount()});
-    if (visits > kMaxVisits) {
-      return Status(StatusCode::kOutOfRange,
-                    std::to_string(w.OutCount()) + " outputs per channel of a " +
-                        std::to_string(w.KernelCount()) + "-tap window are more than " +
-                        std::to_string(kMaxVisits) + " tap visits");
-    }
+    ONNX_LIGHT_RETURN_IF(visits > kMaxVisits, kOutOfRange,
+                         std::to_string(w.OutCount()) + " outputs per channel of a " +
+                             std::to_string(w.KernelCount()) + "-tap window are more than " +
+                             std::to_string(kMaxVisits) + " tap visits");
     std::vector<int64_t> dims = {x.shape()[0], x.shape()[1]};
     dims.insert(dims.end(), w.out.begin(), w.out.end());
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
@@ -483,41 +479,36 @@ class MaxUnpool : public KernelBase {
     const Tensor& ind = *ctx.input(1);
     ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x));
     const size_t ns = x.shape().rank() - 2;
-    if (kernel_.size() != ns || (!strides_.empty() && strides_.size() != ns) ||
-        (!pads_.empty() && pads_.size() != 2 * ns)) {
-      return Status(StatusCode::kInvalidArgument,
-                    "kernel_shape, strides and pads must match the spatial rank");
-    }
-    if (ind.shape() != x.shape()) {
-      return Status(StatusCode::kInvalidArgument,
-                    "I " + ind.shape().ToString() + " must have X's shape " + x.shape().ToString());
-    }
+    ONNX_LIGHT_RETURN_IF(kernel_.size() != ns || (!strides_.empty() && strides_.size() != ns) ||
+                             (!pads_.empty() && pads_.size() != 2 * ns),
+                         kInvalidArgument,
+                         "kernel_shape, strides and pads must match the spatial rank");
+    ONNX_LIGHT_RETURN_IF(
+        ind.shape() != x.shape(), kInvalidArgument,
+        "I " + ind.shape().ToString() + " must have X's shape " + x.shape().ToString());
     std::vector<int64_t> inferred = {x.shape()[0], x.shape()[1]};
     for (size_t i = 0; i < ns; ++i) {
       // (d - 1) * stride - pads + kernel, every step checked: all but d come from the model.
       const int64_t st = strides_.empty() ? 1 : strides_[i];
       int64_t pad = 0, scaled = 0, size = 0;
-      if ((!pads_.empty() && __builtin_add_overflow(pads_[i], pads_[i + ns], &pad)) ||
-          __builtin_mul_overflow(x.shape()[2 + i] - 1, st, &scaled) ||
-          __builtin_sub_overflow(scaled, pad, &size) ||
-          __builtin_add_overflow(size, kernel_[i], &size) || size < 0) {
-        return Status(StatusCode::kOutOfRange, "the unpooled size of spatial axis " +
-                                                   std::to_string(i) +
-                                                   " overflows int64 or is negative");
-      }
+      ONNX_LIGHT_RETURN_IF(
+          (!pads_.empty() && __builtin_add_overflow(pads_[i], pads_[i + ns], &pad)) ||
+              __builtin_mul_overflow(x.shape()[2 + i] - 1, st, &scaled) ||
+              __builtin_sub_overflow(scaled, pad, &size) ||
+              __builtin_add_overflow(size, kernel_[i], &size) || size < 0,
+          kOutOfRange,
+          "the unpooled size of spatial axis " + std::to_string(i) +
+              " overflows int64 or is negative");
       inferred.push_back(size);
     }
     std::vector<int64_t> out = inferred;
     if (const Tensor* os = ctx.input(2)) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(out, Int64Values(os, "output_shape"));
-      if (out.size() != inferred.size()) {
-        return Status(StatusCode::kInvalidArgument, "output_shape has the wrong rank");
-      }
+      ONNX_LIGHT_RETURN_IF(out.size() != inferred.size(), kInvalidArgument,
+                           "output_shape has the wrong rank");
       for (size_t d = 0; d < out.size(); ++d) {
-        if (out[d] < inferred[d]) {
-          return Status(StatusCode::kInvalidArgument,
-                        "output_shape is smaller than the unpooled size");
-        }
+        ONNX_LIGHT_RETURN_IF(out[d] < inferred[d], kInvalidArgument,
+                             "output_shape is smaller than the unpooled size");
       }
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));

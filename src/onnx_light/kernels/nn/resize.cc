@@ -36,13 +36,11 @@ class Resize : public KernelBase {
       ONNX_LIGHT_ASSIGN_OR_RETURN(k->axes_, info.GetInts("axes"));
     }
     k->antialias_ = antialias != 0;
-    if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller") {
-      return Status(StatusCode::kInvalidModel, "unknown keep_aspect_ratio_policy '" + policy + "'");
-    }
+    ONNX_LIGHT_RETURN_IF(policy != "stretch" && policy != "not_larger" && policy != "not_smaller",
+                         kInvalidModel, "unknown keep_aspect_ratio_policy '" + policy + "'");
     k->policy_ = policy;
-    if (k->mode_ != "nearest" && k->mode_ != "linear" && k->mode_ != "cubic") {
-      return Status(StatusCode::kInvalidModel, "unknown mode '" + k->mode_ + "'");
-    }
+    ONNX_LIGHT_RETURN_IF(k->mode_ != "nearest" && k->mode_ != "linear" && k->mode_ != "cubic",
+                         kInvalidModel, "unknown mode '" + k->mode_ + "'");
     return std::unique_ptr<KernelBase>(std::move(k));
   }
 
@@ -74,12 +72,12 @@ class Resize : public KernelBase {
       }
     }
     const size_t na = axes.size();
-    if ((scales_in.empty() == sizes_in.empty()) || (!scales_in.empty() && scales_in.size() != na) ||
-        (!sizes_in.empty() && sizes_in.size() != na)) {
-      return Status(StatusCode::kInvalidArgument,
-                    "give exactly one of scales and sizes, one value "
-                    "per resized axis");
-    }
+    ONNX_LIGHT_RETURN_IF((scales_in.empty() == sizes_in.empty()) ||
+                             (!scales_in.empty() && scales_in.size() != na) ||
+                             (!sizes_in.empty() && sizes_in.size() != na),
+                         kInvalidArgument,
+                         "give exactly one of scales and sizes, one value "
+                         "per resized axis");
     // Per input axis: scale, output size, roi.
     std::vector<double>& scale = p->scale;
     std::vector<double>& roi_start = p->roi_start;
@@ -126,9 +124,7 @@ class Resize : public KernelBase {
     for (size_t i = 0; i < na && !(!sizes_in.empty() && policy_ != "stretch"); ++i) {
       const auto a = static_cast<size_t>(axes[i]);
       if (!scales_in.empty()) {
-        if (!(scales_in[i] > 0)) {
-          return Status(StatusCode::kInvalidArgument, "scales must be > 0");
-        }
+        ONNX_LIGHT_RETURN_IF(!(scales_in[i] > 0), kInvalidArgument, "scales must be > 0");
         scale[a] = scales_in[i];
         const double extent = crop ? roi_end[a] - roi_start[a] : 1.0;
         const double size = std::floor(static_cast<double>(in[a]) * extent * scale[a]);
@@ -139,9 +135,7 @@ class Resize : public KernelBase {
         }
         out[a] = static_cast<int64_t>(size);
       } else {
-        if (sizes_in[i] < 0) {
-          return Status(StatusCode::kInvalidArgument, "negative size");
-        }
+        ONNX_LIGHT_RETURN_IF(sizes_in[i] < 0, kInvalidArgument, "negative size");
         out[a] = sizes_in[i];
         scale[a] = in[a] == 0 ? 1.0 : static_cast<double>(out[a]) / static_cast<double>(in[a]);
       }
@@ -162,9 +156,7 @@ class Resize : public KernelBase {
     const bool crop = coord_ == "tf_crop_and_resize";
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
     if (y->num_elements() == 0) return Status::Ok();
-    if (x.num_elements() == 0) {
-      return Status(StatusCode::kInvalidArgument, "empty input");
-    }
+    ONNX_LIGHT_RETURN_IF(x.num_elements() == 0, kInvalidArgument, "empty input");
     // Taps per axis and output index; `outside` marks crop coordinates beyond the input.
     std::vector<std::vector<std::vector<Tap>>> taps(rank);
     std::vector<std::vector<bool>> outside(rank);
@@ -367,9 +359,8 @@ class Resize : public KernelBase {
     auto k = std::make_unique<Resize>();
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->mode_, info.GetString("mode", "nearest"));
     if (k->mode_ == "bilinear") k->mode_ = "linear";
-    if (k->mode_ != "nearest" && k->mode_ != "linear") {
-      return Status(StatusCode::kInvalidModel, "unknown mode '" + k->mode_ + "'");
-    }
+    ONNX_LIGHT_RETURN_IF(k->mode_ != "nearest" && k->mode_ != "linear", kInvalidModel,
+                         "unknown mode '" + k->mode_ + "'");
     k->coord_ = "asymmetric";
     k->nearest_ = "floor";
     k->upsample_ = true;

@@ -49,12 +49,12 @@ class NonMaxSuppression : public KernelBase {
     const Tensor& scores_t = *ctx.input(1);
     const Shape& bs = boxes_t.shape();
     const Shape& ss = scores_t.shape();
-    if (bs.rank() != 3 || bs[2] != 4 || ss.rank() != 3 || ss[0] != bs[0] || ss[2] != bs[1]) {
-      return Status(StatusCode::kInvalidArgument,
-                    "boxes must be [batch, boxes, 4] and scores [batch, classes, boxes], "
-                    "got " +
-                        bs.ToString() + " and " + ss.ToString());
-    }
+    ONNX_LIGHT_RETURN_IF(
+        bs.rank() != 3 || bs[2] != 4 || ss.rank() != 3 || ss[0] != bs[0] || ss[2] != bs[1],
+        kInvalidArgument,
+        "boxes must be [batch, boxes, 4] and scores [batch, classes, boxes], "
+        "got " +
+            bs.ToString() + " and " + ss.ToString());
     int64_t max_out = 0;
     if (const Tensor* m = ctx.input(2); m != nullptr && m->num_elements() > 0) {
       max_out = IndexValues(*m)[0];
@@ -63,10 +63,8 @@ class NonMaxSuppression : public KernelBase {
     const double iou = iou_v.empty() ? 0.0 : iou_v[0];
     const bool has_score = !score_v.empty();
     const double score_threshold = has_score ? score_v[0] : 0.0;
-    if (iou < 0 || iou > 1) {
-      return Status(StatusCode::kInvalidArgument,
-                    "iou_threshold must be in [0, 1], got " + std::to_string(iou));
-    }
+    ONNX_LIGHT_RETURN_IF(iou < 0 || iou > 1, kInvalidArgument,
+                         "iou_threshold must be in [0, 1], got " + std::to_string(iou));
     const int64_t batches = bs[0], n = bs[1], classes = ss[1];
     const std::vector<double> boxes = ToDoubles(&boxes_t), scores = ToDoubles(&scores_t);
     std::vector<int64_t> selected;  // triples

@@ -41,23 +41,19 @@ Result<std::vector<int32_t>> IntegerConv(const KernelContext& ctx, const WindowA
                                          const std::vector<int32_t>& x, const Tensor& wt,
                                          const std::vector<int32_t>& wv,
                                          std::vector<int64_t>* dims) {
-  if (wt.shape().rank() != xt.shape().rank() || xt.shape().rank() < 3 || group < 1) {
-    return Status(StatusCode::kInvalidArgument, "W " + wt.shape().ToString() +
-                                                    " does not match X " + xt.shape().ToString() +
-                                                    " with group " + std::to_string(group));
-  }
+  ONNX_LIGHT_RETURN_IF(wt.shape().rank() != xt.shape().rank() || xt.shape().rank() < 3 || group < 1,
+                       kInvalidArgument,
+                       "W " + wt.shape().ToString() + " does not match X " + xt.shape().ToString() +
+                           " with group " + std::to_string(group));
   const int64_t batch = xt.shape()[0], c_in = xt.shape()[1];
   const int64_t m = wt.shape()[0], cg = wt.shape()[1];
   // No cg * group: the group is the model's and may be as large as INT64_MAX.
-  if (c_in % group != 0 || c_in / group != cg || m % group != 0) {
-    return Status(StatusCode::kInvalidArgument, "W " + wt.shape().ToString() +
-                                                    " does not match X " + xt.shape().ToString() +
-                                                    " with group " + std::to_string(group));
-  }
+  ONNX_LIGHT_RETURN_IF(c_in % group != 0 || c_in / group != cg || m % group != 0, kInvalidArgument,
+                       "W " + wt.shape().ToString() + " does not match X " + xt.shape().ToString() +
+                           " with group " + std::to_string(group));
   std::vector<int64_t> kernel = Spatial(wt.shape());
-  if (!attrs.kernel.empty() && attrs.kernel != kernel) {
-    return Status(StatusCode::kInvalidArgument, "kernel_shape does not match W");
-  }
+  ONNX_LIGHT_RETURN_IF(!attrs.kernel.empty() && attrs.kernel != kernel, kInvalidArgument,
+                       "kernel_shape does not match W");
   ONNX_LIGHT_ASSIGN_OR_RETURN(Window w, MakeWindow(attrs, Spatial(xt.shape()), kernel));
   *dims = {batch, m};
   dims->insert(dims->end(), w.out.begin(), w.out.end());
@@ -107,9 +103,8 @@ class ConvInteger : public KernelBase {
     const Tensor& wt = *ctx.input(1);
     ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x));
     const Tensor* xz = ctx.input(2);
-    if (xz != nullptr && xz->num_elements() != 1) {
-      return Status(StatusCode::kInvalidArgument, "x_zero_point must be a scalar");
-    }
+    ONNX_LIGHT_RETURN_IF(xz != nullptr && xz->num_elements() != 1, kInvalidArgument,
+                         "x_zero_point must be a scalar");
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto xv, Centered(x, xz, "x"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto wv, Centered(wt, ctx.input(3), "w"));
     std::vector<int64_t> dims;
@@ -152,9 +147,9 @@ class QLinearConv : public KernelBase {
     std::vector<int64_t> dims;
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto acc, IntegerConv(ctx, attrs_, group_, x, xv, wt, wv, &dims));
     const Tensor* bias = ctx.input(8);
-    if (bias != nullptr && (bias->num_elements() != m || bias->dtype() != DataType::kInt32)) {
-      return Status(StatusCode::kInvalidArgument, "B must be int32 [" + std::to_string(m) + "]");
-    }
+    ONNX_LIGHT_RETURN_IF(
+        bias != nullptr && (bias->num_elements() != m || bias->dtype() != DataType::kInt32),
+        kInvalidArgument, "B must be int32 [" + std::to_string(m) + "]");
     const Tensor* yz = ctx.input(7);
     const DataType out_type = yz != nullptr ? yz->dtype() : x.dtype();
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out_type, dims));

@@ -29,23 +29,18 @@ Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, 
                                            const OutputFn& output,
                                            const QGemmPackedB* packed = nullptr) {
   std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
-  if (ad.empty() || bd.empty()) {
-    return Status(StatusCode::kInvalidArgument, "inputs need rank >= 1");
-  }
+  ONNX_LIGHT_RETURN_IF(ad.empty() || bd.empty(), kInvalidArgument, "inputs need rank >= 1");
   const bool a_vec = ad.size() == 1, b_vec = bd.size() == 1;
   if (a_vec) ad.insert(ad.begin(), 1);
   if (b_vec) bd.push_back(1);
   const int64_t m = ad[ad.size() - 2], k = ad.back(), n = bd.back();
-  if (bd[bd.size() - 2] != k) {
-    return Status(StatusCode::kInvalidArgument, "shapes " + a.shape().ToString() + " and " +
-                                                    b.shape().ToString() + " do not align");
-  }
+  ONNX_LIGHT_RETURN_IF(
+      bd[bd.size() - 2] != k, kInvalidArgument,
+      "shapes " + a.shape().ToString() + " and " + b.shape().ToString() + " do not align");
   const std::vector<double> za = ToDoubles(a_zp), zb = ToDoubles(b_zp);
-  if ((za.size() > 1 && static_cast<int64_t>(za.size()) != m) ||
-      (zb.size() > 1 && static_cast<int64_t>(zb.size()) != n)) {
-    return Status(StatusCode::kInvalidArgument,
-                  "zero points must be scalars, [M] for A or [N] for B");
-  }
+  ONNX_LIGHT_RETURN_IF((za.size() > 1 && static_cast<int64_t>(za.size()) != m) ||
+                           (zb.size() > 1 && static_cast<int64_t>(zb.size()) != n),
+                       kInvalidArgument, "zero points must be scalars, [M] for A or [N] for B");
   ONNX_LIGHT_ASSIGN_OR_RETURN(Shape abatch,
                               Shape::Create(std::vector<int64_t>(ad.begin(), ad.end() - 2)));
   ONNX_LIGHT_ASSIGN_OR_RETURN(Shape bbatch,
@@ -211,11 +206,9 @@ class MatMulIntegerToFloat : public IntegerProductKernel {
                                               ctx.input(3), ctx.thread_pool(), output, &packed_));
     const int64_t n = dims.empty() ? 1 : dims.back();
     const int64_t count = scale.num_elements();
-    if (scale.shape().rank() > 1 || (count != 1 && count != n)) {
-      return Status(StatusCode::kInvalidArgument, "scale " + scale.shape().ToString() +
-                                                      " must be one value or one per column (" +
-                                                      std::to_string(n) + ")");
-    }
+    ONNX_LIGHT_RETURN_IF(scale.shape().rank() > 1 || (count != 1 && count != n), kInvalidArgument,
+                         "scale " + scale.shape().ToString() +
+                             " must be one value or one per column (" + std::to_string(n) + ")");
     float* out = y->mutable_data<float>();
     const auto* acc = reinterpret_cast<const int32_t*>(out);
     const float* sc = scale.data<float>();
@@ -262,13 +255,12 @@ class QLinearMatMul : public KernelBase {
                               ys = ToDoubles(ctx.input(6)), yz = ToDoubles(ctx.input(7));
     const int64_t n = p.dims.empty() ? 1 : p.dims.back();
     const int64_t m = p.dims.size() < 2 ? 1 : p.dims[p.dims.size() - 2];
-    if (ys.size() != 1 || yz.size() > 1 ||
-        (as.size() != 1 && static_cast<int64_t>(as.size()) != m) ||
-        (bs.size() != 1 && static_cast<int64_t>(bs.size()) != n)) {
-      return Status(StatusCode::kInvalidArgument,
-                    "y_scale and y_zero_point must be scalars, a_scale a scalar or [M], "
-                    "b_scale a scalar or [N]");
-    }
+    ONNX_LIGHT_RETURN_IF(ys.size() != 1 || yz.size() > 1 ||
+                             (as.size() != 1 && static_cast<int64_t>(as.size()) != m) ||
+                             (bs.size() != 1 && static_cast<int64_t>(bs.size()) != n),
+                         kInvalidArgument,
+                         "y_scale and y_zero_point must be scalars, a_scale a scalar or [M], "
+                         "b_scale a scalar or [N]");
     const DataType out_type = ctx.input(7)->dtype();
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out_type, p.dims));
     const bool half = as_t.dtype() == DataType::kFloat16;

@@ -62,18 +62,14 @@ Result<std::vector<int64_t>> ScaleIndex(const Shape& x, const Shape& scale, int6
           "a per-axis scale must be [" + std::to_string(xd[ax]) + "], got " + scale.ToString());
     }
   } else {
-    if (block < 0 || scale.rank() != x.rank()) {
-      return Status(StatusCode::kInvalidArgument,
-                    "a blocked scale must have the rank of the input");
-    }
+    ONNX_LIGHT_RETURN_IF(block < 0 || scale.rank() != x.rank(), kInvalidArgument,
+                         "a blocked scale must have the rank of the input");
     for (size_t d = 0; d < xd.size(); ++d) {
       // ceil(xd / block) without xd + block - 1, which overflowed for a block near INT64_MAX.
       const int64_t want = d == ax ? (xd[d] == 0 ? 0 : 1 + (xd[d] - 1) / block) : xd[d];
-      if (scale[d] != want) {
-        return Status(StatusCode::kInvalidArgument,
-                      "blocked scale " + scale.ToString() + " does not match the input " +
-                          x.ToString() + " and block_size " + std::to_string(block));
-      }
+      ONNX_LIGHT_RETURN_IF(scale[d] != want, kInvalidArgument,
+                           "blocked scale " + scale.ToString() + " does not match the input " +
+                               x.ToString() + " and block_size " + std::to_string(block));
     }
   }
   const std::vector<int64_t> sst =
@@ -111,12 +107,11 @@ class Quant : public KernelBase {
     const Tensor& scale = *ctx.input(1);
     const Tensor* zp = ctx.input(2);
     const bool per_tensor = scale.num_elements() == 1 && scale.shape().rank() <= 1;
-    if (zp != nullptr && zp->shape() != scale.shape() &&
-        !(per_tensor && zp->num_elements() == 1 && zp->shape().rank() <= 1)) {
-      return Status(StatusCode::kInvalidArgument, "zero point " + zp->shape().ToString() +
-                                                      " must have the scale's shape " +
-                                                      scale.shape().ToString());
-    }
+    ONNX_LIGHT_RETURN_IF(zp != nullptr && zp->shape() != scale.shape() &&
+                             !(per_tensor && zp->num_elements() == 1 && zp->shape().rank() <= 1),
+                         kInvalidArgument,
+                         "zero point " + zp->shape().ToString() + " must have the scale's shape " +
+                             scale.shape().ToString());
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto idx, ScaleIndex(x.shape(), scale.shape(), axis_, block_));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     const std::vector<double> s = ToDoubles(&scale), z = ToDoubles(zp), xs = ToDoubles(&x);
@@ -194,14 +189,10 @@ class DynamicQuantize : public KernelBase {
     float lo = 0, hi = 0;
     bool nan = false;
     RangeF32(xp, static_cast<size_t>(n), &lo, &hi, &nan);
-    if (nan) {
-      return Status(StatusCode::kInvalidArgument, "the input contains NaN, which has no range");
-    }
-    if (std::isinf(lo) || std::isinf(hi)) {
-      return Status(StatusCode::kInvalidArgument,
-                    "the input contains an infinity, which has no "
-                    "finite range to quantize");
-    }
+    ONNX_LIGHT_RETURN_IF(nan, kInvalidArgument, "the input contains NaN, which has no range");
+    ONNX_LIGHT_RETURN_IF(std::isinf(lo) || std::isinf(hi), kInvalidArgument,
+                         "the input contains an infinity, which has no "
+                         "finite range to quantize");
     const float scale = (hi == lo ? 1.0f : hi - lo) / 255.0f;
     const float zp = std::nearbyint(std::fmin(255.0f, std::fmax(0.0f, 0.0f - lo / scale)));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
@@ -230,12 +221,11 @@ Status QuantizeType(const onnx::NodeProto& node, int, const std::vector<DataType
                                ? DataTypeFromInt(static_cast<int32_t>(v))
                                : Result<DataType>(Status(StatusCode::kInvalidModel, "no type"));
       const std::vector<DataType> allowed = QuantTypes();
-      if (!t.ok() || std::find(allowed.begin(), allowed.end(), *t) == allowed.end()) {
-        return Status(StatusCode::kInvalidModel,
-                      "QuantizeLinear: output_dtype " + std::to_string(v) +
-                          " is not a quantized type (int2/4/8/16, uint2/4/8/16, int32 "
-                          "or a float8/float4 type)");
-      }
+      ONNX_LIGHT_RETURN_IF(
+          !t.ok() || std::find(allowed.begin(), allowed.end(), *t) == allowed.end(), kInvalidModel,
+          "QuantizeLinear: output_dtype " + std::to_string(v) +
+              " is not a quantized type (int2/4/8/16, uint2/4/8/16, int32 "
+              "or a float8/float4 type)");
       (*out)[0] = *t;
     }
   }

@@ -25,9 +25,7 @@ class ArgReduce : public KernelBase {
     const auto rank = static_cast<int64_t>(x.shape().rank());
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank));
     const int64_t len = x.shape()[static_cast<size_t>(axis)];
-    if (len == 0) {
-      return Status(StatusCode::kInvalidArgument, "cannot take the arg of an empty axis");
-    }
+    ONNX_LIGHT_RETURN_IF(len == 0, kInvalidArgument, "cannot take the arg of an empty axis");
     std::vector<int64_t> dims;
     int64_t outer = 1, inner = 1;
     for (int64_t i = 0; i < rank; ++i) {

@@ -65,9 +65,8 @@ class Recurrent : public KernelBase {
     auto k = std::make_unique<Recurrent>();
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->hidden_, info.GetInt("hidden_size"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::string dir, info.GetString("direction", "forward"));
-    if (dir != "forward" && dir != "reverse" && dir != "bidirectional") {
-      return Status(StatusCode::kInvalidModel, "unknown direction '" + dir + "'");
-    }
+    ONNX_LIGHT_RETURN_IF(dir != "forward" && dir != "reverse" && dir != "bidirectional",
+                         kInvalidModel, "unknown direction '" + dir + "'");
     k->reverse_ = dir == "reverse";
     k->dirs_ = dir == "bidirectional" ? 2 : 1;
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->layout_, info.GetInt("layout", 0));
@@ -88,11 +87,9 @@ class Recurrent : public KernelBase {
       const std::vector<std::string> once = names;
       names.insert(names.end(), once.begin(), once.end());
     }
-    if (names.size() != static_cast<size_t>(kActsPerDir * k->dirs_)) {
-      return Status(StatusCode::kInvalidModel,
-                    "expected " + std::to_string(kActsPerDir * k->dirs_) + " activations, got " +
-                        std::to_string(names.size()));
-    }
+    ONNX_LIGHT_RETURN_IF(names.size() != static_cast<size_t>(kActsPerDir * k->dirs_), kInvalidModel,
+                         "expected " + std::to_string(kActsPerDir * k->dirs_) +
+                             " activations, got " + std::to_string(names.size()));
     std::vector<float> alphas, betas;
     if (info.HasAttribute("activation_alpha")) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(alphas, info.GetFloats("activation_alpha"));
@@ -101,24 +98,18 @@ class Recurrent : public KernelBase {
       ONNX_LIGHT_ASSIGN_OR_RETURN(betas, info.GetFloats("activation_beta"));
     }
     for (size_t i = 0; i < names.size(); ++i) {
-      if (!KnownActivation(names[i])) {
-        return Status(StatusCode::kNotImplemented,
-                      "activation '" + names[i] + "' is not supported");
-      }
+      ONNX_LIGHT_RETURN_IF(!KnownActivation(names[i]), kNotImplemented,
+                           "activation '" + names[i] + "' is not supported");
       Activation act{names[i], DefaultAlpha(names[i]), DefaultBeta(names[i])};
       if (i < alphas.size()) act.alpha = alphas[i];
       if (i < betas.size()) act.beta = betas[i];
       k->acts_.push_back(act);
     }
-    if (k->hidden_ < 1) {
-      return Status(StatusCode::kInvalidModel, "hidden_size must be >= 1");
-    }
+    ONNX_LIGHT_RETURN_IF(k->hidden_ < 1, kInvalidModel, "hidden_size must be >= 1");
     // The weights' shapes are products of up to 2 * 4 gates and hidden_size: they must fit
     // int64 (a hidden_size near INT64_MAX overflowed them).
-    if (k->hidden_ > INT64_MAX / 8) {
-      return Status(StatusCode::kOutOfRange,
-                    "hidden_size " + std::to_string(k->hidden_) + " is too large");
-    }
+    ONNX_LIGHT_RETURN_IF(k->hidden_ > INT64_MAX / 8, kOutOfRange,
+                         "hidden_size " + std::to_string(k->hidden_) + " is too large");
     return std::unique_ptr<KernelBase>(std::move(k));
   }
 
@@ -126,9 +117,7 @@ class Recurrent : public KernelBase {
     const Tensor& x = *ctx.input(0);
     const Tensor& w = *ctx.input(1);
     const Tensor& r = *ctx.input(2);
-    if (x.shape().rank() != 3) {
-      return Status(StatusCode::kInvalidArgument, "X must be 3-D");
-    }
+    ONNX_LIGHT_RETURN_IF(x.shape().rank() != 3, kInvalidArgument, "X must be 3-D");
     const int64_t seq = layout_ == 0 ? x.shape()[0] : x.shape()[1];
     const int64_t batch = layout_ == 0 ? x.shape()[1] : x.shape()[0];
     const int64_t in_sz = x.shape()[2], h = hidden_, g = kGates;
@@ -156,11 +145,9 @@ class Recurrent : public KernelBase {
     if (const Tensor* sl = ctx.input(4)) {
       lens = IndexValues(*sl);
       for (int64_t v : lens) {
-        if (v < 0 || v > seq) {
-          return Status(StatusCode::kInvalidArgument, "sequence length " + std::to_string(v) +
-                                                          " is outside [0, " + std::to_string(seq) +
-                                                          "]");
-        }
+        ONNX_LIGHT_RETURN_IF(v < 0 || v > seq, kInvalidArgument,
+                             "sequence length " + std::to_string(v) + " is outside [0, " +
+                                 std::to_string(seq) + "]");
       }
     }
     const std::vector<int64_t> y_dims = layout_ == 0 ? std::vector<int64_t>{seq, dirs_, batch, h}

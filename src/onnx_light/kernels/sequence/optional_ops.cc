@@ -41,9 +41,7 @@ class OptionalGetElement : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor* x = ctx.input(0);
-    if (x == nullptr) {
-      return Status(StatusCode::kInvalidArgument, "the optional input is empty");
-    }
+    ONNX_LIGHT_RETURN_IF(x == nullptr, kInvalidArgument, "the optional input is empty");
     return ctx.SetOutput(0, *x);
   }
 };

@@ -12,9 +12,7 @@ namespace onnx_light::kernels {
 namespace {
 
 Status NeedSequence(const TensorSequence* s) {
-  if (s == nullptr) {
-    return Status(StatusCode::kInvalidArgument, "input 0 must be a sequence");
-  }
+  ONNX_LIGHT_RETURN_IF(s == nullptr, kInvalidArgument, "input 0 must be a sequence");
   return Status::Ok();
 }
 
@@ -22,16 +20,12 @@ Status NeedSequence(const TensorSequence* s) {
 // position == length (insertion at the end).
 Result<int64_t> Position(const Tensor* p, int64_t length, bool end_ok, int64_t fallback) {
   if (p == nullptr) return fallback;
-  if (p->num_elements() != 1) {
-    return Status(StatusCode::kInvalidArgument, "position must be a scalar");
-  }
+  ONNX_LIGHT_RETURN_IF(p->num_elements() != 1, kInvalidArgument, "position must be a scalar");
   int64_t pos = IndexValues(*p)[0];
   const int64_t hi = end_ok ? length : length - 1;
-  if (pos < -length || pos > hi) {
-    return Status(StatusCode::kInvalidArgument, "position " + std::to_string(pos) +
-                                                    " is out of range for a sequence of " +
-                                                    std::to_string(length));
-  }
+  ONNX_LIGHT_RETURN_IF(pos < -length || pos > hi, kInvalidArgument,
+                       "position " + std::to_string(pos) + " is out of range for a sequence of " +
+                           std::to_string(length));
   return pos < 0 ? pos + length : pos;
 }
 
@@ -81,9 +75,7 @@ class SequenceAt : public KernelBase {
     const TensorSequence* in = ctx.input_sequence(0);
     ONNX_LIGHT_RETURN_IF_ERROR(NeedSequence(in));
     const auto n = static_cast<int64_t>(in->size());
-    if (ctx.input(1) == nullptr) {
-      return Status(StatusCode::kInvalidArgument, "position is required");
-    }
+    ONNX_LIGHT_RETURN_IF(ctx.input(1) == nullptr, kInvalidArgument, "position is required");
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t pos, Position(ctx.input(1), n, false, 0));
     return ctx.SetOutput(0, (*in)[static_cast<size_t>(pos)]);
   }
@@ -98,9 +90,7 @@ class SequenceErase : public KernelBase {
     const TensorSequence* in = ctx.input_sequence(0);
     ONNX_LIGHT_RETURN_IF_ERROR(NeedSequence(in));
     const auto n = static_cast<int64_t>(in->size());
-    if (n == 0) {
-      return Status(StatusCode::kInvalidArgument, "cannot erase from an empty sequence");
-    }
+    ONNX_LIGHT_RETURN_IF(n == 0, kInvalidArgument, "cannot erase from an empty sequence");
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t pos, Position(ctx.input(1), n, false, n - 1));
     TensorSequence s = *in;
     s.erase(s.begin() + pos);
@@ -168,25 +158,20 @@ class SplitToSequence : public KernelBase {
       drop = !keepdims_;
     } else if (split->shape().rank() == 0) {
       const int64_t step = IndexValues(*split)[0];
-      if (step < 1) {
-        return Status(StatusCode::kInvalidArgument, "split must be >= 1");
-      }
+      ONNX_LIGHT_RETURN_IF(step < 1, kInvalidArgument, "split must be >= 1");
       for (int64_t at = 0; at < len; at += step)
         sizes.push_back(std::min(step, len - at));
     } else {
       sizes = IndexValues(*split);
       int64_t total = 0;
       for (int64_t v : sizes) {
-        if (v < 0) return Status(StatusCode::kInvalidArgument, "negative split size");
-        if (__builtin_add_overflow(total, v, &total)) {
-          return Status(StatusCode::kInvalidArgument, "split sizes overflow int64");
-        }
+        ONNX_LIGHT_RETURN_IF(v < 0, kInvalidArgument, "negative split size");
+        ONNX_LIGHT_RETURN_IF(__builtin_add_overflow(total, v, &total), kInvalidArgument,
+                             "split sizes overflow int64");
       }
-      if (total != len) {
-        return Status(StatusCode::kInvalidArgument, "split sizes add up to " +
-                                                        std::to_string(total) + ", the axis has " +
-                                                        std::to_string(len));
-      }
+      ONNX_LIGHT_RETURN_IF(total != len, kInvalidArgument,
+                           "split sizes add up to " + std::to_string(total) + ", the axis has " +
+                               std::to_string(len));
     }
     TensorSequence s;
     int64_t at = 0;
@@ -215,9 +200,7 @@ class ConcatFromSequence : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const TensorSequence* in = ctx.input_sequence(0);
     ONNX_LIGHT_RETURN_IF_ERROR(NeedSequence(in));
-    if (in->empty()) {
-      return Status(StatusCode::kInvalidArgument, "the sequence is empty");
-    }
+    ONNX_LIGHT_RETURN_IF(in->empty(), kInvalidArgument, "the sequence is empty");
     const std::vector<int64_t> first = (*in)[0].shape().dims();
     const auto rank = static_cast<int64_t>(first.size()) + (new_axis_ ? 1 : 0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank));
@@ -227,14 +210,12 @@ class ConcatFromSequence : public KernelBase {
     for (const Tensor& t : *in) {
       std::vector<int64_t> d = t.shape().dims();
       if (new_axis_) d.insert(d.begin() + axis, 1);
-      if (static_cast<int64_t>(d.size()) != rank) {
-        return Status(StatusCode::kInvalidArgument, "the tensors differ in rank");
-      }
+      ONNX_LIGHT_RETURN_IF(static_cast<int64_t>(d.size()) != rank, kInvalidArgument,
+                           "the tensors differ in rank");
       for (int64_t i = 0; i < rank; ++i) {
-        if (i != axis && !out.empty() && d[static_cast<size_t>(i)] != out[static_cast<size_t>(i)]) {
-          return Status(StatusCode::kInvalidArgument,
-                        "shapes differ outside the axis (" + t.shape().ToString() + ")");
-        }
+        ONNX_LIGHT_RETURN_IF(
+            i != axis && !out.empty() && d[static_cast<size_t>(i)] != out[static_cast<size_t>(i)],
+            kInvalidArgument, "shapes differ outside the axis (" + t.shape().ToString() + ")");
       }
       if (out.empty()) out = d;
       total += d[static_cast<size_t>(axis)];

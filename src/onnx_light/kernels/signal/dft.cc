@@ -138,9 +138,8 @@ class Dft : public KernelBase {
       }
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(axis, NormalizeAxis(axis, rank));
-    if (axis == rank - 1) {
-      return Status(StatusCode::kInvalidArgument, "axis cannot be the last (complex) one");
-    }
+    ONNX_LIGHT_RETURN_IF(axis == rank - 1, kInvalidArgument,
+                         "axis cannot be the last (complex) one");
     const int64_t len = x.shape()[static_cast<size_t>(axis)];
     LineSpec spec;
     spec.inverse = inverse_;
@@ -149,13 +148,10 @@ class Dft : public KernelBase {
     if (const Tensor* dl = ctx.input(1); dl != nullptr && dl->num_elements() == 1) {
       spec.n = IndexValues(*dl)[0];
     }
-    if (spec.n < 1) {
-      return Status(StatusCode::kInvalidArgument,
-                    "dft_length must be >= 1, got " + std::to_string(spec.n));
-    }
-    if (onesided_ && !inverse_ && x.shape()[rank - 1] == 2) {
-      return Status(StatusCode::kInvalidArgument, "onesided needs a real input");
-    }
+    ONNX_LIGHT_RETURN_IF(spec.n < 1, kInvalidArgument,
+                         "dft_length must be >= 1, got " + std::to_string(spec.n));
+    ONNX_LIGHT_RETURN_IF(onesided_ && !inverse_ && x.shape()[rank - 1] == 2, kInvalidArgument,
+                         "onesided needs a real input");
     std::vector<int64_t> out = x.shape().dims();
     const bool real_out = inverse_ && onesided_;
     out[static_cast<size_t>(axis)] = !inverse_ && onesided_ ? spec.n / 2 + 1 : spec.n;
@@ -209,33 +205,27 @@ class Stft : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    if (x.shape().rank() != 3 || (x.shape()[2] != 1 && x.shape()[2] != 2)) {
-      return Status(StatusCode::kInvalidArgument,
-                    "signal must be [batch, length, 1 or 2], got " + x.shape().ToString());
-    }
+    ONNX_LIGHT_RETURN_IF(x.shape().rank() != 3 || (x.shape()[2] != 1 && x.shape()[2] != 2),
+                         kInvalidArgument,
+                         "signal must be [batch, length, 1 or 2], got " + x.shape().ToString());
     const int64_t batch = x.shape()[0], length = x.shape()[1], comps = x.shape()[2];
     const Tensor* step_t = ctx.input(1);
     const Tensor* window_t = ctx.input(2);
     const Tensor* frame_t = ctx.input(3);
-    if (step_t == nullptr || step_t->num_elements() != 1) {
-      return Status(StatusCode::kInvalidArgument, "frame_step must be a scalar");
-    }
+    ONNX_LIGHT_RETURN_IF(step_t == nullptr || step_t->num_elements() != 1, kInvalidArgument,
+                         "frame_step must be a scalar");
     const int64_t step = IndexValues(*step_t)[0];
     std::vector<double> window = ToDoubles(window_t);
     int64_t frame = window_t != nullptr ? static_cast<int64_t>(window.size()) : 0;
     if (frame_t != nullptr && frame_t->num_elements() == 1) {
       const int64_t f = IndexValues(*frame_t)[0];
-      if (window_t != nullptr && f != frame) {
-        return Status(StatusCode::kInvalidArgument, "frame_length " + std::to_string(f) +
-                                                        " differs from the window's " +
-                                                        std::to_string(frame));
-      }
+      ONNX_LIGHT_RETURN_IF(window_t != nullptr && f != frame, kInvalidArgument,
+                           "frame_length " + std::to_string(f) + " differs from the window's " +
+                               std::to_string(frame));
       frame = f;
     }
-    if (frame < 1 || frame > length || step < 1) {
-      return Status(StatusCode::kInvalidArgument,
-                    "need 1 <= frame_length <= signal length and frame_step >= 1");
-    }
+    ONNX_LIGHT_RETURN_IF(frame < 1 || frame > length || step < 1, kInvalidArgument,
+                         "need 1 <= frame_length <= signal length and frame_step >= 1");
     if (window.empty()) window.assign(static_cast<size_t>(frame), 1.0);
     const bool onesided = onesided_ && comps == 1;
     const int64_t frames = 1 + (length - frame) / step;

@@ -21,19 +21,16 @@ class MelWeightMatrix : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     for (size_t i = 0; i < 5; ++i) {
-      if (ctx.input(i) == nullptr || ctx.input(i)->num_elements() != 1) {
-        return Status(StatusCode::kInvalidArgument,
-                      "input " + std::to_string(i) + " must be a scalar");
-      }
+      ONNX_LIGHT_RETURN_IF(ctx.input(i) == nullptr || ctx.input(i)->num_elements() != 1,
+                           kInvalidArgument, "input " + std::to_string(i) + " must be a scalar");
     }
     const int64_t mel = IndexValues(*ctx.input(0))[0], dft = IndexValues(*ctx.input(1))[0];
     const int64_t rate = IndexValues(*ctx.input(2))[0];
     const double lo = ToDoubles(ctx.input(3))[0], hi = ToDoubles(ctx.input(4))[0];
-    if (mel < 1 || dft < 1 || rate < 1 || !(lo >= 0) || !(hi > lo)) {
-      return Status(StatusCode::kInvalidArgument,
-                    "need num_mel_bins, dft_length, sample_rate >= 1 and "
-                    "0 <= lower_edge_hertz < upper_edge_hertz");
-    }
+    ONNX_LIGHT_RETURN_IF(mel < 1 || dft < 1 || rate < 1 || !(lo >= 0) || !(hi > lo),
+                         kInvalidArgument,
+                         "need num_mel_bins, dft_length, sample_rate >= 1 and "
+                         "0 <= lower_edge_hertz < upper_edge_hertz");
     const int64_t bins = dft / 2 + 1;
     // The output first: [bins, mel] is checked (overflow, the tensor limits, the budget)
     // before the filter edges and weights, which are as large, are made.

@@ -26,13 +26,10 @@ class Window : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor* size_t_ = ctx.input(0);
-    if (size_t_->num_elements() != 1) {
-      return Status(StatusCode::kInvalidArgument, "size must be a scalar");
-    }
+    ONNX_LIGHT_RETURN_IF(size_t_->num_elements() != 1, kInvalidArgument, "size must be a scalar");
     const int64_t size = IndexValues(*size_t_)[0];
-    if (size < 0) {
-      return Status(StatusCode::kInvalidArgument, "size must be >= 0, got " + std::to_string(size));
-    }
+    ONNX_LIGHT_RETURN_IF(size < 0, kInvalidArgument,
+                         "size must be >= 0, got " + std::to_string(size));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {size}));
     const double n1 = static_cast<double>(periodic_ ? size : size - 1);
     DispatchNumeric(y->dtype(), [&](auto tag) {

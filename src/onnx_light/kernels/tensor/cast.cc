@@ -244,12 +244,10 @@ class BitCast : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const DataType to = ctx.info().output_type(0);
-    if (DataTypeBitWidth(x.dtype()) != DataTypeBitWidth(to)) {
-      return Status(StatusCode::kInvalidArgument,
-                    "BitCast needs equal bit widths, " + std::string(DataTypeName(x.dtype())) +
-                        " has " + std::to_string(DataTypeBitWidth(x.dtype())) + " and " +
-                        DataTypeName(to) + " " + std::to_string(DataTypeBitWidth(to)));
-    }
+    ONNX_LIGHT_RETURN_IF(DataTypeBitWidth(x.dtype()) != DataTypeBitWidth(to), kInvalidArgument,
+                         "BitCast needs equal bit widths, " + std::string(DataTypeName(x.dtype())) +
+                             " has " + std::to_string(DataTypeBitWidth(x.dtype())) + " and " +
+                             DataTypeName(to) + " " + std::to_string(DataTypeBitWidth(to)));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     if (x.byte_size() != 0) std::memcpy(y->mutable_raw_data(), x.raw_data(), x.byte_size());
     return Status::Ok();
@@ -261,17 +259,14 @@ Status CastOutputType(const onnx::NodeProto& node, int, const std::vector<DataTy
                       std::vector<DataType>* outputs, const NodeSubgraphs&) {
   for (const onnx::AttributeProto& a : node.attribute) {
     if (a.name.get() != "to") continue;
-    if (a.type.get() != static_cast<int32_t>(onnx::AttributeType::kInt)) {
-      return Status(StatusCode::kInvalidModel, "attribute 'to' must be an INT");
-    }
+    ONNX_LIGHT_RETURN_IF(a.type.get() != static_cast<int32_t>(onnx::AttributeType::kInt),
+                         kInvalidModel, "attribute 'to' must be an INT");
     Result<DataType> to = DataTypeFromInt(static_cast<int32_t>(a.i.get()));
     if (!to.ok()) return to.status().WithContext("attribute 'to'");
     const std::vector<DataType> types = CastTypes();
-    if (std::find(types.begin(), types.end(), *to) == types.end()) {
-      return Status(StatusCode::kNotImplemented,
-                    std::string("Cast to ") + DataTypeName(*to) +
-                        " is not supported (supported: " + TypeList(types) + ")");
-    }
+    ONNX_LIGHT_RETURN_IF(std::find(types.begin(), types.end(), *to) == types.end(), kNotImplemented,
+                         std::string("Cast to ") + DataTypeName(*to) +
+                             " is not supported (supported: " + TypeList(types) + ")");
     (*outputs)[0] = *to;
     return Status::Ok();
   }

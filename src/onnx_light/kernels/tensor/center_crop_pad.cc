@@ -30,20 +30,17 @@ class CenterCropPad : public KernelBase {
     if (axes.empty())
       for (int64_t d = 0; d < rank; ++d)
         axes.push_back(d);
-    if (axes.size() != shape.size()) {
-      return Status(StatusCode::kInvalidArgument, "shape has " + std::to_string(shape.size()) +
-                                                      " entries for " +
-                                                      std::to_string(axes.size()) + " axes");
-    }
+    ONNX_LIGHT_RETURN_IF(axes.size() != shape.size(), kInvalidArgument,
+                         "shape has " + std::to_string(shape.size()) + " entries for " +
+                             std::to_string(axes.size()) + " axes");
     std::vector<int64_t> out = x.shape().dims();
     std::vector<int64_t> src0(static_cast<size_t>(rank), 0), dst0(static_cast<size_t>(rank), 0);
     std::vector<int64_t> count = out;
     for (size_t i = 0; i < axes.size(); ++i) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t a, NormalizeAxis(axes[i], rank));
       const auto d = static_cast<size_t>(a);
-      if (shape[i] < 0) {
-        return Status(StatusCode::kInvalidArgument, "negative size " + std::to_string(shape[i]));
-      }
+      ONNX_LIGHT_RETURN_IF(shape[i] < 0, kInvalidArgument,
+                           "negative size " + std::to_string(shape[i]));
       const int64_t dim = out[d], want = shape[i];
       src0[d] = dim > want ? (dim - want) / 2 : 0;
       dst0[d] = want > dim ? (want - dim) / 2 : 0;

@@ -22,17 +22,13 @@ class Compress : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& cond = *ctx.input(1);
-    if (cond.shape().rank() != 1) {
-      return Status(StatusCode::kInvalidArgument,
-                    "condition must be 1-D, got " + cond.shape().ToString());
-    }
+    ONNX_LIGHT_RETURN_IF(cond.shape().rank() != 1, kInvalidArgument,
+                         "condition must be 1-D, got " + cond.shape().ToString());
     ONNX_LIGHT_ASSIGN_OR_RETURN(AxisGeometry g, AlongAxis(x, has_axis_, axis_));
     const int64_t len = g.len, outer = g.outer, inner = g.inner;
-    if (cond.num_elements() > len) {
-      return Status(StatusCode::kInvalidArgument,
-                    "condition has " + std::to_string(cond.num_elements()) +
-                        " entries, more than the " + std::to_string(len) + " along the axis");
-    }
+    ONNX_LIGHT_RETURN_IF(cond.num_elements() > len, kInvalidArgument,
+                         "condition has " + std::to_string(cond.num_elements()) +
+                             " entries, more than the " + std::to_string(len) + " along the axis");
     std::vector<int64_t> keep;
     for (int64_t i = 0; i < cond.num_elements(); ++i)
       if (cond.data<bool>()[i]) keep.push_back(i);

@@ -26,11 +26,11 @@ class Concat : public KernelBase {
     for (size_t k = 0; k < ctx.input_count(); ++k) {
       const auto& d = ctx.input(k)->shape().dims();
       for (int64_t i = 0; i < rank; ++i) {
-        if (static_cast<int64_t>(d.size()) != rank ||
-            (i != axis && d[static_cast<size_t>(i)] != dims[static_cast<size_t>(i)])) {
-          return Status(StatusCode::kInvalidArgument, "input " + std::to_string(k) + " has shape " +
-                                                          ctx.input(k)->shape().ToString());
-        }
+        ONNX_LIGHT_RETURN_IF(
+            static_cast<int64_t>(d.size()) != rank ||
+                (i != axis && d[static_cast<size_t>(i)] != dims[static_cast<size_t>(i)]),
+            kInvalidArgument,
+            "input " + std::to_string(k) + " has shape " + ctx.input(k)->shape().ToString());
       }
       dims[static_cast<size_t>(axis)] += d[static_cast<size_t>(axis)];
     }

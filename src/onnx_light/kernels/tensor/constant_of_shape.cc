@@ -20,9 +20,8 @@ class ConstantOfShape : public KernelBase {
       ONNX_LIGHT_ASSIGN_OR_RETURN(k->value_, Tensor::Allocate(DataType::kFloat, Shape()));
       k->value_.mutable_data<float>()[0] = 0.0f;
     }
-    if (k->value_.num_elements() != 1) {
-      return Status(StatusCode::kInvalidModel, "value must hold one element");
-    }
+    ONNX_LIGHT_RETURN_IF(k->value_.num_elements() != 1, kInvalidModel,
+                         "value must hold one element");
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {

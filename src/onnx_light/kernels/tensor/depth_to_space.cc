@@ -16,42 +16,32 @@ class DepthSpace : public KernelBase {
     auto k = std::make_unique<DepthSpace>();
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->block_, info.GetInt("blocksize"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::string mode, info.GetString("mode", "DCR"));
-    if (k->block_ < 1 || (mode != "DCR" && mode != "CRD")) {
-      return Status(StatusCode::kInvalidModel, "blocksize must be >= 1 and mode DCR or CRD");
-    }
+    ONNX_LIGHT_RETURN_IF(k->block_ < 1 || (mode != "DCR" && mode != "CRD"), kInvalidModel,
+                         "blocksize must be >= 1 and mode DCR or CRD");
     k->crd_ = mode == "CRD";
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    if (x.shape().rank() != 4) {
-      return Status(StatusCode::kInvalidArgument, "input must be [N, C, H, W]");
-    }
+    ONNX_LIGHT_RETURN_IF(x.shape().rank() != 4, kInvalidArgument, "input must be [N, C, H, W]");
     const int64_t n = x.shape()[0], c = x.shape()[1], h = x.shape()[2], w = x.shape()[3];
     const int64_t bs = block_;
     // Every product of the blocksize with a dimension is checked: the blocksize comes
     // from the model and may be as large as INT64_MAX.
     int64_t bb = 0, hb = 0, wb = 0, cb = 0;
-    if (__builtin_mul_overflow(bs, bs, &bb)) {
-      return Status(StatusCode::kOutOfRange,
-                    "blocksize^2 overflows int64 (blocksize " + std::to_string(bs) + ")");
-    }
+    ONNX_LIGHT_RETURN_IF(__builtin_mul_overflow(bs, bs, &bb), kOutOfRange,
+                         "blocksize^2 overflows int64 (blocksize " + std::to_string(bs) + ")");
     std::vector<int64_t> dims;
     if (kToSpace) {
-      if (c % bb != 0) {
-        return Status(StatusCode::kInvalidArgument, "channels not divisible by blocksize^2");
-      }
-      if (__builtin_mul_overflow(h, bs, &hb) || __builtin_mul_overflow(w, bs, &wb)) {
-        return Status(StatusCode::kOutOfRange, "H or W times the blocksize overflows int64");
-      }
+      ONNX_LIGHT_RETURN_IF(c % bb != 0, kInvalidArgument, "channels not divisible by blocksize^2");
+      ONNX_LIGHT_RETURN_IF(__builtin_mul_overflow(h, bs, &hb) || __builtin_mul_overflow(w, bs, &wb),
+                           kOutOfRange, "H or W times the blocksize overflows int64");
       dims = {n, c / bb, hb, wb};
     } else {
-      if (h % bs != 0 || w % bs != 0) {
-        return Status(StatusCode::kInvalidArgument, "H and W must be divisible by blocksize");
-      }
-      if (__builtin_mul_overflow(c, bb, &cb)) {
-        return Status(StatusCode::kOutOfRange, "C times blocksize^2 overflows int64");
-      }
+      ONNX_LIGHT_RETURN_IF(h % bs != 0 || w % bs != 0, kInvalidArgument,
+                           "H and W must be divisible by blocksize");
+      ONNX_LIGHT_RETURN_IF(__builtin_mul_overflow(c, bb, &cb), kOutOfRange,
+                           "C times blocksize^2 overflows int64");
       dims = {n, cb, h / bs, w / bs};
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));

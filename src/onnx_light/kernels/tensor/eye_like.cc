@@ -18,9 +18,7 @@ class EyeLike : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    if (x.shape().rank() != 2) {
-      return Status(StatusCode::kInvalidArgument, "input must be 2-D");
-    }
+    ONNX_LIGHT_RETURN_IF(x.shape().rank() != 2, kInvalidArgument, "input must be 2-D");
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     const int64_t rows = x.shape()[0], cols = x.shape()[1];
     DispatchNumeric(y->dtype(), [&](auto tag) {

@@ -69,11 +69,9 @@ class GatherElements : public KernelBase {
     const std::vector<int64_t>& id = ind.shape().dims();
     const auto rank = static_cast<int64_t>(in.size());
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank));
-    if (id.size() != in.size()) {
-      return Status(StatusCode::kInvalidArgument, "indices " + ind.shape().ToString() +
-                                                      " must have the rank of data " +
-                                                      x.shape().ToString());
-    }
+    ONNX_LIGHT_RETURN_IF(id.size() != in.size(), kInvalidArgument,
+                         "indices " + ind.shape().ToString() + " must have the rank of data " +
+                             x.shape().ToString());
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, id));
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto offsets, AxisElementOffsets(ind, in, axis));
     const size_t item = ItemSize(x.dtype());

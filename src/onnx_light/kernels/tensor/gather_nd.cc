@@ -22,16 +22,15 @@ class GatherND : public KernelBase {
     const std::vector<int64_t>& in = x.shape().dims();
     const std::vector<int64_t>& id = ind.shape().dims();
     const auto b = static_cast<size_t>(batch_dims_);
-    if (batch_dims_ < 0 || id.empty() || b >= id.size() || b >= in.size() || id.back() < 1 ||
-        static_cast<size_t>(id.back()) + b > in.size()) {
-      return Status(StatusCode::kInvalidArgument,
-                    "indices " + ind.shape().ToString() + " do not fit data " +
-                        x.shape().ToString() + " with batch_dims " + std::to_string(batch_dims_));
-    }
+    ONNX_LIGHT_RETURN_IF(batch_dims_ < 0 || id.empty() || b >= id.size() || b >= in.size() ||
+                             id.back() < 1 || static_cast<size_t>(id.back()) + b > in.size(),
+                         kInvalidArgument,
+                         "indices " + ind.shape().ToString() + " do not fit data " +
+                             x.shape().ToString() + " with batch_dims " +
+                             std::to_string(batch_dims_));
     for (size_t d = 0; d < b; ++d) {
-      if (in[d] != id[d]) {
-        return Status(StatusCode::kInvalidArgument, "batch dimensions of data and indices differ");
-      }
+      ONNX_LIGHT_RETURN_IF(in[d] != id[d], kInvalidArgument,
+                           "batch dimensions of data and indices differ");
     }
     const auto q = static_cast<size_t>(id.back());
     std::vector<int64_t> dims(id.begin(), id.end() - 1);

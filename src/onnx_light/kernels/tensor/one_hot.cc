@@ -24,17 +24,13 @@ class OneHot : public KernelBase {
     const Tensor& ind = *ctx.input(0);
     const Tensor& depth_t = *ctx.input(1);
     const Tensor& values = *ctx.input(2);
-    if (depth_t.num_elements() != 1) {
-      return Status(StatusCode::kInvalidArgument, "depth must have one element");
-    }
-    if (values.num_elements() != 2 || values.shape().rank() != 1) {
-      return Status(StatusCode::kInvalidArgument, "values must be [off_value, on_value]");
-    }
+    ONNX_LIGHT_RETURN_IF(depth_t.num_elements() != 1, kInvalidArgument,
+                         "depth must have one element");
+    ONNX_LIGHT_RETURN_IF(values.num_elements() != 2 || values.shape().rank() != 1, kInvalidArgument,
+                         "values must be [off_value, on_value]");
     const double depth_d = ToDoubles(&depth_t)[0];
-    if (!(depth_d >= 1) || depth_d > 9.0e15) {
-      return Status(StatusCode::kInvalidArgument,
-                    "depth must be a positive count, got " + std::to_string(depth_d));
-    }
+    ONNX_LIGHT_RETURN_IF(!(depth_d >= 1) || depth_d > 9.0e15, kInvalidArgument,
+                         "depth must be a positive count, got " + std::to_string(depth_d));
     const auto depth = static_cast<int64_t>(depth_d);
     const auto rank = static_cast<int64_t>(ind.shape().rank());
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank + 1));

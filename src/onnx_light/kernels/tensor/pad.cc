@@ -50,33 +50,23 @@ class Pad : public KernelBase {
       axes.resize(static_cast<size_t>(rank));
       std::iota(axes.begin(), axes.end(), int64_t{0});
     }
-    if (pads.size() != 2 * axes.size()) {
-      return Status(StatusCode::kInvalidArgument, "pads has " + std::to_string(pads.size()) +
-                                                      " values, expected " +
-                                                      std::to_string(2 * axes.size()));
-    }
+    ONNX_LIGHT_RETURN_IF(pads.size() != 2 * axes.size(), kInvalidArgument,
+                         "pads has " + std::to_string(pads.size()) + " values, expected " +
+                             std::to_string(2 * axes.size()));
     std::vector<int64_t> begin(in.size(), 0), out = in;
     for (size_t i = 0; i < axes.size(); ++i) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(axes[i], rank));
       const auto u = static_cast<size_t>(ax);
       begin[u] = pads[i];
-      if (__builtin_add_overflow(in[u], pads[i], &out[u]) ||
-          __builtin_add_overflow(out[u], pads[i + axes.size()], &out[u])) {
-        return Status(StatusCode::kOutOfRange,
-                      "pads of axis " + std::to_string(ax) + " overflow int64");
-      }
-      if (out[u] < 0) {
-        return Status(StatusCode::kInvalidArgument,
-                      "pads crop axis " + std::to_string(ax) + " below zero");
-      }
-      if (mode_ != Mode::kConstant && in[u] == 0 && out[u] > 0) {
-        return Status(StatusCode::kInvalidArgument,
-                      "mode " + mode_name_ + " cannot pad an empty axis");
-      }
-      if (mode_ == Mode::kReflect && in[u] == 1 && out[u] > 1) {
-        return Status(StatusCode::kInvalidArgument,
-                      "reflect needs at least 2 elements on axis " + std::to_string(ax));
-      }
+      ONNX_LIGHT_RETURN_IF(__builtin_add_overflow(in[u], pads[i], &out[u]) ||
+                               __builtin_add_overflow(out[u], pads[i + axes.size()], &out[u]),
+                           kOutOfRange, "pads of axis " + std::to_string(ax) + " overflow int64");
+      ONNX_LIGHT_RETURN_IF(out[u] < 0, kInvalidArgument,
+                           "pads crop axis " + std::to_string(ax) + " below zero");
+      ONNX_LIGHT_RETURN_IF(mode_ != Mode::kConstant && in[u] == 0 && out[u] > 0, kInvalidArgument,
+                           "mode " + mode_name_ + " cannot pad an empty axis");
+      ONNX_LIGHT_RETURN_IF(mode_ == Mode::kReflect && in[u] == 1 && out[u] > 1, kInvalidArgument,
+                           "reflect needs at least 2 elements on axis " + std::to_string(ax));
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
     const std::vector<int64_t> st = RowMajorStrides(in);

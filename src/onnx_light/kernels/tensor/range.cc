@@ -15,10 +15,8 @@ class Range : public KernelBase {
   }
   Status Compute(KernelContext& ctx) const override {
     for (size_t i = 0; i < 3; ++i) {
-      if (ctx.input(i)->num_elements() != 1) {
-        return Status(StatusCode::kInvalidArgument,
-                      "input " + std::to_string(i) + " must be a scalar");
-      }
+      ONNX_LIGHT_RETURN_IF(ctx.input(i)->num_elements() != 1, kInvalidArgument,
+                           "input " + std::to_string(i) + " must be a scalar");
     }
     Status status = Status::Ok();
     DispatchNumeric(ctx.input(0)->dtype(), [&](auto tag) {

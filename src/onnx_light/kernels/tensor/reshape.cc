@@ -32,16 +32,13 @@ class Reshape : public KernelBase {
     int infer = -1;
     for (size_t i = 0; i < shape.size(); ++i) {
       if (shape[i] == 0 && !allow_zero_) {
-        if (i >= x.shape().rank()) {
-          return Status(StatusCode::kInvalidArgument,
-                        "dimension " + std::to_string(i) + " copies a missing input dimension");
-        }
+        ONNX_LIGHT_RETURN_IF(
+            i >= x.shape().rank(), kInvalidArgument,
+            "dimension " + std::to_string(i) + " copies a missing input dimension");
         shape[i] = x.shape()[i];
       }
       if (shape[i] == -1) {
-        if (infer >= 0) {
-          return Status(StatusCode::kInvalidArgument, "more than one -1");
-        }
+        ONNX_LIGHT_RETURN_IF(infer >= 0, kInvalidArgument, "more than one -1");
         infer = static_cast<int>(i);
       } else if (shape[i] < 0) {
         return Status(StatusCode::kInvalidArgument, "negative dimension");
@@ -50,9 +47,8 @@ class Reshape : public KernelBase {
       }
     }
     if (infer >= 0) {
-      if (known == 0 || x.num_elements() % known != 0) {
-        return Status(StatusCode::kInvalidArgument, "cannot infer -1 for " + x.shape().ToString());
-      }
+      ONNX_LIGHT_RETURN_IF(known == 0 || x.num_elements() % known != 0, kInvalidArgument,
+                           "cannot infer -1 for " + x.shape().ToString());
       shape[static_cast<size_t>(infer)] = x.num_elements() / known;
     }
     return SetView(ctx, shape);
@@ -73,9 +69,7 @@ class Flatten : public KernelBase {
     const auto& dims = ctx.input(0)->shape().dims();
     const auto rank = static_cast<int64_t>(dims.size());
     int64_t axis = axis_ < 0 ? axis_ + rank : axis_;
-    if (axis < 0 || axis > rank) {
-      return Status(StatusCode::kInvalidArgument, "axis out of range");
-    }
+    ONNX_LIGHT_RETURN_IF(axis < 0 || axis > rank, kInvalidArgument, "axis out of range");
     int64_t outer = 1, inner = 1;
     for (int64_t i = 0; i < rank; ++i)
       (i < axis ? outer : inner) *= dims[static_cast<size_t>(i)];
@@ -112,9 +106,8 @@ class AxesView : public KernelBase {
       std::vector<bool> drop(in.size(), false);
       for (int64_t a : axes) {
         ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(a, rank));
-        if (in[static_cast<size_t>(ax)] != 1) {
-          return Status(StatusCode::kInvalidArgument, "cannot squeeze a dimension that is not 1");
-        }
+        ONNX_LIGHT_RETURN_IF(in[static_cast<size_t>(ax)] != 1, kInvalidArgument,
+                             "cannot squeeze a dimension that is not 1");
         drop[static_cast<size_t>(ax)] = true;
       }
       for (size_t i = 0; i < in.size(); ++i) {
@@ -125,9 +118,7 @@ class AxesView : public KernelBase {
       std::vector<bool> insert(static_cast<size_t>(rank), false);
       for (int64_t a : axes) {
         ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(a, rank));
-        if (insert[static_cast<size_t>(ax)]) {
-          return Status(StatusCode::kInvalidArgument, "repeated axis");
-        }
+        ONNX_LIGHT_RETURN_IF(insert[static_cast<size_t>(ax)], kInvalidArgument, "repeated axis");
         insert[static_cast<size_t>(ax)] = true;
       }
       size_t k = 0;

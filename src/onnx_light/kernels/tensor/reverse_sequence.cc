@@ -19,32 +19,24 @@ class ReverseSequence : public KernelBase {
     auto k = std::make_unique<ReverseSequence>();
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->batch_axis_, info.GetInt("batch_axis", 1));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->time_axis_, info.GetInt("time_axis", 0));
-    if (!((k->batch_axis_ == 0 && k->time_axis_ == 1) ||
-          (k->batch_axis_ == 1 && k->time_axis_ == 0))) {
-      return Status(StatusCode::kInvalidModel,
-                    "batch_axis and time_axis must be 0 and 1 in some order");
-    }
+    ONNX_LIGHT_RETURN_IF(!((k->batch_axis_ == 0 && k->time_axis_ == 1) ||
+                           (k->batch_axis_ == 1 && k->time_axis_ == 0)),
+                         kInvalidModel, "batch_axis and time_axis must be 0 and 1 in some order");
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& lens = *ctx.input(1);
-    if (x.shape().rank() < 2) {
-      return Status(StatusCode::kInvalidArgument, "input must have rank >= 2");
-    }
+    ONNX_LIGHT_RETURN_IF(x.shape().rank() < 2, kInvalidArgument, "input must have rank >= 2");
     const int64_t batch = x.shape()[static_cast<size_t>(batch_axis_)];
     const int64_t steps = x.shape()[static_cast<size_t>(time_axis_)];
-    if (lens.shape().rank() != 1 || lens.num_elements() != batch) {
-      return Status(StatusCode::kInvalidArgument,
-                    "sequence_lens must be [" + std::to_string(batch) + "]");
-    }
+    ONNX_LIGHT_RETURN_IF(lens.shape().rank() != 1 || lens.num_elements() != batch, kInvalidArgument,
+                         "sequence_lens must be [" + std::to_string(batch) + "]");
     const std::vector<int64_t> len = IndexValues(lens);
     for (int64_t l : len) {
-      if (l < 0 || l > steps) {
-        return Status(StatusCode::kInvalidArgument, "sequence length " + std::to_string(l) +
-                                                        " is outside [0, " + std::to_string(steps) +
-                                                        "]");
-      }
+      ONNX_LIGHT_RETURN_IF(l < 0 || l > steps, kInvalidArgument,
+                           "sequence length " + std::to_string(l) + " is outside [0, " +
+                               std::to_string(steps) + "]");
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     const int64_t inner = x.num_elements() / std::max<int64_t>(1, batch * steps);

@@ -77,11 +77,10 @@ class ScatterElements : public KernelBase {
     const std::vector<int64_t>& in = x.shape().dims();
     const auto rank = static_cast<int64_t>(in.size());
     ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, rank));
-    if (ind.shape() != upd.shape() || ind.shape().rank() != in.size()) {
-      return Status(StatusCode::kInvalidArgument, "indices " + ind.shape().ToString() +
-                                                      " and updates " + upd.shape().ToString() +
-                                                      " must match and have the rank of data");
-    }
+    ONNX_LIGHT_RETURN_IF(ind.shape() != upd.shape() || ind.shape().rank() != in.size(),
+                         kInvalidArgument,
+                         "indices " + ind.shape().ToString() + " and updates " +
+                             upd.shape().ToString() + " must match and have the rank of data");
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, in));
     ONNX_LIGHT_RETURN_IF_ERROR(CopyInput(x, y));
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto offsets, AxisElementOffsets(ind, in, axis));
@@ -117,10 +116,8 @@ class ScatterND : public KernelBase {
     const auto q = static_cast<size_t>(id.back());
     std::vector<int64_t> expect(id.begin(), id.end() - 1);
     expect.insert(expect.end(), in.begin() + static_cast<int64_t>(q), in.end());
-    if (upd.shape().dims() != expect) {
-      return Status(StatusCode::kInvalidArgument,
-                    "updates " + upd.shape().ToString() + " do not match indices and data");
-    }
+    ONNX_LIGHT_RETURN_IF(upd.shape().dims() != expect, kInvalidArgument,
+                         "updates " + upd.shape().ToString() + " do not match indices and data");
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, in));
     ONNX_LIGHT_RETURN_IF_ERROR(CopyInput(x, y));
     const std::vector<int64_t> idx = IndexValues(ind), st = RowMajorStrides(in);

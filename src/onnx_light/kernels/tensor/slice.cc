@@ -40,23 +40,18 @@ class Slice : public KernelBase {
         axes.push_back(static_cast<int64_t>(i));
     }
     if (steps.empty()) steps.assign(starts.size(), 1);
-    if (ends.size() != starts.size() || axes.size() != starts.size() ||
-        steps.size() != starts.size()) {
-      return Status(StatusCode::kInvalidArgument, "starts, ends, axes and steps differ in length");
-    }
+    ONNX_LIGHT_RETURN_IF(ends.size() != starts.size() || axes.size() != starts.size() ||
+                             steps.size() != starts.size(),
+                         kInvalidArgument, "starts, ends, axes and steps differ in length");
     std::vector<int64_t> out = in, start(in.size(), 0), step(in.size(), 1);
     std::vector<bool> seen(in.size(), false);
     for (size_t i = 0; i < starts.size(); ++i) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(axes[i], rank));
       const auto u = static_cast<size_t>(ax);
-      if (seen[u]) {
-        return Status(StatusCode::kInvalidArgument, "repeated axis");
-      }
+      ONNX_LIGHT_RETURN_IF(seen[u], kInvalidArgument, "repeated axis");
       seen[u] = true;
       const int64_t len = in[u], st = steps[i];
-      if (st == 0) {
-        return Status(StatusCode::kInvalidArgument, "step is 0");
-      }
+      ONNX_LIGHT_RETURN_IF(st == 0, kInvalidArgument, "step is 0");
       int64_t b = starts[i], e = ends[i];
       if (b < 0) b += len;
       if (e < 0) e += len;

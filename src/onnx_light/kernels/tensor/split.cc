@@ -33,28 +33,22 @@ class Split : public KernelBase {
     if (split.empty()) {
       // Equal parts; with num_outputs (opset 18) the last part may be smaller.
       const int64_t chunk = (in[ax] + n - 1) / n;
-      if (num_outputs_ == 0 && in[ax] % n != 0) {
-        return Status(StatusCode::kInvalidArgument, "dimension " + std::to_string(in[ax]) +
-                                                        " does not split into " +
-                                                        std::to_string(n) + " equal parts");
-      }
+      ONNX_LIGHT_RETURN_IF(num_outputs_ == 0 && in[ax] % n != 0, kInvalidArgument,
+                           "dimension " + std::to_string(in[ax]) + " does not split into " +
+                               std::to_string(n) + " equal parts");
       for (int64_t i = 0, left = in[ax]; i < n; ++i, left -= chunk)
         split.push_back(std::max<int64_t>(0, std::min(chunk, left)));
     }
     int64_t total = 0;
     for (int64_t s : split) {
-      if (s < 0) {
-        return Status(StatusCode::kInvalidArgument, "negative split");
-      }
-      if (__builtin_add_overflow(total, s, &total)) {
-        return Status(StatusCode::kInvalidArgument, "split sizes overflow int64");
-      }
+      ONNX_LIGHT_RETURN_IF(s < 0, kInvalidArgument, "negative split");
+      ONNX_LIGHT_RETURN_IF(__builtin_add_overflow(total, s, &total), kInvalidArgument,
+                           "split sizes overflow int64");
     }
-    if (static_cast<int64_t>(split.size()) != n || total != in[ax]) {
-      return Status(StatusCode::kInvalidArgument, "split sizes do not match " + std::to_string(n) +
-                                                      " outputs summing to " +
-                                                      std::to_string(in[ax]));
-    }
+    ONNX_LIGHT_RETURN_IF(static_cast<int64_t>(split.size()) != n || total != in[ax],
+                         kInvalidArgument,
+                         "split sizes do not match " + std::to_string(n) + " outputs summing to " +
+                             std::to_string(in[ax]));
     std::vector<int64_t> start(in.size(), 0), step(in.size(), 1);
     for (size_t k = 0; k < split.size(); ++k) {
       std::vector<int64_t> dims = in;

@@ -17,21 +17,15 @@ class Tile : public KernelBase {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto reps, Int64Values(ctx.input(1), "repeats"));
     const std::vector<int64_t>& in = x.shape().dims();
-    if (reps.size() != in.size()) {
-      return Status(StatusCode::kInvalidArgument, "repeats has " + std::to_string(reps.size()) +
-                                                      " values for rank " +
-                                                      std::to_string(in.size()));
-    }
+    ONNX_LIGHT_RETURN_IF(reps.size() != in.size(), kInvalidArgument,
+                         "repeats has " + std::to_string(reps.size()) + " values for rank " +
+                             std::to_string(in.size()));
     std::vector<int64_t> out(in.size());
     for (size_t d = 0; d < in.size(); ++d) {
-      if (reps[d] < 0) {
-        return Status(StatusCode::kInvalidArgument, "negative repeat");
-      }
-      if (__builtin_mul_overflow(in[d], reps[d], &out[d])) {
-        return Status(StatusCode::kOutOfRange, "dimension " + std::to_string(d) + " (" +
-                                                   std::to_string(in[d]) + ") repeated " +
-                                                   std::to_string(reps[d]) + " times overflows");
-      }
+      ONNX_LIGHT_RETURN_IF(reps[d] < 0, kInvalidArgument, "negative repeat");
+      ONNX_LIGHT_RETURN_IF(__builtin_mul_overflow(in[d], reps[d], &out[d]), kOutOfRange,
+                           "dimension " + std::to_string(d) + " (" + std::to_string(in[d]) +
+                               ") repeated " + std::to_string(reps[d]) + " times overflows");
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
     const std::vector<int64_t> strides = RowMajorStrides(in);

@@ -109,17 +109,14 @@ class Transpose : public KernelBase {
       for (size_t i = 0; i < rank; ++i)
         perm.push_back(static_cast<int64_t>(rank - 1 - i));
     }
-    if (perm.size() != rank) {
-      return Status(StatusCode::kInvalidArgument, "perm has the wrong length");
-    }
+    ONNX_LIGHT_RETURN_IF(perm.size() != rank, kInvalidArgument, "perm has the wrong length");
     const std::vector<int64_t> in_strides = RowMajorStrides(in);
     std::vector<int64_t> out_dims(rank), strides(rank);
     std::vector<bool> seen(rank, false);
     for (size_t i = 0; i < rank; ++i) {
       const int64_t p = perm[i];
-      if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)]) {
-        return Status(StatusCode::kInvalidArgument, "invalid perm");
-      }
+      ONNX_LIGHT_RETURN_IF(p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)],
+                           kInvalidArgument, "invalid perm");
       seen[static_cast<size_t>(p)] = true;
       out_dims[i] = in[static_cast<size_t>(p)];
       strides[i] = in_strides[static_cast<size_t>(p)];

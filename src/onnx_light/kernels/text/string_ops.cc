@@ -33,9 +33,8 @@ class StringNormalizer : public KernelBase {
     auto k = std::make_unique<StringNormalizer>();
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->action_, info.GetString("case_change_action", "NONE"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->case_sensitive_, GetFlag(info, "is_case_sensitive", false));
-    if (k->action_ != "NONE" && k->action_ != "LOWER" && k->action_ != "UPPER") {
-      return Status(StatusCode::kInvalidModel, "case_change_action must be NONE, LOWER or UPPER");
-    }
+    ONNX_LIGHT_RETURN_IF(k->action_ != "NONE" && k->action_ != "LOWER" && k->action_ != "UPPER",
+                         kInvalidModel, "case_change_action must be NONE, LOWER or UPPER");
     if (info.HasAttribute("stopwords")) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<std::string> words, info.GetStrings("stopwords"));
       for (const std::string& w : words)
@@ -46,10 +45,8 @@ class StringNormalizer : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Shape& s = x.shape();
-    if (!(s.rank() == 1 || (s.rank() == 2 && s[0] == 1))) {
-      return Status(StatusCode::kInvalidArgument,
-                    "input must be [C] or [1, C], got " + s.ToString());
-    }
+    ONNX_LIGHT_RETURN_IF(!(s.rank() == 1 || (s.rank() == 2 && s[0] == 1)), kInvalidArgument,
+                         "input must be [C] or [1, C], got " + s.ToString());
     std::vector<std::string> kept;
     for (int64_t i = 0; i < x.num_elements(); ++i) {
       const std::string& w = x.data<std::string>()[i];
