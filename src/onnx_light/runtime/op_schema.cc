@@ -15,15 +15,21 @@ struct OpRows {
   const char* rows;
 };
 
+// Ops that ONNX Runtime registers in the default domain and ONNX does not define: no rows,
+// so their kernels state their arity.
+#define ONNX_LIGHT_SCHEMA_SimplifiedLayerNormalization ""
+
 // The ops of this build's kernel list that are ai.onnx ops, with their rows (a reduced
 // build carries only the rows of the ops it compiles in).
 #define ONNX_LIGHT_KERNEL(domain, op) ONNX_LIGHT_SCHEMA_ENTRY_##domain(op)
 #define ONNX_LIGHT_SCHEMA_ENTRY_ai_onnx(op) {#op, ONNX_LIGHT_SCHEMA_##op},
 #define ONNX_LIGHT_SCHEMA_ENTRY_onnx_light(op)
 #define ONNX_LIGHT_SCHEMA_ENTRY_onnx_light_cpu(op)
+#define ONNX_LIGHT_SCHEMA_ENTRY_com_microsoft(op)
 constexpr OpRows kRows[] = {
 #include ONNX_LIGHT_KERNEL_LIST
     {nullptr, nullptr}};
+#undef ONNX_LIGHT_SCHEMA_ENTRY_com_microsoft
 #undef ONNX_LIGHT_SCHEMA_ENTRY_onnx_light_cpu
 #undef ONNX_LIGHT_SCHEMA_ENTRY_onnx_light
 #undef ONNX_LIGHT_SCHEMA_ENTRY_ai_onnx
