@@ -3,6 +3,8 @@
 // The products go through Gemm2D (gemm.h): OpenBLAS for float/double, a vectorized loop
 // for integers; 16-bit floats are widened to float once per operand. The choice was made
 // by bench/linalg_vs_ort.py against ONNX Runtime (docs/performance.md).
+#include "math/linalg.h"
+
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -169,7 +171,7 @@ class Gemm : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(g->beta_, info.GetFloat("beta", 1.0f));
     ONNX_LIGHT_ASSIGN_OR_RETURN(g->trans_a_, GetFlag(info, "transA", false));
     ONNX_LIGHT_ASSIGN_OR_RETURN(g->trans_b_, GetFlag(info, "transB", false));
-    if (info.opset() < 7) {  // opset 1-6: C broadcasts only with broadcast=1
+    if (info.opset() < 7 && info.domain().empty()) {  // opset 1-6: C broadcasts with broadcast=1
       ONNX_LIGHT_ASSIGN_OR_RETURN(bool broadcast, GetFlag(info, "broadcast", false));
       g->exact_c_ = !broadcast;
     }
@@ -224,12 +226,17 @@ class Gemm : public KernelBase {
             yp[i * n + j] = static_cast<T>(v);
           }
         }
+        if constexpr (std::is_same_v<T, float>) {
+          if (epilogue_) epilogue_(yp, m * n);
+        }
       }
     });
     return Status::Ok();
   }
+  void set_epilogue(FloatEpilogue epilogue) { epilogue_ = std::move(epilogue); }
 
  private:
+  FloatEpilogue epilogue_;
   float alpha_ = 1, beta_ = 1;
   bool trans_a_ = false, trans_b_ = false;
   bool exact_c_ = false;
@@ -241,6 +248,12 @@ std::vector<DataType> MatMulTypes() {
 }
 
 }  // namespace
+
+Result<std::unique_ptr<KernelBase>> CreateGemm(const KernelInfo& info, FloatEpilogue epilogue) {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(std::unique_ptr<KernelBase> k, Gemm::Create(info));
+  static_cast<Gemm&>(*k).set_epilogue(std::move(epilogue));
+  return k;
+}
 
 ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, MatMul) {
   return r.Register(Def("MatMul", 1, {{"T", {0, 1}, {0}, MatMulTypes()}}, FactoryOf<MatMul>()));

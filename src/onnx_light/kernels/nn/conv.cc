@@ -1,6 +1,8 @@
 // Conv (im2col, then the shared matrix product: math/gemm.h, accumulating in float, double
 // for float64, as ONNX Runtime does) over N-d images ([N, C, D1, ..., Dn]), and FusedConv.
 // Their speed against ORT is in docs/performance.md.
+#include "nn/conv.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -293,15 +295,18 @@ class Conv : public KernelBase {
 
 }  // namespace
 
+Result<std::unique_ptr<KernelBase>> CreateFusedConv(const KernelInfo& info) {
+  return Conv::CreateFused(info);
+}
+
 ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, Conv) {
   return r.Register(Def("Conv", 1, {{"T", {0, 1, 2}, {0}, FloatTypes()}}, FactoryOf<Conv>()));
 }
 // onnx_light:FusedConv (opset 1): inputs X, W, optional B, optional Z (added before the
 // activation); attributes as Conv plus activation and activation_params.
 ONNX_LIGHT_REGISTER_KERNEL(onnx_light, FusedConv) {
-  return r.Register(OnnxLightDef(
-      "FusedConv", {{"T", {0, 1, 2, 3}, {0}, {DataType::kFloat}}},
-      [](const KernelInfo& info) { return Conv::CreateFused(info); }, 2, 4, (1u << 2) | (1u << 3)));
+  return r.Register(OnnxLightDef("FusedConv", {{"T", {0, 1, 2, 3}, {0}, {DataType::kFloat}}},
+                                 &CreateFusedConv, 2, 4, (1u << 2) | (1u << 3)));
 }
 
 }  // namespace onnx_light::kernels

@@ -10,10 +10,41 @@
 #include "common/kernel_util.h"
 #include "common/window.h"
 #include "math/gemm.h"
+#include "nn/layer_norm.h"
 #include "onnx_light/runtime/thread_pool.h"
 #include "simd/elementwise_simd.h"
 
 namespace onnx_light::kernels {
+
+void LayerNormRowsF32(const float* x, const float* scale, const float* bias, float* y,
+                      int64_t outer, int64_t inner, float epsilon, bool rms, float* mean_out,
+                      float* inv_out) {
+  std::vector<float> centered(static_cast<size_t>(inner));
+  for (int64_t o = 0; o < outer; ++o) {
+    const float* row = x + o * inner;
+    float* out = y + o * inner;
+    const auto n = static_cast<size_t>(inner);
+    const double mu = rms ? 0.0 : SumF32InF64(row, n, false) / static_cast<double>(inner);
+    const auto muf = static_cast<float>(mu);
+    const double s2 = SumF32InF64(row, n, true, mu);
+    const double inv =
+        1.0 / std::sqrt(s2 / static_cast<double>(inner) + static_cast<double>(epsilon));
+    if (mean_out != nullptr) mean_out[o] = muf;
+    if (inv_out != nullptr) inv_out[o] = static_cast<float>(inv);
+    const auto invf = static_cast<float>(inv);
+    float* c = centered.data();
+    for (int64_t k = 0; k < inner; ++k)
+      c[k] = (row[k] - muf) * invf;
+    if (bias != nullptr) {
+      for (int64_t k = 0; k < inner; ++k)
+        out[k] = c[k] * scale[k] + bias[k];
+    } else {
+      for (int64_t k = 0; k < inner; ++k)
+        out[k] = c[k] * scale[k];
+    }
+  }
+}
+
 namespace {
 
 // ---- Normalizations -------------------------------------------------------------------
@@ -300,37 +331,6 @@ class LpNorm : public KernelBase {
   int64_t axis_ = -1, p_ = 2;
 };
 
-// Rows of a float32 layer (or RMS) normalization with a scale and bias of the row's size:
-// mean and variance in double (SIMD), y = (x - mean) * (inv * scale) + bias in float.
-void LayerNormRowsF32(const float* x, const float* scale, const float* bias, float* y,
-                      int64_t outer, int64_t inner, float epsilon, bool rms, float* mean_out,
-                      float* inv_out) {
-  std::vector<float> centered(static_cast<size_t>(inner));
-  for (int64_t o = 0; o < outer; ++o) {
-    const float* row = x + o * inner;
-    float* out = y + o * inner;
-    const auto n = static_cast<size_t>(inner);
-    const double mu = rms ? 0.0 : SumF32InF64(row, n, false) / static_cast<double>(inner);
-    const auto muf = static_cast<float>(mu);
-    const double s2 = SumF32InF64(row, n, true, mu);
-    const double inv =
-        1.0 / std::sqrt(s2 / static_cast<double>(inner) + static_cast<double>(epsilon));
-    if (mean_out != nullptr) mean_out[o] = muf;
-    if (inv_out != nullptr) inv_out[o] = static_cast<float>(inv);
-    const auto invf = static_cast<float>(inv);
-    float* c = centered.data();
-    for (int64_t k = 0; k < inner; ++k)
-      c[k] = (row[k] - muf) * invf;
-    if (bias != nullptr) {
-      for (int64_t k = 0; k < inner; ++k)
-        out[k] = c[k] * scale[k] + bias[k];
-    } else {
-      for (int64_t k = 0; k < inner; ++k)
-        out[k] = c[k] * scale[k];
-    }
-  }
-}
-
 // LayerNormalization (opset 17) and RMSNormalization (opset 23): normalize over the dims
 // from `axis` on; scale (and bias) broadcast to those dims. LayerNormalization's optional
 // Mean and InvStdDev outputs have shape dims[:axis] + [1, ...] and type float.
@@ -387,8 +387,9 @@ class LayerNorm : public KernelBase {
       ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * m, ctx.AllocateOutput(1, DataType::kFloat, stat_dims));
       mean_out = m->mutable_data<float>();
     }
-    if (!kRms && ctx.output_count() > 2) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * v, ctx.AllocateOutput(2, DataType::kFloat, stat_dims));
+    if (ctx.output_count() > (kRms ? 1 : 2)) {  // RMS: SimplifiedLayerNormalization's
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * v,
+                                  ctx.AllocateOutput(kRms ? 1 : 2, DataType::kFloat, stat_dims));
       inv_out = v->mutable_data<float>();
     }
     // float32 with a scale (and bias) of the normalized size, the common case: the sums
@@ -521,6 +522,10 @@ Status StatsAreFloat(const onnx::NodeProto&, int, const std::vector<DataType>& i
 
 }  // namespace
 
+Result<std::unique_ptr<KernelBase>> CreateLayerNorm(const KernelInfo& info, bool rms) {
+  return rms ? LayerNorm<true>::Create(info) : LayerNorm<false>::Create(info);
+}
+
 ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, BatchNormalization) {
   return r.Register(
       Def("BatchNormalization", 1, {{"T", {0}, {0}, FloatTypes()}}, FactoryOf<BatchNorm>()));
@@ -544,6 +549,13 @@ ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, LayerNormalization) {
   KernelDef def = Def("LayerNormalization", 17, {{"T", {0, 1, 2}, {0}, FloatTypes()}},
                       FactoryOf<LayerNorm<false>>());
   def.output_types = &StatsAreFloat;
+  // Opset 1-16: ONNX has no LayerNormalization there, ONNX Runtime has (its optimizer
+  // writes it into opset-11..16 graphs); the same op, arity stated here (no schema).
+  KernelDef old = def;
+  old.since_version = 1;
+  old.end_version = 16;
+  old.arity = {2, 3, 1, 3, 1u << 2, 0b110};
+  ONNX_LIGHT_RETURN_IF_ERROR(r.Register(std::move(old)));
   return r.Register(std::move(def));
 }
 // onnx_light:LayerNormalization (opset 1): LayerNormalization for graphs whose ai.onnx

@@ -149,6 +149,10 @@ HWY_INLINE V ActivateNumbers(D d, V v, const Activation& act) {
           hn::Mul(hn::Set(d, 0.79788456080286536f), hn::MulAdd(hn::Set(d, 0.044715f), cube, v));
       return hn::Mul(hn::Mul(hn::Set(d, 0.5f), v), hn::Add(hn::Set(d, 1.0f), hn::Tanh(d, inner)));
     }
+    case ActivationKind::kQuickGelu: {
+      const auto e = ExpNeg(d, hn::Mul(v, hn::Set(d, act.a)));
+      return hn::Div(v, hn::Add(hn::Set(d, 1.0f), e));
+    }
   }
   return v;
 }

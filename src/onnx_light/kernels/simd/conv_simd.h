@@ -21,8 +21,9 @@ enum class ActivationKind : uint8_t {
   kSilu,  // x * sigmoid(x)
   kExp,
   kErf,
-  kGelu,      // 0.5 x (1 + erf(x / sqrt 2))
-  kGeluTanh,  // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+  kGelu,       // 0.5 x (1 + erf(x / sqrt 2))
+  kGeluTanh,   // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+  kQuickGelu,  // x * sigmoid(a * x) (com.microsoft QuickGelu)
 };
 // After the activation, an optional scale and shift (Paddle's "learnable affine" after
 // HardSwish: Mul and Add by scalars), each rounded as the separate op rounds it.
