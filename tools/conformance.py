@@ -232,6 +232,9 @@ def render(results: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# docs/conformance.md from this line on is written by hand (--docs keeps it).
+HAND_WRITTEN = "<!-- written by hand from here on: tools/conformance.py --docs keeps it -->"
+
 # Wrong results whose cause is the expected data, with the evidence (measured when added).
 KNOWN_DIFFERENCES = {
     "test_dft_inverse": (
@@ -262,7 +265,10 @@ def main() -> None:
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     if args.docs:
-        (REPO / "docs" / "conformance.md").write_text(render(results))
+        page = REPO / "docs" / "conformance.md"
+        # The hand-written sections after the marker stay as they are.
+        kept = page.read_text().partition(HAND_WRITTEN)
+        page.write_text(render(results) + ("\n" + HAND_WRITTEN + kept[2] if kept[1] else ""))
     if args.update_passing:
         passing = sorted(f"{r['folder']}/{r['name']}" for r in results if r["status"] == "pass")
         (REPO / "tests" / "conformance" / "passing.txt").write_text(

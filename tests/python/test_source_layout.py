@@ -72,3 +72,16 @@ def test_every_pass_has_its_file_and_test_module():
         assert (TESTS / "passes" / f"test_{name}.py").exists(), f"test_{name}.py"
     files = {p.stem[len("pass_") :] for p in PASSES.glob("pass_*.cc")} - {"manager"}
     assert files == set(names), f"pass files that are no pass: {files - set(names)}"
+
+
+def test_conformance_md_lists_every_ort_contrib_kernel():
+    """docs/conformance.md's com.microsoft table names exactly the com_microsoft kernels of
+    kernel_list.inc (and the ORT default-domain ops they come with) as implemented."""
+    page = (REPO / "docs" / "conformance.md").read_text()
+    section = page.split("## ONNX Runtime's contrib operators (com.microsoft)")[1]
+    rows = re.findall(r"^\| (\w+)(?: \([^)]*\))? \| ([\w.]+) \|.*\| implemented \|$", section, re.M)
+    documented = {op for op, domain in rows if domain == "com.microsoft"}
+    listed = {op for domain, op in listed_kernels() if domain == "com_microsoft"}
+    assert documented == listed, documented ^ listed
+    defaults = {op for op, domain in rows if domain == "ai.onnx"}
+    assert defaults == {"LayerNormalization", "SimplifiedLayerNormalization"}

@@ -2,7 +2,7 @@
 module each, a list ROWS of OpCase. A new op adds its rows to its family's list; a new
 family is a new module added here."""
 
-from . import math, nn, quantization, reduction, rnn, tensor
+from . import com_microsoft, math, nn, quantization, reduction, rnn, tensor
 
 FAMILIES = {
     "math": math.ROWS,
@@ -11,4 +11,5 @@ FAMILIES = {
     "tensor": tensor.ROWS,
     "quantization": quantization.ROWS,
     "rnn": rnn.ROWS,
+    "com_microsoft": com_microsoft.ROWS,
 }

@@ -1,0 +1,81 @@
+"""com.microsoft contrib ops, the ones ORT's optimizer, quantizers and saved graphs write
+(kernels/com_microsoft/). Shapes of a BERT-base layer: 128 tokens, hidden 768, FFN 3072."""
+
+from cases import In, OpCase
+
+MS = "com.microsoft"
+FFN = (1, 128, 3072)
+HIDDEN = (1, 128, 768)
+
+ROWS = [
+    OpCase("Gelu [1,128,3072]", "Gelu", [In(FFN)], domain=MS, opset=1, out_types=[1]),
+    OpCase(
+        "BiasGelu [1,128,3072]",
+        "BiasGelu",
+        [In(FFN), In((3072,), const=True)],
+        domain=MS,
+        opset=1,
+        out_types=[1],
+    ),
+    OpCase(
+        "FastGelu +bias [1,128,3072]",
+        "FastGelu",
+        [In(FFN), In((3072,), const=True)],
+        domain=MS,
+        opset=1,
+        out_types=[1],
+    ),
+    OpCase("QuickGelu [1,128,3072]", "QuickGelu", [In(FFN)], domain=MS, opset=1, out_types=[1]),
+    OpCase(
+        "SkipLayerNormalization [1,128,768] +bias",
+        "SkipLayerNormalization",
+        [In(HIDDEN), In(HIDDEN)] + [In((768,), const=True) for _ in range(3)],
+        {"epsilon": 1e-5},
+        domain=MS,
+        opset=1,
+        out_types=[1],
+    ),
+    OpCase(
+        "SkipSimplifiedLayerNormalization [1,128,768]",
+        "SkipSimplifiedLayerNormalization",
+        [In(HIDDEN), In(HIDDEN), In((768,), const=True)],
+        {"epsilon": 1e-6},
+        domain=MS,
+        opset=1,
+        out_types=[1],
+    ),
+    OpCase(
+        "SimplifiedLayerNormalization [128,768]",
+        "SimplifiedLayerNormalization",
+        [In((128, 768)), In((768,), const=True)],
+        {"epsilon": 1e-6},
+        out_types=[1],
+    ),
+    OpCase(
+        "FusedMatMul Q@K^T/8 [1,12,128,64]",
+        "FusedMatMul",
+        [In((1, 12, 128, 64)), In((1, 12, 128, 64))],
+        {"alpha": 0.125, "transB": 1},
+        domain=MS,
+        opset=1,
+        out_types=[1],
+    ),
+    OpCase(
+        "FusedGemm Relu [128,768]x[768,768]",
+        "FusedGemm",
+        [In((128, 768)), In((768, 768), const=True), In((768,), const=True)],
+        {"activation": "Relu"},
+        domain=MS,
+        opset=1,
+        out_types=[1],
+    ),
+    OpCase(
+        "FusedConv Relu 3x3 [1,64,56,56] -> 64",
+        "FusedConv",
+        [In((1, 64, 56, 56)), In((64, 64, 3, 3), const=True), In((64,), const=True)],
+        {"pads": [1, 1, 1, 1], "activation": "Relu"},
+        domain=MS,
+        opset=1,
+        out_types=[1],
+    ),
+]
