@@ -11,8 +11,11 @@ their default optimizations (onnx-light: level all; ORT: ORT_ENABLE_ALL).
     .venv/bin/python bench/models_vs_ort.py --docs          # also rewrite its section of
                                                             # docs/performance.md
 
-The models come from scripts/setup.sh (npm, pinned, checksummed; shared/design/MODELS.md).
-onnxruntime is the comparison baseline only.
+The models come from scripts/setup.sh (npm, pinned, checksummed; shared/design/MODELS.md),
+except the rows marked "built here": a BERT encoder written as a PyTorch export writes it
+(tests/python/_bert_graph.py, random weights), as is and after ORT's transformer optimizer
+(onnxruntime.transformers.optimizer) fused it, generated into build/bench_models/ on first
+use. onnxruntime is the comparison baseline (and the optimizer) only.
 """
 
 from __future__ import annotations
@@ -126,7 +129,46 @@ CASES = {
         {"input:0": [1, 1024, 1024, 1]},
         "ZEISS nucleus segmenter (tf2onnx; EfficientNet-style encoder, DepthToSpace decoder)",
     ),
+    "bert_mini": (
+        "@bert_mini.onnx",
+        {"input_ids": [1, 128], "attention_mask": [1, 128], "token_type_ids": [1, 128]},
+        "built here: BERT encoder as exported (4 layers, width 256, 4 heads; 128 tokens)",
+    ),
+    "bert_mini_ort_fused": (
+        "@bert_mini_fused.onnx",
+        {"input_ids": [1, 128], "attention_mask": [1, 128], "token_type_ids": [1, 128]},
+        "built here: the same after ORT's transformer optimizer (Attention, "
+        "EmbedLayerNormalization, SkipLayerNormalization, BiasGelu)",
+    ),
 }
+
+GENERATED = REPO / "build" / "bench_models"
+
+
+def model_path(name: str) -> Path:
+    file = CASES[name][0]
+    return GENERATED / file[1:] if file.startswith("@") else MODELS / file
+
+
+def generate(name: str) -> None:
+    """Writes a "built here" model (and the unfused one it comes from) if absent."""
+    path = model_path(name)
+    if not CASES[name][0].startswith("@") or path.exists():
+        return
+    sys.path.insert(0, str(REPO / "tests" / "python"))
+    from _bert_graph import bert_encoder
+
+    GENERATED.mkdir(parents=True, exist_ok=True)
+    plain = GENERATED / "bert_mini.onnx"
+    model = bert_encoder(layers=4, hidden=256, heads=4, ffn=1024, vocab=30522, max_pos=512)
+    plain.write_bytes(model.SerializeToString())
+    from onnxruntime.transformers import optimizer
+
+    fused = optimizer.optimize_model(
+        str(plain), model_type="bert", num_heads=4, hidden_size=256, opt_level=0
+    )
+    fused.save_model_to_file(str(GENERATED / "bert_mini_fused.onnx"))
+
 
 # int64 inputs that index embedding tables: [low, high) per input name (rxnmap's atom,
 # neighbour-count, distance and role vocabularies).
@@ -195,7 +237,7 @@ def child(name: str, runtime: str, threads: int, min_time: float) -> None:
         import onnx_light  # noqa: F401
     Path("/proc/self/clear_refs").write_text("5")  # the peak (VmHWM) restarts from here
     base = vm_kib("VmRSS")
-    s = make_session(runtime, MODELS / CASES[name][0], threads)
+    s = make_session(runtime, model_path(name), threads)
     feeds = feeds_for(name, s)
     s.run(None, feeds)
     s.run(None, feeds)
@@ -221,8 +263,8 @@ def measure(name: str, runtime: str, threads: int, min_time: float) -> dict:
 
 
 def max_difference(name: str) -> float:
-    light = make_session("light", MODELS / CASES[name][0], 1)
-    ort = make_session("ort", MODELS / CASES[name][0], 1)
+    light = make_session("light", model_path(name), 1)
+    ort = make_session("ort", model_path(name), 1)
     feeds = feeds_for(name, light)
     diff = 0.0
     for a, b in zip(light.run(None, feeds), ort.run(None, feeds)):
@@ -252,8 +294,9 @@ def main() -> None:
     if not names:
         raise SystemExit(f"no model name contains {args.models!r}; the models: {', '.join(CASES)}")
     for n in names:
-        if not (MODELS / CASES[n][0]).exists():
-            raise SystemExit(f"{MODELS / CASES[n][0]} is missing: run scripts/setup.sh")
+        generate(n)
+        if not model_path(n).exists():
+            raise SystemExit(f"{model_path(n)} is missing: run scripts/setup.sh")
     head = "| model | " + " | ".join(f"light ms @{t} | ORT ms @{t} | ratio @{t}" for t in threads)
     head += " | light RSS MiB | ORT RSS MiB | max abs diff |"
     lines = [head, "|" + " --- |" * (head.count("|") - 1)]

@@ -1,0 +1,179 @@
+"""Models that went through ONNX Runtime's own tools, as users make them: a BERT encoder
+written as a PyTorch export writes it (tests/python/_bert_graph.py) and rewritten by
+onnxruntime.transformers.optimizer, and graphs ORT saves itself at the extended level
+(SessionOptions.optimized_model_filepath). onnx-light runs the rewritten model; the
+reference is ORT on the original, standard-op model (and ORT on the rewritten one).
+Tolerance: float32, atol 2e-5 relative to outputs of order 1 (the fusions reorder sums)."""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+import onnxruntime as ort  # noqa: E402  (an oracle, in the test venv)
+import pytest
+from _bert_graph import bert_encoder, bert_feeds
+
+import onnx_light
+from onnx_light.onnx import TensorProto, helper, numpy_helper
+
+ATOL = 2e-5
+
+
+def ops_of(model) -> collections.Counter:
+    return collections.Counter((n.domain or "ai.onnx", n.op_type) for n in model.graph.node)
+
+
+def ort_session(path_or_bytes, level=None, save_to=None):
+    so = ort.SessionOptions()
+    so.graph_optimization_level = level or ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    if save_to:
+        so.optimized_model_filepath = str(save_to)
+    return ort.InferenceSession(path_or_bytes, so, providers=["CPUExecutionProvider"])
+
+
+@pytest.fixture(scope="module")
+def bert(tmp_path_factory):
+    """(original path, optimizer-fused path)."""
+    from onnxruntime.transformers import optimizer
+
+    d = tmp_path_factory.mktemp("bert")
+    src = d / "bert.onnx"
+    src.write_bytes(bert_encoder().SerializeToString())
+    fused = optimizer.optimize_model(
+        str(src), model_type="bert", num_heads=4, hidden_size=32, opt_level=0
+    )
+    out = d / "bert_fused.onnx"
+    fused.save_model_to_file(str(out))
+    return src, out
+
+
+def check_against_ort(original, rewritten_bytes, feeds):
+    want = ort_session(str(original)).run(None, feeds)
+    ort_rewritten = ort_session(rewritten_bytes).run(None, feeds)
+    got = onnx_light.RuntimeSession(rewritten_bytes).run(None, feeds)
+    assert len(got) == len(want)
+    for g, w, o in zip(got, want, ort_rewritten):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=ATOL)
+        np.testing.assert_allclose(g, o, rtol=1e-4, atol=ATOL)
+
+
+def test_the_transformer_optimizer_fuses_the_whole_bert(bert):
+    from onnx_light.onnx import load_model
+
+    ops = ops_of(load_model(str(bert[1])))
+    ms = {op: n for (dom, op), n in ops.items() if dom == "com.microsoft"}
+    assert ms == {
+        "EmbedLayerNormalization": 1,
+        "Attention": 2,
+        "SkipLayerNormalization": 4,
+        "BiasGelu": 2,
+    }, ops
+    assert ("ai.onnx", "Softmax") not in ops and ("ai.onnx", "LayerNormalization") not in ops
+
+
+@pytest.mark.parametrize(
+    "batch,seq,pad", [(1, 1, 0), (1, 9, 0), (2, 7, 2), (3, 16, 5), (2, 33, 32)]
+)
+def test_bert_fused_by_the_transformer_optimizer_matches_the_original(bert, batch, seq, pad):
+    check_against_ort(bert[0], bert[1].read_bytes(), bert_feeds(batch, seq, pad=pad))
+
+
+def test_bert_saved_by_ort_at_the_extended_level(bert, tmp_path):
+    saved = tmp_path / "bert_ext.onnx"
+    ort_session(str(bert[0]), ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED, saved)
+    from onnx_light.onnx import load_model
+
+    ops = ops_of(load_model(str(saved)))
+    assert ops[("com.microsoft", "BiasGelu")] == 2 and ops[("com.microsoft", "FusedMatMul")], ops
+    for batch, seq, pad in [(1, 5, 0), (2, 11, 3)]:
+        check_against_ort(bert[0], saved.read_bytes(), bert_feeds(batch, seq, pad=pad))
+
+
+def mixed_graph():
+    """Patterns ORT fuses at the extended level: Conv+Relu, Gemm+Relu, x*sigmoid(1.702x),
+    MatMul+Add+erf GELU, a residual Add + LayerNormalization, MatMul of a transpose."""
+    rng = np.random.default_rng(3)
+    F = TensorProto.FLOAT
+
+    def c(name, arr):
+        return numpy_helper.from_array(np.asarray(arr, np.float32), name)
+
+    inits = [
+        c("W1", rng.standard_normal((8, 16))),
+        c("b1", rng.standard_normal(16)),
+        c("sqrt2", np.sqrt(2.0)),
+        c("one", 1.0),
+        c("half", 0.5),
+        c("W2", rng.standard_normal((16, 8)) * 0.3),
+        c("b2", rng.standard_normal(8)),
+        c("gamma", rng.standard_normal(8)),
+        c("beta", rng.standard_normal(8)),
+        c("CW", rng.standard_normal((4, 3, 3, 3))),
+        c("CB", rng.standard_normal(4)),
+        c("GW", rng.standard_normal((5, 6))),
+        c("GB", rng.standard_normal(6)),
+        c("q", 1.702),
+    ]
+    n = helper.make_node
+    nodes = [
+        n("MatMul", ["x", "W1"], ["m1"]),
+        n("Add", ["m1", "b1"], ["a1"]),
+        n("Div", ["a1", "sqrt2"], ["d"]),
+        n("Erf", ["d"], ["e"]),
+        n("Add", ["e", "one"], ["e1"]),
+        n("Mul", ["a1", "e1"], ["g0"]),
+        n("Mul", ["g0", "half"], ["g"]),
+        n("MatMul", ["g", "W2"], ["m2"]),
+        n("Add", ["m2", "b2"], ["a2"]),
+        n("Add", ["a2", "x"], ["r"]),
+        n("LayerNormalization", ["r", "gamma", "beta"], ["y"], axis=-1, epsilon=1e-5),
+        n("Transpose", ["x"], ["xt"], perm=[0, 2, 1]),
+        n("MatMul", ["xt", "x"], ["yt"]),
+        n("Conv", ["img", "CW", "CB"], ["cv"], pads=[1, 1, 1, 1]),
+        n("Relu", ["cv"], ["yc"]),
+        n("Gemm", ["gx", "GW", "GB"], ["gm"]),
+        n("Relu", ["gm"], ["yg"]),
+        n("Mul", ["gx", "q"], ["qx"]),
+        n("Sigmoid", ["qx"], ["qs"]),
+        n("Mul", ["gx", "qs"], ["yq"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "mixed",
+        [
+            helper.make_tensor_value_info("x", F, ["b", "s", 8]),
+            helper.make_tensor_value_info("img", F, [1, 3, "h", "w"]),
+            helper.make_tensor_value_info("gx", F, ["n", 5]),
+        ],
+        [helper.make_tensor_value_info(o, F, None) for o in ("y", "yt", "yc", "yg", "yq")],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1, 1), (2, 5, 7, 3), (3, 4, 9, 10)])
+def test_a_graph_saved_by_ort_at_the_extended_level(tmp_path, shape):
+    b, s, h, w = shape
+    src, saved = tmp_path / "mixed.onnx", tmp_path / "mixed_ext.onnx"
+    src.write_bytes(mixed_graph().SerializeToString())
+    ort_session(str(src), ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED, saved)
+    from onnx_light.onnx import load_model
+
+    ms = {op for dom, op in ops_of(load_model(str(saved))) if dom == "com.microsoft"}
+    assert ms == {
+        "BiasGelu",
+        "FusedConv",
+        "FusedGemm",
+        "FusedMatMul",
+        "QuickGelu",
+        "SkipLayerNormalization",
+    }, ms
+    rng = np.random.default_rng(b * 100 + s)
+    feeds = {
+        "x": rng.standard_normal((b, s, 8)).astype(np.float32),
+        "img": rng.standard_normal((1, 3, h, w)).astype(np.float32),
+        "gx": rng.standard_normal((b, 5)).astype(np.float32),
+    }
+    check_against_ort(src, saved.read_bytes(), feeds)
