@@ -12,22 +12,15 @@
 #include "math/gemm.h"
 #include "onnx_light/platform/mapped_file.h"
 #include "onnx_light/runtime/thread_pool.h"
+#include "quantization/integer_matmul.h"
 #include "simd/qgemm_simd.h"
 
 namespace onnx_light::kernels {
-namespace {
-
-// The int32 products of MatMulInteger and QLinearMatMul: (a - a_zp) @ (b - b_zp) with
-// numpy batch broadcasting; a's zero point is a scalar or one per row ([M]), b's a
-// scalar or one per column ([N]). Exact in int32 (simd/qgemm_simd.h).
-// `output(dims)` returns where the products go (the output tensor itself for
-// MatMulInteger, no copy); the dims are returned.
-using OutputFn = std::function<Result<int32_t*>(const std::vector<int64_t>&)>;
 
 Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, const Tensor& b,
                                            const Tensor* b_zp, ThreadPool* pool,
-                                           const OutputFn& output,
-                                           const QGemmPackedB* packed = nullptr) {
+                                           const IntegerProductsFn& output,
+                                           const QGemmPackedB* packed) {
   std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
   ONNX_LIGHT_RETURN_IF(ad.empty() || bd.empty(), kInvalidArgument, "inputs need rank >= 1");
   const bool a_vec = ad.size() == 1, b_vec = bd.size() == 1;
@@ -144,6 +137,8 @@ Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, 
   }
   return dims;
 }
+
+namespace {
 
 // A constant int8 weight matrix B, with uint8 A on a VNNI CPU, is packed once when the
 // kernel is made; the model file's pages under B are then given back (B is not read again;

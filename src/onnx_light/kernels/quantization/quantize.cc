@@ -3,6 +3,8 @@
 // per-axis and blocked scales. Integer quantization rounds half to even, adds the zero
 // point and saturates; float quantization adds the zero point and converts with Cast's
 // rules (narrow_types.h), saturating unless `saturate` is 0.
+#include "quantization/quantize.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -233,6 +235,18 @@ Status QuantizeType(const onnx::NodeProto& node, int, const std::vector<DataType
 }
 
 }  // namespace
+
+KernelFactory QuantizeLinearFactory() {
+  return FactoryOf<Quant<true>>();
+}
+KernelFactory DequantizeLinearFactory() {
+  return FactoryOf<Quant<false>>();
+}
+Status QuantizeLinearOutputType(const onnx::NodeProto& node, int opset,
+                                const std::vector<DataType>& in, std::vector<DataType>* out,
+                                const NodeSubgraphs& subgraphs) {
+  return QuantizeType(node, opset, in, out, subgraphs);
+}
 
 ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, QuantizeLinear) {
   KernelDef def =

@@ -1,0 +1,92 @@
+// What the com.microsoft QLinear* kernels share, as ORT's CPU kernels do it: per-tensor
+// quantization parameters (one float scale, one 8-bit zero point), MLAS's quantization
+// (saturate(round_half_even(v / scale) + zero_point), in float), and the 256-entry lookup
+// table of a unary op: dequantize each code, apply the float function, quantize.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "com_microsoft/ms_def.h"
+
+namespace onnx_light::kernels {
+
+struct QParams {
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+};
+
+inline const Tensor* OptionalInput(const KernelContext& ctx, size_t i) {
+  return ctx.input_count() > i ? ctx.input(i) : nullptr;
+}
+
+// The scale at input `s` (float, one value) and the zero point at input `z` (8-bit, one
+// value; absent means 0). `what` names the tensor in errors.
+inline Result<QParams> TensorQParams(const KernelContext& ctx, size_t s, size_t z,
+                                     const std::string& what) {
+  const Tensor* st = OptionalInput(ctx, s);
+  ONNX_LIGHT_RETURN_IF(st == nullptr || st->shape().rank() > 1 || st->num_elements() != 1,
+                       kInvalidArgument, what + "'s scale must be one value (a scalar or [1])");
+  QParams p;
+  p.scale = st->data<float>()[0];
+  ONNX_LIGHT_RETURN_IF(
+      !(p.scale > 0.0f) || std::isinf(p.scale), kInvalidArgument,
+      what + "'s scale must be positive and finite, got " + std::to_string(p.scale));
+  const Tensor* zt = OptionalInput(ctx, z);
+  if (zt != nullptr) {
+    ONNX_LIGHT_RETURN_IF(zt->shape().rank() > 1 || zt->num_elements() != 1, kInvalidArgument,
+                         what + "'s zero point must be one value (a scalar or [1])");
+    p.zero_point = zt->dtype() == DataType::kInt8 ? zt->data<int8_t>()[0]
+                                                  : static_cast<int32_t>(zt->data<uint8_t>()[0]);
+  }
+  return p;
+}
+
+// MLAS's QuantizeLinear of one value to T (int8 or uint8).
+template <typename T>
+T QuantizeToCode(float v, QParams p) {
+  constexpr auto kLo = static_cast<float>(std::numeric_limits<T>::min());
+  constexpr auto kHi = static_cast<float>(std::numeric_limits<T>::max());
+  float q = std::nearbyint(v / p.scale) + static_cast<float>(p.zero_point);
+  q = std::fmin(std::fmax(q, kLo), kHi);  // NaN becomes kLo
+  return static_cast<T>(static_cast<int32_t>(q));
+}
+
+// Requantizes an int32 accumulator: saturate(round_half_even(acc * scale) + zero_point).
+template <typename T>
+T RequantizeAcc(float acc_times_scale, int32_t zero_point) {
+  constexpr auto kLo = static_cast<float>(std::numeric_limits<T>::min());
+  constexpr auto kHi = static_cast<float>(std::numeric_limits<T>::max());
+  float q = std::nearbyint(acc_times_scale) + static_cast<float>(zero_point);
+  q = std::fmin(std::fmax(q, kLo), kHi);
+  return static_cast<T>(static_cast<int32_t>(q));
+}
+
+// The table of a unary op on T codes, indexed by the code's byte: y = Q(fn(x_scale *
+// (code - x_zero_point))).
+template <typename T, typename Fn>
+std::array<uint8_t, 256> CodeTable(QParams x, QParams y, Fn fn) {
+  std::array<uint8_t, 256> table{};
+  for (int i = 0; i < 256; ++i) {
+    const auto code = static_cast<T>(static_cast<uint8_t>(i));
+    const float v = x.scale * static_cast<float>(static_cast<int32_t>(code) - x.zero_point);
+    const T q = QuantizeToCode<T>(fn(v), y);
+    table[static_cast<size_t>(i)] = static_cast<uint8_t>(q);
+  }
+  return table;
+}
+
+inline void ApplyCodeTable(const std::array<uint8_t, 256>& table, const uint8_t* x, uint8_t* y,
+                           int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = table[x[i]];
+}
+
+inline std::vector<DataType> Int8Types() {
+  return {DataType::kUint8, DataType::kInt8};
+}
+
+}  // namespace onnx_light::kernels
