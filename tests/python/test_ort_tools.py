@@ -177,3 +177,175 @@ def test_a_graph_saved_by_ort_at_the_extended_level(tmp_path, shape):
         "gx": rng.standard_normal((b, 5)).astype(np.float32),
     }
     check_against_ort(src, saved.read_bytes(), feeds)
+
+
+# ---- ORT's quantizers ------------------------------------------------------------------
+
+
+def small_cnn():
+    """Conv, Relu, MaxPool, LeakyRelu, a residual Add, x * sigmoid(conv x), Concat,
+    GlobalAveragePool, Gemm, Softmax: the ops ORT's static quantizer writes QOperator
+    kernels for."""
+    rng = np.random.default_rng(4)
+    F = TensorProto.FLOAT
+
+    def c(name, arr):
+        return numpy_helper.from_array(np.asarray(arr, np.float32), name)
+
+    inits = [
+        c("w1", rng.standard_normal((8, 3, 3, 3)) * 0.3),
+        c("b1", rng.standard_normal(8) * 0.1),
+        c("w2", rng.standard_normal((8, 8, 3, 3)) * 0.2),
+        c("b2", rng.standard_normal(8) * 0.1),
+        c("w3", rng.standard_normal((8, 8, 1, 1)) * 0.2),
+        c("gw", rng.standard_normal((16, 10)) * 0.3),
+        c("gb", rng.standard_normal(10) * 0.1),
+    ]
+    n = helper.make_node
+    nodes = [
+        n("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+        n("Relu", ["c1"], ["r1"]),
+        n("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
+        n("Conv", ["p1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]),
+        n("LeakyRelu", ["c2"], ["l2"], alpha=0.1),
+        n("Add", ["l2", "p1"], ["a2"]),
+        n("Conv", ["a2", "w3"], ["c3"]),
+        n("Sigmoid", ["c3"], ["s3"]),
+        n("Mul", ["a2", "s3"], ["m3"]),
+        n("Concat", ["m3", "a2"], ["cat"], axis=1),
+        n("GlobalAveragePool", ["cat"], ["g"]),
+        n("Flatten", ["g"], ["f"]),
+        n("Gemm", ["f", "gw", "gb"], ["logits"]),
+        n("Softmax", ["logits"], ["prob"], axis=-1),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "cnn",
+        [helper.make_tensor_value_info("x", F, [1, 3, 16, 16])],
+        [helper.make_tensor_value_info("prob", F, None)],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+@pytest.fixture(scope="module")
+def quantized_cnns(tmp_path_factory):
+    """{(format, activation type): path} of the CNN through quantize_static."""
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+
+    d = tmp_path_factory.mktemp("cnn")
+    src = d / "cnn.onnx"
+    src.write_bytes(small_cnn().SerializeToString())
+    rng = np.random.default_rng(5)
+    calibration = [{"x": rng.standard_normal((1, 3, 16, 16)).astype(np.float32)} for _ in range(8)]
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.it = iter(calibration)
+
+        def get_next(self):
+            return next(self.it, None)
+
+    out = {}
+    for fmt in ("QOperator", "QDQ"):
+        for act in ("QUInt8", "QInt8"):
+            path = d / f"cnn_{fmt}_{act}.onnx"
+            quantize_static(
+                str(src),
+                str(path),
+                Reader(),
+                quant_format=getattr(QuantFormat, fmt),
+                activation_type=getattr(QuantType, act),
+                weight_type=QuantType.QInt8,
+            )
+            out[(fmt, act)] = path
+    return out
+
+
+def check_quantized(path, feeds, codes=1):
+    """onnx-light against ORT on the same quantized model: outputs `codes` output codes
+    (1/256 of a probability) apart at most, as the integer kernels may round one value
+    differently (tests/python/kernels/com_microsoft/ states each kernel's exactness)."""
+    data = path.read_bytes()
+    got = onnx_light.RuntimeSession(data).run(None, feeds)
+    want = ort_session(data).run(None, feeds)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, atol=codes / 256 + 1e-6)
+
+
+@pytest.mark.parametrize("act", ["QUInt8", "QInt8"])
+def test_a_cnn_quantized_by_ort_in_qoperator_format(quantized_cnns, act):
+    from onnx_light.onnx import load_model
+
+    path = quantized_cnns[("QOperator", act)]
+    ms = {op for dom, op in ops_of(load_model(str(path))) if dom == "com.microsoft"}
+    assert ms == {
+        "QGemm",
+        "QLinearAdd",
+        "QLinearConcat",
+        "QLinearGlobalAveragePool",
+        "QLinearLeakyRelu",
+        "QLinearMul",
+        "QLinearSigmoid",
+        "QLinearSoftmax",
+    }, ms
+    for seed in range(3):
+        x = np.random.default_rng(seed).standard_normal((1, 3, 16, 16)).astype(np.float32)
+        check_quantized(path, {"x": x})
+
+
+@pytest.mark.parametrize("act", ["QUInt8", "QInt8"])
+def test_a_qdq_cnn_and_its_saved_extended_level_graph(quantized_cnns, act, tmp_path):
+    from onnx_light.onnx import load_model
+
+    src = quantized_cnns[("QDQ", act)]
+    saved = tmp_path / "ext.onnx"
+    ort_session(str(src), ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED, saved)
+    ms = {op for dom, op in ops_of(load_model(str(saved))) if dom == "com.microsoft"}
+    assert {"QGemm", "QLinearGlobalAveragePool", "QLinearSoftmax"} <= ms, ms
+    x = np.random.default_rng(9).standard_normal((1, 3, 16, 16)).astype(np.float32)
+    check_quantized(src, {"x": x})
+    check_quantized(saved, {"x": x})
+
+
+@pytest.fixture(scope="module")
+def dynamic_berts(bert, tmp_path_factory):
+    """The unfused BERT through quantize_dynamic (uint8 and int8 weights), each with the
+    graph ORT saves from it at the extended level (DynamicQuantizeMatMul,
+    MatMulIntegerToFloat)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    d = tmp_path_factory.mktemp("dyn")
+    out = {}
+    for wt in ("QUInt8", "QInt8"):
+        path = d / f"bert_{wt}.onnx"
+        quantize_dynamic(str(bert[0]), str(path), weight_type=getattr(QuantType, wt))
+        saved = d / f"bert_{wt}_ext.onnx"
+        ort_session(str(path), ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED, saved)
+        out[wt] = (path, saved)
+    return out
+
+
+@pytest.mark.parametrize("batch,seq,pad", [(1, 4, 0), (2, 7, 2)])
+def test_bert_quantized_dynamically_and_saved_by_ort(dynamic_berts, batch, seq, pad):
+    from onnx_light.onnx import load_model
+
+    feeds = bert_feeds(batch, seq, pad=pad)
+    for wt, (plain, saved) in dynamic_berts.items():
+        ms = {op for dom, op in ops_of(load_model(str(saved))) if dom == "com.microsoft"}
+        assert {"DynamicQuantizeMatMul", "MatMulIntegerToFloat"} <= ms, ms
+        # The exact reference: onnx-light on the standard-op model (MatMulInteger,
+        # DynamicQuantizeLinear; exact integer products).
+        (exact,) = onnx_light.RuntimeSession(plain.read_bytes()).run(None, feeds)
+        (got,) = onnx_light.RuntimeSession(saved.read_bytes()).run(None, feeds)
+        np.testing.assert_allclose(got, exact, rtol=1e-5, atol=1e-5)
+        (theirs,) = ort_session(saved.read_bytes()).run(None, feeds)
+        if wt == "QUInt8":
+            np.testing.assert_allclose(theirs, exact, rtol=1e-5, atol=1e-5)
+        # int8 weights: ORT's u8s8 kernels saturate 16-bit pair sums on CPUs without VNNI
+        # (0.09 off on this AVX2 machine), so ORT is no oracle there.
