@@ -349,3 +349,21 @@ def test_bert_quantized_dynamically_and_saved_by_ort(dynamic_berts, batch, seq, 
             np.testing.assert_allclose(theirs, exact, rtol=1e-5, atol=1e-5)
         # int8 weights: ORT's u8s8 kernels saturate 16-bit pair sums on CPUs without VNNI
         # (0.09 off on this AVX2 machine), so ORT is no oracle there.
+
+
+def test_a_uint8_qdq_cnn_saved_by_ort_at_the_all_level_in_nhwc(quantized_cnns, tmp_path):
+    """ORT_ENABLE_ALL adds its NHWC transformer: com.microsoft QLinearConv with
+    channels_last, NhwcMaxPool, Transposes. (For int8 activations it writes
+    com.microsoft.nchwc ops instead, specific to the CPU it ran on: not supported.)"""
+    from onnx_light.onnx import load_model
+
+    saved = tmp_path / "all.onnx"
+    ort_session(
+        str(quantized_cnns[("QDQ", "QUInt8")]), ort.GraphOptimizationLevel.ORT_ENABLE_ALL, saved
+    )
+    ms = {op for dom, op in ops_of(load_model(str(saved))) if dom == "com.microsoft"}
+    assert {"QLinearConv", "NhwcMaxPool"} <= ms, ms
+    conv = next(n for n in load_model(str(saved)).graph.node if n.op_type == "QLinearConv")
+    assert any(a.name == "channels_last" and a.i == 1 for a in conv.attribute)
+    x = np.random.default_rng(10).standard_normal((1, 3, 16, 16)).astype(np.float32)
+    check_quantized(saved, {"x": x})
