@@ -1,6 +1,7 @@
 """com.microsoft contrib ops, the ones ORT's optimizer, quantizers and saved graphs write
 (kernels/com_microsoft/). Shapes of a BERT-base layer: 128 tokens, hidden 768, FFN 3072."""
 
+import numpy as np
 from cases import In, OpCase
 
 MS = "com.microsoft"
@@ -78,4 +79,22 @@ ROWS = [
         opset=1,
         out_types=[1],
     ),
+    *[
+        OpCase(
+            f"MatMulNBits 4-bit [{m},2048]x[2048,2048] block 32",
+            "MatMulNBits",
+            [
+                In((m, 2048)),
+                In((2048, 64, 16), np.uint8, const=True, lo=0, hi=256),
+                In((2048 * 64,), const=True),
+                In((2048 * 32,), np.uint8, const=True, lo=0, hi=256),
+            ],
+            {"K": 2048, "N": 2048, "bits": 4, "block_size": 32},
+            domain=MS,
+            opset=1,
+            out_types=[1],
+            tol=1e-1,
+        )
+        for m in (1, 64)
+    ],
 ]

@@ -1,0 +1,293 @@
+// com.microsoft MatMulNBits (ORT's 4-bit weight quantizer, matmul_nbits_quantizer, and the
+// GenAI model builder write it for every linear layer of an LLM): Y = A @ W (+ bias), W
+// [K, N] stored column by column in blocks of `block_size` codes of `bits` bits:
+//   B [N, k_blocks, block_size * bits / 8] (uint8; code j of a block at bit j * bits of the
+//   blob, low bits first), scales [N * k_blocks] (or [N, k_blocks]), zero_points (optional,
+//   uint8, packed like B per column: [N * ceil(k_blocks * bits / 8)]; absent: 2^(bits-1)),
+//   g_idx (optional int32 [K]: the block of each k, for act-order models), bias (optional [N]).
+//   W[k, n] = (code - zero_point) * scale of (n, block of k).
+// A is float32; every accuracy_level computes in float32 (ORT's level 4 quantizes A to int8
+// per block on some CPUs: its result depends on the CPU; docs/conformance.md).
+// Memory-bound for few rows (decode): each column's codes are unpacked in registers and
+// dotted with A's rows, the zero points folded in through per-block sums of A; for many rows
+// (prefill) panels of columns are unpacked to float and multiplied by the GEMM.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "com_microsoft/ms_def.h"
+#include "math/gemm.h"
+#include "simd/nbits_simd.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+constexpr int64_t kDirectRows = 8;  // below this many rows of A: the decode path
+constexpr int64_t kPanel = 256;     // columns unpacked at once on the prefill path
+
+class MatMulNBits : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<MatMulNBits>();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->k_, info.GetInt("K"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->n_, info.GetInt("N"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->bits_, info.GetInt("bits", 4));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(k->block_, info.GetInt("block_size"));
+    ONNX_LIGHT_RETURN_IF(k->bits_ != 2 && k->bits_ != 4 && k->bits_ != 8, kInvalidModel,
+                         "bits must be 2, 4 or 8, got " + std::to_string(k->bits_));
+    ONNX_LIGHT_RETURN_IF(
+        k->block_ < 16 || (k->block_ & (k->block_ - 1)) != 0, kInvalidModel,
+        "block_size must be a power of 2 and >= 16, got " + std::to_string(k->block_));
+    ONNX_LIGHT_RETURN_IF(
+        k->k_ < 1 || k->n_ < 1 || k->k_ > (int64_t{1} << 40) || k->n_ > (int64_t{1} << 40),
+        kInvalidModel, "K and N must be in [1, 2^40]");
+    k->blocks_ = (k->k_ + k->block_ - 1) / k->block_;
+    k->blob_ = k->block_ * k->bits_ / 8;
+    k->zp_row_ = (k->blocks_ * k->bits_ + 7) / 8;
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& a = *ctx.input(0);
+    const Tensor& b = *ctx.input(1);
+    const Tensor& scales = *ctx.input(2);
+    const Tensor* zps = ctx.input_count() > 3 ? ctx.input(3) : nullptr;
+    const Tensor* g_idx = ctx.input_count() > 4 ? ctx.input(4) : nullptr;
+    const Tensor* bias = ctx.input_count() > 5 ? ctx.input(5) : nullptr;
+    ONNX_LIGHT_RETURN_IF(a.shape().rank() < 1 || a.shape().dims().back() != k_, kInvalidArgument,
+                         "A " + a.shape().ToString() + " must end in K = " + std::to_string(k_));
+    ONNX_LIGHT_RETURN_IF(b.num_elements() != n_ * blocks_ * blob_, kInvalidArgument,
+                         "B " + b.shape().ToString() + " must hold [N, k_blocks, blob] = [" +
+                             std::to_string(n_) + ", " + std::to_string(blocks_) + ", " +
+                             std::to_string(blob_) + "] bytes");
+    ONNX_LIGHT_RETURN_IF(
+        scales.num_elements() != n_ * blocks_, kInvalidArgument,
+        "scales must hold N * k_blocks = " + std::to_string(n_ * blocks_) + " values");
+    ONNX_LIGHT_RETURN_IF(zps != nullptr && zps->dtype() != DataType::kUint8, kNotImplemented,
+                         "zero_points of the scales' type (float) are not supported; packed "
+                         "uint8 zero points are");
+    ONNX_LIGHT_RETURN_IF(zps != nullptr && zps->num_elements() != n_ * zp_row_, kInvalidArgument,
+                         "zero_points must hold N * ceil(k_blocks * bits / 8) = " +
+                             std::to_string(n_ * zp_row_) + " bytes");
+    ONNX_LIGHT_RETURN_IF(bias != nullptr && bias->num_elements() != n_, kInvalidArgument,
+                         "bias must be [N] = [" + std::to_string(n_) + "]");
+    std::vector<int32_t> block_of;  // g_idx: the block of each k
+    if (g_idx != nullptr) {
+      ONNX_LIGHT_RETURN_IF(g_idx->num_elements() != k_, kInvalidArgument, "g_idx must be [K]");
+      block_of.assign(g_idx->data<int32_t>(), g_idx->data<int32_t>() + k_);
+      for (int32_t v : block_of) {
+        ONNX_LIGHT_RETURN_IF(v < 0 || v >= blocks_, kInvalidArgument,
+                             "g_idx holds block " + std::to_string(v) + " outside [0, " +
+                                 std::to_string(blocks_) + ")");
+      }
+    }
+    std::vector<int64_t> dims = a.shape().dims();
+    dims.back() = n_;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    const int64_t rows = k_ == 0 ? 0 : a.num_elements() / k_;
+    if (rows == 0) return Status::Ok();
+    const Args args{a.data<float>(),
+                    b.data<uint8_t>(),
+                    scales.data<float>(),
+                    zps == nullptr ? nullptr : zps->data<uint8_t>(),
+                    block_of.empty() ? nullptr : block_of.data(),
+                    bias == nullptr ? nullptr : bias->data<float>(),
+                    y->mutable_data<float>(),
+                    rows};
+    if (rows < kDirectRows && block_of.empty()) {
+      Direct(args, ctx.thread_pool());
+    } else {
+      Panels(args, ctx.thread_pool());
+    }
+    return Status::Ok();
+  }
+
+ private:
+  struct Args {
+    const float* a;
+    const uint8_t* b;
+    const float* scales;
+    const uint8_t* zps;
+    const int32_t* block_of;
+    const float* bias;
+    float* y;
+    int64_t rows;
+  };
+
+  int32_t ZeroPoint(const uint8_t* zps, int64_t n, int64_t blk) const {
+    if (zps == nullptr) return 1 << (bits_ - 1);
+    const int64_t bit = blk * bits_;
+    return (zps[n * zp_row_ + bit / 8] >> (bit % 8)) & ((1 << bits_) - 1);
+  }
+
+  // Codes of one block as floats (count <= block_size; the last block may be short).
+  void Unpack(const uint8_t* blob, int64_t count, float* out) const {
+    if (bits_ == 4) {
+      for (int64_t i = 0; i + 1 < count; i += 2) {
+        const uint8_t v = blob[i / 2];
+        out[i] = static_cast<float>(v & 15);
+        out[i + 1] = static_cast<float>(v >> 4);
+      }
+      if (count % 2 != 0) out[count - 1] = static_cast<float>(blob[count / 2] & 15);
+    } else if (bits_ == 8) {
+      for (int64_t i = 0; i < count; ++i)
+        out[i] = static_cast<float>(blob[i]);
+    } else {
+      for (int64_t i = 0; i < count; ++i)
+        out[i] = static_cast<float>((blob[i / 4] >> (2 * (i % 4))) & 3);
+    }
+  }
+
+  // Few rows: per column, per block, sum_j code_j * a_j (4-bit: unpacked in registers,
+  // simd/nbits_simd.h), then (that - zp * sum_j a_j) * scale, summed over blocks.
+  void Direct(const Args& p, ThreadPool* pool) const {
+    const auto nb = static_cast<size_t>(blocks_);
+    // Per row: the per-block sums of A; for 4 bits A's even and odd elements apart
+    // (zero-padded to whole blocks), the layout of the codes' low and high nibbles.
+    std::vector<float> a_sums(static_cast<size_t>(p.rows) * nb, 0.0f);
+    const auto half = static_cast<size_t>(blob_) * nb;
+    std::vector<float> split(bits_ == 4 ? static_cast<size_t>(p.rows) * 2 * half : 0, 0.0f);
+    for (int64_t r = 0; r < p.rows; ++r) {
+      const float* ar = p.a + r * k_;
+      for (int64_t blk = 0; blk < blocks_; ++blk) {
+        const int64_t k0 = blk * block_, k1 = std::min(k_, k0 + block_);
+        float s = 0.0f;
+        for (int64_t kk = k0; kk < k1; ++kk)
+          s += ar[kk];
+        a_sums[static_cast<size_t>(r) * nb + static_cast<size_t>(blk)] = s;
+      }
+      if (bits_ == 4) {
+        float* even = split.data() + static_cast<size_t>(r) * 2 * half;
+        float* odd = even + half;
+        for (int64_t kk = 0; kk < k_; ++kk)
+          (kk % 2 == 0 ? even : odd)[kk / 2] = ar[kk];
+      }
+    }
+    ParallelElements(
+        pool, n_,
+        [&](int64_t n0, int64_t n1) {
+          std::vector<float> codes(static_cast<size_t>(block_));
+          for (int64_t n = n0; n < n1; ++n) {
+            const uint8_t* col = p.b + n * blocks_ * blob_;
+            const float* scales = p.scales + n * blocks_;
+            for (int64_t r = 0; r < p.rows; ++r) {
+              const float* ar = p.a + r * k_;
+              const float* sums = a_sums.data() + static_cast<size_t>(r) * nb;
+              float acc = 0.0f;
+              if (bits_ == 4) {  // sum_b s_b * (dot_b - z_b * sum_b(A))
+                const float* even = split.data() + static_cast<size_t>(r) * 2 * half;
+                acc = DotQ4Column(col, nb, static_cast<size_t>(blob_), even, even + half, scales);
+                for (int64_t blk = 0; blk < blocks_; ++blk) {
+                  acc -= static_cast<float>(ZeroPoint(p.zps, n, blk)) *
+                         sums[static_cast<size_t>(blk)] * scales[blk];
+                }
+              } else {
+                for (int64_t blk = 0; blk < blocks_; ++blk) {
+                  const int64_t k0 = blk * block_, count = std::min(block_, k_ - k0);
+                  Unpack(col + blk * blob_, count, codes.data());
+                  float dot = 0.0f;
+                  for (int64_t j = 0; j < count; ++j)
+                    dot += codes[static_cast<size_t>(j)] * ar[k0 + j];
+                  const auto zp = static_cast<float>(ZeroPoint(p.zps, n, blk));
+                  acc += (dot - zp * sums[static_cast<size_t>(blk)]) * scales[blk];
+                }
+              }
+              p.y[r * n_ + n] = acc + (p.bias != nullptr ? p.bias[n] : 0.0f);
+            }
+          }
+        },
+        std::max<int64_t>(1, 4096 / std::max<int64_t>(1, k_ / 64)));
+  }
+
+  // Column n of W in float (any bits, g_idx or not) into wj[0, K).
+  void DequantColumn(const Args& p, int64_t n, float* codes, float* wj) const {
+    for (int64_t blk = 0; blk < blocks_; ++blk) {
+      const int64_t k0 = blk * block_, count = std::min(block_, k_ - k0);
+      Unpack(p.b + (n * blocks_ + blk) * blob_, count, codes);
+      if (p.block_of == nullptr) {
+        const float scale = p.scales[n * blocks_ + blk];
+        const auto z = static_cast<float>(ZeroPoint(p.zps, n, blk));
+        for (int64_t i = 0; i < count; ++i)
+          wj[k0 + i] = (codes[i] - z) * scale;
+      } else {  // act order: each k's own block
+        for (int64_t i = 0; i < count; ++i) {
+          const int32_t g = p.block_of[k0 + i];
+          wj[k0 + i] =
+              (codes[i] - static_cast<float>(ZeroPoint(p.zps, n, g))) * p.scales[n * blocks_ + g];
+        }
+      }
+    }
+  }
+
+  // Many rows: panels of kPanel columns dequantized to float [panel, K'], then the GEMM.
+  // 4 bits without g_idx: each block's low nibbles then its high ones (in registers,
+  // simd/nbits_simd.h), A's columns permuted the same way (even then odd per block) and
+  // zero-padded to whole blocks (K' = k_blocks * block_size).
+  void Panels(const Args& p, ThreadPool* pool) const {
+    const bool split = bits_ == 4 && p.block_of == nullptr;
+    const int64_t kp = split ? blocks_ * block_ : k_;
+    std::vector<float> a_split;
+    const float* a = p.a;
+    if (split) {
+      a_split.assign(static_cast<size_t>(p.rows * kp), 0.0f);
+      for (int64_t r = 0; r < p.rows; ++r) {
+        for (int64_t kk = 0; kk < k_; ++kk) {
+          const int64_t blk = kk / block_, j = kk % block_;
+          a_split[static_cast<size_t>(r * kp + blk * block_ + (j % 2) * blob_ + j / 2)] =
+              p.a[r * k_ + kk];
+        }
+      }
+      a = a_split.data();
+    }
+    std::vector<float> w(static_cast<size_t>(kPanel * kp));
+    std::vector<float> c(static_cast<size_t>(p.rows * kPanel));
+    for (int64_t n0 = 0; n0 < n_; n0 += kPanel) {
+      const int64_t cols = std::min(kPanel, n_ - n0);
+      ParallelElements(
+          pool, cols,
+          [&](int64_t j0, int64_t j1) {
+            std::vector<float> codes(static_cast<size_t>(block_));
+            std::vector<float> zp(static_cast<size_t>(blocks_));
+            for (int64_t j = j0; j < j1; ++j) {
+              const int64_t n = n0 + j;
+              float* wj = w.data() + j * kp;
+              if (split) {
+                for (int64_t blk = 0; blk < blocks_; ++blk)
+                  zp[static_cast<size_t>(blk)] = static_cast<float>(ZeroPoint(p.zps, n, blk));
+                DequantQ4Blocks(p.b + n * blocks_ * blob_, static_cast<size_t>(blocks_),
+                                static_cast<size_t>(blob_), p.scales + n * blocks_, zp.data(), wj);
+                continue;
+              }
+              DequantColumn(p, n, codes.data(), wj);
+            }
+          },
+          16);
+      std::fill(c.begin(), c.begin() + p.rows * cols, 0.0f);
+      // c[rows x cols] = A[rows x K'] @ w^T (w(k, j) = w[j * K' + k])
+      Gemm2D(a, kp, 1, w.data(), 1, kp, c.data(), p.rows, cols, kp, pool);
+      for (int64_t r = 0; r < p.rows; ++r) {
+        for (int64_t j = 0; j < cols; ++j) {
+          p.y[r * n_ + n0 + j] =
+              c[static_cast<size_t>(r * cols + j)] + (p.bias != nullptr ? p.bias[n0 + j] : 0.0f);
+        }
+      }
+    }
+  }
+
+  int64_t k_ = 0, n_ = 0, bits_ = 4, block_ = 32, blocks_ = 0, blob_ = 0, zp_row_ = 0;
+};
+
+}  // namespace
+
+ONNX_LIGHT_REGISTER_KERNEL(com_microsoft, MatMulNBits) {
+  return r.Register(MsDef("MatMulNBits",
+                          {{"T1", {0, 2, 5}, {0}, {DataType::kFloat}},
+                           {"T2", {1}, {}, {DataType::kUint8}},
+                           {"T3", {4}, {}, {DataType::kInt32}}},
+                          FactoryOf<MatMulNBits>(), {3, 6}, {1, 1},
+                          (1u << 3) | (1u << 4) | (1u << 5)));
+}
+
+}  // namespace onnx_light::kernels

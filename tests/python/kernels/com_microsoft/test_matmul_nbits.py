@@ -1,0 +1,141 @@
+"""com.microsoft MatMulNBits (src/onnx_light/kernels/com_microsoft/matmul_nbits.cc) on models
+that ORT's 4-bit weight quantizer (onnxruntime.quantization.matmul_nbits_quantizer) writes
+from a float MatMul, and on hand-packed weights (2, 4 and 8 bits, a short last block, no
+zero points, g_idx, bias): against the weights dequantized in numpy and multiplied in
+float64 (rtol 1e-5 of the output's magnitude: float32 sums of K products) and ONNX Runtime
+at accuracy level 0 (float); one row (decode) and many (prefill)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _graphs import I32, U8, F
+from _ms import light_run, ms_model, ort_run
+
+from onnx_light.onnx import TensorProto, helper, numpy_helper
+
+
+def dequantize(b, scales, zps, n, k, bits, block, g_idx=None):
+    """W [K, N] from MatMulNBits' packed inputs, in float64."""
+    blocks = -(-k // block)
+    raw = b.reshape(n, blocks, -1)
+    per_byte = 8 // bits
+    codes = np.zeros((n, blocks * block), np.int64)
+    for i in range(per_byte):
+        codes[:, i::per_byte] = (raw.reshape(n, -1) >> (bits * i)) & ((1 << bits) - 1)
+    codes = codes[:, :k]
+    sc = scales.reshape(n, blocks).astype(np.float64)
+    if zps is None:
+        zp = np.full((n, blocks), 1 << (bits - 1))
+    else:
+        zrow = zps.reshape(n, -1)
+        zp = np.zeros((n, blocks), np.int64)
+        for blk in range(blocks):
+            bit = blk * bits
+            zp[:, blk] = (zrow[:, bit // 8] >> (bit % 8)) & ((1 << bits) - 1)
+    gi = np.arange(k) // block if g_idx is None else g_idx
+    w = (codes - zp[:, gi]) * sc[:, gi]
+    return w.T
+
+
+def quantized_model(k, n, block, symmetric, rows_dim="m"):
+    from onnxruntime.quantization import matmul_nbits_quantizer as mq
+
+    rng = np.random.default_rng(72)
+    w = rng.standard_normal((k, n)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["a", "w"], ["y"])],
+        "mm",
+        [helper.make_tensor_value_info("a", F, [rows_dim, k])],
+        [helper.make_tensor_value_info("y", F, None)],
+        [numpy_helper.from_array(w, "w")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    import onnx  # the quantizer takes the onnx package's ModelProto (an oracle, test venv)
+
+    model = onnx.load_model_from_string(model.SerializeToString())
+    q = mq.MatMulNBitsQuantizer(model, block_size=block, is_symmetric=symmetric)
+    q.process()
+    out = q.model.model
+    # onnx and onnx_light.onnx are different protobuf stacks: through bytes
+    from onnx_light.onnx import load_model_from_string
+
+    return load_model_from_string(out.SerializeToString())
+
+
+@pytest.mark.parametrize("k,n,block", [(64, 48, 32), (256, 80, 128), (96, 33, 16)])
+@pytest.mark.parametrize("symmetric", [False, True])
+@pytest.mark.parametrize("rows", [1, 3, 17])
+def test_matmul_nbits_from_ort_4bit_quantizer(k, n, block, symmetric, rows):
+    model = quantized_model(k, n, block, symmetric)
+    node = next(nd for nd in model.graph.node if nd.op_type == "MatMulNBits")
+    inits = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    b, scales = inits[node.input[1]], inits[node.input[2]]
+    zps = inits[node.input[3]] if len(node.input) > 3 and node.input[3] else None
+    a = np.random.default_rng(rows).standard_normal((rows, k)).astype(np.float32)
+    want = a.astype(np.float64) @ dequantize(b, scales, zps, n, k, 4, block)
+    (got,) = light_run(model, {"a": a})
+    scale = np.abs(want).max()
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * scale * np.sqrt(k / 64))
+    (theirs,) = ort_run(model, {"a": a})
+    np.testing.assert_allclose(got, theirs, rtol=0, atol=1e-5 * scale * np.sqrt(k / 64))
+
+
+def packed_case(k, n, bits, block, zp=True, g_idx=False, bias=True, seed=73):
+    rng = np.random.default_rng(seed)
+    blocks = -(-k // block)
+    b = rng.integers(0, 256, (n, blocks, block * bits // 8)).astype(np.uint8)
+    scales = (rng.random(n * blocks) * 0.1 + 0.01).astype(np.float32)
+    inits = {"b": b, "s": scales}
+    ins = [("a", F), ("b", None), ("s", None)]
+    zps = None
+    if zp:
+        zps = rng.integers(0, 256, n * (-(-blocks * bits // 8))).astype(np.uint8)
+        inits["z"] = zps
+    ins.append(("z" if zp else "", None))
+    gi = None
+    if g_idx:
+        gi = rng.integers(0, blocks, k).astype(np.int32)
+        inits["g"] = gi
+    ins.append(("g" if g_idx else "", None))
+    if bias:
+        inits["bias"] = rng.standard_normal(n).astype(np.float32)
+        ins.append(("bias", None))
+    model = ms_model("MatMulNBits", ins, [("y", F)], inits, K=k, N=n, bits=bits, block_size=block)
+    w = dequantize(b, scales, zps, n, k, bits, block, gi)
+    return model, w, inits.get("bias")
+
+
+@pytest.mark.parametrize("bits", [2, 4, 8])
+@pytest.mark.parametrize("k,n,block", [(64, 8, 32), (100, 5, 16), (40, 7, 64)])
+@pytest.mark.parametrize("rows", [1, 9])
+@pytest.mark.parametrize("zp", [True, False])
+def test_matmul_nbits_packed_by_hand(bits, k, n, block, rows, zp):
+    model, w, bias = packed_case(k, n, bits, block, zp=zp)
+    a = np.random.default_rng(74).standard_normal((2, rows, k)).astype(np.float32)
+    want = a.astype(np.float64) @ w + bias
+    (got,) = light_run(model, {"a": a})
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
+def test_matmul_nbits_act_order_g_idx():
+    model, w, bias = packed_case(64, 6, 4, 16, g_idx=True)
+    a = np.random.default_rng(75).standard_normal((3, 64)).astype(np.float32)
+    want = a.astype(np.float64) @ w + bias
+    np.testing.assert_allclose(light_run(model, {"a": a})[0], want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    "attrs,feeds_k,message",
+    [
+        (dict(bits=3), 64, "bits must be 2, 4 or 8"),
+        (dict(block_size=24), 64, "power of 2"),
+        ({}, 60, "must end in K = 64"),
+    ],
+)
+def test_matmul_nbits_refuses_bad_attributes_and_shapes(attrs, feeds_k, message):
+    model, _, _ = packed_case(64, 4, 4, 32)
+    for key, v in attrs.items():
+        next(a for a in model.graph.node[0].attribute if a.name == key).i = v
+    with pytest.raises(ValueError, match=f"MatMulNBits.*{message}"):
+        light_run(model, {"a": np.zeros((1, feeds_k), np.float32)})
