@@ -5,10 +5,76 @@
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "llm/rotary.h"
 #include "math/gemm.h"
 #include "simd/elementwise_simd.h"
 
 namespace onnx_light::kernels {
+
+Status RotaryCompute(KernelContext& ctx, const Tensor& x, const Tensor& cos_t, const Tensor& sin_t,
+                     const std::vector<int64_t>* positions, int64_t heads_attr, int64_t dim_attr,
+                     bool interleaved) {
+  const Shape& s = x.shape();
+  int64_t batch, heads, seq, hs, sb, sh, ss;
+  if (s.rank() == 4) {
+    batch = s[0], heads = s[1], seq = s[2], hs = s[3];
+    ss = hs, sh = seq * hs, sb = heads * sh;
+  } else if (s.rank() == 3) {
+    if (heads_attr <= 0 || s[2] % heads_attr != 0) {
+      return Status(StatusCode::kInvalidArgument,
+                    "a 3-D input needs num_heads dividing its hidden size " + std::to_string(s[2]));
+    }
+    batch = s[0], seq = s[1], heads = heads_attr, hs = s[2] / heads_attr;
+    sh = hs, ss = s[2], sb = seq * ss;
+  } else {
+    return Status(StatusCode::kInvalidArgument, "input must be 3-D or 4-D, got " + s.ToString());
+  }
+  const int64_t dim = dim_attr == 0 ? hs : dim_attr;
+  ONNX_LIGHT_RETURN_IF(dim > hs || dim % 2 != 0, kInvalidArgument,
+                       "rotary_embedding_dim " + std::to_string(dim) +
+                           " must be even and at most the head size " + std::to_string(hs));
+  const int64_t half = dim / 2;
+  if (positions != nullptr) {
+    ONNX_LIGHT_RETURN_IF(
+        (static_cast<int64_t>(positions->size()) != batch * seq || cos_t.shape().rank() != 2 ||
+         cos_t.shape()[1] != half || sin_t.shape() != cos_t.shape()),
+        kInvalidArgument,
+        "with position_ids [" + std::to_string(batch) + ", " + std::to_string(seq) +
+            "] the caches must be [max_position, " + std::to_string(half) + "], got " +
+            cos_t.shape().ToString() + " and " + sin_t.shape().ToString());
+    for (int64_t p : *positions) {
+      ONNX_LIGHT_RETURN_IF(p < 0 || p >= cos_t.shape()[0], kInvalidArgument,
+                           "position id " + std::to_string(p) + " is outside the cache of " +
+                               std::to_string(cos_t.shape()[0]));
+    }
+  } else if (cos_t.shape().dims() != std::vector<int64_t>{batch, seq, half} ||
+             sin_t.shape() != cos_t.shape()) {
+    return Status(StatusCode::kInvalidArgument,
+                  "without position_ids the caches must be [" + std::to_string(batch) + ", " +
+                      std::to_string(seq) + ", " + std::to_string(half) + "], got " +
+                      cos_t.shape().ToString() + " and " + sin_t.shape().ToString());
+  }
+  ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, s.dims()));
+  ForFloat(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* xp = x.data<T>();
+    const T* cp = cos_t.data<T>();
+    const T* sp = sin_t.data<T>();
+    T* yp = y->mutable_data<T>();
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t t = 0; t < seq; ++t) {
+        const int64_t row =
+            positions != nullptr ? (*positions)[static_cast<size_t>(b * seq + t)] : b * seq + t;
+        for (int64_t h = 0; h < heads; ++h) {
+          const int64_t base = b * sb + h * sh + t * ss;
+          RotateHead(xp + base, yp + base, cp + row * half, sp + row * half, dim, hs, interleaved);
+        }
+      }
+    }
+  });
+  return Status::Ok();
+}
+
 namespace {
 
 // RotaryEmbedding (opset 23): rotates the first rotary_embedding_dim features of each head
@@ -26,86 +92,20 @@ class RotaryEmbedding : public KernelBase {
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
-    const Tensor& x = *ctx.input(0);
-    const Tensor& cos_t = *ctx.input(1);
-    const Tensor& sin_t = *ctx.input(2);
     const Tensor* pos = ctx.input(3);
-    const Shape& s = x.shape();
-    int64_t batch, heads, seq, hs, sb, sh, ss;
-    if (s.rank() == 4) {
-      batch = s[0], heads = s[1], seq = s[2], hs = s[3];
-      ss = hs, sh = seq * hs, sb = heads * sh;
-    } else if (s.rank() == 3) {
-      if (heads_ <= 0 || s[2] % heads_ != 0) {
-        return Status(
-            StatusCode::kInvalidArgument,
-            "a 3-D input needs num_heads dividing its hidden size " + std::to_string(s[2]));
-      }
-      batch = s[0], seq = s[1], heads = heads_, hs = s[2] / heads_;
-      sh = hs, ss = s[2], sb = seq * ss;
-    } else {
-      return Status(StatusCode::kInvalidArgument, "input must be 3-D or 4-D, got " + s.ToString());
-    }
-    const int64_t dim = dim_ == 0 ? hs : dim_;
-    ONNX_LIGHT_RETURN_IF(dim > hs || dim % 2 != 0, kInvalidArgument,
-                         "rotary_embedding_dim " + std::to_string(dim) +
-                             " must be even and at most the head size " + std::to_string(hs));
-    const int64_t half = dim / 2;
     std::vector<int64_t> positions;
     if (pos != nullptr) {
-      ONNX_LIGHT_RETURN_IF(
-          (pos->shape().dims() != std::vector<int64_t>{batch, seq} || cos_t.shape().rank() != 2 ||
-           cos_t.shape()[1] != half || sin_t.shape() != cos_t.shape()),
-          kInvalidArgument,
-          "with position_ids [" + std::to_string(batch) + ", " + std::to_string(seq) +
-              "] the caches must be [max_position, " + std::to_string(half) + "], got " +
-              cos_t.shape().ToString() + " and " + sin_t.shape().ToString());
+      const Shape& s = ctx.input(0)->shape();
+      const int64_t batch = s.rank() > 0 ? s[0] : 0;
+      const int64_t seq = s.rank() == 4 ? s[2] : s.rank() == 3 ? s[1] : 0;
+      ONNX_LIGHT_RETURN_IF((pos->shape().dims() != std::vector<int64_t>{batch, seq}),
+                           kInvalidArgument,
+                           "position_ids " + pos->shape().ToString() + " must be [" +
+                               std::to_string(batch) + ", " + std::to_string(seq) + "]");
       positions = IndexValues(*pos);
-      for (int64_t p : positions) {
-        ONNX_LIGHT_RETURN_IF(p < 0 || p >= cos_t.shape()[0], kInvalidArgument,
-                             "position id " + std::to_string(p) + " is outside the cache of " +
-                                 std::to_string(cos_t.shape()[0]));
-      }
-    } else if (cos_t.shape().dims() != std::vector<int64_t>{batch, seq, half} ||
-               sin_t.shape() != cos_t.shape()) {
-      return Status(StatusCode::kInvalidArgument,
-                    "without position_ids the caches must be [" + std::to_string(batch) + ", " +
-                        std::to_string(seq) + ", " + std::to_string(half) + "], got " +
-                        cos_t.shape().ToString() + " and " + sin_t.shape().ToString());
     }
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, s.dims()));
-    ForFloat(x.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      using C = typename ComputeType<T>::type;
-      const T* xp = x.data<T>();
-      const T* cp = cos_t.data<T>();
-      const T* sp = sin_t.data<T>();
-      T* yp = y->mutable_data<T>();
-      for (int64_t b = 0; b < batch; ++b) {
-        for (int64_t t = 0; t < seq; ++t) {
-          const int64_t row =
-              pos != nullptr ? positions[static_cast<size_t>(b * seq + t)] : b * seq + t;
-          const T* cr = cp + row * half;
-          const T* sr = sp + row * half;
-          for (int64_t h = 0; h < heads; ++h) {
-            const int64_t base = b * sb + h * sh + t * ss;
-            const T* in = xp + base;
-            T* out = yp + base;
-            for (int64_t i = 0; i < half; ++i) {
-              const int64_t a = interleaved_ ? 2 * i : i;
-              const int64_t c = interleaved_ ? 2 * i + 1 : i + half;
-              const C x1 = static_cast<C>(in[a]), x2 = static_cast<C>(in[c]);
-              const C cv = static_cast<C>(cr[i]), sv = static_cast<C>(sr[i]);
-              out[a] = static_cast<T>(x1 * cv - x2 * sv);
-              out[c] = static_cast<T>(x1 * sv + x2 * cv);
-            }
-            for (int64_t e = dim; e < hs; ++e)
-              out[e] = in[e];
-          }
-        }
-      }
-    });
-    return Status::Ok();
+    return RotaryCompute(ctx, *ctx.input(0), *ctx.input(1), *ctx.input(2),
+                         pos != nullptr ? &positions : nullptr, heads_, dim_, interleaved_);
   }
 
  private:
