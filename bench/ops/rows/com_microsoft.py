@@ -97,4 +97,25 @@ ROWS = [
         )
         for m in (1, 64)
     ],
+    *[
+        OpCase(
+            f"GroupQueryAttention decode 32 heads/8 kv, past {past}",
+            "GroupQueryAttention",
+            [
+                In((1, 1, 32 * 64)),
+                In((1, 1, 8 * 64)),
+                In((1, 1, 8 * 64)),
+                In((1, 8, past, 64)),
+                In((1, 8, past, 64)),
+                In((1,), np.int32, values=[past]),
+                In((), np.int32, values=past + 1),
+            ],
+            {"num_heads": 32, "kv_num_heads": 8},
+            domain=MS,
+            opset=1,
+            outputs=3,
+            out_types=[1, 1, 1],
+        )
+        for past in (16, 512)
+    ],
 ]

@@ -34,10 +34,11 @@ void OneHead(const AttentionRun& r, int64_t b, int64_t h, float* scores, float* 
         row[j] = r.softcap * std::tanh(row[j] / r.softcap);
     }
     if (r.bias) r.bias(b, h, i, row);
-    float mx = neg_inf;
+    float mx = r.sink != nullptr ? r.sink[h] : neg_inf;
     for (int64_t j = 0; j < kv; ++j)
       mx = std::max(mx, row[j]);
-    const float sum = ExpShiftedF32(row, row, static_cast<size_t>(kv), mx);
+    float sum = ExpShiftedF32(row, row, static_cast<size_t>(kv), mx);
+    if (r.sink != nullptr) sum += std::exp(r.sink[h] - mx);
     const float inv = 1.0f / sum;
     for (int64_t j = 0; j < kv; ++j)
       row[j] *= inv;

@@ -4,7 +4,7 @@
 // a row-bias callback; this core runs, per (batch, head):
 //   S = scale * Q K^T; S = softcap * tanh(S / softcap) when softcap > 0;
 //   bias(b, h, i, S[i, :]) (masks, causal, attention bias: the op's rules);
-//   P = softmax(S) per row; Y = P V.
+//   P = softmax(S) per row (with a sink logit when given); Y = P V.
 // The (batch, head) pairs split between the threads, each pair's products in Gemm2D on its
 // thread; with fewer pairs than threads the products themselves take the pool.
 #pragma once
@@ -44,6 +44,9 @@ struct AttentionRun {
   MutableHeadView y;
   float scale = 1, softcap = 0;
   RowBias bias;  // optional
+  // Optional, per q head: a sink logit in every row's softmax (its weight goes nowhere):
+  // p_j = exp(s_j - m) / (sum_k exp(s_k - m) + exp(sink - m)), m the max of both.
+  const float* sink = nullptr;
   // Optional: the softmax-ed probabilities also go here ([batch, q_heads, q_seq, kv_seq]).
   float* probs = nullptr;
 };
