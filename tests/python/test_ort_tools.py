@@ -367,3 +367,31 @@ def test_a_uint8_qdq_cnn_saved_by_ort_at_the_all_level_in_nhwc(quantized_cnns, t
     assert any(a.name == "channels_last" and a.i == 1 for a in conv.attribute)
     x = np.random.default_rng(10).standard_normal((1, 3, 16, 16)).astype(np.float32)
     check_quantized(saved, {"x": x})
+
+
+@pytest.mark.parametrize("wt", ["QUInt8", "QInt8"])
+def test_the_fused_bert_quantized_dynamically(bert, tmp_path, wt):
+    """quantize_dynamic on the optimizer-fused BERT: QAttention, QEmbedLayerNormalization
+    and MatMulInteger projections."""
+    import onnx  # the quantizer's own protobuf stack (an oracle, test venv)
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    from onnx_light.onnx import load_model
+
+    path = tmp_path / f"fused_{wt}.onnx"
+    quantize_dynamic(
+        str(bert[1]),
+        str(path),
+        weight_type=getattr(QuantType, wt),
+        extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+    )
+    ms = {op for dom, op in ops_of(load_model(str(path))) if dom == "com.microsoft"}
+    assert {"QAttention", "QEmbedLayerNormalization"} <= ms, ms
+    data = path.read_bytes()
+    for batch, seq, pad in [(1, 5, 0), (2, 9, 3)]:
+        feeds = bert_feeds(batch, seq, pad=pad)
+        (got,) = onnx_light.RuntimeSession(data).run(None, feeds)
+        (theirs,) = ort_session(data).run(None, feeds)
+        # int8 weights: ORT's u8s8 kernels saturate pair sums without VNNI (0.08 off here);
+        # each kernel's exactness is tested in tests/python/kernels/com_microsoft/.
+        np.testing.assert_allclose(got, theirs, atol=1e-5 if wt == "QUInt8" else 0.2)
