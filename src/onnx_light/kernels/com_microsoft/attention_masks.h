@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "common/kernel_util.h"
+#include "llm/attention_core.h"
 
 namespace onnx_light::kernels {
 
@@ -104,5 +106,21 @@ class AttentionBias {
   const float* data_ = nullptr;
   int64_t total_ = 0, sb_ = 0, sh_ = 0;
 };
+
+// The row bias of Attention and MultiHeadAttention: the key mask, the causal mask (keys
+// after past + i get the lowest float, as ORT adds it) and attention_bias; empty when none
+// applies. `mask` and `extra` must outlive the run.
+inline RowBias MaskCausalBias(const KeyMask& mask, const AttentionBias& extra, bool causal,
+                              int64_t past, int64_t total) {
+  if (!mask.present() && !extra.present() && !causal) return {};
+  return [&mask, &extra, causal, past, total](int64_t b, int64_t h, int64_t i, float* row) {
+    mask.Add(b, i, row);
+    if (causal) {
+      for (int64_t j = past + i + 1; j < total; ++j)
+        row[j] += std::numeric_limits<float>::lowest();
+    }
+    extra.Add(b, h, i, row);
+  };
+}
 
 }  // namespace onnx_light::kernels

@@ -135,18 +135,7 @@ class QkvAttention : public KernelBase {
       run.v = {qp + dq + dk, seq * cols, vhs, cols};
     }
     run.scale = has_scale_ ? scale_ : static_cast<float>(1.0 / std::sqrt(static_cast<double>(hs)));
-    const bool causal = causal_;
-    if (mask.present() || extra.present() || causal) {
-      run.bias = [&mask, &extra, causal, past_len, total](int64_t b, int64_t h, int64_t i,
-                                                          float* row) {
-        mask.Add(b, i, row);
-        if (causal) {
-          for (int64_t j = past_len + i + 1; j < total; ++j)
-            row[j] += std::numeric_limits<float>::lowest();
-        }
-        extra.Add(b, h, i, row);
-      };
-    }
+    run.bias = MaskCausalBias(mask, extra, causal_, past_len, total);
     RunAttentionF32(run, ctx.thread_pool());
     return Status::Ok();
   }
