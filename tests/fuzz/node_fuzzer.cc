@@ -441,10 +441,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int max_in = arity.max_inputs < 0 ? std::max(arity.min_inputs, 0) + 3 : arity.max_inputs;
   const int max_out =
       arity.max_outputs < 0 ? std::max(arity.min_outputs, 1) + 2 : arity.max_outputs;
-  const int n_in = fdp.ConsumeIntegralInRange(std::max(arity.min_inputs, 0),
-                                              std::min(std::max(max_in, 0), kMaxInputs));
-  const int n_out = fdp.ConsumeIntegralInRange(std::max(arity.min_outputs, 1),
-                                               std::max(std::min(max_out, kMaxOutputs), 1));
+  // Optional inputs and outputs up to kMaxInputs / kMaxOutputs; the required ones always
+  // (com.microsoft QLinearWhere has 9, QEmbedLayerNormalization 18).
+  const int min_in = std::max(arity.min_inputs, 0), min_out = std::max(arity.min_outputs, 1);
+  const int n_in = fdp.ConsumeIntegralInRange(
+      min_in, std::max(min_in, std::min(std::max(max_in, 0), kMaxInputs)));
+  const int n_out =
+      fdp.ConsumeIntegralInRange(min_out, std::max(min_out, std::min(max_out, kMaxOutputs)));
 
   // Inputs: the types the kernel's constraints allow (one per constraint), else any.
   std::map<std::string, DataType> bound;
