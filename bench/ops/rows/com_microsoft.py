@@ -119,3 +119,193 @@ ROWS = [
         for past in (16, 512)
     ],
 ]
+
+QROWS = []
+
+U8 = np.uint8
+
+
+def _q(v, dtype=np.float32):
+    """A constant scale or zero point."""
+    return In((), dtype, const=True, values=v)
+
+
+IMG = (1, 64, 56, 56)
+QROWS += [
+    OpCase(
+        "QLinearAdd u8 [1,64,56,56]",
+        "QLinearAdd",
+        [
+            In(IMG, U8, lo=0, hi=256),
+            _q(0.05),
+            _q(128, U8),
+            In(IMG, U8, lo=0, hi=256),
+            _q(0.04),
+            _q(120, U8),
+            _q(0.08),
+            _q(125, U8),
+        ],
+        domain=MS,
+        opset=1,
+        out_types=[2],
+        tol=1,
+    ),
+    OpCase(
+        "QLinearMul u8 [1,64,56,56]",
+        "QLinearMul",
+        [
+            In(IMG, U8, lo=0, hi=256),
+            _q(0.05),
+            _q(128, U8),
+            In(IMG, U8, lo=0, hi=256),
+            _q(0.04),
+            _q(120, U8),
+            _q(0.3),
+            _q(125, U8),
+        ],
+        domain=MS,
+        opset=1,
+        out_types=[2],
+        tol=1,
+    ),
+    OpCase(
+        "QLinearSigmoid u8 [1,64,56,56]",
+        "QLinearSigmoid",
+        [In(IMG, U8, lo=0, hi=256), _q(0.05), _q(128, U8), _q(1 / 256), _q(0, U8)],
+        domain=MS,
+        opset=1,
+        out_types=[2],
+        tol=1,
+    ),
+    OpCase(
+        "QLinearLeakyRelu u8 [1,64,56,56]",
+        "QLinearLeakyRelu",
+        [In(IMG, U8, lo=0, hi=256), _q(0.05), _q(128, U8), _q(0.04), _q(100, U8)],
+        {"alpha": 0.1},
+        domain=MS,
+        opset=1,
+        out_types=[2],
+        tol=1,
+    ),
+    OpCase(
+        "QLinearSoftmax u8 [128,1000]",
+        "QLinearSoftmax",
+        [In((128, 1000), U8, lo=0, hi=256), _q(0.1), _q(128, U8), _q(1 / 256), _q(0, U8)],
+        {"axis": -1, "opset": 13},
+        domain=MS,
+        opset=1,
+        out_types=[2],
+        tol=1,
+    ),
+    OpCase(
+        "QLinearGlobalAveragePool u8 [1,256,14,14]",
+        "QLinearGlobalAveragePool",
+        [In((1, 256, 14, 14), U8, lo=0, hi=256), _q(0.05), _q(128, U8), _q(0.05), _q(128, U8)],
+        domain=MS,
+        opset=1,
+        out_types=[2],
+        tol=1,
+    ),
+    OpCase(
+        "QLinearAveragePool 3x3 u8 [1,64,56,56]",
+        "QLinearAveragePool",
+        [In(IMG, U8, lo=0, hi=256), _q(0.05), _q(128, U8), _q(0.05), _q(128, U8)],
+        {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]},
+        domain=MS,
+        opset=1,
+        out_types=[2],
+        tol=1,
+    ),
+    OpCase(
+        "QLinearConcat u8 2x[1,64,56,56]",
+        "QLinearConcat",
+        [
+            _q(0.05),
+            _q(128, U8),
+            In(IMG, U8, lo=0, hi=256),
+            _q(0.04),
+            _q(120, U8),
+            In(IMG, U8, lo=0, hi=256),
+            _q(0.05),
+            _q(128, U8),
+        ],
+        {"axis": 1},
+        domain=MS,
+        opset=1,
+        out_types=[2],
+        tol=1,
+    ),
+    OpCase(
+        "QGemm u8s8 [128,768]x[768,768] -> u8",
+        "QGemm",
+        [
+            In((128, 768), U8, lo=0, hi=256),
+            _q(0.02),
+            _q(128, U8),
+            In((768, 768), np.int8, const=True, lo=-63, hi=64),
+            _q(0.01),
+            _q(0, np.int8),
+            None,
+            _q(0.5),
+            _q(128, U8),
+        ],
+        domain=MS,
+        opset=1,
+        out_types=[2],
+        tol=1,
+    ),
+    OpCase(
+        "DynamicQuantizeMatMul [128,768]x[768,768]",
+        "DynamicQuantizeMatMul",
+        [In((128, 768)), In((768, 768), np.int8, const=True, lo=-63, hi=64), _q(0.01)],
+        domain=MS,
+        opset=1,
+        out_types=[1],
+        tol=0.1,
+    ),
+    OpCase(
+        "QLinearConv NHWC 3x3 u8 [1,56,56,64] -> 64",
+        "QLinearConv",
+        [
+            In((1, 56, 56, 64), U8, lo=0, hi=256),
+            _q(0.05),
+            _q(128, U8),
+            In((64, 64, 3, 3), np.int8, const=True, lo=-63, hi=64),
+            _q(0.01),
+            _q(0, np.int8),
+            _q(0.5),
+            _q(128, U8),
+        ],
+        {"pads": [1, 1, 1, 1], "channels_last": 1},
+        domain=MS,
+        opset=1,
+        out_types=[2],
+        tol=1,
+    ),
+    OpCase(
+        "NhwcMaxPool 3x3 s2 u8 [1,112,112,64]",
+        "NhwcMaxPool",
+        [In((1, 112, 112, 64), U8, lo=0, hi=256)],
+        {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},
+        domain=MS,
+        opset=1,
+        out_types=[2],
+        tol=0,
+    ),
+    OpCase(
+        "RotaryEmbedding [1,128,32*64]",
+        "RotaryEmbedding",
+        [
+            In((1, 128, 2048)),
+            In((1,), np.int64, values=[0]),
+            In((256, 32), const=True),
+            In((256, 32), const=True),
+        ],
+        {"num_heads": 32},
+        domain=MS,
+        opset=1,
+        out_types=[1],
+    ),
+]
+
+ROWS += QROWS

@@ -45,24 +45,31 @@ inline Result<QParams> TensorQParams(const KernelContext& ctx, size_t s, size_t 
   return p;
 }
 
-// MLAS's QuantizeLinear of one value to T (int8 or uint8).
-template <typename T>
-T QuantizeToCode(float v, QParams p) {
-  constexpr auto kLo = static_cast<float>(std::numeric_limits<T>::min());
-  constexpr auto kHi = static_cast<float>(std::numeric_limits<T>::max());
-  float q = std::nearbyint(v / p.scale) + static_cast<float>(p.zero_point);
-  q = std::fmin(std::fmax(q, kLo), kHi);  // NaN becomes kLo
-  return static_cast<T>(static_cast<int32_t>(q));
+// Rounds half to even a float already clamped to a few hundred: adding and removing 1.5 *
+// 2^23 leaves the nearest integer (ties to even) in round-to-nearest mode, exactly as
+// nearbyint, without the libm call (the loops using it vectorize).
+inline float RoundSmall(float v) {
+  constexpr float kMagic = 12582912.0f;
+  return (v + kMagic) - kMagic;
 }
 
 // Requantizes an int32 accumulator: saturate(round_half_even(acc * scale) + zero_point).
+// Clamped before rounding to [min - zp, max - zp] (integer bounds: the same result); NaN
+// becomes the minimum.
 template <typename T>
 T RequantizeAcc(float acc_times_scale, int32_t zero_point) {
   constexpr auto kLo = static_cast<float>(std::numeric_limits<T>::min());
   constexpr auto kHi = static_cast<float>(std::numeric_limits<T>::max());
-  float q = std::nearbyint(acc_times_scale) + static_cast<float>(zero_point);
-  q = std::fmin(std::fmax(q, kLo), kHi);
-  return static_cast<T>(static_cast<int32_t>(q));
+  const auto z = static_cast<float>(zero_point);
+  const float q = std::fmin(std::fmax(acc_times_scale, kLo - z), kHi - z);
+  return static_cast<T>(static_cast<int32_t>(RoundSmall(q)) + zero_point);
+}
+
+// MLAS's QuantizeLinear of one value to T (int8 or uint8):
+// saturate(round_half_even(v / scale) + zero_point), in float.
+template <typename T>
+T QuantizeToCode(float v, QParams p) {
+  return RequantizeAcc<T>(v / p.scale, p.zero_point);
 }
 
 // The table of a unary op on T codes, indexed by the code's byte: y = Q(fn(x_scale *
