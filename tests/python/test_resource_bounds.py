@@ -169,15 +169,17 @@ CASES = {
         {"x": u8(1, 1, 256, 256), "w": u8(1, 1, 64, 64)},
         {"x": u8(1, 1, 4, 4), "w": u8(1, 1, 2, 2)},
     ),
-    "QLinearConv": (
+    # (QLinearConv's 2-D path gathers windows a block of pixels at a time, no im2col: its
+    # 3-D convolutions still take the im2col path.)
+    "QLinearConv (3-D)": (
         model(
             [helper.make_node("QLinearConv", ["x", "s", "z", "w", "s", "z", "s", "z"], ["y"])],
             [("x", U8), ("w", U8)],
             [("y", U8)],
             inits=[("s", np.array(1, np.float32)), ("z", np.array(0, np.uint8))],
         ),
-        {"x": u8(1, 1, 256, 256), "w": u8(1, 1, 64, 64)},
-        {"x": u8(1, 1, 4, 4), "w": u8(1, 1, 2, 2)},
+        {"x": u8(1, 1, 64, 64, 64), "w": u8(1, 1, 16, 16, 16)},
+        {"x": u8(1, 1, 4, 4, 4), "w": u8(1, 1, 2, 2, 2)},
     ),
     "Scan": (
         scan_model(),

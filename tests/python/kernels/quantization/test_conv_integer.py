@@ -1,4 +1,4 @@
-"""ConvInteger, QLinearConv (src/onnx_light/kernels/quantization/conv_integer.cc): values against independent
+"""ConvInteger (src/onnx_light/kernels/quantization/conv_integer.cc), QLinearConv (qlinear_conv.cc): values against independent
 references (numpy, the ONNX reference formulas, or ONNX Runtime where its answer does not
 depend on the CPU), integer results exactly, bad inputs refused with a ValueError."""
 

@@ -1,0 +1,421 @@
+// QLinearConv (ai.onnx 10; com.microsoft's registration adds channels_last): the integer
+// convolution of (x - x_zero_point) and (w - w_zero_point) plus the int32 bias, times
+// x_scale * w_scale / y_scale (w_scale one value or one per output channel), then
+// saturate(round_half_even(.) + y_zero_point). The scaling and rounding are in float, as
+// ONNX Runtime's kernels (MLAS) requantize, so a model gives ORT's codes.
+//
+// 2-D convolutions (quantized CNNs) take the fast path, the way ORT runs them: the input
+// once in channels-last order, each output pixel's window gathered as one row (taps x
+// channels of a group), one integer GEMM per group against the weights packed when the
+// kernel is made (uint8 x int8 with AVX-512 VNNI, int16 pairs otherwise:
+// simd/qgemm_simd.h; both exact), depthwise convolutions as a direct loop over channels,
+// and the requantization per pixel; output pixels are split across the pool. Other ranks
+// take the reference path (im2col, conv_integer.h), with the same requantization.
+#include "quantization/qlinear_conv.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "com_microsoft/qlinear.h"
+#include "common/window.h"
+#include "onnx_light/runtime/thread_pool.h"
+#include "quantization/conv_integer.h"
+#include "simd/qgemm_simd.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+// Output pixels per unit of work: one gathered block of rows and its GEMM.
+constexpr int64_t kPixelBlock = 96;
+
+// X [N, spatial..., C] as a new [N, C, spatial...] tensor.
+Result<Tensor> ChannelsFirst(const Tensor& x) {
+  const std::vector<int64_t>& d = x.shape().dims();
+  const int64_t n = d[0], c = d.back();
+  const int64_t s = c == 0 || n == 0 ? 0 : x.num_elements() / (n * c);
+  std::vector<int64_t> dims = {n, c};
+  dims.insert(dims.end(), d.begin() + 1, d.end() - 1);
+  ONNX_LIGHT_ASSIGN_OR_RETURN(Shape shape, Shape::Create(dims));
+  ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(x.dtype(), shape));
+  const auto* in = static_cast<const uint8_t*>(x.raw_data());
+  auto* o = static_cast<uint8_t*>(out.mutable_raw_data());
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t i = 0; i < s; ++i)
+      for (int64_t ch = 0; ch < c; ++ch)
+        o[(b * c + ch) * s + i] = in[(b * s + i) * c + ch];
+  return out;
+}
+
+int32_t ZeroPointAt(const Tensor* zp, int64_t i) {
+  if (zp == nullptr) return 0;
+  const int64_t at = zp->num_elements() == 1 ? 0 : i;
+  return zp->dtype() == DataType::kInt8 ? zp->data<int8_t>()[at]
+                                        : static_cast<int32_t>(zp->data<uint8_t>()[at]);
+}
+
+// The weights of a 2-D convolution as GEMM operands: per group a [K x Mg] matrix, K = taps *
+// cg in (tap, channel) order, bytes as in W (int8 or uint8); packed for the VNNI kernel when
+// it applies (int8 weights, uint8 or int8 activations).
+struct GemmWeights {
+  int64_t group = 0, mg = 0, cg = 0, taps = 0;
+  bool is_signed = true;
+  std::vector<uint8_t> b;
+  std::vector<QGemmPackedB> packed;  // one per group, or empty
+  int64_t K() const { return taps * cg; }
+};
+
+GemmWeights MakeGemmWeights(const Tensor& w, int64_t group) {
+  const std::vector<int64_t>& d = w.shape().dims();
+  GemmWeights g;
+  g.group = group;
+  g.mg = d[0] / group;
+  g.cg = d[1];
+  g.taps = d[2] * d[3];
+  g.is_signed = w.dtype() == DataType::kInt8;
+  const int64_t k = g.K();
+  g.b.resize(static_cast<size_t>(d[0] * k));
+  const auto* src = static_cast<const uint8_t*>(w.raw_data());
+  for (int64_t gi = 0; gi < group; ++gi)
+    for (int64_t m = 0; m < g.mg; ++m)
+      for (int64_t c = 0; c < g.cg; ++c)
+        for (int64_t t = 0; t < g.taps; ++t)
+          g.b[static_cast<size_t>((gi * k + t * g.cg + c) * g.mg + m)] =
+              src[((gi * g.mg + m) * g.cg + c) * g.taps + t];
+  if (g.is_signed && HaveVnniQGemm() && !(g.cg == 1 && g.mg == 1)) {
+    for (int64_t gi = 0; gi < group; ++gi)
+      g.packed.push_back(QGemmVnniPackB(
+          k, g.mg, reinterpret_cast<const int8_t*>(g.b.data()) + gi * k * g.mg, g.mg));
+  }
+  return g;
+}
+
+class QLinearConv : public KernelBase {
+ public:
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<QLinearConv>();
+    ONNX_LIGHT_RETURN_IF_ERROR(ReadConvAttrs(info, &k->attrs_, &k->group_));
+    if (info.domain() == "com.microsoft") {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t cl, info.GetInt("channels_last", 0));
+      k->channels_last_ = cl != 0;
+    }
+    const Tensor* w = info.constant_input(3);
+    if (w != nullptr && k->FastShape(*w)) {
+      k->weights_ = std::make_unique<GemmWeights>(MakeGemmWeights(*w, k->group_));
+    }
+    return std::unique_ptr<KernelBase>(std::move(k));
+  }
+
+  Status Compute(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const Tensor& wt = *ctx.input(3);
+    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x));
+    const int64_t m = wt.shape().rank() > 0 ? wt.shape()[0] : 0;
+    const Tensor &xs = *ctx.input(1), &ws = *ctx.input(4), &ys = *ctx.input(6);
+    if (xs.num_elements() != 1 || ys.num_elements() != 1 ||
+        (ws.num_elements() != 1 && ws.num_elements() != m)) {
+      return Status(
+          StatusCode::kInvalidArgument,
+          "x_scale and y_scale must be scalars, w_scale a scalar or [" + std::to_string(m) + "]");
+    }
+    const Tensor* bias = OptionalInput(ctx, 8);
+    ONNX_LIGHT_RETURN_IF(
+        bias != nullptr && (bias->num_elements() != m || bias->dtype() != DataType::kInt32),
+        kInvalidArgument, "B must be int32 [" + std::to_string(m) + "]");
+    // Per output channel: the scale x_scale * w_scale / y_scale (in float, in that order)
+    // and the bias.
+    Requant q;
+    q.scale.resize(static_cast<size_t>(m));
+    q.bias.assign(static_cast<size_t>(m), 0);
+    for (int64_t c = 0; c < m; ++c) {
+      q.scale[static_cast<size_t>(c)] =
+          xs.data<float>()[0] * ws.data<float>()[ws.num_elements() == 1 ? 0 : c] /
+          ys.data<float>()[0];
+      if (bias != nullptr) q.bias[static_cast<size_t>(c)] = bias->data<int32_t>()[c];
+    }
+    const Tensor* yz = OptionalInput(ctx, 7);
+    q.type = yz != nullptr ? yz->dtype() : x.dtype();
+    q.zero = ZeroPointAt(yz, 0);
+    const Tensor* xz = OptionalInput(ctx, 2);
+    const Tensor* wz = OptionalInput(ctx, 5);
+    if (FastShape(wt) && x.shape().rank() == 4 && (xz == nullptr || xz->num_elements() == 1) &&
+        (wz == nullptr || wz->num_elements() == 1 || wz->num_elements() == m)) {
+      return Compute2D(ctx, x, wt, xz, wz, q);
+    }
+    return ComputeGeneral(ctx, x, wt, q);
+  }
+
+ private:
+  struct Requant {
+    std::vector<float> scale;
+    std::vector<int32_t> bias;
+    DataType type = DataType::kUint8;
+    int32_t zero = 0;
+  };
+
+  bool FastShape(const Tensor& w) const {
+    const std::vector<int64_t>& d = w.shape().dims();
+    return d.size() == 4 && d[0] > 0 && d[1] > 0 && d[0] % group_ == 0 &&
+           (attrs_.kernel.empty() || attrs_.kernel == std::vector<int64_t>{d[2], d[3]});
+  }
+
+  // acc [pixels x m] (rows ldc apart) requantized into y: NCHW (pixel p of channel c at
+  // c * plane + p) or NHWC (p * m + c).
+  template <typename T>
+  void Requantize(const Requant& q, const int32_t* acc, int64_t ldc, int64_t pixels, int64_t m,
+                  int64_t p0, int64_t plane, T* y) const {
+    constexpr auto kLo = static_cast<float>(std::numeric_limits<T>::min());
+    constexpr auto kHi = static_cast<float>(std::numeric_limits<T>::max());
+    const float lo = kLo - static_cast<float>(q.zero), hi = kHi - static_cast<float>(q.zero);
+    std::vector<float> row(static_cast<size_t>(m));
+    for (int64_t p = 0; p < pixels; ++p) {
+      const int32_t* a = acc + p * ldc;
+      for (int64_t c = 0; c < m; ++c) {
+        // (the sum wraps in int32, as the accumulation does; NaN becomes the minimum)
+        const auto sum = static_cast<int32_t>(static_cast<uint32_t>(a[c]) +
+                                              static_cast<uint32_t>(q.bias[static_cast<size_t>(c)]));
+        float v = static_cast<float>(sum) * q.scale[static_cast<size_t>(c)];
+        v = v > lo ? v : lo;
+        v = v < hi ? v : hi;
+        row[static_cast<size_t>(c)] = RoundSmall(v);
+      }
+      if (channels_last_) {
+        T* out = y + (p0 + p) * m;
+        for (int64_t c = 0; c < m; ++c)
+          out[c] = static_cast<T>(static_cast<int32_t>(row[static_cast<size_t>(c)]) + q.zero);
+      } else {
+        for (int64_t c = 0; c < m; ++c)
+          y[c * plane + p0 + p] =
+              static_cast<T>(static_cast<int32_t>(row[static_cast<size_t>(c)]) + q.zero);
+      }
+    }
+  }
+
+  Status Compute2D(KernelContext& ctx, const Tensor& x, const Tensor& wt, const Tensor* xz,
+                   const Tensor* wz, const Requant& q) const {
+    const std::vector<int64_t>& xd = x.shape().dims();
+    const std::vector<int64_t>& wd = wt.shape().dims();
+    const int64_t batch = xd[0], c_in = channels_last_ ? xd[3] : xd[1];
+    const int64_t h = channels_last_ ? xd[1] : xd[2], w = channels_last_ ? xd[2] : xd[3];
+    const int64_t m = wd[0], cg = wd[1];
+    ONNX_LIGHT_RETURN_IF(c_in % group_ != 0 || c_in / group_ != cg, kInvalidArgument,
+                         "W " + wt.shape().ToString() + " does not match X " +
+                             x.shape().ToString() + " with group " + std::to_string(group_));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Window win, MakeWindow(attrs_, {h, w}, {wd[2], wd[3]}));
+    const int64_t oh = win.out[0], ow = win.out[1], plane = oh * ow;
+    std::vector<int64_t> dims =
+        channels_last_ ? std::vector<int64_t>{batch, oh, ow, m} : std::vector<int64_t>{batch, m, oh, ow};
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, q.type, dims));
+    if (y->num_elements() == 0) return Status::Ok();
+
+    std::unique_ptr<GemmWeights> local;
+    const GemmWeights* gw = weights_.get();
+    if (gw == nullptr) {
+      local = std::make_unique<GemmWeights>(MakeGemmWeights(wt, group_));
+      gw = local.get();
+    }
+    const int64_t k = gw->K(), mg = gw->mg, taps = gw->taps;
+    const bool depthwise = cg == 1 && mg == 1;
+    const bool vnni = !gw->packed.empty();  // (never for depthwise: not packed)
+    const bool x_signed = x.dtype() == DataType::kInt8;
+    const int32_t zx = ZeroPointAt(xz, 0);
+    std::vector<int32_t> zb(static_cast<size_t>(m));
+    for (int64_t c = 0; c < m; ++c)
+      zb[static_cast<size_t>(c)] = ZeroPointAt(wz, c);
+
+    // Working memory: the channels-last input (int16) and one gathered block per worker.
+    const int64_t workers = ctx.thread_pool() != nullptr ? ctx.thread_pool()->threads() : 1;
+    const int64_t k2 = k + (k & 1);
+    BudgetHold work(BudgetOf(ctx));
+    ONNX_LIGHT_RETURN_IF_ERROR(
+        work.Add(SaturatedProduct({h, w, c_in}, 2) +
+                     SaturatedProduct({workers, kPixelBlock, k2 + 4 * mg + 8}, 4),
+                 "its gathered-window working memory"));
+
+    // The input of one image in channels-last order: uint8 codes for the VNNI kernel
+    // (int8 ones shifted by 128, and the zero point with them), centered int16 otherwise.
+    const int32_t za = x_signed ? zx + 128 : zx;
+    std::vector<uint8_t> x8(vnni ? static_cast<size_t>(h * w * c_in) : 0);
+    std::vector<int16_t> x16(vnni ? 0 : static_cast<size_t>(h * w * c_in));
+    // Depthwise weights centered, [taps x C].
+    std::vector<int16_t> wdw;
+    if (depthwise) {
+      wdw.resize(static_cast<size_t>(taps * m));
+      for (int64_t c = 0; c < m; ++c)
+        for (int64_t t = 0; t < taps; ++t) {
+          const uint8_t byte = gw->b[static_cast<size_t>(c * taps + t)];
+          const int32_t v = gw->is_signed ? static_cast<int8_t>(byte) : byte;
+          wdw[static_cast<size_t>(t * m + c)] =
+              static_cast<int16_t>(v - zb[static_cast<size_t>(c)]);
+        }
+    }
+    const auto* xin = static_cast<const uint8_t*>(x.raw_data());
+    const int64_t image = h * w * c_in;
+    const int64_t sh = win.strides[0], sw = win.strides[1];
+    const int64_t dh = win.dilations[0], dw = win.dilations[1];
+    const int64_t ph = win.pad_begin[0], pw = win.pad_begin[1];
+    const int64_t kh = wd[2], kw = wd[3];
+    const int64_t blocks = (plane + kPixelBlock - 1) / kPixelBlock;
+
+    for (int64_t b = 0; b < batch; ++b) {
+      const uint8_t* xi = xin + b * image;
+      for (int64_t pos = 0; pos < h * w; ++pos) {
+        for (int64_t c = 0; c < c_in; ++c) {
+          const uint8_t byte = channels_last_ ? xi[pos * c_in + c] : xi[c * h * w + pos];
+          if (vnni) {
+            x8[static_cast<size_t>(pos * c_in + c)] = x_signed ? byte ^ 0x80u : byte;
+          } else {
+            const int32_t v = x_signed ? static_cast<int8_t>(byte) : byte;
+            x16[static_cast<size_t>(pos * c_in + c)] = static_cast<int16_t>(v - zx);
+          }
+        }
+      }
+      auto run = [&](int64_t q0, int64_t q1) {
+        std::vector<uint8_t> rows8(vnni ? static_cast<size_t>(kPixelBlock * k) : 0);
+        std::vector<int16_t> rows16(vnni || depthwise ? 0 : static_cast<size_t>(kPixelBlock * k2));
+        std::vector<int32_t> acc(static_cast<size_t>(kPixelBlock * m));
+        for (int64_t blk = q0; blk < q1; ++blk) {
+          const int64_t p0 = blk * kPixelBlock, n = std::min(kPixelBlock, plane - p0);
+          if (depthwise) {
+            for (int64_t i = 0; i < n; ++i) {
+              const int64_t oy = (p0 + i) / ow, ox = (p0 + i) % ow;
+              int32_t* a = acc.data() + i * m;
+              std::fill(a, a + m, 0);
+              for (int64_t ty = 0; ty < kh; ++ty) {
+                const int64_t iy = oy * sh - ph + ty * dh;
+                if (iy < 0 || iy >= h) continue;
+                for (int64_t tx = 0; tx < kw; ++tx) {
+                  const int64_t ix = ox * sw - pw + tx * dw;
+                  if (ix < 0 || ix >= w) continue;
+                  const int16_t* wv = wdw.data() + (ty * kw + tx) * m;
+                  const int16_t* xv = x16.data() + (iy * w + ix) * c_in;
+                  for (int64_t c = 0; c < m; ++c)
+                    a[c] += static_cast<int32_t>(xv[c]) * wv[c];
+                }
+              }
+            }
+          } else {
+            for (int64_t g = 0; g < group_; ++g) {
+              // Each pixel's window as one row: taps x cg values, padding as the zero point.
+              for (int64_t i = 0; i < n; ++i) {
+                const int64_t oy = (p0 + i) / ow, ox = (p0 + i) % ow;
+                for (int64_t ty = 0; ty < kh; ++ty) {
+                  const int64_t iy = oy * sh - ph + ty * dh;
+                  for (int64_t tx = 0; tx < kw; ++tx) {
+                    const int64_t ix = ox * sw - pw + tx * dw;
+                    const bool inside = iy >= 0 && iy < h && ix >= 0 && ix < w;
+                    const int64_t t = ty * kw + tx;
+                    const int64_t from = (iy * w + ix) * c_in + g * cg;
+                    if (vnni) {
+                      uint8_t* dst = rows8.data() + i * k + t * cg;
+                      if (inside) {
+                        std::memcpy(dst, x8.data() + from, static_cast<size_t>(cg));
+                      } else {
+                        std::memset(dst, za, static_cast<size_t>(cg));
+                      }
+                    } else {
+                      int16_t* dst = rows16.data() + i * k2 + t * cg;
+                      if (inside) {
+                        std::memcpy(dst, x16.data() + from, static_cast<size_t>(cg) * 2);
+                      } else {
+                        std::memset(dst, 0, static_cast<size_t>(cg) * 2);
+                      }
+                    }
+                  }
+                }
+                if (!vnni && k2 > k) rows16[static_cast<size_t>(i * k2 + k)] = 0;
+              }
+              const uint8_t* bg = gw->b.data() + g * k * mg;
+              if (vnni) {
+                QGemmVnni(n, mg, k, rows8.data(), k, za, nullptr,
+                          reinterpret_cast<const int8_t*>(bg), mg, zb.data() + g * mg,
+                          acc.data() + g * mg, m, &gw->packed[static_cast<size_t>(g)], 0);
+              } else {
+                QGemmI16(n, mg, k, rows16.data(), k2, bg, gw->is_signed, mg, zb.data() + g * mg,
+                         acc.data() + g * mg, m);
+              }
+            }
+          }
+          if (q.type == DataType::kInt8) {
+            Requantize(q, acc.data(), m, n, m, p0, plane, y->mutable_data<int8_t>() + b * m * plane);
+          } else {
+            Requantize(q, acc.data(), m, n, m, p0, plane,
+                       y->mutable_data<uint8_t>() + b * m * plane);
+          }
+        }
+      };
+      // Parts of ~1M multiply-adds at least.
+      const int64_t per_block = kPixelBlock * k * m;
+      const int64_t min_blocks = std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(1, per_block));
+      if (workers > 1 && blocks > min_blocks) {
+        ctx.thread_pool()->ParallelFor(blocks, min_blocks, run);
+      } else {
+        run(0, blocks);
+      }
+    }
+    return Status::Ok();
+  }
+
+  // Any rank: the reference integer convolution (NCHW), then the same requantization.
+  Status ComputeGeneral(KernelContext& ctx, const Tensor& x_in, const Tensor& wt,
+                        const Requant& q) const {
+    Tensor x_first;
+    if (channels_last_) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(x_first, ChannelsFirst(x_in));
+    }
+    const Tensor& x = channels_last_ ? x_first : x_in;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto xv, Centered(x, OptionalInput(ctx, 2), "x"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto wv, Centered(wt, OptionalInput(ctx, 5), "w"));
+    std::vector<int64_t> dims;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto acc, IntegerConv(ctx, attrs_, group_, x, xv, wt, wv, &dims));
+    const int64_t m = dims[1];
+    std::vector<int64_t> out_dims = dims;
+    if (channels_last_) {  // [N, M, spatial...] -> [N, spatial..., M]
+      out_dims.erase(out_dims.begin() + 1);
+      out_dims.push_back(m);
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, q.type, out_dims));
+    const int64_t plane = dims[0] == 0 || m == 0 ? 0 : static_cast<int64_t>(acc.size()) / (dims[0] * m);
+    // acc is [N, M, plane]: each image's channels-first block, requantized pixel by pixel
+    // through a [plane x M] copy.
+    std::vector<int32_t> t(static_cast<size_t>(plane * m));
+    for (int64_t b = 0; b < dims[0]; ++b) {
+      for (int64_t c = 0; c < m; ++c)
+        for (int64_t p = 0; p < plane; ++p)
+          t[static_cast<size_t>(p * m + c)] = acc[static_cast<size_t>((b * m + c) * plane + p)];
+      if (q.type == DataType::kInt8) {
+        Requantize(q, t.data(), m, plane, m, 0, plane, y->mutable_data<int8_t>() + b * m * plane);
+      } else {
+        Requantize(q, t.data(), m, plane, m, 0, plane, y->mutable_data<uint8_t>() + b * m * plane);
+      }
+    }
+    return Status::Ok();
+  }
+
+  WindowAttrs attrs_;
+  int64_t group_ = 1;
+  bool channels_last_ = false;
+  std::unique_ptr<GemmWeights> weights_;  // packed once when W is a constant
+};
+
+}  // namespace
+
+KernelFactory QLinearConvFactory() {
+  return FactoryOf<QLinearConv>();
+}
+
+ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, QLinearConv) {
+  const std::vector<DataType> q = {DataType::kInt8, DataType::kUint8};
+  return r.Register(Def("QLinearConv", 10,
+                        {{"T1", {0, 2}, {}, q},
+                         {"T2", {3, 5}, {}, q},
+                         {"T3", {7}, {0}, q},
+                         {"S", {1, 4, 6}, {}, {DataType::kFloat}},
+                         {"T4", {8}, {}, {DataType::kInt32}}},
+                        FactoryOf<QLinearConv>()));
+}
+
+}  // namespace onnx_light::kernels
