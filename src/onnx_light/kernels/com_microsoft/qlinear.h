@@ -61,7 +61,9 @@ T RequantizeAcc(float acc_times_scale, int32_t zero_point) {
   constexpr auto kLo = static_cast<float>(std::numeric_limits<T>::min());
   constexpr auto kHi = static_cast<float>(std::numeric_limits<T>::max());
   const auto z = static_cast<float>(zero_point);
-  const float q = std::fmin(std::fmax(acc_times_scale, kLo - z), kHi - z);
+  // (Comparisons rather than fmax/fmin, the same results: loops using them vectorize.)
+  float q = acc_times_scale > kLo - z ? acc_times_scale : kLo - z;
+  q = q < kHi - z ? q : kHi - z;
   return static_cast<T>(static_cast<int32_t>(RoundSmall(q)) + zero_point);
 }
 

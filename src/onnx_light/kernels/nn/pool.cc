@@ -95,6 +95,15 @@ class Pool : public KernelBase {
       Pool2D(w, x.data<float>(), y->mutable_data<float>(), indices, nc, ctx.thread_pool());
       return Status::Ok();
     }
+    if (kMax && indices == nullptr && w.in.size() == 2 &&
+        (x.dtype() == DataType::kUint8 || x.dtype() == DataType::kInt8)) {
+      if (x.dtype() == DataType::kUint8) {
+        MaxPool2DBytes(w, x.data<uint8_t>(), y->mutable_data<uint8_t>(), nc);
+      } else {
+        MaxPool2DBytes(w, x.data<int8_t>(), y->mutable_data<int8_t>(), nc);
+      }
+      return Status::Ok();
+    }
     // The run's cancellation and deadline are checked between channels: a large window over
     // many channels may take long.
     Status stopped = Status::Ok();
@@ -157,6 +166,37 @@ class Pool : public KernelBase {
       count *= last - first;
     }
     return count;
+  }
+
+  // MaxPool 2-D of 8-bit codes (quantized CNNs: the codes' order is the values' order):
+  // each output's taps inside the input, directly; 0 where none is. The generic path's
+  // result, without its per-output bookkeeping.
+  template <typename T>
+  static void MaxPool2DBytes(const Window& w, const T* xp, T* yp, int64_t nc) {
+    const int64_t height = w.in[0], width = w.in[1], oh_n = w.out[0], ow_n = w.out[1];
+    for (int64_t p = 0; p < nc; ++p) {
+      const T* xc = xp + p * height * width;
+      T* yc = yp + p * oh_n * ow_n;
+      for (int64_t oh = 0; oh < oh_n; ++oh) {
+        const int64_t h0 = oh * w.strides[0] - w.pad_begin[0];
+        for (int64_t ow = 0; ow < ow_n; ++ow) {
+          const int64_t w0 = ow * w.strides[1] - w.pad_begin[1];
+          T best = std::numeric_limits<T>::lowest();
+          bool any = false;
+          for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
+            const int64_t ih = h0 + kh * w.dilations[0];
+            if (ih < 0 || ih >= height) continue;
+            for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
+              const int64_t iw = w0 + kw * w.dilations[1];
+              if (iw < 0 || iw >= width) continue;
+              best = std::max(best, xc[ih * width + iw]);
+              any = true;
+            }
+          }
+          yc[oh * ow_n + ow] = any ? best : T{0};
+        }
+      }
+    }
   }
 
   // MaxPool 2-D with unit strides and dilations and pads inside the window (the SPP

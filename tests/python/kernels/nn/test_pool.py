@@ -2,7 +2,8 @@
 rows); with Indices it scans each window. Both against a numpy loop that follows the
 spec (the maximum of the window's taps inside the input, NaN if any tap is NaN): exact,
 including padding, strides, dilations, ceil_mode windows that end past the input, and
-NaN inputs; the two paths agree on values."""
+NaN inputs; the two paths agree on values. 8-bit MaxPool (quantized CNNs) against the same
+reference."""
 
 from __future__ import annotations
 
@@ -73,6 +74,22 @@ def test_maxpool_paths_match_the_spec(shape, attrs, nan):
     np.testing.assert_array_equal(separable, want)
     np.testing.assert_array_equal(scanned, want)
     assert np.isnan(want).any() == nan
+
+
+@pytest.mark.parametrize("shape,attrs", CASES)
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8])
+def test_maxpool_of_8_bit_codes_matches_the_spec(shape, attrs, dtype):
+    # (the quantized CNNs' MaxPool: 2-D without Indices runs directly on the codes; with
+    # Indices, the generic scan)
+    info = np.iinfo(dtype)
+    x = np.random.default_rng(5).integers(info.min, info.max + 1, shape).astype(dtype)
+    want = reference(x.astype(np.float32), **attrs).astype(dtype)
+    t = TensorProto.UINT8 if dtype == np.uint8 else TensorProto.INT8
+    for outs in ([("y", t)], [("y", t), ("i", TensorProto.INT64)]):
+        model = node_model("MaxPool", [("x", t)], outs, opset=13, **attrs)
+        got = onnx_light.RuntimeSession(model).run(None, {"x": x})[0]
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
