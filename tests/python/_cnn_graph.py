@@ -10,9 +10,10 @@ import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
 
-def resnet_like(size: int = 64, width: int = 32, classes: int = 10, seed: int = 3):
+def resnet_like(size: int = 64, width: int = 32, classes: int = 10, seed: int = 3, softmax=True):
     """Stem (3x3 stride 2, Relu, MaxPool), two residual blocks at `width`, a stride-2
-    block at 2*width, GlobalAveragePool, Gemm, Softmax. Input [1, 3, size, size]."""
+    block at 2*width, GlobalAveragePool, Gemm, Softmax (or the logits, softmax=False).
+    Input [1, 3, size, size]."""
     rng = np.random.default_rng(seed)
     inits, nodes = [], []
 
@@ -56,12 +57,15 @@ def resnet_like(size: int = 64, width: int = 32, classes: int = 10, seed: int = 
     inits.append(numpy_helper.from_array(gw.astype(np.float32), "fc_w"))
     inits.append(numpy_helper.from_array(np.zeros(classes, np.float32), "fc_b"))
     nodes.append(helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["logits"]))
-    nodes.append(helper.make_node("Softmax", ["logits"], ["prob"], axis=-1))
+    out = "logits"
+    if softmax:
+        nodes.append(helper.make_node("Softmax", ["logits"], ["prob"], axis=-1))
+        out = "prob"
     graph = helper.make_graph(
         nodes,
         "resnet_like",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, size, size])],
-        [helper.make_tensor_value_info("prob", TensorProto.FLOAT, [1, classes])],
+        [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes])],
         inits,
     )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])

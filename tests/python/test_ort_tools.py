@@ -269,13 +269,13 @@ def quantized_cnns(tmp_path_factory):
 
 def check_quantized(path, feeds, codes=1):
     """onnx-light against ORT on the same quantized model: outputs `codes` output codes
-    (1/256 of a probability) apart at most, as the integer kernels may round one value
+    (a probability of scale 1/255: 1/255 each) apart at most, as the integer kernels may round one value
     differently (tests/python/kernels/com_microsoft/ states each kernel's exactness)."""
     data = path.read_bytes()
     got = onnx_light.RuntimeSession(data).run(None, feeds)
     want = ort_session(data).run(None, feeds)
     for g, w in zip(got, want):
-        np.testing.assert_allclose(g, w, atol=codes / 256 + 1e-6)
+        np.testing.assert_allclose(g, w, atol=codes / 255 + 1e-6)
 
 
 @pytest.mark.parametrize("act", ["QUInt8", "QInt8"])

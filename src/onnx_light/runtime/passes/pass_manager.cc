@@ -8,6 +8,10 @@ namespace onnx_light::passes {
 
 const std::vector<GraphPass>& AllGraphPasses() {
   static const std::vector<GraphPass> passes = {
+      // First, before constant folding would turn the weights' DequantizeLinear nodes into
+      // float constants and hide the QDQ groups (ORT's folding skips them for the same
+      // reason).
+      {"qdq_to_integer", GraphOptimizationLevel::kExtended, &QdqToInteger},
       {"constant_folding", GraphOptimizationLevel::kBasic, &FoldConstants},
       {"eliminate_identities", GraphOptimizationLevel::kBasic, &EliminateIdentities},
       {"sink_transposes", GraphOptimizationLevel::kBasic, &SinkTransposes},

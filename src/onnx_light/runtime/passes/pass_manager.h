@@ -39,6 +39,7 @@ std::vector<std::pair<const char*, size_t>> RunGraphPasses(Graph& graph,
 Status CheckPassNames(const std::vector<std::string>& names);
 
 // The passes (pass_<name>.cc), in the order they run.
+size_t QdqToInteger(Graph& graph, const PassContext& ctx);
 size_t FoldConstants(Graph& graph, const PassContext& ctx);
 size_t EliminateIdentities(Graph& graph, const PassContext& ctx);
 size_t SinkTransposes(Graph& graph, const PassContext& ctx);
