@@ -18,11 +18,22 @@ namespace onnx_light::kernels {
 // MatMulInteger, no copy).
 using IntegerProductsFn = std::function<Result<int32_t*>(const std::vector<int64_t>&)>;
 
-// Writes the products through `output` and returns their dims. `packed` is B packed once
-// (QGemmVnniPackB) when B is a constant, or null.
+// Writes the products through `output` and returns their dims. `packed` and `packed16`
+// are B packed once when B is a constant (QGemmVnniPackB for AVX-512 VNNI CPUs,
+// QGemmI16PackB for the others), or null.
 Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, const Tensor& b,
                                            const Tensor* b_zp, ThreadPool* pool,
                                            const IntegerProductsFn& output,
-                                           const QGemmPackedB* packed = nullptr);
+                                           const QGemmPackedB* packed = nullptr,
+                                           const QGemmI16PackedB* packed16 = nullptr);
+
+// B (input `index` of the node) packed once when it is a constant 8-bit matrix: for the
+// VNNI kernel (int8 B, uint8 A, on VNNI CPUs) or the int16 one; the model file's pages
+// under B are given back (B is not read again).
+struct PackedIntegerB {
+  QGemmPackedB vnni;
+  QGemmI16PackedB i16;
+};
+PackedIntegerB PackConstantB(const KernelInfo& info, size_t index = 1);
 
 }  // namespace onnx_light::kernels

@@ -20,7 +20,8 @@ namespace onnx_light::kernels {
 Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, const Tensor& b,
                                            const Tensor* b_zp, ThreadPool* pool,
                                            const IntegerProductsFn& output,
-                                           const QGemmPackedB* packed) {
+                                           const QGemmPackedB* packed,
+                                           const QGemmI16PackedB* packed16) {
   std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
   ONNX_LIGHT_RETURN_IF(ad.empty() || bd.empty(), kInvalidArgument, "inputs need rank >= 1");
   const bool a_vec = ad.size() == 1, b_vec = bd.size() == 1;
@@ -69,6 +70,10 @@ Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, 
   if (!vnni || b.shape().rank() != 2 || packed == nullptr || packed->panels == nullptr ||
       packed->k != k || packed->n != n) {
     packed = nullptr;
+  }
+  if (vnni || b.shape().rank() != 2 || packed16 == nullptr || packed16->bytes == nullptr ||
+      packed16->k != k || packed16->n != n || packed16->b_signed != b_signed) {
+    packed16 = nullptr;
   }
   std::vector<int32_t> za_rows;
   if (vnni && za.size() > 1) {
@@ -119,6 +124,8 @@ Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, 
                     za_rows.empty() ? nullptr : za_rows.data(),
                     reinterpret_cast<const int8_t*>(bs) + j0, n, zcol.data() + j0, out + j0, n,
                     packed, j0);
+        } else if (packed16 != nullptr) {
+          QGemmI16Packed(m, j1 - j0, ac.data(), k2, *packed16, j0, zcol.data() + j0, out + j0, n);
         } else {
           QGemmI16(m, j1 - j0, k, ac.data(), k2, bs + j0, b_signed, n, zcol.data() + j0, out + j0,
                    n);
@@ -138,22 +145,26 @@ Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, 
   return dims;
 }
 
-namespace {
-
-// A constant int8 weight matrix B, with uint8 A on a VNNI CPU, is packed once when the
-// kernel is made; the model file's pages under B are then given back (B is not read again;
-// should anything read it, they come back from the file).
-QGemmPackedB PackConstantB(const KernelInfo& info) {
-  const Tensor* b = info.constant_input(1);
-  if (b == nullptr || b->dtype() != DataType::kInt8 || b->shape().rank() != 2 ||
-      info.input_type(0) != DataType::kUint8 || !HaveVnniQGemm()) {
-    return {};
+PackedIntegerB PackConstantB(const KernelInfo& info, size_t index) {
+  PackedIntegerB packed;
+  const Tensor* b = info.constant_input(index);
+  if (b == nullptr || b->shape().rank() != 2 ||
+      (b->dtype() != DataType::kInt8 && b->dtype() != DataType::kUint8)) {
+    return packed;
   }
-  QGemmPackedB packed =
-      QGemmVnniPackB(b->shape()[0], b->shape()[1], b->data<int8_t>(), b->shape()[1]);
+  const int64_t k = b->shape()[0], n = b->shape()[1];
+  if (b->dtype() == DataType::kInt8 && info.input_type(0) == DataType::kUint8 &&
+      HaveVnniQGemm()) {
+    packed.vnni = QGemmVnniPackB(k, n, b->data<int8_t>(), n);
+  } else {
+    packed.i16 = QGemmI16PackB(k, n, b->raw_data(), b->dtype() == DataType::kInt8, n);
+    if (packed.i16.bytes == nullptr) return packed;  // a scalar build: B read in place
+  }
   ReleaseMappedPages(b->raw_data(), b->byte_size());
   return packed;
 }
+
+namespace {
 
 // The integer-product kernels: B packed once when it is a constant (PackConstantB).
 class IntegerProductKernel : public KernelBase {
@@ -166,7 +177,7 @@ class IntegerProductKernel : public KernelBase {
   }
 
  protected:
-  QGemmPackedB packed_;
+  PackedIntegerB packed_;
 };
 
 class MatMulInteger : public IntegerProductKernel {
@@ -177,7 +188,8 @@ class MatMulInteger : public IntegerProductKernel {
       return y->mutable_data<int32_t>();
     };
     return IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(1), ctx.input(3),
-                         ctx.thread_pool(), output, &packed_)
+                         ctx.thread_pool(), output, &packed_.vnni,
+                         &packed_.i16)
         .status();
   }
 };
@@ -198,7 +210,8 @@ class MatMulIntegerToFloat : public IntegerProductKernel {
     const Tensor& scale = *ctx.input(4);
     ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
                                 IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(1),
-                                              ctx.input(3), ctx.thread_pool(), output, &packed_));
+                                              ctx.input(3), ctx.thread_pool(), output, &packed_.vnni,
+                         &packed_.i16));
     const int64_t n = dims.empty() ? 1 : dims.back();
     const int64_t count = scale.num_elements();
     ONNX_LIGHT_RETURN_IF(scale.shape().rank() > 1 || (count != 1 && count != n), kInvalidArgument,

@@ -150,6 +150,126 @@ void QGemm(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const
   }
   hwy::FreeAlignedBytes(panel, nullptr, nullptr);
 }
+
+// Columns of one packed panel for this target.
+int64_t PanelColumnsImpl() {
+  const hn::ScalableTag<int32_t> d32;
+  return static_cast<int64_t>(kQV * hn::Lanes(d32));
+}
+
+// b packed as QGemmI16PackedB: per panel of nr columns, per pair of rows, kQV blocks of
+// 2 * lanes bytes: (b[p][j], b[p + 1][j]) for the block's columns; zeros past k and n.
+void PackBI8Impl(int64_t k, int64_t n, const uint8_t* b, int64_t ldb, uint8_t* out) {
+  const int64_t nr = PanelColumnsImpl();
+  const int64_t pairs = (k + 1) / 2;
+  for (int64_t j = 0; j < n; j += nr) {
+    uint8_t* panel = out + j / nr * pairs * 2 * nr;
+    for (int64_t q = 0; q < pairs; ++q) {
+      uint8_t* dst = panel + q * 2 * nr;
+      for (int64_t col = 0; col < nr; ++col) {
+        const int64_t jj = j + col;
+        const int64_t p = 2 * q;
+        dst[2 * col] = jj < n ? b[p * ldb + jj] : 0;
+        dst[2 * col + 1] = jj < n && p + 1 < k ? b[(p + 1) * ldb + jj] : 0;
+      }
+    }
+  }
+}
+
+// QTile over a packed panel, kR rows (kQR, or 1 for the rows left: a decode step's one
+// row does not pay for kQR): the pairs widened from bytes in registers.
+template <size_t kR, typename B>
+HWY_INLINE void QTilePacked(int64_t k, const int16_t* a, int64_t lda, int64_t rows, const B* panel,
+                            int64_t cols, int32_t* c, int64_t ldc) {
+  const hn::ScalableTag<int32_t> d32;
+  const hn::Repartition<int16_t, decltype(d32)> d16;
+  const hn::Rebind<B, decltype(d16)> d8;
+  using V32 = hn::Vec<decltype(d32)>;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d32));
+  V32 acc[kR][kQV], acc1[kR][kQV];
+#pragma GCC unroll 16
+  for (size_t r = 0; r < kR; ++r) {
+#pragma GCC unroll 4
+    for (size_t v = 0; v < kQV; ++v)
+      acc[r][v] = acc1[r][v] = hn::Zero(d32);
+  }
+  const int16_t* arow[kR];
+#pragma GCC unroll 16
+  for (size_t r = 0; r < kR; ++r)
+    arow[r] = a + std::min<int64_t>(static_cast<int64_t>(r), rows - 1) * lda;
+  for (int64_t p = 0; p < k; p += 2) {
+    hn::Vec<decltype(d16)> bp[kQV];
+#pragma GCC unroll 4
+    for (size_t v = 0; v < kQV; ++v)
+      bp[v] = hn::PromoteTo(d16, hn::LoadU(d8, panel + v * 2 * static_cast<size_t>(lanes)));
+    panel += kQV * 2 * static_cast<size_t>(lanes);
+#pragma GCC unroll 16
+    for (size_t r = 0; r < kR; ++r) {
+      int32_t pair;
+      std::memcpy(&pair, arow[r] + p, sizeof(pair));
+      const auto ap = hn::BitCast(d16, hn::Set(d32, pair));
+#pragma GCC unroll 4
+      for (size_t v = 0; v < kQV; ++v)
+        acc[r][v] = hn::ReorderWidenMulAccumulate(d32, ap, bp[v], acc[r][v], acc1[r][v]);
+    }
+  }
+  HWY_ALIGN int32_t sums[kR][kQV * hn::MaxLanes(d32)];
+#pragma GCC unroll 16
+  for (size_t r = 0; r < kR; ++r) {
+#pragma GCC unroll 4
+    for (size_t v = 0; v < kQV; ++v)
+      hn::Store(hn::Add(acc[r][v], acc1[r][v]), d32, sums[r] + v * static_cast<size_t>(lanes));
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(c + r * ldc, sums[r], static_cast<size_t>(cols) * sizeof(int32_t));
+}
+
+template <typename B>
+void QGemmPacked(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const B* bytes,
+                 int64_t j0, const int32_t* zb, int32_t* c, int64_t ldc) {
+  const int64_t nr = PanelColumnsImpl();
+  const auto mr = static_cast<int64_t>(kQR);
+  const int64_t pairs = (k + 1) / 2;
+  for (int64_t j = 0; j < n; j += nr) {
+    const int64_t cols = std::min(nr, n - j);
+    const B* panel = bytes + (j0 + j) / nr * pairs * 2 * nr;
+    int64_t i = 0;
+    for (; i + mr <= m; i += mr)
+      QTilePacked<kQR>(k, a + i * lda, lda, mr, panel, cols, c + i * ldc + j, ldc);
+    for (; i < m; ++i)
+      QTilePacked<1>(k, a + i * lda, lda, 1, panel, cols, c + i * ldc + j, ldc);
+  }
+  // The zero points: c -= zb[j] * (sum of a's row), in int32 arithmetic that wraps as the
+  // sums do.
+  for (int64_t i = 0; i < m; ++i) {
+    uint32_t rowsum = 0;
+    for (int64_t p = 0; p < k; ++p)
+      rowsum += static_cast<uint32_t>(static_cast<int32_t>(a[i * lda + p]));
+    int32_t* ci = c + i * ldc;
+    for (int64_t j = 0; j < n; ++j)
+      ci[j] = static_cast<int32_t>(static_cast<uint32_t>(ci[j]) -
+                                   static_cast<uint32_t>(zb[j]) * rowsum);
+  }
+}
+
+void QGemmPackedImpl(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
+                     const uint8_t* bytes, bool b_signed, int64_t j0, const int32_t* zb, int32_t* c,
+                     int64_t ldc) {
+  if (b_signed) {
+    QGemmPacked(m, n, k, a, lda, reinterpret_cast<const int8_t*>(bytes), j0, zb, c, ldc);
+  } else {
+    QGemmPacked(m, n, k, a, lda, bytes, j0, zb, c, ldc);
+  }
+}
+#endif  // HWY_TARGET == HWY_SCALAR
+
+#if HWY_TARGET == HWY_SCALAR  // no packed form: QGemmI16PackB leaves it empty
+int64_t PanelColumnsImpl() {
+  return 0;
+}
+void PackBI8Impl(int64_t, int64_t, const uint8_t*, int64_t, uint8_t*) {}
+void QGemmPackedImpl(int64_t, int64_t, int64_t, const int16_t*, int64_t, const uint8_t*, bool,
+                     int64_t, const int32_t*, int32_t*, int64_t) {}
 #endif  // HWY_TARGET == HWY_SCALAR
 
 // DynamicQuantizeLinear's pieces: the range (with 0) and whether a NaN is present, and
@@ -216,6 +336,9 @@ HWY_AFTER_NAMESPACE();
 namespace onnx_light::kernels {
 
 HWY_EXPORT(QGemmImpl);
+HWY_EXPORT(PanelColumnsImpl);
+HWY_EXPORT(PackBI8Impl);
+HWY_EXPORT(QGemmPackedImpl);
 HWY_EXPORT(RangeF32Impl);
 HWY_EXPORT(QuantizeU8F32Impl);
 
@@ -229,6 +352,31 @@ void QuantizeU8F32(const float* x, size_t n, float scale, float zp, uint8_t* out
 void QGemmI16(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const void* b,
               bool b_signed, int64_t ldb, const int32_t* zb, int32_t* c, int64_t ldc) {
   HWY_DYNAMIC_DISPATCH(QGemmImpl)(m, n, k, a, lda, b, b_signed, ldb, zb, c, ldc);
+}
+
+void QGemmI16PackedB::Free::operator()(uint8_t* p) const {
+  hwy::FreeAlignedBytes(p, nullptr, nullptr);
+}
+
+QGemmI16PackedB QGemmI16PackB(int64_t k, int64_t n, const void* b, bool b_signed, int64_t ldb) {
+  QGemmI16PackedB p;
+  p.nr = HWY_DYNAMIC_DISPATCH(PanelColumnsImpl)();
+  if (p.nr <= 0 || k <= 0 || n <= 0) return p;
+  p.k = k;
+  p.n = n;
+  p.b_signed = b_signed;
+  const int64_t panels = (n + p.nr - 1) / p.nr, pairs = (k + 1) / 2;
+  const auto bytes = static_cast<size_t>(panels * pairs * 2 * p.nr);
+  p.bytes.reset(static_cast<uint8_t*>(hwy::AllocateAlignedBytes(bytes, nullptr, nullptr)));
+  HWY_DYNAMIC_DISPATCH(PackBI8Impl)(k, n, static_cast<const uint8_t*>(b), ldb, p.bytes.get());
+  return p;
+}
+
+void QGemmI16Packed(int64_t m, int64_t n, const int16_t* a, int64_t lda,
+                    const QGemmI16PackedB& packed, int64_t j0, const int32_t* zb, int32_t* c,
+                    int64_t ldc) {
+  HWY_DYNAMIC_DISPATCH(QGemmPackedImpl)(m, n, packed.k, a, lda, packed.bytes.get(),
+                                        packed.b_signed, j0, zb, c, ldc);
 }
 
 }  // namespace onnx_light::kernels

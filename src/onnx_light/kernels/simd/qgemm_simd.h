@@ -38,6 +38,25 @@ void QGemmVnni(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda, i
 void QGemmI16(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const void* b,
               bool b_signed, int64_t ldb, const int32_t* zb, int32_t* c, int64_t ldc);
 
+// A constant b [k x n] packed once for QGemmI16Packed (every CPU): column panels as the
+// int16 kernel reads them, rows in pairs with their bytes interleaved (b[p][j], b[p+1][j]),
+// still 8-bit (one byte a weight; widened in registers) and not centered (the zero points
+// are applied after the sums, from a's row sums). Empty (bytes null) on a scalar build.
+struct QGemmI16PackedB {
+  struct Free {
+    void operator()(uint8_t* p) const;
+  };
+  std::unique_ptr<uint8_t, Free> bytes;
+  int64_t k = 0, n = 0, nr = 0;  // nr: columns of a panel (the vector target's)
+  bool b_signed = true;
+};
+QGemmI16PackedB QGemmI16PackB(int64_t k, int64_t n, const void* b, bool b_signed, int64_t ldb);
+// c = a * (b - zb) for columns [j0, j0 + n) of packed b (j0 a multiple of packed.nr); a as
+// for QGemmI16 (rows lda apart, an odd k's rows followed by a readable 0).
+void QGemmI16Packed(int64_t m, int64_t n, const int16_t* a, int64_t lda,
+                    const QGemmI16PackedB& packed, int64_t j0, const int32_t* zb, int32_t* c,
+                    int64_t ldc);
+
 // DynamicQuantizeLinear in vector code: the range of x with 0 in it (lo <= 0 <= hi) and
 // whether x holds a NaN; then y = saturate(round_half_even(x / scale) + zp).
 void RangeF32(const float* x, size_t n, float* lo, float* hi, bool* nan);

@@ -86,12 +86,16 @@ def test_matmul_integer_errors():
         (9, 1, 70, np.int8, np.int8, False),  # k = 1
         (3, 1024, 33, np.int8, np.uint8, True),  # long k at the extremes
         (20, 300, 96, np.uint8, np.int8, True),
+        (1, 257, 130, np.uint8, np.int8, True),  # a decode step: one row, odd k
+        (5, 64, 40, np.int8, np.uint8, False),  # a row tile and one row left
     ],
 )
 def test_matmul_integer_exact_at_the_extremes(m, k, n, a_type, b_type, per_column, threads):
     # The int16 kernel sums pairs of products in int32 (vpmaddwd): exact for every 8-bit
     # value and zero point, including |a - za| = |b - zb| = 255 everywhere (the worst
-    # case for a saturating kernel). Against numpy in int64.
+    # case for a saturating kernel). B is a constant: packed once (int8 pairs widened in
+    # registers, or VNNI quads), the zero points applied after the sums. Against numpy in
+    # int64.
     rng = np.random.default_rng(m * n + k)
     ia, ib = np.iinfo(a_type), np.iinfo(b_type)
     a = rng.integers(ia.min, ia.max + 1, (m, k)).astype(a_type)
