@@ -23,6 +23,7 @@ const std::vector<GraphPass>& AllGraphPasses() {
       {"fuse_conv_affine", GraphOptimizationLevel::kExtended, &FuseConvAffine},
       {"fuse_layer_norm", GraphOptimizationLevel::kExtended, &FuseLayerNorm},
       {"fuse_matmul_integer_scale", GraphOptimizationLevel::kExtended, &FuseMatMulIntegerScale},
+      {"fuse_matmul_transpose", GraphOptimizationLevel::kExtended, &FuseMatMulTranspose},
       {"fuse_gelu", GraphOptimizationLevel::kExtended, &FuseGelu},
       {"fuse_elementwise_chain", GraphOptimizationLevel::kExtended, &FuseElementwiseChain},
       {"prepack_matmul_weights", GraphOptimizationLevel::kExtended, &PrepackMatMulWeights},

@@ -51,6 +51,7 @@ size_t FuseConvResidual(Graph& graph, const PassContext& ctx);
 size_t FuseConvAffine(Graph& graph, const PassContext& ctx);
 size_t FuseLayerNorm(Graph& graph, const PassContext& ctx);
 size_t FuseMatMulIntegerScale(Graph& graph, const PassContext& ctx);
+size_t FuseMatMulTranspose(Graph& graph, const PassContext& ctx);
 size_t FuseGelu(Graph& graph, const PassContext& ctx);
 size_t FuseElementwiseChain(Graph& graph, const PassContext& ctx);
 size_t PrepackMatMulWeights(Graph& graph, const PassContext& ctx);
