@@ -7,8 +7,8 @@
 // 2-D convolutions (quantized CNNs) take the fast path, the way ORT runs them: the input
 // once in channels-last order, each output pixel's window gathered as one row (taps x
 // channels of a group), one integer GEMM per group against the weights packed when the
-// kernel is made (uint8 x int8 with AVX-512 VNNI, int16 pairs otherwise:
-// simd/qgemm_simd.h; both exact), depthwise convolutions as a direct loop over channels,
+// kernel is made (uint8 x int8 with AVX-512 VNNI, bytes widened to int16 pairs in
+// registers otherwise: simd/qgemm_simd.h; both exact), depthwise convolutions as a direct loop over channels,
 // and the requantization per pixel; output pixels are split across the pool. Other ranks
 // take the reference path (im2col, conv_integer.h), with the same requantization.
 #include "quantization/qlinear_conv.h"
@@ -64,7 +64,8 @@ struct GemmWeights {
   int64_t group = 0, mg = 0, cg = 0, taps = 0;
   bool is_signed = true;
   std::vector<uint8_t> b;
-  std::vector<QGemmPackedB> packed;  // one per group, or empty
+  std::vector<QGemmPackedB> packed;      // one per group for the VNNI kernel, or empty
+  std::vector<QGemmI16PackedB> packed16;  // one per group for the int16 kernel, or empty
   int64_t K() const { return taps * cg; }
 };
 
@@ -85,10 +86,19 @@ GemmWeights MakeGemmWeights(const Tensor& w, int64_t group) {
         for (int64_t t = 0; t < g.taps; ++t)
           g.b[static_cast<size_t>((gi * k + t * g.cg + c) * g.mg + m)] =
               src[((gi * g.mg + m) * g.cg + c) * g.taps + t];
-  if (g.is_signed && HaveVnniQGemm() && !(g.cg == 1 && g.mg == 1)) {
+  if (g.cg == 1 && g.mg == 1) return g;  // depthwise: read directly
+  if (g.is_signed && HaveVnniQGemm()) {
     for (int64_t gi = 0; gi < group; ++gi)
       g.packed.push_back(QGemmVnniPackB(
           k, g.mg, reinterpret_cast<const int8_t*>(g.b.data()) + gi * k * g.mg, g.mg));
+  } else {
+    for (int64_t gi = 0; gi < group; ++gi) {
+      g.packed16.push_back(QGemmI16PackB(k, g.mg, g.b.data() + gi * k * g.mg, g.is_signed, g.mg));
+      if (g.packed16.back().bytes == nullptr) {  // a scalar build: b read in place
+        g.packed16.clear();
+        break;
+      }
+    }
   }
   return g;
 }
@@ -309,19 +319,26 @@ class QLinearConv : public KernelBase {
                     const bool inside = iy >= 0 && iy < h && ix >= 0 && ix < w;
                     const int64_t t = ty * kw + tx;
                     const int64_t from = (iy * w + ix) * c_in + g * cg;
+                    // (loops, not memcpy: a stem's taps are 3 channels)
                     if (vnni) {
                       uint8_t* dst = rows8.data() + i * k + t * cg;
+                      const uint8_t* src = x8.data() + from;
                       if (inside) {
-                        std::memcpy(dst, x8.data() + from, static_cast<size_t>(cg));
+                        for (int64_t ch = 0; ch < cg; ++ch)
+                          dst[ch] = src[ch];
                       } else {
-                        std::memset(dst, za, static_cast<size_t>(cg));
+                        for (int64_t ch = 0; ch < cg; ++ch)
+                          dst[ch] = static_cast<uint8_t>(za);
                       }
                     } else {
                       int16_t* dst = rows16.data() + i * k2 + t * cg;
+                      const int16_t* src = x16.data() + from;
                       if (inside) {
-                        std::memcpy(dst, x16.data() + from, static_cast<size_t>(cg) * 2);
+                        for (int64_t ch = 0; ch < cg; ++ch)
+                          dst[ch] = src[ch];
                       } else {
-                        std::memset(dst, 0, static_cast<size_t>(cg) * 2);
+                        for (int64_t ch = 0; ch < cg; ++ch)
+                          dst[ch] = 0;
                       }
                     }
                   }
@@ -333,6 +350,9 @@ class QLinearConv : public KernelBase {
                 QGemmVnni(n, mg, k, rows8.data(), k, za, nullptr,
                           reinterpret_cast<const int8_t*>(bg), mg, zb.data() + g * mg,
                           acc.data() + g * mg, m, &gw->packed[static_cast<size_t>(g)], 0);
+              } else if (!gw->packed16.empty()) {
+                QGemmI16Packed(n, mg, rows16.data(), k2, gw->packed16[static_cast<size_t>(g)], 0,
+                               zb.data() + g * mg, acc.data() + g * mg, m);
               } else {
                 QGemmI16(n, mg, k, rows16.data(), k2, bg, gw->is_signed, mg, zb.data() + g * mg,
                          acc.data() + g * mg, m);

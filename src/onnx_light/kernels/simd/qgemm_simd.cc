@@ -228,14 +228,17 @@ template <typename B>
 void QGemmPacked(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const B* bytes,
                  int64_t j0, const int32_t* zb, int32_t* c, int64_t ldc) {
   const int64_t nr = PanelColumnsImpl();
-  const auto mr = static_cast<int64_t>(kQR);
+  // Rows of a tile over a packed panel: 6 where there are 16 vector registers (12
+  // accumulators; the packed pairs need no registers of their own beyond the two loads).
+  constexpr size_t kPR = HWY_TARGET <= HWY_AVX3 ? 8 : 6;
+  const auto mr = static_cast<int64_t>(kPR);
   const int64_t pairs = (k + 1) / 2;
   for (int64_t j = 0; j < n; j += nr) {
     const int64_t cols = std::min(nr, n - j);
     const B* panel = bytes + (j0 + j) / nr * pairs * 2 * nr;
     int64_t i = 0;
     for (; i + mr <= m; i += mr)
-      QTilePacked<kQR>(k, a + i * lda, lda, mr, panel, cols, c + i * ldc + j, ldc);
+      QTilePacked<kPR>(k, a + i * lda, lda, mr, panel, cols, c + i * ldc + j, ldc);
     for (; i < m; ++i)
       QTilePacked<1>(k, a + i * lda, lda, 1, panel, cols, c + i * ldc + j, ldc);
   }
