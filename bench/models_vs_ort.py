@@ -14,8 +14,10 @@ their default optimizations (onnx-light: level all; ORT: ORT_ENABLE_ALL).
 The models come from scripts/setup.sh (npm, pinned, checksummed; shared/design/MODELS.md),
 except the rows marked "built here": a BERT encoder written as a PyTorch export writes it
 (tests/python/_bert_graph.py, random weights), as is and after ORT's transformer optimizer
-(onnxruntime.transformers.optimizer) fused it, generated into build/bench_models/ on first
-use. onnxruntime is the comparison baseline (and the optimizer) only.
+(onnxruntime.transformers.optimizer) fused it, and a ResNet-style CNN
+(tests/python/_cnn_graph.py) through onnxruntime's static quantizer in QDQ and QOperator
+formats, generated into build/bench_models/ on first use. onnxruntime is the comparison
+baseline (and the optimizer and quantizer) only.
 """
 
 from __future__ import annotations
@@ -140,6 +142,17 @@ CASES = {
         "built here: the same after ORT's transformer optimizer (Attention, "
         "EmbedLayerNormalization, SkipLayerNormalization, BiasGelu)",
     ),
+    "cnn_int8_qdq": (
+        "@cnn_int8_qdq.onnx",
+        {"x": [1, 3, 128, 128]},
+        "built here: a ResNet-style CNN (8 convs, width 32-64) through quantize_static, "
+        "QDQ format (uint8 activations, int8 weights)",
+    ),
+    "cnn_int8_qoperator": (
+        "@cnn_int8_qoperator.onnx",
+        {"x": [1, 3, 128, 128]},
+        "built here: the same CNN in QOperator format (QLinearConv, QLinearAdd, QGemm, ...)",
+    ),
 }
 
 GENERATED = REPO / "build" / "bench_models"
@@ -151,14 +164,22 @@ def model_path(name: str) -> Path:
 
 
 def generate(name: str) -> None:
-    """Writes a "built here" model (and the unfused one it comes from) if absent."""
+    """Writes a "built here" model (and what it is made from) if absent."""
     path = model_path(name)
     if not CASES[name][0].startswith("@") or path.exists():
         return
     sys.path.insert(0, str(REPO / "tests" / "python"))
+    GENERATED.mkdir(parents=True, exist_ok=True)
+    if name.startswith("cnn_int8"):
+        from _cnn_graph import quantize, resnet_like
+
+        plain = GENERATED / "cnn.onnx"
+        plain.write_bytes(resnet_like(size=128, width=32).SerializeToString())
+        fmt = "QDQ" if name.endswith("qdq") else "QOperator"
+        quantize(str(plain), str(path), fmt, 128)
+        return
     from _bert_graph import bert_encoder
 
-    GENERATED.mkdir(parents=True, exist_ok=True)
     plain = GENERATED / "bert_mini.onnx"
     model = bert_encoder(layers=4, hidden=256, heads=4, ffn=1024, vocab=30522, max_pos=512)
     plain.write_bytes(model.SerializeToString())

@@ -1,8 +1,10 @@
 """Models that went through ONNX Runtime's own tools, as users make them: a BERT encoder
 written as a PyTorch export writes it (tests/python/_bert_graph.py) and rewritten by
 onnxruntime.transformers.optimizer, and graphs ORT saves itself at the extended level
-(SessionOptions.optimized_model_filepath). onnx-light runs the rewritten model; the
-reference is ORT on the original, standard-op model (and ORT on the rewritten one).
+(SessionOptions.optimized_model_filepath), CNNs through the static quantizer and a GPT-style
+decoder with a KV cache (tests/python/_decoder_graph.py) through quantize_dynamic and the
+4-bit quantizer. onnx-light runs the rewritten model; the reference is ORT on the original,
+standard-op model (and ORT on the rewritten one).
 Tolerance: float32, atol 2e-5 relative to outputs of order 1 (the fusions reorder sums)."""
 
 from __future__ import annotations
@@ -395,3 +397,67 @@ def test_the_fused_bert_quantized_dynamically(bert, tmp_path, wt):
         # int8 weights: ORT's u8s8 kernels saturate pair sums without VNNI (0.08 off here);
         # each kernel's exactness is tested in tests/python/kernels/com_microsoft/.
         np.testing.assert_allclose(got, theirs, atol=1e-5 if wt == "QUInt8" else 0.2)
+
+
+# ---- a decoder with a KV cache, as exported and through both weight quantizers ---------
+
+
+@pytest.fixture(scope="module")
+def decoders(tmp_path_factory):
+    """{form: path}: the GPT-style decoder (tests/python/_decoder_graph.py), float32, int8
+    by quantize_dynamic (uint8 weights: ORT's u8u8 kernels are exact on every CPU) and
+    4-bit by matmul_nbits_quantizer."""
+    import onnx
+    from _decoder_graph import gpt_decoder
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+
+    d = tmp_path_factory.mktemp("decoder")
+    plain = d / "float.onnx"
+    onnx.save(gpt_decoder(layers=2, hidden=64, heads=4, ffn=128, vocab=512), str(plain))
+    quantize_dynamic(str(plain), str(d / "int8.onnx"), weight_type=QuantType.QUInt8)
+    q = MatMulNBitsQuantizer(onnx.load(str(plain)), block_size=32, is_symmetric=True)
+    q.process()
+    q.model.save_model_to_file(str(d / "int4.onnx"))
+    return {k: d / f"{k}.onnx" for k in ("float", "int8", "int4")}
+
+
+@pytest.mark.parametrize("form", ["float", "int8", "int4"])
+def test_a_decoder_step_with_a_kv_cache(decoders, form):
+    from _decoder_graph import decoder_feeds
+
+    data = decoders[form].read_bytes()
+    light = onnx_light.RuntimeSession(data)
+    theirs = ort_session(data, ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
+    names = [o.name for o in light.get_outputs()]
+    assert names[0] == "logits" and len(names) == 5
+    for past, tokens in [(0, 5), (7, 1), (33, 3)]:  # prefill (empty past), decode, odd sizes
+        feeds = decoder_feeds(2, 4, 16, past, tokens, seed=past)
+        got, want = light.run(None, feeds), theirs.run(None, feeds)
+        assert got[1].shape == (1, 4, past + tokens, 16)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("form", ["float", "int8", "int4"])
+def test_greedy_decoding_chooses_ort_tokens(decoders, form):
+    from _decoder_graph import decoder_feeds
+
+    def greedy(session, steps=12):
+        feeds, out_tokens = decoder_feeds(2, 4, 16, 0, 6, seed=1), []
+        names = [o.name for o in session.get_outputs()]
+        for _ in range(steps):
+            out = dict(zip(names, session.run(None, feeds)))
+            nxt = int(np.argmax(out["logits"][0, -1]))
+            out_tokens.append(nxt)
+            pos = int(feeds["position_ids"][0, -1]) + 1
+            feeds = {"input_ids": np.array([[nxt]]), "position_ids": np.array([[pos]])}
+            for i in range(2):
+                feeds[f"past_key_{i}"] = out[f"present_key_{i}"]
+                feeds[f"past_value_{i}"] = out[f"present_value_{i}"]
+        return out_tokens
+
+    data = decoders[form].read_bytes()
+    mine = greedy(onnx_light.RuntimeSession(data))
+    assert mine == greedy(ort_session(data, ort.GraphOptimizationLevel.ORT_ENABLE_ALL))
+    assert len(set(mine)) > 1  # not one token over and over
