@@ -103,6 +103,49 @@ GemmWeights MakeGemmWeights(const Tensor& w, int64_t group) {
   return g;
 }
 
+// The window geometry of a 2-D convolution over a channels-last image.
+struct Geometry {
+  int64_t h, w, c_in, cg, kh, kw, sh, sw, dh, dw, ph, pw;
+};
+
+// Output pixel (oy, ox)'s window as one GEMM row: for each tap (ty, tx), the cg channels from
+// `c0` of the input pixel under it, or `pad` (the zero point's value) outside the image.
+// Rows of taps that lie inside with unit dilation and all channels (group 1) are one
+// contiguous run of kw * c_in values in the channels-last image: one copy.
+template <typename E>
+void GatherWindow(const E* __restrict x, E* __restrict dst, E pad, const Geometry& g, int64_t oy,
+                  int64_t ox, int64_t c0) {
+  const int64_t ix0 = ox * g.sw - g.pw;
+  const bool whole_rows = g.dw == 1 && g.cg == g.c_in && ix0 >= 0 && ix0 + g.kw <= g.w;
+  for (int64_t ty = 0; ty < g.kh; ++ty) {
+    const int64_t iy = oy * g.sh - g.ph + ty * g.dh;
+    E* row = dst + ty * g.kw * g.cg;
+    if (iy < 0 || iy >= g.h) {
+      for (int64_t i = 0; i < g.kw * g.cg; ++i)
+        row[i] = pad;
+      continue;
+    }
+    if (whole_rows) {
+      const E* src = x + (iy * g.w + ix0) * g.c_in;
+      for (int64_t i = 0; i < g.kw * g.c_in; ++i)
+        row[i] = src[i];
+      continue;
+    }
+    for (int64_t tx = 0; tx < g.kw; ++tx) {
+      const int64_t ix = ix0 + tx * g.dw;
+      E* d = row + tx * g.cg;
+      if (ix < 0 || ix >= g.w) {
+        for (int64_t ch = 0; ch < g.cg; ++ch)
+          d[ch] = pad;
+      } else {
+        const E* src = x + (iy * g.w + ix) * g.c_in + c0;
+        for (int64_t ch = 0; ch < g.cg; ++ch)
+          d[ch] = src[ch];
+      }
+    }
+  }
+}
+
 class QLinearConv : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
@@ -173,34 +216,43 @@ class QLinearConv : public KernelBase {
   }
 
   // acc [pixels x m] (rows ldc apart) requantized into y: NCHW (pixel p of channel c at
-  // c * plane + p) or NHWC (p * m + c).
+  // c * plane + p) or NHWC (p * m + c). Each pixel's channels in a loop the compiler
+  // vectorizes (restrict pointers, parameters in locals: byte stores alias everything),
+  // into `tile` for NCHW, then each channel's pixels copied out contiguously.
+  template <typename T>
+  static void RequantizeRow(const int32_t* __restrict a, const int32_t* __restrict bias,
+                            const float* __restrict scale, int64_t m, float lo, float hi,
+                            int32_t zero, T* __restrict out) {
+    for (int64_t c = 0; c < m; ++c) {
+      // (the sum wraps in int32, as the accumulation does; NaN becomes the minimum)
+      const auto sum = static_cast<int32_t>(static_cast<uint32_t>(a[c]) + static_cast<uint32_t>(bias[c]));
+      float v = static_cast<float>(sum) * scale[c];
+      v = v > lo ? v : lo;
+      v = v < hi ? v : hi;
+      out[c] = static_cast<T>(static_cast<int32_t>(RoundSmall(v)) + zero);
+    }
+  }
   template <typename T>
   void Requantize(const Requant& q, const int32_t* acc, int64_t ldc, int64_t pixels, int64_t m,
-                  int64_t p0, int64_t plane, T* y) const {
+                  int64_t p0, int64_t plane, T* y, std::vector<uint8_t>* tile) const {
     constexpr auto kLo = static_cast<float>(std::numeric_limits<T>::min());
     constexpr auto kHi = static_cast<float>(std::numeric_limits<T>::max());
     const float lo = kLo - static_cast<float>(q.zero), hi = kHi - static_cast<float>(q.zero);
-    std::vector<float> row(static_cast<size_t>(m));
-    for (int64_t p = 0; p < pixels; ++p) {
-      const int32_t* a = acc + p * ldc;
-      for (int64_t c = 0; c < m; ++c) {
-        // (the sum wraps in int32, as the accumulation does; NaN becomes the minimum)
-        const auto sum = static_cast<int32_t>(static_cast<uint32_t>(a[c]) +
-                                              static_cast<uint32_t>(q.bias[static_cast<size_t>(c)]));
-        float v = static_cast<float>(sum) * q.scale[static_cast<size_t>(c)];
-        v = v > lo ? v : lo;
-        v = v < hi ? v : hi;
-        row[static_cast<size_t>(c)] = RoundSmall(v);
-      }
-      if (channels_last_) {
-        T* out = y + (p0 + p) * m;
-        for (int64_t c = 0; c < m; ++c)
-          out[c] = static_cast<T>(static_cast<int32_t>(row[static_cast<size_t>(c)]) + q.zero);
-      } else {
-        for (int64_t c = 0; c < m; ++c)
-          y[c * plane + p0 + p] =
-              static_cast<T>(static_cast<int32_t>(row[static_cast<size_t>(c)]) + q.zero);
-      }
+    if (channels_last_) {
+      for (int64_t p = 0; p < pixels; ++p)
+        RequantizeRow(acc + p * ldc, q.bias.data(), q.scale.data(), m, lo, hi, q.zero,
+                      y + (p0 + p) * m);
+      return;
+    }
+    tile->resize(static_cast<size_t>(pixels * m));
+    T* t = reinterpret_cast<T*>(tile->data());
+    for (int64_t p = 0; p < pixels; ++p)
+      RequantizeRow(acc + p * ldc, q.bias.data(), q.scale.data(), m, lo, hi, q.zero, t + p * m);
+    for (int64_t c = 0; c < m; ++c) {
+      T* __restrict out = y + c * plane + p0;
+      const T* __restrict in = t + c;
+      for (int64_t p = 0; p < pixels; ++p)
+        out[p] = in[p * m];
     }
   }
 
@@ -269,6 +321,7 @@ class QLinearConv : public KernelBase {
     const int64_t ph = win.pad_begin[0], pw = win.pad_begin[1];
     const int64_t kh = wd[2], kw = wd[3];
     const int64_t blocks = (plane + kPixelBlock - 1) / kPixelBlock;
+    const Geometry geo{h, w, c_in, cg, kh, kw, sh, sw, dh, dw, ph, pw};
 
     for (int64_t b = 0; b < batch; ++b) {
       const uint8_t* xi = xin + b * image;
@@ -287,6 +340,7 @@ class QLinearConv : public KernelBase {
         std::vector<uint8_t> rows8(vnni ? static_cast<size_t>(kPixelBlock * k) : 0);
         std::vector<int16_t> rows16(vnni || depthwise ? 0 : static_cast<size_t>(kPixelBlock * k2));
         std::vector<int32_t> acc(static_cast<size_t>(kPixelBlock * m));
+        std::vector<uint8_t> tile;
         for (int64_t blk = q0; blk < q1; ++blk) {
           const int64_t p0 = blk * kPixelBlock, n = std::min(kPixelBlock, plane - p0);
           if (depthwise) {
@@ -312,38 +366,14 @@ class QLinearConv : public KernelBase {
               // Each pixel's window as one row: taps x cg values, padding as the zero point.
               for (int64_t i = 0; i < n; ++i) {
                 const int64_t oy = (p0 + i) / ow, ox = (p0 + i) % ow;
-                for (int64_t ty = 0; ty < kh; ++ty) {
-                  const int64_t iy = oy * sh - ph + ty * dh;
-                  for (int64_t tx = 0; tx < kw; ++tx) {
-                    const int64_t ix = ox * sw - pw + tx * dw;
-                    const bool inside = iy >= 0 && iy < h && ix >= 0 && ix < w;
-                    const int64_t t = ty * kw + tx;
-                    const int64_t from = (iy * w + ix) * c_in + g * cg;
-                    // (loops, not memcpy: a stem's taps are 3 channels)
-                    if (vnni) {
-                      uint8_t* dst = rows8.data() + i * k + t * cg;
-                      const uint8_t* src = x8.data() + from;
-                      if (inside) {
-                        for (int64_t ch = 0; ch < cg; ++ch)
-                          dst[ch] = src[ch];
-                      } else {
-                        for (int64_t ch = 0; ch < cg; ++ch)
-                          dst[ch] = static_cast<uint8_t>(za);
-                      }
-                    } else {
-                      int16_t* dst = rows16.data() + i * k2 + t * cg;
-                      const int16_t* src = x16.data() + from;
-                      if (inside) {
-                        for (int64_t ch = 0; ch < cg; ++ch)
-                          dst[ch] = src[ch];
-                      } else {
-                        for (int64_t ch = 0; ch < cg; ++ch)
-                          dst[ch] = 0;
-                      }
-                    }
-                  }
+                if (vnni) {
+                  GatherWindow(x8.data(), rows8.data() + i * k, static_cast<uint8_t>(za), geo, oy,
+                               ox, g * cg);
+                } else {
+                  GatherWindow(x16.data(), rows16.data() + i * k2, int16_t{0}, geo, oy, ox,
+                               g * cg);
+                  if (k2 > k) rows16[static_cast<size_t>(i * k2 + k)] = 0;
                 }
-                if (!vnni && k2 > k) rows16[static_cast<size_t>(i * k2 + k)] = 0;
               }
               const uint8_t* bg = gw->b.data() + g * k * mg;
               if (vnni) {
@@ -360,10 +390,11 @@ class QLinearConv : public KernelBase {
             }
           }
           if (q.type == DataType::kInt8) {
-            Requantize(q, acc.data(), m, n, m, p0, plane, y->mutable_data<int8_t>() + b * m * plane);
+            Requantize(q, acc.data(), m, n, m, p0, plane, y->mutable_data<int8_t>() + b * m * plane,
+                       &tile);
           } else {
             Requantize(q, acc.data(), m, n, m, p0, plane,
-                       y->mutable_data<uint8_t>() + b * m * plane);
+                       y->mutable_data<uint8_t>() + b * m * plane, &tile);
           }
         }
       };
@@ -402,14 +433,17 @@ class QLinearConv : public KernelBase {
     // acc is [N, M, plane]: each image's channels-first block, requantized pixel by pixel
     // through a [plane x M] copy.
     std::vector<int32_t> t(static_cast<size_t>(plane * m));
+    std::vector<uint8_t> tile;
     for (int64_t b = 0; b < dims[0]; ++b) {
       for (int64_t c = 0; c < m; ++c)
         for (int64_t p = 0; p < plane; ++p)
           t[static_cast<size_t>(p * m + c)] = acc[static_cast<size_t>((b * m + c) * plane + p)];
       if (q.type == DataType::kInt8) {
-        Requantize(q, t.data(), m, plane, m, 0, plane, y->mutable_data<int8_t>() + b * m * plane);
+        Requantize(q, t.data(), m, plane, m, 0, plane, y->mutable_data<int8_t>() + b * m * plane,
+                   &tile);
       } else {
-        Requantize(q, t.data(), m, plane, m, 0, plane, y->mutable_data<uint8_t>() + b * m * plane);
+        Requantize(q, t.data(), m, plane, m, 0, plane, y->mutable_data<uint8_t>() + b * m * plane,
+                   &tile);
       }
     }
     return Status::Ok();
