@@ -174,26 +174,36 @@ class Pool : public KernelBase {
   template <typename T>
   static void MaxPool2DBytes(const Window& w, const T* xp, T* yp, int64_t nc) {
     const int64_t height = w.in[0], width = w.in[1], oh_n = w.out[0], ow_n = w.out[1];
-    for (int64_t p = 0; p < nc; ++p) {
-      const T* xc = xp + p * height * width;
-      T* yc = yp + p * oh_n * ow_n;
-      for (int64_t oh = 0; oh < oh_n; ++oh) {
-        const int64_t h0 = oh * w.strides[0] - w.pad_begin[0];
+    // The taps inside the input, per output row and column, once: [first, last) tap
+    // indices (the loops below then have no bounds tests).
+    auto range = [&](size_t d, int64_t o, int64_t size) {
+      const int64_t start = o * w.strides[d] - w.pad_begin[d], step = w.dilations[d];
+      int64_t first = 0, last = w.kernel[d];
+      while (first < last && start + first * step < 0)
+        ++first;
+      while (last > first && start + (last - 1) * step >= size)
+        --last;
+      return std::pair<int64_t, int64_t>(first, last);
+    };
+    std::vector<std::pair<int64_t, int64_t>> cols(static_cast<size_t>(ow_n));
+    for (int64_t ow = 0; ow < ow_n; ++ow)
+      cols[static_cast<size_t>(ow)] = range(1, ow, width);
+    for (int64_t oh = 0; oh < oh_n; ++oh) {
+      const auto [r0, r1] = range(0, oh, height);
+      const int64_t h0 = oh * w.strides[0] - w.pad_begin[0];
+      for (int64_t p = 0; p < nc; ++p) {
+        const T* xc = xp + p * height * width;
+        T* yr = yp + (p * oh_n + oh) * ow_n;
         for (int64_t ow = 0; ow < ow_n; ++ow) {
+          const auto [c0, c1] = cols[static_cast<size_t>(ow)];
           const int64_t w0 = ow * w.strides[1] - w.pad_begin[1];
           T best = std::numeric_limits<T>::lowest();
-          bool any = false;
-          for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
-            const int64_t ih = h0 + kh * w.dilations[0];
-            if (ih < 0 || ih >= height) continue;
-            for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
-              const int64_t iw = w0 + kw * w.dilations[1];
-              if (iw < 0 || iw >= width) continue;
-              best = std::max(best, xc[ih * width + iw]);
-              any = true;
-            }
+          for (int64_t kh = r0; kh < r1; ++kh) {
+            const T* xr = xc + (h0 + kh * w.dilations[0]) * width + w0;
+            for (int64_t kw = c0; kw < c1; ++kw)
+              best = std::max(best, xr[kw * w.dilations[1]]);
           }
-          yc[oh * ow_n + ow] = any ? best : T{0};
+          yr[ow] = r0 < r1 && c0 < c1 ? best : T{0};
         }
       }
     }
