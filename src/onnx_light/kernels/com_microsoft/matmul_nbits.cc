@@ -198,7 +198,9 @@ class MatMulNBits : public KernelBase {
             }
           }
         },
-        std::max<int64_t>(1, 4096 / std::max<int64_t>(1, k_ / 64)));
+        // chunks of ~32k weights: a decode step's GEMV is bound by reading them, and both
+        // cores stream
+        std::max<int64_t>(8, 512 / std::max<int64_t>(1, k_ / 64)));
   }
 
   // Column n of W in float (any bits, g_idx or not) into wj[0, K).

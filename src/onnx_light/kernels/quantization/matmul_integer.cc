@@ -113,7 +113,10 @@ Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, 
     // Column panels split across the pool when the product is large (~1M multiply-adds
     // per part).
     const int64_t workers = pool != nullptr ? pool->threads() : 1;
-    const int64_t parts = std::max<int64_t>(1, std::min({workers, n / 64, m * n * k >> 20}));
+    // (or when B alone is large: a decode step's one row is bound by reading B, and both
+    // cores stream it)
+    const int64_t parts = std::max<int64_t>(
+        1, std::min({workers, n / 64, std::max(m * n * k >> 20, k * n >> 16)}));
     auto cols = [&](int64_t q0, int64_t q1) {
       for (int64_t q = q0; q < q1; ++q) {
         const int64_t j0 = n * q / parts / 64 * 64,
