@@ -146,6 +146,49 @@ void GatherWindow(const E* __restrict x, E* __restrict dst, E pad, const Geometr
   }
 }
 
+// One image's codes in channels-last order [pixels, c]: centered int16 (x - zx) for the
+// int16 kernel, or bytes xor'd with `flip` (0x80 makes int8 codes uint8 ones, the zero point
+// shifted with them) for the VNNI one. From channels-first input in blocks of pixels, each
+// channel's run read contiguously.
+template <typename E>
+void ChannelsLastCentered(const E* __restrict x, int64_t pixels, int64_t c, bool channels_last,
+                          int32_t zx, int16_t* __restrict out) {
+  if (channels_last) {
+    for (int64_t i = 0; i < pixels * c; ++i)
+      out[i] = static_cast<int16_t>(static_cast<int32_t>(x[i]) - zx);
+    return;
+  }
+  constexpr int64_t kBlock = 64;
+  for (int64_t p0 = 0; p0 < pixels; p0 += kBlock) {
+    const int64_t n = std::min(kBlock, pixels - p0);
+    for (int64_t ch = 0; ch < c; ++ch) {
+      const E* src = x + ch * pixels + p0;
+      int16_t* dst = out + p0 * c + ch;
+      for (int64_t i = 0; i < n; ++i)
+        dst[i * c] = static_cast<int16_t>(static_cast<int32_t>(src[i]) - zx);
+    }
+  }
+}
+
+void ChannelsLastCodes(const uint8_t* __restrict x, int64_t pixels, int64_t c, bool channels_last,
+                       uint8_t flip, uint8_t* __restrict out) {
+  if (channels_last) {
+    for (int64_t i = 0; i < pixels * c; ++i)
+      out[i] = static_cast<uint8_t>(x[i] ^ flip);
+    return;
+  }
+  constexpr int64_t kBlock = 64;
+  for (int64_t p0 = 0; p0 < pixels; p0 += kBlock) {
+    const int64_t n = std::min(kBlock, pixels - p0);
+    for (int64_t ch = 0; ch < c; ++ch) {
+      const uint8_t* src = x + ch * pixels + p0;
+      uint8_t* dst = out + p0 * c + ch;
+      for (int64_t i = 0; i < n; ++i)
+        dst[i * c] = static_cast<uint8_t>(src[i] ^ flip);
+    }
+  }
+}
+
 class QLinearConv : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
@@ -325,16 +368,13 @@ class QLinearConv : public KernelBase {
 
     for (int64_t b = 0; b < batch; ++b) {
       const uint8_t* xi = xin + b * image;
-      for (int64_t pos = 0; pos < h * w; ++pos) {
-        for (int64_t c = 0; c < c_in; ++c) {
-          const uint8_t byte = channels_last_ ? xi[pos * c_in + c] : xi[c * h * w + pos];
-          if (vnni) {
-            x8[static_cast<size_t>(pos * c_in + c)] = x_signed ? byte ^ 0x80u : byte;
-          } else {
-            const int32_t v = x_signed ? static_cast<int8_t>(byte) : byte;
-            x16[static_cast<size_t>(pos * c_in + c)] = static_cast<int16_t>(v - zx);
-          }
-        }
+      if (vnni) {
+        ChannelsLastCodes(xi, h * w, c_in, channels_last_, x_signed ? 0x80 : 0, x8.data());
+      } else if (x_signed) {
+        ChannelsLastCentered(reinterpret_cast<const int8_t*>(xi), h * w, c_in, channels_last_, zx,
+                             x16.data());
+      } else {
+        ChannelsLastCentered(xi, h * w, c_in, channels_last_, zx, x16.data());
       }
       auto run = [&](int64_t q0, int64_t q1) {
         std::vector<uint8_t> rows8(vnni ? static_cast<size_t>(kPixelBlock * k) : 0);
