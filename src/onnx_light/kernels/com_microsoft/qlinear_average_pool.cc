@@ -5,6 +5,7 @@
 // float (x_scale * (x - x_zp)), summed in row-major tap order, divided by the count (the
 // kernel's size with count_include_pad, else the taps inside X), quantized
 // saturate(round_half_even(v / y_scale + y_zp)).
+#include <array>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -61,38 +62,60 @@ class QLinearAveragePool : public KernelBase {
            QParams yq) const {
     const size_t n = w.in.size();
     const int64_t in_count = w.InCount(), out_count = w.OutCount(), taps = w.KernelCount();
-    // element (b, c, spatial offset o) of X / Y
-    auto at = [&](int64_t b, int64_t c, int64_t o, int64_t count) {
-      return channels_last_ ? (b * count + o) * channels + c : (b * channels + c) * count + o;
-    };
     constexpr auto kLo = static_cast<int32_t>(std::numeric_limits<T>::min());
     constexpr auto kHi = static_cast<int32_t>(std::numeric_limits<T>::max());
-    std::vector<int64_t> pos(n);
+    // Each code's dequantized value, once (the same float as computing it per tap).
+    std::array<float, 256> value{};
+    for (int i = 0; i < 256; ++i) {
+      const auto code = static_cast<int32_t>(static_cast<T>(static_cast<uint8_t>(i)));
+      value[static_cast<size_t>(i)] = xq.scale * static_cast<float>(code - xq.zero_point);
+    }
+    auto quantize = [&](float sum, int64_t inside) {
+      const float avg = sum / static_cast<float>(include_pad_ ? taps : inside);
+      const auto q =
+          static_cast<int32_t>(std::nearbyint(avg / yq.scale + static_cast<float>(yq.zero_point)));
+      return static_cast<T>(std::max(kLo, std::min(q, kHi)));
+    };
+    std::vector<int64_t> pos(n), offsets;
+    offsets.reserve(static_cast<size_t>(taps));
+    std::vector<float> sums(channels_last_ ? static_cast<size_t>(channels) : 0);
     for (int64_t b = 0; b < batch; ++b) {
       ForEachOutput(w, [&](int64_t o, const std::vector<int64_t>& start) {
-        for (int64_t c = 0; c < channels; ++c) {
-          float sum = 0.0f;
-          int64_t inside = 0;
-          for (int64_t t = 0; t < taps; ++t) {
-            int64_t rest = t, offset = 0;
-            bool ok = true;
-            for (size_t i = n; i-- > 0;) {
-              pos[i] = start[i] + rest % w.kernel[i];
-              rest /= w.kernel[i];
-              ok = ok && pos[i] >= 0 && pos[i] < w.in[i];
-            }
-            if (!ok) continue;
-            for (size_t i = 0; i < n; ++i)
-              offset = offset * w.in[i] + pos[i];
-            sum +=
-                xq.scale * static_cast<float>(static_cast<int32_t>(x[at(b, c, offset, in_count)]) -
-                                              xq.zero_point);
-            ++inside;
+        // The output's taps inside the input, in tap order, once for all channels (each
+        // channel's sum then adds them in that order, as before).
+        offsets.clear();
+        for (int64_t t = 0; t < taps; ++t) {
+          int64_t rest = t, offset = 0;
+          bool ok = true;
+          for (size_t i = n; i-- > 0;) {
+            pos[i] = start[i] + rest % w.kernel[i];
+            rest /= w.kernel[i];
+            ok = ok && pos[i] >= 0 && pos[i] < w.in[i];
           }
-          const float avg = sum / static_cast<float>(include_pad_ ? taps : inside);
-          const auto q = static_cast<int32_t>(
-              std::nearbyint(avg / yq.scale + static_cast<float>(yq.zero_point)));
-          y[at(b, c, o, out_count)] = static_cast<T>(std::max(kLo, std::min(q, kHi)));
+          if (!ok) continue;
+          for (size_t i = 0; i < n; ++i)
+            offset = offset * w.in[i] + pos[i];
+          offsets.push_back(offset);
+        }
+        const auto inside = static_cast<int64_t>(offsets.size());
+        if (channels_last_) {
+          std::fill(sums.begin(), sums.end(), 0.0f);
+          for (int64_t off : offsets) {
+            const T* xr = x + (b * in_count + off) * channels;
+            for (int64_t c = 0; c < channels; ++c)
+              sums[static_cast<size_t>(c)] += value[static_cast<uint8_t>(xr[c])];
+          }
+          T* yr = y + (b * out_count + o) * channels;
+          for (int64_t c = 0; c < channels; ++c)
+            yr[c] = quantize(sums[static_cast<size_t>(c)], inside);
+          return;
+        }
+        for (int64_t c = 0; c < channels; ++c) {
+          const T* xc = x + (b * channels + c) * in_count;
+          float sum = 0.0f;
+          for (int64_t off : offsets)
+            sum += value[static_cast<uint8_t>(xc[off])];
+          y[(b * channels + c) * out_count + o] = quantize(sum, inside);
         }
       });
     }
