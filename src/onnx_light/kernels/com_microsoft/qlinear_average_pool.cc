@@ -5,8 +5,8 @@
 // float (x_scale * (x - x_zp)), summed in row-major tap order, divided by the count (the
 // kernel's size with count_include_pad, else the taps inside X), quantized
 // saturate(round_half_even(v / y_scale + y_zp)).
-#include <array>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <memory>
