@@ -98,9 +98,9 @@ class Pool : public KernelBase {
     if (kMax && indices == nullptr && w.in.size() == 2 &&
         (x.dtype() == DataType::kUint8 || x.dtype() == DataType::kInt8)) {
       if (x.dtype() == DataType::kUint8) {
-        MaxPool2DBytes(w, x.data<uint8_t>(), y->mutable_data<uint8_t>(), nc);
+        MaxPool2DBytes(w, x.data<uint8_t>(), y->mutable_data<uint8_t>(), nc, ctx.thread_pool());
       } else {
-        MaxPool2DBytes(w, x.data<int8_t>(), y->mutable_data<int8_t>(), nc);
+        MaxPool2DBytes(w, x.data<int8_t>(), y->mutable_data<int8_t>(), nc, ctx.thread_pool());
       }
       return Status::Ok();
     }
@@ -172,7 +172,7 @@ class Pool : public KernelBase {
   // each output's taps inside the input, directly; 0 where none is. The generic path's
   // result, without its per-output bookkeeping.
   template <typename T>
-  static void MaxPool2DBytes(const Window& w, const T* xp, T* yp, int64_t nc) {
+  static void MaxPool2DBytes(const Window& w, const T* xp, T* yp, int64_t nc, ThreadPool* pool) {
     const int64_t height = w.in[0], width = w.in[1], oh_n = w.out[0], ow_n = w.out[1];
     // The taps inside the input, per output row and column, once: [first, last) tap
     // indices (the loops below then have no bounds tests).
@@ -188,24 +188,70 @@ class Pool : public KernelBase {
     std::vector<std::pair<int64_t, int64_t>> cols(static_cast<size_t>(ow_n));
     for (int64_t ow = 0; ow < ow_n; ++ow)
       cols[static_cast<size_t>(ow)] = range(1, ow, width);
-    for (int64_t oh = 0; oh < oh_n; ++oh) {
-      const auto [r0, r1] = range(0, oh, height);
-      const int64_t h0 = oh * w.strides[0] - w.pad_begin[0];
-      for (int64_t p = 0; p < nc; ++p) {
+    // The columns whose whole window row is inside: [in0, in1).
+    int64_t in0 = 0, in1 = 0;
+    while (in0 < ow_n && cols[static_cast<size_t>(in0)] != std::make_pair(int64_t{0}, w.kernel[1]))
+      ++in0;
+    in1 = in0;
+    while (in1 < ow_n && cols[static_cast<size_t>(in1)] == std::make_pair(int64_t{0}, w.kernel[1]))
+      ++in1;
+    const int64_t sw = w.strides[1], dw = w.dilations[1], kw_n = w.kernel[1];
+    auto planes = [&](int64_t p0, int64_t p1) {
+      std::vector<T> rowmax(static_cast<size_t>(ow_n));
+      for (int64_t p = p0; p < p1; ++p) {
         const T* xc = xp + p * height * width;
-        T* yr = yp + (p * oh_n + oh) * ow_n;
-        for (int64_t ow = 0; ow < ow_n; ++ow) {
-          const auto [c0, c1] = cols[static_cast<size_t>(ow)];
-          const int64_t w0 = ow * w.strides[1] - w.pad_begin[1];
-          T best = std::numeric_limits<T>::lowest();
-          for (int64_t kh = r0; kh < r1; ++kh) {
-            const T* xr = xc + (h0 + kh * w.dilations[0]) * width + w0;
-            for (int64_t kw = c0; kw < c1; ++kw)
-              best = std::max(best, xr[kw * w.dilations[1]]);
+        for (int64_t oh = 0; oh < oh_n; ++oh) {
+          const auto [r0, r1] = range(0, oh, height);
+          const int64_t h0 = oh * w.strides[0] - w.pad_begin[0];
+          T* yr = yp + (p * oh_n + oh) * ow_n;
+          if (r0 >= r1) {
+            std::fill(yr, yr + ow_n, T{0});
+            continue;
           }
-          yr[ow] = r0 < r1 && c0 < c1 ? best : T{0};
+          // Row by row of the window: the maximum over each row's taps (the inner columns
+          // without range lookups), then over the rows.
+          std::fill(rowmax.begin(), rowmax.end(), std::numeric_limits<T>::lowest());
+          for (int64_t kh = r0; kh < r1; ++kh) {
+            const T* xr = xc + (h0 + kh * w.dilations[0]) * width;
+            for (int64_t ow = 0; ow < ow_n; ++ow) {
+              if (ow == in0 && in1 > in0) {
+                if (kw_n == 2 && dw == 1) {
+                  for (; ow < in1; ++ow) {
+                    const T* q = xr + ow * sw - w.pad_begin[1];
+                    rowmax[static_cast<size_t>(ow)] =
+                        std::max(rowmax[static_cast<size_t>(ow)], std::max(q[0], q[1]));
+                  }
+                } else if (kw_n == 3 && dw == 1) {
+                  for (; ow < in1; ++ow) {
+                    const T* q = xr + ow * sw - w.pad_begin[1];
+                    rowmax[static_cast<size_t>(ow)] = std::max(
+                        rowmax[static_cast<size_t>(ow)], std::max(std::max(q[0], q[1]), q[2]));
+                  }
+                }
+                if (ow >= ow_n) break;
+              }
+              const auto [c0, c1] = cols[static_cast<size_t>(ow)];
+              const T* q = xr + ow * sw - w.pad_begin[1];
+              T best = rowmax[static_cast<size_t>(ow)];
+              for (int64_t kw = c0; kw < c1; ++kw)
+                best = std::max(best, q[kw * dw]);
+              rowmax[static_cast<size_t>(ow)] = best;
+            }
+          }
+          for (int64_t ow = 0; ow < ow_n; ++ow) {
+            const auto [c0, c1] = cols[static_cast<size_t>(ow)];
+            yr[ow] = c0 < c1 ? rowmax[static_cast<size_t>(ow)] : T{0};
+          }
         }
       }
+    };
+    // Planes split across the pool in chunks of ~64k taps.
+    const int64_t per_plane = std::max<int64_t>(1, oh_n * ow_n * w.kernel[0] * kw_n);
+    const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / per_plane);
+    if (pool != nullptr && pool->threads() > 1 && nc >= 2 * grain) {
+      pool->ParallelFor(nc, grain, planes);
+    } else {
+      planes(0, nc);
     }
   }
 
