@@ -24,7 +24,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -35,6 +34,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO / "tests" / "python"))
+
+from models_vs_ort import make_session, median_seconds, vm_kib  # noqa: E402
 
 GENERATED = REPO / "build" / "bench_models"
 LAYERS, HIDDEN, HEADS, FFN, VOCAB = 4, 256, 4, 1024, 8192
@@ -59,23 +60,12 @@ def generate() -> None:
     plain = GENERATED / FORMS["float"]
     model = gpt_decoder(layers=LAYERS, hidden=HIDDEN, heads=HEADS, ffn=FFN, vocab=VOCAB)
     onnx.save(model, str(plain))
-    quantize_dynamic(str(plain), str(GENERATED / FORMS["int8_dynamic"]), weight_type=QuantType.QInt8)
+    quantize_dynamic(
+        str(plain), str(GENERATED / FORMS["int8_dynamic"]), weight_type=QuantType.QInt8
+    )
     q = MatMulNBitsQuantizer(onnx.load(str(plain)), block_size=32, is_symmetric=True)
     q.process()
     q.model.save_model_to_file(str(GENERATED / FORMS["int4"]))
-
-
-def make_session(runtime: str, path: Path, threads: int):
-    if runtime == "ort":
-        import onnxruntime as ort
-
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = threads
-        so.inter_op_num_threads = 1
-        return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
-    import onnx_light
-
-    return onnx_light.RuntimeSession(str(path), intra_op_threads=threads)
 
 
 def step_feeds(past: int, tokens: int = 1, seed: int = 0) -> dict:
@@ -104,13 +94,6 @@ def greedy(session, steps: int = NEW_TOKENS) -> list:
     return tokens
 
 
-def vm_kib(field: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    raise RuntimeError(f"no {field} in /proc/self/status")
-
-
 def child(form: str, runtime: str, threads: int, what: str, min_time: float) -> None:
     if runtime == "ort":
         import onnxruntime  # noqa: F401
@@ -121,24 +104,12 @@ def child(form: str, runtime: str, threads: int, what: str, min_time: float) -> 
     s = make_session(runtime, GENERATED / FORMS[form], threads)
     if what == "greedy":
         greedy(s, 4)
-        times = []
-        deadline = time.perf_counter() + min_time
-        while time.perf_counter() < deadline or len(times) < 3:
-            t0 = time.perf_counter()
-            greedy(s)
-            times.append(time.perf_counter() - t0)
-        result = {"tokens_per_s": NEW_TOKENS / float(np.median(times))}
+        result = {"tokens_per_s": NEW_TOKENS / median_seconds(lambda: greedy(s), min_time, 3)}
     else:
         feeds = step_feeds(int(what))
         s.run(None, feeds)
         s.run(None, feeds)
-        times = []
-        deadline = time.perf_counter() + min_time
-        while time.perf_counter() < deadline or len(times) < 5:
-            t0 = time.perf_counter()
-            s.run(None, feeds)
-            times.append(time.perf_counter() - t0)
-        result = {"ms": float(np.median(times)) * 1e3}
+        result = {"ms": median_seconds(lambda: s.run(None, feeds), min_time) * 1e3}
     result["rss_mib"] = (vm_kib("VmHWM") - base) / 1024
     print(json.dumps(result))
 
@@ -192,7 +163,11 @@ def main() -> None:
                 rss.setdefault("ort", ort["rss_mib"])
                 ratios.append(light["ms"] / ort["ms"])
                 cells += [f"{light['ms']:.3f}", f"{ort['ms']:.3f}", f"{ratios[-1]:.2f}x"]
-            cells += [f"{rss['light']:.1f}", f"{rss['ort']:.1f}", f"{max_difference(form, past):.1e}"]
+            cells += [
+                f"{rss['light']:.1f}",
+                f"{rss['ort']:.1f}",
+                f"{max_difference(form, past):.1e}",
+            ]
             lines.append("| " + " | ".join(cells) + " |")
             print(lines[-1], flush=True)
     ghead = "| greedy decode | " + " | ".join(

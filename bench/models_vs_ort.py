@@ -250,6 +250,17 @@ def vm_kib(field: str) -> int:
     raise RuntimeError(f"no {field} in /proc/self/status")
 
 
+def median_seconds(fn, min_time: float, at_least: int = 5) -> float:
+    """The median time of fn() over calls for min_time seconds, and at_least calls."""
+    times = []
+    deadline = time.perf_counter() + min_time
+    while time.perf_counter() < deadline or len(times) < at_least:
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
 def child(name: str, runtime: str, threads: int, min_time: float) -> None:
     """Prints {"ms": median latency, "rss_mib": peak RSS growth} as JSON."""
     if runtime == "ort":
@@ -262,14 +273,9 @@ def child(name: str, runtime: str, threads: int, min_time: float) -> None:
     feeds = feeds_for(name, s)
     s.run(None, feeds)
     s.run(None, feeds)
-    times = []
-    deadline = time.perf_counter() + min_time
-    while time.perf_counter() < deadline or len(times) < 5:
-        t0 = time.perf_counter()
-        s.run(None, feeds)
-        times.append(time.perf_counter() - t0)
+    ms = median_seconds(lambda: s.run(None, feeds), min_time) * 1e3
     peak = vm_kib("VmHWM")
-    print(json.dumps({"ms": float(np.median(times)) * 1e3, "rss_mib": (peak - base) / 1024}))
+    print(json.dumps({"ms": ms, "rss_mib": (peak - base) / 1024}))
 
 
 def measure(name: str, runtime: str, threads: int, min_time: float) -> dict:

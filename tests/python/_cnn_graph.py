@@ -82,9 +82,7 @@ def quantize(src: str, dst: str, fmt: str, size: int, act: str = "QUInt8", per_c
     )
 
     rng = np.random.default_rng(5)
-    batches = [
-        {"x": rng.standard_normal((1, 3, size, size)).astype(np.float32)} for _ in range(8)
-    ]
+    batches = [{"x": rng.standard_normal((1, 3, size, size)).astype(np.float32)} for _ in range(8)]
 
     class Reader(CalibrationDataReader):
         def __init__(self):

@@ -42,7 +42,9 @@ def gpt_decoder(layers=2, hidden=64, heads=4, ffn=256, vocab=512, max_pos=1024, 
 
     def linear(x, name, n_in, n_out):
         y = node("MatMul", [x, w(name + "_w", n_in, n_out)], name + "_mm")
-        return node("Add", [y, w(name + "_bias", n_out, value=0.02 * rng.standard_normal(n_out))], name)
+        return node(
+            "Add", [y, w(name + "_bias", n_out, value=0.02 * rng.standard_normal(n_out))], name
+        )
 
     c("heads_shape", [1, -1, heads, d])
     c("hidden_shape", [1, -1, hidden])
@@ -86,6 +88,7 @@ def gpt_decoder(layers=2, hidden=64, heads=4, ffn=256, vocab=512, max_pos=1024, 
         def heads_first(t):
             r = node("Reshape", [t, "heads_shape"], t + "_r")
             return node("Transpose", [r], t + "_t", perm=[0, 2, 1, 3])
+
         q, k, v = heads_first(q), heads_first(k), heads_first(v)
         pk, pv = f"past_key_{i}", f"past_value_{i}"
         inputs += [

@@ -4,7 +4,7 @@ QOperator form names, with the same codes: onnx-light's QDQ result equals its QO
 result exactly (each integer kernel is tested exact against its own reference), and its
 float path (the pass off) within a few codes of rounding. ORT is compared only where its
 answer does not depend on the CPU (weights within +-63: its u8s8 kernels saturate on AVX2
-beyond that). What must not become integer keeps its float nodes and its results.""" 
+beyond that). What must not become integer keeps its float nodes and its results."""
 
 from __future__ import annotations
 
@@ -104,7 +104,15 @@ def conv_group(*, bias_scale_off=False, output_too=False, float_bias=False):
     ]
     nodes.append(helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]))
     ws = (rng.random(6) * 0.01 + 0.002).astype(np.float32)
-    dq("w", rng.integers(-63, 64, (6, 4, 3, 3)).astype(np.int8), ws, np.zeros(6, np.int8), nodes, inits, axis=0)
+    dq(
+        "w",
+        rng.integers(-63, 64, (6, 4, 3, 3)).astype(np.int8),
+        ws,
+        np.zeros(6, np.int8),
+        nodes,
+        inits,
+        axis=0,
+    )
     b = rng.integers(-2000, 2000, 6).astype(np.int32)
     if float_bias:
         inits.append(numpy_helper.from_array((b * 0.05 * ws).astype(np.float32), "b"))
@@ -131,13 +139,13 @@ def test_a_conv_group_becomes_qlinear_conv_and_matches_ort(tmp_path):
     off = onnx_light.RuntimeSession(m, disabled_passes=["qdq_to_integer"]).run(None, x)[0]
     np.testing.assert_allclose(got, off, atol=0.2 + 1e-6)  # one code of y (scale 0.2)
     np.testing.assert_allclose(
-        got, ort.InferenceSession(m, providers=["CPUExecutionProvider"]).run(None, x)[0], atol=0.2 + 1e-6
+        got,
+        ort.InferenceSession(m, providers=["CPUExecutionProvider"]).run(None, x)[0],
+        atol=0.2 + 1e-6,
     )
 
 
-@pytest.mark.parametrize(
-    "why", ["bias_scale_off", "output_too", "float_bias"]
-)
+@pytest.mark.parametrize("why", ["bias_scale_off", "output_too", "float_bias"])
 def test_groups_that_must_stay_float(why, tmp_path):
     m = conv_group(**{why: True})
     ops = ops_after_passes(m, tmp_path)

@@ -1,5 +1,7 @@
 // ConvInteger, and the reference integer convolution it shares with QLinearConv's general
 // path (conv_integer.h): im2col and an int32 product that wraps, as the ONNX reference.
+#include "quantization/conv_integer.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -9,7 +11,6 @@
 #include "common/kernel_util.h"
 #include "common/window.h"
 #include "math/gemm.h"
-#include "quantization/conv_integer.h"
 
 namespace onnx_light::kernels {
 

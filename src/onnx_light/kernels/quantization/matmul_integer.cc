@@ -115,8 +115,8 @@ Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, 
     const int64_t workers = pool != nullptr ? pool->threads() : 1;
     // (or when B alone is large: a decode step's one row is bound by reading B, and both
     // cores stream it)
-    const int64_t parts = std::max<int64_t>(
-        1, std::min({workers, n / 64, std::max(m * n * k >> 20, k * n >> 16)}));
+    const int64_t parts =
+        std::max<int64_t>(1, std::min({workers, n / 64, std::max(m * n * k >> 20, k * n >> 16)}));
     auto cols = [&](int64_t q0, int64_t q1) {
       for (int64_t q = q0; q < q1; ++q) {
         const int64_t j0 = n * q / parts / 64 * 64,
@@ -156,8 +156,7 @@ PackedIntegerB PackConstantB(const KernelInfo& info, size_t index) {
     return packed;
   }
   const int64_t k = b->shape()[0], n = b->shape()[1];
-  if (b->dtype() == DataType::kInt8 && info.input_type(0) == DataType::kUint8 &&
-      HaveVnniQGemm()) {
+  if (b->dtype() == DataType::kInt8 && info.input_type(0) == DataType::kUint8 && HaveVnniQGemm()) {
     packed.vnni = QGemmVnniPackB(k, n, b->data<int8_t>(), n);
   } else {
     packed.i16 = QGemmI16PackB(k, n, b->raw_data(), b->dtype() == DataType::kInt8, n);
@@ -191,8 +190,7 @@ class MatMulInteger : public IntegerProductKernel {
       return y->mutable_data<int32_t>();
     };
     return IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(1), ctx.input(3),
-                         ctx.thread_pool(), output, &packed_.vnni,
-                         &packed_.i16)
+                         ctx.thread_pool(), output, &packed_.vnni, &packed_.i16)
         .status();
   }
 };
@@ -211,10 +209,10 @@ class MatMulIntegerToFloat : public IntegerProductKernel {
       return reinterpret_cast<int32_t*>(y->mutable_data<float>());
     };
     const Tensor& scale = *ctx.input(4);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
-                                IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(1),
-                                              ctx.input(3), ctx.thread_pool(), output, &packed_.vnni,
-                         &packed_.i16));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(
+        std::vector<int64_t> dims,
+        IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(1), ctx.input(3), ctx.thread_pool(),
+                      output, &packed_.vnni, &packed_.i16));
     const int64_t n = dims.empty() ? 1 : dims.back();
     const int64_t count = scale.num_elements();
     ONNX_LIGHT_RETURN_IF(scale.shape().rank() > 1 || (count != 1 && count != n), kInvalidArgument,

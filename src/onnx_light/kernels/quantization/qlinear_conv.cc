@@ -8,8 +8,8 @@
 // once in channels-last order, each output pixel's window gathered as one row (taps x
 // channels of a group), one integer GEMM per group against the weights packed when the
 // kernel is made (uint8 x int8 with AVX-512 VNNI, bytes widened to int16 pairs in
-// registers otherwise: simd/qgemm_simd.h; both exact), depthwise convolutions as a direct loop over channels,
-// and the requantization per pixel; output pixels are split across the pool. Other ranks
+// registers otherwise: simd/qgemm_simd.h; both exact), depthwise convolutions as a direct loop over
+// channels, and the requantization per pixel; output pixels are split across the pool. Other ranks
 // take the reference path (im2col, conv_integer.h), with the same requantization.
 #include "quantization/qlinear_conv.h"
 
@@ -64,7 +64,7 @@ struct GemmWeights {
   int64_t group = 0, mg = 0, cg = 0, taps = 0;
   bool is_signed = true;
   std::vector<uint8_t> b;
-  std::vector<QGemmPackedB> packed;      // one per group for the VNNI kernel, or empty
+  std::vector<QGemmPackedB> packed;       // one per group for the VNNI kernel, or empty
   std::vector<QGemmI16PackedB> packed16;  // one per group for the int16 kernel, or empty
   int64_t K() const { return taps * cg; }
 };
@@ -146,16 +146,16 @@ void GatherWindow(const E* __restrict x, E* __restrict dst, E pad, const Geometr
   }
 }
 
-// One image's codes in channels-last order [pixels, c]: centered int16 (x - zx) for the
-// int16 kernel, or bytes xor'd with `flip` (0x80 makes int8 codes uint8 ones, the zero point
-// shifted with them) for the VNNI one. From channels-first input in blocks of pixels, each
-// channel's run read contiguously.
-template <typename E>
-void ChannelsLastCentered(const E* __restrict x, int64_t pixels, int64_t c, bool channels_last,
-                          int32_t zx, int16_t* __restrict out) {
+// One image's codes in channels-last order [pixels, c], each through `f`: centered int16
+// (x - zx) for the int16 kernel, or bytes xor'd with 0x80 or not (int8 codes made uint8
+// ones, the zero point shifted with them) for the VNNI one. From channels-first input in
+// blocks of pixels, each channel's run read contiguously.
+template <typename E, typename O, typename F>
+void ChannelsLast(const E* __restrict x, int64_t pixels, int64_t c, bool channels_last, F f,
+                  O* __restrict out) {
   if (channels_last) {
     for (int64_t i = 0; i < pixels * c; ++i)
-      out[i] = static_cast<int16_t>(static_cast<int32_t>(x[i]) - zx);
+      out[i] = f(x[i]);
     return;
   }
   constexpr int64_t kBlock = 64;
@@ -163,28 +163,9 @@ void ChannelsLastCentered(const E* __restrict x, int64_t pixels, int64_t c, bool
     const int64_t n = std::min(kBlock, pixels - p0);
     for (int64_t ch = 0; ch < c; ++ch) {
       const E* src = x + ch * pixels + p0;
-      int16_t* dst = out + p0 * c + ch;
+      O* dst = out + p0 * c + ch;
       for (int64_t i = 0; i < n; ++i)
-        dst[i * c] = static_cast<int16_t>(static_cast<int32_t>(src[i]) - zx);
-    }
-  }
-}
-
-void ChannelsLastCodes(const uint8_t* __restrict x, int64_t pixels, int64_t c, bool channels_last,
-                       uint8_t flip, uint8_t* __restrict out) {
-  if (channels_last) {
-    for (int64_t i = 0; i < pixels * c; ++i)
-      out[i] = static_cast<uint8_t>(x[i] ^ flip);
-    return;
-  }
-  constexpr int64_t kBlock = 64;
-  for (int64_t p0 = 0; p0 < pixels; p0 += kBlock) {
-    const int64_t n = std::min(kBlock, pixels - p0);
-    for (int64_t ch = 0; ch < c; ++ch) {
-      const uint8_t* src = x + ch * pixels + p0;
-      uint8_t* dst = out + p0 * c + ch;
-      for (int64_t i = 0; i < n; ++i)
-        dst[i * c] = static_cast<uint8_t>(src[i] ^ flip);
+        dst[i * c] = f(src[i]);
     }
   }
 }
@@ -227,9 +208,9 @@ class QLinearConv : public KernelBase {
     q.scale.resize(static_cast<size_t>(m));
     q.bias.assign(static_cast<size_t>(m), 0);
     for (int64_t c = 0; c < m; ++c) {
-      q.scale[static_cast<size_t>(c)] =
-          xs.data<float>()[0] * ws.data<float>()[ws.num_elements() == 1 ? 0 : c] /
-          ys.data<float>()[0];
+      q.scale[static_cast<size_t>(c)] = xs.data<float>()[0] *
+                                        ws.data<float>()[ws.num_elements() == 1 ? 0 : c] /
+                                        ys.data<float>()[0];
       if (bias != nullptr) q.bias[static_cast<size_t>(c)] = bias->data<int32_t>()[c];
     }
     const Tensor* yz = OptionalInput(ctx, 7);
@@ -268,7 +249,8 @@ class QLinearConv : public KernelBase {
                             int32_t zero, T* __restrict out) {
     for (int64_t c = 0; c < m; ++c) {
       // (the sum wraps in int32, as the accumulation does; NaN becomes the minimum)
-      const auto sum = static_cast<int32_t>(static_cast<uint32_t>(a[c]) + static_cast<uint32_t>(bias[c]));
+      const auto sum =
+          static_cast<int32_t>(static_cast<uint32_t>(a[c]) + static_cast<uint32_t>(bias[c]));
       float v = static_cast<float>(sum) * scale[c];
       v = v > lo ? v : lo;
       v = v < hi ? v : hi;
@@ -311,8 +293,8 @@ class QLinearConv : public KernelBase {
                              x.shape().ToString() + " with group " + std::to_string(group_));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Window win, MakeWindow(attrs_, {h, w}, {wd[2], wd[3]}));
     const int64_t oh = win.out[0], ow = win.out[1], plane = oh * ow;
-    std::vector<int64_t> dims =
-        channels_last_ ? std::vector<int64_t>{batch, oh, ow, m} : std::vector<int64_t>{batch, m, oh, ow};
+    std::vector<int64_t> dims = channels_last_ ? std::vector<int64_t>{batch, oh, ow, m}
+                                               : std::vector<int64_t>{batch, m, oh, ow};
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, q.type, dims));
     if (y->num_elements() == 0) return Status::Ok();
 
@@ -368,13 +350,17 @@ class QLinearConv : public KernelBase {
 
     for (int64_t b = 0; b < batch; ++b) {
       const uint8_t* xi = xin + b * image;
+      auto centered = [zx](auto v) { return static_cast<int16_t>(static_cast<int32_t>(v) - zx); };
       if (vnni) {
-        ChannelsLastCodes(xi, h * w, c_in, channels_last_, x_signed ? 0x80 : 0, x8.data());
+        const uint8_t flip = x_signed ? 0x80 : 0;
+        ChannelsLast(
+            xi, h * w, c_in, channels_last_,
+            [flip](uint8_t v) { return static_cast<uint8_t>(v ^ flip); }, x8.data());
       } else if (x_signed) {
-        ChannelsLastCentered(reinterpret_cast<const int8_t*>(xi), h * w, c_in, channels_last_, zx,
-                             x16.data());
+        ChannelsLast(reinterpret_cast<const int8_t*>(xi), h * w, c_in, channels_last_, centered,
+                     x16.data());
       } else {
-        ChannelsLastCentered(xi, h * w, c_in, channels_last_, zx, x16.data());
+        ChannelsLast(xi, h * w, c_in, channels_last_, centered, x16.data());
       }
       auto run = [&](int64_t q0, int64_t q1) {
         std::vector<uint8_t> rows8(vnni ? static_cast<size_t>(kPixelBlock * k) : 0);
@@ -410,8 +396,7 @@ class QLinearConv : public KernelBase {
                   GatherWindow(x8.data(), rows8.data() + i * k, static_cast<uint8_t>(za), geo, oy,
                                ox, g * cg);
                 } else {
-                  GatherWindow(x16.data(), rows16.data() + i * k2, int16_t{0}, geo, oy, ox,
-                               g * cg);
+                  GatherWindow(x16.data(), rows16.data() + i * k2, int16_t{0}, geo, oy, ox, g * cg);
                   if (k2 > k) rows16[static_cast<size_t>(i * k2 + k)] = 0;
                 }
               }
@@ -440,7 +425,8 @@ class QLinearConv : public KernelBase {
       };
       // Parts of ~1M multiply-adds at least.
       const int64_t per_block = kPixelBlock * k * m;
-      const int64_t min_blocks = std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(1, per_block));
+      const int64_t min_blocks =
+          std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(1, per_block));
       if (workers > 1 && blocks > min_blocks) {
         ctx.thread_pool()->ParallelFor(blocks, min_blocks, run);
       } else {
@@ -469,7 +455,8 @@ class QLinearConv : public KernelBase {
       out_dims.push_back(m);
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, q.type, out_dims));
-    const int64_t plane = dims[0] == 0 || m == 0 ? 0 : static_cast<int64_t>(acc.size()) / (dims[0] * m);
+    const int64_t plane =
+        dims[0] == 0 || m == 0 ? 0 : static_cast<int64_t>(acc.size()) / (dims[0] * m);
     // acc is [N, M, plane]: each image's channels-first block, requantized pixel by pixel
     // through a [plane x M] copy.
     std::vector<int32_t> t(static_cast<size_t>(plane * m));

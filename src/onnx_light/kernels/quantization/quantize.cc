@@ -184,7 +184,8 @@ class Quant : public KernelBase {
     const float s = scale.data<float>()[0];
     int32_t z = 0;
     if (zp != nullptr) {
-      z = q == DataType::kInt8 ? zp->data<int8_t>()[0] : static_cast<int32_t>(zp->data<uint8_t>()[0]);
+      z = q == DataType::kInt8 ? zp->data<int8_t>()[0]
+                               : static_cast<int32_t>(zp->data<uint8_t>()[0]);
     }
     const int64_t n = x.num_elements();
     if (q == DataType::kInt8) {

@@ -158,9 +158,11 @@ HWY_INLINE V ActivateKind(D d, V v, const Activation& act) {
   return v;
 }
 
-#define ONNX_LIGHT_ACTIVATION_KINDS(X)                                                         \
-  X(kNone) X(kRelu) X(kClip) X(kLeakyRelu) X(kSigmoid) X(kHardSigmoid) X(kHardSwish) X(kTanh) \
-      X(kExp) X(kSilu) X(kErf) X(kGelu) X(kGeluTanh) X(kQuickGelu)
+// clang-format off
+#define ONNX_LIGHT_ACTIVATION_KINDS(X)                                                     \
+  X(kNone) X(kRelu) X(kClip) X(kLeakyRelu) X(kSigmoid) X(kHardSigmoid) X(kHardSwish)      \
+  X(kTanh) X(kExp) X(kSilu) X(kErf) X(kGelu) X(kGeluTanh) X(kQuickGelu)
+// clang-format on
 
 template <class D, class V>
 HWY_INLINE V ActivateNumbers(D d, V v, const Activation& act) {
@@ -215,8 +217,8 @@ void ActivationF32(const float* x, float* y, size_t n, const Activation& act) {
   const size_t lanes = hn::Lanes(d);
   size_t i = 0;
   switch (act.kind) {
-#define ONNX_LIGHT_CASE(K)                                      \
-  case ActivationKind::K:                                       \
+#define ONNX_LIGHT_CASE(K)                               \
+  case ActivationKind::K:                                \
     i = ActivationLoop<ActivationKind::K>(x, y, n, act); \
     break;
     ONNX_LIGHT_ACTIVATION_KINDS(ONNX_LIGHT_CASE)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 // clang-format off
 #undef HWY_TARGET_INCLUDE
@@ -81,35 +82,43 @@ HWY_INLINE void PackPanel(int64_t k, const B* b, int64_t ldb, const int32_t* zb,
   }
 }
 
-// A kQR x kQV-vector tile of c = a * (b - zb) over k: a's rows are int16 pairs
-// (a[r][p], a[r][p + 1]) broadcast as one int32, b's pairs come packed (PackPanel), and
-// each pair of products is summed in int32 (vpmaddwd on x86): exact, no saturation
-// (|values| <= 255).
-HWY_INLINE void QTile(int64_t k, const int16_t* a, int64_t lda, int64_t rows, const int16_t* panel,
+// A kR x kQV-vector tile of c = a * b over k: a's rows are int16 pairs (a[r][p],
+// a[r][p + 1]) broadcast as one int32, b's pairs come packed by column panel, as int16
+// (PackPanel: centered) or as bytes widened here (QGemmI16PackB: not centered), and each
+// pair of products is summed in int32 (vpmaddwd on x86): exact, no saturation (|values|
+// <= 255).
+template <size_t kR, typename P>
+HWY_INLINE void QTile(int64_t k, const int16_t* a, int64_t lda, int64_t rows, const P* panel,
                       int64_t cols, int32_t* c, int64_t ldc) {
   const hn::ScalableTag<int32_t> d32;
   const hn::Repartition<int16_t, decltype(d32)> d16;
   using V32 = hn::Vec<decltype(d32)>;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d32));
-  V32 acc[kQR][kQV], acc1[kQR][kQV];
+  V32 acc[kR][kQV], acc1[kR][kQV];
 #pragma GCC unroll 16
-  for (size_t r = 0; r < kQR; ++r) {
+  for (size_t r = 0; r < kR; ++r) {
 #pragma GCC unroll 4
     for (size_t v = 0; v < kQV; ++v)
       acc[r][v] = acc1[r][v] = hn::Zero(d32);
   }
-  const int16_t* arow[kQR];
+  const int16_t* arow[kR];
 #pragma GCC unroll 16
-  for (size_t r = 0; r < kQR; ++r)
+  for (size_t r = 0; r < kR; ++r)
     arow[r] = a + std::min<int64_t>(static_cast<int64_t>(r), rows - 1) * lda;
   for (int64_t p = 0; p < k; p += 2) {
     hn::Vec<decltype(d16)> bp[kQV];
 #pragma GCC unroll 4
-    for (size_t v = 0; v < kQV; ++v)
-      bp[v] = hn::Load(d16, panel + v * 2 * static_cast<size_t>(lanes));
+    for (size_t v = 0; v < kQV; ++v) {
+      if constexpr (std::is_same_v<P, int16_t>) {
+        bp[v] = hn::Load(d16, panel + v * 2 * static_cast<size_t>(lanes));
+      } else {
+        const hn::Rebind<P, decltype(d16)> d8;
+        bp[v] = hn::PromoteTo(d16, hn::LoadU(d8, panel + v * 2 * static_cast<size_t>(lanes)));
+      }
+    }
     panel += kQV * 2 * static_cast<size_t>(lanes);
 #pragma GCC unroll 16
-    for (size_t r = 0; r < kQR; ++r) {
+    for (size_t r = 0; r < kR; ++r) {
       int32_t pair;
       std::memcpy(&pair, arow[r] + p, sizeof(pair));
       const auto ap = hn::BitCast(d16, hn::Set(d32, pair));
@@ -120,9 +129,9 @@ HWY_INLINE void QTile(int64_t k, const int16_t* a, int64_t lda, int64_t rows, co
   }
   // Through a buffer with constant indices (indexing the accumulators by the run-time row
   // count made the compiler keep them in memory for the whole loop).
-  HWY_ALIGN int32_t sums[kQR][kQV * hn::MaxLanes(d32)];
+  HWY_ALIGN int32_t sums[kR][kQV * hn::MaxLanes(d32)];
 #pragma GCC unroll 16
-  for (size_t r = 0; r < kQR; ++r) {
+  for (size_t r = 0; r < kR; ++r) {
 #pragma GCC unroll 4
     for (size_t v = 0; v < kQV; ++v)
       hn::Store(hn::Add(acc[r][v], acc1[r][v]), d32, sums[r] + v * static_cast<size_t>(lanes));
@@ -146,7 +155,7 @@ void QGemm(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const
     const int64_t cols = std::min(nr, n - j);
     PackPanel(k, b + j, ldb, zb + j, cols, panel);
     for (int64_t i = 0; i < m; i += mr)
-      QTile(k, a + i * lda, lda, std::min(mr, m - i), panel, cols, c + i * ldc + j, ldc);
+      QTile<kQR>(k, a + i * lda, lda, std::min(mr, m - i), panel, cols, c + i * ldc + j, ldc);
   }
   hwy::FreeAlignedBytes(panel, nullptr, nullptr);
 }
@@ -176,54 +185,6 @@ void PackBI8Impl(int64_t k, int64_t n, const uint8_t* b, int64_t ldb, uint8_t* o
   }
 }
 
-// QTile over a packed panel, kR rows (kQR, or 1 for the rows left: a decode step's one
-// row does not pay for kQR): the pairs widened from bytes in registers.
-template <size_t kR, typename B>
-HWY_INLINE void QTilePacked(int64_t k, const int16_t* a, int64_t lda, int64_t rows, const B* panel,
-                            int64_t cols, int32_t* c, int64_t ldc) {
-  const hn::ScalableTag<int32_t> d32;
-  const hn::Repartition<int16_t, decltype(d32)> d16;
-  const hn::Rebind<B, decltype(d16)> d8;
-  using V32 = hn::Vec<decltype(d32)>;
-  const auto lanes = static_cast<int64_t>(hn::Lanes(d32));
-  V32 acc[kR][kQV], acc1[kR][kQV];
-#pragma GCC unroll 16
-  for (size_t r = 0; r < kR; ++r) {
-#pragma GCC unroll 4
-    for (size_t v = 0; v < kQV; ++v)
-      acc[r][v] = acc1[r][v] = hn::Zero(d32);
-  }
-  const int16_t* arow[kR];
-#pragma GCC unroll 16
-  for (size_t r = 0; r < kR; ++r)
-    arow[r] = a + std::min<int64_t>(static_cast<int64_t>(r), rows - 1) * lda;
-  for (int64_t p = 0; p < k; p += 2) {
-    hn::Vec<decltype(d16)> bp[kQV];
-#pragma GCC unroll 4
-    for (size_t v = 0; v < kQV; ++v)
-      bp[v] = hn::PromoteTo(d16, hn::LoadU(d8, panel + v * 2 * static_cast<size_t>(lanes)));
-    panel += kQV * 2 * static_cast<size_t>(lanes);
-#pragma GCC unroll 16
-    for (size_t r = 0; r < kR; ++r) {
-      int32_t pair;
-      std::memcpy(&pair, arow[r] + p, sizeof(pair));
-      const auto ap = hn::BitCast(d16, hn::Set(d32, pair));
-#pragma GCC unroll 4
-      for (size_t v = 0; v < kQV; ++v)
-        acc[r][v] = hn::ReorderWidenMulAccumulate(d32, ap, bp[v], acc[r][v], acc1[r][v]);
-    }
-  }
-  HWY_ALIGN int32_t sums[kR][kQV * hn::MaxLanes(d32)];
-#pragma GCC unroll 16
-  for (size_t r = 0; r < kR; ++r) {
-#pragma GCC unroll 4
-    for (size_t v = 0; v < kQV; ++v)
-      hn::Store(hn::Add(acc[r][v], acc1[r][v]), d32, sums[r] + v * static_cast<size_t>(lanes));
-  }
-  for (int64_t r = 0; r < rows; ++r)
-    std::memcpy(c + r * ldc, sums[r], static_cast<size_t>(cols) * sizeof(int32_t));
-}
-
 template <typename B>
 void QGemmPacked(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const B* bytes,
                  int64_t j0, const int32_t* zb, int32_t* c, int64_t ldc) {
@@ -238,9 +199,9 @@ void QGemmPacked(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
     const B* panel = bytes + (j0 + j) / nr * pairs * 2 * nr;
     int64_t i = 0;
     for (; i + mr <= m; i += mr)
-      QTilePacked<kPR>(k, a + i * lda, lda, mr, panel, cols, c + i * ldc + j, ldc);
+      QTile<kPR>(k, a + i * lda, lda, mr, panel, cols, c + i * ldc + j, ldc);
     for (; i < m; ++i)
-      QTilePacked<1>(k, a + i * lda, lda, 1, panel, cols, c + i * ldc + j, ldc);
+      QTile<1>(k, a + i * lda, lda, 1, panel, cols, c + i * ldc + j, ldc);
   }
   // The zero points: c -= zb[j] * (sum of a's row), in int32 arithmetic that wraps as the
   // sums do.
@@ -378,8 +339,8 @@ QGemmI16PackedB QGemmI16PackB(int64_t k, int64_t n, const void* b, bool b_signed
 void QGemmI16Packed(int64_t m, int64_t n, const int16_t* a, int64_t lda,
                     const QGemmI16PackedB& packed, int64_t j0, const int32_t* zb, int32_t* c,
                     int64_t ldc) {
-  HWY_DYNAMIC_DISPATCH(QGemmPackedImpl)(m, n, packed.k, a, lda, packed.bytes.get(),
-                                        packed.b_signed, j0, zb, c, ldc);
+  HWY_DYNAMIC_DISPATCH(QGemmPackedImpl)
+  (m, n, packed.k, a, lda, packed.bytes.get(), packed.b_signed, j0, zb, c, ldc);
 }
 
 }  // namespace onnx_light::kernels

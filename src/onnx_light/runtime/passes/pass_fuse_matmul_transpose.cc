@@ -22,7 +22,8 @@ bool SwapsLastTwo(const Graph::Node& t) {
   const size_t r = perm->size();
   for (size_t i = 0; i + 2 < r; ++i)
     if ((*perm)[i] != static_cast<int64_t>(i)) return false;
-  return (*perm)[r - 2] == static_cast<int64_t>(r - 1) && (*perm)[r - 1] == static_cast<int64_t>(r - 2);
+  return (*perm)[r - 2] == static_cast<int64_t>(r - 1) &&
+         (*perm)[r - 1] == static_cast<int64_t>(r - 2);
 }
 
 }  // namespace
@@ -59,8 +60,8 @@ size_t FuseMatMulTranspose(Graph& graph, const PassContext& ctx) {
     // (a constant of rank <= 1: one of higher rank could raise the product's rank)
     const Tensor* k = nullptr;
     if (p.SingleReader(out, "Mul", &mul, &other) && p.ScalarOperand(mul, out, &alpha) &&
-        (k = ConstantOf(graph, other)) != nullptr && k->shape().rank() <= 1 &&
-        p.Out(mul) >= 0 && p.Float(p.Out(mul))) {
+        (k = ConstantOf(graph, other)) != nullptr && k->shape().rank() <= 1 && p.Out(mul) >= 0 &&
+        p.Float(p.Out(mul))) {
       group.push_back(mul);
       at = mul;
       out = p.Out(mul);

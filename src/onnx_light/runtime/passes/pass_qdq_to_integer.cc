@@ -46,7 +46,8 @@ struct QuantParams {
 
 class Qdq {
  public:
-  Qdq(Graph& graph, const PassContext& ctx) : g_(graph), ctx_(ctx), p_(graph), fusions_(graph, ctx) {}
+  Qdq(Graph& graph, const PassContext& ctx)
+      : g_(graph), ctx_(ctx), p_(graph), fusions_(graph, ctx) {}
 
   size_t Run() {
     for (size_t i = 0; i < g_.nodes.size(); ++i) {
@@ -64,8 +65,8 @@ class Qdq {
         Binary(i, op == "Add" ? "QLinearAdd" : "QLinearMul");
       } else if (op == "Concat") {
         Concat(i);
-      } else if (op == "Sigmoid" || op == "LeakyRelu" || op == "Softmax" ||
-                 op == "AveragePool" || op == "GlobalAveragePool") {
+      } else if (op == "Sigmoid" || op == "LeakyRelu" || op == "Softmax" || op == "AveragePool" ||
+                 op == "GlobalAveragePool") {
         Unary(i, op);
       } else if (op == "MaxPool" || op == "Reshape" || op == "Transpose" || op == "Flatten" ||
                  op == "Squeeze" || op == "Unsqueeze") {
@@ -228,12 +229,18 @@ class Qdq {
     if (wt == nullptr || wt->shape().rank() < 3) return;
     m = wt->shape()[0];
     int bias = -1;
-    if (!Dequantized(n.inputs[1], &w, m) || !Bias(n.inputs.size() > 2 ? n.inputs[2] : -1, x, w, &bias) ||
-        !Quantized(i, &y)) {
+    if (!Dequantized(n.inputs[1], &w, m) ||
+        !Bias(n.inputs.size() > 2 ? n.inputs[2] : -1, x, w, &bias) || !Quantized(i, &y)) {
       return;
     }
-    std::vector<int> in = {x.codes,   x.scale, ZeroOf(x, Name(i) + "_x"), w.codes, w.scale,
-                           ZeroOf(w, Name(i) + "_w"), y.scale, ZeroOf(y, Name(i) + "_y")};
+    std::vector<int> in = {x.codes,
+                           x.scale,
+                           ZeroOf(x, Name(i) + "_x"),
+                           w.codes,
+                           w.scale,
+                           ZeroOf(w, Name(i) + "_w"),
+                           y.scale,
+                           ZeroOf(y, Name(i) + "_y")};
     if (bias >= 0) in.push_back(bias);
     Fuse(i, "", "QLinearConv", in, y.codes, Attrs(i), static_cast<int>(y.node));
   }
@@ -278,8 +285,9 @@ class Qdq {
         (bias >= 0 && (!beta.ok() || *beta != 1.0f))) {
       return;
     }
-    std::vector<int> in = {a.codes, a.scale, ZeroOf(a, Name(i) + "_a"), b.codes,
-                           b.scale, ZeroOf(b, Name(i) + "_b"), bias};
+    std::vector<int> in = {a.codes, a.scale, ZeroOf(a, Name(i) + "_a"),
+                           b.codes, b.scale, ZeroOf(b, Name(i) + "_b"),
+                           bias};
     const bool quantized = Quantized(i, &y);
     if (quantized) {
       in.push_back(y.scale);
@@ -334,8 +342,8 @@ class Qdq {
     if (op == "Softmax") attrs.push_back(IntAttribute("opset", n.info->opset()));
     const std::string q = "QLinear" + op;
     Fuse(i, "com.microsoft", q.c_str(),
-         {x.codes, x.scale, ZeroOf(x, Name(i) + "_x"), y.scale, ZeroOf(y, Name(i) + "_y")},
-         y.codes, std::move(attrs), static_cast<int>(y.node));
+         {x.codes, x.scale, ZeroOf(x, Name(i) + "_x"), y.scale, ZeroOf(y, Name(i) + "_y")}, y.codes,
+         std::move(attrs), static_cast<int>(y.node));
   }
 
   // An op that only moves or selects values: with the same parameters on both sides, the

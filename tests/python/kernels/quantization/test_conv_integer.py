@@ -7,28 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from _graphs import I8, I32, U8, F
-from _quantized import light, model, requantize
+from _quantized import conv_int64, light, model, requantize
 
 import onnx_light
-
-
-def conv_int64(x, w, group=1, pads=(0, 0, 0, 0), strides=(1, 1)):
-    """Exact 2-D convolution of integer arrays (N, C, H, W) * (M, C/group, kh, kw) in int64."""
-    x = np.pad(x.astype(np.int64), ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
-    w = w.astype(np.int64)
-    n, c, h, wd = x.shape
-    m, cg, kh, kw = w.shape
-    oh, ow = (h - kh) // strides[0] + 1, (wd - kw) // strides[1] + 1
-    y = np.zeros((n, m, oh, ow), np.int64)
-    mg = m // group
-    for oc in range(m):
-        g = oc // mg
-        for i in range(kh):
-            for j in range(kw):
-                patch = x[:, g * cg : (g + 1) * cg, i : i + strides[0] * oh : strides[0]]
-                patch = patch[..., j : j + strides[1] * ow : strides[1]]
-                y[:, oc] += np.einsum("nchw,c->nhw", patch, w[oc, :, i, j])
-    return y
 
 
 def test_conv_integer_with_groups_and_pads():

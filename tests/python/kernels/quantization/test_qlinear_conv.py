@@ -10,33 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _quantized import conv_int64
 from onnx import TensorProto, helper, numpy_helper
 
 import onnx_light
 
 F32 = np.float32
-
-
-def conv_int64(x, w, group, pads, strides, dilations):
-    """Exact 2-D convolution of centered integer arrays (N, C, H, W) * (M, C/group, kh, kw)."""
-    m, cg, kh, kw = w.shape
-    dh, dw = dilations
-    wd = np.zeros((m, cg, (kh - 1) * dh + 1, (kw - 1) * dw + 1), np.int64)
-    wd[:, :, ::dh, ::dw] = w
-    x = np.pad(x.astype(np.int64), ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
-    n, c, h, width = x.shape
-    kh, kw = wd.shape[2:]
-    oh, ow = (h - kh) // strides[0] + 1, (width - kw) // strides[1] + 1
-    y = np.zeros((n, m, oh, ow), np.int64)
-    mg = m // group
-    for oc in range(m):
-        g = oc // mg
-        for i in range(kh):
-            for j in range(kw):
-                patch = x[:, g * cg : (g + 1) * cg, i : i + strides[0] * oh : strides[0]]
-                patch = patch[..., j : j + strides[1] * ow : strides[1]]
-                y[:, oc] += np.einsum("nchw,c->nhw", patch, wd[oc, :, i, j])
-    return y
 
 
 def requantize_f32(acc, scale, zp, dtype):
