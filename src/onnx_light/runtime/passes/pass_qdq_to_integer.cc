@@ -46,8 +46,7 @@ struct QuantParams {
 
 class Qdq {
  public:
-  Qdq(Graph& graph, const PassContext& ctx)
-      : g_(graph), ctx_(ctx), p_(graph), fusions_(graph, ctx) {}
+  Qdq(Graph& graph, const PassContext& ctx) : g_(graph), p_(graph), fusions_(graph, ctx) {}
 
   size_t Run() {
     for (size_t i = 0; i < g_.nodes.size(); ++i) {
@@ -369,7 +368,6 @@ class Qdq {
   }
 
   Graph& g_;
-  const PassContext& ctx_;
   const Pattern p_;
   Fusions fusions_;
 };

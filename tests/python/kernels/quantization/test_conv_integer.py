@@ -60,7 +60,13 @@ def test_qlinear_conv_per_channel_scale_and_bias():
         conv_int64(x.astype(np.int64) - 120, w, pads=(1, 1, 1, 1)) + feeds["b"][None, :, None, None]
     )
     scale = (feeds["xs"] * feeds["ws"] / feeds["ys"])[None, :, None, None]  # float32
+    # QLinearConv scales in float32, as ORT does (the ONNX reference's float64 product
+    # could round a tie one code apart; none here, checked both ways)
     want = requantize(acc, scale, feeds["yz"], np.uint8)
+    v32 = acc.astype(np.float32) * scale.astype(np.float32)
+    np.testing.assert_array_equal(
+        want, np.clip(np.rint(v32) + np.float32(feeds["yz"]), 0, 255).astype(np.uint8)
+    )
     got = light(model("QLinearConv", inputs, U8, opset=10, pads=[1, 1, 1, 1]), feeds)
     np.testing.assert_array_equal(got, want)
     # Not every value saturates: the comparison is not vacuous.
