@@ -409,3 +409,44 @@ def test_negative_pads_are_refused(op, pads):
     if op in ("Conv", "MaxPool"):
         scale = 3 if op == "Conv" else 1
         np.testing.assert_array_equal(y[..., 1:5], scale * feeds["x"])
+
+
+def qlinear_sigmoid(scale_type, zero_type=TensorProto.UINT8):
+    from onnx_light.onnx import helper
+
+    node = helper.make_node(
+        "QLinearSigmoid", ["x", "xs", "xz", "ys", "yz"], ["y"], domain="com.microsoft"
+    )
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.UINT8, None),
+            helper.make_tensor_value_info("xs", scale_type, None),
+            helper.make_tensor_value_info("xz", zero_type, None),
+            helper.make_tensor_value_info("ys", F, None),
+            helper.make_tensor_value_info("yz", TensorProto.UINT8, None),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, None)],
+    )
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    return onnx_light.RuntimeSession(helper.make_model(graph, opset_imports=opsets))
+
+
+def test_a_quantized_op_with_a_scale_of_another_type_is_refused():
+    # The com.microsoft QLinear ops leave their scales' type open, as ORT's schemas do: a
+    # double scale was read as float through a null pointer (SEGV). Now a ValueError.
+    feeds = {
+        "x": np.array([0, 128, 255], np.uint8),
+        "xz": np.array(128, np.uint8),
+        "ys": np.array(1 / 256, np.float32),
+        "yz": np.array(0, np.uint8),
+    }
+    s = qlinear_sigmoid(TensorProto.DOUBLE)
+    with pytest.raises(ValueError, match="X's scale must be one float value"):
+        s.run(None, {**feeds, "xs": np.array(0.05, np.float64)})
+    good = qlinear_sigmoid(F)
+    y = good.run(None, {**feeds, "xs": np.array(0.05, np.float32)})[0]
+    v = (feeds["x"].astype(np.float32) - 128) * np.float32(0.05)
+    want = np.clip(np.rint(256 / (1 + np.exp(-v))), 0, 255).astype(np.uint8)
+    np.testing.assert_array_equal(y, want)  # [0, 128, 255]

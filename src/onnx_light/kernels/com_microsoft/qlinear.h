@@ -28,8 +28,12 @@ inline const Tensor* OptionalInput(const KernelContext& ctx, size_t i) {
 inline Result<QParams> TensorQParams(const KernelContext& ctx, size_t s, size_t z,
                                      const std::string& what) {
   const Tensor* st = OptionalInput(ctx, s);
-  ONNX_LIGHT_RETURN_IF(st == nullptr || st->shape().rank() > 1 || st->num_elements() != 1,
-                       kInvalidArgument, what + "'s scale must be one value (a scalar or [1])");
+  // (The ops' definitions leave the scales' and some zero points' types open, as ORT's
+  // schemas do: checked here.)
+  ONNX_LIGHT_RETURN_IF(st == nullptr || st->dtype() != DataType::kFloat || st->shape().rank() > 1 ||
+                           st->num_elements() != 1,
+                       kInvalidArgument,
+                       what + "'s scale must be one float value (a scalar or [1])");
   QParams p;
   p.scale = st->data<float>()[0];
   ONNX_LIGHT_RETURN_IF(
@@ -37,6 +41,8 @@ inline Result<QParams> TensorQParams(const KernelContext& ctx, size_t s, size_t 
       what + "'s scale must be positive and finite, got " + std::to_string(p.scale));
   const Tensor* zt = OptionalInput(ctx, z);
   if (zt != nullptr) {
+    ONNX_LIGHT_RETURN_IF(zt->dtype() != DataType::kInt8 && zt->dtype() != DataType::kUint8,
+                         kInvalidArgument, what + "'s zero point must be int8 or uint8");
     ONNX_LIGHT_RETURN_IF(zt->shape().rank() > 1 || zt->num_elements() != 1, kInvalidArgument,
                          what + "'s zero point must be one value (a scalar or [1])");
     p.zero_point = zt->dtype() == DataType::kInt8 ? zt->data<int8_t>()[0]

@@ -41,7 +41,7 @@ def test_qlinear_add_refuses_per_channel_scales():
     model, feeds, *_ = binary_case(
         "QLinearAdd", np.uint8, (4,), (4,), scales=([0.1, 0.2], 0.1, 0.1)
     )
-    with pytest.raises(ValueError, match="QLinearAdd.*A's scale must be one value"):
+    with pytest.raises(ValueError, match="QLinearAdd.*A's scale must be one float value"):
         light_run(model, feeds)
 
 

@@ -31,5 +31,5 @@ def test_qlinear_sigmoid_every_code(dtype, xq, yq):
 
 def test_qlinear_sigmoid_refuses_a_per_channel_scale():
     model, feeds, _ = unary_case("QLinearSigmoid", np.uint8, (2, 3), xq=([0.1, 0.2], 0))
-    with pytest.raises(ValueError, match="QLinearSigmoid.*X's scale must be one value"):
+    with pytest.raises(ValueError, match="QLinearSigmoid.*X's scale must be one float value"):
         light_run(model, feeds)
