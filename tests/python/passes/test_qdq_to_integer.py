@@ -205,3 +205,37 @@ def test_matmul_groups_run_on_codes(quantized_output, tmp_path):
         assert np.count_nonzero((codes > 0) & (codes < 255)) > 20
     else:
         np.testing.assert_allclose(got, acc * (np.float32(0.03) * np.float32(0.01)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear"])
+def test_a_resize_group_runs_on_codes_in_nearest_mode_only(mode, tmp_path):
+    # Nearest only selects values: with the same parameters on both sides the codes are the
+    # float path's exactly. Linear interpolates and would round anew: it stays float.
+    nodes, inits = [], []
+    inits += [
+        numpy_helper.from_array(np.array(0.1, np.float32), "s"),
+        numpy_helper.from_array(np.array(120, np.uint8), "z"),
+        numpy_helper.from_array(np.array([1, 1, 2, 3], np.float32), "scales"),
+    ]
+    nodes.append(helper.make_node("DequantizeLinear", ["x", "s", "z"], ["xf"]))
+    nodes.append(helper.make_node("Resize", ["xf", "", "scales"], ["r"], mode=mode))
+    nodes.append(helper.make_node("QuantizeLinear", ["r", "s", "z"], ["rq"]))
+    nodes.append(helper.make_node("DequantizeLinear", ["rq", "s", "z"], ["y"]))
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 2, 3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        inits,
+    )
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+    ops = ops_after_passes(m, tmp_path)
+    assert ops["Resize"] == 1 and ops["DequantizeLinear"] == (1 if mode == "nearest" else 2), ops
+    x = {"x": np.random.default_rng(7).integers(0, 256, (1, 2, 3, 4)).astype(np.uint8)}
+    got = onnx_light.RuntimeSession(m).run(None, x)[0]
+    off = onnx_light.RuntimeSession(m, disabled_passes=["qdq_to_integer"]).run(None, x)[0]
+    np.testing.assert_array_equal(got, off)
+    assert got.shape == (1, 2, 6, 12)
+    if mode == "nearest":  # each code repeated 2 x 3 times
+        want = np.repeat(np.repeat(x["x"], 2, axis=2), 3, axis=3)
+        np.testing.assert_array_equal(got, (want.astype(np.float32) - 120) * np.float32(0.1))

@@ -9,8 +9,9 @@
 //   Gemm -> com.microsoft QGemm             without a QuantizeLinear after it)
 //   Add, Mul -> QLinearAdd, QLinearMul      Concat -> QLinearConcat
 //   Sigmoid, LeakyRelu, Softmax, AveragePool, GlobalAveragePool -> their QLinear ops
-//   MaxPool, Reshape, Transpose, Flatten, Squeeze, Unsqueeze (quantization parameters equal
-//   on both sides): the op on the codes, without its DequantizeLinear and QuantizeLinear.
+//   MaxPool, Reshape, Transpose, Flatten, Squeeze, Unsqueeze, Resize in nearest mode
+//   (quantization parameters equal on both sides): the op on the codes, without its
+//   DequantizeLinear and QuantizeLinear.
 // What is matched: every 8-bit input a DequantizeLinear with constant per-tensor scale and
 // zero point (weights also per output channel: Conv's along axis 0, Gemm's along its
 // output columns); Conv's and Gemm's bias
@@ -68,7 +69,7 @@ class Qdq {
                  op == "GlobalAveragePool") {
         Unary(i, op);
       } else if (op == "MaxPool" || op == "Reshape" || op == "Transpose" || op == "Flatten" ||
-                 op == "Squeeze" || op == "Unsqueeze") {
+                 op == "Squeeze" || op == "Unsqueeze" || op == "Resize") {
         DropQdq(i);
       }
     }
@@ -353,6 +354,10 @@ class Qdq {
     if (n.inputs.empty() || n.outputs.size() != 1 || !Dequantized(n.inputs[0], &x) ||
         !Quantized(i, &y) || !SameParams(x, y)) {
       return;
+    }
+    if (p_.Is(i, "Resize")) {  // nearest only selects values; linear would round anew
+      Result<std::string> mode = n.info->GetString("mode", "nearest");
+      if (!mode.ok() || *mode != "nearest") return;
     }
     std::vector<int> in = n.inputs;
     in[0] = x.codes;
