@@ -149,18 +149,18 @@ void GatherWindow(const E* __restrict x, E* __restrict dst, E pad, const Geometr
 // One image's codes in channels-last order [pixels, c], each through `f`: centered int16
 // (x - zx) for the int16 kernel, or bytes xor'd with 0x80 or not (int8 codes made uint8
 // ones, the zero point shifted with them) for the VNNI one. From channels-first input in
-// blocks of pixels, each channel's run read contiguously.
+// blocks of pixels, each channel's run read contiguously; pixels [begin, end) only.
 template <typename E, typename O, typename F>
 void ChannelsLast(const E* __restrict x, int64_t pixels, int64_t c, bool channels_last, F f,
-                  O* __restrict out) {
+                  O* __restrict out, int64_t begin, int64_t end) {
   if (channels_last) {
-    for (int64_t i = 0; i < pixels * c; ++i)
+    for (int64_t i = begin * c; i < end * c; ++i)
       out[i] = f(x[i]);
     return;
   }
   constexpr int64_t kBlock = 64;
-  for (int64_t p0 = 0; p0 < pixels; p0 += kBlock) {
-    const int64_t n = std::min(kBlock, pixels - p0);
+  for (int64_t p0 = begin; p0 < end; p0 += kBlock) {
+    const int64_t n = std::min(kBlock, end - p0);
     for (int64_t ch = 0; ch < c; ++ch) {
       const E* src = x + ch * pixels + p0;
       O* dst = out + p0 * c + ch;
@@ -345,22 +345,40 @@ class QLinearConv : public KernelBase {
     const int64_t dh = win.dilations[0], dw = win.dilations[1];
     const int64_t ph = win.pad_begin[0], pw = win.pad_begin[1];
     const int64_t kh = wd[2], kw = wd[3];
-    const int64_t blocks = (plane + kPixelBlock - 1) / kPixelBlock;
+    // Blocks of kPixelBlock pixels, smaller where that leaves the workers too few to share
+    // (a 16x16 plane is 3 blocks of 96: 2 against 1 on two threads); multiples of 6 rows,
+    // the int16 tile's.
+    int64_t block = kPixelBlock;
+    if (workers > 1) {
+      const int64_t even = (plane + 2 * workers - 1) / (2 * workers);
+      block = std::max<int64_t>(24, std::min(kPixelBlock, (even + 5) / 6 * 6));
+    }
+    const int64_t blocks = (plane + block - 1) / block;
     const Geometry geo{h, w, c_in, cg, kh, kw, sh, sw, dh, dw, ph, pw};
 
     for (int64_t b = 0; b < batch; ++b) {
       const uint8_t* xi = xin + b * image;
       auto centered = [zx](auto v) { return static_cast<int16_t>(static_cast<int32_t>(v) - zx); };
-      if (vnni) {
-        const uint8_t flip = x_signed ? 0x80 : 0;
-        ChannelsLast(
-            xi, h * w, c_in, channels_last_,
-            [flip](uint8_t v) { return static_cast<uint8_t>(v ^ flip); }, x8.data());
-      } else if (x_signed) {
-        ChannelsLast(reinterpret_cast<const int8_t*>(xi), h * w, c_in, channels_last_, centered,
-                     x16.data());
+      auto convert = [&](int64_t begin, int64_t end) {
+        if (vnni) {
+          const uint8_t flip = x_signed ? 0x80 : 0;
+          ChannelsLast(
+              xi, h * w, c_in, channels_last_,
+              [flip](uint8_t v) { return static_cast<uint8_t>(v ^ flip); }, x8.data(), begin, end);
+        } else if (x_signed) {
+          ChannelsLast(reinterpret_cast<const int8_t*>(xi), h * w, c_in, channels_last_, centered,
+                       x16.data(), begin, end);
+        } else {
+          ChannelsLast(xi, h * w, c_in, channels_last_, centered, x16.data(), begin, end);
+        }
+      };
+      // (split across the pool from 64k values, in runs of 64 pixels)
+      if (workers > 1 && h * w * c_in >= (int64_t{1} << 16) && h * w >= 128) {
+        const int64_t runs = (h * w + 63) / 64;
+        ctx.thread_pool()->ParallelFor(
+            runs, 1, [&](int64_t r0, int64_t r1) { convert(r0 * 64, std::min(h * w, r1 * 64)); });
       } else {
-        ChannelsLast(xi, h * w, c_in, channels_last_, centered, x16.data());
+        convert(0, h * w);
       }
       auto run = [&](int64_t q0, int64_t q1) {
         std::vector<uint8_t> rows8(vnni ? static_cast<size_t>(kPixelBlock * k) : 0);
@@ -368,7 +386,7 @@ class QLinearConv : public KernelBase {
         std::vector<int32_t> acc(static_cast<size_t>(kPixelBlock * m));
         std::vector<uint8_t> tile;
         for (int64_t blk = q0; blk < q1; ++blk) {
-          const int64_t p0 = blk * kPixelBlock, n = std::min(kPixelBlock, plane - p0);
+          const int64_t p0 = blk * block, n = std::min(block, plane - p0);
           if (depthwise) {
             for (int64_t i = 0; i < n; ++i) {
               const int64_t oy = (p0 + i) / ow, ox = (p0 + i) % ow;
@@ -424,7 +442,7 @@ class QLinearConv : public KernelBase {
         }
       };
       // Parts of ~1M multiply-adds at least.
-      const int64_t per_block = kPixelBlock * k * m;
+      const int64_t per_block = block * k * m;
       const int64_t min_blocks =
           std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(1, per_block));
       if (workers > 1 && blocks > min_blocks) {

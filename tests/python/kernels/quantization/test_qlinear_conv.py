@@ -46,6 +46,22 @@ CASES = {
     "depthwise": (np.uint8, np.int8, 16, 16, 3, 16, (1, 1), (1, 1, 1, 1), (1, 1), True, 10, 10),
     "depthwise_int8_s2": (np.int8, np.int8, 8, 8, 5, 8, (2, 2), (2, 2, 2, 2), (1, 1), False, 11, 9),
     "large_window": (np.uint8, np.int8, 64, 8, 7, 1, (1, 1), (3, 3, 3, 3), (1, 1), False, 9, 9),
+    # 64k input values: the channels-last copy split across the pool at two threads
+    "large_image": (np.uint8, np.int8, 16, 8, 3, 1, (1, 1), (1, 1, 1, 1), (1, 1), True, 64, 64),
+    "large_image_int8": (
+        np.int8,
+        np.int8,
+        16,
+        6,
+        3,
+        1,
+        (2, 2),
+        (1, 1, 1, 1),
+        (1, 1),
+        False,
+        65,
+        63,
+    ),
 }
 
 
