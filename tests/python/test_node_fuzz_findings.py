@@ -450,3 +450,36 @@ def test_a_quantized_op_with_a_scale_of_another_type_is_refused():
     v = (feeds["x"].astype(np.float32) - 128) * np.float32(0.05)
     want = np.clip(np.rint(256 / (1 + np.exp(-v))), 0, 255).astype(np.uint8)
     np.testing.assert_array_equal(y, want)  # [0, 128, 255]
+
+
+def test_matmul_integer_to_float_of_a_scalar_is_refused():
+    # com.microsoft MatMulIntegerToFloat read the last dimension of a rank-0 B (UBSan: an
+    # offset from a null pointer) before the product checked the ranks. Now a ValueError.
+    from onnx_light.onnx import helper
+
+    def model(b_shape):
+        node = helper.make_node(
+            "MatMulIntegerToFloat", ["a", "b", "as", "bs"], ["y"], domain="com.microsoft"
+        )
+        graph = helper.make_graph(
+            [node],
+            "g",
+            [
+                helper.make_tensor_value_info("a", TensorProto.UINT8, None),
+                helper.make_tensor_value_info("b", TensorProto.INT8, b_shape),
+                helper.make_tensor_value_info("as", F, None),
+                helper.make_tensor_value_info("bs", F, None),
+            ],
+            [helper.make_tensor_value_info("y", F, None)],
+        )
+        opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+        return onnx_light.RuntimeSession(helper.make_model(graph, opset_imports=opsets))
+
+    scales = {"as": np.array(0.5, np.float32), "bs": np.array(0.25, np.float32)}
+    s = model(None)
+    with pytest.raises(ValueError, match="inputs need rank >= 1"):
+        s.run(None, {"a": np.array([1, 2], np.uint8), "b": np.array(3, np.int8), **scales})
+    a = np.array([[1, 2]], np.uint8)
+    b = np.array([[3], [-4]], np.int8)
+    y = s.run(None, {"a": a, "b": b, **scales})[0]
+    np.testing.assert_array_equal(y, [[(3 - 8) * 0.125]])

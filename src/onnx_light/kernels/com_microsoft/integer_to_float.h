@@ -49,6 +49,9 @@ inline Status IntegerProductsToFloat(KernelContext& ctx, const Tensor& a, const 
     ONNX_LIGHT_ASSIGN_OR_RETURN(y, ctx.AllocateOutput(0, dims));
     return reinterpret_cast<int32_t*>(y->mutable_data<float>());
   };
+  ONNX_LIGHT_RETURN_IF(
+      a.shape().rank() == 0 || b.shape().rank() == 0, kInvalidArgument,
+      "inputs need rank >= 1, got A " + a.shape().ToString() + " and B " + b.shape().ToString());
   const int64_t n = b.shape().rank() == 1 ? 1 : b.shape().dims().back();
   ONNX_LIGHT_RETURN_IF_ERROR(CheckPerColumn(&b_scale, n, "b_scale"));
   ONNX_LIGHT_RETURN_IF_ERROR(CheckPerColumn(bias, n, "bias"));
