@@ -130,9 +130,15 @@ def _q(v, dtype=np.float32):
     return In((), dtype, const=True, values=v)
 
 
+def _quantized(name, op, inputs, attrs=None, out_type=2, tol=1):
+    """A com.microsoft row with one output of ONNX element type `out_type` (2: uint8),
+    compared within `tol` (one output code by default)."""
+    return OpCase(name, op, inputs, attrs or {}, domain=MS, opset=1, out_types=[out_type], tol=tol)
+
+
 IMG = (1, 64, 56, 56)
 QROWS += [
-    OpCase(
+    _quantized(
         "QLinearAdd u8 [1,64,56,56]",
         "QLinearAdd",
         [
@@ -145,12 +151,8 @@ QROWS += [
             _q(0.08),
             _q(125, U8),
         ],
-        domain=MS,
-        opset=1,
-        out_types=[2],
-        tol=1,
     ),
-    OpCase(
+    _quantized(
         "QLinearMul u8 [1,64,56,56]",
         "QLinearMul",
         [
@@ -163,60 +165,36 @@ QROWS += [
             _q(0.3),
             _q(125, U8),
         ],
-        domain=MS,
-        opset=1,
-        out_types=[2],
-        tol=1,
     ),
-    OpCase(
+    _quantized(
         "QLinearSigmoid u8 [1,64,56,56]",
         "QLinearSigmoid",
         [In(IMG, U8, lo=0, hi=256), _q(0.05), _q(128, U8), _q(1 / 256), _q(0, U8)],
-        domain=MS,
-        opset=1,
-        out_types=[2],
-        tol=1,
     ),
-    OpCase(
+    _quantized(
         "QLinearLeakyRelu u8 [1,64,56,56]",
         "QLinearLeakyRelu",
         [In(IMG, U8, lo=0, hi=256), _q(0.05), _q(128, U8), _q(0.04), _q(100, U8)],
         {"alpha": 0.1},
-        domain=MS,
-        opset=1,
-        out_types=[2],
-        tol=1,
     ),
-    OpCase(
+    _quantized(
         "QLinearSoftmax u8 [128,1000]",
         "QLinearSoftmax",
         [In((128, 1000), U8, lo=0, hi=256), _q(0.1), _q(128, U8), _q(1 / 256), _q(0, U8)],
         {"axis": -1, "opset": 13},
-        domain=MS,
-        opset=1,
-        out_types=[2],
-        tol=1,
     ),
-    OpCase(
+    _quantized(
         "QLinearGlobalAveragePool u8 [1,256,14,14]",
         "QLinearGlobalAveragePool",
         [In((1, 256, 14, 14), U8, lo=0, hi=256), _q(0.05), _q(128, U8), _q(0.05), _q(128, U8)],
-        domain=MS,
-        opset=1,
-        out_types=[2],
-        tol=1,
     ),
-    OpCase(
+    _quantized(
         "QLinearAveragePool 3x3 u8 [1,64,56,56]",
         "QLinearAveragePool",
         [In(IMG, U8, lo=0, hi=256), _q(0.05), _q(128, U8), _q(0.05), _q(128, U8)],
         {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]},
-        domain=MS,
-        opset=1,
-        out_types=[2],
-        tol=1,
     ),
-    OpCase(
+    _quantized(
         "QLinearConcat u8 2x[1,64,56,56]",
         "QLinearConcat",
         [
@@ -230,12 +208,8 @@ QROWS += [
             _q(128, U8),
         ],
         {"axis": 1},
-        domain=MS,
-        opset=1,
-        out_types=[2],
-        tol=1,
     ),
-    OpCase(
+    _quantized(
         "QGemm u8s8 [128,768]x[768,768] -> u8",
         "QGemm",
         [
@@ -249,21 +223,15 @@ QROWS += [
             _q(0.5),
             _q(128, U8),
         ],
-        domain=MS,
-        opset=1,
-        out_types=[2],
-        tol=1,
     ),
-    OpCase(
+    _quantized(
         "DynamicQuantizeMatMul [128,768]x[768,768]",
         "DynamicQuantizeMatMul",
         [In((128, 768)), In((768, 768), np.int8, const=True, lo=-63, hi=64), _q(0.01)],
-        domain=MS,
-        opset=1,
-        out_types=[1],
+        out_type=1,
         tol=0.1,
     ),
-    OpCase(
+    _quantized(
         "QLinearConv NHWC 3x3 u8 [1,56,56,64] -> 64",
         "QLinearConv",
         [
@@ -277,19 +245,12 @@ QROWS += [
             _q(128, U8),
         ],
         {"pads": [1, 1, 1, 1], "channels_last": 1},
-        domain=MS,
-        opset=1,
-        out_types=[2],
-        tol=1,
     ),
-    OpCase(
+    _quantized(
         "NhwcMaxPool 3x3 s2 u8 [1,112,112,64]",
         "NhwcMaxPool",
         [In((1, 112, 112, 64), U8, lo=0, hi=256)],
         {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},
-        domain=MS,
-        opset=1,
-        out_types=[2],
         tol=0,
     ),
     OpCase(
