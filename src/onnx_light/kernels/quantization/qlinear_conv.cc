@@ -18,6 +18,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "com_microsoft/qlinear.h"
@@ -146,6 +147,20 @@ void GatherWindow(const E* __restrict x, E* __restrict dst, E pad, const Geometr
   }
 }
 
+// Output pixel (oy, ox)'s window as `taps` pointers: for each tap (ty, tx), the cg
+// channels from `c0` of the input pixel under it, or `zeros` outside the image.
+void WindowRuns(const int16_t* x, const int16_t* zeros, const Geometry& g, int64_t oy, int64_t ox,
+                int64_t c0, const int16_t** out) {
+  for (int64_t ty = 0; ty < g.kh; ++ty) {
+    const int64_t iy = oy * g.sh - g.ph + ty * g.dh;
+    const bool row_inside = iy >= 0 && iy < g.h;
+    for (int64_t tx = 0; tx < g.kw; ++tx) {
+      const int64_t ix = ox * g.sw - g.pw + tx * g.dw;
+      *out++ = row_inside && ix >= 0 && ix < g.w ? x + (iy * g.w + ix) * g.c_in + c0 : zeros;
+    }
+  }
+}
+
 // One image's codes in channels-last order [pixels, c], each through `f`: centered int16
 // (x - zx) for the int16 kernel, or bytes xor'd with 0x80 or not (int8 codes made uint8
 // ones, the zero point shifted with them) for the VNNI one. From channels-first input in
@@ -239,40 +254,21 @@ class QLinearConv : public KernelBase {
            (attrs_.kernel.empty() || attrs_.kernel == std::vector<int64_t>{d[2], d[3]});
   }
 
-  // acc [pixels x m] (rows ldc apart) requantized into y: NCHW (pixel p of channel c at
-  // c * plane + p) or NHWC (p * m + c). Each pixel's channels in a loop the compiler
-  // vectorizes (restrict pointers, parameters in locals: byte stores alias everything),
-  // into `tile` for NCHW, then each channel's pixels copied out contiguously.
-  template <typename T>
-  static void RequantizeRow(const int32_t* __restrict a, const int32_t* __restrict bias,
-                            const float* __restrict scale, int64_t m, float lo, float hi,
-                            int32_t zero, T* __restrict out) {
-    for (int64_t c = 0; c < m; ++c) {
-      // (the sum wraps in int32, as the accumulation does; NaN becomes the minimum)
-      const auto sum =
-          static_cast<int32_t>(static_cast<uint32_t>(a[c]) + static_cast<uint32_t>(bias[c]));
-      float v = static_cast<float>(sum) * scale[c];
-      v = v > lo ? v : lo;
-      v = v < hi ? v : hi;
-      out[c] = static_cast<T>(static_cast<int32_t>(RoundSmall(v)) + zero);
-    }
-  }
+  // acc [pixels x m] (rows ldc apart) requantized into y (simd/qgemm_simd.h): NHWC
+  // directly (pixel p of channel c at p * m + c), NCHW (c * plane + p) through `tile`, each
+  // channel's pixels then copied out contiguously.
   template <typename T>
   void Requantize(const Requant& q, const int32_t* acc, int64_t ldc, int64_t pixels, int64_t m,
                   int64_t p0, int64_t plane, T* y, std::vector<uint8_t>* tile) const {
-    constexpr auto kLo = static_cast<float>(std::numeric_limits<T>::min());
-    constexpr auto kHi = static_cast<float>(std::numeric_limits<T>::max());
-    const float lo = kLo - static_cast<float>(q.zero), hi = kHi - static_cast<float>(q.zero);
+    constexpr bool kSigned = std::is_same_v<T, int8_t>;
     if (channels_last_) {
-      for (int64_t p = 0; p < pixels; ++p)
-        RequantizeRow(acc + p * ldc, q.bias.data(), q.scale.data(), m, lo, hi, q.zero,
-                      y + (p0 + p) * m);
+      RequantizeRows(acc, ldc, pixels, m, q.bias.data(), q.scale.data(), q.zero, kSigned,
+                     y + p0 * m, m);
       return;
     }
     tile->resize(static_cast<size_t>(pixels * m));
     T* t = reinterpret_cast<T*>(tile->data());
-    for (int64_t p = 0; p < pixels; ++p)
-      RequantizeRow(acc + p * ldc, q.bias.data(), q.scale.data(), m, lo, hi, q.zero, t + p * m);
+    RequantizeRows(acc, ldc, pixels, m, q.bias.data(), q.scale.data(), q.zero, kSigned, t, m);
     for (int64_t c = 0; c < m; ++c) {
       T* __restrict out = y + c * plane + p0;
       const T* __restrict in = t + c;
@@ -307,6 +303,10 @@ class QLinearConv : public KernelBase {
     const int64_t k = gw->K(), mg = gw->mg, taps = gw->taps;
     const bool depthwise = cg == 1 && mg == 1;
     const bool vnni = !gw->packed.empty();  // (never for depthwise: not packed)
+    // The int16 kernel reads each window in place, tap by tap, through a table of pointers
+    // into the image (padding: a run of zeros) where a tap's channels are whole pairs.
+    const bool in_place = !vnni && !depthwise && !gw->packed16.empty() && cg % 2 == 0;
+    const std::vector<int16_t> zeros(in_place ? static_cast<size_t>(cg) : 0, 0);
     const bool x_signed = x.dtype() == DataType::kInt8;
     const int32_t zx = ZeroPointAt(xz, 0);
     std::vector<int32_t> zb(static_cast<size_t>(m));
@@ -382,7 +382,9 @@ class QLinearConv : public KernelBase {
       }
       auto run = [&](int64_t q0, int64_t q1) {
         std::vector<uint8_t> rows8(vnni ? static_cast<size_t>(kPixelBlock * k) : 0);
-        std::vector<int16_t> rows16(vnni || depthwise ? 0 : static_cast<size_t>(kPixelBlock * k2));
+        std::vector<int16_t> rows16(
+            vnni || depthwise || in_place ? 0 : static_cast<size_t>(kPixelBlock * k2));
+        std::vector<const int16_t*> table(in_place ? static_cast<size_t>(kPixelBlock * taps) : 0);
         std::vector<int32_t> acc(static_cast<size_t>(kPixelBlock * m));
         std::vector<uint8_t> tile;
         for (int64_t blk = q0; blk < q1; ++blk) {
@@ -407,6 +409,15 @@ class QLinearConv : public KernelBase {
             }
           } else {
             for (int64_t g = 0; g < group_; ++g) {
+              if (in_place) {
+                for (int64_t i = 0; i < n; ++i)
+                  WindowRuns(x16.data(), zeros.data(), geo, (p0 + i) / ow, (p0 + i) % ow, g * cg,
+                             table.data() + i * taps);
+                QGemmI16PackedRuns(n, mg, cg, taps, table.data(),
+                                   gw->packed16[static_cast<size_t>(g)], 0, zb.data() + g * mg,
+                                   acc.data() + g * mg, m);
+                continue;
+              }
               // Each pixel's window as one row: taps x cg values, padding as the zero point.
               for (int64_t i = 0; i < n; ++i) {
                 const int64_t oy = (p0 + i) / ow, ox = (p0 + i) % ow;

@@ -26,6 +26,7 @@ const std::vector<GraphPass>& AllGraphPasses() {
       {"fuse_matmul_transpose", GraphOptimizationLevel::kExtended, &FuseMatMulTranspose},
       {"fuse_gelu", GraphOptimizationLevel::kExtended, &FuseGelu},
       {"fuse_elementwise_chain", GraphOptimizationLevel::kExtended, &FuseElementwiseChain},
+      {"nhwc_quantized", GraphOptimizationLevel::kAll, &NhwcQuantized},
       {"prepack_matmul_weights", GraphOptimizationLevel::kExtended, &PrepackMatMulWeights},
   };
   return passes;
