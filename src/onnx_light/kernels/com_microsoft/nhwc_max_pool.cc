@@ -3,6 +3,7 @@
 // (kernel_shape, strides, dilations, pads, auto_pad, ceil_mode); Y [N, out spatial..., C].
 // Pads never win (a window wholly in the padding cannot occur: MakeWindow refuses it).
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -41,8 +42,53 @@ class NhwcMaxPool : public KernelBase {
   }
 
  private:
+  // 2-D windows: the taps inside the image per output row and column found once, then
+  // each output pixel's channels the maximum over its taps' channel runs (a loop the
+  // compiler vectorizes).
+  template <typename T>
+  static void Run2D(const T* x, T* y, const Window& w, int64_t batch, int64_t channels) {
+    auto inside = [&](size_t d, int64_t o) {
+      const int64_t start = o * w.strides[d] - w.pad_begin[d], step = w.dilations[d];
+      int64_t first = 0, last = w.kernel[d];
+      while (first < last && start + first * step < 0)
+        ++first;
+      while (last > first && start + (last - 1) * step >= w.in[d])
+        --last;
+      return std::array<int64_t, 3>{start, first, last};
+    };
+    std::vector<std::array<int64_t, 3>> cols(static_cast<size_t>(w.out[1]));
+    for (int64_t ox = 0; ox < w.out[1]; ++ox)
+      cols[static_cast<size_t>(ox)] = inside(1, ox);
+    const int64_t width = w.in[1];
+    for (int64_t b = 0; b < batch; ++b) {
+      const T* xb = x + b * w.InCount() * channels;
+      for (int64_t oy = 0; oy < w.out[0]; ++oy) {
+        const auto [y0, r0, r1] = inside(0, oy);
+        for (int64_t ox = 0; ox < w.out[1]; ++ox) {
+          const auto [x0, c0, c1] = cols[static_cast<size_t>(ox)];
+          T* __restrict dst = y + ((b * w.out[0] + oy) * w.out[1] + ox) * channels;
+          bool first = true;
+          for (int64_t ty = r0; ty < r1; ++ty) {
+            const T* row = xb + (y0 + ty * w.dilations[0]) * width * channels;
+            for (int64_t tx = c0; tx < c1; ++tx) {
+              const T* __restrict src = row + (x0 + tx * w.dilations[1]) * channels;
+              if (first) {
+                std::copy(src, src + channels, dst);
+                first = false;
+                continue;
+              }
+              for (int64_t c = 0; c < channels; ++c)
+                dst[c] = dst[c] > src[c] ? dst[c] : src[c];
+            }
+          }
+        }
+      }
+    }
+  }
+
   template <typename T>
   static void Run(const T* x, T* y, const Window& w, int64_t batch, int64_t channels) {
+    if (w.in.size() == 2) return Run2D(x, y, w, batch, channels);
     const size_t n = w.in.size();
     const int64_t in_count = w.InCount(), taps = w.KernelCount();
     std::vector<int64_t> pos(n);

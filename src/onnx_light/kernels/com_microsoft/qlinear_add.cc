@@ -5,8 +5,13 @@
 namespace onnx_light::kernels {
 namespace {
 struct AddOp {
+  static constexpr QLinearBinaryKind kKind = QLinearBinaryKind::kAdd;
+  // ra = a_scale / c_scale, rb = b_scale / c_scale
+  static float Ratio(QParams a, QParams b, QParams c, int i) {
+    return (i == 0 ? a.scale : b.scale) / c.scale;
+  }
   static auto Make(QParams a, QParams b, QParams c) {
-    const float ra = a.scale / c.scale, rb = b.scale / c.scale;
+    const float ra = Ratio(a, b, c, 0), rb = Ratio(a, b, c, 1);
     return [ra, rb](float x, float y) { return ra * x + rb * y; };
   }
 };

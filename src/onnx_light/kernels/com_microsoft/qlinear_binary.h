@@ -6,15 +6,18 @@
 
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 
 #include "com_microsoft/qlinear.h"
 #include "common/broadcast.h"
 #include "onnx_light/runtime/thread_pool.h"
+#include "simd/qlinear_simd.h"
 
 namespace onnx_light::kernels {
 
 // Op::Make(a, b, c) returns the float functor of two centered codes (a - a_zp, b - b_zp)
-// giving the output value in C's units (before C's zero point).
+// giving the output value in C's units (before C's zero point); Op::kKind and
+// Op::Ratio(a, b, c, i) give the same arithmetic to the vector loop.
 template <typename Op>
 class QLinearBinary : public KernelBase {
  public:
@@ -38,25 +41,13 @@ class QLinearBinary : public KernelBase {
   }
 
  private:
-  // (Values and restrict pointers: byte stores may otherwise alias everything, and the
-  // loop would reload its parameters at each element instead of vectorizing.)
-  template <typename T, bool kOneB, typename F>
-  static void Flat(const T* __restrict a, const T* __restrict b, T* __restrict c, int64_t n, F f,
-                   int32_t za, int32_t zb, int32_t zc) {
-    const float b0 = static_cast<float>(static_cast<int32_t>(b[0]) - zb);
-    for (int64_t i = 0; i < n; ++i) {
-      const float y = kOneB ? b0 : static_cast<float>(static_cast<int32_t>(b[i]) - zb);
-      c[i] = RequantizeAcc<T>(f(static_cast<float>(static_cast<int32_t>(a[i]) - za), y), zc);
-    }
-  }
-
   template <typename T>
   static void Run(const Tensor& a, const Tensor& b, QParams aq, QParams bq, QParams cq,
                   const std::vector<int64_t>& dims, Tensor* c, ThreadPool* pool) {
     const auto f = Op::Make(aq, bq, cq);
     const int32_t za = aq.zero_point, zb = bq.zero_point, zc = cq.zero_point;
-    // Same shapes (a residual Add) or one B value (a scale): a flat loop the compiler
-    // vectorizes, in parts across the pool.
+    // Same shapes (a residual Add) or one B value (a scale): a flat vector loop
+    // (simd/qlinear_simd.h, the same arithmetic), in parts across the pool.
     const int64_t n = c->num_elements();
     if (a.shape() == b.shape() || (b.num_elements() == 1 && a.shape().dims() == dims)) {
       const T* ap = a.data<T>();
@@ -64,11 +55,9 @@ class QLinearBinary : public KernelBase {
       const bool one_b = b.num_elements() == 1;
       T* cp = c->mutable_data<T>();
       auto run = [&](int64_t i0, int64_t i1) {
-        if (one_b) {
-          Flat<T, true>(ap + i0, bp, cp + i0, i1 - i0, f, za, zb, zc);
-        } else {
-          Flat<T, false>(ap + i0, bp + i0, cp + i0, i1 - i0, f, za, zb, zc);
-        }
+        QLinearBinaryFlat(Op::kKind, std::is_same_v<T, int8_t>, ap + i0, one_b ? bp : bp + i0,
+                          one_b, cp + i0, i1 - i0, Op::Ratio(aq, bq, cq, 0),
+                          Op::Ratio(aq, bq, cq, 1), za, zb, zc);
       };
       if (pool != nullptr && pool->threads() > 1 && n >= (int64_t{1} << 16)) {
         pool->ParallelFor(n, int64_t{1} << 14, run);

@@ -5,8 +5,11 @@
 namespace onnx_light::kernels {
 namespace {
 struct MulOp {
+  static constexpr QLinearBinaryKind kKind = QLinearBinaryKind::kMul;
+  // r = a_scale * b_scale / c_scale (the second ratio unused)
+  static float Ratio(QParams a, QParams b, QParams c, int) { return a.scale * b.scale / c.scale; }
   static auto Make(QParams a, QParams b, QParams c) {
-    const float r = a.scale * b.scale / c.scale;
+    const float r = Ratio(a, b, c, 0);
     return [r](float x, float y) { return x * y * r; };
   }
 };

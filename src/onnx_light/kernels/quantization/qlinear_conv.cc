@@ -26,6 +26,7 @@
 #include "onnx_light/runtime/thread_pool.h"
 #include "quantization/conv_integer.h"
 #include "simd/qgemm_simd.h"
+#include "simd/qlinear_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -63,6 +64,7 @@ int32_t ZeroPointAt(const Tensor* zp, int64_t i) {
 // it applies (int8 weights, uint8 or int8 activations).
 struct GemmWeights {
   int64_t group = 0, mg = 0, cg = 0, taps = 0;
+  int64_t cg_pad = 0;  // packed16's channels per tap: cg made even (a zero weight row)
   bool is_signed = true;
   std::vector<uint8_t> b;
   std::vector<QGemmPackedB> packed;       // one per group for the VNNI kernel, or empty
@@ -93,8 +95,16 @@ GemmWeights MakeGemmWeights(const Tensor& w, int64_t group) {
       g.packed.push_back(QGemmVnniPackB(
           k, g.mg, reinterpret_cast<const int8_t*>(g.b.data()) + gi * k * g.mg, g.mg));
   } else {
+    // Each tap's channels an even count (whole int16 pairs, read in place by the kernel).
+    g.cg_pad = g.cg + (g.cg & 1);
+    const int64_t k_pad = g.taps * g.cg_pad;
+    std::vector<uint8_t> padded(static_cast<size_t>(k_pad * g.mg), 0);
     for (int64_t gi = 0; gi < group; ++gi) {
-      g.packed16.push_back(QGemmI16PackB(k, g.mg, g.b.data() + gi * k * g.mg, g.is_signed, g.mg));
+      for (int64_t t = 0; t < g.taps; ++t)
+        for (int64_t c = 0; c < g.cg; ++c)
+          std::memcpy(padded.data() + (t * g.cg_pad + c) * g.mg,
+                      g.b.data() + (gi * k + t * g.cg + c) * g.mg, static_cast<size_t>(g.mg));
+      g.packed16.push_back(QGemmI16PackB(k_pad, g.mg, padded.data(), g.is_signed, g.mg));
       if (g.packed16.back().bytes == nullptr) {  // a scalar build: b read in place
         g.packed16.clear();
         break;
@@ -147,19 +157,56 @@ void GatherWindow(const E* __restrict x, E* __restrict dst, E pad, const Geometr
   }
 }
 
-// Output pixel (oy, ox)'s window as `taps` pointers: for each tap (ty, tx), the cg
-// channels from `c0` of the input pixel under it, or `zeros` outside the image.
-void WindowRuns(const int16_t* x, const int16_t* zeros, const Geometry& g, int64_t oy, int64_t ox,
-                int64_t c0, const int16_t** out) {
-  for (int64_t ty = 0; ty < g.kh; ++ty) {
-    const int64_t iy = oy * g.sh - g.ph + ty * g.dh;
-    const bool row_inside = iy >= 0 && iy < g.h;
-    for (int64_t tx = 0; tx < g.kw; ++tx) {
-      const int64_t ix = ox * g.sw - g.pw + tx * g.dw;
-      *out++ = row_inside && ix >= 0 && ix < g.w ? x + (iy * g.w + ix) * g.c_in + c0 : zeros;
+// One image's centered int16 codes channels-last inside the convolution's padding (zeros:
+// the zero point's code centered), each group's channels made an even count (a zero
+// channel), so that every window is whole pairs read in place: output pixel (oy, ox)'s
+// window starts at ((oy * sh) * wp + ox * sw) * c_pad + g * cg_pad.
+struct PaddedImage {
+  int64_t top = 0, left = 0, wp = 0, cg = 0, cg_pad = 0, c_pad = 0;
+  std::vector<int16_t> data;
+
+  PaddedImage(const Geometry& g, const Window& win, int64_t cg_padded) : cg(g.cg) {
+    top = g.ph;
+    left = g.pw;
+    const int64_t bottom =
+        std::max<int64_t>(0, (win.out[0] - 1) * g.sh - g.ph + (g.kh - 1) * g.dh - (g.h - 1));
+    const int64_t right =
+        std::max<int64_t>(0, (win.out[1] - 1) * g.sw - g.pw + (g.kw - 1) * g.dw - (g.w - 1));
+    wp = left + g.w + right;
+    cg_pad = cg_padded;
+    c_pad = g.c_in / g.cg * cg_pad;
+    values = (top + g.h + bottom) * wp * c_pad;
+  }
+  void Allocate() { data.assign(static_cast<size_t>(values), 0); }
+  int64_t values = 0;
+
+  // Input rows [y0, y1) of x (channels-first or -last), centered by zx.
+  template <typename E>
+  void Fill(const E* __restrict x, bool channels_last, const Geometry& g, int32_t zx, int64_t y0,
+            int64_t y1) {
+    for (int64_t y = y0; y < y1; ++y) {
+      int16_t* __restrict dst = data.data() + ((y + top) * wp + left) * c_pad;
+      if (channels_last && c_pad == g.c_in) {
+        const E* __restrict src = x + y * g.w * g.c_in;
+        for (int64_t i = 0; i < g.w * g.c_in; ++i)
+          dst[i] = static_cast<int16_t>(static_cast<int32_t>(src[i]) - zx);
+        continue;
+      }
+      for (int64_t c = 0; c < g.c_in; ++c) {
+        int16_t* __restrict d = dst + c / cg * cg_pad + c % cg;
+        if (channels_last) {
+          const E* __restrict src = x + y * g.w * g.c_in + c;
+          for (int64_t i = 0; i < g.w; ++i)
+            d[i * c_pad] = static_cast<int16_t>(static_cast<int32_t>(src[i * g.c_in]) - zx);
+        } else {
+          const E* __restrict src = x + (c * g.h + y) * g.w;
+          for (int64_t i = 0; i < g.w; ++i)
+            d[i * c_pad] = static_cast<int16_t>(static_cast<int32_t>(src[i]) - zx);
+        }
+      }
     }
   }
-}
+};
 
 // One image's codes in channels-last order [pixels, c], each through `f`: centered int16
 // (x - zx) for the int16 kernel, or bytes xor'd with 0x80 or not (int8 codes made uint8
@@ -303,10 +350,9 @@ class QLinearConv : public KernelBase {
     const int64_t k = gw->K(), mg = gw->mg, taps = gw->taps;
     const bool depthwise = cg == 1 && mg == 1;
     const bool vnni = !gw->packed.empty();  // (never for depthwise: not packed)
-    // The int16 kernel reads each window in place, tap by tap, through a table of pointers
-    // into the image (padding: a run of zeros) where a tap's channels are whole pairs.
-    const bool in_place = !vnni && !depthwise && !gw->packed16.empty() && cg % 2 == 0;
-    const std::vector<int16_t> zeros(in_place ? static_cast<size_t>(cg) : 0, 0);
+    // The packed int16 kernel reads each window in place from a padded image (PaddedImage);
+    // the VNNI kernel and the scalar build's read gathered rows.
+    const bool in_place = !vnni && !depthwise && !gw->packed16.empty();
     const bool x_signed = x.dtype() == DataType::kInt8;
     const int32_t zx = ZeroPointAt(xz, 0);
     std::vector<int32_t> zb(static_cast<size_t>(m));
@@ -316,9 +362,16 @@ class QLinearConv : public KernelBase {
     // Working memory: the channels-last input (int16) and one gathered block per worker.
     const int64_t workers = ctx.thread_pool() != nullptr ? ctx.thread_pool()->threads() : 1;
     const int64_t k2 = k + (k & 1);
+    const int64_t sh = win.strides[0], sw = win.strides[1];
+    const int64_t dh = win.dilations[0], dw = win.dilations[1];
+    const int64_t ph = win.pad_begin[0], pw = win.pad_begin[1];
+    const int64_t kh = wd[2], kw = wd[3];
+    const Geometry geo{h, w, c_in, cg, kh, kw, sh, sw, dh, dw, ph, pw};
+    std::unique_ptr<PaddedImage> padded;
+    if (in_place) padded = std::make_unique<PaddedImage>(geo, win, gw->cg_pad);
     BudgetHold work(BudgetOf(ctx));
     ONNX_LIGHT_RETURN_IF_ERROR(
-        work.Add(SaturatedProduct({h, w, c_in}, 2) +
+        work.Add(SaturatedProduct({in_place ? padded->values : h * w * c_in}, 2) +
                      SaturatedProduct({workers, kPixelBlock, k2 + 4 * mg + 8}, 4),
                  "its gathered-window working memory"));
 
@@ -326,7 +379,7 @@ class QLinearConv : public KernelBase {
     // (int8 ones shifted by 128, and the zero point with them), centered int16 otherwise.
     const int32_t za = x_signed ? zx + 128 : zx;
     std::vector<uint8_t> x8(vnni ? static_cast<size_t>(h * w * c_in) : 0);
-    std::vector<int16_t> x16(vnni ? 0 : static_cast<size_t>(h * w * c_in));
+    std::vector<int16_t> x16(vnni || in_place ? 0 : static_cast<size_t>(h * w * c_in));
     // Depthwise weights centered, [taps x C].
     std::vector<int16_t> wdw;
     if (depthwise) {
@@ -341,10 +394,6 @@ class QLinearConv : public KernelBase {
     }
     const auto* xin = static_cast<const uint8_t*>(x.raw_data());
     const int64_t image = h * w * c_in;
-    const int64_t sh = win.strides[0], sw = win.strides[1];
-    const int64_t dh = win.dilations[0], dw = win.dilations[1];
-    const int64_t ph = win.pad_begin[0], pw = win.pad_begin[1];
-    const int64_t kh = wd[2], kw = wd[3];
     // Blocks of kPixelBlock pixels, smaller where that leaves the workers too few to share
     // (a 16x16 plane is 3 blocks of 96: 2 against 1 on two threads); multiples of 6 rows,
     // the int16 tile's.
@@ -354,13 +403,25 @@ class QLinearConv : public KernelBase {
       block = std::max<int64_t>(24, std::min(kPixelBlock, (even + 5) / 6 * 6));
     }
     const int64_t blocks = (plane + block - 1) / block;
-    const Geometry geo{h, w, c_in, cg, kh, kw, sh, sw, dh, dw, ph, pw};
+    std::vector<int64_t> tap_offsets;  // of each tap from the window's first
+    if (in_place) {
+      padded->Allocate();
+      for (int64_t ty = 0; ty < kh; ++ty)
+        for (int64_t tx = 0; tx < kw; ++tx)
+          tap_offsets.push_back((ty * dh * padded->wp + tx * dw) * padded->c_pad);
+    }
 
     for (int64_t b = 0; b < batch; ++b) {
       const uint8_t* xi = xin + b * image;
       auto centered = [zx](auto v) { return static_cast<int16_t>(static_cast<int32_t>(v) - zx); };
       auto convert = [&](int64_t begin, int64_t end) {
-        if (vnni) {
+        if (in_place) {  // (rows of the image)
+          if (x_signed) {
+            padded->Fill(reinterpret_cast<const int8_t*>(xi), channels_last_, geo, zx, begin, end);
+          } else {
+            padded->Fill(xi, channels_last_, geo, zx, begin, end);
+          }
+        } else if (vnni) {
           const uint8_t flip = x_signed ? 0x80 : 0;
           ChannelsLast(
               xi, h * w, c_in, channels_last_,
@@ -372,8 +433,14 @@ class QLinearConv : public KernelBase {
           ChannelsLast(xi, h * w, c_in, channels_last_, centered, x16.data(), begin, end);
         }
       };
-      // (split across the pool from 64k values, in runs of 64 pixels)
-      if (workers > 1 && h * w * c_in >= (int64_t{1} << 16) && h * w >= 128) {
+      // (split across the pool from 64k values, in runs of 64 pixels or by image rows)
+      if (in_place) {
+        if (workers > 1 && h * w * c_in >= (int64_t{1} << 16) && h >= 2) {
+          ctx.thread_pool()->ParallelFor(h, 1, convert);
+        } else {
+          convert(0, h);
+        }
+      } else if (workers > 1 && h * w * c_in >= (int64_t{1} << 16) && h * w >= 128) {
         const int64_t runs = (h * w + 63) / 64;
         ctx.thread_pool()->ParallelFor(
             runs, 1, [&](int64_t r0, int64_t r1) { convert(r0 * 64, std::min(h * w, r1 * 64)); });
@@ -384,7 +451,7 @@ class QLinearConv : public KernelBase {
         std::vector<uint8_t> rows8(vnni ? static_cast<size_t>(kPixelBlock * k) : 0);
         std::vector<int16_t> rows16(
             vnni || depthwise || in_place ? 0 : static_cast<size_t>(kPixelBlock * k2));
-        std::vector<const int16_t*> table(in_place ? static_cast<size_t>(kPixelBlock * taps) : 0);
+        std::vector<const int16_t*> bases(in_place ? static_cast<size_t>(kPixelBlock) : 0);
         std::vector<int32_t> acc(static_cast<size_t>(kPixelBlock * m));
         std::vector<uint8_t> tile;
         for (int64_t blk = q0; blk < q1; ++blk) {
@@ -410,10 +477,17 @@ class QLinearConv : public KernelBase {
           } else {
             for (int64_t g = 0; g < group_; ++g) {
               if (in_place) {
-                for (int64_t i = 0; i < n; ++i)
-                  WindowRuns(x16.data(), zeros.data(), geo, (p0 + i) / ow, (p0 + i) % ow, g * cg,
-                             table.data() + i * taps);
-                QGemmI16PackedRuns(n, mg, cg, taps, table.data(),
+                int64_t oy = p0 / ow, ox = p0 % ow;
+                for (int64_t i = 0; i < n; ++i) {
+                  bases[static_cast<size_t>(i)] = padded->data.data() +
+                                                  (oy * sh * padded->wp + ox * sw) * padded->c_pad +
+                                                  g * padded->cg_pad;
+                  if (++ox == ow) {
+                    ox = 0;
+                    ++oy;
+                  }
+                }
+                QGemmI16PackedRuns(n, mg, padded->cg_pad, taps, bases.data(), tap_offsets.data(),
                                    gw->packed16[static_cast<size_t>(g)], 0, zb.data() + g * mg,
                                    acc.data() + g * mg, m);
                 continue;
@@ -434,10 +508,7 @@ class QLinearConv : public KernelBase {
                 QGemmVnni(n, mg, k, rows8.data(), k, za, nullptr,
                           reinterpret_cast<const int8_t*>(bg), mg, zb.data() + g * mg,
                           acc.data() + g * mg, m, &gw->packed[static_cast<size_t>(g)], 0);
-              } else if (!gw->packed16.empty()) {
-                QGemmI16Packed(n, mg, rows16.data(), k2, gw->packed16[static_cast<size_t>(g)], 0,
-                               zb.data() + g * mg, acc.data() + g * mg, m);
-              } else {
+              } else {  // (a scalar build: b read in place)
                 QGemmI16(n, mg, k, rows16.data(), k2, bg, gw->is_signed, mg, zb.data() + g * mg,
                          acc.data() + g * mg, m);
               }

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <type_traits>
 
 // clang-format off
@@ -89,12 +88,12 @@ HWY_INLINE void PackPanel(int64_t k, const B* b, int64_t ldb, const int32_t* zb,
 // pair of products is summed in int32 (vpmaddwd on x86): exact, no saturation (|values|
 // <= 255).
 //
-// Row r's values are read from `taps` runs of k values (k even unless taps is 1):
-// arows[r * taps + t] is run t (a convolution's window read in place, tap by tap), the
-// panel's pairs following the runs in order; rows past `rows` repeat the last.
+// Row r's values are read as `taps` runs of k values (k even unless taps is 1): run t at
+// bases[r] + offsets[t] (a convolution's window read in place, tap by tap), the panel's
+// pairs following the runs in order; rows past `rows` repeat the last.
 template <size_t kR, typename P>
-HWY_INLINE void QTile(int64_t k, int64_t taps, const int16_t* const* arows, int64_t rows,
-                      const P* panel, int64_t cols, int32_t* c, int64_t ldc) {
+HWY_INLINE void QTile(int64_t k, int64_t taps, const int16_t* const* bases, const int64_t* offsets,
+                      int64_t rows, const P* panel, int64_t cols, int32_t* c, int64_t ldc) {
   const hn::ScalableTag<int32_t> d32;
   const hn::Repartition<int16_t, decltype(d32)> d16;
   using V32 = hn::Vec<decltype(d32)>;
@@ -110,7 +109,7 @@ HWY_INLINE void QTile(int64_t k, int64_t taps, const int16_t* const* arows, int6
     const int16_t* arow[kR];
 #pragma GCC unroll 16
     for (size_t r = 0; r < kR; ++r)
-      arow[r] = arows[std::min<int64_t>(static_cast<int64_t>(r), rows - 1) * taps + t];
+      arow[r] = bases[std::min<int64_t>(static_cast<int64_t>(r), rows - 1)] + offsets[t];
     for (int64_t p = 0; p < k; p += 2) {
       hn::Vec<decltype(d16)> bp[kQV];
 #pragma GCC unroll 4
@@ -134,8 +133,19 @@ HWY_INLINE void QTile(int64_t k, int64_t taps, const int16_t* const* arows, int6
       }
     }
   }
-  // Through a buffer with constant indices (indexing the accumulators by the run-time row
-  // count made the compiler keep them in memory for the whole loop).
+  // A whole tile straight from the registers; a partial one through a buffer with
+  // constant indices (indexing the accumulators by the run-time row count made the
+  // compiler keep them in memory for the whole loop).
+  if (rows == static_cast<int64_t>(kR) && cols == static_cast<int64_t>(kQV) * lanes) {
+#pragma GCC unroll 16
+    for (size_t r = 0; r < kR; ++r) {
+#pragma GCC unroll 4
+      for (size_t v = 0; v < kQV; ++v)
+        hn::StoreU(hn::Add(acc[r][v], acc1[r][v]), d32,
+                   c + static_cast<int64_t>(r) * ldc + static_cast<int64_t>(v) * lanes);
+    }
+    return;
+  }
   HWY_ALIGN int32_t sums[kR][kQV * hn::MaxLanes(d32)];
 #pragma GCC unroll 16
   for (size_t r = 0; r < kR; ++r) {
@@ -165,7 +175,8 @@ void QGemm(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const
       const int16_t* rows[kQR];
       for (size_t r = 0; r < kQR; ++r)
         rows[r] = a + (i + std::min<int64_t>(static_cast<int64_t>(r), m - i - 1)) * lda;
-      QTile<kQR>(k, 1, rows, std::min(mr, m - i), panel, cols, c + i * ldc + j, ldc);
+      const int64_t zero = 0;
+      QTile<kQR>(k, 1, rows, &zero, std::min(mr, m - i), panel, cols, c + i * ldc + j, ldc);
     }
   }
   hwy::FreeAlignedBytes(panel, nullptr, nullptr);
@@ -200,11 +211,12 @@ void PackBI8Impl(int64_t k, int64_t n, const uint8_t* b, int64_t ldb, uint8_t* o
 // accumulators; the packed pairs need no registers of their own beyond the two loads).
 constexpr size_t kPR = HWY_TARGET <= HWY_AVX3 ? 8 : 6;
 
-// c = a * (b - zb) over packed b, row i's values read as `taps` runs of k values from
-// arows[i * taps + t] (k * taps values in all).
+// c = a * (b - zb) over packed b, row i's values read as `taps` runs of k values, run t
+// at bases[i] + offsets[t] (k * taps values in all).
 template <typename B>
-void QGemmPackedRuns(int64_t m, int64_t n, int64_t k, int64_t taps, const int16_t* const* arows,
-                     const B* bytes, int64_t j0, const int32_t* zb, int32_t* c, int64_t ldc) {
+void QGemmPackedRuns(int64_t m, int64_t n, int64_t k, int64_t taps, const int16_t* const* bases,
+                     const int64_t* offsets, const B* bytes, int64_t j0, const int32_t* zb,
+                     int32_t* c, int64_t ldc) {
   const int64_t nr = PanelColumnsImpl();
   const auto mr = static_cast<int64_t>(kPR);
   const int64_t pairs = (k * taps + 1) / 2;
@@ -213,9 +225,9 @@ void QGemmPackedRuns(int64_t m, int64_t n, int64_t k, int64_t taps, const int16_
     const B* panel = bytes + (j0 + j) / nr * pairs * 2 * nr;
     int64_t i = 0;
     for (; i + mr <= m; i += mr)
-      QTile<kPR>(k, taps, arows + i * taps, mr, panel, cols, c + i * ldc + j, ldc);
+      QTile<kPR>(k, taps, bases + i, offsets, mr, panel, cols, c + i * ldc + j, ldc);
     for (; i < m; ++i)
-      QTile<1>(k, taps, arows + i * taps, 1, panel, cols, c + i * ldc + j, ldc);
+      QTile<1>(k, taps, bases + i, offsets, 1, panel, cols, c + i * ldc + j, ldc);
   }
   // The zero points: c -= zb[j] * (sum of a's row), in int32 arithmetic that wraps as the
   // sums do.
@@ -223,7 +235,7 @@ void QGemmPackedRuns(int64_t m, int64_t n, int64_t k, int64_t taps, const int16_
   for (int64_t i = 0; i < m; ++i) {
     uint32_t rowsum = 0;
     for (int64_t t = 0; t < taps; ++t) {
-      const int16_t* run = arows[i * taps + t];
+      const int16_t* run = bases[i] + offsets[t];
       for (int64_t p = 0; p < k; ++p)
         rowsum += static_cast<uint32_t>(static_cast<int32_t>(run[p]));
     }
@@ -240,7 +252,8 @@ void QGemmPacked(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
   std::vector<const int16_t*> rows(static_cast<size_t>(m));
   for (int64_t i = 0; i < m; ++i)
     rows[static_cast<size_t>(i)] = a + i * lda;
-  QGemmPackedRuns(m, n, k, 1, rows.data(), bytes, j0, zb, c, ldc);
+  const int64_t zero = 0;
+  QGemmPackedRuns(m, n, k, 1, rows.data(), &zero, bytes, j0, zb, c, ldc);
 }
 
 void QGemmPackedImpl(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
@@ -253,13 +266,14 @@ void QGemmPackedImpl(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t 
   }
 }
 
-void QGemmPackedRunsImpl(int64_t m, int64_t n, int64_t k, int64_t taps, const int16_t* const* arows,
-                         const uint8_t* bytes, bool b_signed, int64_t j0, const int32_t* zb,
-                         int32_t* c, int64_t ldc) {
+void QGemmPackedRunsImpl(int64_t m, int64_t n, int64_t k, int64_t taps, const int16_t* const* bases,
+                         const int64_t* offsets, const uint8_t* bytes, bool b_signed, int64_t j0,
+                         const int32_t* zb, int32_t* c, int64_t ldc) {
   if (b_signed) {
-    QGemmPackedRuns(m, n, k, taps, arows, reinterpret_cast<const int8_t*>(bytes), j0, zb, c, ldc);
+    QGemmPackedRuns(m, n, k, taps, bases, offsets, reinterpret_cast<const int8_t*>(bytes), j0, zb,
+                    c, ldc);
   } else {
-    QGemmPackedRuns(m, n, k, taps, arows, bytes, j0, zb, c, ldc);
+    QGemmPackedRuns(m, n, k, taps, bases, offsets, bytes, j0, zb, c, ldc);
   }
 }
 #endif  // HWY_TARGET == HWY_SCALAR
@@ -271,8 +285,8 @@ int64_t PanelColumnsImpl() {
 void PackBI8Impl(int64_t, int64_t, const uint8_t*, int64_t, uint8_t*) {}
 void QGemmPackedImpl(int64_t, int64_t, int64_t, const int16_t*, int64_t, const uint8_t*, bool,
                      int64_t, const int32_t*, int32_t*, int64_t) {}
-void QGemmPackedRunsImpl(int64_t, int64_t, int64_t, int64_t, const int16_t* const*, const uint8_t*,
-                         bool, int64_t, const int32_t*, int32_t*, int64_t) {}
+void QGemmPackedRunsImpl(int64_t, int64_t, int64_t, int64_t, const int16_t* const*, const int64_t*,
+                         const uint8_t*, bool, int64_t, const int32_t*, int32_t*, int64_t) {}
 #endif  // HWY_TARGET == HWY_SCALAR
 
 // DynamicQuantizeLinear's pieces: the range (with 0) and whether a NaN is present, and
@@ -322,52 +336,6 @@ void QuantizeU8F32Impl(const float* x, size_t n, float scale, float zp, uint8_t*
   }
 }
 
-// int32 sums requantized to 8-bit codes: saturate(round_half_even((acc + bias) * scale) +
-// zero), the sum wrapping in int32 and a NaN product giving the lowest code.
-template <typename T>
-void RequantizeRowsT(const int32_t* acc, int64_t ldc, int64_t rows, int64_t n, const int32_t* bias,
-                     const float* scale, int32_t zero, T* out, int64_t ldo) {
-  const hn::ScalableTag<float> df;
-  const hn::Rebind<int32_t, decltype(df)> di;
-  const hn::Rebind<T, decltype(df)> d8;
-  const auto lanes = static_cast<int64_t>(hn::Lanes(df));
-  const float lo = static_cast<float>(std::numeric_limits<T>::min()) - static_cast<float>(zero);
-  const float hi = static_cast<float>(std::numeric_limits<T>::max()) - static_cast<float>(zero);
-  const auto vlo = hn::Set(df, lo), vhi = hn::Set(df, hi);
-  const auto vzero = hn::Set(di, zero);
-  for (int64_t r = 0; r < rows; ++r) {
-    const int32_t* a = acc + r * ldc;
-    T* o = out + r * ldo;
-    int64_t j = 0;
-    for (; j + lanes <= n; j += lanes) {
-      const auto sum = hn::Add(hn::LoadU(di, a + j), hn::LoadU(di, bias + j));
-      auto v = hn::Mul(hn::ConvertTo(df, sum), hn::LoadU(df, scale + j));
-      v = hn::IfThenElse(hn::Gt(v, vlo), v, vlo);
-      v = hn::IfThenElse(hn::Lt(v, vhi), v, vhi);
-      const auto q = hn::Add(hn::ConvertTo(di, hn::Round(v)), vzero);
-      hn::StoreU(hn::DemoteTo(d8, q), d8, o + j);
-    }
-    for (; j < n; ++j) {
-      const auto sum =
-          static_cast<int32_t>(static_cast<uint32_t>(a[j]) + static_cast<uint32_t>(bias[j]));
-      float v = static_cast<float>(sum) * scale[j];
-      v = v > lo ? v : lo;
-      v = v < hi ? v : hi;
-      o[j] = static_cast<T>(static_cast<int32_t>(std::nearbyint(v)) + zero);
-    }
-  }
-}
-
-void RequantizeRowsImpl(const int32_t* acc, int64_t ldc, int64_t rows, int64_t n,
-                        const int32_t* bias, const float* scale, int32_t zero, bool out_signed,
-                        void* out, int64_t ldo) {
-  if (out_signed) {
-    RequantizeRowsT(acc, ldc, rows, n, bias, scale, zero, static_cast<int8_t*>(out), ldo);
-  } else {
-    RequantizeRowsT(acc, ldc, rows, n, bias, scale, zero, static_cast<uint8_t*>(out), ldo);
-  }
-}
-
 void QGemmImpl(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const void* b,
                bool b_signed, int64_t ldb, const int32_t* zb, int32_t* c, int64_t ldc) {
   if (b_signed) {
@@ -389,7 +357,6 @@ HWY_EXPORT(PanelColumnsImpl);
 HWY_EXPORT(PackBI8Impl);
 HWY_EXPORT(QGemmPackedImpl);
 HWY_EXPORT(QGemmPackedRunsImpl);
-HWY_EXPORT(RequantizeRowsImpl);
 HWY_EXPORT(RangeF32Impl);
 HWY_EXPORT(QuantizeU8F32Impl);
 
@@ -430,17 +397,11 @@ void QGemmI16Packed(int64_t m, int64_t n, const int16_t* a, int64_t lda,
   (m, n, packed.k, a, lda, packed.bytes.get(), packed.b_signed, j0, zb, c, ldc);
 }
 
-void QGemmI16PackedRuns(int64_t m, int64_t n, int64_t k, int64_t taps, const int16_t* const* arows,
-                        const QGemmI16PackedB& packed, int64_t j0, const int32_t* zb, int32_t* c,
-                        int64_t ldc) {
+void QGemmI16PackedRuns(int64_t m, int64_t n, int64_t k, int64_t taps, const int16_t* const* bases,
+                        const int64_t* offsets, const QGemmI16PackedB& packed, int64_t j0,
+                        const int32_t* zb, int32_t* c, int64_t ldc) {
   HWY_DYNAMIC_DISPATCH(QGemmPackedRunsImpl)
-  (m, n, k, taps, arows, packed.bytes.get(), packed.b_signed, j0, zb, c, ldc);
-}
-
-void RequantizeRows(const int32_t* acc, int64_t ldc, int64_t rows, int64_t n, const int32_t* bias,
-                    const float* scale, int32_t zero, bool out_signed, void* out, int64_t ldo) {
-  HWY_DYNAMIC_DISPATCH(RequantizeRowsImpl)
-  (acc, ldc, rows, n, bias, scale, zero, out_signed, out, ldo);
+  (m, n, k, taps, bases, offsets, packed.bytes.get(), packed.b_signed, j0, zb, c, ldc);
 }
 
 }  // namespace onnx_light::kernels

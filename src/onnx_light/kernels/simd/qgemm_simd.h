@@ -58,17 +58,12 @@ void QGemmI16Packed(int64_t m, int64_t n, const int16_t* a, int64_t lda,
                     int64_t ldc);
 
 // QGemmI16Packed with row i's k * taps values read in place as `taps` runs of k values,
-// run t at arows[i * taps + t] (k even when taps > 1): a convolution's windows read
-// through a table of pointers into the image instead of gathered.
-void QGemmI16PackedRuns(int64_t m, int64_t n, int64_t k, int64_t taps, const int16_t* const* arows,
-                        const QGemmI16PackedB& packed, int64_t j0, const int32_t* zb, int32_t* c,
-                        int64_t ldc);
-
-// int32 sums [rows x n] (rows ldc apart) plus bias[j], times scale[j], as 8-bit codes
-// [rows x n] (rows ldo apart; int8 when out_signed, else uint8):
-// saturate(round_half_even(.) + zero). The sum wraps in int32; a NaN gives the lowest code.
-void RequantizeRows(const int32_t* acc, int64_t ldc, int64_t rows, int64_t n, const int32_t* bias,
-                    const float* scale, int32_t zero, bool out_signed, void* out, int64_t ldo);
+// run t at bases[i] + offsets[t] (k even when taps > 1): a convolution's windows read
+// from a padded channels-last image, a row base per output pixel and an offset per tap,
+// instead of gathered.
+void QGemmI16PackedRuns(int64_t m, int64_t n, int64_t k, int64_t taps, const int16_t* const* bases,
+                        const int64_t* offsets, const QGemmI16PackedB& packed, int64_t j0,
+                        const int32_t* zb, int32_t* c, int64_t ldc);
 
 // DynamicQuantizeLinear in vector code: the range of x with 0 in it (lo <= 0 <= hi) and
 // whether x holds a NaN; then y = saturate(round_half_even(x / scale) + zp).

@@ -22,6 +22,15 @@ void TransposeBlocked(const U* src, U* dst, int64_t batch, int64_t batch_stride,
   for (int64_t b = 0; b < batch; ++b) {
     const U* s = src + b * batch_stride;
     U* d = dst + b * rows * cols;
+    if (cols <= 4) {  // (an image's few channels last: each output row from `cols` streams)
+      for (int64_t c = 0; c < cols; ++c) {
+        const U* __restrict sc = s + c * ld;
+        U* __restrict dc = d + c;
+        for (int64_t r = 0; r < rows; ++r)
+          dc[r * cols] = sc[r];
+      }
+      continue;
+    }
     for (int64_t r0 = 0; r0 < rows; r0 += kBlock) {
       const int64_t r1 = std::min(rows, r0 + kBlock);
       for (int64_t c0 = 0; c0 < cols; c0 += kBlock) {

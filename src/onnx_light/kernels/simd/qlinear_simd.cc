@@ -1,0 +1,161 @@
+#include "simd/qlinear_simd.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+// clang-format off
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "simd/qlinear_simd.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+// clang-format on
+
+HWY_BEFORE_NAMESPACE();
+namespace onnx_light::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The requantization of values in C's units (before its zero point), vector and scalar:
+// clamped to [min - zero, max - zero] (comparisons: a NaN goes to the lower bound), rounded
+// half to even, the zero point added.
+template <typename T>
+struct Requantizer {
+  hn::ScalableTag<float> df;
+  hn::Rebind<int32_t, hn::ScalableTag<float>> di;
+  hn::Rebind<T, hn::ScalableTag<float>> d8;
+  float lo, hi;
+  int32_t zero;
+  hn::Vec<hn::ScalableTag<float>> vlo, vhi;
+  hn::Vec<hn::Rebind<int32_t, hn::ScalableTag<float>>> vzero;
+
+  explicit Requantizer(int32_t z)
+      : lo(static_cast<float>(std::numeric_limits<T>::min()) - static_cast<float>(z)),
+        hi(static_cast<float>(std::numeric_limits<T>::max()) - static_cast<float>(z)),
+        zero(z),
+        vlo(hn::Set(df, lo)),
+        vhi(hn::Set(df, hi)),
+        vzero(hn::Set(di, z)) {}
+
+  HWY_INLINE void Store(hn::Vec<hn::ScalableTag<float>> v, T* out) const {
+    v = hn::IfThenElse(hn::Gt(v, vlo), v, vlo);
+    v = hn::IfThenElse(hn::Lt(v, vhi), v, vhi);
+    const auto q = hn::Add(hn::ConvertTo(di, hn::Round(v)), vzero);
+    hn::StoreU(hn::DemoteTo(d8, q), d8, out);
+  }
+  HWY_INLINE T Scalar(float v) const {
+    v = v > lo ? v : lo;
+    v = v < hi ? v : hi;
+    return static_cast<T>(static_cast<int32_t>(std::nearbyint(v)) + zero);
+  }
+};
+
+template <typename T>
+void RequantizeRowsT(const int32_t* acc, int64_t ldc, int64_t rows, int64_t n, const int32_t* bias,
+                     const float* scale, int32_t zero, T* out, int64_t ldo) {
+  const Requantizer<T> rq(zero);
+  const auto lanes = static_cast<int64_t>(hn::Lanes(rq.df));
+  for (int64_t r = 0; r < rows; ++r) {
+    const int32_t* a = acc + r * ldc;
+    T* o = out + r * ldo;
+    int64_t j = 0;
+    for (; j + lanes <= n; j += lanes) {
+      const auto sum = hn::Add(hn::LoadU(rq.di, a + j), hn::LoadU(rq.di, bias + j));
+      rq.Store(hn::Mul(hn::ConvertTo(rq.df, sum), hn::LoadU(rq.df, scale + j)), o + j);
+    }
+    for (; j < n; ++j) {
+      const auto sum =
+          static_cast<int32_t>(static_cast<uint32_t>(a[j]) + static_cast<uint32_t>(bias[j]));
+      o[j] = rq.Scalar(static_cast<float>(sum) * scale[j]);
+    }
+  }
+}
+
+void RequantizeRowsImpl(const int32_t* acc, int64_t ldc, int64_t rows, int64_t n,
+                        const int32_t* bias, const float* scale, int32_t zero, bool out_signed,
+                        void* out, int64_t ldo) {
+  if (out_signed) {
+    RequantizeRowsT(acc, ldc, rows, n, bias, scale, zero, static_cast<int8_t*>(out), ldo);
+  } else {
+    RequantizeRowsT(acc, ldc, rows, n, bias, scale, zero, static_cast<uint8_t*>(out), ldo);
+  }
+}
+
+template <typename T, QLinearBinaryKind kKind, bool kOneB>
+void BinaryT(const T* a, const T* b, T* c, int64_t n, float ra, float rb, int32_t za, int32_t zb,
+             int32_t zc) {
+  const Requantizer<T> rq(zc);
+  const auto lanes = static_cast<int64_t>(hn::Lanes(rq.df));
+  const auto vza = hn::Set(rq.di, za), vzb = hn::Set(rq.di, zb);
+  const auto vra = hn::Set(rq.df, ra), vrb = hn::Set(rq.df, rb);
+  const float y0 = static_cast<float>(static_cast<int32_t>(b[0]) - zb);
+  const auto vy0 = hn::Set(rq.df, y0);
+  auto codes = [&](const T* p, hn::Vec<decltype(rq.di)> z) {
+    return hn::ConvertTo(rq.df, hn::Sub(hn::PromoteTo(rq.di, hn::LoadU(rq.d8, p)), z));
+  };
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto x = codes(a + i, vza);
+    const auto y = kOneB ? vy0 : codes(b + i, vzb);
+    if constexpr (kKind == QLinearBinaryKind::kAdd) {
+      rq.Store(hn::Add(hn::Mul(vra, x), hn::Mul(vrb, y)), c + i);
+    } else {
+      rq.Store(hn::Mul(hn::Mul(x, y), vra), c + i);
+    }
+  }
+  for (; i < n; ++i) {
+    const auto x = static_cast<float>(static_cast<int32_t>(a[i]) - za);
+    const float y = kOneB ? y0 : static_cast<float>(static_cast<int32_t>(b[i]) - zb);
+    c[i] = rq.Scalar(kKind == QLinearBinaryKind::kAdd ? ra * x + rb * y : x * y * ra);
+  }
+}
+
+template <typename T>
+void BinaryTyped(QLinearBinaryKind kind, const T* a, const T* b, bool one_b, T* c, int64_t n,
+                 float ra, float rb, int32_t za, int32_t zb, int32_t zc) {
+  constexpr auto kAdd = QLinearBinaryKind::kAdd, kMul = QLinearBinaryKind::kMul;
+  if (kind == kAdd) {
+    (one_b ? BinaryT<T, kAdd, true> : BinaryT<T, kAdd, false>)(a, b, c, n, ra, rb, za, zb, zc);
+  } else {
+    (one_b ? BinaryT<T, kMul, true> : BinaryT<T, kMul, false>)(a, b, c, n, ra, rb, za, zb, zc);
+  }
+}
+
+void QLinearBinaryFlatImpl(QLinearBinaryKind kind, bool is_signed, const void* a, const void* b,
+                           bool one_b, void* c, int64_t n, float ra, float rb, int32_t za,
+                           int32_t zb, int32_t zc) {
+  if (is_signed) {
+    BinaryTyped(kind, static_cast<const int8_t*>(a), static_cast<const int8_t*>(b), one_b,
+                static_cast<int8_t*>(c), n, ra, rb, za, zb, zc);
+  } else {
+    BinaryTyped(kind, static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b), one_b,
+                static_cast<uint8_t*>(c), n, ra, rb, za, zb, zc);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace onnx_light::kernels
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace onnx_light::kernels {
+
+HWY_EXPORT(RequantizeRowsImpl);
+HWY_EXPORT(QLinearBinaryFlatImpl);
+
+void RequantizeRows(const int32_t* acc, int64_t ldc, int64_t rows, int64_t n, const int32_t* bias,
+                    const float* scale, int32_t zero, bool out_signed, void* out, int64_t ldo) {
+  HWY_DYNAMIC_DISPATCH(RequantizeRowsImpl)
+  (acc, ldc, rows, n, bias, scale, zero, out_signed, out, ldo);
+}
+
+void QLinearBinaryFlat(QLinearBinaryKind kind, bool is_signed, const void* a, const void* b,
+                       bool one_b, void* c, int64_t n, float ra, float rb, int32_t za, int32_t zb,
+                       int32_t zc) {
+  if (n <= 0) return;
+  HWY_DYNAMIC_DISPATCH(QLinearBinaryFlatImpl)
+  (kind, is_signed, a, b, one_b, c, n, ra, rb, za, zb, zc);
+}
+
+}  // namespace onnx_light::kernels
+#endif  // HWY_ONCE
