@@ -5,12 +5,16 @@
 // ONNX Runtime's kernels (MLAS) requantize, so a model gives ORT's codes.
 //
 // 2-D convolutions (quantized CNNs) take the fast path, the way ORT runs them: the input
-// once in channels-last order, each output pixel's window gathered as one row (taps x
-// channels of a group), one integer GEMM per group against the weights packed when the
-// kernel is made (uint8 x int8 with AVX-512 VNNI, bytes widened to int16 pairs in
-// registers otherwise: simd/qgemm_simd.h; both exact), depthwise convolutions as a direct loop over
-// channels, and the requantization per pixel; output pixels are split across the pool. Other ranks
-// take the reference path (im2col, conv_integer.h), with the same requantization.
+// once as centered int16 codes channels-last inside its padding (qconv_image.h), the
+// weights packed when the kernel is made (qconv_weights.h); then per block of output
+// pixels one exact integer GEMM per group reading each window in place (a row base per
+// pixel, an offset per tap: simd/qgemm_simd.h), 3x3 stride-1 layers through Winograd
+// F(2x2, 3x3) in exact integers (qconv_winograd.h: 2.25x fewer products), uint8 x int8
+// with AVX-512 VNNI on gathered windows, depthwise convolutions as a direct loop over
+// channels; the requantization per pixel in vector code (simd/qlinear_simd.h). Output
+// pixels are split across the pool; the working buffers live in the node's per-frame
+// state, so later runs touch no new pages. Other ranks take the reference path (im2col,
+// conv_integer.h), with the same requantization.
 #include "quantization/qlinear_conv.h"
 
 #include <algorithm>
@@ -25,6 +29,9 @@
 #include "common/window.h"
 #include "onnx_light/runtime/thread_pool.h"
 #include "quantization/conv_integer.h"
+#include "quantization/qconv_image.h"
+#include "quantization/qconv_weights.h"
+#include "quantization/qconv_winograd.h"
 #include "simd/qgemm_simd.h"
 #include "simd/qlinear_simd.h"
 
@@ -59,179 +66,6 @@ int32_t ZeroPointAt(const Tensor* zp, int64_t i) {
                                         : static_cast<int32_t>(zp->data<uint8_t>()[at]);
 }
 
-// The weights of a 2-D convolution as GEMM operands: per group a [K x Mg] matrix, K = taps *
-// cg in (tap, channel) order, bytes as in W (int8 or uint8); packed for the VNNI kernel when
-// it applies (int8 weights, uint8 or int8 activations).
-struct GemmWeights {
-  int64_t group = 0, mg = 0, cg = 0, taps = 0;
-  int64_t cg_pad = 0;  // packed16's channels per tap: cg made even (a zero weight row)
-  bool is_signed = true;
-  std::vector<uint8_t> b;
-  std::vector<QGemmPackedB> packed;       // one per group for the VNNI kernel, or empty
-  std::vector<QGemmI16PackedB> packed16;  // one per group for the int16 kernel, or empty
-  int64_t K() const { return taps * cg; }
-};
-
-GemmWeights MakeGemmWeights(const Tensor& w, int64_t group) {
-  const std::vector<int64_t>& d = w.shape().dims();
-  GemmWeights g;
-  g.group = group;
-  g.mg = d[0] / group;
-  g.cg = d[1];
-  g.taps = d[2] * d[3];
-  g.is_signed = w.dtype() == DataType::kInt8;
-  const int64_t k = g.K();
-  g.b.resize(static_cast<size_t>(d[0] * k));
-  const auto* src = static_cast<const uint8_t*>(w.raw_data());
-  for (int64_t gi = 0; gi < group; ++gi)
-    for (int64_t m = 0; m < g.mg; ++m)
-      for (int64_t c = 0; c < g.cg; ++c)
-        for (int64_t t = 0; t < g.taps; ++t)
-          g.b[static_cast<size_t>((gi * k + t * g.cg + c) * g.mg + m)] =
-              src[((gi * g.mg + m) * g.cg + c) * g.taps + t];
-  if (g.cg == 1 && g.mg == 1) return g;  // depthwise: read directly
-  if (g.is_signed && HaveVnniQGemm()) {
-    for (int64_t gi = 0; gi < group; ++gi)
-      g.packed.push_back(QGemmVnniPackB(
-          k, g.mg, reinterpret_cast<const int8_t*>(g.b.data()) + gi * k * g.mg, g.mg));
-  } else {
-    // Each tap's channels an even count (whole int16 pairs, read in place by the kernel).
-    g.cg_pad = g.cg + (g.cg & 1);
-    const int64_t k_pad = g.taps * g.cg_pad;
-    std::vector<uint8_t> padded(static_cast<size_t>(k_pad * g.mg), 0);
-    for (int64_t gi = 0; gi < group; ++gi) {
-      for (int64_t t = 0; t < g.taps; ++t)
-        for (int64_t c = 0; c < g.cg; ++c)
-          std::memcpy(padded.data() + (t * g.cg_pad + c) * g.mg,
-                      g.b.data() + (gi * k + t * g.cg + c) * g.mg, static_cast<size_t>(g.mg));
-      g.packed16.push_back(QGemmI16PackB(k_pad, g.mg, padded.data(), g.is_signed, g.mg));
-      if (g.packed16.back().bytes == nullptr) {  // a scalar build: b read in place
-        g.packed16.clear();
-        break;
-      }
-    }
-  }
-  return g;
-}
-
-// The window geometry of a 2-D convolution over a channels-last image.
-struct Geometry {
-  int64_t h, w, c_in, cg, kh, kw, sh, sw, dh, dw, ph, pw;
-};
-
-// Output pixel (oy, ox)'s window as one GEMM row: for each tap (ty, tx), the cg channels from
-// `c0` of the input pixel under it, or `pad` (the zero point's value) outside the image.
-// Rows of taps that lie inside with unit dilation and all channels (group 1) are one
-// contiguous run of kw * c_in values in the channels-last image: one copy.
-template <typename E>
-void GatherWindow(const E* __restrict x, E* __restrict dst, E pad, const Geometry& g, int64_t oy,
-                  int64_t ox, int64_t c0) {
-  const int64_t ix0 = ox * g.sw - g.pw;
-  const bool whole_rows = g.dw == 1 && g.cg == g.c_in && ix0 >= 0 && ix0 + g.kw <= g.w;
-  for (int64_t ty = 0; ty < g.kh; ++ty) {
-    const int64_t iy = oy * g.sh - g.ph + ty * g.dh;
-    E* row = dst + ty * g.kw * g.cg;
-    if (iy < 0 || iy >= g.h) {
-      for (int64_t i = 0; i < g.kw * g.cg; ++i)
-        row[i] = pad;
-      continue;
-    }
-    if (whole_rows) {
-      const E* src = x + (iy * g.w + ix0) * g.c_in;
-      for (int64_t i = 0; i < g.kw * g.c_in; ++i)
-        row[i] = src[i];
-      continue;
-    }
-    for (int64_t tx = 0; tx < g.kw; ++tx) {
-      const int64_t ix = ix0 + tx * g.dw;
-      E* d = row + tx * g.cg;
-      if (ix < 0 || ix >= g.w) {
-        for (int64_t ch = 0; ch < g.cg; ++ch)
-          d[ch] = pad;
-      } else {
-        const E* src = x + (iy * g.w + ix) * g.c_in + c0;
-        for (int64_t ch = 0; ch < g.cg; ++ch)
-          d[ch] = src[ch];
-      }
-    }
-  }
-}
-
-// One image's centered int16 codes channels-last inside the convolution's padding (zeros:
-// the zero point's code centered), each group's channels made an even count (a zero
-// channel), so that every window is whole pairs read in place: output pixel (oy, ox)'s
-// window starts at ((oy * sh) * wp + ox * sw) * c_pad + g * cg_pad.
-struct PaddedImage {
-  int64_t top = 0, left = 0, wp = 0, cg = 0, cg_pad = 0, c_pad = 0;
-  std::vector<int16_t> data;
-
-  PaddedImage(const Geometry& g, const Window& win, int64_t cg_padded) : cg(g.cg) {
-    top = g.ph;
-    left = g.pw;
-    const int64_t bottom =
-        std::max<int64_t>(0, (win.out[0] - 1) * g.sh - g.ph + (g.kh - 1) * g.dh - (g.h - 1));
-    const int64_t right =
-        std::max<int64_t>(0, (win.out[1] - 1) * g.sw - g.pw + (g.kw - 1) * g.dw - (g.w - 1));
-    wp = left + g.w + right;
-    cg_pad = cg_padded;
-    c_pad = g.c_in / g.cg * cg_pad;
-    values = (top + g.h + bottom) * wp * c_pad;
-  }
-  void Allocate() { data.assign(static_cast<size_t>(values), 0); }
-  int64_t values = 0;
-
-  // Input rows [y0, y1) of x (channels-first or -last), centered by zx.
-  template <typename E>
-  void Fill(const E* __restrict x, bool channels_last, const Geometry& g, int32_t zx, int64_t y0,
-            int64_t y1) {
-    for (int64_t y = y0; y < y1; ++y) {
-      int16_t* __restrict dst = data.data() + ((y + top) * wp + left) * c_pad;
-      if (channels_last && c_pad == g.c_in) {
-        const E* __restrict src = x + y * g.w * g.c_in;
-        for (int64_t i = 0; i < g.w * g.c_in; ++i)
-          dst[i] = static_cast<int16_t>(static_cast<int32_t>(src[i]) - zx);
-        continue;
-      }
-      for (int64_t c = 0; c < g.c_in; ++c) {
-        int16_t* __restrict d = dst + c / cg * cg_pad + c % cg;
-        if (channels_last) {
-          const E* __restrict src = x + y * g.w * g.c_in + c;
-          for (int64_t i = 0; i < g.w; ++i)
-            d[i * c_pad] = static_cast<int16_t>(static_cast<int32_t>(src[i * g.c_in]) - zx);
-        } else {
-          const E* __restrict src = x + (c * g.h + y) * g.w;
-          for (int64_t i = 0; i < g.w; ++i)
-            d[i * c_pad] = static_cast<int16_t>(static_cast<int32_t>(src[i]) - zx);
-        }
-      }
-    }
-  }
-};
-
-// One image's codes in channels-last order [pixels, c], each through `f`: centered int16
-// (x - zx) for the int16 kernel, or bytes xor'd with 0x80 or not (int8 codes made uint8
-// ones, the zero point shifted with them) for the VNNI one. From channels-first input in
-// blocks of pixels, each channel's run read contiguously; pixels [begin, end) only.
-template <typename E, typename O, typename F>
-void ChannelsLast(const E* __restrict x, int64_t pixels, int64_t c, bool channels_last, F f,
-                  O* __restrict out, int64_t begin, int64_t end) {
-  if (channels_last) {
-    for (int64_t i = begin * c; i < end * c; ++i)
-      out[i] = f(x[i]);
-    return;
-  }
-  constexpr int64_t kBlock = 64;
-  for (int64_t p0 = begin; p0 < end; p0 += kBlock) {
-    const int64_t n = std::min(kBlock, end - p0);
-    for (int64_t ch = 0; ch < c; ++ch) {
-      const E* src = x + ch * pixels + p0;
-      O* dst = out + p0 * c + ch;
-      for (int64_t i = 0; i < n; ++i)
-        dst[i * c] = f(src[i]);
-    }
-  }
-}
-
 class QLinearConv : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
@@ -244,6 +78,13 @@ class QLinearConv : public KernelBase {
     const Tensor* w = info.constant_input(3);
     if (w != nullptr && k->FastShape(*w)) {
       k->weights_ = std::make_unique<GemmWeights>(MakeGemmWeights(*w, k->group_));
+      // Winograd for 3x3 (checked again at run time: strides, dilations, the input).
+      const bool has_wz = info.input_count() > 5 && info.input_type(5) != DataType::kUndefined;
+      const Tensor* wz = has_wz ? info.constant_input(5) : nullptr;
+      const bool wz_known = !has_wz || wz != nullptr;
+      if (k->group_ == 1 && wz_known && k->weights_->packed.empty()) {
+        k->winograd_ = std::make_unique<WinogradWeights>(MakeWinogradWeights(*w, wz));
+      }
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
@@ -341,6 +182,7 @@ class QLinearConv : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, q.type, dims));
     if (y->num_elements() == 0) return Status::Ok();
 
+    QConvState& state = ctx.State<QConvState>();
     std::unique_ptr<GemmWeights> local;
     const GemmWeights* gw = weights_.get();
     if (gw == nullptr) {
@@ -367,13 +209,24 @@ class QLinearConv : public KernelBase {
     const int64_t ph = win.pad_begin[0], pw = win.pad_begin[1];
     const int64_t kh = wd[2], kw = wd[3];
     const Geometry geo{h, w, c_in, cg, kh, kw, sh, sw, dh, dw, ph, pw};
+    // Winograd F(2x2, 3x3) where the weights were transformed (qconv_winograd.h): stride 1,
+    // dilation 1; its image covers whole 2x2 tiles.
+    const bool winograd = in_place && winograd_ != nullptr && winograd_->usable() && kh == 3 &&
+                          kw == 3 && sh == 1 && sw == 1 && dh == 1 && dw == 1 &&
+                          winograd_->c_pad == gw->cg_pad;
+    const int64_t th = (oh + 1) / 2, tw = (ow + 1) / 2;
+    const int64_t tile_rows = WinogradTileRowsPerBlock(ow);
     std::unique_ptr<PaddedImage> padded;
-    if (in_place) padded = std::make_unique<PaddedImage>(geo, win, gw->cg_pad);
+    if (in_place) {
+      padded = winograd ? std::make_unique<PaddedImage>(geo, 2 * th, 2 * tw, gw->cg_pad)
+                        : std::make_unique<PaddedImage>(geo, oh, ow, gw->cg_pad);
+    }
     BudgetHold work(BudgetOf(ctx));
-    ONNX_LIGHT_RETURN_IF_ERROR(
-        work.Add(SaturatedProduct({in_place ? padded->values : h * w * c_in}, 2) +
-                     SaturatedProduct({workers, kPixelBlock, k2 + 4 * mg + 8}, 4),
-                 "its gathered-window working memory"));
+    ONNX_LIGHT_RETURN_IF_ERROR(work.Add(
+        SaturatedProduct({in_place ? padded->values : h * w * c_in}, 2) +
+            (winograd ? SaturatedProduct({workers, tile_rows, tw, 16, gw->cg_pad + 2 * m}, 2) : 0) +
+            SaturatedProduct({workers, kPixelBlock, k2 + 4 * mg + 8}, 4),
+        "its gathered-window working memory"));
 
     // The input of one image in channels-last order: uint8 codes for the VNNI kernel
     // (int8 ones shifted by 128, and the zero point with them), centered int16 otherwise.
@@ -405,7 +258,7 @@ class QLinearConv : public KernelBase {
     const int64_t blocks = (plane + block - 1) / block;
     std::vector<int64_t> tap_offsets;  // of each tap from the window's first
     if (in_place) {
-      padded->Allocate();
+      padded->Allocate(&state.image, geo);
       for (int64_t ty = 0; ty < kh; ++ty)
         for (int64_t tx = 0; tx < kw; ++tx)
           tap_offsets.push_back((ty * dh * padded->wp + tx * dw) * padded->c_pad);
@@ -447,13 +300,45 @@ class QLinearConv : public KernelBase {
       } else {
         convert(0, h * w);
       }
+      if (winograd) {
+        // Blocks of tile rows: the transformed products, then the requantized pixels.
+        auto rows = [&](int64_t q0, int64_t q1) {
+          QConvLease worker(&state);
+          std::vector<int32_t>& acc = worker->acc;
+          std::vector<uint8_t>& tile = worker->tile;
+          acc.resize(static_cast<size_t>(2 * tile_rows * ow * m));
+          for (int64_t blk = q0; blk < q1; ++blk) {
+            const int64_t tr0 = blk * tile_rows, tr1 = std::min(th, tr0 + tile_rows);
+            WinogradRows(*padded, *winograd_, oh, ow, tr0, tr1, &*worker, acc.data());
+            const int64_t p0 = 2 * tr0 * ow, n = (std::min(oh, 2 * tr1) - 2 * tr0) * ow;
+            if (q.type == DataType::kInt8) {
+              Requantize(q, acc.data(), m, n, m, p0, plane,
+                         y->mutable_data<int8_t>() + b * m * plane, &tile);
+            } else {
+              Requantize(q, acc.data(), m, n, m, p0, plane,
+                         y->mutable_data<uint8_t>() + b * m * plane, &tile);
+            }
+          }
+        };
+        const int64_t wblocks = (th + tile_rows - 1) / tile_rows;
+        if (workers > 1 && wblocks > 1) {
+          ctx.thread_pool()->ParallelFor(wblocks, 1, rows);
+        } else {
+          rows(0, wblocks);
+        }
+        continue;
+      }
       auto run = [&](int64_t q0, int64_t q1) {
-        std::vector<uint8_t> rows8(vnni ? static_cast<size_t>(kPixelBlock * k) : 0);
-        std::vector<int16_t> rows16(
-            vnni || depthwise || in_place ? 0 : static_cast<size_t>(kPixelBlock * k2));
-        std::vector<const int16_t*> bases(in_place ? static_cast<size_t>(kPixelBlock) : 0);
-        std::vector<int32_t> acc(static_cast<size_t>(kPixelBlock * m));
-        std::vector<uint8_t> tile;
+        QConvLease worker(&state);
+        std::vector<uint8_t>& rows8 = worker->rows8;
+        std::vector<int16_t>& rows16 = worker->rows16;
+        std::vector<const int16_t*>& bases = worker->bases;
+        std::vector<int32_t>& acc = worker->acc;
+        std::vector<uint8_t>& tile = worker->tile;
+        rows8.resize(vnni ? static_cast<size_t>(kPixelBlock * k) : 0);
+        rows16.resize(vnni || depthwise || in_place ? 0 : static_cast<size_t>(kPixelBlock * k2));
+        bases.resize(in_place ? static_cast<size_t>(kPixelBlock) : 0);
+        acc.resize(static_cast<size_t>(kPixelBlock * m));
         for (int64_t blk = q0; blk < q1; ++blk) {
           const int64_t p0 = blk * block, n = std::min(block, plane - p0);
           if (depthwise) {
@@ -479,7 +364,7 @@ class QLinearConv : public KernelBase {
               if (in_place) {
                 int64_t oy = p0 / ow, ox = p0 % ow;
                 for (int64_t i = 0; i < n; ++i) {
-                  bases[static_cast<size_t>(i)] = padded->data.data() +
+                  bases[static_cast<size_t>(i)] = padded->data +
                                                   (oy * sh * padded->wp + ox * sw) * padded->c_pad +
                                                   g * padded->cg_pad;
                   if (++ox == ow) {
@@ -579,7 +464,8 @@ class QLinearConv : public KernelBase {
   WindowAttrs attrs_;
   int64_t group_ = 1;
   bool channels_last_ = false;
-  std::unique_ptr<GemmWeights> weights_;  // packed once when W is a constant
+  std::unique_ptr<GemmWeights> weights_;       // packed once when W is a constant
+  std::unique_ptr<WinogradWeights> winograd_;  // and transformed, where Winograd applies
 };
 
 }  // namespace

@@ -190,21 +190,30 @@ int64_t PanelColumnsImpl() {
 
 // b packed as QGemmI16PackedB: per panel of nr columns, per pair of rows, kQV blocks of
 // 2 * lanes bytes: (b[p][j], b[p + 1][j]) for the block's columns; zeros past k and n.
-void PackBI8Impl(int64_t k, int64_t n, const uint8_t* b, int64_t ldb, uint8_t* out) {
+// (From int16 values too, into int16 lanes: the wide form.)
+template <typename S, typename O>
+void PackB(int64_t k, int64_t n, const S* b, int64_t ldb, O* out) {
   const int64_t nr = PanelColumnsImpl();
   const int64_t pairs = (k + 1) / 2;
   for (int64_t j = 0; j < n; j += nr) {
-    uint8_t* panel = out + j / nr * pairs * 2 * nr;
+    O* panel = out + j / nr * pairs * 2 * nr;
     for (int64_t q = 0; q < pairs; ++q) {
-      uint8_t* dst = panel + q * 2 * nr;
+      O* dst = panel + q * 2 * nr;
       for (int64_t col = 0; col < nr; ++col) {
         const int64_t jj = j + col;
         const int64_t p = 2 * q;
-        dst[2 * col] = jj < n ? b[p * ldb + jj] : 0;
-        dst[2 * col + 1] = jj < n && p + 1 < k ? b[(p + 1) * ldb + jj] : 0;
+        dst[2 * col] = jj < n ? static_cast<O>(b[p * ldb + jj]) : O{0};
+        dst[2 * col + 1] = jj < n && p + 1 < k ? static_cast<O>(b[(p + 1) * ldb + jj]) : O{0};
       }
     }
   }
+}
+
+void PackBI8Impl(int64_t k, int64_t n, const uint8_t* b, int64_t ldb, uint8_t* out) {
+  PackB(k, n, b, ldb, out);
+}
+void PackBI16Impl(int64_t k, int64_t n, const int16_t* b, int64_t ldb, int16_t* out) {
+  PackB(k, n, b, ldb, out);
 }
 
 // Rows of a tile over a packed panel: 6 where there are 16 vector registers (12
@@ -231,7 +240,7 @@ void QGemmPackedRuns(int64_t m, int64_t n, int64_t k, int64_t taps, const int16_
   }
   // The zero points: c -= zb[j] * (sum of a's row), in int32 arithmetic that wraps as the
   // sums do.
-  if (std::all_of(zb, zb + n, [](int32_t z) { return z == 0; })) return;
+  if (zb == nullptr || std::all_of(zb, zb + n, [](int32_t z) { return z == 0; })) return;
   for (int64_t i = 0; i < m; ++i) {
     uint32_t rowsum = 0;
     for (int64_t t = 0; t < taps; ++t) {
@@ -249,17 +258,24 @@ void QGemmPackedRuns(int64_t m, int64_t n, int64_t k, int64_t taps, const int16_
 template <typename B>
 void QGemmPacked(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const B* bytes,
                  int64_t j0, const int32_t* zb, int32_t* c, int64_t ldc) {
-  std::vector<const int16_t*> rows(static_cast<size_t>(m));
-  for (int64_t i = 0; i < m; ++i)
-    rows[static_cast<size_t>(i)] = a + i * lda;
+  constexpr int64_t kChunk = 96;  // rows per call, their pointers on the stack
+  const int16_t* rows[kChunk];
   const int64_t zero = 0;
-  QGemmPackedRuns(m, n, k, 1, rows.data(), &zero, bytes, j0, zb, c, ldc);
+  for (int64_t i0 = 0; i0 < m; i0 += kChunk) {
+    const int64_t count = std::min(kChunk, m - i0);
+    for (int64_t i = 0; i < count; ++i)
+      rows[i] = a + (i0 + i) * lda;
+    QGemmPackedRuns(count, n, k, 1, rows, &zero, bytes, j0, zb, c + i0 * ldc, ldc);
+  }
 }
 
+// (wide: int16 lanes; else bytes, signed or not.)
 void QGemmPackedImpl(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
-                     const uint8_t* bytes, bool b_signed, int64_t j0, const int32_t* zb, int32_t* c,
-                     int64_t ldc) {
-  if (b_signed) {
+                     const uint8_t* bytes, bool b_signed, bool wide, int64_t j0, const int32_t* zb,
+                     int32_t* c, int64_t ldc) {
+  if (wide) {
+    QGemmPacked(m, n, k, a, lda, reinterpret_cast<const int16_t*>(bytes), j0, zb, c, ldc);
+  } else if (b_signed) {
     QGemmPacked(m, n, k, a, lda, reinterpret_cast<const int8_t*>(bytes), j0, zb, c, ldc);
   } else {
     QGemmPacked(m, n, k, a, lda, bytes, j0, zb, c, ldc);
@@ -267,9 +283,12 @@ void QGemmPackedImpl(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t 
 }
 
 void QGemmPackedRunsImpl(int64_t m, int64_t n, int64_t k, int64_t taps, const int16_t* const* bases,
-                         const int64_t* offsets, const uint8_t* bytes, bool b_signed, int64_t j0,
-                         const int32_t* zb, int32_t* c, int64_t ldc) {
-  if (b_signed) {
+                         const int64_t* offsets, const uint8_t* bytes, bool b_signed, bool wide,
+                         int64_t j0, const int32_t* zb, int32_t* c, int64_t ldc) {
+  if (wide) {
+    QGemmPackedRuns(m, n, k, taps, bases, offsets, reinterpret_cast<const int16_t*>(bytes), j0, zb,
+                    c, ldc);
+  } else if (b_signed) {
     QGemmPackedRuns(m, n, k, taps, bases, offsets, reinterpret_cast<const int8_t*>(bytes), j0, zb,
                     c, ldc);
   } else {
@@ -283,10 +302,11 @@ int64_t PanelColumnsImpl() {
   return 0;
 }
 void PackBI8Impl(int64_t, int64_t, const uint8_t*, int64_t, uint8_t*) {}
-void QGemmPackedImpl(int64_t, int64_t, int64_t, const int16_t*, int64_t, const uint8_t*, bool,
+void PackBI16Impl(int64_t, int64_t, const int16_t*, int64_t, int16_t*) {}
+void QGemmPackedImpl(int64_t, int64_t, int64_t, const int16_t*, int64_t, const uint8_t*, bool, bool,
                      int64_t, const int32_t*, int32_t*, int64_t) {}
 void QGemmPackedRunsImpl(int64_t, int64_t, int64_t, int64_t, const int16_t* const*, const int64_t*,
-                         const uint8_t*, bool, int64_t, const int32_t*, int32_t*, int64_t) {}
+                         const uint8_t*, bool, bool, int64_t, const int32_t*, int32_t*, int64_t) {}
 #endif  // HWY_TARGET == HWY_SCALAR
 
 // DynamicQuantizeLinear's pieces: the range (with 0) and whether a NaN is present, and
@@ -355,6 +375,7 @@ namespace onnx_light::kernels {
 HWY_EXPORT(QGemmImpl);
 HWY_EXPORT(PanelColumnsImpl);
 HWY_EXPORT(PackBI8Impl);
+HWY_EXPORT(PackBI16Impl);
 HWY_EXPORT(QGemmPackedImpl);
 HWY_EXPORT(QGemmPackedRunsImpl);
 HWY_EXPORT(RangeF32Impl);
@@ -390,18 +411,32 @@ QGemmI16PackedB QGemmI16PackB(int64_t k, int64_t n, const void* b, bool b_signed
   return p;
 }
 
+QGemmI16PackedB QGemmI16PackB16(int64_t k, int64_t n, const int16_t* b, int64_t ldb) {
+  QGemmI16PackedB p;
+  p.nr = HWY_DYNAMIC_DISPATCH(PanelColumnsImpl)();
+  if (p.nr <= 0 || k <= 0 || n <= 0) return p;
+  p.k = k;
+  p.n = n;
+  p.wide = true;
+  const int64_t panels = (n + p.nr - 1) / p.nr, pairs = (k + 1) / 2;
+  const auto bytes = static_cast<size_t>(panels * pairs * 2 * p.nr) * sizeof(int16_t);
+  p.bytes.reset(static_cast<uint8_t*>(hwy::AllocateAlignedBytes(bytes, nullptr, nullptr)));
+  HWY_DYNAMIC_DISPATCH(PackBI16Impl)(k, n, b, ldb, reinterpret_cast<int16_t*>(p.bytes.get()));
+  return p;
+}
+
 void QGemmI16Packed(int64_t m, int64_t n, const int16_t* a, int64_t lda,
                     const QGemmI16PackedB& packed, int64_t j0, const int32_t* zb, int32_t* c,
                     int64_t ldc) {
   HWY_DYNAMIC_DISPATCH(QGemmPackedImpl)
-  (m, n, packed.k, a, lda, packed.bytes.get(), packed.b_signed, j0, zb, c, ldc);
+  (m, n, packed.k, a, lda, packed.bytes.get(), packed.b_signed, packed.wide, j0, zb, c, ldc);
 }
 
 void QGemmI16PackedRuns(int64_t m, int64_t n, int64_t k, int64_t taps, const int16_t* const* bases,
                         const int64_t* offsets, const QGemmI16PackedB& packed, int64_t j0,
                         const int32_t* zb, int32_t* c, int64_t ldc) {
   HWY_DYNAMIC_DISPATCH(QGemmPackedRunsImpl)
-  (m, n, k, taps, bases, offsets, packed.bytes.get(), packed.b_signed, j0, zb, c, ldc);
+  (m, n, k, taps, bases, offsets, packed.bytes.get(), packed.b_signed, packed.wide, j0, zb, c, ldc);
 }
 
 }  // namespace onnx_light::kernels

@@ -49,10 +49,15 @@ struct QGemmI16PackedB {
   std::unique_ptr<uint8_t, Free> bytes;
   int64_t k = 0, n = 0, nr = 0;  // nr: columns of a panel (the vector target's)
   bool b_signed = true;
+  bool wide = false;  // int16 lanes (QGemmI16PackB16)
 };
 QGemmI16PackedB QGemmI16PackB(int64_t k, int64_t n, const void* b, bool b_signed, int64_t ldb);
+// b [k x n] of int16 values (each within [-2^15, 2^15); pairs of products then sum in int32
+// exactly where |a| * |b| < 2^30) packed the same way in int16 lanes: a Winograd
+// convolution's transformed weights.
+QGemmI16PackedB QGemmI16PackB16(int64_t k, int64_t n, const int16_t* b, int64_t ldb);
 // c = a * (b - zb) for columns [j0, j0 + n) of packed b (j0 a multiple of packed.nr); a as
-// for QGemmI16 (rows lda apart, an odd k's rows followed by a readable 0).
+// for QGemmI16 (rows lda apart, an odd k's rows followed by a readable 0); zb null: none.
 void QGemmI16Packed(int64_t m, int64_t n, const int16_t* a, int64_t lda,
                     const QGemmI16PackedB& packed, int64_t j0, const int32_t* zb, int32_t* c,
                     int64_t ldc);

@@ -133,6 +133,101 @@ void QLinearBinaryFlatImpl(QLinearBinaryKind kind, bool is_signed, const void* a
   }
 }
 
+// V = B^T d B: rows d0 - d2, d1 + d2, d2 - d1, d1 - d3, then the same on the columns.
+template <class V>
+HWY_INLINE void InputTransform(V d[4][4], V out[16]) {
+  V t[4][4];
+  for (int s = 0; s < 4; ++s) {
+    t[0][s] = hn::Sub(d[0][s], d[2][s]);
+    t[1][s] = hn::Add(d[1][s], d[2][s]);
+    t[2][s] = hn::Sub(d[2][s], d[1][s]);
+    t[3][s] = hn::Sub(d[1][s], d[3][s]);
+  }
+  for (int r = 0; r < 4; ++r) {
+    out[r * 4 + 0] = hn::Sub(t[r][0], t[r][2]);
+    out[r * 4 + 1] = hn::Add(t[r][1], t[r][2]);
+    out[r * 4 + 2] = hn::Sub(t[r][2], t[r][1]);
+    out[r * 4 + 3] = hn::Sub(t[r][1], t[r][3]);
+  }
+}
+
+void WinogradInputTilesImpl(const int16_t* img, int64_t wp, int64_t cp, int64_t tr0, int64_t tr1,
+                            int64_t tw, int64_t c, int16_t* v) {
+  const hn::ScalableTag<int16_t> d16;
+  const hn::CappedTag<int16_t, 1> d1;  // the channels past the last whole vector
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d16));
+  const int64_t tiles = (tr1 - tr0) * tw;
+  for (int64_t tr = tr0; tr < tr1; ++tr) {
+    for (int64_t tc = 0; tc < tw; ++tc) {
+      const int64_t tile = (tr - tr0) * tw + tc;
+      const int16_t* base = img + (2 * tr * wp + 2 * tc) * cp;
+      int16_t* o = v + tile * c;
+      int64_t ch = 0;
+      for (; ch + lanes <= c; ch += lanes) {
+        hn::Vec<decltype(d16)> d[4][4], out[16];
+        for (int r = 0; r < 4; ++r)
+          for (int s = 0; s < 4; ++s)
+            d[r][s] = hn::LoadU(d16, base + (r * wp + s) * cp + ch);
+        InputTransform(d, out);
+        for (int i = 0; i < 16; ++i)
+          hn::StoreU(out[i], d16, o + i * tiles * c + ch);
+      }
+      for (; ch < c; ++ch) {
+        hn::Vec<decltype(d1)> d[4][4], out[16];
+        for (int r = 0; r < 4; ++r)
+          for (int s = 0; s < 4; ++s)
+            d[r][s] = hn::LoadU(d1, base + (r * wp + s) * cp + ch);
+        InputTransform(d, out);
+        for (int i = 0; i < 16; ++i)
+          hn::StoreU(out[i], d1, o + i * tiles * c + ch);
+      }
+    }
+  }
+}
+
+// Y = A^T M A / 4: rows M0 + M1 + M2, M1 - M2 - M3, then the same on the columns; the
+// int32 sums wrap (vector adds), and the result is a multiple of 4 (an exact shift).
+void WinogradOutputTilesImpl(const int32_t* prod, int64_t tr0, int64_t tr1, int64_t tw, int64_t m,
+                             int64_t oh, int64_t ow, int32_t* acc) {
+  const hn::ScalableTag<int32_t> d32;
+  const hn::CappedTag<int32_t, 1> d1;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d32));
+  const int64_t tiles = (tr1 - tr0) * tw, stride = tiles * m;
+  for (int64_t tr = tr0; tr < tr1; ++tr) {
+    for (int64_t tc = 0; tc < tw; ++tc) {
+      const int64_t tile = (tr - tr0) * tw + tc;
+      const int64_t oy = 2 * tr, ox = 2 * tc;
+      const bool down = oy + 1 < oh, right = ox + 1 < ow;
+      int32_t* y0 = acc + ((oy - 2 * tr0) * ow + ox) * m;
+      auto one = [&](auto d, int64_t j) {
+        using V = hn::Vec<decltype(d)>;
+        const int32_t* p = prod + tile * m + j;
+        V s0[4], s1[4];
+        for (int s = 0; s < 4; ++s) {
+          const V m0 = hn::LoadU(d, p + s * stride), m1 = hn::LoadU(d, p + (4 + s) * stride);
+          const V m2 = hn::LoadU(d, p + (8 + s) * stride), m3 = hn::LoadU(d, p + (12 + s) * stride);
+          s0[s] = hn::Add(hn::Add(m0, m1), m2);
+          s1[s] = hn::Sub(hn::Sub(m1, m2), m3);
+        }
+        hn::StoreU(hn::ShiftRight<2>(hn::Add(hn::Add(s0[0], s0[1]), s0[2])), d, y0 + j);
+        if (right)
+          hn::StoreU(hn::ShiftRight<2>(hn::Sub(hn::Sub(s0[1], s0[2]), s0[3])), d, y0 + m + j);
+        if (down) {
+          int32_t* y1 = y0 + ow * m;
+          hn::StoreU(hn::ShiftRight<2>(hn::Add(hn::Add(s1[0], s1[1]), s1[2])), d, y1 + j);
+          if (right)
+            hn::StoreU(hn::ShiftRight<2>(hn::Sub(hn::Sub(s1[1], s1[2]), s1[3])), d, y1 + m + j);
+        }
+      };
+      int64_t j = 0;
+      for (; j + lanes <= m; j += lanes)
+        one(d32, j);
+      for (; j < m; ++j)
+        one(d1, j);
+    }
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace onnx_light::kernels
 HWY_AFTER_NAMESPACE();
@@ -142,6 +237,8 @@ namespace onnx_light::kernels {
 
 HWY_EXPORT(RequantizeRowsImpl);
 HWY_EXPORT(QLinearBinaryFlatImpl);
+HWY_EXPORT(WinogradInputTilesImpl);
+HWY_EXPORT(WinogradOutputTilesImpl);
 
 void RequantizeRows(const int32_t* acc, int64_t ldc, int64_t rows, int64_t n, const int32_t* bias,
                     const float* scale, int32_t zero, bool out_signed, void* out, int64_t ldo) {
@@ -155,6 +252,16 @@ void QLinearBinaryFlat(QLinearBinaryKind kind, bool is_signed, const void* a, co
   if (n <= 0) return;
   HWY_DYNAMIC_DISPATCH(QLinearBinaryFlatImpl)
   (kind, is_signed, a, b, one_b, c, n, ra, rb, za, zb, zc);
+}
+
+void WinogradInputTiles(const int16_t* img, int64_t wp, int64_t cp, int64_t tr0, int64_t tr1,
+                        int64_t tw, int64_t c, int16_t* v) {
+  HWY_DYNAMIC_DISPATCH(WinogradInputTilesImpl)(img, wp, cp, tr0, tr1, tw, c, v);
+}
+
+void WinogradOutputTiles(const int32_t* prod, int64_t tr0, int64_t tr1, int64_t tw, int64_t m,
+                         int64_t oh, int64_t ow, int32_t* acc) {
+  HWY_DYNAMIC_DISPATCH(WinogradOutputTilesImpl)(prod, tr0, tr1, tw, m, oh, ow, acc);
 }
 
 }  // namespace onnx_light::kernels

@@ -23,4 +23,16 @@ void QLinearBinaryFlat(QLinearBinaryKind kind, bool is_signed, const void* a, co
                        bool one_b, void* c, int64_t n, float ra, float rb, int32_t za, int32_t zb,
                        int32_t zc);
 
+// Winograd F(2x2, 3x3)'s transforms (quantization/qconv_winograd.h), vectorized over
+// channels. Input: for tile rows [tr0, tr1) of tw tiles, the 4x4 patch of tile (r, t) at
+// img + ((2r + y) * wp + 2t + x) * cp (c channels from there) becomes V = B^T d B in
+// v[(i * tiles + tile) * c + ch] (i = 4 * row + column of V; tile counted from tr0).
+void WinogradInputTiles(const int16_t* img, int64_t wp, int64_t cp, int64_t tr0, int64_t tr1,
+                        int64_t tw, int64_t c, int16_t* v);
+// Output: M at prod[(i * tiles + tile) * m + j] becomes Y = A^T M A / 4 (int32, the sums
+// wrapping before the exact division), tile (r, t)'s four pixels written to
+// acc[((2r + y - 2 tr0) * ow + 2t + x) * m + j] where 2r + y < oh and 2t + x < ow.
+void WinogradOutputTiles(const int32_t* prod, int64_t tr0, int64_t tr1, int64_t tw, int64_t m,
+                         int64_t oh, int64_t ow, int32_t* acc);
+
 }  // namespace onnx_light::kernels

@@ -62,6 +62,38 @@ CASES = {
         65,
         63,
     ),
+    # Winograd F(2x2, 3x3) (constant weights, 3x3, stride 1, >= 8 channels in and out):
+    # odd output sizes (partial edge tiles), asymmetric pads, an odd channel count (a zero
+    # channel), int8 codes, uint8 weights with per-channel zero points
+    "winograd_odd_out": (
+        np.uint8,
+        np.int8,
+        16,
+        24,
+        3,
+        1,
+        (1, 1),
+        (1, 2, 1, 0),
+        (1, 1),
+        True,
+        11,
+        13,
+    ),
+    "winograd_odd_channels": (
+        np.int8,
+        np.uint8,
+        9,
+        8,
+        3,
+        1,
+        (1, 1),
+        (0, 0, 0, 0),
+        (1, 1),
+        True,
+        7,
+        10,
+    ),
+    "winograd_wide": (np.uint8, np.int8, 64, 40, 3, 1, (1, 1), (1, 1, 1, 1), (1, 1), False, 9, 8),
 }
 
 
@@ -146,3 +178,50 @@ def test_qlinear_conv_2d_refuses_a_mismatched_weight():
         s.run(None, feeds)
     data, feeds, want = build("3x3", const_w=False)
     np.testing.assert_array_equal(s.run(None, feeds)[0], want)  # the session goes on
+
+
+@pytest.mark.parametrize("channels", [800, 1900])
+def test_qlinear_conv_winograd_bound_is_exact_at_the_extremes(channels):
+    """Every code at its extreme (x 0 or 255, w 0 or 255 with zero point 255: products of
+    -255 x 255): at 800 channels Winograd's intermediate sums wrap int32 while 4 x the result
+    still fits (the transform path, exact modulo 2^32); at 1900 it would not, and the
+    direct path runs. Both equal the int64 reference."""
+    rng = np.random.default_rng(channels)
+    m, h, w_ = 8, 4, 5
+    x = (rng.integers(0, 2, (1, channels, h, w_)) * 255).astype(np.uint8)
+    w = (rng.integers(0, 2, (m, channels, 3, 3)) * 255).astype(np.uint8)
+    x[:, :, :, :] = 255  # all at the top: the largest sums
+    w[:4] = 0  # four output channels at -255 everywhere
+    inits = [
+        numpy_helper.from_array(np.array(1.0, F32), "xs"),
+        numpy_helper.from_array(np.array(0, np.uint8), "xz"),
+        numpy_helper.from_array(w, "w"),
+        numpy_helper.from_array(np.array(1.0, F32), "ws"),
+        numpy_helper.from_array(np.array(255, np.uint8), "wz"),
+        numpy_helper.from_array(np.array(2.0e6, F32), "ys"),
+        numpy_helper.from_array(np.array(128, np.uint8), "yz"),
+    ]
+    node = helper.make_node(
+        "QLinearConv",
+        ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"],
+        ["y"],
+        kernel_shape=[3, 3],
+        pads=[1, 1, 1, 1],
+    )
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.UINT8, None)],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, None)],
+        inits,
+    )
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+    acc = conv_int64(x.astype(np.int64), w.astype(np.int64) - 255, 1, (1, 1, 1, 1), (1, 1), (1, 1))
+    want = requantize_f32(
+        acc, np.full(acc.shape[1:], F32(1.0) * F32(1.0) / F32(2.0e6)), 128, np.uint8
+    )
+    assert np.abs(acc).max() > 2**28  # 4 x the sums pass 2^30: the bound is really tested
+    for threads in (1, 2):
+        got = onnx_light.RuntimeSession(data, intra_op_threads=threads).run(None, {"x": x})[0]
+        np.testing.assert_array_equal(got, want)
+    assert len(np.unique(want)) > 3

@@ -1,0 +1,49 @@
+#include "quantization/qconv_weights.h"
+
+#include <cstring>
+
+namespace onnx_light::kernels {
+
+GemmWeights MakeGemmWeights(const Tensor& w, int64_t group) {
+  const std::vector<int64_t>& d = w.shape().dims();
+  GemmWeights g;
+  g.group = group;
+  g.mg = d[0] / group;
+  g.cg = d[1];
+  g.taps = d[2] * d[3];
+  g.is_signed = w.dtype() == DataType::kInt8;
+  const int64_t k = g.K();
+  g.b.resize(static_cast<size_t>(d[0] * k));
+  const auto* src = static_cast<const uint8_t*>(w.raw_data());
+  for (int64_t gi = 0; gi < group; ++gi)
+    for (int64_t m = 0; m < g.mg; ++m)
+      for (int64_t c = 0; c < g.cg; ++c)
+        for (int64_t t = 0; t < g.taps; ++t)
+          g.b[static_cast<size_t>((gi * k + t * g.cg + c) * g.mg + m)] =
+              src[((gi * g.mg + m) * g.cg + c) * g.taps + t];
+  if (g.cg == 1 && g.mg == 1) return g;  // depthwise: read directly
+  if (g.is_signed && HaveVnniQGemm()) {
+    for (int64_t gi = 0; gi < group; ++gi)
+      g.packed.push_back(QGemmVnniPackB(
+          k, g.mg, reinterpret_cast<const int8_t*>(g.b.data()) + gi * k * g.mg, g.mg));
+  } else {
+    // Each tap's channels an even count (whole int16 pairs, read in place by the kernel).
+    g.cg_pad = g.cg + (g.cg & 1);
+    const int64_t k_pad = g.taps * g.cg_pad;
+    std::vector<uint8_t> padded(static_cast<size_t>(k_pad * g.mg), 0);
+    for (int64_t gi = 0; gi < group; ++gi) {
+      for (int64_t t = 0; t < g.taps; ++t)
+        for (int64_t c = 0; c < g.cg; ++c)
+          std::memcpy(padded.data() + (t * g.cg_pad + c) * g.mg,
+                      g.b.data() + (gi * k + t * g.cg + c) * g.mg, static_cast<size_t>(g.mg));
+      g.packed16.push_back(QGemmI16PackB(k_pad, g.mg, padded.data(), g.is_signed, g.mg));
+      if (g.packed16.back().bytes == nullptr) {  // a scalar build: b read in place
+        g.packed16.clear();
+        break;
+      }
+    }
+  }
+  return g;
+}
+
+}  // namespace onnx_light::kernels

@@ -1,0 +1,29 @@
+// A quantized 2-D convolution's weights as its GEMM kernels read them, made once when W is
+// a constant (quantization/qlinear_conv.cc).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "onnx_light/core/tensor.h"
+#include "simd/qgemm_simd.h"
+
+namespace onnx_light::kernels {
+
+// The weights of a 2-D convolution as GEMM operands: per group a [K x Mg] matrix, K = taps *
+// cg in (tap, channel) order, bytes as in W (int8 or uint8); packed for the VNNI kernel when
+// it applies (int8 weights, uint8 or int8 activations).
+struct GemmWeights {
+  int64_t group = 0, mg = 0, cg = 0, taps = 0;
+  int64_t cg_pad = 0;  // packed16's channels per tap: cg made even (a zero weight row)
+  bool is_signed = true;
+  std::vector<uint8_t> b;
+  std::vector<QGemmPackedB> packed;       // one per group for the VNNI kernel, or empty
+  std::vector<QGemmI16PackedB> packed16;  // one per group for the int16 kernel, or empty
+  int64_t K() const { return taps * cg; }
+};
+
+// W [M, C/group, kh, kw] for `group` groups.
+GemmWeights MakeGemmWeights(const Tensor& w, int64_t group);
+
+}  // namespace onnx_light::kernels
