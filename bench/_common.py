@@ -26,6 +26,20 @@ def timeit(fn, min_time: float = 0.25, batches: int = 5) -> float:
     return float(np.median(results))
 
 
+def paired(rounds: int, light, ort, key: str = "ms", higher_is_better: bool = False):
+    """light() and ort() (each a measurement: a dict with `key`) called `rounds` times,
+    alternating, keeping each runtime's best result: on a noisy host (a shared VM's stolen
+    time) bursts then hit both alike instead of whichever ran during one."""
+    best = {}
+    for _ in range(max(1, rounds)):
+        for name, fn in (("light", light), ("ort", ort)):
+            r = fn()
+            old = best.get(name)
+            if old is None or (r[key] > old[key] if higher_is_better else r[key] < old[key]):
+                best[name] = r
+    return best["light"], best["ort"]
+
+
 def cpu_name() -> str:
     """The CPU's model name and its widest vector extension (the same name covers AVX2-only
     and AVX-512 parts, whose results differ)."""

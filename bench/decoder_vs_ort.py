@@ -139,9 +139,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", default="1,2", help="intra-op threads to measure")
     parser.add_argument("--min-time", type=float, default=1.0, help="seconds per measurement")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="measure each row this many times, onnx-light and ORT alternating, and keep "
+        "each runtime's best (a noisy host's bursts then hit both alike)",
+    )
     parser.add_argument("--docs", action="store_true", help="rewrite docs/performance.md")
     args = parser.parse_args()
-    from _common import cpu_name, write_section
+    from _common import cpu_name, paired, write_section
     from models_vs_ort import geomean
 
     generate()
@@ -157,8 +164,11 @@ def main() -> None:
         for past in (16, 512):
             cells, rss = [f"{form}, past {past}"], {}
             for t in threads:
-                light = measure(form, "light", t, str(past), args.min_time)
-                ort = measure(form, "ort", t, str(past), args.min_time)
+                light, ort = paired(
+                    args.rounds,
+                    lambda: measure(form, "light", t, str(past), args.min_time),
+                    lambda: measure(form, "ort", t, str(past), args.min_time),
+                )
                 rss.setdefault("light", light["rss_mib"])
                 rss.setdefault("ort", ort["rss_mib"])
                 ratios.append(light["ms"] / ort["ms"])
@@ -179,8 +189,13 @@ def main() -> None:
     for form in FORMS:
         cells = [form]
         for t in threads:
-            light = measure(form, "light", t, "greedy", args.min_time)
-            ort = measure(form, "ort", t, "greedy", args.min_time)
+            light, ort = paired(
+                args.rounds,
+                lambda: measure(form, "light", t, "greedy", args.min_time),
+                lambda: measure(form, "ort", t, "greedy", args.min_time),
+                key="tokens_per_s",
+                higher_is_better=True,
+            )
             ratios.append(ort["tokens_per_s"] / light["tokens_per_s"])
             cells += [
                 f"{light['tokens_per_s']:.0f}",
@@ -206,7 +221,13 @@ def main() -> None:
             "`quantize_dynamic`, 4-bit by `matmul_nbits_quantizer`), one step with the KV "
             "cache at 16 and 512 past positions, and a greedy loop (16-token prompt, 32 "
             "tokens, `present_*` fed back as `past_*`). Ratio = onnx-light time / ORT time; "
-            "@N = N intra-op threads; same tokens: both runtimes chose the same 32 tokens.\n\n"
+            "@N = N intra-op threads; same tokens: both runtimes chose the same 32 tokens."
+            + (
+                f" Each time: the better of {args.rounds} alternating measurements per "
+                "runtime (`--rounds`).\n\n"
+                if args.rounds > 1
+                else "\n\n"
+            )
             + "\n".join(lines)
             + "\n\n"
             + "\n".join(glines)

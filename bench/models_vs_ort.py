@@ -321,7 +321,7 @@ def main() -> None:
     )
     parser.add_argument("--docs", action="store_true", help="rewrite docs/performance.md")
     args = parser.parse_args()
-    from _common import cpu_name, write_section
+    from _common import cpu_name, paired, write_section
 
     threads = [int(t) for t in args.threads.split(",")]
     names = [n for n in CASES if args.models in n]
@@ -340,12 +340,11 @@ def main() -> None:
         cells = [n]
         rss = {}
         for t in threads:
-            light, ort = None, None
-            for _ in range(max(1, args.rounds)):
-                a = measure(n, "light", t, args.min_time)
-                b = measure(n, "ort", t, args.min_time)
-                light = a if light is None or a["ms"] < light["ms"] else light
-                ort = b if ort is None or b["ms"] < ort["ms"] else ort
+            light, ort = paired(
+                args.rounds,
+                lambda: measure(n, "light", t, args.min_time),
+                lambda: measure(n, "ort", t, args.min_time),
+            )
             rss.setdefault("light", light["rss_mib"])
             rss.setdefault("ort", ort["rss_mib"])
             ratio = light["ms"] / ort["ms"]
@@ -365,7 +364,13 @@ def main() -> None:
             f"Measured on {cpu_name()} by `bench/models_vs_ort.py` (ratio = onnx-light "
             "latency / ORT latency, lower is better; @N = N intra-op threads; RSS = growth "
             "of the peak resident set from creating the session and running it; max abs "
-            "diff = largest difference between the two runtimes' outputs).\n\n"
+            "diff = largest difference between the two runtimes' outputs)."
+            + (
+                f" Each time: the better of {args.rounds} alternating measurements per "
+                "runtime (`--rounds`).\n\n"
+                if args.rounds > 1
+                else "\n\n"
+            )
             + "\n".join(lines)
             + "\n\n"
             + summary
