@@ -81,7 +81,8 @@ ROWS = [
     ),
     *[
         OpCase(
-            f"MatMulNBits 4-bit [{m},2048]x[2048,2048] block 32",
+            f"MatMulNBits 4-bit [{m},2048]x[2048,2048] block 32"
+            + (", accuracy_level 4 (int8 A)" if level == 4 else ""),
             "MatMulNBits",
             [
                 In((m, 2048)),
@@ -89,12 +90,16 @@ ROWS = [
                 In((2048 * 64,), const=True),
                 In((2048 * 32,), np.uint8, const=True, lo=0, hi=256),
             ],
-            {"K": 2048, "N": 2048, "bits": 4, "block_size": 32},
+            {"K": 2048, "N": 2048, "bits": 4, "block_size": 32}
+            | ({"accuracy_level": 4} if level == 4 else {}),
             domain=MS,
             opset=1,
             out_types=[1],
-            tol=1e-1,
+            # level 4: ORT rounds A to int8 for every row count, onnx-light for decode only
+            # (prefill in float): outputs ~200, the rounding ~1% of them
+            tol=1e-1 if level == 0 or m == 1 else 5.0,
         )
+        for level in (0, 4)
         for m in (1, 64)
     ],
     *[

@@ -6,8 +6,12 @@
 //   uint8, packed like B per column: [N * ceil(k_blocks * bits / 8)]; absent: 2^(bits-1)),
 //   g_idx (optional int32 [K]: the block of each k, for act-order models), bias (optional [N]).
 //   W[k, n] = (code - zero_point) * scale of (n, block of k).
-// A is float32; every accuracy_level computes in float32 (ORT's level 4 quantizes A to int8
-// per block on some CPUs: its result depends on the CPU; docs/conformance.md).
+// A is float32. accuracy_level is the least accuracy the model accepts for A (4: int8);
+// at level 4 with 4 bits and few rows (decode), A is quantized to int8 per block as ORT's
+// CompInt8 kernels do (scale max|a| / 127, codes rounded half to even), each block's dot
+// with the codes exact in int32: faster there. Many rows (prefill), other levels and
+// widths, and g_idx (act order) compute in float32, more accurate than the level asks
+// and faster here for many rows (docs/conformance.md).
 // Memory-bound for few rows (decode): each column's codes are unpacked in registers and
 // dotted with A's rows, the zero points folded in through per-block sums of A; for many rows
 // (prefill) panels of columns are unpacked to float and multiplied by the GEMM.
@@ -35,6 +39,8 @@ class MatMulNBits : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->n_, info.GetInt("N"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->bits_, info.GetInt("bits", 4));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->block_, info.GetInt("block_size"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t level, info.GetInt("accuracy_level", 0));
+    k->int8_ = level == 4 && k->bits_ == 4;
     ONNX_LIGHT_RETURN_IF(k->bits_ != 2 && k->bits_ != 4 && k->bits_ != 8, kInvalidModel,
                          "bits must be 2, 4 or 8, got " + std::to_string(k->bits_));
     ONNX_LIGHT_RETURN_IF(
@@ -46,6 +52,18 @@ class MatMulNBits : public KernelBase {
     k->blocks_ = (k->k_ + k->block_ - 1) / k->block_;
     k->blob_ = k->block_ * k->bits_ / 8;
     k->zp_row_ = (k->blocks_ * k->bits_ + 7) / 8;
+    // The int8 path's zero-point terms, once, from constant scales and zero points of the
+    // right sizes (others are checked, and computed, at run time).
+    const Tensor* scales = info.input_count() > 2 ? info.constant_input(2) : nullptr;
+    const bool has_zp = info.input_count() > 3 && info.input_type(3) != DataType::kUndefined;
+    const Tensor* zps = has_zp ? info.constant_input(3) : nullptr;
+    if (k->int8_ && scales != nullptr && scales->dtype() == DataType::kFloat &&
+        scales->num_elements() == k->n_ * k->blocks_ &&
+        (!has_zp || (zps != nullptr && zps->dtype() == DataType::kUint8 &&
+                     zps->num_elements() == k->n_ * k->zp_row_))) {
+      k->zero_scales_ =
+          k->ZeroScales(scales->data<float>(), has_zp ? zps->data<uint8_t>() : nullptr);
+    }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
 
@@ -96,7 +114,9 @@ class MatMulNBits : public KernelBase {
                     bias == nullptr ? nullptr : bias->data<float>(),
                     y->mutable_data<float>(),
                     rows};
-    if (rows < kDirectRows && block_of.empty()) {
+    if (int8_ && rows < kDirectRows && block_of.empty()) {
+      Int8(args, ctx.thread_pool());
+    } else if (rows < kDirectRows && block_of.empty()) {
       Direct(args, ctx.thread_pool());
     } else {
       Panels(args, ctx.thread_pool());
@@ -203,6 +223,63 @@ class MatMulNBits : public KernelBase {
         std::max<int64_t>(8, 512 / std::max<int64_t>(1, k_ / 64)));
   }
 
+  // accuracy_level 4, 4 bits: A quantized to int8 per block (simd/nbits_simd.h), each
+  // block's product with the codes exact in int32, then scaled by both scales; the codes of
+  // a column unpacked once for every 4 rows.
+  void Int8(const Args& p, ThreadPool* pool) const {
+    const auto nb = static_cast<size_t>(blocks_);
+    const int64_t kp = blocks_ * block_;
+    std::vector<int16_t> q(static_cast<size_t>(p.rows * kp));
+    std::vector<float> a_scales(static_cast<size_t>(p.rows) * nb);
+    std::vector<float> sums(static_cast<size_t>(p.rows) * nb);
+    for (int64_t r = 0; r < p.rows; ++r) {
+      QuantizeRowQ8(p.a + r * k_, k_, block_, q.data() + r * kp,
+                    a_scales.data() + static_cast<size_t>(r) * nb,
+                    sums.data() + static_cast<size_t>(r) * nb);
+    }
+    // Each block's scale times its zero point (made once when both are constants).
+    std::vector<float> local;
+    const float* zs = zero_scales_.empty() ? nullptr : zero_scales_.data();
+    if (zs == nullptr) {
+      local = ZeroScales(p.scales, p.zps);
+      zs = local.data();
+    }
+    ParallelElements(
+        pool, n_,
+        [&](int64_t n0, int64_t n1) {
+          for (int64_t n = n0; n < n1; ++n) {
+            for (int64_t r0 = 0; r0 < p.rows; r0 += 4) {
+              const int count = static_cast<int>(std::min<int64_t>(4, p.rows - r0));
+              const int16_t* qr[4];
+              const float* sr[4];
+              const float* mr[4];
+              for (int i = 0; i < count; ++i) {
+                qr[i] = q.data() + (r0 + i) * kp;
+                sr[i] = a_scales.data() + static_cast<size_t>(r0 + i) * nb;
+                mr[i] = sums.data() + static_cast<size_t>(r0 + i) * nb;
+              }
+              float out[4];
+              DotQ4Q8Column(p.b + n * blocks_ * blob_, blocks_, blob_, count, qr, sr, mr,
+                            p.scales + n * blocks_, zs + n * blocks_, out);
+              for (int i = 0; i < count; ++i)
+                p.y[(r0 + i) * n_ + n] = out[i] + (p.bias != nullptr ? p.bias[n] : 0.0f);
+            }
+          }
+        },
+        std::max<int64_t>(8, 512 / std::max<int64_t>(1, k_ / 64)));
+  }
+
+  // [N x k_blocks]: scale * zero point of each block (4 bits: two zero points a byte, the
+  // low nibble first; absent: 8).
+  std::vector<float> ZeroScales(const float* scales, const uint8_t* zps) const {
+    std::vector<float> out(static_cast<size_t>(n_ * blocks_));
+    for (int64_t n = 0; n < n_; ++n)
+      for (int64_t blk = 0; blk < blocks_; ++blk)
+        out[static_cast<size_t>(n * blocks_ + blk)] =
+            scales[n * blocks_ + blk] * static_cast<float>(ZeroPoint(zps, n, blk));
+    return out;
+  }
+
   // Column n of W in float (any bits, g_idx or not) into wj[0, K).
   void DequantColumn(const Args& p, int64_t n, float* codes, float* wj) const {
     for (int64_t blk = 0; blk < blocks_; ++blk) {
@@ -279,6 +356,8 @@ class MatMulNBits : public KernelBase {
   }
 
   int64_t k_ = 0, n_ = 0, bits_ = 4, block_ = 32, blocks_ = 0, blob_ = 0, zp_row_ = 0;
+  bool int8_ = false;               // accuracy_level 4 with 4 bits: int8 activations
+  std::vector<float> zero_scales_;  // ZeroScales of constant scales and zero points
 };
 
 }  // namespace

@@ -81,7 +81,7 @@ def test_matmul_nbits_from_ort_4bit_quantizer(k, n, block, symmetric, rows):
     np.testing.assert_allclose(got, theirs, rtol=0, atol=1e-5 * scale * np.sqrt(k / 64))
 
 
-def packed_case(k, n, bits, block, zp=True, g_idx=False, bias=True, seed=73):
+def packed_case(k, n, bits, block, zp=True, g_idx=False, bias=True, seed=73, **attrs):
     rng = np.random.default_rng(seed)
     blocks = -(-k // block)
     b = rng.integers(0, 256, (n, blocks, block * bits // 8)).astype(np.uint8)
@@ -101,7 +101,9 @@ def packed_case(k, n, bits, block, zp=True, g_idx=False, bias=True, seed=73):
     if bias:
         inits["bias"] = rng.standard_normal(n).astype(np.float32)
         ins.append(("bias", None))
-    model = ms_model("MatMulNBits", ins, [("y", F)], inits, K=k, N=n, bits=bits, block_size=block)
+    model = ms_model(
+        "MatMulNBits", ins, [("y", F)], inits, K=k, N=n, bits=bits, block_size=block, **attrs
+    )
     w = dequantize(b, scales, zps, n, k, bits, block, gi)
     return model, w, inits.get("bias")
 
@@ -139,3 +141,86 @@ def test_matmul_nbits_refuses_bad_attributes_and_shapes(attrs, feeds_k, message)
         next(a for a in model.graph.node[0].attribute if a.name == key).i = v
     with pytest.raises(ValueError, match=f"MatMulNBits.*{message}"):
         light_run(model, {"a": np.zeros((1, feeds_k), np.float32)})
+
+
+def int8_reference(a, b, scales, zps, n, k, block):
+    """accuracy_level 4 as ORT's CompInt8 kernels define it: each row of A per block of
+    `block` values, scale = max|a| / 127 and codes round_half_even(a * (127 / max|a|)) in
+    float32; per block the codes' dot with the 4-bit codes minus zero point, exact; times
+    both scales (their float32 product), summed in float64."""
+    blocks = -(-k // block)
+    w_codes = dequantize(b, np.ones_like(scales), None, n, k, 4, block).T + 8  # raw codes [n, k]
+    zp = np.full((n, blocks), 8) if zps is None else None
+    if zps is not None:
+        zrow = zps.reshape(n, -1)
+        zp = np.stack([(zrow[:, (i * 4) // 8] >> ((i * 4) % 8)) & 15 for i in range(blocks)], 1)
+    sc = scales.reshape(n, blocks)
+    rows = a.reshape(-1, k)
+    out = np.zeros((rows.shape[0], n))
+    for r, row in enumerate(rows):
+        for blk in range(blocks):
+            seg = row[blk * block : (blk + 1) * block].astype(np.float32)
+            amax = np.float32(np.abs(seg).max())
+            sa = np.float32(amax / np.float32(127))
+            inv = np.float32(127) / amax if amax != 0 else np.float32(0)
+            q = np.rint(seg * inv).astype(np.int64)
+            codes = w_codes[:, blk * block : blk * block + len(seg)].astype(np.int64)
+            dot = codes @ q - zp[:, blk] * q.sum()
+            out[r] += (sa * sc[:, blk]).astype(np.float32).astype(np.float64) * dot
+    return out.reshape(a.shape[:-1] + (n,))
+
+
+@pytest.mark.parametrize("k,n,block", [(64, 8, 32), (100, 5, 16), (300, 9, 128), (64, 3, 64)])
+@pytest.mark.parametrize("rows", [1, 3, 7])
+@pytest.mark.parametrize("zp", [True, False])
+def test_matmul_nbits_accuracy_level_4_quantizes_a_to_int8(k, n, block, rows, zp):
+    """Level 4 (4 bits), few rows (decode): A to int8 per block, as ORT's CompInt8: equal to
+    the exact int8 reference within float32 summation (rtol 1e-5 of the output's
+    magnitude), different from the float path by the activations' rounding (so the int8
+    path really ran), and rows in groups of 4 with a remainder, a short last block, an
+    all-zero block."""
+    model, w, bias = packed_case(k, n, 4, block, zp=zp, accuracy_level=4)
+    inits = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    a = np.random.default_rng(76).standard_normal((rows, k)).astype(np.float32)
+    if k > block:
+        a[0, :block] = 0.0  # a block of zeros: scale 0, codes 0
+    want = int8_reference(a, inits["b"], inits["s"], inits.get("z"), n, k, block) + bias
+    (got,) = light_run(model, {"a": a})
+    mag = np.abs(want).max()
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * mag)
+    exact = a.astype(np.float64) @ w + bias
+    diff = np.abs(got - exact).max()
+    assert 1e-5 * mag < diff < 0.05 * mag, diff  # the int8 rounding, and only that
+
+
+@pytest.mark.parametrize("rows", [1, 5])
+def test_matmul_nbits_accuracy_level_4_against_ort(rows):
+    """ORT runs level 4 through its CompInt8 kernels on this CPU (AVX2 or better): the same
+    quantization of A, so the two agree far closer than either does with the float path."""
+    k, n, block = 256, 24, 32
+    model, w, bias = packed_case(k, n, 4, block, zp=True, accuracy_level=4)
+    a = np.random.default_rng(77).standard_normal((rows, k)).astype(np.float32)
+    (got,) = light_run(model, {"a": a})
+    (theirs,) = ort_run(model, {"a": a})
+    exact = a.astype(np.float64) @ w + bias
+    mag = np.abs(exact).max()
+    assert np.abs(got - theirs).max() <= 1e-4 * mag
+    assert np.abs(theirs - exact).max() > 1e-3 * mag  # ORT really quantized A
+
+
+def test_matmul_nbits_accuracy_level_4_keeps_float_for_prefill_other_widths_and_g_idx():
+    """The level is a floor on accuracy: many rows (8 and more: prefill, faster in float
+    here), 2 and 8 bits and act order compute in float32, as at level 0."""
+    model, w, bias = packed_case(100, 5, 4, 16, accuracy_level=4)
+    a = np.random.default_rng(80).standard_normal((9, 100)).astype(np.float32)
+    want = a.astype(np.float64) @ w + bias
+    np.testing.assert_allclose(light_run(model, {"a": a})[0], want, rtol=1e-5, atol=1e-4)
+    for bits in (2, 8):
+        model, w, bias = packed_case(64, 6, bits, 32, accuracy_level=4)
+        a = np.random.default_rng(78).standard_normal((2, 64)).astype(np.float32)
+        want = a.astype(np.float64) @ w + bias
+        np.testing.assert_allclose(light_run(model, {"a": a})[0], want, rtol=1e-5, atol=1e-4)
+    model, w, bias = packed_case(64, 6, 4, 16, g_idx=True, accuracy_level=4)
+    a = np.random.default_rng(79).standard_normal((3, 64)).astype(np.float32)
+    want = a.astype(np.float64) @ w + bias
+    np.testing.assert_allclose(light_run(model, {"a": a})[0], want, rtol=1e-5, atol=1e-4)
