@@ -133,13 +133,14 @@ HWY_INLINE int64_t BlockDots(D16 d16, D32 d32, const uint8_t* p, int64_t runtime
 // accumulators hide the multiply-add's latency); the zero points' term is one vector dot
 // over the blocks at the end.
 template <int R, int64_t kBytes>
-void DotQ4Q8Rows(const uint8_t* codes, int64_t blocks, int64_t bytes, const int16_t* const* q,
-                 const float* const* a_scales, const float* const* a_sums, const float* w_scales,
-                 const float* zs, float* out) {
+void DotQ4Q8Rows(const uint8_t* codes, int64_t blocks, int64_t runtime_bytes,
+                 const int16_t* const* q, const float* const* a_scales, const float* const* a_sums,
+                 const float* w_scales, const float* zs, float* out) {
   const hn::CappedTag<int16_t, 16> d16;
   const hn::Repartition<int32_t, decltype(d16)> d32;
   const hn::Rebind<float, decltype(d32)> df;
   const hn::ScalableTag<float> dfull;
+  const int64_t bytes = kBytes > 0 ? kBytes : runtime_bytes;  // (16 divides into whole vectors)
   hn::Vec<decltype(df)> t0[R], t1[R];
   float scalar[R];
 #pragma GCC unroll 4
@@ -148,7 +149,7 @@ void DotQ4Q8Rows(const uint8_t* codes, int64_t blocks, int64_t bytes, const int1
     scalar[r] = 0.0f;
   }
   // the codes past a block's last whole vector, if any (blocks of 16 on wide vectors)
-  auto rest = [&](int64_t b, int64_t from) {
+  [[maybe_unused]] auto rest = [&](int64_t b, int64_t from) {
     const uint8_t* p = codes + b * bytes;
     for (int r = 0; r < R; ++r) {
       int32_t sum = 0;
@@ -164,9 +165,9 @@ void DotQ4Q8Rows(const uint8_t* codes, int64_t blocks, int64_t bytes, const int1
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r)
       e[r] = o[r] = hn::Zero(d32);
-    const int64_t ie =
+    [[maybe_unused]] const int64_t ie =
         BlockDots<R, kBytes>(d16, d32, codes + b * bytes, bytes, q, b * 2 * bytes, e);
-    const int64_t io =
+    [[maybe_unused]] const int64_t io =
         BlockDots<R, kBytes>(d16, d32, codes + (b + 1) * bytes, bytes, q, (b + 1) * 2 * bytes, o);
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
@@ -175,21 +176,25 @@ void DotQ4Q8Rows(const uint8_t* codes, int64_t blocks, int64_t bytes, const int1
       t1[r] = hn::MulAdd(hn::ConvertTo(df, o[r]), hn::Set(df, a_scales[r][b + 1] * w_scales[b + 1]),
                          t1[r]);
     }
-    if (ie < bytes) rest(b, ie);
-    if (io < bytes) rest(b + 1, io);
+    if constexpr (kBytes == 0) {
+      if (ie < bytes) rest(b, ie);
+      if (io < bytes) rest(b + 1, io);
+    }
   }
   if (b < blocks) {
     hn::Vec<decltype(d32)> e[R];
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r)
       e[r] = hn::Zero(d32);
-    const int64_t ie =
+    [[maybe_unused]] const int64_t ie =
         BlockDots<R, kBytes>(d16, d32, codes + b * bytes, bytes, q, b * 2 * bytes, e);
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
       t0[r] = hn::MulAdd(hn::ConvertTo(df, e[r]), hn::Set(df, a_scales[r][b] * w_scales[b]), t0[r]);
     }
-    if (ie < bytes) rest(b, ie);
+    if constexpr (kBytes == 0) {
+      if (ie < bytes) rest(b, ie);
+    }
   }
   // sum_b (w_scale[b] * zp[b]) * (a_scale[b] * sum of block b's codes)
   const auto full = static_cast<int64_t>(hn::Lanes(dfull));
