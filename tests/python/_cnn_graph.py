@@ -100,3 +100,18 @@ def quantize(src: str, dst: str, fmt: str, size: int, act: str = "QUInt8", per_c
         weight_type=QuantType.QInt8,
         per_channel=per_channel,
     )
+
+
+def quantized_set(folder, size: int, width: int, combos):
+    """The logits-only CNN (`resnet_like(size, width, softmax=False)`: the two formats
+    quantize a Softmax's output differently, QLinearSoftmax's fixed 1/256 against a
+    calibrated scale) written in `folder` and quantized once per (format, activation type,
+    per_channel) of `combos`; {combo: path}."""
+    src = folder / "cnn.onnx"
+    src.write_bytes(resnet_like(size=size, width=width, softmax=False).SerializeToString())
+    out = {}
+    for fmt, act, per_channel in combos:
+        path = folder / f"{fmt}_{act}_{per_channel}.onnx"
+        quantize(str(src), str(path), fmt, size, act=act, per_channel=per_channel)
+        out[(fmt, act, per_channel)] = path
+    return out

@@ -12,7 +12,7 @@ import collections
 
 import numpy as np
 import pytest
-from _cnn_graph import quantize, resnet_like
+from _cnn_graph import quantized_set
 
 import onnx_light
 from onnx_light.onnx import TensorProto, helper, load_model, numpy_helper
@@ -40,16 +40,11 @@ def attr(node, name):
 
 @pytest.fixture(scope="module")
 def cnns(tmp_path_factory):
-    d = tmp_path_factory.mktemp("nhwc")
-    src = d / "cnn.onnx"
-    src.write_bytes(resnet_like(size=SIZE, width=16, softmax=False).SerializeToString())
-    out = {}
-    for fmt in ("QDQ", "QOperator"):
-        for act in ("QUInt8", "QInt8"):
-            path = d / f"{fmt}_{act}.onnx"
-            quantize(str(src), str(path), fmt, SIZE, act=act, per_channel=act == "QInt8")
-            out[(fmt, act)] = str(path)
-    return out
+    combos = [
+        (fmt, act, act == "QInt8") for fmt in ("QDQ", "QOperator") for act in ("QUInt8", "QInt8")
+    ]
+    made = quantized_set(tmp_path_factory.mktemp("nhwc"), SIZE, 16, combos)
+    return {(fmt, act): str(path) for (fmt, act, _), path in made.items()}
 
 
 @pytest.mark.parametrize("act", ["QUInt8", "QInt8"])

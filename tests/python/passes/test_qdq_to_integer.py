@@ -12,7 +12,7 @@ import collections
 
 import numpy as np
 import pytest
-from _cnn_graph import quantize, resnet_like
+from _cnn_graph import quantized_set
 
 import onnx_light
 from onnx_light.onnx import TensorProto, helper, load_model, numpy_helper
@@ -30,19 +30,13 @@ def ops_after_passes(path_or_bytes, tmp_path, **options):
 
 @pytest.fixture(scope="module")
 def cnns(tmp_path_factory):
-    d = tmp_path_factory.mktemp("qdq")
-    src = d / "cnn.onnx"
-    # The logits as output: the two formats quantize a Softmax's output differently
-    # (QLinearSoftmax's fixed 1/256 against a calibrated scale).
-    src.write_bytes(resnet_like(size=SIZE, width=16, softmax=False).SerializeToString())
-    out = {}
-    for fmt in ("QDQ", "QOperator"):
-        for act in ("QUInt8", "QInt8"):
-            for per_channel in (False, True):
-                path = d / f"{fmt}_{act}_{per_channel}.onnx"
-                quantize(str(src), str(path), fmt, SIZE, act=act, per_channel=per_channel)
-                out[(fmt, act, per_channel)] = path
-    return out
+    combos = [
+        (fmt, act, pc)
+        for fmt in ("QDQ", "QOperator")
+        for act in ("QUInt8", "QInt8")
+        for pc in (False, True)
+    ]
+    return quantized_set(tmp_path_factory.mktemp("qdq"), SIZE, 16, combos)
 
 
 @pytest.mark.parametrize("per_channel", [False, True], ids=["per_tensor", "per_channel"])

@@ -397,31 +397,39 @@ void QGemmI16PackedB::Free::operator()(uint8_t* p) const {
   hwy::FreeAlignedBytes(p, nullptr, nullptr);
 }
 
-QGemmI16PackedB QGemmI16PackB(int64_t k, int64_t n, const void* b, bool b_signed, int64_t ldb) {
+namespace {
+
+// An empty packed b of k x n (bytes null on a scalar build or an empty matrix), its panels
+// allocated for elements of `size` bytes.
+QGemmI16PackedB AllocatePacked(int64_t k, int64_t n, size_t size) {
   QGemmI16PackedB p;
   p.nr = HWY_DYNAMIC_DISPATCH(PanelColumnsImpl)();
   if (p.nr <= 0 || k <= 0 || n <= 0) return p;
   p.k = k;
   p.n = n;
-  p.b_signed = b_signed;
   const int64_t panels = (n + p.nr - 1) / p.nr, pairs = (k + 1) / 2;
-  const auto bytes = static_cast<size_t>(panels * pairs * 2 * p.nr);
+  const auto bytes = static_cast<size_t>(panels * pairs * 2 * p.nr) * size;
   p.bytes.reset(static_cast<uint8_t*>(hwy::AllocateAlignedBytes(bytes, nullptr, nullptr)));
-  HWY_DYNAMIC_DISPATCH(PackBI8Impl)(k, n, static_cast<const uint8_t*>(b), ldb, p.bytes.get());
+  return p;
+}
+
+}  // namespace
+
+QGemmI16PackedB QGemmI16PackB(int64_t k, int64_t n, const void* b, bool b_signed, int64_t ldb) {
+  QGemmI16PackedB p = AllocatePacked(k, n, 1);
+  p.b_signed = b_signed;
+  if (p.bytes != nullptr)
+    HWY_DYNAMIC_DISPATCH(PackBI8Impl)(k, n, static_cast<const uint8_t*>(b), ldb, p.bytes.get());
   return p;
 }
 
 QGemmI16PackedB QGemmI16PackB16(int64_t k, int64_t n, const int16_t* b, int64_t ldb) {
-  QGemmI16PackedB p;
-  p.nr = HWY_DYNAMIC_DISPATCH(PanelColumnsImpl)();
-  if (p.nr <= 0 || k <= 0 || n <= 0) return p;
-  p.k = k;
-  p.n = n;
+  QGemmI16PackedB p = AllocatePacked(k, n, sizeof(int16_t));
   p.wide = true;
-  const int64_t panels = (n + p.nr - 1) / p.nr, pairs = (k + 1) / 2;
-  const auto bytes = static_cast<size_t>(panels * pairs * 2 * p.nr) * sizeof(int16_t);
-  p.bytes.reset(static_cast<uint8_t*>(hwy::AllocateAlignedBytes(bytes, nullptr, nullptr)));
-  HWY_DYNAMIC_DISPATCH(PackBI16Impl)(k, n, b, ldb, reinterpret_cast<int16_t*>(p.bytes.get()));
+  if (p.bytes != nullptr) {
+    HWY_DYNAMIC_DISPATCH(PackBI16Impl)
+    (k, n, b, ldb, reinterpret_cast<int16_t*>(p.bytes.get()));
+  }
   return p;
 }
 
