@@ -9,6 +9,7 @@
 
 #include "com_microsoft/ms_def.h"
 #include "common/window.h"
+#include "onnx_light/runtime/thread_pool.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -34,9 +35,9 @@ class NhwcMaxPool : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
     if (y->num_elements() == 0) return Status::Ok();
     if (x.dtype() == DataType::kInt8) {
-      Run(x.data<int8_t>(), y->mutable_data<int8_t>(), w, d[0], d.back());
+      Run(x.data<int8_t>(), y->mutable_data<int8_t>(), w, d[0], d.back(), ctx.thread_pool());
     } else {
-      Run(x.data<uint8_t>(), y->mutable_data<uint8_t>(), w, d[0], d.back());
+      Run(x.data<uint8_t>(), y->mutable_data<uint8_t>(), w, d[0], d.back(), ctx.thread_pool());
     }
     return Status::Ok();
   }
@@ -46,7 +47,8 @@ class NhwcMaxPool : public KernelBase {
   // each output pixel's channels the maximum over its taps' channel runs (a loop the
   // compiler vectorizes).
   template <typename T>
-  static void Run2D(const T* x, T* y, const Window& w, int64_t batch, int64_t channels) {
+  static void Run2D(const T* x, T* y, const Window& w, int64_t batch, int64_t channels,
+                    ThreadPool* pool) {
     auto inside = [&](size_t d, int64_t o) {
       const int64_t start = o * w.strides[d] - w.pad_begin[d], step = w.dilations[d];
       int64_t first = 0, last = w.kernel[d];
@@ -60,35 +62,49 @@ class NhwcMaxPool : public KernelBase {
     for (int64_t ox = 0; ox < w.out[1]; ++ox)
       cols[static_cast<size_t>(ox)] = inside(1, ox);
     const int64_t width = w.in[1];
-    for (int64_t b = 0; b < batch; ++b) {
-      const T* xb = x + b * w.InCount() * channels;
-      for (int64_t oy = 0; oy < w.out[0]; ++oy) {
-        const auto [y0, r0, r1] = inside(0, oy);
-        for (int64_t ox = 0; ox < w.out[1]; ++ox) {
+    // Output rows (of every image) split across the pool from 16k output values.
+    auto rows = [&](int64_t r0, int64_t r1) {
+      // (locals, not captured references: byte stores may alias those, and the channel
+      // loop would reload its bound instead of vectorizing)
+      const int64_t nc = channels, out_h = w.out[0], out_w = w.out[1];
+      const int64_t dil_y = w.dilations[0], dil_x = w.dilations[1], in_count = w.InCount();
+      for (int64_t row = r0; row < r1; ++row) {
+        const int64_t b = row / out_h, oy = row % out_h;
+        const T* xb = x + b * in_count * nc;
+        const auto [y0, ty0, ty1] = inside(0, oy);
+        for (int64_t ox = 0; ox < out_w; ++ox) {
           const auto [x0, c0, c1] = cols[static_cast<size_t>(ox)];
-          T* __restrict dst = y + ((b * w.out[0] + oy) * w.out[1] + ox) * channels;
+          T* __restrict dst = y + ((b * out_h + oy) * out_w + ox) * nc;
           bool first = true;
-          for (int64_t ty = r0; ty < r1; ++ty) {
-            const T* row = xb + (y0 + ty * w.dilations[0]) * width * channels;
+          for (int64_t ty = ty0; ty < ty1; ++ty) {
+            const T* row_in = xb + (y0 + ty * dil_y) * width * nc;
             for (int64_t tx = c0; tx < c1; ++tx) {
-              const T* __restrict src = row + (x0 + tx * w.dilations[1]) * channels;
+              const T* __restrict src = row_in + (x0 + tx * dil_x) * nc;
               if (first) {
-                std::copy(src, src + channels, dst);
+                std::copy(src, src + nc, dst);
                 first = false;
                 continue;
               }
-              for (int64_t c = 0; c < channels; ++c)
+              for (int64_t c = 0; c < nc; ++c)
                 dst[c] = dst[c] > src[c] ? dst[c] : src[c];
             }
           }
         }
       }
+    };
+    const int64_t total = batch * w.out[0];
+    const int64_t per_row = std::max<int64_t>(1, w.out[1] * channels);
+    if (pool != nullptr && pool->threads() > 1 && total * per_row >= (1 << 14)) {
+      pool->ParallelFor(total, std::max<int64_t>(1, (int64_t{1} << 13) / per_row), rows);
+    } else {
+      rows(0, total);
     }
   }
 
   template <typename T>
-  static void Run(const T* x, T* y, const Window& w, int64_t batch, int64_t channels) {
-    if (w.in.size() == 2) return Run2D(x, y, w, batch, channels);
+  static void Run(const T* x, T* y, const Window& w, int64_t batch, int64_t channels,
+                  ThreadPool* pool) {
+    if (w.in.size() == 2) return Run2D(x, y, w, batch, channels, pool);
     const size_t n = w.in.size();
     const int64_t in_count = w.InCount(), taps = w.KernelCount();
     std::vector<int64_t> pos(n);

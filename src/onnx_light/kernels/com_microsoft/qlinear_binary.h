@@ -59,8 +59,8 @@ class QLinearBinary : public KernelBase {
                           one_b, cp + i0, i1 - i0, Op::Ratio(aq, bq, cq, 0),
                           Op::Ratio(aq, bq, cq, 1), za, zb, zc);
       };
-      if (pool != nullptr && pool->threads() > 1 && n >= (int64_t{1} << 16)) {
-        pool->ParallelFor(n, int64_t{1} << 14, run);
+      if (pool != nullptr && pool->threads() > 1 && n >= (int64_t{1} << 14)) {
+        pool->ParallelFor(n, int64_t{1} << 13, run);
       } else {
         run(0, n);
       }

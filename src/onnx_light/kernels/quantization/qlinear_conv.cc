@@ -286,9 +286,10 @@ class QLinearConv : public KernelBase {
           ChannelsLast(xi, h * w, c_in, channels_last_, centered, x16.data(), begin, end);
         }
       };
-      // (split across the pool from 64k values, in runs of 64 pixels or by image rows)
+      // (split across the pool from 64k values, in runs of 64 pixels, or by image rows
+      // from 16k)
       if (in_place) {
-        if (workers > 1 && h * w * c_in >= (int64_t{1} << 16) && h >= 2) {
+        if (workers > 1 && h * w * c_in >= (int64_t{1} << 14) && h >= 2) {
           ctx.thread_pool()->ParallelFor(h, 1, convert);
         } else {
           convert(0, h);
