@@ -2,10 +2,12 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <vector>
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
 #include "onnx_light/runtime/tensor_proto.h"
+#include "onnx_light/runtime/thread_pool.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -41,16 +43,32 @@ class Concat : public KernelBase {
     for (int64_t i = axis + 1; i < rank; ++i)
       inner *= dims[static_cast<size_t>(i)];
     const size_t item = ItemSize(first.dtype());
-    int64_t offset = 0;  // along the axis
-    for (size_t k = 0; k < ctx.input_count(); ++k) {
+    const int64_t total = dims[static_cast<size_t>(axis)];
+    // Every (input, outer index) block is one contiguous copy; from 256 KiB of fixed-size
+    // elements the blocks are split across the pool (a decoder's KV cache grows by a Concat
+    // of the past a step: memory-bound, and each core streams its own part).
+    std::vector<int64_t> starts(ctx.input_count() + 1, 0);  // offsets along the axis
+    for (size_t k = 0; k < ctx.input_count(); ++k)
+      starts[k + 1] = starts[k] + ctx.input(k)->shape()[static_cast<size_t>(axis)];
+    auto copy = [&](size_t k, int64_t o) {
       const Tensor& x = *ctx.input(k);
-      const int64_t len = x.shape()[static_cast<size_t>(axis)];
-      for (int64_t o = 0; o < outer; ++o) {
-        CopyElements(x, o * len * inner, y, (o * dims[static_cast<size_t>(axis)] + offset) * inner,
-                     item, len * inner);
-      }
-      offset += len;
+      const int64_t len = starts[k + 1] - starts[k];
+      CopyElements(x, o * len * inner, y, (o * total + starts[k]) * inner, item, len * inner);
+    };
+    const int64_t blocks = outer * static_cast<int64_t>(ctx.input_count());
+    ThreadPool* pool = ctx.thread_pool();
+    if (pool != nullptr && pool->threads() > 1 && item != 0 && blocks > 1 &&
+        y->num_elements() * static_cast<int64_t>(item) >= (int64_t{1} << 18)) {
+      pool->ParallelFor(blocks, 1, [&](int64_t b0, int64_t b1) {
+        for (int64_t b = b0; b < b1; ++b)
+          copy(static_cast<size_t>(b % static_cast<int64_t>(ctx.input_count())),
+               b / static_cast<int64_t>(ctx.input_count()));
+      });
+      return Status::Ok();
     }
+    for (size_t k = 0; k < ctx.input_count(); ++k)
+      for (int64_t o = 0; o < outer; ++o)
+        copy(k, o);
     return Status::Ok();
   }
 
