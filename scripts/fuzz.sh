@@ -116,7 +116,9 @@ for fuzzer in "${fuzzers[@]}"; do
       "${runs[@]}" "${extra[@]}" >"$log" 2>&1
     rc=$?
     set -e
-    n=$(grep -oE "stat::number_of_executed_units: *[0-9]+" "$log" | grep -oE "[0-9]+$" | tail -n 1)
+    n=$(grep -oE "stat::number_of_executed_units: *[0-9]+" "$log" | grep -oE "[0-9]+$" | tail -n 1 || true)
+    # (-fork, FUZZ_JOBS, prints no final stats: its last progress line's count)
+    [ -n "$n" ] || n=$(grep -oE "^#[0-9]+" "$log" | tr -d '#' | tail -n 1 || true)
     total=$((total + ${n:-0}))
     part=$((part + 1))
     if [ $rc -eq 0 ]; then
