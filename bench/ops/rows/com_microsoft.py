@@ -123,6 +123,33 @@ ROWS = [
         )
         for past in (16, 512)
     ],
+    *[
+        OpCase(
+            f"DecoderMaskedMultiHeadAttention GPT-2 step, 4 {what}, past 512 of 1024",
+            "DecoderMaskedMultiHeadAttention",
+            [
+                In((4, 1, 768)),
+                In((4, 1, 768)),
+                In((4, 1, 768)),
+                In((4, 513), np.int32, lo=1, hi=2),
+                None,
+                In((4, 12, 1024, 64)),
+                In((4, 12, 1024, 64)),
+                In((1,), np.int32, values=[512]),
+            ]
+            + (
+                [In((1,), np.int32, values=[4]), In((1, 4, 1024), np.int32, lo=0, hi=4)]
+                if what == "beams"
+                else []
+            ),
+            {"num_heads": 12, "past_present_share_buffer": 1},
+            domain=MS,
+            opset=1,
+            outputs=3,
+            out_types=[1, 1, 1],
+        )
+        for what in ("sequences", "beams")
+    ],
 ]
 
 QROWS = []
