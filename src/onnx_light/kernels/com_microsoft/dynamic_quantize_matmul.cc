@@ -15,8 +15,11 @@ namespace {
 
 class DynamicQuantizeMatMul : public KernelBase {
  public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
-    return std::unique_ptr<KernelBase>(std::make_unique<DynamicQuantizeMatMul>());
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<DynamicQuantizeMatMul>();
+    // B packed once for the uint8 A this kernel quantizes.
+    k->packed_ = PackConstantB(info, 1, DataType::kUint8);
+    return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& a = *ctx.input(0);
@@ -34,8 +37,12 @@ class DynamicQuantizeMatMul : public KernelBase {
     QuantizeU8F32(a.data<float>(), n, scale, zp, aq.mutable_data<uint8_t>());
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor a_zp, Tensor::Allocate(DataType::kUint8, Shape()));
     a_zp.mutable_data<uint8_t>()[0] = static_cast<uint8_t>(zp);
-    return IntegerProductsToFloat(ctx, aq, &a_zp, *ctx.input(1), b_zp, scale, *ctx.input(2), bias);
+    return IntegerProductsToFloat(ctx, aq, &a_zp, *ctx.input(1), b_zp, scale, *ctx.input(2), bias,
+                                  &packed_);
   }
+
+ private:
+  PackedIntegerB packed_;
 };
 
 }  // namespace

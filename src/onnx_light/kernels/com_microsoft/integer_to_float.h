@@ -40,10 +40,12 @@ inline void ScaleProductsInPlace(Tensor* y, int64_t n, const std::vector<float>&
   }
 }
 
-// A's products with B, written into output 0 as float, then scaled and biased.
+// A's products with B (packed: B packed once when constant, or null), written into output
+// 0 as float, then scaled and biased.
 inline Status IntegerProductsToFloat(KernelContext& ctx, const Tensor& a, const Tensor* a_zp,
                                      const Tensor& b, const Tensor* b_zp, float a_scale,
-                                     const Tensor& b_scale, const Tensor* bias) {
+                                     const Tensor& b_scale, const Tensor* bias,
+                                     const PackedIntegerB* packed = nullptr) {
   Tensor* y = nullptr;
   auto output = [&ctx, &y](const std::vector<int64_t>& dims) -> Result<int32_t*> {
     ONNX_LIGHT_ASSIGN_OR_RETURN(y, ctx.AllocateOutput(0, dims));
@@ -59,7 +61,9 @@ inline Status IntegerProductsToFloat(KernelContext& ctx, const Tensor& a, const 
                            b_zp->num_elements() != b_scale.num_elements(),
                        kInvalidArgument, "b_zero_point must have b_scale's shape");
   ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
-                              IntegerMatMul(a, a_zp, b, b_zp, ctx.thread_pool(), output));
+                              IntegerMatMul(a, a_zp, b, b_zp, ctx.thread_pool(), output,
+                                            packed != nullptr ? &packed->vnni : nullptr,
+                                            packed != nullptr ? &packed->i16 : nullptr));
   std::vector<float> scale(static_cast<size_t>(b_scale.num_elements()));
   for (size_t j = 0; j < scale.size(); ++j)
     scale[j] = a_scale * b_scale.data<float>()[j];

@@ -12,8 +12,10 @@ namespace {
 
 class MatMulIntegerToFloat : public KernelBase {
  public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
-    return std::unique_ptr<KernelBase>(std::make_unique<MatMulIntegerToFloat>());
+  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
+    auto k = std::make_unique<MatMulIntegerToFloat>();
+    k->packed_ = PackConstantB(info);
+    return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
     const Tensor& a_scale = *ctx.input(2);
@@ -25,8 +27,11 @@ class MatMulIntegerToFloat : public KernelBase {
     ONNX_LIGHT_RETURN_IF(a_zp != nullptr && a_zp->num_elements() != 1, kInvalidArgument,
                          "a_zero_point must be one value");
     return IntegerProductsToFloat(ctx, *ctx.input(0), a_zp, *ctx.input(1), b_zp,
-                                  a_scale.data<float>()[0], *ctx.input(3), bias);
+                                  a_scale.data<float>()[0], *ctx.input(3), bias, &packed_);
   }
+
+ private:
+  PackedIntegerB packed_;
 };
 
 }  // namespace

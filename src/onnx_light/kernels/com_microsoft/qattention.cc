@@ -19,6 +19,7 @@ class QAttention : public QkvAttention {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<QAttention>();
     ONNX_LIGHT_RETURN_IF_ERROR(k->ReadAttributes(info));
+    k->packed_ = PackConstantB(info);
     return std::unique_ptr<KernelBase>(std::move(k));
   }
 
@@ -45,13 +46,18 @@ class QAttention : public QkvAttention {
     auto output = [&qkv](const std::vector<int64_t>&) -> Result<int32_t*> {
       return reinterpret_cast<int32_t*>(qkv.mutable_data<float>());
     };
-    ONNX_LIGHT_RETURN_IF_ERROR(IntegerMatMul(x, x_zp, w, w_zp, ctx.thread_pool(), output).status());
+    ONNX_LIGHT_RETURN_IF_ERROR(
+        IntegerMatMul(x, x_zp, w, w_zp, ctx.thread_pool(), output, &packed_.vnni, &packed_.i16)
+            .status());
     std::vector<float> scale(static_cast<size_t>(w_scale.num_elements()));
     for (size_t j = 0; j < scale.size(); ++j)
       scale[j] = x_scale.data<float>()[0] * w_scale.data<float>()[j];
     ScaleProductsInPlace(&qkv, z.cols, scale, bias.data<float>(), bias.num_elements());
     return Attend(ctx, z, qkv.mutable_data<float>(), in(8), in(5), nullptr);
   }
+
+ private:
+  PackedIntegerB packed_;
 };
 
 }  // namespace

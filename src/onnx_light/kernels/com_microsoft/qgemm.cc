@@ -11,6 +11,7 @@
 
 #include "com_microsoft/integer_to_float.h"
 #include "com_microsoft/qlinear.h"
+#include "simd/qlinear_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -37,6 +38,8 @@ class QGemm : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->alpha_, info.GetFloat("alpha", 1.0f));
     k->trans_a_ = ta != 0;
     k->trans_b_ = tb != 0;
+    // A constant B packed once, as the product reads it (transposed first with transB).
+    k->packed_ = PackConstantB(info, 3, DataType::kUndefined, k->trans_b_);
     return std::unique_ptr<KernelBase>(std::move(k));
   }
 
@@ -50,8 +53,12 @@ class QGemm : public KernelBase {
     if (trans_a_) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(a_t, Transposed(a_in));
     }
-    if (trans_b_) {
+    const bool b_packed = packed_.vnni.panels != nullptr || packed_.i16.bytes != nullptr;
+    if (trans_b_ && !b_packed) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(b_t, Transposed(b_in));
+    } else if (trans_b_) {  // packed: only B's shape is read, a reshaped view will do
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Shape s, Shape::Create({b_in.shape()[1], b_in.shape()[0]}));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(b_t, b_in.Reshaped(s));
     }
     const Tensor& a = trans_a_ ? a_t : a_in;
     const Tensor& b = trans_b_ ? b_t : b_in;
@@ -94,40 +101,53 @@ class QGemm : public KernelBase {
       buffer.resize(static_cast<size_t>(m * n));
       return buffer.data();
     };
-    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
-                                IntegerMatMul(a, a_zp, b, b_zp, ctx.thread_pool(), output));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(
+        std::vector<int64_t> dims,
+        IntegerMatMul(a, a_zp, b, b_zp, ctx.thread_pool(), output, &packed_.vnni, &packed_.i16));
     int32_t* acc =
         y_scale == nullptr ? reinterpret_cast<int32_t*>(y->mutable_data<float>()) : buffer.data();
+    // C: one value per column (or one for all) goes in as the requantization's bias; per
+    // row or per element it is added to the sums first (int32, wrapping as they do).
+    std::vector<int32_t> col_bias(static_cast<size_t>(n), 0);
     if (c != nullptr) {
       const int32_t* cv = c->data<int32_t>();
       const std::vector<int64_t>& cd = c->shape().dims();
       const bool per_row = cd.size() == 2 && cd[0] == m && m != 1;
       const bool per_col = c->num_elements() != 1 && (cd.size() == 1 || cd.back() == n);
-      for (int64_t i = 0; i < m; ++i)
+      if (per_row) {
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j)
+            acc[i * n + j] =
+                static_cast<int32_t>(static_cast<uint32_t>(acc[i * n + j]) +
+                                     static_cast<uint32_t>(cv[per_col ? i * n + j : i]));
+      } else {
         for (int64_t j = 0; j < n; ++j)
-          acc[i * n + j] += cv[(per_row ? i * (per_col ? n : 1) : 0) + (per_col ? j : 0)];
+          col_bias[static_cast<size_t>(j)] = cv[per_col ? j : 0];
+      }
     }
     if (y_scale == nullptr) {
+      if (c != nullptr) {
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j)
+            acc[i * n + j] = static_cast<int32_t>(static_cast<uint32_t>(acc[i * n + j]) +
+                                                  static_cast<uint32_t>(col_bias[j]));
+      }
       ScaleProductsInPlace(y, n, scale, nullptr, 0);
       return Status::Ok();
     }
     const int32_t zp =
         y_zp->dtype() == DataType::kInt8 ? y_zp->data<int8_t>()[0] : y_zp->data<uint8_t>()[0];
-    for (int64_t i = 0; i < m * n; ++i) {
-      const float s = scale[scale.size() == 1 ? 0 : static_cast<size_t>(i % n)];
-      const float v = static_cast<float>(acc[i]) * s;
-      if (y_zp->dtype() == DataType::kInt8) {
-        y->mutable_data<int8_t>()[i] = RequantizeAcc<int8_t>(v, zp);
-      } else {
-        y->mutable_data<uint8_t>()[i] = RequantizeAcc<uint8_t>(v, zp);
-      }
-    }
+    std::vector<float> col_scale(static_cast<size_t>(n), scale[0]);
+    if (scale.size() > 1) col_scale = scale;
+    RequantizeRows(acc, n, m, n, col_bias.data(), col_scale.data(), zp,
+                   y_zp->dtype() == DataType::kInt8, y->mutable_raw_data(), n);
     return Status::Ok();
   }
 
  private:
   bool trans_a_ = false, trans_b_ = false;
   float alpha_ = 1.0f;
+  PackedIntegerB packed_;
 };
 
 // Y is float without y_zero_point, else y_zero_point's type.

@@ -34,6 +34,9 @@ struct PackedIntegerB {
   QGemmPackedB vnni;
   QGemmI16PackedB i16;
 };
-PackedIntegerB PackConstantB(const KernelInfo& info, size_t index = 1);
+// `a_type`: A's type when it is not input 0's (a kernel that quantizes a float A itself);
+// `transposed`: the constant is B^T ([n x k], QGemm's transB).
+PackedIntegerB PackConstantB(const KernelInfo& info, size_t index = 1,
+                             DataType a_type = DataType::kUndefined, bool transposed = false);
 
 }  // namespace onnx_light::kernels

@@ -6,6 +6,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
@@ -64,6 +65,8 @@ Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, 
   for (int64_t j = 0; j < n; ++j)
     zcol[static_cast<size_t>(j)] =
         zb.empty() ? 0 : static_cast<int32_t>(zb[zb.size() == 1 ? 0 : static_cast<size_t>(j)]);
+  // (symmetric weights: the packed kernel then skips the zero-point pass altogether)
+  const bool zb_zero = std::all_of(zb.begin(), zb.end(), [](double z) { return z == 0; });
   // uint8 a and int8 b (dynamically quantized models) on AVX-512 VNNI CPUs take the
   // byte kernel; the others the int16 one, with a centered and widened first.
   const bool vnni = !a_signed && b_signed && HaveVnniQGemm();
@@ -128,7 +131,8 @@ Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, 
                     reinterpret_cast<const int8_t*>(bs) + j0, n, zcol.data() + j0, out + j0, n,
                     packed, j0);
         } else if (packed16 != nullptr) {
-          QGemmI16Packed(m, j1 - j0, ac.data(), k2, *packed16, j0, zcol.data() + j0, out + j0, n);
+          QGemmI16Packed(m, j1 - j0, ac.data(), k2, *packed16, j0,
+                         zb_zero ? nullptr : zcol.data() + j0, out + j0, n);
         } else {
           QGemmI16(m, j1 - j0, k, ac.data(), k2, bs + j0, b_signed, n, zcol.data() + j0, out + j0,
                    n);
@@ -148,18 +152,31 @@ Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, 
   return dims;
 }
 
-PackedIntegerB PackConstantB(const KernelInfo& info, size_t index) {
+PackedIntegerB PackConstantB(const KernelInfo& info, size_t index, DataType a_type,
+                             bool transposed) {
   PackedIntegerB packed;
   const Tensor* b = info.constant_input(index);
   if (b == nullptr || b->shape().rank() != 2 ||
       (b->dtype() != DataType::kInt8 && b->dtype() != DataType::kUint8)) {
     return packed;
   }
-  const int64_t k = b->shape()[0], n = b->shape()[1];
-  if (b->dtype() == DataType::kInt8 && info.input_type(0) == DataType::kUint8 && HaveVnniQGemm()) {
-    packed.vnni = QGemmVnniPackB(k, n, b->data<int8_t>(), n);
+  if (a_type == DataType::kUndefined) a_type = info.input_type(0);
+  int64_t k = b->shape()[0], n = b->shape()[1];
+  const auto* bytes = static_cast<const uint8_t*>(b->raw_data());
+  std::vector<uint8_t> bt;
+  if (transposed) {  // B^T [n x k] stored: B [k x n] rebuilt for packing
+    std::swap(k, n);
+    bt.resize(static_cast<size_t>(k * n));
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t c = 0; c < k; ++c)
+        bt[static_cast<size_t>(c * n + r)] = bytes[r * k + c];
+    bytes = bt.data();
+  }
+  const bool b_signed = b->dtype() == DataType::kInt8;
+  if (b_signed && a_type == DataType::kUint8 && HaveVnniQGemm()) {
+    packed.vnni = QGemmVnniPackB(k, n, reinterpret_cast<const int8_t*>(bytes), n);
   } else {
-    packed.i16 = QGemmI16PackB(k, n, b->raw_data(), b->dtype() == DataType::kInt8, n);
+    packed.i16 = QGemmI16PackB(k, n, bytes, b_signed, n);
     if (packed.i16.bytes == nullptr) return packed;  // a scalar build: B read in place
   }
   ReleaseMappedPages(b->raw_data(), b->byte_size());

@@ -28,7 +28,7 @@ def reference(a, b, sb, zb, bias):
     return y if bias is None else y + bias
 
 
-def case(a_shape, n, b_type=np.int8, per_col=False, zp=True, bias=True, scale=1.0):
+def case(a_shape, n, b_type=np.int8, per_col=False, zp=True, bias=True, scale=1.0, b_const=False):
     rng = np.random.default_rng(67)
     a = (rng.standard_normal(a_shape) * scale).astype(F32)
     k = a_shape[-1]
@@ -44,8 +44,12 @@ def case(a_shape, n, b_type=np.int8, per_col=False, zp=True, bias=True, scale=1.
         inits["bias"] = rng.standard_normal(n).astype(F32)
         ins.append(("bias", None))
     want = reference(a, b, sb, zb if zp else 0, inits.get("bias"))
+    feeds = {"a": a, "b": b}
+    if b_const:  # a weight: packed once when the session is made
+        inits["b"] = feeds.pop("b")
+        ins[1] = ("b", None)
     model = ms_model("DynamicQuantizeMatMul", ins, [("y", F)], inits)
-    return model, {"a": a, "b": b}, want
+    return model, feeds, want
 
 
 @pytest.mark.parametrize("a_shape,n", [((1, 16), 8), ((5, 33), 7), ((2, 3, 64), 40)])
@@ -71,3 +75,12 @@ def test_dynamic_quantize_matmul_refuses_nan():
     feeds["a"][0, 1] = np.nan
     with pytest.raises(ValueError, match="DynamicQuantizeMatMul.*NaN"):
         light_run(model, feeds)
+
+
+@pytest.mark.parametrize("a_shape,n", [((1, 256), 300), ((7, 33), 70)])
+@pytest.mark.parametrize("b_type", [np.int8, np.uint8])
+@pytest.mark.parametrize("zp", [False, True])
+def test_dynamic_quantize_matmul_constant_b_packed_once(a_shape, n, b_type, zp):
+    model, feeds, want = case(a_shape, n, b_type, per_col=True, zp=zp, b_const=True)
+    np.testing.assert_array_equal(light_run(model, feeds)[0], want)
+    np.testing.assert_allclose(ort_run(model, feeds)[0], want, rtol=1e-5, atol=1e-4)

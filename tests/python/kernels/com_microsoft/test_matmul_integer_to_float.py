@@ -15,7 +15,16 @@ from _qops import F32, codes, elem
 from onnx_light.onnx import numpy_helper
 
 
-def case(a_shape, b_shape, a_type=np.uint8, b_type=np.int8, zps=True, bias=True, per_col=False):
+def case(
+    a_shape,
+    b_shape,
+    a_type=np.uint8,
+    b_type=np.int8,
+    zps=True,
+    bias=True,
+    per_col=False,
+    b_const=False,
+):
     rng = np.random.default_rng(66)
     n = b_shape[-1]
     a = codes(rng, a_type, *a_shape)
@@ -37,8 +46,12 @@ def case(a_shape, b_shape, a_type=np.uint8, b_type=np.int8, zps=True, bias=True,
         inits["bias"] = (rng.standard_normal(n)).astype(F32)
         ins.append(("bias", None))
         want = want + inits["bias"]
+    feeds = {"a": a, "b": b}
+    if b_const:  # a weight: packed once when the session is made
+        inits["b"] = feeds.pop("b")
+        ins[1] = ("b", None)
     model = ms_model("MatMulIntegerToFloat", ins, [("y", F)], inits)
-    return model, {"a": a, "b": b}, want
+    return model, feeds, want
 
 
 @pytest.mark.parametrize(
@@ -68,3 +81,15 @@ def test_matmul_integer_to_float_refuses_a_wrong_sized_scale():
     model.graph.initializer[1].CopyFrom(numpy_helper.from_array(np.ones(2, F32), "bs"))
     with pytest.raises(ValueError, match="MatMulIntegerToFloat.*b_scale .* one per column"):
         light_run(model, feeds)
+
+
+@pytest.mark.parametrize("a_shape", [(1, 96), (2, 5, 96)])
+@pytest.mark.parametrize(
+    "a_type,b_type", [(np.uint8, np.int8), (np.uint8, np.uint8), (np.int8, np.int8)]
+)
+@pytest.mark.parametrize("zps", [False, True])
+def test_matmul_integer_to_float_constant_b_packed_once(a_shape, a_type, b_type, zps):
+    model, feeds, want = case(
+        a_shape, (96, 130), a_type, b_type, zps=zps, per_col=True, b_const=True
+    )
+    np.testing.assert_array_equal(light_run(model, feeds)[0], want)

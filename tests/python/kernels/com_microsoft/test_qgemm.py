@@ -26,6 +26,7 @@ def case(
     per_col=False,
     out_q=True,
     alpha=1.0,
+    b_const=False,
 ):
     rng = np.random.default_rng(65)
     a = codes(rng, a_type, *((k, m) if ta else (m, k)))
@@ -61,8 +62,12 @@ def case(
     else:
         want = acc.astype(F32) * scale
         out = F
+    feeds = {"a": a, "b": b}
+    if b_const:  # a weight: packed once when the session is made
+        inits["b"] = feeds.pop("b")
+        ins[3] = ("b", None)
     model = ms_model("QGemm", ins, [("y", out)], inits, transA=ta, transB=tb, alpha=alpha)
-    return model, {"a": a, "b": b}, want
+    return model, feeds, want
 
 
 @pytest.mark.parametrize("ta,tb", [(0, 0), (1, 0), (0, 1), (1, 1)])
@@ -89,6 +94,16 @@ def test_qgemm_bias_shapes_per_column_b_and_alpha(c_shape, per_col):
     (got,) = light_run(model, feeds)
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(ort_run(model, feeds)[0], want)
+
+
+@pytest.mark.parametrize("ta,tb", [(0, 0), (0, 1), (1, 1)])
+@pytest.mark.parametrize("m", [1, 5])
+@pytest.mark.parametrize(
+    "a_type,b_type", [(np.uint8, np.int8), (np.uint8, np.uint8), (np.int8, np.int8)]
+)
+def test_qgemm_constant_b_packed_once(ta, tb, m, a_type, b_type):
+    model, feeds, want = case(ta, tb, m, 70, 37, a_type, b_type, per_col=True, b_const=True)
+    np.testing.assert_array_equal(light_run(model, feeds)[0], want)
 
 
 def test_qgemm_one_row_and_long_k():
