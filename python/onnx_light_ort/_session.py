@@ -157,14 +157,16 @@ class CustomOpSession:
             size = model.ByteSize()
             if size > MAX_MODEL_BYTES:
                 raise ValueError(
-                    f"model of {size} bytes exceeds the limit of {MAX_MODEL_BYTES} bytes"
+                    f"model of {size} bytes exceeds the limit of {MAX_MODEL_BYTES} bytes "
+                    "(checked before parsing)"
                 )
             data = model.SerializeToString()
         elif isinstance(model, (bytes, bytearray, memoryview)):
             size = memoryview(model).nbytes  # bytes, whatever the item size
             if size > MAX_MODEL_BYTES:
                 raise ValueError(
-                    f"model of {size} bytes exceeds the limit of {MAX_MODEL_BYTES} bytes"
+                    f"model of {size} bytes exceeds the limit of {MAX_MODEL_BYTES} bytes "
+                    "(checked before parsing)"
                 )
             data = memoryview(model).tobytes()
         else:
@@ -209,10 +211,13 @@ class CustomOpSession:
                 "convert it explicitly"
             )
         if x.ndim > MAX_RANK:
-            raise ValueError(f"rank {x.ndim} exceeds the limit of {MAX_RANK}")
+            raise ValueError(
+                f"input rank {x.ndim} exceeds the limit of {MAX_RANK} (checked before copying)"
+            )
         if x.nbytes > MAX_TENSOR_BYTES:
             raise ValueError(
-                f"input of {x.nbytes} bytes exceeds the limit of {MAX_TENSOR_BYTES} bytes"
+                f"input of {x.nbytes} bytes exceeds the limit of {MAX_TENSOR_BYTES} bytes "
+                "(checked before copying)"
             )
         with self._lock:
             if self.closed:

@@ -8,6 +8,18 @@ function(run)
   set(out "${out}${err}" PARENT_SCOPE)
 endfunction()
 
+# The source tree must come out as it went in (generated files belong in the build
+# folder): `git status` before and after, where the source is a git checkout.
+find_program(GIT git)
+set(tree_before "")
+if(GIT)
+  execute_process(COMMAND ${GIT} -C ${SOURCE} status --porcelain --ignored=no
+                  RESULT_VARIABLE git_rc OUTPUT_VARIABLE tree_before ERROR_QUIET)
+  if(NOT git_rc EQUAL 0)
+    set(GIT "")
+  endif()
+endif()
+
 file(MAKE_DIRECTORY "${BUILD}")
 run(${TOOL} reduced-config ${SOURCE}/models/default.onnx ${SOURCE}/tests/data/reduced/sub_cast.onnx
     -o ${BUILD}/ops.config)
@@ -48,5 +60,16 @@ string(REPLACE "\n" "" rows "${rows}")
 set(expected "ai.onnx Add;ai.onnx Cast;ai.onnx Mul;ai.onnx Sub;onnx_light LeakyRelu;onnx_light_cpu Log")
 if(NOT rows STREQUAL expected)
   message(FATAL_ERROR "onnx-light ops lists '${rows}', expected '${expected}'")
+endif()
+if(GIT)
+  execute_process(COMMAND ${GIT} -C ${SOURCE} status --porcelain --ignored=no
+                  OUTPUT_VARIABLE tree_after ERROR_QUIET)
+  if(NOT tree_after STREQUAL tree_before)
+    message(FATAL_ERROR "the reduced build changed the source tree (git status):\n"
+                        "before:\n${tree_before}\nafter:\n${tree_after}")
+  endif()
+  message(STATUS "reduced build: git status of the source tree unchanged")
+else()
+  message(STATUS "reduced build: the source is not a git checkout; tree check skipped")
 endif()
 message(STATUS "reduced build: runs both models, refuses Div as excluded, ops = ${rows}")

@@ -128,7 +128,9 @@ INSTANTIATE_TEST_SUITE_P(
         Rule{"non_cpu_memory", LIGHT_ORT_INVALID_ARGUMENT,
              "input memory type other than the default"},
         Rule{"foreign_status", LIGHT_ORT_INTERNAL, "returned a status this host did not create"},
-        Rule{"no_ops", LIGHT_ORT_INVALID_ARGUMENT, "registered no custom ops"}),
+        Rule{"no_ops", LIGHT_ORT_INVALID_ARGUMENT, "registered no custom ops"},
+        Rule{"bad_opset_range", LIGHT_ORT_INVALID_ARGUMENT, "invalid opset range 3..1"},
+        Rule{"domain_twice", LIGHT_ORT_INVALID_ARGUMENT, "domain 'test.plugin' added twice"}),
     [](const ::testing::TestParamInfo<Rule>& p) { return std::string(p.param.variant); });
 
 TEST(GoodPlugin, EveryTypeOverloadIsSelectedByTheModelType) {

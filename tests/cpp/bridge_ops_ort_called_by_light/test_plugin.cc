@@ -29,6 +29,8 @@
 #define V_NON_CPU_MEMORY 15
 #define V_FOREIGN_STATUS 16
 #define V_NO_OPS 17
+#define V_BAD_OPSET_RANGE 18
+#define V_DOMAIN_TWICE 19
 
 #ifndef TEST_PLUGIN_VARIANT
 #error "define TEST_PLUGIN_VARIANT"
@@ -248,6 +250,9 @@ OrtMemType ORT_API_CALL DefaultMemory(const OrtCustomOp*, size_t) {
 OrtMemType ORT_API_CALL CpuInputMemory(const OrtCustomOp*, size_t) {
   return OrtMemTypeCPUInput;
 }
+int ORT_API_CALL BadStartVersion(const OrtCustomOp*) {
+  return 3;
+}
 int ORT_API_CALL StartVersion(const OrtCustomOp*) {
   return 1;
 }
@@ -329,6 +334,8 @@ std::vector<OpSpec>& Ops() {
     bad.GetInputTypeCount = &Two;
 #elif TEST_PLUGIN_VARIANT == V_NON_CPU_MEMORY
     bad.GetInputMemoryType = &CpuInputMemory;
+#elif TEST_PLUGIN_VARIANT == V_BAD_OPSET_RANGE
+    bad.GetStartVersion = &BadStartVersion;  // 3..1: ends before it starts
 #endif
     return v;
   }();
@@ -378,6 +385,9 @@ OrtStatus* ORT_API_CALL RegisterCustomOps(OrtSessionOptions* options, const OrtA
   }
 #if TEST_PLUGIN_VARIANT == V_DUPLICATE
   if (OrtStatus* s = g_api->CustomOpDomain_Add(domain, &Ops()[2].op)) return s;
+#endif
+#if TEST_PLUGIN_VARIANT == V_DOMAIN_TWICE
+  if (OrtStatus* s = g_api->AddCustomOpDomain(options, domain)) return s;
 #endif
   return g_api->AddCustomOpDomain(options, domain);
 #endif

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import os
 import threading
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -229,6 +230,8 @@ def test_graph_shape_rules(example_plugin):
         ("shape_inference", ValueError, "shape-inference"),
         ("optional_input", ValueError, "optional or variadic"),
         ("undefined_type", ValueError, "UNDEFINED"),
+        ("bad_opset_range", ValueError, "invalid opset range 3..1"),
+        ("domain_twice", ValueError, "domain 'test.plugin' added twice"),
     ],
 )
 def test_registration_refusals(test_plugin, variant, error, message):
@@ -246,16 +249,18 @@ def test_api_negotiation_failure(example_plugin):
 
 def test_limits(example_plugin, tmp_path):
     # model size: checked before anything is parsed (bytes) or serialized (ModelProto)
-    with pytest.raises(ValueError, match="exceeds the limit of 16777216 bytes"):
+    with pytest.raises(ValueError, match=r"16777216 bytes \(checked before parsing\)"):
         CustomOpSession(example_plugin, b"\0" * (MAX_MODEL_BYTES + 1))
     big = model()
     big.doc_string = "x" * (MAX_MODEL_BYTES + 1)
-    with pytest.raises(ValueError, match="exceeds the limit"):
+    with pytest.raises(ValueError, match=r"16777216 bytes \(checked before parsing\)"):
         CustomOpSession(example_plugin, big)
     with CustomOpSession(example_plugin, model(alpha=0.5)) as s:
-        with pytest.raises(ValueError, match="rank 17 exceeds the limit of 16"):
+        # The wrapper's own checks (the C library's messages differ: these fail if the
+        # checks before the copy go away).
+        with pytest.raises(ValueError, match=r"rank 17 exceeds the limit of 16 \(checked before"):
             s.run(np.zeros((1,) * 17, np.float32))
-        with pytest.raises(ValueError, match="exceeds the limit of 67108864 bytes"):
+        with pytest.raises(ValueError, match=r"67108864 bytes \(checked before copying\)"):
             s.run(np.zeros((16 << 20) + 1, np.float32))
         y = s.run(np.full(16 << 20, -2.0, np.float32))  # exactly 64 MiB is allowed
         assert y.shape == (16 << 20,) and y[-1] == -1.0
@@ -339,8 +344,33 @@ def test_memoryview_models_are_measured_in_bytes(example_plugin):
     # 2 Mi + 1 float64 items: few items, but more bytes than the limit
     wide = memoryview(np.zeros((MAX_MODEL_BYTES // 8) + 1, np.float64))
     assert len(wide) < MAX_MODEL_BYTES < wide.nbytes
-    # Python's own message (it ends in "bytes"; the C side's does not): refused before
-    # the view is copied or handed to the C ABI.
-    python_check = f"^model of {wide.nbytes} bytes exceeds the limit of {MAX_MODEL_BYTES} bytes$"
+    # Python's own message (the C side's differs): refused before the view is copied or
+    # handed to the C ABI.
+    python_check = (
+        f"^model of {wide.nbytes} bytes exceeds the limit of {MAX_MODEL_BYTES} bytes "
+        r"\(checked before parsing\)$"
+    )
     with pytest.raises(ValueError, match=python_check):
         CustomOpSession(example_plugin, wide)
+
+
+def test_the_bridge_runs_from_the_checkout_not_site_packages():
+    """Spec 000: the bridge's Python package and its library come from the source checkout
+    (python/ and the build folder), and nothing of the project from any site-packages."""
+    import onnx_light
+    import onnx_light_ort
+    from onnx_light_ort import bridge_library_path
+
+    repo = Path(__file__).resolve().parents[3]
+    build = Path(os.environ.get("ONNX_LIGHT_BUILD_DIR", repo / "build"))
+
+    checkout = {
+        "onnx_light_ort": Path(onnx_light_ort.__file__).resolve(),
+        "onnx_light": Path(onnx_light.__file__).resolve(),
+    }
+    for name, where in checkout.items():
+        assert where.is_relative_to(repo / "python"), (name, where)
+    library = bridge_library_path().resolve()
+    assert library.is_relative_to(build.resolve()), library
+    for path in [*checkout.values(), library]:
+        assert "site-packages" not in path.parts and "dist-packages" not in path.parts, path
