@@ -8,6 +8,7 @@
 #include <new>
 #include <unordered_set>
 
+#include "api_internal.h"
 #include "onnx_light_ort/hosting/plugin_host.h"
 #include "ort_structs.h"
 
@@ -22,6 +23,8 @@ std::unordered_set<const OrtStatus*>& LiveStatuses() {
   static auto* live = new std::unordered_set<const OrtStatus*>();
   return *live;
 }
+
+}  // namespace
 
 OrtStatus* MakeStatus(OrtErrorCode code, const std::string& message) noexcept {
   OrtStatus* s = new (std::nothrow) OrtStatus{code, std::string()};
@@ -50,6 +53,8 @@ OrtStatus* FromStatus(const onnx_light::Status& s) noexcept {
                     s.message());
 }
 
+namespace {
+
 // --- status -------------------------------------------------------------------------------
 
 OrtStatus* ORT_API_CALL CreateStatus(OrtErrorCode code, const char* msg) NO_EXCEPTION {
@@ -72,17 +77,26 @@ void ORT_API_CALL ReleaseStatus(OrtStatus* status) NO_EXCEPTION {
 
 // --- registration --------------------------------------------------------------------------
 
-OrtStatus* ORT_API_CALL CreateCustomOpDomain(const char* domain,
-                                             OrtCustomOpDomain** out) NO_EXCEPTION {
+OrtStatus* NewDomain(const char* domain, Profile profile, OrtCustomOpDomain** out) noexcept {
   if (out == nullptr) return Invalid("CreateCustomOpDomain: null output pointer");
   *out = nullptr;
   if (domain == nullptr) return Invalid("CreateCustomOpDomain: null domain name");
   try {
-    *out = new OrtCustomOpDomain{domain, {}, {}};
+    *out = new OrtCustomOpDomain{domain, {}, {}, profile};
   } catch (...) {
     return MakeStatus(ORT_FAIL, "CreateCustomOpDomain: out of memory");
   }
   return nullptr;
+}
+OrtStatus* ORT_API_CALL CreateCustomOpDomain(const char* domain,
+                                             OrtCustomOpDomain** out) NO_EXCEPTION {
+  return NewDomain(domain, Profile::kInitial, out);
+}
+// The extensions profile's domains take every descriptor that has a name: what a
+// descriptor cannot run is recorded at load and refused only when a model uses it.
+OrtStatus* ORT_API_CALL CreateCustomOpDomainExtensions(const char* domain,
+                                                       OrtCustomOpDomain** out) NO_EXCEPTION {
+  return NewDomain(domain, Profile::kExtensions, out);
 }
 
 // Descriptor validation against the audited profile.
@@ -166,6 +180,20 @@ std::string CheckDescriptor(const OrtCustomOp* op) {
 OrtStatus* ORT_API_CALL CustomOpDomain_Add(OrtCustomOpDomain* domain,
                                            const OrtCustomOp* op) NO_EXCEPTION {
   if (domain == nullptr) return Invalid("CustomOpDomain_Add: null domain");
+  if (domain->profile == Profile::kExtensions) {
+    if (op == nullptr)
+      return Invalid("domain '" + domain->domain + "': missing custom-op descriptor");
+    try {
+      const char* name = op->GetName != nullptr ? op->GetName(op) : nullptr;
+      if (name == nullptr || *name == '\0') {
+        return Invalid("domain '" + domain->domain + "': a descriptor without a name");
+      }
+      domain->ops.push_back(op);
+    } catch (...) {
+      return MakeStatus(ORT_FAIL, "CustomOpDomain_Add: the descriptor threw or out of memory");
+    }
+    return nullptr;
+  }
   try {
     std::string error = CheckDescriptor(op);
     if (error.empty()) {
@@ -285,6 +313,9 @@ OrtStatus* ORT_API_CALL KernelInfoGetAttribute_string(const OrtKernelInfo* info,
 
 // --- kernel context and values ---------------------------------------------------------------
 
+// The slack after each numeric output of an extensions-profile kernel (bytes).
+constexpr int64_t kOutputSlackBytes = 64;
+
 OrtStatus* ORT_API_CALL KernelContext_GetInputCount(const OrtKernelContext* context,
                                                     size_t* out) NO_EXCEPTION {
   if (context == nullptr || out == nullptr) return Invalid("KernelContext_GetInputCount: null");
@@ -306,7 +337,8 @@ OrtStatus* ORT_API_CALL KernelContext_GetInput(const OrtKernelContext* context, 
     *out = nullptr;
     return Invalid("KernelContext_GetInput: index " + std::to_string(index) + " out of range");
   }
-  *out = &context->inputs[index];
+  // An absent optional input (extensions profile) is a null value, as in ORT.
+  *out = context->inputs[index].tensor != nullptr ? &context->inputs[index] : nullptr;
   return nullptr;
 }
 
@@ -323,6 +355,25 @@ OrtStatus* ORT_API_CALL KernelContext_GetOutput(OrtKernelContext* context, size_
     std::vector<int64_t> shape(dims, dims + dim_count);
     onnx_light::Result<onnx_light::Tensor*> t = context->context->AllocateOutput(index, shape);
     if (!t.ok()) return FromStatus(t.status());
+    if (context->padded_outputs && (*t)->dtype() != onnx_light::DataType::kString) {
+      // Slack after a numeric output's last element, as ORT's arena leaves: a plugin that
+      // writes a little past its output (onnxruntime-extensions 0.15.2's HfBertTokenizer
+      // writes 16 bytes past its offset mapping; valgrind shows it under ORT too) writes
+      // there instead of into the heap. The output is a view of the padded buffer.
+      onnx_light::Tensor& made = **t;
+      const int64_t width = onnx_light::DataTypeBitWidth(made.dtype()) / 8;
+      const int64_t pad = width > 0 ? kOutputSlackBytes / width : kOutputSlackBytes;
+      onnx_light::Result<onnx_light::Tensor> big =
+          context->context->AllocateTemporary(made.dtype(), {made.num_elements() + pad});
+      if (!big.ok()) return FromStatus(big.status());
+      auto keep = std::make_shared<onnx_light::Tensor>(std::move(*big));
+      onnx_light::Result<onnx_light::Tensor> view = onnx_light::Tensor::BorrowMutable(
+          made.dtype(), made.shape(), keep->mutable_raw_data(), made.byte_size(), keep);
+      if (!view.ok()) return FromStatus(view.status());
+      onnx_light::Status set = context->context->SetOutput(index, std::move(*view));
+      if (!set.ok()) return FromStatus(set);
+      t = context->context->mutable_output(index);
+    }
     context->outputs[index] = std::make_unique<OrtValue>(OrtValue{*t});
     *out = context->outputs[index].get();
   } catch (...) {
@@ -334,6 +385,11 @@ OrtStatus* ORT_API_CALL KernelContext_GetOutput(OrtKernelContext* context, size_
 OrtStatus* ORT_API_CALL GetTensorMutableData(OrtValue* value, void** out) NO_EXCEPTION {
   if (value == nullptr || out == nullptr || value->tensor == nullptr) {
     return Invalid("GetTensorMutableData: null argument");
+  }
+  if (value->tensor->dtype() == onnx_light::DataType::kString) {
+    return Invalid(
+        "GetTensorMutableData: a string tensor is read with GetStringTensorContent and "
+        "written with FillStringTensor");
   }
   // The API is mutable for inputs too (as in ORT); audited plugins do not write inputs.
   *out = const_cast<void*>(value->tensor->raw_data());
@@ -397,9 +453,10 @@ OrtStatus* ORT_API_CALL GetTensorShapeElementCount(const OrtTensorTypeAndShapeIn
 
 // --- the tables ----------------------------------------------------------------------------
 
-OrtApi MakeApi() {
-  OrtApi api;
-  std::memset(&api, 0, sizeof(api));  // every slot outside the audited subset stays null
+}  // namespace
+
+void FillInitialApi(OrtApi* out) {
+  OrtApi& api = *out;
   api.CreateStatus = &CreateStatus;
   api.GetErrorCode = &GetErrorCode;
   api.GetErrorMessage = &GetErrorMessage;
@@ -422,6 +479,18 @@ OrtApi MakeApi() {
   api.ReleaseStatus = &ReleaseStatus;
   api.ReleaseTensorTypeAndShapeInfo = &ReleaseTensorTypeAndShapeInfo;
   api.ReleaseCustomOpDomain = &ReleaseCustomOpDomain;
+}
+
+namespace {
+
+OrtApi MakeApi(Profile profile) {
+  OrtApi api;
+  std::memset(&api, 0, sizeof(api));  // every slot outside the profile stays null
+  FillInitialApi(&api);
+  if (profile == Profile::kExtensions) {
+    FillExtensionsApi(&api);
+    api.CreateCustomOpDomain = &CreateCustomOpDomainExtensions;
+  }
   return api;
 }
 
@@ -434,7 +503,14 @@ const OrtApi* ORT_API_CALL GetApi(uint32_t version) NO_EXCEPTION {
     g_refused_version = version;
     return nullptr;
   }
-  return HostApi();
+  return HostApi(Profile::kInitial);
+}
+const OrtApi* ORT_API_CALL GetApiExtensions(uint32_t version) NO_EXCEPTION {
+  if (version != kHostApiVersion) {
+    g_refused_version = version;
+    return nullptr;
+  }
+  return HostApi(Profile::kExtensions);
 }
 
 const char* ORT_API_CALL GetVersionString() NO_EXCEPTION {
@@ -448,14 +524,20 @@ static_assert(offsetof(OrtApi, CreateCustomOpDomain) / sizeof(void*) == 26);
 static_assert(offsetof(OrtApi, KernelContext_GetOutput) / sizeof(void*) == 91);
 static_assert(offsetof(OrtApi, ReleaseCustomOpDomain) / sizeof(void*) == 101);
 
-const OrtApi* HostApi() {
-  static const OrtApi api = MakeApi();
-  return &api;
+const char* ProfileName(Profile profile) {
+  return profile == Profile::kExtensions ? "extensions" : "initial";
 }
 
-const OrtApiBase* HostApiBase() {
-  static const OrtApiBase base = {&GetApi, &GetVersionString};
-  return &base;
+const OrtApi* HostApi(Profile profile) {
+  static const OrtApi initial = MakeApi(Profile::kInitial);
+  static const OrtApi extensions = MakeApi(Profile::kExtensions);
+  return profile == Profile::kExtensions ? &extensions : &initial;
+}
+
+const OrtApiBase* HostApiBase(Profile profile) {
+  static const OrtApiBase initial = {&GetApi, &GetVersionString};
+  static const OrtApiBase extensions = {&GetApiExtensions, &GetVersionString};
+  return profile == Profile::kExtensions ? &extensions : &initial;
 }
 
 uint32_t TakeRefusedApiVersion() {

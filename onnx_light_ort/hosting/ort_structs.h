@@ -9,6 +9,7 @@
 #include "onnx_light/core/tensor.h"
 #include "onnx_light/onnx/onnx.h"
 #include "onnx_light/runtime/kernel.h"
+#include "onnx_light_ort/hosting/plugin_host.h"
 #include "onnxruntime_c_api.h"
 
 struct OrtStatus {
@@ -22,6 +23,7 @@ struct OrtCustomOpDomain {
   std::string domain;
   std::vector<const OrtCustomOp*> ops;
   std::string first_error;  // the first refused descriptor, reported at registration
+  onnx_light_ort::hosting::Profile profile;  // of the table that created it
 };
 
 // The registration context handed to RegisterCustomOps in place of session options.
@@ -43,9 +45,18 @@ struct OrtKernelContext {
   onnx_light::KernelContext* context;
   std::vector<OrtValue> inputs;
   std::vector<std::unique_ptr<OrtValue>> outputs;
+  // The extensions profile: numeric outputs get slack after their end (see
+  // KernelContext_GetOutput).
+  bool padded_outputs = false;
 };
 
 struct OrtTensorTypeAndShapeInfo {
   ONNXTensorElementDataType type;
   std::vector<int64_t> dims;
+};
+
+// The one memory the host has: CPU memory ("Cpu", device 0, the default memory type).
+struct OrtMemoryInfo {
+  OrtAllocatorType allocator_type;
+  OrtMemType mem_type;
 };

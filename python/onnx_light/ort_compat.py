@@ -54,6 +54,18 @@ class SessionOptions:
     def __init__(self) -> None:
         for name, value in self._FIELDS.items():
             object.__setattr__(self, name, value)
+        object.__setattr__(self, "_custom_ops_libraries", [])
+
+    def register_custom_ops_library(self, library_path: str | os.PathLike) -> None:
+        """ORT's ``SessionOptions.register_custom_ops_library``: the library's custom ops
+        (onnxruntime-extensions' CPU ops among them) run in the sessions made with these
+        options, in the extensions profile (docs/custom_ops_ort_called_by_light.md). The
+        library is loaded by each session and stays loaded while the session lives."""
+        if not isinstance(library_path, (str, os.PathLike)):
+            raise TypeError(f"library_path must be a path, got {type(library_path).__name__}")
+        if not os.fspath(library_path):
+            raise ValueError("library_path is empty")
+        self._custom_ops_libraries.append(os.fspath(library_path))
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name not in self._FIELDS:
@@ -114,6 +126,7 @@ class InferenceSession:
             optimized_model_path=so.optimized_model_filepath or None,
             enable_profiling=bool(so.enable_profiling),
             enable_mem_pattern=bool(so.enable_mem_pattern),
+            custom_ops_libraries=list(so._custom_ops_libraries),
         )
 
     def run(

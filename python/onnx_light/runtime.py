@@ -161,6 +161,7 @@ class RuntimeSession:
         enable_mem_pattern: bool = True,
         disabled_passes: Iterable[str] = (),
         memory_budget: int = 0,
+        custom_ops_libraries: Iterable[str | os.PathLike] = (),
     ):
         """``graph_optimization_level``: "none", "basic", "extended" or "all" (the
         default), or ONNX Runtime's numbers 0, 1, 2 and 99 (its GraphOptimizationLevel
@@ -174,7 +175,11 @@ class RuntimeSession:
         name that is no pass is a ValueError. ``memory_budget``: the most bytes the
         tensors a run's nodes make may hold at once (0, the default: no budget); a run
         that would go past it fails with a RuntimeError starting ``RESOURCE_EXHAUSTED``
-        before allocating."""
+        before allocating. ``custom_ops_libraries``: paths of ONNX Runtime custom-op
+        libraries (onnxruntime-extensions' among them) whose ops join the built-in ones
+        for this session, in the extensions profile
+        (docs/custom_ops_ort_called_by_light.md); each path is resolved to an absolute one
+        before it is loaded."""
         if (
             not isinstance(intra_op_threads, int)
             or isinstance(intra_op_threads, bool)
@@ -208,6 +213,17 @@ class RuntimeSession:
             raise TypeError(
                 f"optimized_model_path must be a path, got {type(optimized_model_path).__name__}"
             )
+        if isinstance(custom_ops_libraries, (str, bytes, os.PathLike)):
+            raise TypeError("custom_ops_libraries must be an iterable of paths, not one path")
+        libraries = []
+        for library in custom_ops_libraries:
+            if not isinstance(library, (str, os.PathLike)):
+                raise TypeError(
+                    f"custom_ops_libraries must hold paths, got {type(library).__name__}"
+                )
+            if not os.fspath(library):
+                raise ValueError("a custom-op library path is empty")
+            libraries.append(os.path.realpath(os.fspath(library)))
         args = (
             intra_op_threads,
             constant_folding,
@@ -217,6 +233,7 @@ class RuntimeSession:
             enable_mem_pattern,
             disabled,
             memory_budget,
+            libraries,
         )
         if isinstance(model, ModelProto):
             self._session = _core.RuntimeSession.from_model(model, *args)

@@ -137,6 +137,13 @@ class KernelContext {
     return v != nullptr ? v->sequence.get() : nullptr;
   }
   size_t output_count() const noexcept { return outputs_->size(); }
+  // Output i's tensor once allocated or set (null before, or for a sequence).
+  Tensor* mutable_output(size_t i) noexcept {
+    return i < outputs_->size() && (*outputs_)[i].sequence == nullptr &&
+                   (*outputs_)[i].tensor.is_defined()
+               ? &(*outputs_)[i].tensor
+               : nullptr;
+  }
 
   // Allocates output i with the type resolved at session creation (or `type`). The shape
   // is checked against the session's limits.

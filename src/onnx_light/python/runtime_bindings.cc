@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "onnx_light/runtime/session.h"
+#include "onnx_light_ort/hosting/plugin_host.h"
 #include "status_to_python.h"
 
 namespace nb = nanobind;
@@ -315,8 +316,15 @@ class PySession {
 
 SessionOptions Options(int intra_op_threads, bool constant_folding, int level,
                        const std::string& optimized_model_path, bool profiling, bool mem_pattern,
-                       std::vector<std::string> disabled, uint64_t budget) {
+                       std::vector<std::string> disabled, uint64_t budget,
+                       const std::vector<std::string>& custom_ops_libraries) {
   SessionOptions o;
+  // ORT plugins registered for the session (SessionOptions.register_custom_ops_library):
+  // the extensions profile, their kernels layered over the built-in ones.
+  for (const std::string& library : custom_ops_libraries) {
+    ThrowIfError(onnx_light_ort::hosting::RegisterCustomOpsLibrary(
+        &o, library, onnx_light_ort::hosting::Profile::kExtensions));
+  }
   o.memory_budget_bytes = budget;
   o.disabled_passes = std::move(disabled);
   o.enable_mem_pattern = mem_pattern;
@@ -331,6 +339,23 @@ SessionOptions Options(int intra_op_threads, bool constant_folding, int level,
 }  // namespace
 
 void BindRuntime(nb::module_& m) {
+  // What an ORT custom-op library registers in the extensions profile, one tuple per
+  // overload: (domain, op, input types, output types, refusal: "" when it can run). For
+  // tests and docs; loading runs the library's RegisterCustomOps.
+  m.def("_custom_op_library_ops", [](const std::string& path) {
+    std::unique_ptr<onnx_light_ort::hosting::PluginHost> host =
+        ValueOrThrow(onnx_light_ort::hosting::PluginHost::Load(
+            path, onnx_light_ort::hosting::Profile::kExtensions));
+    std::vector<
+        std::tuple<std::string, std::string, std::vector<int>, std::vector<int>, std::string>>
+        out;
+    for (const onnx_light_ort::hosting::HostedOp& h : host->ops()) {
+      std::vector<int> in(h.input_types.begin(), h.input_types.end());
+      std::vector<int> o(h.output_types.begin(), h.output_types.end());
+      out.emplace_back(h.domain, h.name, std::move(in), std::move(o), h.refusal);
+    }
+    return out;
+  });
   nb::class_<RunOptions>(m, "RunOptions")
       .def(nb::init<>())
       .def("terminate", &RunOptions::Terminate)
@@ -344,40 +369,43 @@ void BindRuntime(nb::module_& m) {
           "from_model",
           [](const onnx::ModelProto& model, int threads, bool fold, int level,
              const std::string& path, bool profiling, bool mem_pattern,
-             std::vector<std::string> disabled, uint64_t budget) {
-            return new PySession(ValueOrThrow(
-                RuntimeSession::Create(model, Options(threads, fold, level, path, profiling,
-                                                      mem_pattern, std::move(disabled), budget))));
+             std::vector<std::string> disabled, uint64_t budget,
+             const std::vector<std::string>& libraries) {
+            return new PySession(ValueOrThrow(RuntimeSession::Create(
+                model, Options(threads, fold, level, path, profiling, mem_pattern,
+                               std::move(disabled), budget, libraries))));
           },
           nb::arg("model"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
           nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"),
           nb::arg("enable_profiling"), nb::arg("enable_mem_pattern"), nb::arg("disabled_passes"),
-          nb::arg("memory_budget"))
+          nb::arg("memory_budget"), nb::arg("custom_ops_libraries"))
       .def_static(
           "from_bytes",
           [](nb::bytes data, int threads, bool fold, int level, const std::string& path,
-             bool profiling, bool mem_pattern, std::vector<std::string> disabled, uint64_t budget) {
+             bool profiling, bool mem_pattern, std::vector<std::string> disabled, uint64_t budget,
+             const std::vector<std::string>& libraries) {
             return new PySession(ValueOrThrow(RuntimeSession::CreateFromBytes(
                 data.c_str(), data.size(),
                 Options(threads, fold, level, path, profiling, mem_pattern, std::move(disabled),
-                        budget))));
+                        budget, libraries))));
           },
           nb::arg("data"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
           nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"),
           nb::arg("enable_profiling"), nb::arg("enable_mem_pattern"), nb::arg("disabled_passes"),
-          nb::arg("memory_budget"))
+          nb::arg("memory_budget"), nb::arg("custom_ops_libraries"))
       .def_static(
           "from_file",
           [](const std::string& file, int threads, bool fold, int level, const std::string& path,
-             bool profiling, bool mem_pattern, std::vector<std::string> disabled, uint64_t budget) {
+             bool profiling, bool mem_pattern, std::vector<std::string> disabled, uint64_t budget,
+             const std::vector<std::string>& libraries) {
             return new PySession(ValueOrThrow(RuntimeSession::CreateFromFile(
                 file, Options(threads, fold, level, path, profiling, mem_pattern,
-                              std::move(disabled), budget))));
+                              std::move(disabled), budget, libraries))));
           },
           nb::arg("path"), nb::arg("intra_op_threads"), nb::arg("constant_folding"),
           nb::arg("graph_optimization_level"), nb::arg("optimized_model_path"),
           nb::arg("enable_profiling"), nb::arg("enable_mem_pattern"), nb::arg("disabled_passes"),
-          nb::arg("memory_budget"))
+          nb::arg("memory_budget"), nb::arg("custom_ops_libraries"))
       .def("run", &PySession::Run, nb::arg("output_names"), nb::arg("feeds"),
            nb::arg("run_options").none())
       .def("folded_nodes", &PySession::FoldedNodes)
