@@ -304,21 +304,13 @@ Result<std::shared_ptr<onnx_light::KernelRegistry>> PluginHost::MakeLayeredRegis
     def.since_version = h.start_version;
     def.end_version = h.end_version;
     const std::string what = h.domain + "::" + h.name + " of '" + host->path() + "'";
-    if (!h.refusal.empty()) {
-      // Any node of this name: refused at session creation, naming the op and why.
-      const std::string why =
-          "custom op " + what + " cannot run in the extensions profile: " + h.refusal;
-      def.create = [why](const KernelInfo&) -> Result<std::unique_ptr<KernelBase>> {
-        return Status(StatusCode::kNotImplemented, why);
-      };
-      ONNX_LIGHT_RETURN_IF_ERROR(registry->Register(std::move(def)));
-      continue;
-    }
     // One constraint per declared input and output; an output of no declared type takes
     // the one input of any type's.
+    bool typed = true;
     int any_input = -1;
-    for (size_t i = 0; i < h.input_types.size(); ++i) {
+    for (size_t i = 0; i < h.input_types.size() && typed; ++i) {
       const bool any = h.input_types[i] == ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+      typed = KnownType(h.input_types[i]);
       if (any) any_input = static_cast<int>(def.constraints.size());
       def.constraints.push_back(
           {"I" + std::to_string(i),
@@ -326,15 +318,33 @@ Result<std::shared_ptr<onnx_light::KernelRegistry>> PluginHost::MakeLayeredRegis
            {},
            any ? all : std::vector<DataType>{static_cast<DataType>(h.input_types[i])}});
     }
-    for (size_t o = 0; o < h.output_types.size(); ++o) {
+    for (size_t o = 0; o < h.output_types.size() && typed; ++o) {
+      typed = KnownType(h.output_types[o]);
       if (h.output_types[o] == ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED) {
-        def.constraints[static_cast<size_t>(any_input)].outputs.push_back(static_cast<int>(o));
+        if (any_input < 0) {
+          typed = false;
+        } else {
+          def.constraints[static_cast<size_t>(any_input)].outputs.push_back(static_cast<int>(o));
+        }
       } else {
         def.constraints.push_back({"O" + std::to_string(o),
                                    {},
                                    {static_cast<int>(o)},
                                    {static_cast<DataType>(h.output_types[o])}});
       }
+    }
+    if (!h.refusal.empty()) {
+      // Nodes of this overload (of any types when they cannot be stated) are refused when
+      // their kernel is made (a node's first run), naming the op and why. One that would shadow a
+      // runnable overload is left out: its nodes then get "no kernel" with the supported list.
+      if (!typed) def.constraints.clear();
+      const std::string why =
+          "custom op " + what + " cannot run in the extensions profile: " + h.refusal;
+      def.create = [why](const KernelInfo&) -> Result<std::unique_ptr<KernelBase>> {
+        return Status(StatusCode::kNotImplemented, why);
+      };
+      (void)registry->Register(std::move(def));
+      continue;
     }
     // Inputs up to the last required one must be there; optional ones may be empty.
     auto arity = [](const std::vector<bool>& optional, int* min, int* max, uint32_t* mask) {

@@ -88,7 +88,8 @@ class PluginHost {
   onnx_light::Result<std::shared_ptr<onnx_light::KernelRegistry>> MakeRegistry() const;
 
   // The extensions profile: a registry over `parent` with one KernelDef per overload
-  // (refused ones fail at session creation, naming the op and why); the registry and
+  // (a refused one fails when its node's kernel is made, at the first run, naming the op
+  // and why); the registry and
   // every kernel hold `host`, so the plugin stays loaded while any of them lives.
   static onnx_light::Result<std::shared_ptr<onnx_light::KernelRegistry>> MakeLayeredRegistry(
       const std::shared_ptr<const PluginHost>& host,

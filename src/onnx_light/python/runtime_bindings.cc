@@ -342,6 +342,17 @@ void BindRuntime(nb::module_& m) {
   // What an ORT custom-op library registers in the extensions profile, one tuple per
   // overload: (domain, op, input types, output types, refusal: "" when it can run). For
   // tests and docs; loading runs the library's RegisterCustomOps.
+  // The OrtApi slots a host profile sets ("initial" or "extensions"), by index: every
+  // other slot of its API-18 table is null. For the tracer test and the docs.
+  m.def("_host_api_slots", [](const std::string& profile) {
+    const auto p = profile == "extensions" ? onnx_light_ort::hosting::Profile::kExtensions
+                                           : onnx_light_ort::hosting::Profile::kInitial;
+    const auto* slots = reinterpret_cast<const void* const*>(onnx_light_ort::hosting::HostApi(p));
+    std::vector<int> set;
+    for (size_t i = 0; i < sizeof(OrtApi) / sizeof(void*); ++i)
+      if (slots[i] != nullptr) set.push_back(static_cast<int>(i));
+    return set;
+  });
   m.def("_custom_op_library_ops", [](const std::string& path) {
     std::unique_ptr<onnx_light_ort::hosting::PluginHost> host =
         ValueOrThrow(onnx_light_ort::hosting::PluginHost::Load(
