@@ -68,6 +68,17 @@ OnnxLightSessionOptionsSetMaxTensorBytes(OnnxLightSessionOptions* options, uint6
  * per physical core this process may use. */
 ONNX_LIGHT_C_EXPORT int32_t
 OnnxLightSessionOptionsSetIntraOpThreads(OnnxLightSessionOptions* options, int32_t threads);
+/* Session-level registration of an ONNX Runtime custom-op library (ORT's
+ * RegisterCustomOpsLibrary; docs/custom_ops_ort_called_by_light.md): loads the library at
+ * `path` (resolved to an absolute path first) in the named audited profile and layers its
+ * kernels over the built-in ones for every session made with these options; the library
+ * stays loaded while any of them (or the options) lives. `profile` must be
+ * ONNX_LIGHT_PLUGIN_PROFILE_EXTENSIONS (the initial profile is the LightOrt* C ABI's).
+ * Errors: a missing file (NOT_FOUND), a library without RegisterCustomOps or a refused
+ * registration (INVALID_ARGUMENT), another profile (INVALID_ARGUMENT). */
+#define ONNX_LIGHT_PLUGIN_PROFILE_EXTENSIONS 1
+ONNX_LIGHT_C_EXPORT int32_t OnnxLightSessionOptionsRegisterCustomOpsLibrary(
+    OnnxLightSessionOptions* options, const char* path, int32_t profile);
 /* OnnxLightSessionCreate and ...FromFile with options (null: the defaults). */
 ONNX_LIGHT_C_EXPORT int32_t OnnxLightSessionCreateWithOptions(
     const void* model, size_t size, const OnnxLightSessionOptions* options,

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "onnx_light/runtime/session.h"
+#include "onnx_light_ort/hosting/plugin_host.h"
 
 struct OnnxLightSession {
   std::unique_ptr<onnx_light::RuntimeSession> session;
@@ -148,6 +149,27 @@ int32_t OnnxLightSessionOptionsSetIntraOpThreads(OnnxLightSessionOptions* option
                                        std::to_string(threads)));
   }
   options->options.intra_op_threads = threads;
+  g_error.clear();
+  return 0;
+}
+
+int32_t OnnxLightSessionOptionsRegisterCustomOpsLibrary(OnnxLightSessionOptions* options,
+                                                        const char* path, int32_t profile) {
+  if (options == nullptr || path == nullptr) return Invalid("null argument");
+  if (profile != ONNX_LIGHT_PLUGIN_PROFILE_EXTENSIONS) {
+    return Fail(onnx_light::Status(
+        onnx_light::StatusCode::kInvalidArgument,
+        "profile " + std::to_string(profile) +
+            ": session-level registration takes ONNX_LIGHT_PLUGIN_PROFILE_EXTENSIONS (1); the "
+            "initial profile is the LightOrt* C ABI's"));
+  }
+  try {
+    onnx_light::Status s = onnx_light_ort::hosting::RegisterCustomOpsLibrary(
+        &options->options, path, onnx_light_ort::hosting::Profile::kExtensions);
+    if (!s.ok()) return Fail(s);
+  } catch (...) {
+    return Fail(onnx_light::Status(onnx_light::StatusCode::kInternal, "out of memory"));
+  }
   g_error.clear();
   return 0;
 }

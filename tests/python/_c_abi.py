@@ -42,6 +42,10 @@ def load_library() -> ctypes.CDLL:
         "OnnxLightSessionOptionsSetMemoryBudget": (ctypes.c_int32, [P, ctypes.c_uint64]),
         "OnnxLightSessionOptionsSetMaxTensorBytes": (ctypes.c_int32, [P, ctypes.c_uint64]),
         "OnnxLightSessionOptionsSetIntraOpThreads": (ctypes.c_int32, [P, ctypes.c_int32]),
+        "OnnxLightSessionOptionsRegisterCustomOpsLibrary": (
+            ctypes.c_int32,
+            [P, ctypes.c_char_p, ctypes.c_int32],
+        ),
         "OnnxLightRun": (ctypes.c_int32, [P, T, ctypes.c_size_t, T]),
         "OnnxLightTensorRelease": (None, [T]),
         "OnnxLightLastErrorMessage": (ctypes.c_char_p, []),

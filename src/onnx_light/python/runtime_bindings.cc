@@ -220,13 +220,22 @@ class PySession {
     if (!shape.ok()) ThrowStatus(shape.status().WithContext("input '" + name + "'"));
     Tensor t = ValueOrThrow(Tensor::Allocate(DataType::kString, std::move(*shape)));
     std::string* dst = t.mutable_data<std::string>();
-    size_t i = 0;
-    for (nb::handle item : nb::iter(flat)) {
-      if (nb::isinstance<nb::bytes>(item)) {
-        nb::bytes b = nb::borrow<nb::bytes>(item);
-        dst[i++] = std::string(b.c_str(), b.size());
+    // One C-level list of the elements, read item by item: str as its UTF-8 (no new
+    // object), bytes as they are, anything else through str().
+    nb::object items = flat.attr("tolist")();
+    if (!PyList_Check(items.ptr())) throw nb::type_error("a string array's tolist() is no list");
+    const Py_ssize_t n = PyList_GET_SIZE(items.ptr());
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* item = PyList_GET_ITEM(items.ptr(), i);
+      if (PyUnicode_Check(item)) {
+        Py_ssize_t size = 0;
+        const char* utf8 = PyUnicode_AsUTF8AndSize(item, &size);
+        if (utf8 == nullptr) throw nb::python_error();
+        dst[i].assign(utf8, static_cast<size_t>(size));
+      } else if (PyBytes_Check(item)) {
+        dst[i].assign(PyBytes_AS_STRING(item), static_cast<size_t>(PyBytes_GET_SIZE(item)));
       } else {
-        dst[i++] = nb::cast<std::string>(nb::str(item));
+        dst[i] = nb::cast<std::string>(nb::str(nb::handle(item)));
       }
     }
     return t;
@@ -279,14 +288,21 @@ class PySession {
   // A numpy array that owns a reference to the tensor's storage.
   nb::object ToNumpy(Tensor t) const {
     if (t.dtype() == DataType::kString) {
-      nb::list strings;
+      // A list of str made at the C level (invalid UTF-8 is a UnicodeDecodeError, as
+      // before), then one object array of it.
       const std::string* s = t.data<std::string>();
-      for (int64_t i = 0; i < t.num_elements(); ++i) {
-        strings.append(nb::str(s[i].data(), s[i].size()));
+      const int64_t n = t.num_elements();
+      nb::object strings = nb::steal(PyList_New(static_cast<Py_ssize_t>(n)));
+      if (!strings.is_valid()) throw nb::python_error();
+      for (int64_t i = 0; i < n; ++i) {
+        PyObject* str =
+            PyUnicode_DecodeUTF8(s[i].data(), static_cast<Py_ssize_t>(s[i].size()), "replace");
+        if (str == nullptr) throw nb::python_error();
+        PyList_SET_ITEM(strings.ptr(), static_cast<Py_ssize_t>(i), str);
       }
-      return nb::module_::import_("numpy")
-          .attr("array")(strings, nb::arg("dtype") = "O")
-          .attr("reshape")(nb::cast(t.shape().dims()));
+      // numpy.array, looked up once and kept for the process (never released at exit).
+      static nb::handle array = nb::object(nb::module_::import_("numpy").attr("array")).release();
+      return array(strings, nb::arg("dtype") = "O").attr("reshape")(nb::cast(t.shape().dims()));
     }
     if (IsSubByteType(t.dtype())) return UnpackSubByte(t);
     auto* keep = new Tensor(std::move(t));
