@@ -288,21 +288,23 @@ class PySession {
   // A numpy array that owns a reference to the tensor's storage.
   nb::object ToNumpy(Tensor t) const {
     if (t.dtype() == DataType::kString) {
-      // A list of str made at the C level (invalid UTF-8 is a UnicodeDecodeError, as
-      // before), then one object array of it.
+      // An object array made empty (every item None), then each item replaced at the C
+      // level by a new str: the array owns one reference per item, as numpy's own
+      // setitem leaves it (invalid UTF-8 is a UnicodeDecodeError).
+      static nb::handle empty = nb::object(nb::module_::import_("numpy").attr("empty")).release();
       const std::string* s = t.data<std::string>();
       const int64_t n = t.num_elements();
-      nb::object strings = nb::steal(PyList_New(static_cast<Py_ssize_t>(n)));
-      if (!strings.is_valid()) throw nb::python_error();
+      nb::object arr = empty(n, nb::arg("dtype") = "O");
+      auto** items = reinterpret_cast<PyObject**>(
+          nb::cast<uintptr_t>(arr.attr("__array_interface__")["data"][0]));
       for (int64_t i = 0; i < n; ++i) {
         PyObject* str =
-            PyUnicode_DecodeUTF8(s[i].data(), static_cast<Py_ssize_t>(s[i].size()), "replace");
+            PyUnicode_DecodeUTF8(s[i].data(), static_cast<Py_ssize_t>(s[i].size()), nullptr);
         if (str == nullptr) throw nb::python_error();
-        PyList_SET_ITEM(strings.ptr(), static_cast<Py_ssize_t>(i), str);
+        Py_XDECREF(items[i]);
+        items[i] = str;
       }
-      // numpy.array, looked up once and kept for the process (never released at exit).
-      static nb::handle array = nb::object(nb::module_::import_("numpy").attr("array")).release();
-      return array(strings, nb::arg("dtype") = "O").attr("reshape")(nb::cast(t.shape().dims()));
+      return arr.attr("reshape")(nb::cast(t.shape().dims()));
     }
     if (IsSubByteType(t.dtype())) return UnpackSubByte(t);
     auto* keep = new Tensor(std::move(t));
