@@ -432,4 +432,109 @@ MEDIA = [
     ),
 ]
 
-CASES = STRING + MATH + TOKENIZER + MEDIA
+
+def _varint(n: int) -> bytes:
+    out = b""
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out += bytes([b | (0x80 if n else 0)])
+        if not n:
+            return out
+
+
+def _field(number: int, wire: int, payload: bytes) -> bytes:
+    return _varint(number << 3 | wire) + payload
+
+
+def _message(number: int, body: bytes) -> bytes:
+    return _field(number, 2, _varint(len(body)) + body)
+
+
+def spm_model(pieces, model_type: int = 1) -> bytes:
+    """A SentencePiece ModelProto written field by field (sentencepiece_model.proto):
+    pieces (piece, score, type: 1 normal, 2 unknown, 3 control), the trainer spec's
+    model_type (1 unigram, 2 BPE) and an identity normalizer that adds the dummy prefix and
+    escapes spaces as U+2581."""
+    import struct
+
+    body = b""
+    for piece, score, kind in pieces:
+        p = _field(1, 2, _varint(len(piece.encode())) + piece.encode())
+        p += _field(2, 5, struct.pack("<f", score)) + _field(3, 0, _varint(kind))
+        body += _message(1, p)
+    body += _message(2, _field(3, 0, _varint(model_type)))
+    normalizer = _field(1, 2, _varint(8) + b"identity")
+    normalizer += _field(3, 0, _varint(1)) + _field(4, 0, _varint(1)) + _field(5, 0, _varint(1))
+    body += _message(3, normalizer)
+    return body
+
+
+SPM_PIECES = [("<unk>", 0.0, 2), ("<s>", 0.0, 3), ("</s>", 0.0, 3)] + [
+    (p, -float(i), 1)
+    for i, p in enumerate(
+        [
+            "▁hello",
+            "▁world",
+            "▁",
+            "hello",
+            "world",
+            "h",
+            "e",
+            "l",
+            "o",
+            "w",
+            "r",
+            "d",
+            "▁the",
+            "fox",
+            "x",
+            "f",
+            "t",
+        ],
+        start=1,
+    )
+]
+SPM_MODEL = spm_model(SPM_PIECES)
+
+
+def _spm_feeds(text, add_bos=False, add_eos=False, reverse=False):
+    return {
+        "text": text,
+        "nbest_size": np.array([0], np.int64),
+        "alpha": np.array([0.0], np.float32),
+        "add_bos": np.array([add_bos]),
+        "add_eos": np.array([add_eos]),
+        "reverse": np.array([reverse]),
+        "fairseq": np.array([False]),
+    }
+
+
+SENTENCEPIECE = [
+    Case(
+        "sentencepiece_tokenizer",
+        "SentencepieceTokenizer",
+        _spm_feeds(S("hello world", "the fox", "hello")),
+        2,
+        {"model": SPM_MODEL},
+        family="tokenizer",
+    ),
+    Case(
+        "sentencepiece_tokenizer_bos_eos",
+        "SentencepieceTokenizer",
+        _spm_feeds(S("hello the world"), add_bos=True, add_eos=True),
+        2,
+        {"model": SPM_MODEL},
+        family="tokenizer",
+    ),
+    Case(
+        "sentencepiece_decoder",
+        "SentencepieceDecoder",
+        {"ids": np.array([3, 4, 3, 15], np.int64), "fairseq": np.array([False])},
+        1,
+        {"model": SPM_MODEL},
+        family="tokenizer",
+    ),
+]
+
+CASES = STRING + MATH + TOKENIZER + SENTENCEPIECE + MEDIA
