@@ -213,22 +213,12 @@ void ORT_API_CALL ReleaseAllocator(OrtAllocator*) NO_EXCEPTION {
 template <typename T, typename Get>
 OrtStatus* AttributeArray(const OrtKernelInfo* info, const char* name, T* out, size_t* size,
                           onnx_light::onnx::AttributeType type, const char* fn, Get get) noexcept {
-  if (info == nullptr || info->info == nullptr || name == nullptr || size == nullptr) {
-    return Invalid(std::string(fn) + ": null argument");
-  }
-  try {
-    const onnx_light::onnx::AttributeProto* a = info->info->Find(name);
-    if (a == nullptr) {
-      return MakeStatus(ORT_FAIL, info->info->Describe() + ": no attribute named '" + name + "'");
-    }
-    if (a->type.get() != static_cast<int32_t>(type)) {
-      return MakeStatus(ORT_FAIL, info->info->Describe() + ": attribute '" + name +
-                                      "' has another type than requested");
-    }
-    const auto& values = get(*a);
+  if (size == nullptr) return Invalid(std::string(fn) + ": null size");
+  return WithAttribute(info, name, type, [&](const onnx_light::onnx::AttributeProto& a) {
+    const auto& values = get(a);
     if (out == nullptr) {
       *size = values.size();
-      return nullptr;
+      return static_cast<OrtStatus*>(nullptr);
     }
     if (*size < values.size()) {
       *size = values.size();
@@ -237,10 +227,8 @@ OrtStatus* AttributeArray(const OrtKernelInfo* info, const char* name, T* out, s
     for (size_t i = 0; i < values.size(); ++i)
       out[i] = values[i];
     *size = values.size();
-  } catch (...) {
-    return MakeStatus(ORT_FAIL, std::string(fn) + ": internal error");
-  }
-  return nullptr;
+    return static_cast<OrtStatus*>(nullptr);
+  });
 }
 
 OrtStatus* ORT_API_CALL KernelInfoGetAttributeArray_float(const OrtKernelInfo* info,

@@ -246,27 +246,6 @@ void ORT_API_CALL ReleaseCustomOpDomain(OrtCustomOpDomain* domain) NO_EXCEPTION 
 
 // --- kernel info ---------------------------------------------------------------------------
 
-template <typename Fn>
-OrtStatus* WithAttribute(const OrtKernelInfo* info, const char* name, onnx::AttributeType type,
-                         Fn fn) noexcept {
-  if (info == nullptr || info->info == nullptr || name == nullptr) {
-    return Invalid("KernelInfoGetAttribute: null argument");
-  }
-  try {
-    const onnx_light::onnx::AttributeProto* a = info->info->Find(name);
-    if (a == nullptr) {
-      return MakeStatus(ORT_FAIL, info->info->Describe() + ": no attribute named '" + name + "'");
-    }
-    if (a->type.get() != static_cast<int32_t>(type)) {
-      return MakeStatus(ORT_FAIL, info->info->Describe() + ": attribute '" + name +
-                                      "' has another type than requested");
-    }
-    return fn(*a);
-  } catch (...) {
-    return MakeStatus(ORT_FAIL, "KernelInfoGetAttribute: internal error");
-  }
-}
-
 OrtStatus* ORT_API_CALL KernelInfoGetAttribute_float(const OrtKernelInfo* info, const char* name,
                                                      float* out) NO_EXCEPTION {
   if (out == nullptr) return Invalid("KernelInfoGetAttribute_float: null output");

@@ -131,31 +131,31 @@ void DescribeForExtensions(const OrtCustomOp* op, HostedOp* h) {
     return fn != nullptr ? fn(op, i) : INPUT_OUTPUT_REQUIRED;
   };
   size_t undefined_inputs = 0;
-  for (size_t i = 0; i < n_in; ++i) {
-    h->input_types.push_back(op->GetInputType(op, i));
-    h->optional_inputs.push_back(kind(true, i) == INPUT_OUTPUT_OPTIONAL);
-    if (kind(true, i) == INPUT_OUTPUT_VARIADIC) refuse("variadic inputs are not supported");
-    if (!KnownType(h->input_types.back())) {
-      refuse("input " + std::to_string(i) + " has an unknown element type " +
-             std::to_string(static_cast<int>(h->input_types.back())));
+  auto read = [&](bool input, size_t count) {
+    std::vector<ONNXTensorElementDataType>& types = input ? h->input_types : h->output_types;
+    std::vector<bool>& optional = input ? h->optional_inputs : h->optional_outputs;
+    const std::string what = input ? "input" : "output";
+    for (size_t i = 0; i < count; ++i) {
+      types.push_back(input ? op->GetInputType(op, i) : op->GetOutputType(op, i));
+      optional.push_back(kind(input, i) == INPUT_OUTPUT_OPTIONAL);
+      if (kind(input, i) == INPUT_OUTPUT_VARIADIC)
+        refuse("variadic " + what + "s are not supported");
+      if (!KnownType(types.back())) {
+        refuse(what + " " + std::to_string(i) + " has an unknown element type " +
+               std::to_string(static_cast<int>(types.back())));
+      }
+      if (types.back() != ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED) continue;
+      if (input) {
+        ++undefined_inputs;
+      } else if (undefined_inputs != 1) {
+        refuse("output " + std::to_string(i) +
+               " has no declared type and there is not exactly one input of any type to take "
+               "it from");
+      }
     }
-    if (h->input_types.back() == ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED) ++undefined_inputs;
-  }
-  for (size_t i = 0; i < n_out; ++i) {
-    h->output_types.push_back(op->GetOutputType(op, i));
-    h->optional_outputs.push_back(kind(false, i) == INPUT_OUTPUT_OPTIONAL);
-    if (kind(false, i) == INPUT_OUTPUT_VARIADIC) refuse("variadic outputs are not supported");
-    if (!KnownType(h->output_types.back())) {
-      refuse("output " + std::to_string(i) + " has an unknown element type " +
-             std::to_string(static_cast<int>(h->output_types.back())));
-    }
-    if (h->output_types.back() == ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED &&
-        undefined_inputs != 1) {
-      refuse("output " + std::to_string(i) +
-             " has no declared type and there is not exactly one input of any type to take "
-             "it from");
-    }
-  }
+  };
+  read(true, n_in);
+  read(false, n_out);
   h->v2 = v >= 16 && op->CreateKernelV2 != nullptr && op->KernelComputeV2 != nullptr;
   if (!h->v2 && (op->CreateKernel == nullptr || op->KernelCompute == nullptr)) {
     refuse(
