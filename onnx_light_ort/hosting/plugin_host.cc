@@ -177,6 +177,25 @@ void DescribeForExtensions(const OrtCustomOp* op, HostedOp* h) {
   }
 }
 
+// A V2 kernel instance for `info`, the plugin handed the profile's table; a refused
+// creation destroys what the plugin may have made.
+Result<void*> CreateKernelV2(const OrtCustomOp* op, Profile profile, const KernelInfo& info) {
+  OrtKernelInfo ki{&info};
+  void* kernel = nullptr;
+  OrtStatus* s = nullptr;
+  try {
+    s = op->CreateKernelV2(op, HostApi(profile), &ki, &kernel);
+  } catch (...) {
+    return Thrown("CreateKernelV2");
+  }
+  Status st = ConsumePluginStatus(s, "CreateKernelV2");
+  if (!st.ok()) {
+    if (kernel != nullptr) op->KernelDestroy(kernel);
+    return st;
+  }
+  return kernel;
+}
+
 // Every tensor element type the runtime has (an UNDEFINED declaration: any of them).
 std::vector<DataType> AllTypes() {
   std::vector<DataType> all;
@@ -271,19 +290,7 @@ Result<std::shared_ptr<onnx_light::KernelRegistry>> PluginHost::MakeRegistry() c
     def.constraints = {{"T", {0}, {0}, {static_cast<DataType>(h.type)}}};
     const OrtCustomOp* op = h.op;
     def.create = [op](const KernelInfo& info) -> Result<std::unique_ptr<KernelBase>> {
-      OrtKernelInfo ki{&info};
-      void* kernel = nullptr;
-      OrtStatus* s = nullptr;
-      try {
-        s = op->CreateKernelV2(op, HostApi(Profile::kInitial), &ki, &kernel);
-      } catch (...) {
-        return Thrown("CreateKernelV2");
-      }
-      Status st = ConsumePluginStatus(s, "CreateKernelV2");
-      if (!st.ok()) {
-        if (kernel != nullptr) op->KernelDestroy(kernel);
-        return st;
-      }
+      ONNX_LIGHT_ASSIGN_OR_RETURN(void* kernel, CreateKernelV2(op, Profile::kInitial, info));
       return std::unique_ptr<KernelBase>(new HostKernel(op, kernel, true, {}, nullptr));
     };
     ONNX_LIGHT_RETURN_IF_ERROR(registry->Register(std::move(def)));
@@ -367,24 +374,13 @@ Result<std::shared_ptr<onnx_light::KernelRegistry>> PluginHost::MakeLayeredRegis
     const bool v2 = h.v2;
     // The registry holds the host (and so the plugin) as long as it lives; each kernel too.
     def.create = [op, v2, host](const KernelInfo& info) -> Result<std::unique_ptr<KernelBase>> {
-      OrtKernelInfo ki{&info};
       void* kernel = nullptr;
-      const OrtApi* api = HostApi(Profile::kExtensions);
       if (v2) {
-        OrtStatus* s = nullptr;
-        try {
-          s = op->CreateKernelV2(op, api, &ki, &kernel);
-        } catch (...) {
-          return Thrown("CreateKernelV2");
-        }
-        Status st = ConsumePluginStatus(s, "CreateKernelV2");
-        if (!st.ok()) {
-          if (kernel != nullptr) op->KernelDestroy(kernel);
-          return st;
-        }
+        ONNX_LIGHT_ASSIGN_OR_RETURN(kernel, CreateKernelV2(op, Profile::kExtensions, info));
       } else {
+        OrtKernelInfo ki{&info};
         try {
-          kernel = op->CreateKernel(op, api, &ki);  // V1: errors are C++ exceptions
+          kernel = op->CreateKernel(op, HostApi(Profile::kExtensions), &ki);  // V1: throws
         } catch (...) {
           return Thrown("CreateKernel");
         }

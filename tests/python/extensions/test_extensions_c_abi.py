@@ -37,10 +37,9 @@ def inverse_model():
 
 def _in_child(function: str, *args) -> str:
     """Runs this module's `function(*args)` in a fresh interpreter; returns its stdout."""
+    import os
     import subprocess
     import sys
-
-    import os
 
     here = os.path.dirname(os.path.abspath(__file__))
     code = (
