@@ -332,6 +332,16 @@ OrtStatus* ORT_API_CALL KernelContext_GetOutput(OrtKernelContext* context, size_
   if (dim_count > 0 && dims == nullptr) return Invalid("KernelContext_GetOutput: null dims");
   try {
     std::vector<int64_t> shape(dims, dims + dim_count);
+    // Asked again: the same output for the same shape, an error for another (as ORT's
+    // shape verification); the plugin may hold pointers into the first one.
+    if (const std::unique_ptr<OrtValue>& before = context->outputs[index]) {
+      if (before->tensor != nullptr && before->tensor->shape().dims() == shape) {
+        *out = before.get();
+        return nullptr;
+      }
+      return Invalid("KernelContext_GetOutput: output " + std::to_string(index) +
+                     " was already made with shape " + before->tensor->shape().ToString());
+    }
     onnx_light::Result<onnx_light::Tensor*> t = context->context->AllocateOutput(index, shape);
     if (!t.ok()) return FromStatus(t.status());
     if (context->padded_outputs && (*t)->dtype() != onnx_light::DataType::kString) {

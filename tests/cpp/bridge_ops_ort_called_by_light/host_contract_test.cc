@@ -194,11 +194,13 @@ INSTANTIATE_TEST_SUITE_P(
     Host, HostOutputLimits,
     ::testing::Values(BadOutput{0, "negative dimension -3"},
                       BadOutput{1, "needs 67108868 bytes, over the limit of 67108864"},
-                      BadOutput{2, "rank 17 exceeds the limit of 16"}),
+                      BadOutput{2, "rank 17 exceeds the limit of 16"},
+                      BadOutput{3, "output 0 was already made with shape [2]"}),
     [](const ::testing::TestParamInfo<BadOutput>& p) {
       return std::string(p.param.which == 0   ? "NegativeDimension"
                          : p.param.which == 1 ? "Over64MiB"
-                                              : "Rank17");
+                         : p.param.which == 2 ? "Rank17"
+                                              : "OutputTwiceWithAnotherShape");
     });
 
 // The audited subset of API 18 (docs/custom_ops_ort_called_by_light.md): every other slot

@@ -162,6 +162,14 @@ OrtStatus* ORT_API_CALL Compute(void* kernel, OrtKernelContext* context) {
         return api->KernelContext_GetOutput(context, 0, kNegative, 2, &out);
       case 1:
         return api->KernelContext_GetOutput(context, 0, kHuge, 1, &out);
+      case 3: {  // the same output twice: same shape (the same value), then another
+        static const int64_t kTwo[] = {2}, kThree[] = {3};
+        OrtValue* again = nullptr;
+        if (OrtStatus* s = api->KernelContext_GetOutput(context, 0, kTwo, 1, &out)) return s;
+        if (OrtStatus* s = api->KernelContext_GetOutput(context, 0, kTwo, 1, &again)) return s;
+        if (again != out) return api->CreateStatus(ORT_FAIL, "a second value for one output");
+        return api->KernelContext_GetOutput(context, 0, kThree, 1, &again);
+      }
       default:
         return api->KernelContext_GetOutput(context, 0, kRank17, 17, &out);
     }
