@@ -56,11 +56,19 @@ def test_a_large_past_is_read_in_place():
     past = np.ones((1, 4, positions, 64), np.float32)
     new = np.zeros((1, 4, 1, 64), np.float32)
     s.run(None, {"past": past[:, :, :8], "new": new})  # warm up the session
-    Path("/proc/self/clear_refs").write_text("5")  # the peak restarts here
-    base = vm_kib("VmRSS")
-    (present,) = s.run(None, {"past": past, "new": new})
-    grown_mib = (vm_kib("VmHWM") - base) / 1024
-    # The output (64 MiB) is the only new memory: a copy of the feed in, or of the
-    # output out, would add 64 MiB more.
-    assert 60 < grown_mib < 100, grown_mib
+    # The output (64 MiB) is the only new memory: a copy of the feed in, or of the output
+    # out, would add 64 MiB more. The kernel's peak counter once read no growth at all in
+    # a CI run (the pages were touched, the reading was not taken): up to three readings,
+    # the first one that saw the output counts; a copy shows in every one.
+    readings = []
+    for _ in range(3):
+        Path("/proc/self/clear_refs").write_text("5")  # the peak restarts here
+        base = vm_kib("VmRSS")
+        (present,) = s.run(None, {"past": past, "new": new})
+        readings.append((vm_kib("VmHWM") - base) / 1024)
+        assert readings[-1] < 100, readings
+        if readings[-1] > 60:
+            break
+        del present
+    assert 60 < readings[-1] < 100, readings
     assert present[0, 3, -2, 0] == 1 and present[0, 3, -1, 0] == 0
