@@ -47,10 +47,6 @@ enum Input {
   kBias,
 };
 
-const Tensor* In(const KernelContext& ctx, size_t i) {
-  return ctx.input_count() > i ? ctx.input(i) : nullptr;
-}
-
 bool Named(const std::vector<std::string>& names, size_t i) {
   return names.size() > i && !names[i].empty();
 }
@@ -81,9 +77,9 @@ class DecoderMaskedMultiHeadAttention : public KernelBase {
 
   Status Compute(KernelContext& ctx) const override {
     const Tensor& q = *ctx.input(kQuery);
-    const Tensor* key = In(ctx, kKey);
-    const Tensor* value = In(ctx, kValue);
-    const Tensor* bias = In(ctx, kBias);
+    const Tensor* key = OptionalInput(ctx, kKey);
+    const Tensor* value = OptionalInput(ctx, kValue);
+    const Tensor* bias = OptionalInput(ctx, kBias);
     const int64_t n = heads_;
     const std::vector<int64_t>& qd = q.shape().dims();
     const bool packed = key == nullptr && value == nullptr;
@@ -122,7 +118,7 @@ class DecoderMaskedMultiHeadAttention : public KernelBase {
           RunSelf(ctx, key, value, bias, packed, batch, hs, kv_store, &run, &total));
     }
     KeyMask mask;
-    if (const Tensor* m = In(ctx, kMask)) {
+    if (const Tensor* m = OptionalInput(ctx, kMask)) {
       ONNX_LIGHT_RETURN_IF(m->shape().rank() != 2, kNotImplemented,
                            "mask_index " + m->shape().ToString() +
                                ": only the 2-D key padding mask [batch, total_sequence_length] "
@@ -130,7 +126,7 @@ class DecoderMaskedMultiHeadAttention : public KernelBase {
       ONNX_LIGHT_ASSIGN_OR_RETURN(mask, KeyMask::Read(*m, batch, 1, total, filter_));
     }
     AttentionBias extra;
-    if (const Tensor* a = In(ctx, kAttentionBias)) {
+    if (const Tensor* a = OptionalInput(ctx, kAttentionBias)) {
       ONNX_LIGHT_RETURN_IF(cross, kNotImplemented,
                            "attention_bias is not supported in cross attention (as ORT's kernel)");
       ONNX_LIGHT_ASSIGN_OR_RETURN(extra, AttentionBias::Read(*a, batch, n, 1, total));
@@ -182,9 +178,10 @@ class DecoderMaskedMultiHeadAttention : public KernelBase {
         "cross attention key " + key.shape().ToString() + " / value " + value.shape().ToString() +
             " must both be [" + std::to_string(batch) + ", " + std::to_string(n) +
             ", kv_sequence_length, " + std::to_string(hs) + "]");
-    ONNX_LIGHT_RETURN_IF(
-        In(ctx, kPastKey) != nullptr || In(ctx, kPastValue) != nullptr || want_present_,
-        kInvalidArgument, "cross attention (4-D key and value) takes no past and gives no present");
+    ONNX_LIGHT_RETURN_IF(OptionalInput(ctx, kPastKey) != nullptr ||
+                             OptionalInput(ctx, kPastValue) != nullptr || want_present_,
+                         kInvalidArgument,
+                         "cross attention (4-D key and value) takes no past and gives no present");
     const int64_t len = kd[2];
     run->k = {key.data<float>(), n * len * hs, len * hs, hs};
     run->v = {value.data<float>(), n * len * hs, len * hs, hs};
@@ -213,8 +210,8 @@ class DecoderMaskedMultiHeadAttention : public KernelBase {
                                value->shape().ToString() + " must both be [" +
                                std::to_string(batch) + ", 1, " + std::to_string(d) + "]");
     }
-    const Tensor* past_k = In(ctx, kPastKey);
-    const Tensor* past_v = In(ctx, kPastValue);
+    const Tensor* past_k = OptionalInput(ctx, kPastKey);
+    const Tensor* past_v = OptionalInput(ctx, kPastValue);
     ONNX_LIGHT_RETURN_IF((past_k == nullptr) != (past_v == nullptr), kInvalidArgument,
                          "past_key and past_value come together");
     int64_t past = 0, rows = 1;  // P, and the rows of each present head
@@ -229,7 +226,7 @@ class DecoderMaskedMultiHeadAttention : public KernelBase {
                                (shared_ ? "max_sequence_length" : "past_sequence_length") + ", " +
                                std::to_string(hs) + "]");
       if (shared_) {
-        const Tensor* psl = In(ctx, kPastSequenceLength);
+        const Tensor* psl = OptionalInput(ctx, kPastSequenceLength);
         ONNX_LIGHT_RETURN_IF(psl == nullptr, kInvalidArgument,
                              "past_present_share_buffer needs past_sequence_length");
         ONNX_LIGHT_ASSIGN_OR_RETURN(past, ReadCount(*psl, "past_sequence_length"));
@@ -246,13 +243,13 @@ class DecoderMaskedMultiHeadAttention : public KernelBase {
     const int64_t t = past + 1;
     // Beams: W and the cache indirection rows.
     int64_t beams = 1;
-    if (const Tensor* bw = In(ctx, kBeamWidth)) {
+    if (const Tensor* bw = OptionalInput(ctx, kBeamWidth)) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(beams, ReadCount(*bw, "beam_width"));
       ONNX_LIGHT_RETURN_IF(beams < 1 || batch % beams != 0, kInvalidArgument,
                            "beam_width " + std::to_string(beams) + " must be positive and divide " +
                                "the batch (" + std::to_string(batch) + ")");
     }
-    const Tensor* ci = In(ctx, kCacheIndirection);
+    const Tensor* ci = OptionalInput(ctx, kCacheIndirection);
     ONNX_LIGHT_RETURN_IF(beams > 1 && ci == nullptr, kInvalidArgument,
                          "beam_width > 1 needs cache_indirection");
     int64_t ci_row = 0;

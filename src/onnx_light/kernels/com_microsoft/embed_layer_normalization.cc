@@ -14,10 +14,6 @@
 namespace onnx_light::kernels {
 namespace {
 
-const Tensor* In(const KernelContext& ctx, size_t i) {
-  return ctx.input_count() > i ? ctx.input(i) : nullptr;
-}
-
 class EmbedLayerNorm : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
@@ -28,14 +24,14 @@ class EmbedLayerNorm : public KernelBase {
 
   Status Compute(KernelContext& ctx) const override {
     const Tensor& ids = *ctx.input(0);
-    const Tensor* seg_ids = In(ctx, 1);
+    const Tensor* seg_ids = OptionalInput(ctx, 1);
     const Tensor& word = *ctx.input(2);
     const Tensor& pos = *ctx.input(3);
-    const Tensor* seg = In(ctx, 4);
+    const Tensor* seg = OptionalInput(ctx, 4);
     const Tensor& gamma = *ctx.input(5);
     const Tensor& beta = *ctx.input(6);
-    const Tensor* mask = In(ctx, 7);
-    const Tensor* pos_ids = In(ctx, 8);
+    const Tensor* mask = OptionalInput(ctx, 7);
+    const Tensor* pos_ids = OptionalInput(ctx, 8);
     ONNX_LIGHT_RETURN_IF(ids.shape().rank() != 2, kInvalidArgument,
                          "input_ids " + ids.shape().ToString() + " must be [batch, sequence]");
     const int64_t batch = ids.shape()[0], seq = ids.shape()[1];

@@ -29,10 +29,6 @@
 namespace onnx_light::kernels {
 namespace {
 
-const Tensor* In(const KernelContext& ctx, size_t i) {
-  return ctx.input_count() > i ? ctx.input(i) : nullptr;
-}
-
 class GroupQueryAttention : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
@@ -59,18 +55,18 @@ class GroupQueryAttention : public KernelBase {
 
   Status Compute(KernelContext& ctx) const override {
     const Tensor& query = *ctx.input(0);
-    const Tensor* key = In(ctx, 1);
-    const Tensor* value = In(ctx, 2);
-    const Tensor* past_k = In(ctx, 3);
-    const Tensor* past_v = In(ctx, 4);
+    const Tensor* key = OptionalInput(ctx, 1);
+    const Tensor* value = OptionalInput(ctx, 2);
+    const Tensor* past_k = OptionalInput(ctx, 3);
+    const Tensor* past_v = OptionalInput(ctx, 4);
     const Tensor& seqlens = *ctx.input(5);
     const Tensor& total_t = *ctx.input(6);
-    const Tensor* cos_t = In(ctx, 7);
-    const Tensor* sin_t = In(ctx, 8);
-    const Tensor* pos_ids = In(ctx, 9);
-    const Tensor* sink_t = In(ctx, 11);
+    const Tensor* cos_t = OptionalInput(ctx, 7);
+    const Tensor* sin_t = OptionalInput(ctx, 8);
+    const Tensor* pos_ids = OptionalInput(ctx, 9);
+    const Tensor* sink_t = OptionalInput(ctx, 11);
     for (size_t i : {10, 12, 13, 14, 15}) {
-      ONNX_LIGHT_RETURN_IF(In(ctx, i) != nullptr, kNotImplemented,
+      ONNX_LIGHT_RETURN_IF(OptionalInput(ctx, i) != nullptr, kNotImplemented,
                            "input " + std::to_string(i) +
                                " (attention_bias, k_scale, v_scale, q_norm_weight or "
                                "k_norm_weight) is not supported");

@@ -11,6 +11,12 @@
 
 namespace onnx_light::kernels {
 
+// Input i, or null when the node leaves it out (empty name or past the end): most
+// com.microsoft ops have trailing optional inputs.
+inline const Tensor* OptionalInput(const KernelContext& ctx, size_t i) {
+  return ctx.input_count() > i ? ctx.input(i) : nullptr;
+}
+
 // The com.microsoft kernel of `op`: `inputs` and `outputs` are {min, max} counts, bit i of
 // `optional_inputs` / `optional_outputs` says position i may be empty.
 inline KernelDef MsDef(const char* op, std::vector<TypeConstraint> c, KernelFactory f,

@@ -23,10 +23,6 @@
 namespace onnx_light::kernels {
 namespace {
 
-const Tensor* In(const KernelContext& ctx, size_t i) {
-  return ctx.input_count() > i ? ctx.input(i) : nullptr;
-}
-
 // K or V of the current step: a [B, N, L, size] view of its input (or of the staged copy
 // with the bias added).
 struct Current {
@@ -49,12 +45,13 @@ class MultiHeadAttention : public KernelBase {
 
   Status Compute(KernelContext& ctx) const override {
     const Tensor& q = *ctx.input(0);
-    const Tensor* key = In(ctx, 1);
-    const Tensor* value = In(ctx, 2);
-    const Tensor* bias = In(ctx, 3);
-    const Tensor* past_k = In(ctx, 6);
-    const Tensor* past_v = In(ctx, 7);
-    ONNX_LIGHT_RETURN_IF(In(ctx, 8) != nullptr || In(ctx, 9) != nullptr, kNotImplemented,
+    const Tensor* key = OptionalInput(ctx, 1);
+    const Tensor* value = OptionalInput(ctx, 2);
+    const Tensor* bias = OptionalInput(ctx, 3);
+    const Tensor* past_k = OptionalInput(ctx, 6);
+    const Tensor* past_v = OptionalInput(ctx, 7);
+    ONNX_LIGHT_RETURN_IF(OptionalInput(ctx, 8) != nullptr || OptionalInput(ctx, 9) != nullptr,
+                         kNotImplemented,
                          "past_sequence_length and cache_indirection (buffer sharing, beam "
                          "search) are not supported");
     ONNX_LIGHT_RETURN_IF(ctx.output_count() > 3, kNotImplemented, "the qk output is not supported");
@@ -118,12 +115,14 @@ class MultiHeadAttention : public KernelBase {
     }
     const int64_t total = past + kc.len;
     KeyMask mask;
-    if (In(ctx, 4) != nullptr) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(mask, KeyMask::Read(*In(ctx, 4), batch, seq, total, filter_));
+    if (OptionalInput(ctx, 4) != nullptr) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(
+          mask, KeyMask::Read(*OptionalInput(ctx, 4), batch, seq, total, filter_));
     }
     AttentionBias extra;
-    if (In(ctx, 5) != nullptr) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(extra, AttentionBias::Read(*In(ctx, 5), batch, n, seq, total));
+    if (OptionalInput(ctx, 5) != nullptr) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(
+          extra, AttentionBias::Read(*OptionalInput(ctx, 5), batch, n, seq, total));
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {batch, seq, n * vhs}));
     AttentionRun run;

@@ -19,10 +19,6 @@ struct QParams {
   int32_t zero_point = 0;
 };
 
-inline const Tensor* OptionalInput(const KernelContext& ctx, size_t i) {
-  return ctx.input_count() > i ? ctx.input(i) : nullptr;
-}
-
 // The scale at input `s` (float, one value) and the zero point at input `z` (8-bit, one
 // value; absent means 0). `what` names the tensor in errors.
 inline Result<QParams> TensorQParams(const KernelContext& ctx, size_t s, size_t z,
