@@ -9,6 +9,10 @@
 #                        caller bends them
 #   plugin_host_fuzzer   a model built from the bytes -> the plugin host's C ABI with the
 #                        test plugin -> runs of any type, count and shape
+#   extensions_host_fuzzer  a graph of one or two onnxruntime-extensions ops (strings, V1
+#                        tokenizers, math, image, audio), standard ops around them -> a
+#                        session with the real library in the extensions profile -> runs
+#                        (the library and libpython come from the test venv)
 # $2 (optional) runs only the fuzzer of that name. FUZZ_RUNS=N stops each after N
 # executions instead (the time limit still applies); FUZZ_JOBS=N runs N processes per
 # fuzzer (libFuzzer -fork, ignoring nothing: the first finding stops it); FUZZ_FLAGS adds
@@ -38,7 +42,7 @@ export CCACHE_BASEDIR=$ROOT
 [ -n "${FUZZ_NO_BUILD:-}" ] || CC=clang-14 CXX=clang++-14 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DONNX_LIGHT_FUZZ=ON -DONNX_LIGHT_SANITIZE=address,undefined -DONNX_LIGHT_BUILD_TESTS=OFF \
   -DONNX_LIGHT_BUILD_PYTHON=OFF -DONNX_LIGHT_BUILD_ORT_PLUGIN=OFF -DONNX_LIGHT_WERROR=ON >/dev/null
-fuzzers=(model_reader_fuzzer session_fuzzer node_fuzzer c_api_fuzzer plugin_host_fuzzer)
+fuzzers=(model_reader_fuzzer session_fuzzer node_fuzzer c_api_fuzzer plugin_host_fuzzer extensions_host_fuzzer)
 [ -n "$ONLY" ] && fuzzers=("$ONLY")
 if [ -z "${FUZZ_NO_BUILD:-}" ] && ! cmake --build "$BUILD" -j 2 --target "${fuzzers[@]}" >"$BUILD/build.log" 2>&1; then
   grep -E "error|FAILED" "$BUILD/build.log" | head -n 20
@@ -47,6 +51,12 @@ if [ -z "${FUZZ_NO_BUILD:-}" ] && ! cmake --build "$BUILD" -j 2 --target "${fuzz
 fi
 data=$("$ROOT/.venv/bin/python" -c 'import onnx,os;print(os.path.join(os.path.dirname(onnx.__file__),"backend/test/data"))')
 python=$ROOT/.venv/bin/python
+# The extensions fuzzer's library (found without importing the package) and the libpython
+# it references.
+ONNX_LIGHT_EXTENSIONS_LIBRARY=$("$python" -c 'import glob,importlib.util,os;d=importlib.util.find_spec("onnxruntime_extensions").submodule_search_locations[0];print(glob.glob(os.path.join(d,"_extensions_pydll*.so"))[0])')
+ONNX_LIGHT_LIBPYTHON=$("$python" -c 'import os,sysconfig;print(os.path.join(sysconfig.get_config_var("LIBDIR"),sysconfig.get_config_var("LDLIBRARY")))')
+[ -f "$ONNX_LIGHT_LIBPYTHON" ] || { echo "fuzz: $ONNX_LIGHT_LIBPYTHON missing (the extensions fuzzer needs the shared libpython of the venv's Python; Debian: apt-get install libpython3-dev)"; exit 1; }
+export ONNX_LIGHT_EXTENSIONS_LIBRARY ONNX_LIGHT_LIBPYTHON
 seed() {  # corpus dir, files... (each under 16 KiB; $PREFIX zero bytes before each)
   local dir=$1 i=0
   shift

@@ -11,7 +11,7 @@ cd "$ROOT"
 failed=0
 echo "== format"
 "$ROOT/scripts/check_format.sh" || failed=1
-echo "== fuzz (30 s per fuzzer, five fuzzers, libFuzzer + ASan/UBSan)"
+echo "== fuzz (30 s per fuzzer, six fuzzers, libFuzzer + ASan/UBSan)"
 "$ROOT/scripts/fuzz.sh" 30 || failed=1
 echo "== ctest"
 ctest --test-dir "$ROOT/build" --output-on-failure -j 2 || failed=1
