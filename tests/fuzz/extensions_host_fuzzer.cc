@@ -81,7 +81,8 @@ const std::vector<OpSpec>& Ops() {
       // Text of a rank other than 1: a SEGV.
       {kContrib, "StringRegexSplitWithOffsets", {kS, kS, kS}, {kS, kI, kI, kI}, {}, {1, 1}},
       {kContrib, "StringSplit", {kS, kS, kB}, {kI, kS, kI}, {}},
-      {kContrib, "StringJoin", {kS, kS, kI}, {kS}, {}},
+      // An empty dimension other than the joined one: a SEGV.
+      {kContrib, "StringJoin", {kS, kS, kI}, {kS}, {}, {0, 3, 1}},
       // Zero buckets: SIGFPE (a division by the count), in both.
       {kContrib, "StringToHashBucket", {kS, kI}, {kI}, {}, {0, 3, 0, 1}},
       {kContrib, "StringToHashBucketFast", {kS, kI}, {kI}, {}, {0, 3, 0, 1}},
@@ -101,8 +102,8 @@ const std::vector<OpSpec>& Ops() {
       // fatal_error throws once, then calls abort).
       {kContrib, "NegPos", {kF}, {kF, kF}, {}},
       {kContrib, "SegmentExtraction", {kI}, {kI, kI}, {}},
-      // Empty data: SIGFPE (a division by its size).
-      {kContrib, "SegmentSum", {kF, kI}, {kF}, {}, {1, 3, 1}},
+      // Not SegmentSum: its segment ids index the output unchecked (negative or unsorted ids
+      // write outside it: heap corruption, SIGBUS), and empty data is a SIGFPE.
       // Not the ragged-tensor ops (RaggedTensorToSparse, RaggedTensorToDense,
       // StringRaggedTensorToDense): they index the values by the splits unchecked (a SEGV).
       {kContrib,
