@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <exception>
+#include <mutex>
 #include <utility>
 
 #include "ort_structs.h"
@@ -204,9 +205,22 @@ std::vector<DataType> AllTypes() {
   return all;
 }
 
+// Plugins are loaded, registered and unloaded one at a time in the process: a plugin's
+// RegisterCustomOps and its static destructors commonly keep process-wide state (the
+// example plugin's list of domains, released at unload; onnxruntime-extensions' API
+// table), which two sessions loading or releasing the same library from two threads would
+// otherwise touch at once. (The dynamic loader's own lock orders dlopen and dlclose, not
+// the plugin's code around them.) Recursive: a failed Load destroys its host while holding
+// it.
+std::recursive_mutex& LoadMutex() {
+  static std::recursive_mutex mutex;
+  return mutex;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<PluginHost>> PluginHost::Load(const std::string& path, Profile profile) {
+  std::lock_guard<std::recursive_mutex> lock(LoadMutex());
   std::unique_ptr<PluginHost> host(new PluginHost());
   host->profile_ = profile;
   ONNX_LIGHT_ASSIGN_OR_RETURN(host->library_, onnx_light::DynamicLibrary::Load(path));
@@ -277,7 +291,11 @@ Result<std::unique_ptr<PluginHost>> PluginHost::Load(const std::string& path, Pr
   return host;
 }
 
-PluginHost::~PluginHost() = default;
+PluginHost::~PluginHost() {
+  std::lock_guard<std::recursive_mutex> lock(LoadMutex());
+  ops_.clear();
+  library_.reset();  // the plugin's static destructors run here, under the lock
+}
 
 Result<std::shared_ptr<onnx_light::KernelRegistry>> PluginHost::MakeRegistry() const {
   auto registry = std::make_shared<onnx_light::KernelRegistry>();
