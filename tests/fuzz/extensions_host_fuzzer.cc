@@ -202,6 +202,16 @@ bool Verbose() {
   return verbose;
 }
 
+// A standard op between a value and its user: Identity(from) -> from + suffix.
+std::string ThroughIdentity(onnx::GraphProto* g, const std::string& from, const char* suffix) {
+  onnx::NodeProto id;
+  id.op_type = std::string("Identity");
+  id.input = {from};
+  id.output = {from + suffix};
+  g->node.push_back(std::move(id));
+  return from + suffix;
+}
+
 Built BuildModel(FuzzedDataProvider& fdp) {
   Built b;
   onnx::ModelProto m;
@@ -239,14 +249,7 @@ Built BuildModel(FuzzedDataProvider& fdp) {
         const int32_t type = fdp.ConsumeIntegralInRange(0, 15) == 0 ? Pick(fdp, kAnyType) : want;
         b.inputs.push_back({name, type, op.bounds});
         g->input.push_back(Info(name, type, fdp.ConsumeIntegralInRange(0, 15) != 0));
-        if (fdp.ConsumeIntegralInRange(0, 3) == 0) {  // through a standard op
-          onnx::NodeProto id;
-          id.op_type = std::string("Identity");
-          id.input = {name};
-          name += "_id";
-          id.output = {name};
-          g->node.push_back(std::move(id));
-        }
+        if (fdp.ConsumeIntegralInRange(0, 3) == 0) name = ThroughIdentity(g, name, "_id");
       }
       node.input.push_back(fdp.ConsumeIntegralInRange(0, 31) == 0 ? std::string() : name);
     }
@@ -278,15 +281,8 @@ Built BuildModel(FuzzedDataProvider& fdp) {
   }
   // Graph outputs: every node output, some through Identity (a standard op after a plugin's).
   for (const auto& [v, t] : values) {
-    std::string name = v;
-    if (fdp.ConsumeIntegralInRange(0, 3) == 0) {
-      onnx::NodeProto id;
-      id.op_type = std::string("Identity");
-      id.input = {v};
-      name += "_out";
-      id.output = {name};
-      g->node.push_back(std::move(id));
-    }
+    const std::string name =
+        fdp.ConsumeIntegralInRange(0, 3) == 0 ? ThroughIdentity(g, v, "_out") : v;
     const bool wrong = fdp.ConsumeIntegralInRange(0, 15) == 0;
     g->output.push_back(Info(name, wrong ? Pick(fdp, kAnyType) : t, fdp.ConsumeBool()));
   }
