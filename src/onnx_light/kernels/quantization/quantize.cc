@@ -115,7 +115,9 @@ class Quant : public KernelBase {
                          "zero point " + zp->shape().ToString() + " must have the scale's shape " +
                              scale.shape().ToString());
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
-    if (per_tensor && block_ == 0 && FastPerTensor(x, scale, zp, y)) return Status::Ok();
+    if (per_tensor && block_ == 0 && FastPerTensor(x, scale, zp, y, ctx.thread_pool())) {
+      return Status::Ok();
+    }
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto idx, ScaleIndex(x.shape(), scale.shape(), axis_, block_));
     const std::vector<double> s = ToDoubles(&scale), z = ToDoubles(zp), xs = ToDoubles(&x);
     const bool single = x.dtype() != DataType::kDouble;
@@ -174,7 +176,10 @@ class Quant : public KernelBase {
   // loops the compiler vectorizes: the same arithmetic as the general path (the quotient
   // x / scale in float, rounded half to even, the zero point added, saturated; (x - zp) *
   // scale, exact in float before its one rounding). False: not this case.
-  static bool FastPerTensor(const Tensor& x, const Tensor& scale, const Tensor* zp, Tensor* y) {
+  // Split across the pool in chunks of at least 16k elements (a quantized CNN's float
+  // input of 3 x 128 x 128: 18 us on one thread).
+  static bool FastPerTensor(const Tensor& x, const Tensor& scale, const Tensor* zp, Tensor* y,
+                            ThreadPool* pool) {
     const DataType q = kQuantize ? y->dtype() : x.dtype();
     const DataType f = kQuantize ? x.dtype() : y->dtype();
     if (f != DataType::kFloat || scale.dtype() != DataType::kFloat ||
@@ -188,15 +193,20 @@ class Quant : public KernelBase {
                                : static_cast<int32_t>(zp->data<uint8_t>()[0]);
     }
     const int64_t n = x.num_elements();
-    if (q == DataType::kInt8) {
-      Run(x, y, s, z, n, static_cast<int8_t*>(nullptr));
-    } else {
-      Run(x, y, s, z, n, static_cast<uint8_t*>(nullptr));
-    }
+    ParallelElements(
+        pool, n,
+        [&](int64_t begin, int64_t end) {
+          if (q == DataType::kInt8) {
+            Run(x, y, s, z, begin, end, static_cast<int8_t*>(nullptr));
+          } else {
+            Run(x, y, s, z, begin, end, static_cast<uint8_t*>(nullptr));
+          }
+        },
+        int64_t{1} << 14);
     return true;
   }
   template <typename Q>
-  static void Run(const Tensor& x, Tensor* y, float s, int32_t z, int64_t n, Q*) {
+  static void Run(const Tensor& x, Tensor* y, float s, int32_t z, int64_t begin, int64_t end, Q*) {
     if constexpr (kQuantize) {
       const float* in = x.data<float>();
       Q* out = y->mutable_data<Q>();
@@ -204,7 +214,7 @@ class Quant : public KernelBase {
       const float lo = static_cast<float>(std::numeric_limits<Q>::min()) - zf;
       const float hi = static_cast<float>(std::numeric_limits<Q>::max()) - zf;
       constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23: rounds half to even (qlinear.h)
-      for (int64_t i = 0; i < n; ++i) {
+      for (int64_t i = begin; i < end; ++i) {
         float v = in[i] / s;
         v = v > lo ? v : lo;  // NaN: the minimum, as the general path
         v = v < hi ? v : hi;
@@ -213,7 +223,7 @@ class Quant : public KernelBase {
     } else {
       const Q* in = x.data<Q>();
       float* out = y->mutable_data<float>();
-      for (int64_t i = 0; i < n; ++i)
+      for (int64_t i = begin; i < end; ++i)
         out[i] = static_cast<float>(static_cast<int32_t>(in[i]) - z) * s;
     }
   }

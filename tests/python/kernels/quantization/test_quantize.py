@@ -155,3 +155,36 @@ BAD_INPUTS = [
 @pytest.mark.parametrize("op,inputs,attrs,feeds,message", BAD_INPUTS)
 def test_bad_inputs_are_value_errors_naming_the_node(op, inputs, attrs, feeds, message):
     check_bad_input(op, inputs, attrs, feeds, message)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("q", [np.uint8, np.int8])
+def test_per_tensor_fast_path_split_across_threads(threads, q):
+    # 150,528 elements (an image of 224 x 224 x 3): above the 32k where two threads split
+    # the per-tensor loop; every element exactly against numpy (half to even, saturated),
+    # and back through DequantizeLinear.
+    rng = np.random.default_rng(9)
+    x = (rng.standard_normal((1, 3, 224, 224)) * 40).astype(np.float32)
+    x.flat[::997] = np.float32(0.5) * np.arange(x.size)[::997] % 7  # halves to round
+    scale, zero = np.float32(0.25), q(3)
+    onnx_q = TensorProto.UINT8 if q is np.uint8 else TensorProto.INT8
+    info = np.iinfo(q)
+    want = np.clip(np.rint(x / scale) + int(zero), info.min, info.max).astype(q)
+    for op, feed, expect in [
+        ("QuantizeLinear", x, want),
+        ("DequantizeLinear", want, (want.astype(np.float32) - np.float32(zero)) * scale),
+    ]:
+        graph = helper.make_graph(
+            [helper.make_node(op, ["x", "s", "z"], ["y"])],
+            "g",
+            [
+                helper.make_tensor_value_info("x", F if op == "QuantizeLinear" else onnx_q, None),
+                helper.make_tensor_value_info("s", F, None),
+                helper.make_tensor_value_info("z", onnx_q, None),
+            ],
+            [helper.make_tensor_value_info("y", onnx_q if op == "QuantizeLinear" else F, None)],
+        )
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+        s = onnx_light.RuntimeSession(model, intra_op_threads=threads)
+        (y,) = s.run(None, {"x": feed, "s": np.array(scale), "z": np.array(zero)})
+        np.testing.assert_array_equal(y, expect, err_msg=op)

@@ -8,9 +8,10 @@ import itertools
 
 import numpy as np
 import pytest
-from _graphs import F, run_node
+from _graphs import F, node_model, run_node
 from _one_node import check_bad_input, f32
 
+import onnx_light
 from onnx_light.onnx import TensorProto
 
 TYPES = [
@@ -69,3 +70,26 @@ BAD_INPUTS = [
 @pytest.mark.parametrize("op,inputs,attrs,feeds,message", BAD_INPUTS)
 def test_bad_inputs_are_value_errors_naming_the_node(op, inputs, attrs, feeds, message):
     check_bad_input(op, inputs, attrs, feeds, message)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "shape,perm",
+    [
+        ((1, 3, 224, 224), (0, 2, 3, 1)),  # an image NCHW -> NHWC: few columns, 256-row bands
+        ((2, 64, 40, 40), (0, 2, 3, 1)),  # feature maps: 16 x 16 blocks, two batches
+        ((2, 40, 40, 64), (0, 3, 1, 2)),  # and back
+        ((300, 200), (1, 0)),
+    ],
+)
+def test_large_transposes_split_across_threads(threads, shape, perm):
+    # From 32k elements the bands of a blocked transpose are split across the pool.
+    x = np.random.default_rng(4).integers(0, 256, shape, dtype=np.uint8)
+    s = onnx_light.RuntimeSession(
+        node_model(
+            "Transpose", [("x", TensorProto.UINT8)], [("y", TensorProto.UINT8)], 13, perm=list(perm)
+        ),
+        intra_op_threads=threads,
+    )
+    (y,) = s.run(None, {"x": x})
+    np.testing.assert_array_equal(y, np.transpose(x, perm))
