@@ -37,6 +37,7 @@ from .ort_compat import (  # noqa: E402
     InferenceSession,
     SessionOptions,
     get_available_providers,
+    get_device,
 )
 from .runtime import NodeArg, OpTypeTime, RunOptions, RuntimeSession  # noqa: E402
 
@@ -53,4 +54,5 @@ __all__ = [
     "SessionOptions",
     "__version__",
     "get_available_providers",
+    "get_device",
 ]

@@ -1,6 +1,6 @@
 """A drop-in for code written for ``onnxruntime``: ``InferenceSession``, ``SessionOptions``,
-``GraphOptimizationLevel`` and ``get_available_providers`` with ONNX Runtime's names and
-signatures, over :class:`onnx_light.RuntimeSession`. A program that does
+``GraphOptimizationLevel``, ``get_available_providers`` and ``get_device`` with ONNX
+Runtime's names and signatures, over :class:`onnx_light.RuntimeSession`. A program that does
 ``import onnxruntime as ort`` runs on onnx-light by changing that line to
 ``import onnx_light as ort`` (docs/runtime.md lists what is and is not covered)."""
 
@@ -81,25 +81,41 @@ def get_available_providers() -> list[str]:
     return [CPU_PROVIDER]
 
 
+def get_device() -> str:
+    """``onnxruntime.get_device()``: the device this build runs on, ``"CPU"``."""
+    return "CPU"
+
+
 def _check_providers(providers: Sequence[Any] | None) -> None:
+    """ONNX Runtime's rule: a provider that is not available (a GPU one, say) gets a
+    UserWarning with ORT's wording and is skipped; the session runs on the CPU. Names must
+    be strings, or (name, options) pairs."""
     if providers is None:
         return
     if isinstance(providers, (str, bytes)):
         raise TypeError("providers must be a list of provider names, not one string")
+    import warnings
+
     for p in providers:
-        name = p[0] if isinstance(p, tuple) else p
+        name = p[0] if isinstance(p, tuple) and len(p) == 2 else p
+        if not isinstance(name, str):
+            raise TypeError(
+                "each provider must be a name or a (name, options) pair, got " f"{type(p).__name__}"
+            )
         if name != CPU_PROVIDER:
-            raise ValueError(
-                f"execution provider {name!r} is not available in onnx-light; "
-                f"available: {CPU_PROVIDER}"
+            warnings.warn(
+                f"Specified provider '{name}' is not in available provider names."
+                f"Available providers: '{CPU_PROVIDER}'",
+                stacklevel=3,
             )
 
 
 class InferenceSession:
     """``onnxruntime.InferenceSession(path_or_bytes, sess_options=None, providers=None)``.
 
-    ``providers`` may name only ``CPUExecutionProvider`` (any other is a ValueError, not
-    a silent fallback); ``provider_options`` are accepted for it and ignored."""
+    A provider other than ``CPUExecutionProvider`` in ``providers`` warns (ORT's
+    UserWarning and wording) and is skipped, as ONNX Runtime does with a provider it does
+    not have; ``provider_options`` are accepted and ignored."""
 
     def __init__(
         self,

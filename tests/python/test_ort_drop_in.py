@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -85,17 +86,43 @@ def test_an_ort_program_runs_unchanged_but_for_its_import(tmp_path, name, symbol
         np.testing.assert_allclose(got[key], want[key], atol=1e-4, err_msg=key)
 
 
-def test_providers_other_than_the_cpu_are_refused():
+@pytest.mark.parametrize(
+    "providers",
+    [
+        ["CUDAExecutionProvider", "CPUExecutionProvider"],
+        ["CUDAExecutionProvider"],
+        [("CUDAExecutionProvider", {"device_id": 0}), "CPUExecutionProvider"],
+    ],
+)
+def test_an_unavailable_provider_warns_and_the_cpu_runs_as_in_ort(providers):
+    # The most common line in ORT tutorials and apps: ORT warns (UserWarning) that the GPU
+    # provider is not available and runs on the CPU; so does onnx-light, in ORT's words.
+    import onnxruntime as ort
+
     model = str(model_path("ch_ppocr_mobile_v2.0_cls_infer.onnx"))
-    with pytest.raises(ValueError, match="'CUDAExecutionProvider' is not available"):
-        onnx_light.InferenceSession(
-            model, providers=["CUDAExecutionProvider", "CPUExecutionProvider"]
-        )
+    x = np.random.default_rng(0).random((1, 3, 48, 192), dtype=np.float32)
+    prefix = "Specified provider 'CUDAExecutionProvider' is not in available provider names."
+    results = []
+    for runtime in (ort, onnx_light):
+        with pytest.warns(UserWarning, match=re.escape(prefix)):
+            s = runtime.InferenceSession(model, providers=providers)
+        assert s.get_providers() == ["CPUExecutionProvider"]
+        results.append(s.run(None, {"x": x})[0])
+    np.testing.assert_allclose(results[1], results[0], atol=1e-4)
+
+
+def test_provider_arguments_that_are_not_names_are_type_errors():
+    model = str(model_path("ch_ppocr_mobile_v2.0_cls_infer.onnx"))
     with pytest.raises(TypeError, match="not one string"):
         onnx_light.InferenceSession(model, providers="CPUExecutionProvider")
+    with pytest.raises(TypeError, match="a name or a \\(name, options\\) pair, got int"):
+        onnx_light.InferenceSession(model, providers=[3])
     s = onnx_light.InferenceSession(model, providers=[("CPUExecutionProvider", {})])
     assert s.get_providers() == ["CPUExecutionProvider"]
     assert onnx_light.get_available_providers() == ["CPUExecutionProvider"]
+    import onnxruntime as ort
+
+    assert onnx_light.get_device() == ort.get_device() == "CPU"
 
 
 def test_session_options_refuse_a_misspelt_option_and_pass_the_rest(tmp_path):
