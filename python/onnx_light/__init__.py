@@ -39,7 +39,7 @@ from .ort_compat import (  # noqa: E402
     get_available_providers,
     get_device,
 )
-from .runtime import NodeArg, OpTypeTime, RunOptions, RuntimeSession  # noqa: E402
+from .runtime import ModelMetadata, NodeArg, OpTypeTime, RunOptions, RuntimeSession  # noqa: E402
 
 # One version number: project(VERSION) in CMakeLists.txt, compiled into _core (and read
 # from there by pyproject.toml for the wheel).
@@ -47,6 +47,7 @@ __version__: str = _core.__version__
 __all__ = [
     "GraphOptimizationLevel",
     "InferenceSession",
+    "ModelMetadata",
     "NodeArg",
     "OpTypeTime",
     "RunOptions",

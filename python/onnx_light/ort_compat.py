@@ -11,7 +11,7 @@ import os
 from typing import Any, Sequence
 
 from onnx_light.onnx import ModelProto
-from onnx_light.runtime import NodeArg, RunOptions, RuntimeSession
+from onnx_light.runtime import ModelMetadata, NodeArg, RunOptions, RuntimeSession
 
 CPU_PROVIDER = "CPUExecutionProvider"
 
@@ -158,6 +158,11 @@ class InferenceSession:
 
     def get_outputs(self) -> list[NodeArg]:
         return self._session.get_outputs()
+
+    def get_modelmeta(self) -> ModelMetadata:
+        """ORT's ``get_modelmeta()``: ``custom_metadata_map``, ``description``, ``domain``,
+        ``graph_description``, ``graph_name``, ``producer_name``, ``version``."""
+        return self._session.get_modelmeta()
 
     def get_providers(self) -> list[str]:
         return [CPU_PROVIDER]

@@ -28,6 +28,21 @@ class NodeArg:
 
 
 @dataclass(frozen=True)
+class ModelMetadata:
+    """The model's metadata, with the attribute names of ONNX Runtime's ``ModelMetadata``
+    (``InferenceSession.get_modelmeta()``): ``custom_metadata_map`` holds the model's
+    ``metadata_props`` (apps keep class names and character lists there)."""
+
+    producer_name: str
+    graph_name: str
+    domain: str
+    description: str
+    graph_description: str
+    version: int
+    custom_metadata_map: dict[str, str]
+
+
+@dataclass(frozen=True)
 class OpTypeTime:
     """One row of :meth:`RuntimeSession.profile_summary`: an op type's summed node time in
     milliseconds, its share of all node time (0..1) and how many times it ran."""
@@ -249,6 +264,12 @@ class RuntimeSession:
         self._inputs = _node_args(self._session.inputs())
         self._outputs = _node_args(self._session.outputs())
         self._session.set_dtypes([a.dtype for a in self._inputs], [a.dtype for a in self._outputs])
+
+    def get_modelmeta(self) -> ModelMetadata:
+        """The model's metadata (producer, graph name, domain, doc strings, version and
+        ``metadata_props`` as ``custom_metadata_map``), as ONNX Runtime's method of the same
+        name returns it."""
+        return ModelMetadata(*self._session.model_metadata())
 
     @property
     def folded_nodes(self) -> int:

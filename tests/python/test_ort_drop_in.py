@@ -17,6 +17,7 @@ import pytest
 from _models import model_path
 
 import onnx_light
+from onnx_light.onnx import TensorProto
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -144,3 +145,49 @@ def test_session_options_refuse_a_misspelt_option_and_pass_the_rest(tmp_path):
     assert [int(v) for v in onnx_light.GraphOptimizationLevel] == [0, 1, 2, 99]
     with pytest.raises(TypeError, match="sess_options must be an onnx_light.SessionOptions"):
         onnx_light.InferenceSession(model, sess_options={"intra_op_num_threads": 1})
+
+
+def test_get_modelmeta_matches_ort_including_the_custom_metadata_map(tmp_path):
+    # rapidocr keeps its character list in custom_metadata_map, detectors their class
+    # names: every field as ORT reads it, from a path and from bytes.
+    import onnxruntime as ort
+
+    from onnx_light.onnx import helper as lh
+
+    graph = lh.make_graph(
+        [lh.make_node("Relu", ["x"], ["y"])],
+        "the_graph",
+        [lh.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [lh.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+        doc_string="graph doc",
+    )
+    model = lh.make_model(
+        graph,
+        opset_imports=[lh.make_opsetid("", 17)],
+        producer_name="pytorch",
+        domain="ai.example",
+        model_version=7,
+        doc_string="model doc ü",
+    )
+    model.ir_version = 8
+    lh.set_model_props(model, {"character": "a\nb\nc", "names": "{0: 'cat', 1: 'dög'}"})
+    path = tmp_path / "meta.onnx"
+    path.write_bytes(model.SerializeToString())
+    fields = [
+        "custom_metadata_map",
+        "description",
+        "domain",
+        "graph_description",
+        "graph_name",
+        "producer_name",
+        "version",
+    ]
+    want = ort.InferenceSession(str(path)).get_modelmeta()
+    for source in (str(path), path.read_bytes()):
+        got = onnx_light.InferenceSession(source).get_modelmeta()
+        for field in fields:
+            assert getattr(got, field) == getattr(want, field), field
+    assert want.custom_metadata_map["names"] == "{0: 'cat', 1: 'dög'}"
+    # A model without any: empty strings, version 0, an empty map (as ORT).
+    plain = onnx_light.InferenceSession(str(model_path("ch_ppocr_mobile_v2.0_cls_infer.onnx")))
+    assert plain.get_modelmeta().custom_metadata_map == {}

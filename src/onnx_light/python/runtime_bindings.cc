@@ -211,6 +211,19 @@ class PySession {
     return d;
   }
   nb::list Outputs() const { return MetaList(s_->outputs()); }
+  // The model's metadata as ONNX Runtime's ModelMetadata has it: (producer_name,
+  // graph_name, domain, description (the model's doc_string), graph_description,
+  // version (model_version), {metadata_props key: value}).
+  nb::tuple ModelMetadata() const {
+    const onnx::ModelProto& m = s_->model();
+    auto str = [](const std::string& v) { return nb::str(v.data(), v.size()); };
+    nb::dict custom;
+    for (const onnx::StringStringEntryProto& e : m.metadata_props)
+      custom[str(e.key.get())] = str(e.value.get());
+    return nb::make_tuple(str(m.producer_name.get()), str(m.graph->name.get()),
+                          str(m.domain.get()), str(m.doc_string.get()),
+                          str(m.graph->doc_string.get()), m.model_version.get(), custom);
+  }
 
  private:
   static Tensor StringTensor(const std::string& name, nb::handle value) {
@@ -445,7 +458,8 @@ void BindRuntime(nb::module_& m) {
       .def("memory_pattern_stats", &PySession::MemoryPatternStats)
       .def("set_dtypes", &PySession::SetDtypes)
       .def("inputs", &PySession::Inputs)
-      .def("outputs", &PySession::Outputs);
+      .def("outputs", &PySession::Outputs)
+      .def("model_metadata", &PySession::ModelMetadata);
 }
 
 }  // namespace onnx_light::python
