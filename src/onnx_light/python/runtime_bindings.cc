@@ -220,9 +220,9 @@ class PySession {
     nb::dict custom;
     for (const onnx::StringStringEntryProto& e : m.metadata_props)
       custom[str(e.key.get())] = str(e.value.get());
-    return nb::make_tuple(str(m.producer_name.get()), str(m.graph->name.get()),
-                          str(m.domain.get()), str(m.doc_string.get()),
-                          str(m.graph->doc_string.get()), m.model_version.get(), custom);
+    return nb::make_tuple(str(m.producer_name.get()), str(m.graph->name.get()), str(m.domain.get()),
+                          str(m.doc_string.get()), str(m.graph->doc_string.get()),
+                          m.model_version.get(), custom);
   }
 
  private:
