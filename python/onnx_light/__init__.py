@@ -33,11 +33,17 @@ except ImportError as exc:  # pragma: no cover - exercised only on a broken chec
     ) from exc
 
 from .ort_compat import (  # noqa: E402
+    ExecutionMode,
     GraphOptimizationLevel,
     InferenceSession,
     SessionOptions,
+    disable_telemetry_events,
+    enable_telemetry_events,
     get_available_providers,
+    get_build_info,
     get_device,
+    get_version_string,
+    set_default_logger_severity,
 )
 from .runtime import ModelMetadata, NodeArg, OpTypeTime, RunOptions, RuntimeSession  # noqa: E402
 
@@ -45,6 +51,7 @@ from .runtime import ModelMetadata, NodeArg, OpTypeTime, RunOptions, RuntimeSess
 # from there by pyproject.toml for the wheel).
 __version__: str = _core.__version__
 __all__ = [
+    "ExecutionMode",
     "GraphOptimizationLevel",
     "InferenceSession",
     "ModelMetadata",
@@ -56,4 +63,9 @@ __all__ = [
     "__version__",
     "get_available_providers",
     "get_device",
+    "disable_telemetry_events",
+    "enable_telemetry_events",
+    "get_build_info",
+    "get_version_string",
+    "set_default_logger_severity",
 ]

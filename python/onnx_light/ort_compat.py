@@ -25,6 +25,14 @@ class GraphOptimizationLevel(enum.IntEnum):
     ORT_ENABLE_ALL = 99
 
 
+class ExecutionMode(enum.IntEnum):
+    """ONNX Runtime's execution modes. onnx-light runs a graph's nodes in order on one
+    thread pool (ORT_SEQUENTIAL); ORT_PARALLEL is accepted and runs the same way."""
+
+    ORT_SEQUENTIAL = 0
+    ORT_PARALLEL = 1
+
+
 class SessionOptions:
     """The options ONNX Runtime users set, with its names and defaults.
 
@@ -45,8 +53,8 @@ class SessionOptions:
         "optimized_model_filepath": "",
         "enable_mem_pattern": True,
         "enable_cpu_mem_arena": True,
-        "execution_mode": 0,
-        "log_severity_level": 2,
+        "execution_mode": ExecutionMode.ORT_SEQUENTIAL,
+        "log_severity_level": -1,
         "log_verbosity_level": 0,
         "logid": "",
     }
@@ -73,7 +81,54 @@ class SessionOptions:
                 f"SessionOptions has no option {name!r}; the options are: "
                 + ", ".join(sorted(self._FIELDS))
             )
+        if name == "execution_mode":
+            if isinstance(value, bool) or not isinstance(value, int) or value not in (0, 1):
+                raise TypeError(
+                    f"execution_mode must be an ExecutionMode (ORT_SEQUENTIAL or ORT_PARALLEL), "
+                    f"got {value!r}"
+                )
+            value = ExecutionMode(value)
         object.__setattr__(self, name, value)
+
+
+# The default logger's severity (set_default_logger_severity): kept, and returned by
+# nothing; onnx-light writes no log.
+_default_logger_severity = 2
+
+
+def set_default_logger_severity(severity: int) -> None:
+    """ORT's global logging level (0 verbose .. 4 fatal). onnx-light writes no log: the
+    level is checked as ORT checks it and kept."""
+    global _default_logger_severity
+    if isinstance(severity, bool) or not isinstance(severity, int) or not 0 <= severity <= 4:
+        raise RuntimeError(
+            "Invalid logging severity. 0:Verbose, 1:Info, 2:Warning, 3:Error, 4:Fatal "
+            f"(got {severity!r})"
+        )
+    _default_logger_severity = severity
+
+
+def disable_telemetry_events() -> None:
+    """ORT's switch for its telemetry. onnx-light sends none: nothing to disable."""
+
+
+def enable_telemetry_events() -> None:
+    """ORT's switch for its telemetry. onnx-light sends none, and this does not start any."""
+
+
+def get_version_string() -> str:
+    """ORT's ``get_version_string()``: here onnx-light's own version."""
+    from onnx_light import __version__
+
+    return __version__
+
+
+def get_build_info() -> str:
+    """ORT's ``get_build_info()``: one line naming this build."""
+    return (
+        f"onnx-light build info: version={get_version_string()}, "
+        f"execution providers={CPU_PROVIDER}"
+    )
 
 
 def get_available_providers() -> list[str]:

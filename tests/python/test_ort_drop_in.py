@@ -191,3 +191,38 @@ def test_get_modelmeta_matches_ort_including_the_custom_metadata_map(tmp_path):
     # A model without any: empty strings, version 0, an empty map (as ORT).
     plain = onnx_light.InferenceSession(str(model_path("ch_ppocr_mobile_v2.0_cls_infer.onnx")))
     assert plain.get_modelmeta().custom_metadata_map == {}
+
+
+def test_module_level_names_apps_call_at_start_up_behave_as_in_ort():
+    # magika calls disable_telemetry_events(), rapidocr get_device(); others set the
+    # default logger's severity and pick an ExecutionMode. Each side by side with ORT.
+    import onnxruntime as ort
+
+    for runtime in (ort, onnx_light):
+        members = runtime.ExecutionMode.__members__
+        assert [(k, int(v)) for k, v in members.items()] == [
+            ("ORT_SEQUENTIAL", 0),
+            ("ORT_PARALLEL", 1),
+        ]
+        for level in range(5):
+            assert runtime.set_default_logger_severity(level) is None
+        for bad in (5, -1):
+            with pytest.raises(RuntimeError, match="Invalid logging severity"):
+                runtime.set_default_logger_severity(bad)
+        runtime.set_default_logger_severity(3)
+        assert runtime.disable_telemetry_events() is None
+        assert runtime.enable_telemetry_events() is None
+        assert isinstance(runtime.get_version_string(), str) and runtime.get_version_string()
+        assert isinstance(runtime.get_build_info(), str) and runtime.get_build_info()
+        so = runtime.SessionOptions()
+        assert so.execution_mode == runtime.ExecutionMode.ORT_SEQUENTIAL
+        assert so.log_severity_level == -1
+        with pytest.raises(TypeError):
+            so.execution_mode = 5
+        so.execution_mode = runtime.ExecutionMode.ORT_PARALLEL
+        assert so.execution_mode == runtime.ExecutionMode.ORT_PARALLEL
+        model = str(model_path("ch_ppocr_mobile_v2.0_cls_infer.onnx"))
+        s = runtime.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+        x = np.ones((1, 3, 48, 192), np.float32)
+        assert s.run(None, {"x": x})[0].shape == (1, 2)
+    assert onnx_light.get_version_string() == onnx_light.__version__
