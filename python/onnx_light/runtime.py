@@ -124,21 +124,41 @@ def _optimization_level(level: Any) -> int:
 
 
 class RunOptions:
-    """Controls for runs (ONNX Runtime's RunOptions). :meth:`terminate`, from any thread,
-    stops the runs given these options at their next node with a RuntimeError starting
-    ``CANCELLED``; ``timeout`` (seconds, None for no limit) stops a run that takes longer
-    with one starting ``DEADLINE_EXCEEDED``. Both are checked before every node and every
-    Loop or Scan iteration. Terminated options stop every run they are given until
-    :meth:`reset`."""
+    """Controls for runs, with ONNX Runtime's names (its ``RunOptions``). Setting
+    ``terminate = True``, from any thread, stops the runs given these options at their next
+    node with a RuntimeError starting ``CANCELLED``; terminated options stop every run they
+    are given until ``terminate = False`` (or :meth:`reset`). ``timeout`` (seconds, None for
+    no limit; onnx-light's own) stops a run that takes longer with one starting
+    ``DEADLINE_EXCEEDED``. Both are checked before every node and every Loop or Scan
+    iteration. ORT's logging fields (``log_severity_level``, ``log_verbosity_level``,
+    ``logid``) are kept and have no effect: onnx-light writes no log. Any other attribute is
+    an AttributeError, so a misspelt option is not silently ignored."""
+
+    __slots__ = ("_options", "log_severity_level", "log_verbosity_level", "logid")
 
     def __init__(self, timeout: float | None = None):
         self._options = _core.RunOptions()
         self.timeout = timeout
+        self.log_severity_level = -1
+        self.log_verbosity_level = 0
+        self.logid = ""
 
-    def terminate(self) -> None:
-        self._options.terminate()
+    @property
+    def terminate(self) -> bool:
+        """ORT's flag: True once the options are terminated."""
+        return self._options.terminated
+
+    @terminate.setter
+    def terminate(self, value: bool) -> None:
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"terminate must be a bool, got {value!r}")
+        if value:
+            self._options.terminate()
+        else:
+            self._options.reset()
 
     def reset(self) -> None:
+        """The same as ``terminate = False``: the options serve runs again."""
         self._options.reset()
 
     @property

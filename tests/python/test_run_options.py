@@ -81,13 +81,13 @@ def test_terminate_from_another_thread(body_nodes):
     time.sleep(0.2)
     assert t.is_alive(), "the endless Loop finished by itself"
     asked = time.monotonic()
-    options.terminate()
+    options.terminate = True
     t.join(timeout=10)
     assert not t.is_alive()
     assert isinstance(result.get("error"), RuntimeError)
     assert str(result["error"]).startswith("CANCELLED")
     assert result["end"] - asked < 1.0
-    assert options.terminated
+    assert options.terminated and options.terminate is True
     # Terminated options stop the next run at once; reset() makes them usable again, and
     # the session was never disturbed.
     with pytest.raises(RuntimeError, match="^CANCELLED"):
@@ -116,7 +116,7 @@ def test_one_options_object_stops_concurrent_runs():
     options = onnx_light.RunOptions()
     runs = [run_in_thread(s, options) for _ in range(3)]
     time.sleep(0.2)
-    options.terminate()
+    options.terminate = True
     for t, result in runs:
         t.join(timeout=10)
         assert not t.is_alive()
@@ -157,3 +157,24 @@ def test_run_options_of_the_wrong_type():
     s = onnx_light.RuntimeSession(loop_model())
     with pytest.raises(TypeError, match="run_options must be an onnx_light.RunOptions"):
         s.run(None, feeds(1), run_options={"timeout": 1})
+
+
+def test_terminate_is_orts_bool_attribute_and_misspelt_options_are_errors():
+    # ORT's RunOptions.terminate is a bool attribute: `ro.terminate = True` must stop runs,
+    # never be an ignored assignment; False makes the options usable again.
+    s = onnx_light.RuntimeSession(loop_model())
+    options = onnx_light.RunOptions()
+    assert options.terminate is False
+    options.terminate = True
+    with pytest.raises(RuntimeError, match="^CANCELLED"):
+        s.run(None, feeds(3), run_options=options)
+    options.terminate = False
+    np.testing.assert_array_equal(s.run(None, feeds(3), run_options=options)[0], [3.0])
+    with pytest.raises(TypeError, match="terminate must be a bool"):
+        options.terminate = "yes"
+    # ORT's logging fields are kept; anything else is refused.
+    options.log_severity_level = 3
+    options.logid = "request-7"
+    assert (options.log_severity_level, options.logid) == (3, "request-7")
+    with pytest.raises(AttributeError):
+        options.terminat = True
