@@ -10,6 +10,8 @@ import enum
 import os
 from typing import Any, Sequence
 
+import numpy as np
+
 from onnx_light.onnx import ModelProto
 from onnx_light.runtime import ModelMetadata, NodeArg, RunOptions, RuntimeSession
 
@@ -199,6 +201,10 @@ class InferenceSession:
             enable_mem_pattern=bool(so.enable_mem_pattern),
             custom_ops_libraries=list(so._custom_ops_libraries),
         )
+        # Tensor inputs' dtypes, for Python lists fed in their place (run()).
+        self._tensor_dtypes = {
+            a.name: a.dtype for a in self._session.get_inputs() if a.type.startswith("tensor(")
+        }
 
     def run(
         self,
@@ -206,6 +212,19 @@ class InferenceSession:
         input_feed: dict[str, Any],
         run_options: RunOptions | None = None,
     ) -> list[Any]:
+        """As ORT's: a tensor input fed a Python list instead of a numpy array is converted
+        to the input's declared element type (magika feeds a list); numpy arrays must have
+        the declared dtype, and tuples or bare scalars are errors, as in ORT."""
+        if isinstance(input_feed, dict):
+            converted = None
+            for name, value in input_feed.items():
+                dtype = self._tensor_dtypes.get(name)
+                if dtype is not None and isinstance(value, list):
+                    if converted is None:
+                        converted = dict(input_feed)
+                    converted[name] = np.asarray(value, dtype=dtype)
+            if converted is not None:
+                input_feed = converted
         return self._session.run(output_names, input_feed, run_options)
 
     def get_inputs(self) -> list[NodeArg]:

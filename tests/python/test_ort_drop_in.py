@@ -226,3 +226,46 @@ def test_module_level_names_apps_call_at_start_up_behave_as_in_ort():
         x = np.ones((1, 3, 48, 192), np.float32)
         assert s.run(None, {"x": x})[0].shape == (1, 2)
     assert onnx_light.get_version_string() == onnx_light.__version__
+
+
+def test_python_lists_are_converted_to_the_declared_type_as_in_ort():
+    # magika feeds a plain list; ORT converts it to the input's element type.
+    import onnxruntime as ort
+
+    from onnx_light.onnx import helper as lh
+
+    def identity(elem, shape):
+        graph = lh.make_graph(
+            [lh.make_node("Identity", ["x"], ["y"])],
+            "g",
+            [lh.make_tensor_value_info("x", elem, shape)],
+            [lh.make_tensor_value_info("y", elem, shape)],
+        )
+        model = lh.make_model(graph, opset_imports=[lh.make_opsetid("", 17)])
+        model.ir_version = 8
+        return model.SerializeToString()
+
+    converted = [
+        (TensorProto.FLOAT, [2, 2], [[1, 2], [3.5, 4]]),
+        (TensorProto.INT64, [3], [1, 2, 3]),
+        (TensorProto.INT64, [2], [1.7, 2.2]),  # truncated, as numpy (and ORT) cast
+        (TensorProto.FLOAT, [2], [True, False]),
+        (TensorProto.STRING, [2], ["a", "bé"]),
+    ]
+    for elem, shape, value in converted:
+        data = identity(elem, shape)
+        (want,) = ort.InferenceSession(data).run(None, {"x": value})
+        (got,) = onnx_light.InferenceSession(data).run(None, {"x": value})
+        assert got.dtype == want.dtype and got.shape == want.shape, value
+        np.testing.assert_array_equal(got, want)
+    # Tuples, bare scalars and numpy arrays of another dtype are errors in both.
+    for elem, shape, value in [
+        (TensorProto.INT64, [3], (1, 2, 3)),
+        (TensorProto.DOUBLE, [], 2.5),
+        (TensorProto.FLOAT, [2], np.ones(2, np.float64)),
+    ]:
+        data = identity(elem, shape)
+        with pytest.raises(Exception):
+            ort.InferenceSession(data).run(None, {"x": value})
+        with pytest.raises(TypeError):
+            onnx_light.InferenceSession(data).run(None, {"x": value})
