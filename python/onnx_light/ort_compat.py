@@ -77,6 +77,13 @@ class SessionOptions:
             raise ValueError("library_path is empty")
         self._custom_ops_libraries.append(os.fspath(library_path))
 
+    def _copy(self) -> "SessionOptions":
+        copy = SessionOptions()
+        for name in self._FIELDS:
+            object.__setattr__(copy, name, getattr(self, name))
+        object.__setattr__(copy, "_custom_ops_libraries", list(self._custom_ops_libraries))
+        return copy
+
     def __setattr__(self, name: str, value: Any) -> None:
         if name not in self._FIELDS:
             raise AttributeError(
@@ -191,6 +198,7 @@ class InferenceSession:
                 f"{type(sess_options).__name__}"
             )
         so = sess_options or SessionOptions()
+        self._sess_options = so._copy()
         self._profile_prefix = so.profile_file_prefix
         self._session = RuntimeSession(
             path_or_bytes,
@@ -240,6 +248,23 @@ class InferenceSession:
 
     def get_providers(self) -> list[str]:
         return [CPU_PROVIDER]
+
+    def get_provider_options(self) -> dict[str, dict[str, str]]:
+        """ORT's: each provider in use with its options; the CPU one, with none."""
+        return {CPU_PROVIDER: {}}
+
+    def get_session_options(self) -> SessionOptions:
+        """ORT's: a copy of the options the session was made with."""
+        return self._sess_options._copy()
+
+    def set_providers(
+        self,
+        providers: Sequence[Any] | None = None,
+        provider_options: Sequence[dict] | None = None,
+    ) -> None:
+        """ORT's: the same rules as the constructor's ``providers`` (an unavailable one
+        warns and is skipped); the session keeps running on the CPU."""
+        _check_providers(providers)
 
     def end_profiling(self) -> str:
         """Writes the profile (Chrome trace JSON) as ``<profile_file_prefix><time>.json``

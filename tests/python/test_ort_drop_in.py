@@ -269,3 +269,23 @@ def test_python_lists_are_converted_to_the_declared_type_as_in_ort():
             ort.InferenceSession(data).run(None, {"x": value})
         with pytest.raises(TypeError):
             onnx_light.InferenceSession(data).run(None, {"x": value})
+
+
+def test_provider_and_session_option_getters_match_ort():
+    import onnxruntime as ort
+
+    model = str(model_path("ch_ppocr_mobile_v2.0_cls_infer.onnx"))
+    x = np.ones((1, 3, 48, 192), np.float32)
+    for runtime in (ort, onnx_light):
+        so = runtime.SessionOptions()
+        so.intra_op_num_threads = 2
+        s = runtime.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+        assert s.get_provider_options() == {"CPUExecutionProvider": {}}
+        copy = s.get_session_options()
+        assert copy is not so and copy.intra_op_num_threads == 2
+        prefix = "Specified provider 'CUDAExecutionProvider' is not in available provider names."
+        with pytest.warns(UserWarning, match=re.escape(prefix)):
+            s.set_providers(["CUDAExecutionProvider", "CPUExecutionProvider"])
+        s.set_providers()
+        assert s.get_providers() == ["CPUExecutionProvider"]
+        assert s.run(None, {"x": x})[0].shape == (1, 2)
