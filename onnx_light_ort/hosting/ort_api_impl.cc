@@ -335,7 +335,7 @@ OrtStatus* ORT_API_CALL KernelContext_GetOutput(OrtKernelContext* context, size_
     // Asked again: the same output for the same shape, an error for another (as ORT's
     // shape verification); the plugin may hold pointers into the first one.
     if (const std::unique_ptr<OrtValue>& before = context->outputs[index]) {
-      if (before->tensor != nullptr && before->tensor->shape().dims() == shape) {
+      if (before->tensor->shape().dims() == shape) {  // (outputs are made with a tensor)
         *out = before.get();
         return nullptr;
       }

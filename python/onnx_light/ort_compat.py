@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import os
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -100,21 +101,14 @@ class SessionOptions:
         object.__setattr__(self, name, value)
 
 
-# The default logger's severity (set_default_logger_severity): kept, and returned by
-# nothing; onnx-light writes no log.
-_default_logger_severity = 2
-
-
 def set_default_logger_severity(severity: int) -> None:
-    """ORT's global logging level (0 verbose .. 4 fatal). onnx-light writes no log: the
-    level is checked as ORT checks it and kept."""
-    global _default_logger_severity
+    """ORT's global logging level (0 verbose .. 4 fatal), checked as ORT checks it. It has
+    no effect: onnx-light writes no log."""
     if isinstance(severity, bool) or not isinstance(severity, int) or not 0 <= severity <= 4:
         raise RuntimeError(
             "Invalid logging severity. 0:Verbose, 1:Info, 2:Warning, 3:Error, 4:Fatal "
             f"(got {severity!r})"
         )
-    _default_logger_severity = severity
 
 
 def disable_telemetry_events() -> None:
@@ -158,13 +152,11 @@ def _check_providers(providers: Sequence[Any] | None) -> None:
         return
     if isinstance(providers, (str, bytes)):
         raise TypeError("providers must be a list of provider names, not one string")
-    import warnings
-
     for p in providers:
         name = p[0] if isinstance(p, tuple) and len(p) == 2 else p
         if not isinstance(name, str):
             raise TypeError(
-                "each provider must be a name or a (name, options) pair, got " f"{type(p).__name__}"
+                f"each provider must be a name or a (name, options) pair, got {type(p).__name__}"
             )
         if name != CPU_PROVIDER:
             warnings.warn(
@@ -199,7 +191,6 @@ class InferenceSession:
             )
         so = sess_options or SessionOptions()
         self._sess_options = so._copy()
-        self._profile_prefix = so.profile_file_prefix
         self._session = RuntimeSession(
             path_or_bytes,
             intra_op_threads=so.intra_op_num_threads,
@@ -272,4 +263,5 @@ class InferenceSession:
         import datetime
 
         stamp = datetime.datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
-        return self._session.end_profiling(f"{self._profile_prefix}{stamp}.json")
+        prefix = self._sess_options.profile_file_prefix
+        return self._session.end_profiling(f"{prefix}{stamp}.json")
