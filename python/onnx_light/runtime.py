@@ -282,6 +282,8 @@ class RuntimeSession:
                 f"{type(model).__name__}"
             )
         self._inputs = _node_args(self._session.inputs())
+        # Inputs that also have an initializer (a feed may replace it, or be left out).
+        self._initializer_inputs = frozenset(self._session.initializer_inputs())
         self._outputs = _node_args(self._session.outputs())
         self._session.set_dtypes([a.dtype for a in self._inputs], [a.dtype for a in self._outputs])
 

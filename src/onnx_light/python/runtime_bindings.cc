@@ -180,6 +180,21 @@ class PySession {
   }
 
   nb::list Inputs() const { return MetaList(s_->inputs()); }
+  // The inputs that also have an initializer (a feed replaces it; ORT lists them apart,
+  // as its "overridable initializers").
+  std::vector<std::string> InitializerInputs() const {
+    std::vector<std::string> names;
+    const onnx::GraphProto& g = s_->model().graph.get();
+    for (const ValueMeta& v : s_->inputs()) {
+      for (const onnx::TensorProto& t : g.initializer) {
+        if (t.name.get() == v.name) {
+          names.push_back(v.name);
+          break;
+        }
+      }
+    }
+    return names;
+  }
   size_t FoldedNodes() const { return s_->folded_nodes(); }
   // Writes the Chrome trace; fails when the session was made without profiling.
   void WriteProfile(const std::string& path) const {
@@ -458,6 +473,7 @@ void BindRuntime(nb::module_& m) {
       .def("memory_pattern_stats", &PySession::MemoryPatternStats)
       .def("set_dtypes", &PySession::SetDtypes)
       .def("inputs", &PySession::Inputs)
+      .def("initializer_inputs", &PySession::InitializerInputs)
       .def("outputs", &PySession::Outputs)
       .def("model_metadata", &PySession::ModelMetadata);
 }

@@ -1,0 +1,116 @@
+"""``install()``: ``import onnxruntime`` (and the ``onnxruntime.capi`` modules programs reach
+into) resolve to onnx-light's drop-in in this process, so a program written for ONNX Runtime
+runs unmodified (``python -m onnx_light.ort_compat SCRIPT`` calls it first)."""
+
+from __future__ import annotations
+
+import importlib.abc
+import sys
+import types
+from typing import Any
+
+# The modules install() provides; any other onnxruntime.* import fails with a message
+# saying so (the _Refuser below) instead of finding a real onnxruntime's file.
+_PROVIDED = (
+    "onnxruntime",
+    "onnxruntime.capi",
+    "onnxruntime.capi._pybind_state",
+    "onnxruntime.capi.onnxruntime_pybind11_state",
+    "onnxruntime.capi.onnxruntime_inference_collection",
+    "onnxruntime.capi.build_and_package_info",
+)
+
+
+class _Refuser(importlib.abc.MetaPathFinder):
+    """Fails imports of onnxruntime submodules the drop-in does not provide, by name."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> None:
+        if fullname.startswith("onnxruntime.") and fullname not in _PROVIDED:
+            raise ModuleNotFoundError(
+                f"No module named {fullname!r}: onnx-light's ONNX Runtime drop-in provides "
+                f"{', '.join(_PROVIDED)} only (docs/ort_drop_in.md)",
+                name=fullname,
+            )
+        return None
+
+
+_REFUSER = _Refuser()
+
+
+def _module(name: str, names: dict[str, Any], package: bool = False) -> types.ModuleType:
+    module = types.ModuleType(name, f"onnx-light's stand-in for {name} (onnx_light.ort_compat)")
+    module.__dict__.update(names)
+    if package:
+        module.__path__ = []  # a package: its submodules come from sys.modules
+    return module
+
+
+def installed() -> bool:
+    """True when ``import onnxruntime`` gives onnx-light's drop-in in this process."""
+    module = sys.modules.get("onnxruntime")
+    return module is not None and getattr(module, "__onnx_light__", False)
+
+
+def install() -> None:
+    """Makes ``import onnxruntime`` and ``import onnxruntime.capi...`` (``_pybind_state``,
+    ``onnxruntime_pybind11_state`` with ORT's exception classes,
+    ``onnxruntime_inference_collection``, ``build_and_package_info``) resolve to onnx-light
+    in this process. Idempotent. RuntimeError when the real onnxruntime was imported first:
+    objects made from it would mix with onnx-light's."""
+    if installed():
+        return
+    real = [n for n in sys.modules if n == "onnxruntime" or n.startswith("onnxruntime.")]
+    if real:
+        raise RuntimeError(
+            "onnxruntime was imported before onnx_light.ort_compat.install(): call install() "
+            "first, or run the program with `python -m onnx_light.ort_compat SCRIPT`"
+        )
+    import onnx_light.ort_compat as compat
+    from onnx_light.ort_compat import _errors
+
+    public = {name: getattr(compat, name) for name in compat.__all__}
+    for name in ("install", "installed", "uninstall"):
+        public.pop(name)
+    state = dict(public)
+    state.update({cls.__name__: cls for cls in _errors.ORT_EXCEPTIONS})
+    pybind = _module("onnxruntime.capi.onnxruntime_pybind11_state", state)
+    collection = _module("onnxruntime.capi.onnxruntime_inference_collection", public)
+    info = _module(
+        "onnxruntime.capi.build_and_package_info",
+        {"package_name": "onnxruntime", "__version__": compat.__version__},
+    )
+    capi = _module(
+        "onnxruntime.capi",
+        {
+            "_pybind_state": pybind,
+            "onnxruntime_pybind11_state": pybind,
+            "onnxruntime_inference_collection": collection,
+            "build_and_package_info": info,
+        },
+        package=True,
+    )
+    top = _module("onnxruntime", public, package=True)
+    top.__dict__.update({"capi": capi, "__version__": compat.__version__, "__onnx_light__": True})
+    sys.modules.update(
+        {
+            "onnxruntime": top,
+            "onnxruntime.capi": capi,
+            "onnxruntime.capi._pybind_state": pybind,
+            "onnxruntime.capi.onnxruntime_pybind11_state": pybind,
+            "onnxruntime.capi.onnxruntime_inference_collection": collection,
+            "onnxruntime.capi.build_and_package_info": info,
+        }
+    )
+    if _REFUSER not in sys.meta_path:
+        sys.meta_path.insert(0, _REFUSER)
+
+
+def uninstall() -> None:
+    """Undoes :func:`install`: ``import onnxruntime`` finds the real package again (if one
+    is installed). Modules that already imported onnxruntime keep what they got."""
+    if not installed():
+        return
+    for name in _PROVIDED:
+        sys.modules.pop(name, None)
+    if _REFUSER in sys.meta_path:
+        sys.meta_path.remove(_REFUSER)
