@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README command 2: set everything up, build with warnings as errors, check formatting and
-# run every test suite (ctest, then pytest, then the wheel's smoke suite in a fresh venv). Exits non-zero if anything failed; the output
-# ends with the runners' summary lines.
+# run every test suite (ctest, then pytest, then the wheel's smoke suite in a fresh venv, then
+# real ORT applications from PyPI run unmodified on the wheel and compared with ORT). Exits
+# non-zero if anything failed; the output ends with the runners' summary lines.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -21,4 +22,6 @@ echo "== pytest"
   --ignore="$ROOT/tests/python/bridge_ops_ort_called_by_light" || failed=1
 echo "== wheel (self-contained, installed into a fresh venv outside the checkout)"
 "$ROOT/scripts/test_wheel.sh" || failed=1
+echo "== apps (real ONNX Runtime applications from PyPI, unmodified, on the wheel vs on ORT)"
+"$ROOT/scripts/test_apps.sh" || failed=1
 exit $failed
