@@ -131,13 +131,15 @@ class RunOptions:
     no limit; onnx-light's own) stops a run that takes longer with one starting
     ``DEADLINE_EXCEEDED``. Both are checked before every node and every Loop or Scan
     iteration. ORT's logging fields (``log_severity_level``, ``log_verbosity_level``,
-    ``logid``) are kept and have no effect: onnx-light writes no log. Any other attribute is
-    an AttributeError, so a misspelt option is not silently ignored."""
+    ``logid``) are kept and have no effect: onnx-light writes no log; so are ORT's run config
+    entries (:meth:`add_run_config_entry`), none of which changes a CPU run here. Any other
+    attribute is an AttributeError, so a misspelt option is not silently ignored."""
 
-    __slots__ = ("_options", "log_severity_level", "log_verbosity_level", "logid")
+    __slots__ = ("_options", "_config", "log_severity_level", "log_verbosity_level", "logid")
 
     def __init__(self, timeout: float | None = None):
         self._options = _core.RunOptions()
+        self._config: dict[str, str] = {}
         self.timeout = timeout
         self.log_severity_level = -1
         self.log_verbosity_level = 0
@@ -156,6 +158,21 @@ class RunOptions:
             self._options.terminate()
         else:
             self._options.reset()
+
+    def add_run_config_entry(self, config_key: str, config_value: str) -> None:
+        """ORT's run config entry: kept, returned by :meth:`get_run_config_entry`, without
+        effect (ORT's keys tune GPU graphs, arena shrinking and other providers)."""
+        if not isinstance(config_key, str) or not isinstance(config_value, str):
+            raise TypeError(
+                "add_run_config_entry(): config_key and config_value must be str, got "
+                f"{type(config_key).__name__} and {type(config_value).__name__}"
+            )
+        self._config[config_key] = config_value
+
+    def get_run_config_entry(self, config_key: str) -> str:
+        if config_key not in self._config:
+            raise RuntimeError(f"RunOptions does not have configuration with key: {config_key}")
+        return self._config[config_key]
 
     def reset(self) -> None:
         """The same as ``terminate = False``: the options serve runs again."""
