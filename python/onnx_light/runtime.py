@@ -135,11 +135,20 @@ class RunOptions:
     entries (:meth:`add_run_config_entry`), none of which changes a CPU run here. Any other
     attribute is an AttributeError, so a misspelt option is not silently ignored."""
 
-    __slots__ = ("_options", "_config", "log_severity_level", "log_verbosity_level", "logid")
+    __slots__ = (
+        "_options",
+        "_config",
+        "log_severity_level",
+        "log_verbosity_level",
+        "logid",
+        "only_execute_path_to_fetches",
+    )
 
     def __init__(self, timeout: float | None = None):
         self._options = _core.RunOptions()
         self._config: dict[str, str] = {}
+        # ORT's flag, always true here: a run computes only what its outputs need
+        self.only_execute_path_to_fetches = False
         self.timeout = timeout
         self.log_severity_level = -1
         self.log_verbosity_level = 0
@@ -173,6 +182,13 @@ class RunOptions:
         if config_key not in self._config:
             raise RuntimeError(f"RunOptions does not have configuration with key: {config_key}")
         return self._config[config_key]
+
+    def add_active_adapter(self, adapter: Any) -> None:
+        """ORT's LoRA adapters: not supported (a RuntimeError naming the feature)."""
+        raise RuntimeError(
+            "RunOptions.add_active_adapter (LoRA adapters) is not supported by onnx-light: "
+            "merge the adapter into the model's weights instead"
+        )
 
     def reset(self) -> None:
         """The same as ``terminate = False``: the options serve runs again."""

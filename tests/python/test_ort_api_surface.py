@@ -453,3 +453,45 @@ def test_module_functions_and_enums_as_in_ort(ort):
         so.use_deterministic_compute = True
         assert so.execution_order == rt.ExecutionOrder.PRIORITY_BASED
     assert light.get_all_providers() == ["CPUExecutionProvider"]
+
+
+def test_names_without_an_equivalent_say_so_and_keep_hasattr_working(ort):
+    for name in ("SparseTensor", "OrtDevice", "register_execution_provider_library"):
+        assert hasattr(ort, name) and not hasattr(light, name)
+        with pytest.raises(
+            AttributeError, match=f"onnxruntime.{name} is not supported by onnx-light"
+        ):
+            getattr(light, name)
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        light.no_such_name  # noqa: B018
+    so = light.SessionOptions()
+    for call in (
+        lambda: so.add_initializer("w", None),
+        lambda: so.add_external_initializers(["w"], [None]),
+        lambda: so.set_load_cancellation_flag(True),
+    ):
+        with pytest.raises(RuntimeError, match="is not supported by onnx-light"):
+            call()
+    with pytest.raises(RuntimeError, match="LoRA"):
+        light.RunOptions().add_active_adapter(None)
+
+
+def test_start_up_helpers_and_provider_options_as_in_ort(ort, recwarn):
+    for rt in (ort, light):
+        assert rt.cuda_version == "" and rt.has_collective_ops() is False
+        so = rt.SessionOptions()
+        assert so.has_providers() is False
+        so.add_provider("CPUExecutionProvider", {})
+        assert so.has_providers() is True
+        assert so.enable_mem_reuse is True and so.use_per_session_threads is True
+        ro = rt.RunOptions()
+        assert ro.only_execute_path_to_fetches is False
+        ro.only_execute_path_to_fetches = True
+        s = rt.InferenceSession(RELU_NEG, so)
+        s.disable_fallback()
+        s.enable_fallback()
+        assert s.run(["y"], {"x": X}, ro)[0].shape == (2, 3)
+    assert light.preload_dlls() is None
+    so = light.SessionOptions()
+    with pytest.warns(UserWarning, match="'CUDAExecutionProvider' is not in available"):
+        so.add_provider("CUDAExecutionProvider", {})

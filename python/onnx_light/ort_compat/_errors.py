@@ -122,6 +122,14 @@ def translate(exc: BaseException, phase: str) -> BaseException:
         return exc
 
 
+def unsupported(feature: str, why: str) -> Exception:
+    """The error for an ORT feature onnx-light does not have: ORT's ``NotImplemented`` that is
+    also a RuntimeError, naming the feature and why."""
+    return _combined(NotImplemented, RuntimeError)(
+        f"{feature} is not supported by onnx-light: {why} (docs/ort_drop_in.md)"
+    )
+
+
 class Translating:
     """``with Translating("run"): ...`` re-raises onnx-light's errors as ORT's classes."""
 

@@ -90,7 +90,14 @@ def install() -> None:
         package=True,
     )
     top = _module("onnxruntime", public, package=True)
-    top.__dict__.update({"capi": capi, "__version__": compat.__version__, "__onnx_light__": True})
+    top.__dict__.update(
+        {
+            "capi": capi,
+            "__version__": compat.__version__,
+            "__onnx_light__": True,
+            "__getattr__": compat.__getattr__,  # ORT names not provided, with why
+        }
+    )
     sys.modules.update(
         {
             "onnxruntime": top,

@@ -17,6 +17,7 @@ from onnx_light import onnx as _onnx
 from onnx_light.onnx import ModelProto
 from onnx_light.ort_compat._errors import LOADING, RUNNING
 from onnx_light.ort_compat._errors import NotImplemented as OrtNotImplemented
+from onnx_light.ort_compat._errors import unsupported
 from onnx_light.ort_compat._ortvalue import IOBinding, OrtValue, _value_of
 from onnx_light.runtime import ModelMetadata, NodeArg, RunOptions, RuntimeSession
 
@@ -89,6 +90,8 @@ class SessionOptions:
         "execution_mode": ExecutionMode.ORT_SEQUENTIAL,
         "execution_order": ExecutionOrder.DEFAULT,
         "use_deterministic_compute": False,
+        "enable_mem_reuse": True,
+        "use_per_session_threads": True,
         "log_severity_level": -1,
         "log_verbosity_level": 0,
         "logid": "",
@@ -99,6 +102,7 @@ class SessionOptions:
             object.__setattr__(self, name, value)
         object.__setattr__(self, "_custom_ops_libraries", [])
         object.__setattr__(self, "_config", {})
+        object.__setattr__(self, "_providers", [])
         object.__setattr__(self, "_dim_overrides", {})  # ("name" | "denotation", key) -> int
 
     def register_custom_ops_library(self, library_path: str | os.PathLike) -> None:
@@ -127,6 +131,53 @@ class SessionOptions:
             raise RuntimeError(f"SessionOptions does not have configuration with key: {config_key}")
         return self._config[config_key]
 
+    def add_provider(self, provider_name: str, provider_options: dict[str, str]) -> None:
+        """ORT's: a provider for sessions made with these options; one other than the CPU
+        one warns and is skipped, as in the ``providers`` argument."""
+        _check_providers([provider_name])
+        self._providers.append(provider_name)
+
+    def has_providers(self) -> bool:
+        return bool(self._providers)
+
+    def add_initializer(self, name: str, ortvalue: Any) -> None:
+        raise unsupported(
+            "SessionOptions.add_initializer",
+            "initializers come from the model; feed an overridable one at run time instead",
+        )
+
+    def add_external_initializers(self, names: Any, ortvalues: Any) -> None:
+        raise unsupported(
+            "SessionOptions.add_external_initializers",
+            "external data is read from the files the model names (onnx_light.onnx.load_model)",
+        )
+
+    def add_external_initializers_from_files_in_memory(self, *args: Any) -> None:
+        raise unsupported(
+            "SessionOptions.add_external_initializers_from_files_in_memory",
+            "external data is read from the files the model names",
+        )
+
+    def set_load_cancellation_flag(self, value: bool) -> None:
+        raise unsupported(
+            "SessionOptions.set_load_cancellation_flag", "loading cannot be cancelled"
+        )
+
+    def add_provider_for_devices(self, *args: Any) -> None:
+        raise unsupported(
+            "SessionOptions.add_provider_for_devices", "there are no plugin EP devices"
+        )
+
+    def set_provider_selection_policy(self, *args: Any) -> None:
+        raise unsupported(
+            "SessionOptions.set_provider_selection_policy", "the CPU is the only provider"
+        )
+
+    def set_provider_selection_policy_delegate(self, *args: Any) -> None:
+        raise unsupported(
+            "SessionOptions.set_provider_selection_policy_delegate", "the CPU is the only provider"
+        )
+
     def add_free_dimension_override_by_name(self, dim_name: str, dim_value: int) -> None:
         """Fixes the symbolic dimension ``dim_name`` of the graph's inputs to ``dim_value``:
         the session's inputs report it, and a feed of another size is an InvalidArgument."""
@@ -152,6 +203,7 @@ class SessionOptions:
             object.__setattr__(copy, name, getattr(self, name))
         object.__setattr__(copy, "_custom_ops_libraries", list(self._custom_ops_libraries))
         object.__setattr__(copy, "_config", dict(self._config))
+        object.__setattr__(copy, "_providers", list(self._providers))
         object.__setattr__(copy, "_dim_overrides", dict(self._dim_overrides))
         return copy
 
@@ -450,6 +502,12 @@ class InferenceSession:
         """ORT's: the same rules as the constructor's ``providers`` (an unavailable one
         warns and is skipped); the session keeps running on the CPU."""
         _check_providers(providers)
+
+    def disable_fallback(self) -> None:
+        """ORT's switch for falling back to the CPU provider: the CPU is the only one here."""
+
+    def enable_fallback(self) -> None:
+        """ORT's switch for falling back to the CPU provider: the CPU is the only one here."""
 
     def get_profiling_start_time_ns(self) -> int:
         """When profiling started (ns since the epoch), 0 when the session does not profile,
