@@ -50,6 +50,7 @@ from onnx_light.runtime import ModelMetadata, NodeArg, RunOptions
 __version__ = get_version_string()
 version = __version__
 cuda_version = ""  # as ORT's CPU package: no CUDA
+package_name = "onnxruntime"  # the package this stands in for (its CPU build)
 
 
 def preload_dlls(*args: object, **kwargs: object) -> None:
@@ -158,5 +159,6 @@ __all__ = [
     "set_seed",
     "uninstall",
     "cuda_version",
+    "package_name",
     "version",
 ]

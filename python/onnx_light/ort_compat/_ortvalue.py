@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from onnx_light.onnx import _mapping
+from onnx_light.ort_compat._errors import unsupported
 from onnx_light.runtime import _type_name
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -186,7 +187,13 @@ class OrtValue:
         return False
 
     def as_sparse_tensor(self) -> Any:
-        raise RuntimeError("sparse tensors are not supported by onnx-light")
+        raise unsupported("OrtValue.as_sparse_tensor", "sparse tensors do not exist at run time")
+
+    @staticmethod
+    def ort_value_from_sparse_tensor(sparse_tensor: Any) -> "OrtValue":
+        raise unsupported(
+            "OrtValue.ort_value_from_sparse_tensor", "sparse tensors do not exist at run time"
+        )
 
     def data_ptr(self) -> int:
         return self._tensor().ctypes.data

@@ -503,6 +503,48 @@ class InferenceSession:
         warns and is skipped); the session keeps running on the CPU."""
         _check_providers(providers)
 
+    def get_tuning_results(self) -> list:
+        """ORT's kernel tuning results (ROCm/CUDA tunable ops): none on the CPU, as ORT's."""
+        return []
+
+    def set_tuning_results(self, results: list, error_on_invalid: bool = False) -> None:
+        if results:
+            raise unsupported(
+                "InferenceSession.set_tuning_results", "onnx-light has no tunable ops"
+            )
+
+    def get_input_memory_infos(self) -> list:
+        raise unsupported("InferenceSession.get_input_memory_infos", "there is only CPU memory")
+
+    def get_output_memory_infos(self) -> list:
+        raise unsupported("InferenceSession.get_output_memory_infos", "there is only CPU memory")
+
+    def get_input_epdevices(self) -> list:
+        raise unsupported("InferenceSession.get_input_epdevices", "there are no EP devices")
+
+    def get_provider_graph_assignment_info(self) -> list:
+        raise unsupported(
+            "InferenceSession.get_provider_graph_assignment_info", "every node runs on the CPU"
+        )
+
+    def release_captured_graph(self, *args: Any) -> None:
+        raise unsupported("InferenceSession.release_captured_graph", "there is no graph capture")
+
+    def set_ep_dynamic_options(self, *args: Any) -> None:
+        raise unsupported("InferenceSession.set_ep_dynamic_options", "the CPU is the only provider")
+
+    def run_with_ortvaluevector(self, *args: Any) -> None:
+        raise unsupported(
+            "InferenceSession.run_with_ortvaluevector",
+            "ORT's internal vector type does not exist here; use run_with_ort_values",
+        )
+
+    def create_ortvalue_from_shape_and_type(self, *args: Any) -> None:
+        raise unsupported(
+            "InferenceSession.create_ortvalue_from_shape_and_type",
+            "use OrtValue.ortvalue_from_shape_and_type",
+        )
+
     def disable_fallback(self) -> None:
         """ORT's switch for falling back to the CPU provider: the CPU is the only one here."""
 
