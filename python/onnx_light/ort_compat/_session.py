@@ -344,8 +344,16 @@ class InferenceSession:
         **kwargs: Any,
     ) -> None:
         with LOADING:
+            disabled_optimizers = kwargs.pop("disabled_optimizers", None)
+            kwargs.pop("read_config_from_model", None)  # ORT's: config in the model; none here
             if kwargs:
                 raise TypeError(f"unexpected arguments: {', '.join(sorted(kwargs))}")
+            if disabled_optimizers:
+                raise unsupported(
+                    "InferenceSession(disabled_optimizers=...)",
+                    "it names ORT's optimizers; onnx-light's passes have other names: use "
+                    "onnx_light.RuntimeSession(disabled_passes=[...]) (docs/runtime.md)",
+                )
             _check_providers(providers)
             if sess_options is not None and not isinstance(sess_options, SessionOptions):
                 raise TypeError(
