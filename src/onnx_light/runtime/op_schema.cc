@@ -26,9 +26,11 @@ struct OpRows {
 #define ONNX_LIGHT_SCHEMA_ENTRY_onnx_light(op)
 #define ONNX_LIGHT_SCHEMA_ENTRY_onnx_light_cpu(op)
 #define ONNX_LIGHT_SCHEMA_ENTRY_com_microsoft(op)
+#define ONNX_LIGHT_SCHEMA_ENTRY_ai_onnx_ml(op)
 constexpr OpRows kRows[] = {
 #include ONNX_LIGHT_KERNEL_LIST
     {nullptr, nullptr}};
+#undef ONNX_LIGHT_SCHEMA_ENTRY_ai_onnx_ml
 #undef ONNX_LIGHT_SCHEMA_ENTRY_com_microsoft
 #undef ONNX_LIGHT_SCHEMA_ENTRY_onnx_light_cpu
 #undef ONNX_LIGHT_SCHEMA_ENTRY_onnx_light

@@ -10,11 +10,16 @@ constexpr bool Same(const char* a, const char* b) {
   return *a == *b && (*a == '\0' || Same(a + 1, b + 1));
 }
 // A kernel_list.inc domain token as the domain string of the model's nodes: ai_onnx -> "",
-// com_microsoft -> "com.microsoft"; onnx_light and onnx_light_cpu are their own names.
+// com_microsoft -> "com.microsoft", ai_onnx_ml -> "ai.onnx.ml"; onnx_light and onnx_light_cpu
+// are their own names.
 constexpr const char* DomainOf(const char* token) {
-  return Same(token, "ai_onnx") ? "" : Same(token, "com_microsoft") ? "com.microsoft" : token;
+  return Same(token, "ai_onnx")         ? ""
+         : Same(token, "com_microsoft") ? "com.microsoft"
+         : Same(token, "ai_onnx_ml")    ? "ai.onnx.ml"
+                                        : token;
 }
 static_assert(Same(DomainOf("ai_onnx"), "") && Same(DomainOf("com_microsoft"), "com.microsoft") &&
+              Same(DomainOf("ai_onnx_ml"), "ai.onnx.ml") &&
               Same(DomainOf("onnx_light"), "onnx_light"));
 constexpr KernelRegistry::LazyOp kLazyOps[] = {
 #define ONNX_LIGHT_KERNEL(domain, op) \

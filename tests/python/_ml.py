@@ -1,0 +1,95 @@
+"""One-node ai.onnx.ml models, run by onnx-light and by ONNX Runtime (the oracle) and
+compared: strings and integers exactly, floats to 1e-6 (relative and absolute; both
+runtimes compute these ops in float32, in different orders)."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+import onnx_light
+
+ELEM = {
+    np.dtype(np.float32): TensorProto.FLOAT,
+    np.dtype(np.float64): TensorProto.DOUBLE,
+    np.dtype(np.float16): TensorProto.FLOAT16,
+    np.dtype(np.int64): TensorProto.INT64,
+    np.dtype(np.int32): TensorProto.INT32,
+    np.dtype(np.int16): TensorProto.INT16,
+    np.dtype(object): TensorProto.STRING,
+}
+
+
+def ml_model(op, feeds, outputs, ml_opset=3, **attrs) -> bytes:
+    """A model of one ai.onnx.ml `op` reading `feeds` (name -> array, their types taken as
+    the inputs' types) into `outputs` ((name, elem type) pairs)."""
+    node = helper.make_node(op, list(feeds), [n for n, _ in outputs], domain="ai.onnx.ml", **attrs)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [
+            helper.make_tensor_value_info(n, ELEM[np.asarray(v).dtype], None)
+            for n, v in feeds.items()
+        ],
+        [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
+    )
+    m = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", ml_opset)],
+    )
+    m.ir_version = 8
+    return m.SerializeToString()
+
+
+def ort_has_no_kernel(exc: Exception) -> bool:
+    return "Could not find an implementation" in str(exc)
+
+
+def run_both(model: bytes, feeds: dict, ref=None):
+    """onnx-light's and ORT's outputs. Where ORT has no kernel for the node's types (it
+    registers fewer than the spec allows: Binarizer and Imputer float only, ...), `ref` (a
+    function of the feeds giving the outputs, computed independently with numpy) stands in;
+    without one that is an error."""
+    import onnxruntime as ort
+
+    light = onnx_light.RuntimeSession(model).run(None, feeds)
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    try:
+        sess = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+    except Exception as exc:
+        if ref is None or not ort_has_no_kernel(exc):
+            raise
+        return light, ref(**feeds)
+    return light, sess.run(None, feeds)
+
+
+def assert_same(light, ref, rtol=1e-6, atol=1e-6):
+    assert len(light) == len(ref)
+    for a, b in zip(light, ref):
+        b = np.asarray(b)
+        assert a.shape == b.shape, (a.shape, b.shape)
+        if b.dtype.kind in "OSU":
+            assert a.tolist() == b.tolist()
+        elif b.dtype.kind == "f":
+            assert a.dtype == b.dtype
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+        else:
+            assert a.dtype == b.dtype
+            np.testing.assert_array_equal(a, b)
+
+
+def check(op, feeds, outputs, ml_opset=3, rtol=1e-6, atol=1e-6, ref=None, **attrs):
+    """onnx-light's outputs equal ORT's (or `ref`'s where ORT has no kernel) for this node
+    and feeds; returns onnx-light's."""
+    light, ref = run_both(ml_model(op, feeds, outputs, ml_opset, **attrs), feeds, ref)
+    assert_same(light, ref, rtol, atol)
+    return light
+
+
+def strings(*values):
+    return np.array(values, dtype=object)
+
+
+__all__ = ["check", "ml_model", "run_both", "assert_same", "strings", "onnx", "TensorProto"]

@@ -1,0 +1,48 @@
+"""ai.onnx.ml CategoryMapper against ONNX Runtime (numpy where ORT has no kernel for a type), with
+its bad inputs and attributes (tests/python/kernels/ml/_ml.py runs both)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _ml import TensorProto, check, ml_model, strings
+from onnx import helper, numpy_helper
+
+import onnx_light
+
+F, D, I64, S = TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT64, TensorProto.STRING
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(5, 4)).astype(np.float32)
+NUMERIC = [np.float32, np.float64, np.int64, np.int32]
+
+
+def as_type(x, t):
+    return (x * 10).astype(t) if np.dtype(t).kind == "i" else x.astype(t)
+
+
+def test_category_mapper_both_ways():
+    cats = dict(cats_strings=["cat", "dog", "cow"], cats_int64s=[3, 1, 7])
+    check("CategoryMapper", {"x": strings("dog", "cow", "bird")}, [("y", I64)], **cats)
+    check("CategoryMapper", {"x": np.array([[7, 3], [2, 1]], np.int64)}, [("y", S)], **cats)
+    check("CategoryMapper", {"x": strings("x")}, [("y", I64)], default_int64=42, **cats)
+
+
+@pytest.mark.parametrize(
+    "op, feeds, outputs, attrs, message",
+    [
+        (
+            "CategoryMapper",
+            {"x": strings("a")},
+            [("y", I64)],
+            dict(cats_strings=["a"], cats_int64s=[1, 2]),
+            "cats_strings has 1 values, cats_int64s 2",
+        ),
+    ],
+)
+def test_bad_attributes_are_refused(op, feeds, outputs, attrs, message):
+    # ai.onnx.ml ops have no schema rows here: the attributes are checked when the node's
+    # kernel is made, at the first run; the error repeats at every run (nothing is kept)
+    s = onnx_light.RuntimeSession(ml_model(op, feeds, outputs, ml_opset=2, **attrs))
+    for _ in range(2):
+        with pytest.raises(ValueError, match=f"\\({op}, domain ai.onnx.ml\\): {message}"):
+            s.run(None, feeds)

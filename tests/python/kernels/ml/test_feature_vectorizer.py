@@ -1,0 +1,75 @@
+"""ai.onnx.ml FeatureVectorizer against ONNX Runtime (numpy where ORT has no kernel for a type), with
+its bad inputs and attributes (tests/python/kernels/ml/_ml.py runs both)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _ml import TensorProto, check, ml_model, strings
+from onnx import helper, numpy_helper
+
+import onnx_light
+
+F, D, I64, S = TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT64, TensorProto.STRING
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(5, 4)).astype(np.float32)
+NUMERIC = [np.float32, np.float64, np.int64, np.int32]
+
+
+def as_type(x, t):
+    return (x * 10).astype(t) if np.dtype(t).kind == "i" else x.astype(t)
+
+
+def test_feature_vectorizer_pads_and_cuts():
+    a, b, c = X[:, :2], X[:, :3], X[:, 1:2]
+    check("FeatureVectorizer", {"a": a, "b": b, "c": c}, [("y", F)], inputdimensions=[2, 2, 3])
+    ints = (X * 10).astype(np.int64)
+    check("FeatureVectorizer", {"a": ints[:, :3], "b": ints}, [("y", F)], inputdimensions=[3, 4])
+
+
+def test_feature_vectorizer_takes_mixed_types():
+    # ORT binds every input to one type; onnx-light converts each input to float on its own
+    a, b = X[:, :2], (X[:, :3] * 10).astype(np.int64)
+    model = ml_model("FeatureVectorizer", {"a": a, "b": b}, [("y", F)], inputdimensions=[2, 4])
+    y = onnx_light.RuntimeSession(model).run(None, {"a": a, "b": b})[0]
+    expected = np.concatenate([a, b.astype(np.float32), np.zeros((5, 1), np.float32)], axis=1)
+    np.testing.assert_array_equal(y, expected)
+
+
+@pytest.mark.parametrize(
+    "op, feeds, outputs, attrs, message",
+    [
+        (
+            "FeatureVectorizer",
+            {"a": X, "b": X[:2]},
+            [("y", F)],
+            dict(inputdimensions=[4, 4]),
+            "input 1 has 2 rows, input 0 has 5",
+        ),
+    ],
+)
+def test_bad_inputs_are_clear_errors(op, feeds, outputs, attrs, message):
+    s = onnx_light.RuntimeSession(ml_model(op, feeds, outputs, **attrs))
+    with pytest.raises(ValueError, match=message):
+        s.run(None, feeds)
+
+
+@pytest.mark.parametrize(
+    "op, feeds, outputs, attrs, message",
+    [
+        (
+            "FeatureVectorizer",
+            {"a": X},
+            [("y", F)],
+            dict(inputdimensions=[1, 2]),
+            "inputdimensions has 2 values for 1 inputs",
+        ),
+    ],
+)
+def test_bad_attributes_are_refused(op, feeds, outputs, attrs, message):
+    # ai.onnx.ml ops have no schema rows here: the attributes are checked when the node's
+    # kernel is made, at the first run; the error repeats at every run (nothing is kept)
+    s = onnx_light.RuntimeSession(ml_model(op, feeds, outputs, ml_opset=2, **attrs))
+    for _ in range(2):
+        with pytest.raises(ValueError, match=f"\\({op}, domain ai.onnx.ml\\): {message}"):
+            s.run(None, feeds)

@@ -1,0 +1,58 @@
+"""ai.onnx.ml OneHotEncoder against ONNX Runtime (numpy where ORT has no kernel for a type), with
+its bad inputs and attributes (tests/python/kernels/ml/_ml.py runs both)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _ml import TensorProto, check, ml_model, strings
+from onnx import helper, numpy_helper
+
+import onnx_light
+
+F, D, I64, S = TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT64, TensorProto.STRING
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(5, 4)).astype(np.float32)
+NUMERIC = [np.float32, np.float64, np.int64, np.int32]
+
+
+def as_type(x, t):
+    return (x * 10).astype(t) if np.dtype(t).kind == "i" else x.astype(t)
+
+
+def one_hot_ref(cats):
+    def ref(x):
+        return [np.stack([(x.astype(np.int64) == c) for c in cats], axis=-1).astype(np.float32)]
+
+    return ref
+
+
+@pytest.mark.parametrize("t", [np.int64, np.int32, np.float32, np.float64])
+def test_one_hot_encoder_numbers(t):
+    x = np.array([[1, 3], [2, 7]], t)
+    check("OneHotEncoder", {"x": x}, [("y", F)], ref=one_hot_ref([1, 2, 3]), cats_int64s=[1, 2, 3])
+
+
+def test_one_hot_encoder_strings_and_zeros():
+    x = strings("a", "c", "z")
+    check("OneHotEncoder", {"x": x}, [("y", F)], cats_strings=["a", "b", "c"])
+    model = ml_model("OneHotEncoder", {"x": x}, [("y", F)], cats_strings=["a", "b", "c"], zeros=0)
+    s = onnx_light.RuntimeSession(model)
+    with pytest.raises(ValueError, match="element 2 of X is in no category"):
+        s.run(None, {"x": x})
+    assert s.run(None, {"x": strings("b")})[0].tolist() == [[0.0, 1.0, 0.0]]
+
+
+@pytest.mark.parametrize(
+    "op, feeds, outputs, attrs, message",
+    [
+        ("OneHotEncoder", {"x": X}, [("y", F)], {}, "required attribute 'cats_int64s' is missing"),
+    ],
+)
+def test_bad_attributes_are_refused(op, feeds, outputs, attrs, message):
+    # ai.onnx.ml ops have no schema rows here: the attributes are checked when the node's
+    # kernel is made, at the first run; the error repeats at every run (nothing is kept)
+    s = onnx_light.RuntimeSession(ml_model(op, feeds, outputs, ml_opset=2, **attrs))
+    for _ in range(2):
+        with pytest.raises(ValueError, match=f"\\({op}, domain ai.onnx.ml\\): {message}"):
+            s.run(None, feeds)

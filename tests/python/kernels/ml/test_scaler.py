@@ -1,0 +1,56 @@
+"""ai.onnx.ml Scaler against ONNX Runtime (numpy where ORT has no kernel for a type), with
+its bad inputs and attributes (tests/python/kernels/ml/_ml.py runs both)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _ml import TensorProto, check, ml_model, strings
+from onnx import helper, numpy_helper
+
+import onnx_light
+
+F, D, I64, S = TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT64, TensorProto.STRING
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(5, 4)).astype(np.float32)
+NUMERIC = [np.float32, np.float64, np.int64, np.int32]
+
+
+def as_type(x, t):
+    return (x * 10).astype(t) if np.dtype(t).kind == "i" else x.astype(t)
+
+
+@pytest.mark.parametrize("t", NUMERIC)
+def test_scaler_per_feature_and_shared(t):
+    x = as_type(X, t)
+    check("Scaler", {"x": x}, [("y", F)], offset=[0.5, -1.0, 2.0, 0.0], scale=[2.0, 0.5, 1.0, -3.0])
+    check("Scaler", {"x": x}, [("y", F)], offset=[0.25], scale=[4.0])
+    check(
+        "Scaler", {"x": x[0]}, [("y", F)], offset=[0.25, 0.5, 0.75, 1.0], scale=[1.0, 2.0, 3.0, 4.0]
+    )
+
+
+def test_scaler_sizes_may_differ():
+    # ORT requires as many scales as offsets; the spec does not, and neither does onnx-light
+    scale = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    model = ml_model("Scaler", {"x": X}, [("y", F)], offset=[0.25], scale=scale.tolist())
+    y = onnx_light.RuntimeSession(model).run(None, {"x": X})[0]
+    np.testing.assert_allclose(y, (X - 0.25) * scale, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "op, feeds, outputs, attrs, message",
+    [
+        (
+            "Scaler",
+            {"x": X},
+            [("y", F)],
+            dict(scale=[1.0, 2.0], offset=[0.0]),
+            "scale has 2 values; X has 4 features",
+        ),
+    ],
+)
+def test_bad_inputs_are_clear_errors(op, feeds, outputs, attrs, message):
+    s = onnx_light.RuntimeSession(ml_model(op, feeds, outputs, **attrs))
+    with pytest.raises(ValueError, match=message):
+        s.run(None, feeds)
