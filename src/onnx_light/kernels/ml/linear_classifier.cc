@@ -61,7 +61,10 @@ class LinearClassifier : public KernelBase {
       SetLabel(y, r, best);
     }
     if (!binary_) {
-      MlTransformRows(s, rows, classes_, post_);
+      // Rows split over the pool when there are many (softmax's exp per score dominates).
+      ParallelOrInline(ctx.thread_pool(), rows, 1024, [&](int64_t begin, int64_t end) {
+        MlTransformRows(s + begin * classes_, end - begin, classes_, post_);
+      });
     } else {
       // One score: LOGISTIC or PROBIT turns it into the second class's probability p, and
       // Z is (1 - p, p), as ORT 1.30 gives it.

@@ -13,6 +13,7 @@
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "onnx_light/runtime/thread_pool.h"
 
 namespace onnx_light::kernels {
 
@@ -189,6 +190,17 @@ inline void MlExpandBinary(float* s, int64_t rows, PostTransform t, SecondClass 
       out[0] = -v;
       out[1] = v;
     }
+  }
+}
+
+// fn(begin, end) over [0, n): split across `pool` in chunks of at least `min_chunk`, or
+// inline without a pool.
+template <typename Fn>
+void ParallelOrInline(ThreadPool* pool, int64_t n, int64_t min_chunk, Fn&& fn) {
+  if (pool != nullptr && pool->threads() > 1 && n >= 2 * min_chunk) {
+    pool->ParallelFor(n, min_chunk, fn);
+  } else if (n > 0) {
+    fn(0, n);
   }
 }
 

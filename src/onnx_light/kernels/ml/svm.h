@@ -44,14 +44,30 @@ inline Result<SvmParams> ReadSvmParams(const KernelInfo& info) {
 inline void SvmKernelRows(const SvmParams& p, const float* x, const float* v, int64_t m, int64_t n,
                           int64_t k, float add, float* out, ThreadPool* pool) {
   if (p.kernel == SvmKernel::kRbf) {
+    // |x - v|^2 = |x|^2 + |v|^2 - 2 <x, v>, the dot products by GEMM; the sum is clamped at
+    // 0 where rounding makes a near-zero distance negative.
+    std::vector<float> xn(static_cast<size_t>(m)), vn(static_cast<size_t>(n));
+    for (int64_t i = 0; i < m; ++i) {
+      float s = 0.0f;
+      for (int64_t f = 0; f < k; ++f)
+        s += x[i * k + f] * x[i * k + f];
+      xn[static_cast<size_t>(i)] = s;
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      float s = 0.0f;
+      for (int64_t f = 0; f < k; ++f)
+        s += v[j * k + f] * v[j * k + f];
+      vn[static_cast<size_t>(j)] = s;
+    }
+    std::fill(out, out + m * n, 0.0f);
+    if (m > 0 && n > 0 && k > 0 && !BlasGemm2D(x, k, 1, v, 1, k, out, m, n, k, pool)) {
+      Gemm2DLoop(x, k, 1, v, 1, k, out, m, n, k);
+    }
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
-        float sum = 0.0f;
-        for (int64_t f = 0; f < k; ++f) {
-          const float d = x[i * k + f] - v[j * k + f];
-          sum += d * d;
-        }
-        out[i * n + j] = std::exp(-p.gamma * sum);
+        const float d2 =
+            xn[static_cast<size_t>(i)] + vn[static_cast<size_t>(j)] - 2.0f * out[i * n + j];
+        out[i * n + j] = std::exp(-p.gamma * std::max(d2, 0.0f));
       }
     }
     return;

@@ -278,7 +278,221 @@ Result<TreeEnsembleEngine> TreeEnsembleEngine::Compile(TreeSpec spec) {
   }
   if (visited != n) return bad("some nodes are in a cycle, reached from no root");
   e.spec_ = std::move(spec);
+  e.Pack();
   return e;
+}
+
+void TreeEnsembleEngine::Pack() {
+  packed_ = single_mode_ && the_mode_ != TreeMode::kMember;
+  if (!packed_) return;
+  const size_t n = mode_.size();
+  std::vector<int32_t> node_of_leaf(leaf_begin_.size() - 1, -1);
+  int32_t leaf = 0;
+  packed_leaf_.assign(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    if (mode_[i] == TreeMode::kLeaf) {
+      node_of_leaf[static_cast<size_t>(leaf)] = static_cast<int32_t>(i);
+      packed_leaf_[i] = leaf++;
+    }
+  }
+  auto entry = [&](int32_t c) { return c >= 0 ? c : node_of_leaf[static_cast<size_t>(~c)]; };
+  packed_f_.resize(n);
+  packed_d_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const bool is_leaf = mode_[i] == TreeMode::kLeaf;
+    const int32_t self = static_cast<int32_t>(i);
+    const int32_t f = is_leaf ? 0 : feature_[i];
+    const int32_t flag = !is_leaf && missing_true_[i] ? INT32_MIN : 0;
+    const int32_t cf = is_leaf ? self : entry(child_false_[i]);
+    const int32_t ct = is_leaf ? self : entry(child_true_[i]);
+    packed_f_[i] = {threshold_f_[i], f | flag, {cf, ct}};
+    packed_d_[i] = {threshold_d_[i], f | flag, {cf, ct}};
+  }
+  // Roots and depths (edges on the longest path from the root).
+  for (int32_t r : roots_) {
+    const int32_t root = entry(r);
+    int32_t depth = 0;
+    std::vector<std::pair<int32_t, int32_t>> stack = {{root, 0}};
+    while (!stack.empty()) {
+      const auto [i, d] = stack.back();
+      stack.pop_back();
+      depth = std::max(depth, d);
+      if (mode_[static_cast<size_t>(i)] == TreeMode::kLeaf) continue;
+      const Packed<float>& p = packed_f_[static_cast<size_t>(i)];
+      stack.push_back({p.child[0], d + 1});
+      if (p.child[1] != p.child[0]) stack.push_back({p.child[1], d + 1});
+    }
+    packed_root_.push_back(root);
+    packed_depth_.push_back(depth);
+  }
+  // The compact copy: branch nodes of each tree in depth-first order, false child first.
+  std::vector<int32_t> compact_of(n, -1);
+  for (int32_t root : packed_root_) {
+    std::vector<int32_t> stack = {root};
+    while (!stack.empty()) {
+      const int32_t i = stack.back();
+      stack.pop_back();
+      if (mode_[static_cast<size_t>(i)] == TreeMode::kLeaf) continue;
+      compact_of[static_cast<size_t>(i)] = static_cast<int32_t>(compact_f_.size());
+      compact_f_.push_back(packed_f_[static_cast<size_t>(i)]);
+      compact_d_.push_back(packed_d_[static_cast<size_t>(i)]);
+      const Packed<float>& p = packed_f_[static_cast<size_t>(i)];
+      if (p.child[1] != p.child[0]) stack.push_back(p.child[1]);
+      stack.push_back(p.child[0]);
+    }
+  }
+  auto compact = [&](int32_t i) {
+    return mode_[static_cast<size_t>(i)] == TreeMode::kLeaf ? ~i
+                                                            : compact_of[static_cast<size_t>(i)];
+  };
+  for (size_t c = 0; c < compact_f_.size(); ++c) {
+    for (int k = 0; k < 2; ++k) {
+      compact_f_[c].child[k] = compact(compact_f_[c].child[k]);
+      compact_d_[c].child[k] = compact_f_[c].child[k];
+    }
+  }
+  for (int32_t root : packed_root_)
+    compact_root_.push_back(compact(root));
+  single_weight_ =
+      spec_.aggregate == TreeAggregate::kSum || spec_.aggregate == TreeAggregate::kAverage;
+  packed_single_.assign(n, 0.0);
+  packed_target_.assign(n, 0);
+  for (size_t i = 0; i < n && single_weight_; ++i) {
+    const int32_t l = packed_leaf_[i];
+    if (l < 0) continue;
+    const int32_t b = leaf_begin_[static_cast<size_t>(l)],
+                  e = leaf_begin_[static_cast<size_t>(l) + 1];
+    if (e - b != 1) {
+      single_weight_ = false;  // a leaf without a weight (or with several) leaves "has" unset
+      break;
+    }
+    packed_single_[i] = leaf_value_[static_cast<size_t>(b)];
+    packed_target_[i] = leaf_target_[static_cast<size_t>(b)];
+  }
+}
+
+// One step of a packed walk (a leaf steps to itself).
+template <TreeMode M, typename Node, typename T>
+inline int32_t Step(const Node& nd, const T* row) {
+  const T v = row[nd.feature & INT32_MAX];
+  const bool go = HoldsFixed<M>(v, nd.threshold) | ((nd.feature < 0) & (v != v));
+  return nd.child[go];
+}
+
+// The packed walk: rows in blocks that stay in L1 while every tree of the range walks them,
+// eight rows at a time in lock step for exactly the tree's depth.
+template <TreeMode M, typename T, typename Node>
+void TreeEnsembleEngine::PackedRows(const std::vector<Node>& nodes, const T* x, int64_t cols,
+                                    int64_t row_begin, int64_t row_end, int64_t tree_begin,
+                                    int64_t tree_end, double* scores, uint8_t* has) const {
+  constexpr int64_t kBlock = 256, kLanes = 8;
+  const Node* node = nodes.data();
+  if (row_end - row_begin < kLanes && single_weight_) {
+    // A few rows (one request): eight trees walk each row in lock step (eight independent
+    // chains of loads instead of one), for the deepest of the eight's depth.
+    const double* value = packed_single_.data();
+    const int32_t* target = packed_target_.data();
+    const bool one_target = targets_ == 1;
+    for (int64_t r = row_begin; r < row_end; ++r) {
+      const T* row = x + r * cols;
+      double sum = 0.0;  // one target: summed here, added once
+      double* out = scores + r * targets_;
+      uint8_t* seen = has + r * targets_;
+      auto add = [&](int32_t leaf_entry) {
+        if (one_target) {
+          sum += value[leaf_entry];
+        } else {
+          out[target[leaf_entry]] += value[leaf_entry];
+          seen[target[leaf_entry]] = 1;
+        }
+      };
+      int64_t t = tree_begin;
+      for (; t + kLanes <= tree_end; t += kLanes) {
+        int32_t idx[kLanes];
+        int32_t depth = 0;
+        for (int64_t j = 0; j < kLanes; ++j) {
+          idx[j] = packed_root_[static_cast<size_t>(t + j)];
+          depth = std::max(depth, packed_depth_[static_cast<size_t>(t + j)]);
+        }
+        for (int32_t d = 0; d < depth; ++d) {
+          for (int64_t j = 0; j < kLanes; ++j)
+            idx[j] = Step<M>(node[idx[j]], row);
+        }
+        for (int64_t j = 0; j < kLanes; ++j)
+          add(idx[j]);
+      }
+      const Node* cnode = CompactOf<Node>();
+      for (; t < tree_end; ++t) {
+        int32_t i = compact_root_[static_cast<size_t>(t)];
+        while (i >= 0)
+          i = Step<M>(cnode[i], row);
+        add(~i);
+      }
+      if (one_target) {
+        out[0] += sum;
+        seen[0] = 1;
+      }
+    }
+    return;
+  }
+  for (int64_t rb = row_begin; rb < row_end; rb += kBlock) {
+    const int64_t re = std::min(rb + kBlock, row_end);
+    for (int64_t t = tree_begin; t < tree_end; ++t) {
+      const int32_t root = packed_root_[static_cast<size_t>(t)];
+      const int32_t depth = packed_depth_[static_cast<size_t>(t)];
+      for (int64_t r0 = rb; r0 < re; r0 += kLanes) {
+        const int64_t nr = std::min(kLanes, re - r0);
+        const T* row[kLanes];
+        int32_t idx[kLanes];
+        for (int64_t j = 0; j < kLanes; ++j) {
+          row[j] = x + (r0 + std::min(j, nr - 1)) * cols;
+          idx[j] = root;
+        }
+        if (nr == kLanes) {
+          for (int32_t d = 0; d < depth; ++d) {
+            for (int64_t j = 0; j < kLanes; ++j)
+              idx[j] = Step<M>(node[idx[j]], row[j]);
+          }
+        } else {
+          // A short batch: each row walks the compact copy and stops at its leaf.
+          const Node* cnode = CompactOf<Node>();
+          const int32_t croot = compact_root_[static_cast<size_t>(t)];
+          for (int64_t j = 0; j < nr; ++j) {
+            int32_t i = croot;
+            while (i >= 0)
+              i = Step<M>(cnode[i], row[j]);
+            idx[j] = ~i;
+          }
+        }
+        if (single_weight_) {
+          for (int64_t j = 0; j < nr; ++j) {
+            const auto e = static_cast<size_t>(idx[j]);
+            const auto at = static_cast<size_t>((r0 + j) * targets_ + packed_target_[e]);
+            scores[at] += packed_single_[e];
+            has[at] = 1;
+          }
+          continue;
+        }
+        for (int64_t j = 0; j < nr; ++j) {
+          const int32_t leaf = packed_leaf_[static_cast<size_t>(idx[j])];
+          for (int32_t k = leaf_begin_[static_cast<size_t>(leaf)];
+               k < leaf_begin_[static_cast<size_t>(leaf) + 1]; ++k) {
+            const size_t at =
+                static_cast<size_t>((r0 + j) * targets_ + leaf_target_[static_cast<size_t>(k)]);
+            const double v = leaf_value_[static_cast<size_t>(k)];
+            if (spec_.aggregate == TreeAggregate::kMin) {
+              scores[at] = has[at] && scores[at] < v ? scores[at] : v;
+            } else if (spec_.aggregate == TreeAggregate::kMax) {
+              scores[at] = has[at] && scores[at] > v ? scores[at] : v;
+            } else {
+              scores[at] += v;
+            }
+            has[at] = 1;
+          }
+        }
+      }
+    }
+  }
 }
 
 // Walks trees [tree_begin, tree_end) for rows [row_begin, row_end), adding into scores/has.
@@ -291,6 +505,30 @@ void TreeEnsembleEngine::Rows(const T* x, int64_t cols, int64_t row_begin, int64
     thr = threshold_f_.data();
   } else {
     thr = threshold_d_.data();
+  }
+  if (packed_) {
+    auto go = [&](auto fixed) {
+      constexpr TreeMode M = decltype(fixed)::value;
+      if constexpr (std::is_same_v<T, float>) {
+        PackedRows<M>(packed_f_, x, cols, row_begin, row_end, tree_begin, tree_end, scores, has);
+      } else {
+        PackedRows<M>(packed_d_, x, cols, row_begin, row_end, tree_begin, tree_end, scores, has);
+      }
+    };
+    switch (the_mode_) {
+      case TreeMode::kLt:
+        return go(std::integral_constant<TreeMode, TreeMode::kLt>{});
+      case TreeMode::kGte:
+        return go(std::integral_constant<TreeMode, TreeMode::kGte>{});
+      case TreeMode::kGt:
+        return go(std::integral_constant<TreeMode, TreeMode::kGt>{});
+      case TreeMode::kEq:
+        return go(std::integral_constant<TreeMode, TreeMode::kEq>{});
+      case TreeMode::kNeq:
+        return go(std::integral_constant<TreeMode, TreeMode::kNeq>{});
+      default:
+        return go(std::integral_constant<TreeMode, TreeMode::kLeq>{});
+    }
   }
   const int32_t* feat = feature_.data();
   const int32_t* cf = child_false_.data();

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ml/ml_common.h"
@@ -76,6 +77,45 @@ class TreeEnsembleEngine {
   template <typename T>
   void Rows(const T* x, int64_t cols, int64_t row_begin, int64_t row_end, int64_t tree_begin,
             int64_t tree_end, double* scores, uint8_t* has) const;
+  template <TreeMode M, typename T, typename Node>
+  void PackedRows(const std::vector<Node>& nodes, const T* x, int64_t cols, int64_t row_begin,
+                  int64_t row_end, int64_t tree_begin, int64_t tree_end, double* scores,
+                  uint8_t* has) const;
+  void Pack();
+  template <typename Node>
+  const Node* CompactOf() const {
+    if constexpr (std::is_same_v<Node, Packed<float>>) {
+      return compact_f_.data();
+    } else {
+      return compact_d_.data();
+    }
+  }
+
+  // The packed form the common case runs on (every branch one comparison, not MEMBER): one
+  // node per entry (threshold, feature with bit 31 set when NaN takes the true branch,
+  // children [false, true] as entries), a leaf's children being itself, so that a walk of
+  // exactly the tree's depth ends on the leaf for every row without a branch.
+  template <typename T>
+  struct Packed {
+    T threshold;
+    int32_t feature;
+    int32_t child[2];
+  };
+  // The same trees without their leaves, in depth-first order (a node's false child mostly
+  // next to it), a leaf child as ~(its entry above): short batches walk these, stopping at
+  // the leaf without loading it.
+  std::vector<Packed<float>> compact_f_;
+  std::vector<Packed<double>> compact_d_;
+  std::vector<int32_t> compact_root_;
+  bool packed_ = false;
+  std::vector<Packed<float>> packed_f_;
+  std::vector<Packed<double>> packed_d_;
+  std::vector<int32_t> packed_root_, packed_depth_;  // per tree
+  std::vector<int32_t> packed_leaf_;                 // per entry: its leaf, or -1
+  // Per entry: the weight of a leaf, when every leaf holds exactly one (sum fast path).
+  std::vector<double> packed_single_;
+  std::vector<int32_t> packed_target_;  // and its target
+  bool single_weight_ = false;
 
   TreeSpec spec_;
   int64_t targets_ = 1;
