@@ -92,4 +92,11 @@ def strings(*values):
     return np.array(values, dtype=object)
 
 
-__all__ = ["check", "ml_model", "run_both", "assert_same", "strings", "onnx", "TensorProto"]
+F, D, I64, S = TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT64, TensorProto.STRING
+X = np.random.default_rng(0).normal(size=(5, 4)).astype(np.float32)  # the transforms' input
+NUMERIC = [np.float32, np.float64, np.int64, np.int32]
+
+
+def as_type(x, t):
+    """x scaled to whole numbers for the integer types."""
+    return (x * 10).astype(t) if np.dtype(t).kind == "i" else x.astype(t)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <utility>
 
 #include "onnx_light/runtime/tensor_proto.h"
@@ -152,7 +153,13 @@ Result<TreeEnsembleEngine> TreeEnsembleEngine::Compile(TreeSpec spec) {
   if (n >= static_cast<size_t>(INT32_MAX / 2)) return bad("too many nodes");
   if (spec.targets < 1) return bad("n_targets must be >= 1");
   e.targets_ = spec.targets;
-  std::map<std::pair<int64_t, int64_t>, int32_t> index;  // (tree, node id) -> node
+  struct PairHash {
+    size_t operator()(const std::pair<int64_t, int64_t>& p) const noexcept {
+      return std::hash<int64_t>()(p.first * 1000003 ^ p.second);
+    }
+  };
+  std::unordered_map<std::pair<int64_t, int64_t>, int32_t, PairHash> index;  // (tree, node) -> i
+  index.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     if (!index.emplace(std::make_pair(spec.tree[i], spec.id[i]), static_cast<int32_t>(i)).second) {
       return bad(where(i) + " is defined twice");
@@ -706,6 +713,18 @@ Status TreeEnsembleEngine::Evaluate(const Tensor& x, ThreadPool* pool, std::vect
     return EvaluateAs<double>(x, pool, scores, has);
   }
   return EvaluateAs<float>(x, pool, scores, has);
+}
+
+Result<std::vector<float>> Regress(const TreeEnsembleEngine& e, const Tensor& x, ThreadPool* pool,
+                                   int64_t* rows) {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(auto rc, MlRows(x));
+  *rows = rc.first;
+  std::vector<double> scores;
+  std::vector<uint8_t> has;
+  ONNX_LIGHT_RETURN_IF_ERROR(e.Evaluate(x, pool, &scores, &has));
+  std::vector<float> out(static_cast<size_t>(rc.first * e.targets()));
+  FinalizeRegression(e, rc.first, scores, has, out.data());
+  return out;
 }
 
 void FinalizeRegression(const TreeEnsembleEngine& e, int64_t rows, const std::vector<double>& s,

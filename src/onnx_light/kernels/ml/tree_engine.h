@@ -135,6 +135,10 @@ class TreeEnsembleEngine {
   TreeMode the_mode_ = TreeMode::kLeq;
 };
 
+// A regression's outputs for X: evaluated, then finalized (below) into [rows, targets].
+Result<std::vector<float>> Regress(const TreeEnsembleEngine& e, const Tensor& x, ThreadPool* pool,
+                                   int64_t* rows);
+
 // Regression outputs from the aggregated scores (ORT's finalisation): base values, AVERAGE's
 // division, the post-transform. `out` is [rows, targets].
 void FinalizeRegression(const TreeEnsembleEngine& e, int64_t rows, const std::vector<double>& s,

@@ -166,15 +166,10 @@ class TreeEnsemble : public KernelBase {
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
-    const Tensor& x = *ctx.input(0);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto rc, MlRows(x));
-    std::vector<double> scores;
-    std::vector<uint8_t> has;
-    ONNX_LIGHT_RETURN_IF_ERROR(engine_.Evaluate(x, ctx.thread_pool(), &scores, &has));
-    const int64_t rows = rc.first, t = engine_.targets();
-    std::vector<float> out(static_cast<size_t>(rows * t));
-    FinalizeRegression(engine_, rows, scores, has, out.data());
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {rows, t}));
+    int64_t rows = 0;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<float> out,
+                                Regress(engine_, *ctx.input(0), ctx.thread_pool(), &rows));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {rows, engine_.targets()}));
     DispatchNumeric(y->dtype(), [&](auto tag) {
       using T = decltype(tag);
       T* o = y->mutable_data<T>();

@@ -30,13 +30,11 @@ class TreeEnsembleRegressor : public KernelBase {
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
-    const Tensor& x = *ctx.input(0);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto rc, MlRows(x));
-    std::vector<double> scores;
-    std::vector<uint8_t> has;
-    ONNX_LIGHT_RETURN_IF_ERROR(engine_.Evaluate(x, ctx.thread_pool(), &scores, &has));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {rc.first, engine_.targets()}));
-    FinalizeRegression(engine_, rc.first, scores, has, y->mutable_data<float>());
+    int64_t rows = 0;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<float> out,
+                                Regress(engine_, *ctx.input(0), ctx.thread_pool(), &rows));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {rows, engine_.targets()}));
+    std::copy(out.begin(), out.end(), y->mutable_data<float>());
     return Status::Ok();
   }
 

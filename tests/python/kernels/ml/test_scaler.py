@@ -5,19 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _ml import TensorProto, check, ml_model, strings
-from onnx import helper, numpy_helper
+from _ml import NUMERIC, F, X, as_type, check, ml_model
 
 import onnx_light
-
-F, D, I64, S = TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT64, TensorProto.STRING
-RNG = np.random.default_rng(0)
-X = RNG.normal(size=(5, 4)).astype(np.float32)
-NUMERIC = [np.float32, np.float64, np.int64, np.int32]
-
-
-def as_type(x, t):
-    return (x * 10).astype(t) if np.dtype(t).kind == "i" else x.astype(t)
 
 
 @pytest.mark.parametrize("t", NUMERIC)
