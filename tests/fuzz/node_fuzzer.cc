@@ -85,9 +85,78 @@ constexpr NamedAttr kContribAttrs[] = {
     {"keepdims", kAttrInt},
 };
 
+// ai.onnx.ml's attributes: the trees' node and leaf arrays, the linear and SVM models, the
+// encoders. Their lists get one length per node (most of the time), as a model's do.
+constexpr NamedAttr kMlAttrs[] = {
+    {"nodes_treeids", kAttrInts},
+    {"nodes_nodeids", kAttrInts},
+    {"nodes_featureids", kAttrInts},
+    {"nodes_values", kAttrFloats},
+    {"nodes_modes", kAttrStrings},
+    {"nodes_truenodeids", kAttrInts},
+    {"nodes_falsenodeids", kAttrInts},
+    {"nodes_missing_value_tracks_true", kAttrInts},
+    {"target_treeids", kAttrInts},
+    {"target_nodeids", kAttrInts},
+    {"target_ids", kAttrInts},
+    {"target_weights", kAttrFloats},
+    {"class_treeids", kAttrInts},
+    {"class_nodeids", kAttrInts},
+    {"class_ids", kAttrInts},
+    {"class_weights", kAttrFloats},
+    {"classlabels_int64s", kAttrInts},
+    {"classlabels_ints", kAttrInts},
+    {"base_values", kAttrFloats},
+    {"n_targets", kAttrInt},
+    {"aggregate_function", kAttrString},
+    {"post_transform", kAttrString},
+    {"tree_roots", kAttrInts},
+    {"nodes_trueleafs", kAttrInts},
+    {"nodes_falseleafs", kAttrInts},
+    {"leaf_targetids", kAttrInts},
+    {"coefficients", kAttrFloats},
+    {"intercepts", kAttrFloats},
+    {"targets", kAttrInt},
+    {"rho", kAttrFloats},
+    {"support_vectors", kAttrFloats},
+    {"vectors_per_class", kAttrInts},
+    {"kernel_params", kAttrFloats},
+    {"kernel_type", kAttrString},
+    {"prob_a", kAttrFloats},
+    {"prob_b", kAttrFloats},
+    {"n_supports", kAttrInt},
+    {"one_class", kAttrInt},
+    {"cats_int64s", kAttrInts},
+    {"cats_strings", kAttrStrings},
+    {"keys_int64s", kAttrInts},
+    {"keys_strings", kAttrStrings},
+    {"values_int64s", kAttrInts},
+    {"values_floats", kAttrFloats},
+    {"classes_strings", kAttrStrings},
+    {"inputdimensions", kAttrInts},
+    {"imputed_value_floats", kAttrFloats},
+    {"replaced_value_float", kAttrFloat},
+    {"offset", kAttrFloats},
+    {"threshold", kAttrFloat},
+    {"norm", kAttrString},
+    {"zeros", kAttrInt},
+};
+
 // Strings worth trying: the values of every enum-like string attribute in the registry.
 constexpr const char* kStrings[] = {
     "",
+    "BRANCH_LEQ",
+    "BRANCH_LT",
+    "LEAF",
+    "SUM",
+    "AVERAGE",
+    "MAX",
+    "SOFTMAX",
+    "LOGISTIC",
+    "PROBIT",
+    "RBF",
+    "POLY",
+    "L2",
     "Relu",
     "Sigmoid",
     "Tanh",
@@ -374,11 +443,13 @@ onnx::GraphProto MakeSubgraph(FuzzedDataProvider& fdp, const std::vector<Input>&
 }
 
 void AddAttribute(FuzzedDataProvider& fdp, const std::string& name, int32_t type,
-                  const std::vector<Input>& outer, onnx::NodeProto* node) {
+                  const std::vector<Input>& outer, onnx::NodeProto* node, int list_len = -1) {
   onnx::AttributeProto* a = node->attribute.Add();
   a->name = name;
   a->type = type;
-  const size_t count = fdp.ConsumeIntegralInRange<size_t>(0, 6);
+  const size_t count = list_len >= 0 && fdp.ConsumeIntegralInRange(0, 3) != 0
+                           ? static_cast<size_t>(list_len)
+                           : fdp.ConsumeIntegralInRange<size_t>(0, 6);
   switch (type) {
     case kAttrFloat:
       a->f = PickFloat(fdp);
@@ -505,6 +576,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!required && fdp.ConsumeIntegralInRange(0, 2) != 0) continue;
       const int32_t type = std::atoi(std::string(item.substr(eq + 1)).c_str());
       AddAttribute(fdp, std::string(item.substr(0, eq)), type, inputs, &node);
+    }
+  } else if (def.domain == "ai.onnx.ml") {
+    const int count = fdp.ConsumeIntegralInRange(0, 16);
+    const int list_len = fdp.ConsumeIntegralInRange(0, 9);
+    for (int i = 0; i < count; ++i) {
+      const NamedAttr& a = Pick(fdp, kMlAttrs);
+      AddAttribute(fdp, a.name, a.type, inputs, &node, list_len);
     }
   } else {
     const int count = fdp.ConsumeIntegralInRange(0, 4);

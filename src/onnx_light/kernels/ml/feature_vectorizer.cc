@@ -19,8 +19,9 @@ class FeatureVectorizer : public KernelBase {
                         std::to_string(info.input_count()) + " inputs");
     }
     for (int64_t d : k->dims_) {
-      if (d < 0) {
-        return Status(StatusCode::kInvalidModel, "inputdimensions holds a negative count");
+      if (d < 0 || d > INT32_MAX || k->total_ + d > INT32_MAX) {
+        return Status(StatusCode::kInvalidModel,
+                      "inputdimensions holds a count outside [0, 2^31) (or they sum past it)");
       }
       k->total_ += d;
     }

@@ -177,7 +177,9 @@ class SVMClassifier : public KernelBase {
     if (prob_a_.size() != prob_b_.size()) return bad("prob_a and prob_b differ in length");
     if (rho_.empty()) return bad("no rho");
     for (int64_t n : per_class_) {
-      if (n < 0) return bad("vectors_per_class holds a negative count");
+      if (n < 0 || n > INT32_MAX || vectors_ + n > INT32_MAX) {
+        return bad("vectors_per_class holds a count outside [0, 2^31)");
+      }
       start_.push_back(vectors_);
       vectors_ += n;
     }
