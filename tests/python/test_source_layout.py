@@ -59,6 +59,18 @@ def test_every_kernel_file_has_its_test_module():
     assert not missing, f"kernel files without their test module: {missing}"
 
 
+def test_the_ai_onnx_ml_table_names_the_ml_kernels():
+    """docs/conformance.md's ai.onnx.ml table lists every op of the domain; those marked
+    implemented are exactly the ai_onnx_ml kernels of kernel_list.inc."""
+    page = (REPO / "docs" / "conformance.md").read_text()
+    section = page.split("## Classical machine learning (ai.onnx.ml)")[1]
+    rows = re.findall(r"^\| (\w+) \| ai\.onnx\.ml \| [^|]+\| [^|]+\| ([^|]+) \|$", section, re.M)
+    implemented = {op for op, status in rows if status.strip() == "implemented"}
+    listed = {op for domain, op in listed_kernels() if domain == "ai_onnx_ml"}
+    assert implemented == listed
+    assert len(rows) == 19  # the domain's ops in the ONNX spec
+
+
 def pass_names():
     text = (PASSES / "pass_manager.cc").read_text()
     return re.findall(r'\{"(\w+)", GraphOptimizationLevel::', text)

@@ -2,7 +2,7 @@
 module each, a list ROWS of OpCase. A new op adds its rows to its family's list; a new
 family is a new module added here."""
 
-from . import com_microsoft, math, nn, quantization, reduction, rnn, tensor
+from . import com_microsoft, math, ml, nn, quantization, reduction, rnn, tensor
 
 FAMILIES = {
     "math": math.ROWS,
@@ -12,4 +12,5 @@ FAMILIES = {
     "quantization": quantization.ROWS,
     "rnn": rnn.ROWS,
     "com_microsoft": com_microsoft.ROWS,
+    "ml": ml.ROWS,
 }

@@ -32,9 +32,24 @@ class ArrayFeatureExtractor : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * z, ctx.AllocateOutput(0, zd));
     const int64_t rows = c == 0 ? 0 : x.num_elements() / c;
     const size_t item = ItemSize(x.dtype());
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t j = 0; j < k; ++j)
-        CopyElement(x, r * c + idx[j], z, r * k + j, item);
+    auto gather = [&](auto tag) {
+      using T = decltype(tag);
+      const T* in = static_cast<const T*>(x.raw_data());
+      T* out = static_cast<T*>(z->mutable_raw_data());
+      for (int64_t r = 0; r < rows; ++r, in += c, out += k) {
+        for (int64_t j = 0; j < k; ++j)
+          out[j] = in[idx[j]];
+      }
+    };
+    if (item == 4) {
+      gather(uint32_t{});
+    } else if (item == 8) {
+      gather(uint64_t{});
+    } else {
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t j = 0; j < k; ++j)
+          CopyElement(x, r * c + idx[j], z, r * k + j, item);
+      }
     }
     return Status::Ok();
   }

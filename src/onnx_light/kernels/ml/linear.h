@@ -7,12 +7,26 @@
 
 namespace onnx_light::kernels {
 
-// Checks the coefficient count against X's features; fills `scores` (rows * targets).
-inline Status MlAffine(const float* x, int64_t rows, int64_t cols, const std::vector<float>& w,
+// W [T, C] as W^T [C, T] (made once, when the kernel is): the GEMM then reads B row by row.
+// A count that makes no [T, C] is returned as it is, for MlAffine's check to report.
+inline std::vector<float> MlTransposed(const std::vector<float>& w, int64_t targets) {
+  if (targets <= 0 || w.size() % static_cast<size_t>(targets) != 0) return w;
+  const size_t t = static_cast<size_t>(targets), c = w.size() / t;
+  std::vector<float> wt(w.size());
+  for (size_t i = 0; i < t; ++i) {
+    for (size_t j = 0; j < c; ++j)
+      wt[j * t + i] = w[i * c + j];
+  }
+  return wt;
+}
+
+// Checks the coefficient count (of `wt`, W transposed) against X's features; fills `scores`
+// (rows * targets).
+inline Status MlAffine(const float* x, int64_t rows, int64_t cols, const std::vector<float>& wt,
                        const std::vector<float>& b, int64_t targets, float* scores,
                        ThreadPool* pool) {
-  if (static_cast<int64_t>(w.size()) != targets * cols) {
-    return Status(StatusCode::kInvalidArgument, std::to_string(w.size()) +
+  if (static_cast<int64_t>(wt.size()) != targets * cols) {
+    return Status(StatusCode::kInvalidArgument, std::to_string(wt.size()) +
                                                     " coefficients do not make " +
                                                     std::to_string(targets) + " rows of X's " +
                                                     std::to_string(cols) + " features");
@@ -22,9 +36,8 @@ inline Status MlAffine(const float* x, int64_t rows, int64_t cols, const std::ve
       scores[r * targets + t] = b.empty() ? 0.0f : b[static_cast<size_t>(t)];
   }
   if (rows == 0 || targets == 0 || cols == 0) return Status::Ok();
-  // b(p, j) = W[j, p]: W read transposed in place.
-  if (!BlasGemm2D(x, cols, 1, w.data(), 1, cols, scores, rows, targets, cols, pool)) {
-    Gemm2DLoop(x, cols, 1, w.data(), 1, cols, scores, rows, targets, cols);
+  if (!BlasGemm2D(x, cols, 1, wt.data(), targets, 1, scores, rows, targets, cols, pool)) {
+    Gemm2DLoop(x, cols, 1, wt.data(), targets, 1, scores, rows, targets, cols);
   }
   return Status::Ok();
 }

@@ -35,6 +35,7 @@ class LinearClassifier : public KernelBase {
                                                    std::to_string(k->classes_) +
                                                    " classes of coefficients");
     }
+    k->transposed_ = MlTransposed(k->coefficients_, k->classes_);
     return std::unique_ptr<KernelBase>(std::move(k));
   }
 
@@ -47,7 +48,7 @@ class LinearClassifier : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * z, ctx.AllocateOutput(1, {rows, two ? 2 : classes_}));
     std::vector<float> buf;
     float* s = z->mutable_data<float>();
-    ONNX_LIGHT_RETURN_IF_ERROR(MlAffine(MlFloats(x, buf), rows, cols, coefficients_, intercepts_,
+    ONNX_LIGHT_RETURN_IF_ERROR(MlAffine(MlFloats(x, buf), rows, cols, transposed_, intercepts_,
                                         classes_, s, ctx.thread_pool()));
     for (int64_t r = 0; r < rows; ++r) {
       int64_t best = 0;
@@ -86,6 +87,7 @@ class LinearClassifier : public KernelBase {
     }
   }
 
+  std::vector<float> transposed_;  // W^T, for the GEMM
   std::vector<float> coefficients_, intercepts_;
   std::vector<std::string> string_labels_;
   std::vector<int64_t> int_labels_;

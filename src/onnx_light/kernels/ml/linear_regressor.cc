@@ -21,6 +21,7 @@ class LinearRegressor : public KernelBase {
                     "targets = " + std::to_string(k->targets_) + " with " +
                         std::to_string(k->intercepts_.size()) + " intercepts");
     }
+    k->transposed_ = MlTransposed(k->coefficients_, k->targets_);
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
@@ -30,7 +31,7 @@ class LinearRegressor : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {rows, targets_}));
     std::vector<float> buf;
     float* s = y->mutable_data<float>();
-    ONNX_LIGHT_RETURN_IF_ERROR(MlAffine(MlFloats(x, buf), rows, cols, coefficients_, intercepts_,
+    ONNX_LIGHT_RETURN_IF_ERROR(MlAffine(MlFloats(x, buf), rows, cols, transposed_, intercepts_,
                                         targets_, s, ctx.thread_pool()));
     if (targets_ > 1) {
       MlTransformRows(s, rows, targets_, post_);
@@ -43,6 +44,7 @@ class LinearRegressor : public KernelBase {
 
  private:
   int64_t targets_ = 1;
+  std::vector<float> transposed_;  // W^T, for the GEMM
   std::vector<float> coefficients_, intercepts_;
   PostTransform post_ = PostTransform::kNone;
 };

@@ -34,11 +34,16 @@ class Scaler : public KernelBase {
     std::vector<float> buf;
     const float* in = MlFloats(x, buf);
     float* out = y->mutable_data<float>();
-    const int64_t n = x.num_elements();
-    const bool per_scale = scale_.size() > 1, per_offset = offset_.size() > 1;
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t f = c > 0 ? i % c : 0;
-      out[i] = (in[i] - offset_[per_offset ? f : 0]) * scale_[per_scale ? f : 0];
+    const int64_t rows = c > 0 ? x.num_elements() / c : 0;
+    // One value per feature (broadcast when one is given), then rows of plain loops.
+    std::vector<float> scale(static_cast<size_t>(c)), offset(static_cast<size_t>(c));
+    for (int64_t f = 0; f < c; ++f) {
+      scale[static_cast<size_t>(f)] = scale_[scale_.size() > 1 ? static_cast<size_t>(f) : 0];
+      offset[static_cast<size_t>(f)] = offset_[offset_.size() > 1 ? static_cast<size_t>(f) : 0];
+    }
+    for (int64_t r = 0; r < rows; ++r, in += c, out += c) {
+      for (int64_t f = 0; f < c; ++f)
+        out[f] = (in[f] - offset[static_cast<size_t>(f)]) * scale[static_cast<size_t>(f)];
     }
     return Status::Ok();
   }

@@ -1,0 +1,133 @@
+"""ai.onnx.ml ops (kernels/ml/), the transforms and models skl2onnx writes, on 10,000 rows of
+50 features (the trees, SVMs and whole converted models are in bench/classical_ml_vs_ort.py).
+Attributes are random but fixed (seed 0)."""
+
+import numpy as np
+from cases import In, OpCase
+
+ML = "ai.onnx.ml"
+N, C = 10000, 50
+RNG = np.random.default_rng(0)
+X = In((N, C))
+W = RNG.normal(size=(4, C)).round(3).tolist()
+
+
+def tree(depth: int, seed: int) -> dict:
+    """One complete tree of `depth` levels on random features, as TreeEnsembleRegressor's
+    attributes (node ids in breadth-first order)."""
+    rng = np.random.default_rng(seed)
+    branches = 2**depth - 1
+    total = 2 * branches + 1
+    return dict(
+        nodes_treeids=[0] * total,
+        nodes_nodeids=list(range(total)),
+        nodes_featureids=[int(f) for f in rng.integers(0, C, total)],
+        nodes_values=[float(v) for v in rng.normal(size=total)],
+        nodes_modes=["BRANCH_LEQ"] * branches + ["LEAF"] * (total - branches),
+        nodes_truenodeids=[2 * i + 1 if i < branches else 0 for i in range(total)],
+        nodes_falsenodeids=[2 * i + 2 if i < branches else 0 for i in range(total)],
+        target_treeids=[0] * (total - branches),
+        target_nodeids=list(range(branches, total)),
+        target_ids=[0] * (total - branches),
+        target_weights=[float(v) for v in rng.normal(size=total - branches)],
+        n_targets=1,
+    )
+
+
+ROWS = [
+    OpCase(
+        "Scaler [10000,50]",
+        "Scaler",
+        [X],
+        {"scale": [2.0] * C, "offset": [0.5] * C},
+        domain=ML,
+        opset=1,
+        out_types=[1],
+    ),
+    OpCase(
+        "Normalizer L2 [10000,50]",
+        "Normalizer",
+        [X],
+        {"norm": "L2"},
+        domain=ML,
+        opset=1,
+        out_types=[1],
+    ),
+    OpCase(
+        "Binarizer [10000,50]",
+        "Binarizer",
+        [X],
+        {"threshold": 0.1},
+        domain=ML,
+        opset=1,
+        out_types=[1],
+    ),
+    OpCase(
+        "Imputer [10000,50]",
+        "Imputer",
+        [X],
+        {"imputed_value_floats": [0.0] * C, "replaced_value_float": 0.5},
+        domain=ML,
+        opset=1,
+        out_types=[1],
+    ),
+    OpCase(
+        "ArrayFeatureExtractor 10 of 50",
+        "ArrayFeatureExtractor",
+        [X, In((10,), np.int64, const=True, values=np.arange(0, 50, 5))],
+        domain=ML,
+        opset=1,
+        out_types=[1],
+    ),
+    OpCase(
+        "OneHotEncoder int64 [10000] x 16",
+        "OneHotEncoder",
+        [In((N,), np.int64, lo=0, hi=16)],
+        {"cats_int64s": list(range(16))},
+        domain=ML,
+        opset=1,
+        out_types=[1],
+    ),
+    OpCase(
+        "LabelEncoder int64 -> float [10000]",
+        "LabelEncoder",
+        [In((N,), np.int64, lo=0, hi=64)],
+        {"keys_int64s": list(range(64)), "values_floats": [float(i) / 2 for i in range(64)]},
+        domain=ML,
+        opset=2,
+        out_types=[1],
+    ),
+    OpCase(
+        "LinearRegressor 4 targets [10000,50]",
+        "LinearRegressor",
+        [X],
+        {"coefficients": sum(W, []), "intercepts": [0.1] * 4, "targets": 4},
+        domain=ML,
+        opset=1,
+        out_types=[1],
+    ),
+    OpCase(
+        "LinearClassifier softmax 4 classes [10000,50]",
+        "LinearClassifier",
+        [X],
+        {
+            "coefficients": sum(W, []),
+            "intercepts": [0.1] * 4,
+            "classlabels_ints": [0, 1, 2, 3],
+            "post_transform": "SOFTMAX",
+        },
+        domain=ML,
+        opset=1,
+        outputs=2,
+        out_types=[7, 1],
+    ),
+    OpCase(
+        "TreeEnsembleRegressor 1 tree depth 10 [10000,50]",
+        "TreeEnsembleRegressor",
+        [X],
+        tree(10, 1),
+        domain=ML,
+        opset=3,
+        out_types=[1],
+    ),
+]
