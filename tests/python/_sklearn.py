@@ -32,13 +32,17 @@ def convert(estimator, x: np.ndarray, zipmap: bool = False) -> bytes:
     import onnx.helper
     from skl2onnx import to_onnx
 
-    options = None
-    if hasattr(estimator, "predict_proba") or hasattr(estimator, "decision_function"):
-        options = {id(estimator): {"zipmap": zipmap}} if hasattr(estimator, "classes_") else None
+    # Classifiers without ZipMap, where the converter has the option (LinearSVC has not).
+    options = {id(estimator): {"zipmap": zipmap}} if hasattr(estimator, "classes_") else None
     patched = _ints_not_bools(onnx.helper.make_attribute)
     with warnings.catch_warnings(), mock.patch.object(onnx.helper, "make_attribute", patched):
         warnings.simplefilter("ignore")
-        onx = to_onnx(estimator, x[:1], target_opset=TARGET_OPSET, options=options)
+        try:
+            onx = to_onnx(estimator, x[:1], target_opset=TARGET_OPSET, options=options)
+        except NameError as exc:  # "Option 'zipmap' not in [...]"
+            if "zipmap" not in str(exc):
+                raise
+            onx = to_onnx(estimator, x[:1], target_opset=TARGET_OPSET)
     return onx.SerializeToString()
 
 
