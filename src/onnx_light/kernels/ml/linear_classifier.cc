@@ -42,7 +42,7 @@ class LinearClassifier : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto rc, MlRows(x));
-    const auto [rows, cols] = rc;
+    const int64_t rows = rc.first, cols = rc.second;
     const bool two = binary_;
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {rows}));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * z, ctx.AllocateOutput(1, {rows, two ? 2 : classes_}));

@@ -27,7 +27,7 @@ class LinearRegressor : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto rc, MlRows(x));
-    const auto [rows, cols] = rc;
+    const int64_t rows = rc.first, cols = rc.second;
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {rows, targets_}));
     std::vector<float> buf;
     float* s = y->mutable_data<float>();

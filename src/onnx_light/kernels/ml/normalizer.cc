@@ -19,7 +19,7 @@ class Normalizer : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto rc, MlRows(x));
-    const auto [rows, cols] = rc;
+    const int64_t rows = rc.first, cols = rc.second;
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     std::vector<float> buf;
     const float* in = MlFloats(x, buf);

@@ -87,7 +87,7 @@ class SVMClassifier : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto rc, MlRows(x));
-    const auto [rows, cols] = rc;
+    const int64_t rows = rc.first, cols = rc.second;
     ONNX_LIGHT_RETURN_IF(
         cols != features_, kInvalidArgument,
         "X has " + std::to_string(cols) + " features, the model " + std::to_string(features_));

@@ -636,7 +636,7 @@ Status TreeEnsembleEngine::EvaluateAs(const Tensor& x, ThreadPool* pool,
                                       std::vector<double>* scores,
                                       std::vector<uint8_t>* has) const {
   ONNX_LIGHT_ASSIGN_OR_RETURN(auto rc, MlRows(x));
-  const auto [rows, cols] = rc;
+  const int64_t rows = rc.first, cols = rc.second;
   if (max_feature_ >= cols) {
     return Status(StatusCode::kInvalidArgument, "the trees read feature " +
                                                     std::to_string(max_feature_) + "; X has " +

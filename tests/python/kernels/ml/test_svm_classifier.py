@@ -11,6 +11,8 @@ from _sklearn import convert, ops_of, run_converted
 
 import onnx_light
 
+pytestmark = pytest.mark.filterwarnings("ignore:The .probability. parameter:FutureWarning")
+
 RNG = np.random.default_rng(7)
 X = RNG.normal(size=(60, 4)).astype(np.float32)
 Y_REG = (X @ np.array([1.0, -2.0, 0.5, 0.0]) + 0.1 * RNG.normal(size=60)).astype(np.float32)
