@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -485,9 +486,22 @@ void AddAttribute(FuzzedDataProvider& fdp, const std::string& name, int32_t type
   }
 }
 
+// Every kernel of the registry; with NODE_FUZZER_DOMAIN set (e.g. "ai.onnx.ml"), those of
+// that domain only, for a campaign on one family.
 const std::vector<const onnx_light::KernelDef*>& Kernels() {
-  static const auto* defs = new std::vector<const onnx_light::KernelDef*>(
-      onnx_light::KernelRegistry::BuiltinCpu()->All());
+  static const auto* defs = [] {
+    auto* all = new std::vector<const onnx_light::KernelDef*>(
+        onnx_light::KernelRegistry::BuiltinCpu()->All());
+    const char* domain = std::getenv("NODE_FUZZER_DOMAIN");
+    if (domain != nullptr) {
+      all->erase(
+          std::remove_if(all->begin(), all->end(),
+                         [&](const onnx_light::KernelDef* d) { return d->domain != domain; }),
+          all->end());
+      if (all->empty()) std::abort();  // no kernel in that domain: a misspelt name
+    }
+    return all;
+  }();
   return *defs;
 }
 
