@@ -483,3 +483,35 @@ def test_matmul_integer_to_float_of_a_scalar_is_refused():
     b = np.array([[3], [-4]], np.int8)
     y = s.run(None, {"a": a, "b": b, **scales})[0]
     np.testing.assert_array_equal(y, [[(3 - 8) * 0.125]])
+
+
+def test_a_linear_regressor_with_huge_targets_and_no_coefficients_is_refused_at_once():
+    # node_fuzzer (ai.onnx.ml campaign): targets = 2^62 with an empty coefficient list made
+    # the transposition of W loop 2^62 times (a timeout); now refused when the kernel is made.
+    import time
+
+    import onnx
+    from _ml import ml_model
+
+    x = np.ones((2, 3), np.float32)
+    m = onnx.load_from_string(ml_model("LinearRegressor", {"x": x}, [("y", F)], targets=2**62))
+    empty = onnx.helper.make_attribute("coefficients", [], attr_type=onnx.AttributeProto.FLOATS)
+    m.graph.node[0].attribute.append(empty)
+    s = onnx_light.RuntimeSession(m.SerializeToString())
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="targets = 4611686018427387904 with 0 coefficients"):
+        s.run(None, {"x": x})
+    assert time.perf_counter() - start < 5
+
+
+def test_a_tree_ensemble_with_huge_n_targets_is_refused():
+    from _ml import ml_model
+    from _trees import LEAVES, TREES, XS
+
+    model = ml_model(
+        "TreeEnsembleRegressor", {"X": XS}, [("y", F)], **TREES, **dict(LEAVES, n_targets=2**40)
+    )
+    with pytest.raises(
+        ValueError, match="n_targets \\(or the class count\\) must be in \\[1, 2\\^20\\]"
+    ):
+        onnx_light.RuntimeSession(model).run(None, {"X": XS})

@@ -10,13 +10,11 @@ namespace onnx_light::kernels {
 // W [T, C] as W^T [C, T] (made once, when the kernel is): the GEMM then reads B row by row.
 // A count that makes no [T, C] is returned as it is, for MlAffine's check to report.
 inline std::vector<float> MlTransposed(const std::vector<float>& w, int64_t targets) {
-  if (targets <= 0 || w.size() % static_cast<size_t>(targets) != 0) return w;
+  if (w.empty() || targets <= 0 || w.size() % static_cast<size_t>(targets) != 0) return w;
   const size_t t = static_cast<size_t>(targets), c = w.size() / t;
   std::vector<float> wt(w.size());
-  for (size_t i = 0; i < t; ++i) {
-    for (size_t j = 0; j < c; ++j)
-      wt[j * t + i] = w[i * c + j];
-  }
+  for (size_t k = 0; k < w.size(); ++k)  // over the coefficients: t alone may be huge
+    wt[(k % c) * t + k / c] = w[k];
   return wt;
 }
 

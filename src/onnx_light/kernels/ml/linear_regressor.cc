@@ -15,10 +15,12 @@ class LinearRegressor : public KernelBase {
       ONNX_LIGHT_ASSIGN_OR_RETURN(k->intercepts_, info.GetFloats("intercepts"));
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->post_, MlPostTransform(info));
-    if (k->targets_ < 1 ||
+    if (k->targets_ < 1 || k->coefficients_.empty() ||
+        k->targets_ > static_cast<int64_t>(k->coefficients_.size()) ||
         (!k->intercepts_.empty() && static_cast<int64_t>(k->intercepts_.size()) != k->targets_)) {
       return Status(StatusCode::kInvalidModel,
                     "targets = " + std::to_string(k->targets_) + " with " +
+                        std::to_string(k->coefficients_.size()) + " coefficients and " +
                         std::to_string(k->intercepts_.size()) + " intercepts");
     }
     k->transposed_ = MlTransposed(k->coefficients_, k->targets_);

@@ -151,7 +151,10 @@ Result<TreeEnsembleEngine> TreeEnsembleEngine::Compile(TreeSpec spec) {
   const size_t n = spec.id.size();
   if (n == 0) return bad("the ensemble has no node");
   if (n >= static_cast<size_t>(INT32_MAX / 2)) return bad("too many nodes");
-  if (spec.targets < 1) return bad("n_targets must be >= 1");
+  if (spec.targets < 1 || spec.targets > (int64_t{1} << 20)) {
+    return bad("n_targets (or the class count) must be in [1, 2^20], got " +
+               std::to_string(spec.targets));
+  }
   e.targets_ = spec.targets;
   struct PairHash {
     size_t operator()(const std::pair<int64_t, int64_t>& p) const noexcept {
@@ -660,6 +663,11 @@ Status TreeEnsembleEngine::EvaluateAs(const Tensor& x, ThreadPool* pool,
       }
     });
     in = converted.data();
+  }
+  if (targets_ > 1 && rows > (int64_t{1} << 31) / targets_) {
+    return Status(StatusCode::kOutOfRange, std::to_string(rows) + " rows of " +
+                                               std::to_string(targets_) +
+                                               " targets exceed 2^31 scores");
   }
   const size_t cells = static_cast<size_t>(rows * targets_);
   scores->assign(cells, 0.0);
