@@ -134,12 +134,17 @@ class LabelEncoder : public KernelBase {
     k->nan_matches_ = info.opset() >= 4;          // version 4 made NaN a key like any other
     for (size_t i = k->keys_.size(); i-- > 0;) {  // backwards: the first of equal keys wins
       if (IsInt(in)) {
-        k->int_index_[k->keys_.ints[i]] = i;
+        continue;
       } else if (IsReal(in)) {
         k->real_index_[RealKey(k->keys_.reals[i])] = i;
       } else {
         k->string_index_[k->keys_.strings[i]] = i;
       }
+    }
+    if (IsInt(in)) {
+      for (size_t i = 0; i < k->keys_.size(); ++i)  // forwards: Add keeps the first
+        k->int_index_.Add(k->keys_.ints[i], static_cast<int64_t>(i));
+      k->int_index_.Finish();
     }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
@@ -163,7 +168,7 @@ class LabelEncoder : public KernelBase {
         const T* p = x.data<T>();
         for (int64_t i = 0; i < n; ++i) {
           found[static_cast<size_t>(i)] = IsInt(x.dtype())
-                                              ? find(int_index_, static_cast<int64_t>(p[i]))
+                                              ? int_index_.Find(static_cast<int64_t>(p[i]))
                                               : Real(static_cast<double>(p[i]));
         }
       });
@@ -226,7 +231,7 @@ class LabelEncoder : public KernelBase {
 
   bool nan_matches_ = true;
   Column keys_, values_, default_;
-  std::unordered_map<int64_t, size_t> int_index_;
+  MlIntIndex int_index_;
   std::unordered_map<uint64_t, size_t> real_index_;
   std::unordered_map<std::string, size_t> string_index_;
 };

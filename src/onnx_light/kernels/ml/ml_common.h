@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -203,6 +204,42 @@ void ParallelOrInline(ThreadPool* pool, int64_t n, int64_t min_chunk, Fn&& fn) {
     fn(0, n);
   }
 }
+
+// Integer keys to indices (LabelEncoder's and OneHotEncoder's tables): a dense table over
+// [smallest key, largest key] when that range is small (at most 4 entries per key, plus
+// 1024), else a hash map. A key added twice keeps its first index.
+class MlIntIndex {
+ public:
+  void Add(int64_t key, int64_t index) { map_.emplace(key, index); }
+  void Finish() {
+    if (map_.empty()) return;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (const auto& [k, v] : map_) {
+      lo = std::min(lo, k);
+      hi = std::max(hi, k);
+    }
+    const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+    if (range >= 4 * map_.size() + 1024) return;
+    lo_ = lo;
+    dense_.assign(range + 1, -1);
+    for (const auto& [k, v] : map_)
+      dense_[static_cast<uint64_t>(k) - static_cast<uint64_t>(lo)] = v;
+  }
+  // The key's index, or -1.
+  int64_t Find(int64_t key) const {
+    if (!dense_.empty()) {
+      const uint64_t at = static_cast<uint64_t>(key) - static_cast<uint64_t>(lo_);
+      return at < dense_.size() ? dense_[at] : -1;
+    }
+    auto it = map_.find(key);
+    return it == map_.end() ? -1 : it->second;
+  }
+
+ private:
+  std::unordered_map<int64_t, int64_t> map_;
+  std::vector<int64_t> dense_;
+  int64_t lo_ = 0;
+};
 
 // A classifier's label output (Y, output 0): string when the node has classlabels_strings,
 // else int64.

@@ -22,7 +22,8 @@ class OneHotEncoder : public KernelBase {
     } else {
       ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> cats, info.GetInts("cats_int64s"));
       for (size_t i = 0; i < cats.size(); ++i)
-        k->ints_.emplace(cats[i], static_cast<int64_t>(i));
+        k->ints_.Add(cats[i], static_cast<int64_t>(i));
+      k->ints_.Finish();
       k->count_ = static_cast<int64_t>(cats.size());
     }
     if (k->count_ == 0) {
@@ -52,8 +53,7 @@ class OneHotEncoder : public KernelBase {
         for (int64_t i = 0; i < n; ++i) {
           const double v = static_cast<double>(in[i]);
           if (!(std::fabs(v) < 9.2e18)) continue;  // NaN or no int64: in no category
-          auto it = ints_.find(static_cast<int64_t>(v));
-          if (it != ints_.end()) cat[static_cast<size_t>(i)] = it->second;
+          cat[static_cast<size_t>(i)] = ints_.Find(static_cast<int64_t>(v));
         }
       });
     }
@@ -73,7 +73,7 @@ class OneHotEncoder : public KernelBase {
   bool zeros_ = true;
   int64_t count_ = 0;
   std::unordered_map<std::string, int64_t> strings_;
-  std::unordered_map<int64_t, int64_t> ints_;
+  MlIntIndex ints_;
 };
 
 }  // namespace

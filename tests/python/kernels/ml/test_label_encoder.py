@@ -127,3 +127,27 @@ def test_bad_attributes_are_refused(op, feeds, outputs, attrs, message):
     for _ in range(2):
         with pytest.raises(ValueError, match=f"\\({op}, domain ai.onnx.ml\\): {message}"):
             s.run(None, feeds)
+
+
+def test_spread_and_extreme_int64_keys():
+    # keys too far apart for a dense table take the hash map; INT64 extremes are keys too
+    lo, hi = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+    x = np.array([lo, hi, 10**12, -5, 0, 7], np.int64)
+    check(
+        "LabelEncoder",
+        {"x": x},
+        [("y", S)],
+        ml_opset=2,
+        keys_int64s=[lo, hi, 10**12, -5],
+        values_strings=["min", "max", "tera", "neg"],
+    )
+    # a dense range with a duplicate key: the first value wins
+    y = check(
+        "LabelEncoder",
+        {"x": np.array([3, 4, 5], np.int64)},
+        [("y", I64)],
+        ml_opset=2,
+        keys_int64s=[3, 4, 3],
+        values_int64s=[30, 40, 99],
+    )
+    assert y[0].tolist() == [30, 40, -1]

@@ -46,3 +46,10 @@ def test_bad_attributes_are_refused(op, feeds, outputs, attrs, message):
     for _ in range(2):
         with pytest.raises(ValueError, match=f"\\({op}, domain ai.onnx.ml\\): {message}"):
             s.run(None, feeds)
+
+
+def test_spread_categories_and_values_outside_them():
+    cats = [-(10**15), 0, 10**15]
+    x = np.array([[10**15, 5], [-(10**15), 0]], np.int64)
+    y = check("OneHotEncoder", {"x": x}, [("y", F)], ref=one_hot_ref(cats), cats_int64s=cats)
+    assert y[0].sum() == 3
