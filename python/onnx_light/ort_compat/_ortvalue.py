@@ -224,7 +224,7 @@ class OrtValue:
         return f"OrtValue({self.data_type()})"
 
 
-def _value_of(name: str, value: Any) -> Any:
+def _value_of(value: Any) -> Any:
     """The array (or list) a feed holds: an OrtValue's, or the value itself."""
     return value._value if isinstance(value, OrtValue) else value
 

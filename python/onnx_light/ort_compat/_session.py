@@ -389,7 +389,7 @@ class InferenceSession:
             return input_feed  # the runtime's TypeError
         feeds = {}
         for name, value in input_feed.items():
-            value = _value_of(name, value)
+            value = _value_of(value)
             dtype = self._tensor_dtypes.get(name)
             if dtype is not None and isinstance(value, list):
                 value = np.asarray(value, dtype=dtype)
