@@ -88,6 +88,18 @@ def check(op, feeds, outputs, ml_opset=3, rtol=1e-6, atol=1e-6, ref=None, **attr
     return light
 
 
+def refused(op, feeds, outputs, message, runs=1, ml_opset=3, **attrs):
+    """The node's session refuses `feeds` with a ValueError matching `message`, at each of
+    `runs` runs (attribute errors come when the kernel is made, at the first run, and are
+    not kept: every run repeats them)."""
+    import pytest
+
+    s = onnx_light.RuntimeSession(ml_model(op, feeds, outputs, ml_opset, **attrs))
+    for _ in range(runs):
+        with pytest.raises(ValueError, match=message):
+            s.run(None, feeds)
+
+
 def strings(*values):
     return np.array(values, dtype=object)
 

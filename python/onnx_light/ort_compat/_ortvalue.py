@@ -248,17 +248,19 @@ class IOBinding:
 
     def __init__(self, session: "InferenceSession") -> None:
         self._session = session
+        self._input_names = {a.name for a in session.get_inputs()}
+        self._output_names = {a.name for a in session.get_outputs()}
         self._inputs: dict[str, Any] = {}
         self._outputs: dict[str, np.ndarray | None] = {}
         self._results: list[OrtValue] = []
 
     def _input_name(self, name: str) -> str:
-        if name not in {a.name for a in self._session.get_inputs()}:
+        if name not in self._input_names:
             raise RuntimeError(f"Failed to find NodeArg with name: {name} in the def list")
         return name
 
     def _output_name(self, name: str) -> str:
-        if name not in {a.name for a in self._session.get_outputs()}:
+        if name not in self._output_names:
             raise RuntimeError(f"Failed to find NodeArg with name: {name} in the def list")
         return name
 

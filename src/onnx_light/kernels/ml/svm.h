@@ -40,6 +40,17 @@ inline Result<SvmParams> ReadSvmParams(const KernelInfo& info) {
   return p;
 }
 
+// X's rows and features, checked against the model's feature count.
+inline Result<std::pair<int64_t, int64_t>> SvmRows(const Tensor& x, int64_t features) {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(auto rc, MlRows(x));
+  if (rc.second != features) {
+    return Status(
+        StatusCode::kInvalidArgument,
+        "X has " + std::to_string(rc.second) + " features, the model " + std::to_string(features));
+  }
+  return rc;
+}
+
 // out[m x n] = K(x_i, v_j) (+ add, for LINEAR): x is [m, k], v is [n, k].
 inline void SvmKernelRows(const SvmParams& p, const float* x, const float* v, int64_t m, int64_t n,
                           int64_t k, float add, float* out, ThreadPool* pool) {

@@ -86,11 +86,8 @@ class SVMClassifier : public KernelBase {
 
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto rc, MlRows(x));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto rc, SvmRows(x, features_));
     const int64_t rows = rc.first, cols = rc.second;
-    ONNX_LIGHT_RETURN_IF(
-        cols != features_, kInvalidArgument,
-        "X has " + std::to_string(cols) + " features, the model " + std::to_string(features_));
     const int64_t pairs = classes_ * (classes_ - 1) / 2;
     const bool proba = !prob_a_.empty();
     const int64_t width = !svc_ || proba ? classes_ : classes_ > 2 ? pairs : 2;

@@ -43,11 +43,8 @@ class SVMRegressor : public KernelBase {
 
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto rc, MlRows(x));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto rc, SvmRows(x, features_));
     const int64_t rows = rc.first, cols = rc.second;
-    ONNX_LIGHT_RETURN_IF(
-        cols != features_, kInvalidArgument,
-        "X has " + std::to_string(cols) + " features, the model " + std::to_string(features_));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {rows, 1}));
     std::vector<float> buf;
     const float* in = MlFloats(x, buf);

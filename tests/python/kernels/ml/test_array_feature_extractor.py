@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _ml import F, S, X, check, ml_model, strings
+from _ml import F, S, X, check, ml_model, refused, strings
 from onnx import helper
 
 import onnx_light
@@ -45,6 +45,4 @@ def test_array_feature_extractor():
     ],
 )
 def test_bad_inputs_are_clear_errors(op, feeds, outputs, attrs, message):
-    s = onnx_light.RuntimeSession(ml_model(op, feeds, outputs, **attrs))
-    with pytest.raises(ValueError, match=message):
-        s.run(None, feeds)
+    refused(op, feeds, outputs, message, **attrs)

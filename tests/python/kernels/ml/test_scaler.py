@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _ml import NUMERIC, F, X, as_type, check, ml_model
+from _ml import NUMERIC, F, X, as_type, check, ml_model, refused
 
 import onnx_light
 
@@ -41,6 +41,4 @@ def test_scaler_sizes_may_differ():
     ],
 )
 def test_bad_inputs_are_clear_errors(op, feeds, outputs, attrs, message):
-    s = onnx_light.RuntimeSession(ml_model(op, feeds, outputs, **attrs))
-    with pytest.raises(ValueError, match=message):
-        s.run(None, feeds)
+    refused(op, feeds, outputs, message, **attrs)
