@@ -101,7 +101,7 @@ struct KernelState {
 };
 
 // Everything a running kernel may touch: its inputs and outputs (Values: tensors,
-// sequences, optionals), the thread pool, per-run state and scratch memory.
+// sequences, optionals, maps), the thread pool, per-run state and scratch memory.
 class KernelContext {
  public:
   // `inputs`: one per node input, null for an absent optional one; `outputs`: one per node
@@ -136,10 +136,15 @@ class KernelContext {
     const Value* v = input_value(i);
     return v != nullptr ? v->sequence.get() : nullptr;
   }
+  // Input i's map; null unless it is one.
+  const TensorMap* input_map(size_t i) const {
+    const Value* v = input_value(i);
+    return v != nullptr ? v->map.get() : nullptr;
+  }
   size_t output_count() const noexcept { return outputs_->size(); }
-  // Output i's tensor once allocated or set (null before, or for a sequence).
+  // Output i's tensor once allocated or set (null before, or for a sequence or a map).
   Tensor* mutable_output(size_t i) noexcept {
-    return i < outputs_->size() && (*outputs_)[i].sequence == nullptr &&
+    return i < outputs_->size() && !(*outputs_)[i].is_container() &&
                    (*outputs_)[i].tensor.is_defined()
                ? &(*outputs_)[i].tensor
                : nullptr;
@@ -161,7 +166,7 @@ class KernelContext {
 
   // Sets output i to a sequence (the positions a KernelDef lists in sequence_outputs).
   Status SetOutputSequence(size_t i, TensorSequence sequence);
-  // Sets output i to any value (a tensor, a sequence or none).
+  // Sets output i to any value (a tensor, a sequence, a map, maps or none).
   Status SetOutputValue(size_t i, Value value);
 
   // This node's state in the running frame, created (default-constructed) on first use
@@ -273,6 +278,10 @@ struct KernelDef {
   // Positions that take or produce a sequence of tensors instead of a tensor; the type
   // constraints then bind the sequence's element type.
   std::vector<int> sequence_inputs, sequence_outputs;
+  // Positions that take a map, and outputs that are sequences of maps (ai.onnx.ml's
+  // DictVectorizer and CastMap, ZipMap); the type constraints then bind the map's value
+  // type, and the kernel checks the key type when it runs.
+  std::vector<int> map_inputs, map_sequence_outputs;
   // Positions that take an optional tensor (a tensor is accepted too; an empty optional
   // arrives as a null input) and outputs that are optional (left unset: empty).
   std::vector<int> optional_inputs, optional_outputs;

@@ -2,6 +2,8 @@
 #include "executor.h"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_set>
 
 #include "compute.h"
 #include "node_frame.h"
@@ -47,6 +49,43 @@ Status CheckSequence(const ValueMeta& meta, const TensorSequence& sequence) {
                         ", got an element of " + DataTypeName(t.dtype()));
     }
     ONNX_LIGHT_RETURN_IF_ERROR(CheckBoolBytes(t, meta.name));
+  }
+  return Status::Ok();
+}
+
+// A map fed for `meta`: 1-D keys (int64 or string, the declared key type, each once) and
+// 1-D values of the value type, as many as keys.
+Status CheckMap(const ValueMeta& meta, const TensorMap& map, const std::string& where) {
+  const Tensor& k = map.keys;
+  const Tensor& v = map.values;
+  if (k.dtype() != DataType::kInt64 && k.dtype() != DataType::kString) {
+    return Status(StatusCode::kTypeMismatch,
+                  where + ": map keys must be int64 or string, got " + DataTypeName(k.dtype()));
+  }
+  if (meta.key_type != DataType::kUndefined && k.dtype() != meta.key_type) {
+    return Status(StatusCode::kTypeMismatch, where + ": expected " + DataTypeName(meta.key_type) +
+                                                 " map keys, got " + DataTypeName(k.dtype()));
+  }
+  if (v.dtype() != meta.type) {
+    return Status(StatusCode::kTypeMismatch, where + ": expected " + DataTypeName(meta.type) +
+                                                 " map values, got " + DataTypeName(v.dtype()));
+  }
+  if (k.shape().rank() != 1 || v.shape().rank() != 1 || k.shape()[0] != v.shape()[0]) {
+    return Status(StatusCode::kInvalidArgument,
+                  where + ": a map's keys and values must be 1-D and of one length, got " +
+                      k.shape().ToString() + " and " + v.shape().ToString());
+  }
+  ONNX_LIGHT_RETURN_IF_ERROR(CheckBoolBytes(v, meta.name));
+  bool unique = true;
+  if (const int64_t* ik = k.data<int64_t>()) {
+    std::unordered_set<int64_t> seen(ik, ik + k.num_elements());
+    unique = static_cast<int64_t>(seen.size()) == k.num_elements();
+  } else if (const std::string* sk = k.data<std::string>()) {
+    std::unordered_set<std::string_view> seen(sk, sk + k.num_elements());
+    unique = static_cast<int64_t>(seen.size()) == k.num_elements();
+  }
+  if (!unique) {
+    return Status(StatusCode::kInvalidArgument, where + ": a map key appears more than once");
   }
   return Status::Ok();
 }
@@ -131,13 +170,13 @@ Status StoreOutputs(const Plan& plan, const Graph::Node& node, Frame& frame) {
       frame.values[static_cast<size_t>(v)] = Value();  // an empty optional
       continue;
     }
-    if ((kind == ValueKind::kSequence) != got.is_sequence()) {
-      return Status(StatusCode::kInternal,
-                    "output " + std::to_string(o) +
-                        (kind == ValueKind::kSequence ? " was not set to a sequence"
-                                                      : " is a sequence, expected a tensor"));
+    const ValueKind want = kind == ValueKind::kOptional ? ValueKind::kTensor : kind;
+    if (got.kind() != want) {
+      return Status(StatusCode::kInternal, "output " + std::to_string(o) + " is a " +
+                                               ValueKindName(got.kind()) + ", expected a " +
+                                               ValueKindName(want));
     }
-    if (!got.is_sequence() && got.tensor.dtype() != g.value_types[static_cast<size_t>(v)]) {
+    if (!got.is_container() && got.tensor.dtype() != g.value_types[static_cast<size_t>(v)]) {
       return Status(StatusCode::kInternal, "output " + std::to_string(o) + " is " +
                                                DataTypeName(got.tensor.dtype()) + ", expected " +
                                                DataTypeName(g.value_types[static_cast<size_t>(v)]));
@@ -193,14 +232,27 @@ Status CheckInput(const ValueMeta& meta, const Value& value, const ShapeLimits& 
     }
     return Status::Ok();
   }
-  if (value.is_sequence() != meta.is_sequence()) {
+  const ValueKind want = meta.is_optional() ? ValueKind::kTensor : meta.kind;
+  if (value.kind() != want) {
     return Status(StatusCode::kTypeMismatch,
                   "input '" + meta.name + "': expected a " +
-                      (meta.is_sequence() ? "sequence of tensors" : "tensor") + ", got a " +
-                      (value.is_sequence() ? "sequence" : "tensor"));
+                      (want == ValueKind::kSequence ? "sequence of tensors" : ValueKindName(want)) +
+                      ", got a " + ValueKindName(value.kind()));
   }
-  return meta.is_sequence() ? CheckSequence(meta, *value.sequence)
-                            : CheckTensor(meta, value.tensor, limits);
+  const std::string where = "input '" + meta.name + "'";
+  switch (want) {
+    case ValueKind::kSequence:
+      return CheckSequence(meta, *value.sequence);
+    case ValueKind::kMap:
+      return CheckMap(meta, *value.map, where);
+    case ValueKind::kMapSequence:
+      for (size_t i = 0; i < value.maps->size(); ++i)
+        ONNX_LIGHT_RETURN_IF_ERROR(
+            CheckMap(meta, (*value.maps)[i], where + ", map " + std::to_string(i)));
+      return Status::Ok();
+    default:
+      return CheckTensor(meta, value.tensor, limits);
+  }
 }
 
 Status BindFeeds(const Plan& plan, const std::vector<NamedValue>& feeds, Frame& frame,
@@ -224,11 +276,7 @@ Status BindFeeds(const Plan& plan, const std::vector<NamedValue>& feeds, Frame& 
     ONNX_LIGHT_RETURN_IF_ERROR(CheckInput(inputs[k], feed.second, plan.options->shape_limits));
     if (feed.second.none) continue;  // the value stays an empty Tensor: none
     Value& slot = frame.values[static_cast<size_t>(g.input_values[k])];
-    if (feed.second.is_sequence()) {
-      slot.sequence = feed.second.sequence;
-    } else {
-      slot.tensor = feed.second.tensor;
-    }
+    slot = feed.second;
   }
   for (size_t k = 0; k < inputs.size(); ++k) {
     if (!(*fed)[k] && !g.input_has_default[k] && !inputs[k].is_optional()) {
@@ -242,15 +290,18 @@ void PickMemoryPlan(const std::vector<int>& values, const std::vector<bool>& fed
   MemoryPattern* memory = frame.memory.get();
   if (memory == nullptr) return;
   // The input-shape signature: each value's rank and dimensions; -1 not fed, -2 a
-  // sequence, -3 none.
+  // sequence, -3 none, -5 and its size a map, -6 maps.
   std::vector<int64_t>& signature = frame.signature;
   signature.clear();
   for (size_t k = 0; k < values.size(); ++k) {
     const Value& in = frame.values[static_cast<size_t>(values[k])];
     if (!fed[k]) {
       signature.push_back(-1);
-    } else if (in.is_sequence()) {
-      signature.push_back(-2);
+    } else if (in.is_map()) {
+      signature.push_back(-5);
+      signature.push_back(in.map->keys.num_elements());
+    } else if (in.is_container()) {
+      signature.push_back(in.is_sequence() ? -2 : -6);
     } else if (!in.tensor.is_defined()) {
       signature.push_back(-3);
     } else {
@@ -318,6 +369,30 @@ Result<std::vector<Value>> CollectOutputs(const Plan& plan, const std::vector<in
         copy->push_back(std::move(c));
       }
       out.sequence = std::move(copy);
+    } else if ((kind == ValueKind::kMap || kind == ValueKind::kMapSequence) &&
+               g.producer[static_cast<size_t>(v)] >= 0) {
+      // Maps a node made are immutable (const tensors behind a shared pointer, their
+      // memory kept by them): the caller shares them, no copy.
+      out.map = value.map;
+      out.maps = value.maps;
+    } else if (kind == ValueKind::kMap || kind == ValueKind::kMapSequence) {
+      // A fed map returned as an output may view the feeder's memory: copied.
+      auto copy = [](const TensorMap& m) -> Result<TensorMap> {
+        ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor keys, m.keys.Clone());
+        ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor values, m.values.Clone());
+        return TensorMap{std::move(keys), std::move(values)};
+      };
+      if (value.map) {
+        ONNX_LIGHT_ASSIGN_OR_RETURN(TensorMap m, copy(*value.map));
+        out.map = std::make_shared<const TensorMap>(std::move(m));
+      } else {
+        auto maps = std::make_shared<MapSequence>();
+        for (const TensorMap& m : *value.maps) {
+          ONNX_LIGHT_ASSIGN_OR_RETURN(TensorMap c, copy(m));
+          maps->push_back(std::move(c));
+        }
+        out.maps = std::move(maps);
+      }
     } else if (kind == ValueKind::kOptional && !value.has_value()) {
       out.none = true;
     } else {

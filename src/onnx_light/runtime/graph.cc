@@ -40,6 +40,30 @@ Result<ValueMeta> MetaFromValueInfo(const onnx::ValueInfoProto& vi, const char* 
         ReadElementType(tp->sequence_type->elem_type->tensor_type.get(), role, &meta));
     return meta;
   }
+  // A map (of a tensor value type) or a sequence of them: key and value types, no shape.
+  const onnx::TypeProto* map = tp->map_type.has() ? tp : nullptr;
+  if (tp->sequence_type.has() && tp->sequence_type->elem_type.has() &&
+      tp->sequence_type->elem_type->map_type.has()) {
+    map = &tp->sequence_type->elem_type.get();
+  }
+  if (map != nullptr && map->map_type->value_type.has() &&
+      map->map_type->value_type->tensor_type.has()) {
+    meta.kind = map == tp ? ValueKind::kMap : ValueKind::kMapSequence;
+    ONNX_LIGHT_RETURN_IF_ERROR(
+        ReadElementType(map->map_type->value_type->tensor_type.get(), role, &meta));
+    const int32_t key = map->map_type->key_type.get();
+    if (key != 0) {
+      Result<DataType> kt = DataTypeFromInt(key);
+      if (!kt.ok() || (*kt != DataType::kInt64 && *kt != DataType::kString)) {
+        return Status(StatusCode::kNotImplemented,
+                      std::string("graph ") + role + " '" + meta.name +
+                          "' is a map with key type " + std::to_string(key) +
+                          "; maps with int64 or string keys are supported");
+      }
+      meta.key_type = *kt;
+    }
+    return meta;
+  }
   if (tp->optional_type.has() && tp->optional_type->elem_type.has() &&
       tp->optional_type->elem_type->tensor_type.has()) {
     meta.kind = ValueKind::kOptional;  // an optional tensor: element type below, no shape
@@ -58,8 +82,8 @@ Result<ValueMeta> MetaFromValueInfo(const onnx::ValueInfoProto& vi, const char* 
     if (kind == nullptr) return meta;  // a TypeProto with no kind set: untyped as above
     return Status(StatusCode::kNotImplemented,
                   std::string("graph ") + role + " '" + meta.name + "' has a " + kind +
-                      " type; only tensors, sequences of tensors and optional tensors are "
-                      "supported");
+                      " type; only tensors, sequences of tensors, optional tensors, maps and "
+                      "sequences of maps are supported");
   }
   const onnx::TypeProto_Tensor& tt = type.tensor_type.get();
   ONNX_LIGHT_RETURN_IF_ERROR(ReadElementType(tt, role, &meta));
@@ -301,23 +325,25 @@ struct GraphBuilder {
                          const std::vector<int>& inputs, const std::vector<std::string>& reads) {
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i] < 0) continue;
-      const bool want = std::find(def.sequence_inputs.begin(), def.sequence_inputs.end(),
-                                  static_cast<int>(i)) != def.sequence_inputs.end();
-      const bool takes_opt = std::find(def.optional_inputs.begin(), def.optional_inputs.end(),
-                                       static_cast<int>(i)) != def.optional_inputs.end();
+      auto lists = [&](const std::vector<int>& positions) {
+        return std::find(positions.begin(), positions.end(), static_cast<int>(i)) !=
+               positions.end();
+      };
+      const ValueKind want = lists(def.sequence_inputs) ? ValueKind::kSequence
+                             : lists(def.map_inputs)    ? ValueKind::kMap
+                                                        : ValueKind::kTensor;
       const ValueKind kind = g.kinds[static_cast<size_t>(inputs[i])];
-      if (kind == ValueKind::kOptional && !takes_opt) {
+      const std::string which = "node '" + node.name.get() + "' (" + node.op_type.get() +
+                                "): input " + std::to_string(i) + " ('" + reads[i] + "') is ";
+      if (kind == ValueKind::kOptional && !lists(def.optional_inputs)) {
         return Status(StatusCode::kNotImplemented,
-                      "node '" + node.name.get() + "' (" + node.op_type.get() + "): input " +
-                          std::to_string(i) + " ('" + reads[i] +
-                          "') is an optional; this op takes tensors only");
+                      which + "an optional; this op takes tensors only");
       }
-      if ((kind == ValueKind::kSequence) != want) {
-        return Status(want ? StatusCode::kInvalidModel : StatusCode::kNotImplemented,
-                      "node '" + node.name.get() + "' (" + node.op_type.get() + "): input " +
-                          std::to_string(i) + " ('" + reads[i] + "') is a " +
-                          (want ? "tensor where a sequence is expected"
-                                : "sequence; this op takes tensors only"));
+      const ValueKind got = kind == ValueKind::kOptional ? ValueKind::kTensor : kind;
+      if (got != want) {
+        return Status(
+            want != ValueKind::kTensor ? StatusCode::kInvalidModel : StatusCode::kNotImplemented,
+            which + "a " + ValueKindName(got) + " where this op takes a " + ValueKindName(want));
       }
     }
     return Status::Ok();
@@ -375,9 +401,10 @@ struct GraphBuilder {
         return std::find(positions.begin(), positions.end(), static_cast<int>(o)) !=
                positions.end();
       };
-      g.kinds[static_cast<size_t>(id)] = lists(def.sequence_outputs)   ? ValueKind::kSequence
-                                         : lists(def.optional_outputs) ? ValueKind::kOptional
-                                                                       : ValueKind::kTensor;
+      g.kinds[static_cast<size_t>(id)] = lists(def.sequence_outputs)       ? ValueKind::kSequence
+                                         : lists(def.optional_outputs)     ? ValueKind::kOptional
+                                         : lists(def.map_sequence_outputs) ? ValueKind::kMapSequence
+                                                                           : ValueKind::kTensor;
       outputs->push_back(id);
     }
     return Status::Ok();
@@ -514,13 +541,15 @@ struct GraphBuilder {
       }
       const DataType actual = g.value_types[static_cast<size_t>(it->second)];
       const ValueKind actual_kind = g.kinds[static_cast<size_t>(it->second)];
-      const bool actual_seq = actual_kind == ValueKind::kSequence;
-      if (vi.type.has() && (vi.type->tensor_type.has() || meta.is_sequence()) &&
-          meta.is_sequence() != actual_seq) {
+      // A declared tensor, sequence, map or maps must be what is computed (an optional
+      // counts as a tensor here).
+      auto plain = [](ValueKind k) { return k == ValueKind::kOptional ? ValueKind::kTensor : k; };
+      if (vi.type.has() && (vi.type->tensor_type.has() || meta.kind != ValueKind::kTensor) &&
+          plain(meta.kind) != plain(actual_kind)) {
         return Status(StatusCode::kInvalidModel, "graph output '" + meta.name + "' is declared a " +
-                                                     (meta.is_sequence() ? "sequence" : "tensor") +
+                                                     ValueKindName(plain(meta.kind)) +
                                                      " but computed as a " +
-                                                     (actual_seq ? "sequence" : "tensor"));
+                                                     ValueKindName(plain(actual_kind)));
       }
       meta.kind = actual_kind;
       if (meta.type != DataType::kUndefined && meta.type != actual) {

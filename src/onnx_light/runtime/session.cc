@@ -121,10 +121,11 @@ Result<std::vector<Tensor>> AsTensors(std::vector<Value> outs) {
   std::vector<Tensor> tensors;
   tensors.reserve(outs.size());
   for (size_t i = 0; i < outs.size(); ++i) {
-    if (outs[i].is_sequence() || outs[i].none) {
+    if (outs[i].is_container() || outs[i].none) {
       return Status(StatusCode::kInvalidArgument,
                     std::string("an output is ") +
-                        (outs[i].none ? "an empty optional" : "a sequence") +
+                        (outs[i].none ? "an empty optional"
+                                      : std::string("a ") + ValueKindName(outs[i].kind())) +
                         ": use RunValues for this model");
     }
     tensors.push_back(std::move(outs[i].tensor));

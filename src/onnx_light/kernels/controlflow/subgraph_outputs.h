@@ -10,13 +10,13 @@
 
 namespace onnx_light::kernels {
 
-// NOT_IMPLEMENTED when one of the graph's outputs is a sequence (found when the node is
-// built: the graph's outputs are typed then).
+// NOT_IMPLEMENTED when one of the graph's outputs is a sequence or a map (found when the
+// node is built: the graph's outputs are typed then).
 inline Status NoSequenceOutputs(const Subgraph& graph) {
   for (const ValueMeta& m : graph.outputs()) {
-    ONNX_LIGHT_RETURN_IF(
-        m.is_sequence(), kNotImplemented,
-        "a subgraph output that is a sequence ('" + m.name + "') is not supported");
+    ONNX_LIGHT_RETURN_IF(m.kind != ValueKind::kTensor && !m.is_optional(), kNotImplemented,
+                         std::string("a subgraph output that is a ") + ValueKindName(m.kind) +
+                             " ('" + m.name + "') is not supported");
   }
   return Status::Ok();
 }
@@ -26,9 +26,11 @@ inline Result<std::vector<Tensor>> TensorOutputs(std::vector<Value> outs) {
   std::vector<Tensor> tensors;
   tensors.reserve(outs.size());
   for (Value& v : outs) {
-    ONNX_LIGHT_RETURN_IF(v.is_sequence() || v.none, kNotImplemented,
-                         std::string("a subgraph output is ") +
-                             (v.none ? "an empty optional" : "a sequence") + ", not a tensor");
+    ONNX_LIGHT_RETURN_IF(
+        v.is_container() || v.none, kNotImplemented,
+        std::string("a subgraph output is ") +
+            (v.none ? "an empty optional" : std::string("a ") + ValueKindName(v.kind())) +
+            ", not a tensor");
     tensors.push_back(std::move(v.tensor));
   }
   return tensors;

@@ -132,7 +132,9 @@ class MatMul : public KernelBase {
           } else {
             dst = acc.data();
           }
-          std::fill(dst, dst + rows * n, C(0));
+          // rows * n >= 0 spelled out: without it GCC 12 sees a possibly negative length
+          // here and fails the build on a stringop-overflow warning.
+          std::fill(dst, dst + std::max<int64_t>(rows * n, 0), C(0));
           bool done = false;
           if constexpr (std::is_same_v<T, float>) {
             // A packed view (weights_.is_view()) is read by the packed product only.

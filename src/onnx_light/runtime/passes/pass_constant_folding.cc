@@ -31,7 +31,8 @@ size_t FoldConstants(Graph& graph, const PassContext& pass) {
   for (Graph::Node& node : graph.nodes) {
     bool foldable = !node.inputs.empty() && node.def->sequence_inputs.empty() &&
                     node.def->sequence_outputs.empty() && node.def->optional_inputs.empty() &&
-                    node.def->optional_outputs.empty();
+                    node.def->optional_outputs.empty() && node.def->map_inputs.empty() &&
+                    node.def->map_sequence_outputs.empty();
     for (int v : node.inputs)
       foldable = foldable && (v < 0 || fixed[static_cast<size_t>(v)]);
     foldable = foldable && !HasSubgraph(*node.proto);  // control flow stays
@@ -45,7 +46,7 @@ size_t FoldConstants(Graph& graph, const PassContext& pass) {
         bool ok = true;
         for (size_t o = 0; ok && o < node.outputs.size(); ++o) {
           const int v = node.outputs[o];
-          ok = v < 0 || (!out[o].is_sequence() &&
+          ok = v < 0 || (!out[o].is_container() &&
                          out[o].tensor.dtype() == graph.value_types[static_cast<size_t>(v)]);
         }
         if (ok) {
