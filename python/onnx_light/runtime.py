@@ -17,9 +17,11 @@ from onnx_light.onnx import ModelProto, _mapping
 class NodeArg:
     """A graph input or output: name, ``tensor(<type>)`` (or ``seq(tensor(<type>))`` for a
     sequence, fed and returned as a list of arrays; ``optional(tensor(<type>))`` for an
-    optional, fed and returned as an array or None) string, shape (ints for fixed
-    dimensions, str for symbolic ones, None for unknown; None for an unknown rank or a
-    sequence) and the numpy dtype (a sequence's element dtype)."""
+    optional, fed and returned as an array or None; ``map(<key>,tensor(<type>))`` for a
+    map, fed and returned as a dict; ``seq(map(...))`` for a sequence of maps, a list of
+    dicts) string, shape (ints for fixed dimensions, str for symbolic ones, None for
+    unknown; None for an unknown rank, a sequence or a map) and the numpy dtype (a
+    sequence's element dtype, a map's value dtype)."""
 
     name: str
     type: str
@@ -77,27 +79,32 @@ def _type_name(code: int) -> str:
     return f"tensor({_TYPE_NAMES.get(code, str(code))})"
 
 
-# (kind, element type code) -> (type string, numpy dtype), filled as sessions ask.
-_ARG_TYPES: dict[tuple[bool, bool, int], tuple[str, np.dtype]] = {}
+# (kind, element type code, key type code) -> (type string, numpy dtype), filled as
+# sessions ask. Kinds: 0 tensor, 1 sequence, 2 optional, 3 map, 4 sequence of maps.
+_ARG_TYPES: dict[tuple[int, int, int], tuple[str, np.dtype]] = {}
 
 
-def _arg_type(is_seq: bool, is_opt: bool, code: int) -> tuple[str, np.dtype]:
-    key = (is_seq, is_opt, code)
-    found = _ARG_TYPES.get(key)
+def _arg_type(kind: int, code: int, key: int) -> tuple[str, np.dtype]:
+    found = _ARG_TYPES.get((kind, code, key))
     if found is None:
         name = _type_name(code)
-        if is_seq:
+        if kind == 1:
             name = f"seq({name})"
-        elif is_opt:
+        elif kind == 2:
             name = f"optional({name})"
-        found = _ARG_TYPES[key] = (name, _mapping.TENSOR_TYPE_MAP[code].np_dtype)
+        elif kind in (3, 4):
+            # ONNX Runtime's spelling: map(int64,tensor(float)), seq(map(...)).
+            name = f"map({_TYPE_NAMES.get(key, '?') if key else '?'},{name})"
+            if kind == 4:
+                name = f"seq({name})"
+        found = _ARG_TYPES[(kind, code, key)] = (name, _mapping.TENSOR_TYPE_MAP[code].np_dtype)
     return found
 
 
 def _node_args(rows) -> list[NodeArg]:
     return [
-        NodeArg(name, *_with_shape(_arg_type(is_seq, is_opt, code), shape))
-        for name, code, shape, is_seq, is_opt in rows
+        NodeArg(name, *_with_shape(_arg_type(kind, code, key), shape))
+        for name, code, shape, kind, key in rows
     ]
 
 
@@ -385,7 +392,10 @@ class RuntimeSession:
         """Runs the model. ``output_names`` None or empty means all outputs.
 
         Inputs are numpy arrays of exactly the declared dtype (no conversion); contiguous
-        ones are read in place. Outputs are new arrays. Raises TypeError for a wrong dtype or
+        ones are read in place. Outputs are new arrays. A map input is a dict (its keys and
+        values converted to the declared types), a sequence of maps a list of dicts; map
+        outputs come back the same way, as ONNX Runtime returns them (a ZipMap's: a list of
+        ``{label: probability}`` dicts). Raises TypeError for a wrong dtype or
         a non-array, and ValueError for a wrong shape, a missing or unknown input, or an
         unknown output; each message names the input or output. ``run_options``
         (:class:`RunOptions`): cancellation from another thread and a timeout.

@@ -41,8 +41,8 @@ nb::list MetaList(const std::vector<ValueMeta>& values) {
       }
     }
     out.append(nb::make_tuple(v.name, static_cast<int32_t>(v.type),
-                              v.has_shape ? nb::object(shape) : nb::none(), v.is_sequence(),
-                              v.is_optional()));
+                              v.has_shape ? nb::object(shape) : nb::none(),
+                              static_cast<int>(v.kind), static_cast<int32_t>(v.key_type)));
   }
   return out;
 }
@@ -97,6 +97,26 @@ class PySession {
         values.push_back({name, std::move(none)});
         continue;
       }
+      if (inputs[k].is_map()) {
+        values.push_back({name, Value{}});
+        values.back().second.map =
+            std::make_shared<const TensorMap>(DictToMap(name, inputs[k], value, views));
+        continue;
+      }
+      if (inputs[k].is_map_sequence()) {
+        // A sequence of maps: a list (or tuple) of dicts.
+        if (!nb::isinstance<nb::list>(value) && !nb::isinstance<nb::tuple>(value)) {
+          throw nb::type_error(("input '" + name + "': expected a list of dicts, got " +
+                                nb::cast<std::string>(nb::str(value.type().attr("__name__"))))
+                                   .c_str());
+        }
+        auto maps = std::make_shared<MapSequence>();
+        for (nb::handle item : value)
+          maps->push_back(DictToMap(name, inputs[k], item, views));
+        values.push_back({name, Value{}});
+        values.back().second.maps = std::move(maps);
+        continue;
+      }
       if (inputs[k].is_sequence()) {
         // A sequence: a list (or tuple) of arrays of the element type.
         if (!nb::isinstance<nb::list>(value) && !nb::isinstance<nb::tuple>(value)) {
@@ -127,11 +147,106 @@ class PySession {
         for (const Tensor& t : *v.sequence)
           items.append(ToNumpy(t));
         out.append(items);
+      } else if (v.is_map()) {
+        out.append(MapToDict(*v.map));
+      } else if (v.is_map_sequence()) {
+        nb::list items;
+        for (const TensorMap& m : *v.maps)
+          items.append(MapToDict(m));
+        out.append(items);
       } else {
         out.append(ToNumpy(std::move(v.tensor)));
       }
     }
     return out;
+  }
+
+  // A dict as a map of input `meta`: its keys and its values as arrays of the map's key and
+  // value types (numpy converts, and refuses what does not convert: TypeError).
+  TensorMap DictToMap(const std::string& name, const ValueMeta& meta, nb::handle value,
+                      std::deque<BufferView>& views) const {
+    if (!nb::isinstance<nb::dict>(value)) {
+      throw nb::type_error(("input '" + name + "': expected a dict, got " +
+                            nb::cast<std::string>(nb::str(value.type().attr("__name__"))))
+                               .c_str());
+    }
+    nb::dict d = nb::borrow<nb::dict>(value);
+    nb::module_ np = nb::module_::import_("numpy");
+    auto as_array = [&](nb::handle items, DataType type, const char* what) {
+      const char* dtype = type == DataType::kString  ? "object"
+                          : type == DataType::kInt64 ? "int64"
+                                                     : nullptr;
+      try {
+        nb::object list = nb::module_::import_("builtins").attr("list")(items);
+        if (type == DataType::kString) {
+          for (nb::handle x : list) {
+            if (!nb::isinstance<nb::str>(x)) {
+              throw nb::type_error(("input '" + name + "': map " + what + " must be str, got " +
+                                    nb::cast<std::string>(nb::str(x.type().attr("__name__"))))
+                                       .c_str());
+            }
+          }
+        }
+        return dtype != nullptr ? np.attr("asarray")(list, dtype)
+                                : np.attr("asarray")(list, input_dtype(meta));
+      } catch (nb::python_error& e) {
+        throw nb::type_error(("input '" + name + "': map " + what + " do not convert to " +
+                              DataTypeName(type) + ": " + e.what())
+                                 .c_str());
+      }
+    };
+    DataType key_type = meta.key_type;
+    if (key_type == DataType::kUndefined) {  // undeclared: as the first key is
+      key_type = DataType::kInt64;
+      for (auto item : d) {
+        if (nb::isinstance<nb::str>(item.first)) key_type = DataType::kString;
+        break;
+      }
+    }
+    nb::object keys = as_array(d.keys(), key_type, "keys");
+    nb::object vals = as_array(d.values(), meta.type, "values");
+    TensorMap map;
+    map.keys = ArrayToTensor(name, SIZE_MAX, key_type, keys, views);
+    map.values = ArrayToTensor(name, SIZE_MAX, meta.type, vals, views);
+    return map;
+  }
+
+  // The numpy dtype of input `meta` (its map values' for a map).
+  nb::object input_dtype(const ValueMeta& meta) const {
+    const std::vector<ValueMeta>& inputs = s_->inputs();
+    for (size_t k = 0; k < inputs.size() && k < input_dtypes_.size(); ++k)
+      if (inputs[k].name == meta.name) return input_dtypes_[k];
+    return nb::none();
+  }
+
+  // A map as a dict of Python scalars (int or str keys; float, int or str values), as ONNX
+  // Runtime returns one.
+  nb::dict MapToDict(const TensorMap& m) const {
+    const int64_t n = m.keys.num_elements();
+    nb::list values;
+    if (const float* f = m.values.data<float>()) {
+      for (int64_t i = 0; i < n; ++i)
+        values.append(nb::float_(static_cast<double>(f[i])));
+    } else if (const double* dv = m.values.data<double>()) {
+      for (int64_t i = 0; i < n; ++i)
+        values.append(nb::float_(dv[i]));
+    } else if (const int64_t* iv = m.values.data<int64_t>()) {
+      for (int64_t i = 0; i < n; ++i)
+        values.append(nb::int_(iv[i]));
+    } else {
+      Result<Tensor> copy = m.values.Clone();
+      if (!copy.ok()) ThrowStatus(copy.status());
+      values = nb::borrow<nb::list>(ToNumpy(std::move(*copy)).attr("tolist")());
+    }
+    nb::dict d;
+    if (const int64_t* k = m.keys.data<int64_t>()) {
+      for (int64_t i = 0; i < n; ++i)
+        d[nb::int_(k[i])] = values[static_cast<size_t>(i)];
+    } else if (const std::string* sk = m.keys.data<std::string>()) {
+      for (int64_t i = 0; i < n; ++i)
+        d[nb::str(sk[i].data(), sk[i].size())] = values[static_cast<size_t>(i)];
+    }
+    return d;
   }
 
   // One numpy array as a tensor of input k: dtype checked, read in place where it can be.
