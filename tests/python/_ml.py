@@ -112,3 +112,54 @@ NUMERIC = [np.float32, np.float64, np.int64, np.int32]
 def as_type(x, t):
     """x scaled to whole numbers for the integer types."""
     return (x * 10).astype(t) if np.dtype(t).kind == "i" else x.astype(t)
+
+
+def map_of(key, value):
+    """The TypeProto of map(key, tensor(value))."""
+    return helper.make_map_type_proto(key, helper.make_tensor_type_proto(value, None))
+
+
+def seq_of_maps(key, value):
+    """The TypeProto of seq(map(key, tensor(value)))."""
+    return helper.make_sequence_type_proto(map_of(key, value))
+
+
+def typed_model(op, inputs, outputs, ml_opset=3, **attrs) -> bytes:
+    """A model of one ai.onnx.ml `op` with `inputs` and `outputs` given as (name, TypeProto)
+    pairs (maps and sequences of maps among them)."""
+    node = helper.make_node(
+        op, [n for n, _ in inputs], [n for n, _ in outputs], domain="ai.onnx.ml", **attrs
+    )
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_value_info(n, t) for n, t in inputs],
+        [helper.make_value_info(n, t) for n, t in outputs],
+    )
+    m = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", ml_opset)],
+    )
+    m.ir_version = 8
+    return m.SerializeToString()
+
+
+def ort_run(model: bytes, feeds: dict):
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    return ort.InferenceSession(model, so, providers=["CPUExecutionProvider"]).run(None, feeds)
+
+
+def assert_same_dict(a: dict, b: dict, rtol=1e-6, atol=1e-6):
+    """Two maps as Python dicts: the same keys (of the same Python types: repr tells an int
+    from a numpy integer), values of the same types, equal (floats to the tolerances)."""
+    assert sorted(map(repr, a)) == sorted(map(repr, b)), (a, b)
+    for k in b:
+        x, y = a[k], b[k]
+        assert type(x) is type(y), (k, x, y)
+        if isinstance(y, float):
+            np.testing.assert_allclose(x, y, rtol=rtol, atol=atol)
+        else:
+            assert x == y, (k, x, y)

@@ -86,6 +86,16 @@ inline const float* MlFloats(const Tensor& x, std::vector<float>& buf) {
   return buf.data();
 }
 
+// A list attribute the node may leave out (empty then).
+inline Result<std::vector<int64_t>> MlIntsOrEmpty(const KernelInfo& info, const char* attr) {
+  if (!info.HasAttribute(attr)) return std::vector<int64_t>();
+  return info.GetInts(attr);
+}
+inline Result<std::vector<std::string>> MlStringsOrEmpty(const KernelInfo& info, const char* attr) {
+  if (!info.HasAttribute(attr)) return std::vector<std::string>();
+  return info.GetStrings(attr);
+}
+
 // Whether `s` is one of `allowed`, else an error naming the attribute and the choices.
 inline Status MlCheckChoice(const std::string& attr, const std::string& s,
                             std::initializer_list<const char*> allowed) {
