@@ -109,6 +109,45 @@ ONNX_LIGHT_C_EXPORT int32_t OnnxLightRunWithOptions(OnnxLightSession* session,
                                                     size_t input_count, OnnxLightTensor* outputs,
                                                     const OnnxLightRunOptions* options);
 ONNX_LIGHT_C_EXPORT void OnnxLightTensorRelease(OnnxLightTensor* tensor);
+
+/* Maps (ai.onnx.ml: a ZipMap's probabilities, DictVectorizer's and CastMap's input) pass
+ * as pairs of tensors, keys and values, both rank 1 and of one length; keys are INT64
+ * (string keys and values do not pass, like every string: a model that declares them is
+ * refused at creation). A model with a map or a sequence of maps among its inputs or
+ * outputs runs through OnnxLightRunValues; OnnxLightRun refuses it (NOT_IMPLEMENTED). */
+typedef struct OnnxLightMap {
+  const char* name;       /* the graph input it feeds */
+  OnnxLightTensor keys;   /* INT64, rank 1 (its name is not read) */
+  OnnxLightTensor values; /* the map's value type, rank 1, as many as keys */
+} OnnxLightMap;
+
+/* An output of any kind the C ABI passes: a tensor, a map or a sequence of maps. The
+ * caller owns it until OnnxLightValueRelease (from any thread). */
+typedef struct OnnxLightValue OnnxLightValue;
+#define ONNX_LIGHT_VALUE_TENSOR 0
+#define ONNX_LIGHT_VALUE_MAP 3
+#define ONNX_LIGHT_VALUE_MAP_SEQUENCE 4
+
+/* Runs all outputs: tensor inputs in `inputs`, map inputs in `maps` (either may be null
+ * with a count of 0); `outputs` has OnnxLightSessionOutputCount entries, each set to a new
+ * value on success (left null on failure). `options` may be null. */
+ONNX_LIGHT_C_EXPORT int32_t OnnxLightRunValues(OnnxLightSession* session,
+                                               const OnnxLightTensor* inputs, size_t input_count,
+                                               const OnnxLightMap* maps, size_t map_count,
+                                               OnnxLightValue** outputs,
+                                               const OnnxLightRunOptions* options);
+/* ONNX_LIGHT_VALUE_*, or -1 for a null value. */
+ONNX_LIGHT_C_EXPORT int32_t OnnxLightValueKind(const OnnxLightValue* value);
+/* How many maps: 1 for a map, the length of a sequence of maps, 0 for a tensor. */
+ONNX_LIGHT_C_EXPORT size_t OnnxLightValueMapCount(const OnnxLightValue* value);
+/* Read-only views into `value` (valid while it lives; `internal` is null and they are not
+ * released): its tensor, or map `index`'s keys and values. INVALID_ARGUMENT for another
+ * kind or an index past the count; NOT_IMPLEMENTED for string keys or values. */
+ONNX_LIGHT_C_EXPORT int32_t OnnxLightValueGetTensor(const OnnxLightValue* value,
+                                                    OnnxLightTensor* tensor);
+ONNX_LIGHT_C_EXPORT int32_t OnnxLightValueGetMap(const OnnxLightValue* value, size_t index,
+                                                 OnnxLightTensor* keys, OnnxLightTensor* values);
+ONNX_LIGHT_C_EXPORT void OnnxLightValueRelease(OnnxLightValue* value);
 ONNX_LIGHT_C_EXPORT const char* OnnxLightLastErrorMessage(void);
 
 #ifdef __cplusplus

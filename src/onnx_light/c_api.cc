@@ -23,6 +23,9 @@ struct OnnxLightSessionOptions {
 struct OnnxLightRunOptions {
   onnx_light::RunOptions options;
 };
+struct OnnxLightValue {
+  onnx_light::Value value;
+};
 
 namespace {
 
@@ -44,12 +47,19 @@ int32_t Wrap(onnx_light::Result<std::unique_ptr<onnx_light::RuntimeSession>> r,
                                            "' is a string tensor: the C ABI passes numeric "
                                            "and bool tensors only (use the C++ or Python API)"));
       }
-      if (m.is_sequence() || m.is_optional()) {
+      if (m.key_type == onnx_light::DataType::kString) {
         return Fail(onnx_light::Status(onnx_light::StatusCode::kNotImplemented,
-                                       "graph input or output '" + m.name + "' is " +
-                                           (m.is_sequence() ? "a sequence" : "an optional") +
-                                           ": the C ABI passes tensors only "
-                                           "(use the C++ or Python API)"));
+                                       "graph input or output '" + m.name +
+                                           "' is a map with string keys: the C ABI passes "
+                                           "numeric and bool tensors only (use the C++ or "
+                                           "Python API)"));
+      }
+      if (m.is_sequence() || m.is_optional()) {
+        return Fail(onnx_light::Status(
+            onnx_light::StatusCode::kNotImplemented,
+            "graph input or output '" + m.name + "' is " +
+                (m.is_optional() ? "an optional" : "a sequence") +
+                ": the C ABI passes tensors and maps only (use the C++ or Python API)"));
       }
     }
   }
@@ -60,6 +70,59 @@ int32_t Wrap(onnx_light::Result<std::unique_ptr<onnx_light::RuntimeSession>> r,
 
 int32_t Invalid(const char* what) {
   return Fail(onnx_light::Status(onnx_light::StatusCode::kInvalidArgument, what));
+}
+
+// A caller's tensor as a borrowed Tensor, after the checks the header lists.
+onnx_light::Result<onnx_light::Tensor> FromC(const OnnxLightTensor& in, const std::string& where) {
+  using onnx_light::Status;
+  using onnx_light::StatusCode;
+  auto type = onnx_light::DataTypeFromInt(in.element_type);
+  if (!type.ok()) return type.status().WithContext(where);
+  if (*type == onnx_light::DataType::kString) {
+    return Status(StatusCode::kNotImplemented,
+                  where + ": string tensors do not pass through the C ABI");
+  }
+  auto shape = onnx_light::Shape::Create(in.shape, in.rank);
+  if (!shape.ok()) return shape.status().WithContext(where);
+  // The buffer holds element_count elements: a shape that says more would be read past
+  // its end.
+  if (static_cast<uint64_t>(shape->num_elements()) != in.element_count) {
+    return Status(StatusCode::kInvalidArgument,
+                  where + ": element_count " + std::to_string(in.element_count) +
+                      " does not match shape " + shape->ToString() + " (" +
+                      std::to_string(shape->num_elements()) + " elements)");
+  }
+  auto bytes = onnx_light::StorageBytes(*type, shape->num_elements());
+  if (!bytes.ok()) return bytes.status();
+  auto t = onnx_light::Tensor::Borrow(*type, std::move(*shape), in.data, *bytes);
+  if (!t.ok()) return t.status().WithContext(where);
+  return std::move(*t);
+}
+
+// A view of `t` for a C caller: read-only in fact, owned by whatever holds `t`.
+int32_t View(const onnx_light::Tensor& t, const char* name, OnnxLightTensor* out) {
+  if (t.dtype() == onnx_light::DataType::kString) {
+    return Fail(onnx_light::Status(onnx_light::StatusCode::kNotImplemented,
+                                   "string tensors do not pass through the C ABI"));
+  }
+  out->name = name;
+  out->data = const_cast<void*>(t.raw_data());
+  out->element_type = static_cast<int32_t>(t.dtype());
+  out->element_count = static_cast<uint64_t>(t.num_elements());
+  out->rank = t.shape().rank();
+  out->shape = t.shape().dims().data();
+  out->internal = nullptr;
+  g_error.clear();
+  return 0;
+}
+
+// The first map input or output of the session, or null.
+const onnx_light::ValueMeta* FirstMap(const onnx_light::RuntimeSession& s) {
+  for (const auto* list : {&s.inputs(), &s.outputs()}) {
+    for (const onnx_light::ValueMeta& m : *list)
+      if (m.is_map() || m.is_map_sequence()) return &m;
+  }
+  return nullptr;
 }
 
 // The C++ options behind a C caller's (null: the defaults).
@@ -214,31 +277,18 @@ int32_t OnnxLightRunWithOptions(OnnxLightSession* session, const OnnxLightTensor
     return Invalid("null argument");
   }
   try {
+    if (const onnx_light::ValueMeta* m = FirstMap(*session->session)) {
+      return Fail(onnx_light::Status(onnx_light::StatusCode::kNotImplemented,
+                                     "'" + m->name + "' is a " +
+                                         onnx_light::ValueKindName(m->kind) +
+                                         ": run this model with OnnxLightRunValues"));
+    }
     std::vector<onnx_light::NamedTensor> feeds;
     for (size_t i = 0; i < input_count; ++i) {
       const OnnxLightTensor& in = inputs[i];
       if (in.name == nullptr) return Invalid("input without a name");
-      const std::string where = std::string("input '") + in.name + "'";
-      auto type = onnx_light::DataTypeFromInt(in.element_type);
-      if (!type.ok()) return Fail(type.status().WithContext(where));
-      if (*type == onnx_light::DataType::kString) {
-        return Fail(onnx_light::Status(onnx_light::StatusCode::kNotImplemented,
-                                       where + ": string tensors do not pass through the C ABI"));
-      }
-      auto shape = onnx_light::Shape::Create(in.shape, in.rank);
-      if (!shape.ok()) return Fail(shape.status().WithContext(where));
-      // The buffer holds element_count elements: a shape that says more would be read
-      // past its end.
-      if (static_cast<uint64_t>(shape->num_elements()) != in.element_count) {
-        return Invalid((where + ": element_count " + std::to_string(in.element_count) +
-                        " does not match shape " + shape->ToString() + " (" +
-                        std::to_string(shape->num_elements()) + " elements)")
-                           .c_str());
-      }
-      auto bytes = onnx_light::StorageBytes(*type, shape->num_elements());
-      if (!bytes.ok()) return Fail(bytes.status());
-      auto t = onnx_light::Tensor::Borrow(*type, std::move(*shape), in.data, *bytes);
-      if (!t.ok()) return Fail(t.status().WithContext(where));
+      auto t = FromC(in, std::string("input '") + in.name + "'");
+      if (!t.ok()) return Fail(t.status());
       feeds.emplace_back(in.name, std::move(*t));
     }
     auto result =
@@ -270,6 +320,105 @@ int32_t OnnxLightRunWithOptions(OnnxLightSession* session, const OnnxLightTensor
   } catch (...) {
     return Invalid("unexpected exception");
   }
+}
+
+int32_t OnnxLightRunValues(OnnxLightSession* session, const OnnxLightTensor* inputs,
+                           size_t input_count, const OnnxLightMap* maps, size_t map_count,
+                           OnnxLightValue** outputs, const OnnxLightRunOptions* options) {
+  if (session == nullptr || outputs == nullptr || (inputs == nullptr && input_count > 0) ||
+      (maps == nullptr && map_count > 0)) {
+    return Invalid("null argument");
+  }
+  const size_t count = session->session->outputs().size();
+  std::fill(outputs, outputs + count, nullptr);
+  try {
+    std::vector<onnx_light::NamedValue> feeds;
+    for (size_t i = 0; i < input_count; ++i) {
+      const OnnxLightTensor& in = inputs[i];
+      if (in.name == nullptr) return Invalid("input without a name");
+      auto t = FromC(in, std::string("input '") + in.name + "'");
+      if (!t.ok()) return Fail(t.status());
+      feeds.emplace_back(in.name, onnx_light::Value{std::move(*t), nullptr});
+    }
+    for (size_t i = 0; i < map_count; ++i) {
+      if (maps[i].name == nullptr) return Invalid("map input without a name");
+      const std::string where = std::string("map input '") + maps[i].name + "'";
+      auto keys = FromC(maps[i].keys, where + " keys");
+      if (!keys.ok()) return Fail(keys.status());
+      auto values = FromC(maps[i].values, where + " values");
+      if (!values.ok()) return Fail(values.status());
+      onnx_light::Value v;
+      v.map = std::make_shared<const onnx_light::TensorMap>(
+          onnx_light::TensorMap{std::move(*keys), std::move(*values)});
+      feeds.emplace_back(maps[i].name, std::move(v));
+    }
+    auto result =
+        session->session->RunValues(feeds, {}, options != nullptr ? &options->options : nullptr);
+    if (!result.ok()) return Fail(result.status());
+    // The outputs were checked at creation (no sequences, optionals or strings declared);
+    // an undeclared output type is checked here, before any is handed out.
+    for (size_t i = 0; i < result->size(); ++i) {
+      const onnx_light::Value& v = (*result)[i];
+      if (v.is_sequence() || v.none || v.tensor.dtype() == onnx_light::DataType::kString) {
+        return Fail(onnx_light::Status(onnx_light::StatusCode::kNotImplemented,
+                                       "output '" + session->session->outputs()[i].name +
+                                           "' is a " +
+                                           (v.none            ? "none"
+                                            : v.is_sequence() ? "sequence"
+                                                              : "string tensor") +
+                                           ": the C ABI passes numeric tensors and maps only"));
+      }
+    }
+    for (size_t i = 0; i < result->size(); ++i)
+      outputs[i] = new OnnxLightValue{std::move((*result)[i])};
+    g_error.clear();
+    return 0;
+  } catch (const std::bad_alloc&) {
+    for (size_t i = 0; i < count; ++i) {
+      delete outputs[i];
+      outputs[i] = nullptr;
+    }
+    return Fail(onnx_light::Status(onnx_light::StatusCode::kResourceExhausted, "out of memory"));
+  } catch (...) {
+    return Invalid("unexpected exception");
+  }
+}
+
+int32_t OnnxLightValueKind(const OnnxLightValue* value) {
+  if (value == nullptr) return -1;
+  return value->value.is_map()            ? ONNX_LIGHT_VALUE_MAP
+         : value->value.is_map_sequence() ? ONNX_LIGHT_VALUE_MAP_SEQUENCE
+                                          : ONNX_LIGHT_VALUE_TENSOR;
+}
+
+size_t OnnxLightValueMapCount(const OnnxLightValue* value) {
+  if (value == nullptr) return 0;
+  if (value->value.is_map()) return 1;
+  return value->value.is_map_sequence() ? value->value.maps->size() : 0;
+}
+
+int32_t OnnxLightValueGetTensor(const OnnxLightValue* value, OnnxLightTensor* tensor) {
+  if (value == nullptr || tensor == nullptr) return Invalid("null argument");
+  if (value->value.is_container()) return Invalid("the value is a map, not a tensor");
+  return View(value->value.tensor, nullptr, tensor);
+}
+
+int32_t OnnxLightValueGetMap(const OnnxLightValue* value, size_t index, OnnxLightTensor* keys,
+                             OnnxLightTensor* values) {
+  if (value == nullptr || keys == nullptr || values == nullptr) return Invalid("null argument");
+  const size_t count = OnnxLightValueMapCount(value);
+  if (count == 0) return Invalid("the value is a tensor, not a map");
+  if (index >= count) {
+    return Invalid(("map " + std::to_string(index) + " of " + std::to_string(count)).c_str());
+  }
+  const onnx_light::TensorMap& m =
+      value->value.is_map() ? *value->value.map : (*value->value.maps)[index];
+  const int32_t rc = View(m.keys, nullptr, keys);
+  return rc != 0 ? rc : View(m.values, nullptr, values);
+}
+
+void OnnxLightValueRelease(OnnxLightValue* value) {
+  delete value;
 }
 
 void OnnxLightTensorRelease(OnnxLightTensor* tensor) {

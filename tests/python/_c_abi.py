@@ -1,5 +1,6 @@
 """The C ABI (libonnx_light.so) for the tests that call it with ctypes, as a C caller
-would: the OnnxLightTensor struct and the library with every function's signature."""
+would: the OnnxLightTensor and OnnxLightMap structs and the library with every function's
+signature."""
 
 from __future__ import annotations
 
@@ -16,6 +17,10 @@ class Tensor(ctypes.Structure):  # OnnxLightTensor (include/onnx_light/c_api.h)
         ("shape", ctypes.POINTER(ctypes.c_int64)),
         ("internal", ctypes.c_void_p),
     ]
+
+
+class Map(ctypes.Structure):  # OnnxLightMap
+    _fields_ = [("name", ctypes.c_char_p), ("keys", Tensor), ("values", Tensor)]
 
 
 def load_library() -> ctypes.CDLL:
@@ -48,6 +53,15 @@ def load_library() -> ctypes.CDLL:
         ),
         "OnnxLightRun": (ctypes.c_int32, [P, T, ctypes.c_size_t, T]),
         "OnnxLightTensorRelease": (None, [T]),
+        "OnnxLightRunValues": (
+            ctypes.c_int32,
+            [P, T, ctypes.c_size_t, ctypes.POINTER(Map), ctypes.c_size_t, ctypes.POINTER(P), P],
+        ),
+        "OnnxLightValueKind": (ctypes.c_int32, [P]),
+        "OnnxLightValueMapCount": (ctypes.c_size_t, [P]),
+        "OnnxLightValueGetTensor": (ctypes.c_int32, [P, T]),
+        "OnnxLightValueGetMap": (ctypes.c_int32, [P, ctypes.c_size_t, T, T]),
+        "OnnxLightValueRelease": (None, [P]),
         "OnnxLightLastErrorMessage": (ctypes.c_char_p, []),
     }
     for name, (result, arguments) in signatures.items():
