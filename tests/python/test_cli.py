@@ -158,3 +158,37 @@ def test_a_shape_error_with_defaulted_dimensions_names_them():
         "p2o.DynamicDimension.2=192",
     )
     assert "output" in ok.stdout
+
+
+def test_map_outputs_are_printed_and_map_inputs_refused(tmp_path):
+    # A ZipMap's sequence of maps: its size, key and value types and first map; --save
+    # says it keeps tensors only. A map input cannot be given on the command line.
+    from _ml import F, I64, map_of, seq_of_maps, typed_model
+    from onnx import helper
+
+    zip_model = tmp_path / "zip.onnx"
+    zip_model.write_bytes(
+        typed_model(
+            "ZipMap",
+            [("x", helper.make_tensor_type_proto(F, [3, 2]))],
+            [("z", seq_of_maps(I64, F))],
+            ml_opset=1,
+            classlabels_int64s=[4, 5],
+        )
+    )
+    out = cli("run", zip_model, "--input", "x=[[1, 2], [3, 4], [5, 6]]", "--save", tmp_path).stdout
+    assert "output z            sequence of 3 maps INT64 -> FLOAT first {4: 1, 5: 2}" in out
+    assert "not saved: .npy holds tensors only" in out
+    vectorizer = tmp_path / "dv.onnx"
+    vectorizer.write_bytes(
+        typed_model(
+            "DictVectorizer",
+            [("m", map_of(I64, F))],
+            [("y", helper.make_tensor_type_proto(F, None))],
+            ml_opset=1,
+            int64_vocabulary=[1],
+        )
+    )
+    result = cli("run", vectorizer, "--random", check=False)
+    assert result.returncode == 1
+    assert "input 'm' is a map: `onnx-light run` feeds tensors only" in result.stderr

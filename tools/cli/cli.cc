@@ -26,6 +26,7 @@
 #include "onnx_light/onnx/model_io.h"
 #include "onnx_light/runtime/cpu.h"
 #include "onnx_light/runtime/session.h"
+#include "summary.h"
 
 namespace ol = onnx_light;
 
@@ -74,70 +75,6 @@ std::string Join(const std::set<std::string>& names) {
 int Usage(const std::string& msg) {
   std::fprintf(stderr, "onnx-light: %s\n%s", msg.c_str(), kUsage);
   return 2;
-}
-
-double ToDouble(const ol::Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case ol::DataType::kFloat:
-      return t.data<float>()[i];
-    case ol::DataType::kDouble:
-      return t.data<double>()[i];
-    case ol::DataType::kFloat16:
-      return static_cast<double>(t.data<ol::float16>()[i]);
-    case ol::DataType::kBFloat16:
-      return static_cast<double>(t.data<ol::bfloat16>()[i]);
-    case ol::DataType::kInt8:
-      return t.data<int8_t>()[i];
-    case ol::DataType::kInt16:
-      return t.data<int16_t>()[i];
-    case ol::DataType::kInt32:
-      return t.data<int32_t>()[i];
-    case ol::DataType::kInt64:
-      return static_cast<double>(t.data<int64_t>()[i]);
-    case ol::DataType::kUint8:
-      return t.data<uint8_t>()[i];
-    case ol::DataType::kUint16:
-      return t.data<uint16_t>()[i];
-    case ol::DataType::kUint32:
-      return t.data<uint32_t>()[i];
-    case ol::DataType::kUint64:
-      return static_cast<double>(t.data<uint64_t>()[i]);
-    case ol::DataType::kBool:
-      return t.data<bool>()[i] ? 1 : 0;
-    default:
-      return std::nan("");
-  }
-}
-
-std::string Summary(const ol::Tensor& t) {
-  const int64_t n = t.num_elements();
-  if (n == 0) return "(empty)";
-  if (t.dtype() == ol::DataType::kString) {
-    return "first: \"" + t.data<std::string>()[0] + "\"";
-  }
-  double lo = INFINITY, hi = -INFINITY, sum = 0;
-  int64_t nans = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const double v = ToDouble(t, i);
-    if (std::isnan(v)) {
-      ++nans;
-      continue;
-    }
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-    sum += v;
-  }
-  char buf[256];
-  std::snprintf(buf, sizeof(buf), "min %.6g max %.6g mean %.6g", lo, hi,
-                n > nans ? sum / static_cast<double>(n - nans) : NAN);
-  std::string s = buf;
-  if (nans) s += " nan " + std::to_string(nans);
-  s += " first [";
-  for (int64_t i = 0; i < std::min<int64_t>(n, 4); ++i) {
-    std::snprintf(buf, sizeof(buf), "%s%.6g", i ? ", " : "", ToDouble(t, i));
-    s += buf;
-  }
-  return s + (n > 4 ? ", ...]" : "]");
 }
 
 ol::Result<ol::Tensor> RandomTensor(const ol::ValueMeta& meta,
@@ -319,6 +256,10 @@ int CmdRun(int argc, char** argv) {
     }
   }
   for (const ol::ValueMeta& meta : s.inputs()) {
+    if (meta.kind != ol::ValueKind::kTensor && !meta.is_optional()) {
+      return Fail("input '" + meta.name + "' is a " + ol::ValueKindName(meta.kind) +
+                  ": `onnx-light run` feeds tensors only (use the Python or C++ API)");
+    }
     if (!input_files.count(meta.name) && !random && !meta.is_optional()) {
       return Fail("input '" + meta.name + "' (" + ol::DataTypeName(meta.type) + " " +
                   ShapeText(meta) + ") has no value: give it with --input " + meta.name +
@@ -342,7 +283,7 @@ int CmdRun(int argc, char** argv) {
               threads == 0 ? ol::PhysicalCores() : threads,
               (threads == 0 ? ol::PhysicalCores() : threads) == 1 ? "" : "s");
 
-  std::vector<ol::NamedTensor> feeds;
+  std::vector<ol::NamedValue> feeds;
   std::mt19937 rng(1234);
   for (const ol::ValueMeta& meta : s.inputs()) {
     auto file = input_files.find(meta.name);
@@ -355,22 +296,22 @@ int CmdRun(int argc, char** argv) {
       if (!t.ok()) return Fail("input '" + meta.name + "': " + t.status().message());
       std::printf("input  %-12s %-8s %s %s %s\n", meta.name.c_str(), ol::DataTypeName(t->dtype()),
                   t->shape().ToString().c_str(), npy ? "from" : "=", v.c_str());
-      feeds.emplace_back(meta.name, std::move(*t));
+      feeds.emplace_back(meta.name, ol::Value{std::move(*t), nullptr});
     } else if (random) {
       auto t = RandomTensor(meta, dims, rng);
       if (!t.ok()) return Fail("input '" + meta.name + "': " + t.status().message());
       std::printf("input  %-12s %-8s %s random (declared %s)\n", meta.name.c_str(),
                   ol::DataTypeName(meta.type), t->shape().ToString().c_str(),
                   ShapeText(meta).c_str());
-      feeds.emplace_back(meta.name, std::move(*t));
+      feeds.emplace_back(meta.name, ol::Value{std::move(*t), nullptr});
     }
   }
 
   std::vector<double> times;
-  ol::Result<std::vector<ol::Tensor>> outputs = std::vector<ol::Tensor>();
+  ol::Result<std::vector<ol::Value>> outputs = std::vector<ol::Value>();
   for (int r = 0; r < repeat; ++r) {
     const auto a = std::chrono::steady_clock::now();
-    outputs = s.Run(feeds);
+    outputs = s.RunValues(feeds);
     const auto b = std::chrono::steady_clock::now();
     if (!outputs.ok()) {
       // Symbolic dimensions left at 1 are the usual cause of a shape error in a random run.
@@ -390,10 +331,17 @@ int CmdRun(int argc, char** argv) {
     times.push_back(std::chrono::duration<double, std::micro>(b - a).count());
   }
   for (size_t i = 0; i < outputs->size(); ++i) {
-    const ol::Tensor& t = (*outputs)[i];
+    const ol::Value& v = (*outputs)[i];
     const std::string& name = s.outputs()[i].name;
+    if (v.is_container() || !v.tensor.is_defined()) {  // a map, a sequence, none
+      std::printf("output %-12s %s %s\n", name.c_str(), onnx_light::cli::TypeText(v).c_str(),
+                  onnx_light::cli::ValueSummary(v).c_str());
+      if (!save_dir.empty()) std::printf("       not saved: .npy holds tensors only\n");
+      continue;
+    }
+    const ol::Tensor& t = v.tensor;
     std::printf("output %-12s %-8s %s %s\n", name.c_str(), ol::DataTypeName(t.dtype()),
-                t.shape().ToString().c_str(), Summary(t).c_str());
+                t.shape().ToString().c_str(), onnx_light::cli::Summary(t).c_str());
     if (!save_dir.empty()) {
       const std::string path = save_dir + "/" + name + ".npy";
       ol::Status st = onnx_light::cli::WriteNpy(t, path);
