@@ -136,3 +136,114 @@ def test_one_hot_encoder_over_a_string_column():
     light, ref = run_both(model, {"X": colors})
     assert_same(light, ref, **TOL)
     np.testing.assert_array_equal(light[0], est.transform(colors).toarray())
+
+
+def assert_same_maps(light, ref, **tol):
+    """A ZipMap output (a list of {label: probability} dicts) equal to ORT's."""
+    from _ml import assert_same_dict
+
+    assert isinstance(light, list) and len(light) == len(ref)
+    for a, b in zip(light, ref):
+        assert_same_dict(a, b, **tol)
+
+
+@pytest.mark.parametrize("target", ["int", "str"])
+def test_classifiers_with_zipmap(target):
+    # skl2onnx's default: probabilities as a list of {label: probability} dicts (ZipMap).
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+
+    y = Y3 if target == "int" else np.array(["low", "mid", "high"], dtype=object)[Y3]
+    for est in (LogisticRegression(max_iter=500), RandomForestClassifier(10, random_state=0)):
+        est.fit(X, y)
+        model = convert(est, X, zipmap=True)
+        assert "ZipMap" in ops_of(model)
+        light, ref = run_both(model, {"X": X})
+        assert_same(light[:1], ref[:1])
+        assert_same_maps(light[1], ref[1], **TOL)
+        assert light[0].tolist() == est.predict(X).tolist()
+        labels = list(est.classes_)
+        probabilities = np.array([[row[c] for c in labels] for row in light[1]])
+        np.testing.assert_allclose(probabilities, est.predict_proba(X), **TOL)
+        assert all(type(k) is (int if target == "int" else str) for k in light[1][0])
+
+
+def test_dict_vectorizer_pipeline_takes_a_dict():
+    # A map input (DictVectorizer) and a map output (ZipMap) in one model.
+    from skl2onnx import to_onnx
+    from skl2onnx.common.data_types import DictionaryType, FloatTensorType, StringTensorType
+    from sklearn.feature_extraction import DictVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    words = ["alpha", "beta", "gamma", "delta"]
+    rows = [
+        {w: float(v) for w, v in zip(words, r) if v > -0.5} for r in X[:, :4].astype(np.float64)
+    ]
+    est = make_pipeline(DictVectorizer(sparse=False), LogisticRegression(max_iter=500))
+    est.fit(rows, Y3)
+    onx = to_onnx(
+        est,
+        initial_types=[("input", DictionaryType(StringTensorType([1]), FloatTensorType([1])))],
+        target_opset={"": 17, "ai.onnx.ml": 3},
+    )
+    model = onx.SerializeToString()
+    assert {"DictVectorizer", "ZipMap"} <= ops_of(model)
+    import onnx_light
+
+    session = onnx_light.RuntimeSession(model)
+    assert session.get_inputs()[0].type == "map(string,tensor(float))"
+    for row in rows[:20]:
+        light, ref = run_both(model, {"input": row})
+        assert_same(light[:1], ref[:1])
+        assert_same_maps(light[1], ref[1], **TOL)
+        assert light[0].tolist() == est.predict([row]).tolist()
+        probabilities = [light[1][0][c] for c in est.classes_]
+        np.testing.assert_allclose(probabilities, est.predict_proba([row])[0], **TOL)
+
+
+def test_column_transformer_over_string_and_numeric_columns():
+    # A DataFrame's named columns as the model's inputs: two numbers scaled, a string
+    # one-hot encoded (unknown categories ignored), then a classifier with ZipMap.
+    import pandas as pd
+    from skl2onnx import to_onnx
+    from skl2onnx.common.data_types import FloatTensorType, StringTensorType
+    from sklearn.compose import ColumnTransformer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    cities = np.array(["paris", "oslo", "lima", "pune"], dtype=object)[RNG.integers(0, 4, len(X))]
+    df = pd.DataFrame({"age": X[:, 0], "income": X[:, 1], "city": cities})
+    y = Y3 + (cities == "oslo")
+    pre = ColumnTransformer(
+        [
+            ("num", StandardScaler(), ["age", "income"]),
+            ("cat", OneHotEncoder(handle_unknown="ignore"), ["city"]),
+        ]
+    )
+    est = Pipeline([("pre", pre), ("clf", LogisticRegression(max_iter=500))]).fit(df, y)
+    onx = to_onnx(
+        est,
+        initial_types=[
+            ("age", FloatTensorType([None, 1])),
+            ("income", FloatTensorType([None, 1])),
+            ("city", StringTensorType([None, 1])),
+        ],
+        target_opset={"": 17, "ai.onnx.ml": 3},
+    )
+    model = onx.SerializeToString()
+    assert {"Scaler", "OneHotEncoder", "LinearClassifier", "ZipMap"} <= ops_of(model)
+    test = df.copy()
+    test.loc[::7, "city"] = "rome"  # unseen: all zeros after the encoder
+    feeds = {
+        "age": test[["age"]].to_numpy(np.float32),
+        "income": test[["income"]].to_numpy(np.float32),
+        "city": test[["city"]].to_numpy(object),
+    }
+    light, ref = run_both(model, feeds)
+    assert_same(light[:1], ref[:1])
+    assert_same_maps(light[1], ref[1], **TOL)
+    assert light[0].tolist() == est.predict(test).tolist()
+    probabilities = np.array([[row[c] for c in est.classes_] for row in light[1]])
+    np.testing.assert_allclose(probabilities, est.predict_proba(test), **TOL)
