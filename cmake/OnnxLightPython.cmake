@@ -17,7 +17,8 @@ find_package(nanobind CONFIG REQUIRED)
 nanobind_add_module(onnx_light_python NB_STATIC NB_SUPPRESS_WARNINGS
   src/onnx_light/python/module.cc
   src/onnx_light/python/onnx_bindings.cc
-  src/onnx_light/python/runtime_bindings.cc)
+  src/onnx_light/python/runtime_bindings.cc
+  src/onnx_light/python/map_values.cc)
 set_target_properties(onnx_light_python PROPERTIES
   OUTPUT_NAME _core
   LIBRARY_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/python/onnx_light")

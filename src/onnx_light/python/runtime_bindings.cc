@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "map_values.h"
 #include "onnx_light/runtime/session.h"
 #include "onnx_light_ort/hosting/plugin_host.h"
 #include "status_to_python.h"
@@ -148,11 +149,18 @@ class PySession {
           items.append(ToNumpy(t));
         out.append(items);
       } else if (v.is_map()) {
-        out.append(MapToDict(*v.map));
+        std::vector<nb::object> keys;
+        out.append(MapToDict(*v.map, keys));
       } else if (v.is_map_sequence()) {
+        // A ZipMap's maps share one keys tensor: its Python keys are made once.
         nb::list items;
-        for (const TensorMap& m : *v.maps)
-          items.append(MapToDict(m));
+        std::vector<nb::object> keys;
+        const void* keys_of = nullptr;
+        for (const TensorMap& m : *v.maps) {
+          if (m.keys.raw_data() != keys_of) keys.clear();
+          keys_of = m.keys.raw_data();
+          items.append(MapToDict(m, keys));
+        }
         out.append(items);
       } else {
         out.append(ToNumpy(std::move(v.tensor)));
@@ -161,54 +169,18 @@ class PySession {
     return out;
   }
 
-  // A dict as a map of input `meta`: its keys and its values as arrays of the map's key and
-  // value types (numpy converts, and refuses what does not convert: TypeError).
+  // A dict as a map of input `meta` (map_values.h), its arrays read as inputs are.
   TensorMap DictToMap(const std::string& name, const ValueMeta& meta, nb::handle value,
                       std::deque<BufferView>& views) const {
-    if (!nb::isinstance<nb::dict>(value)) {
-      throw nb::type_error(("input '" + name + "': expected a dict, got " +
-                            nb::cast<std::string>(nb::str(value.type().attr("__name__"))))
-                               .c_str());
-    }
-    nb::dict d = nb::borrow<nb::dict>(value);
-    nb::module_ np = nb::module_::import_("numpy");
-    auto as_array = [&](nb::handle items, DataType type, const char* what) {
-      const char* dtype = type == DataType::kString  ? "object"
-                          : type == DataType::kInt64 ? "int64"
-                                                     : nullptr;
-      try {
-        nb::object list = nb::module_::import_("builtins").attr("list")(items);
-        if (type == DataType::kString) {
-          for (nb::handle x : list) {
-            if (!nb::isinstance<nb::str>(x)) {
-              throw nb::type_error(("input '" + name + "': map " + what + " must be str, got " +
-                                    nb::cast<std::string>(nb::str(x.type().attr("__name__"))))
-                                       .c_str());
-            }
-          }
-        }
-        return dtype != nullptr ? np.attr("asarray")(list, dtype)
-                                : np.attr("asarray")(list, input_dtype(meta));
-      } catch (nb::python_error& e) {
-        throw nb::type_error(("input '" + name + "': map " + what + " do not convert to " +
-                              DataTypeName(type) + ": " + e.what())
-                                 .c_str());
-      }
-    };
-    DataType key_type = meta.key_type;
-    if (key_type == DataType::kUndefined) {  // undeclared: as the first key is
-      key_type = DataType::kInt64;
-      for (auto item : d) {
-        if (nb::isinstance<nb::str>(item.first)) key_type = DataType::kString;
-        break;
-      }
-    }
-    nb::object keys = as_array(d.keys(), key_type, "keys");
-    nb::object vals = as_array(d.values(), meta.type, "values");
-    TensorMap map;
-    map.keys = ArrayToTensor(name, SIZE_MAX, key_type, keys, views);
-    map.values = ArrayToTensor(name, SIZE_MAX, meta.type, vals, views);
-    return map;
+    return python::DictToMap(name, meta, value, input_dtype(meta),
+                             [&](DataType type, nb::handle array) {
+                               return ArrayToTensor(name, SIZE_MAX, type, array, views);
+                             });
+  }
+
+  // A map as a dict (map_values.h); values of other types go through numpy.
+  nb::dict MapToDict(const TensorMap& m, std::vector<nb::object>& keys) const {
+    return python::MapToDict(m, keys, [&](Tensor t) { return ToNumpy(std::move(t)); });
   }
 
   // The numpy dtype of input `meta` (its map values' for a map).
@@ -217,36 +189,6 @@ class PySession {
     for (size_t k = 0; k < inputs.size() && k < input_dtypes_.size(); ++k)
       if (inputs[k].name == meta.name) return input_dtypes_[k];
     return nb::none();
-  }
-
-  // A map as a dict of Python scalars (int or str keys; float, int or str values), as ONNX
-  // Runtime returns one.
-  nb::dict MapToDict(const TensorMap& m) const {
-    const int64_t n = m.keys.num_elements();
-    nb::list values;
-    if (const float* f = m.values.data<float>()) {
-      for (int64_t i = 0; i < n; ++i)
-        values.append(nb::float_(static_cast<double>(f[i])));
-    } else if (const double* dv = m.values.data<double>()) {
-      for (int64_t i = 0; i < n; ++i)
-        values.append(nb::float_(dv[i]));
-    } else if (const int64_t* iv = m.values.data<int64_t>()) {
-      for (int64_t i = 0; i < n; ++i)
-        values.append(nb::int_(iv[i]));
-    } else {
-      Result<Tensor> copy = m.values.Clone();
-      if (!copy.ok()) ThrowStatus(copy.status());
-      values = nb::borrow<nb::list>(ToNumpy(std::move(*copy)).attr("tolist")());
-    }
-    nb::dict d;
-    if (const int64_t* k = m.keys.data<int64_t>()) {
-      for (int64_t i = 0; i < n; ++i)
-        d[nb::int_(k[i])] = values[static_cast<size_t>(i)];
-    } else if (const std::string* sk = m.keys.data<std::string>()) {
-      for (int64_t i = 0; i < n; ++i)
-        d[nb::str(sk[i].data(), sk[i].size())] = values[static_cast<size_t>(i)];
-    }
-    return d;
   }
 
   // One numpy array as a tensor of input k: dtype checked, read in place where it can be.
