@@ -7,18 +7,23 @@ build directories can share one checkout.
 """
 
 import os
-from pathlib import Path
 
 
-def _native_dir() -> Path:
+def _native_dir():
+    """The build tree's folder of the native extension (a pathlib.Path)."""
+    from pathlib import Path
+
     build = os.environ.get("ONNX_LIGHT_BUILD_DIR")
     root = Path(build) if build else Path(__file__).resolve().parents[2] / "build"
     return root / "python" / "onnx_light"
 
 
 def _installed() -> bool:
-    here = Path(__file__).resolve().parent
-    return any(here.glob("_core.*.so")) or any(here.glob("_core.so"))
+    # os, not pathlib: an installed package imports no more than it needs.
+    here = os.path.dirname(os.path.realpath(__file__))
+    return any(
+        n == "_core.so" or (n.startswith("_core.") and n.endswith(".so")) for n in os.listdir(here)
+    )
 
 
 if not _installed():

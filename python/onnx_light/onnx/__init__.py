@@ -41,9 +41,22 @@ ValueInfoProto = _c.ValueInfoProto
 
 install_enums(globals())
 
-from . import helper, numpy_helper  # noqa: E402  (needs the classes above)
-from .external_data import convert_model_to_external_data  # noqa: E402
-from .external_data import write_external_data_tensors  # noqa: E402
+
+# helper, numpy_helper and external_data are imported when first used (module __getattr__
+# below): `import onnx_light` runs a model without them.
+_SUBMODULES = ("helper", "numpy_helper", "external_data")
+_FROM_EXTERNAL_DATA = ("convert_model_to_external_data", "write_external_data_tensors")
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _FROM_EXTERNAL_DATA:
+        return getattr(importlib.import_module(f"{__name__}.external_data"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 IR_VERSION = 13
 # The newest default-domain opset that onnx 1.22 knows; make_model uses it by default.
@@ -130,6 +143,8 @@ def save_model(
             raise ValueError("save_as_external_data needs a path to know where to put the data")
         path = os.fspath(f)
         proto = ModelProto.FromString(proto.SerializeToString())
+        from .external_data import convert_model_to_external_data
+
         convert_model_to_external_data(
             proto,
             all_tensors_to_one_file=all_tensors_to_one_file,
@@ -137,6 +152,8 @@ def save_model(
             size_threshold=size_threshold,
             convert_attribute=convert_attribute,
         )
+        from .external_data import write_external_data_tensors
+
         write_external_data_tensors(proto, os.path.dirname(os.path.abspath(path)))
     if _is_path(f):
         _c.save_model(proto, os.fspath(f))

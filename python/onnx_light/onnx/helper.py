@@ -7,7 +7,6 @@ import math
 import numbers
 from typing import Any, Sequence
 
-import ml_dtypes
 import numpy as np
 
 from . import (
@@ -162,6 +161,8 @@ def _to_bytes(value: str | bytes) -> bytes:
 
 def _saturate_float8(values: np.ndarray, np_dtype: np.dtype) -> np.ndarray:
     # Out-of-range values and infinities clamp to the largest finite value; NaN stays NaN.
+    import ml_dtypes  # here, not at import: onnx_light imports this module
+
     finfo = ml_dtypes.finfo(np_dtype)
     return np.clip(values, finfo.min, finfo.max).astype(np_dtype)
 
@@ -174,7 +175,7 @@ def _float8e8m0_round_up(values: np.ndarray) -> np.ndarray:
     biased = np.clip(e + 127, 0, 254)
     biased = np.where(np.isnan(x), 255, np.where(np.isinf(x), 254, biased))
     biased = np.where(x == 0, 0, biased)
-    return biased.astype(np.uint8).view(ml_dtypes.float8_e8m0fnu)
+    return biased.astype(np.uint8).view(_mapping.TENSOR_TYPE_MAP[TensorProto.FLOAT8E8M0].np_dtype)
 
 
 def make_tensor(

@@ -4,7 +4,6 @@ runs unmodified (``python -m onnx_light.ort_compat SCRIPT`` calls it first)."""
 
 from __future__ import annotations
 
-import importlib.abc
 import sys
 import types
 from typing import Any
@@ -21,8 +20,10 @@ _PROVIDED = (
 )
 
 
-class _Refuser(importlib.abc.MetaPathFinder):
-    """Fails imports of onnxruntime submodules the drop-in does not provide, by name."""
+class _Refuser:
+    """Fails imports of onnxruntime submodules the drop-in does not provide, by name (a
+    meta path finder: find_spec is all sys.meta_path asks of one; importlib.abc is left
+    out, its import costs more than the rest of this package's)."""
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> None:
         if fullname.startswith("onnxruntime.") and fullname not in _PROVIDED:

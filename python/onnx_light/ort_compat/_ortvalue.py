@@ -10,7 +10,6 @@ Only the CPU exists here: any other device is a RuntimeError naming it."""
 
 from __future__ import annotations
 
-import ctypes
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -22,11 +21,17 @@ from onnx_light.runtime import _type_name
 if TYPE_CHECKING:  # pragma: no cover
     from onnx_light.ort_compat._session import InferenceSession
 
-# ONNX element type code of each numpy dtype the runtime takes (ml_dtypes' included).
+# ONNX element type code of each numpy dtype the runtime takes (ml_dtypes' included), made
+# on first use (it imports ml_dtypes).
 _CODE_OF_DTYPE: dict[np.dtype, int] = {}
-for _code, _info in _mapping.TENSOR_TYPE_MAP.items():
-    _CODE_OF_DTYPE.setdefault(np.dtype(_info.np_dtype), _code)
-_CODE_OF_DTYPE[np.dtype(np.str_)] = 8  # strings: any str/bytes/object array is tensor(string)
+
+
+def _codes() -> dict[np.dtype, int]:
+    if not _CODE_OF_DTYPE:
+        for code, info in _mapping.TENSOR_TYPE_MAP.items():
+            _CODE_OF_DTYPE.setdefault(np.dtype(info.np_dtype), code)
+        _CODE_OF_DTYPE[np.dtype(np.str_)] = 8  # any str/bytes/object array is tensor(string)
+    return _CODE_OF_DTYPE
 
 
 def _check_device(device_type: Any, device_id: Any = 0) -> None:
@@ -42,7 +47,7 @@ def _check_device(device_type: Any, device_id: Any = 0) -> None:
 def _element_code(array: np.ndarray) -> int:
     if array.dtype.kind in "OSU":
         return 8
-    code = _CODE_OF_DTYPE.get(array.dtype)
+    code = _codes().get(array.dtype)
     if code is None:
         raise RuntimeError(f"numpy dtype {array.dtype} has no ONNX element type")
     return code
@@ -59,7 +64,7 @@ def _dtype_of(element_type: Any) -> np.dtype:
         dtype = np.dtype(element_type)
     except TypeError as exc:
         raise TypeError(f"element_type must be a numpy type or an ONNX type code: {exc}") from None
-    if dtype.kind not in "OSU" and dtype not in _CODE_OF_DTYPE:
+    if dtype.kind not in "OSU" and dtype not in _codes():
         raise RuntimeError(f"numpy dtype {dtype} has no ONNX element type")
     return dtype
 
@@ -236,6 +241,8 @@ def _buffer_array(ptr: int, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarr
     if dtype.kind in "OSU":
         raise RuntimeError("strings cannot be bound through a raw buffer pointer")
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    import ctypes  # here: only raw-pointer binding needs it
+
     raw = (ctypes.c_char * nbytes).from_address(ptr)
     return np.frombuffer(raw, dtype=dtype).reshape(shape)
 
