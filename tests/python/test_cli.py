@@ -163,7 +163,7 @@ def test_a_shape_error_with_defaulted_dimensions_names_them():
 def test_map_outputs_are_printed_and_map_inputs_refused(tmp_path):
     # A ZipMap's sequence of maps: its size, key and value types and first map; --save
     # says it keeps tensors only. A map input cannot be given on the command line.
-    from _ml import F, I64, map_of, seq_of_maps, typed_model
+    from _ml import I64, F, map_of, seq_of_maps, typed_model
     from onnx import helper
 
     zip_model = tmp_path / "zip.onnx"
