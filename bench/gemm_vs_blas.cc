@@ -44,10 +44,14 @@ int main() {
       {128, 400, 1152, "YOLOv8n 3x3 conv 128->128 at 20x20"},
       {32, 6400, 144, "3x3 conv 16->32 at 80x80"},
       {256, 256, 256, "square 256"},
+      {64, 3072, 1024, "rxnmap transformer FFN up, 64 atoms"},
+      {64, 1024, 3072, "rxnmap transformer FFN down, 64 atoms"},
+      {64, 1024, 1024, "rxnmap transformer projection, 64 atoms"},
   };
   std::printf("SIMD target %s; packed kernel preferred here: %s\n", k::SimdTargetName(),
               k::PreferPackedSgemm() ? "yes" : "no");
-  std::printf("%-46s %10s %10s %7s\n", "shape (m x n x k)", "BLAS GF/s", "packed", "ratio");
+  std::printf("%-46s %10s %10s %7s %8s %7s\n", "shape (m x n x k)", "BLAS GF/s", "packed", "ratio",
+              "in place", "ratio");
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> u(-1, 1);
   auto fill = [&](std::vector<float>& v) {
@@ -69,12 +73,25 @@ int main() {
       ++work;
     const double packed = Seconds(
         [&] { k::SgemmPacked(s.m, s.n, s.k, a.data(), s.k, b.data(), s.n, c2.data(), s.n, work); });
+    // In place: a and b read where they are (SgemmIndirectB), n padded to whole tiles.
+    const int64_t tile = static_cast<int64_t>(k::SgemmTileColumns());
+    const int64_t np = (s.n + tile - 1) / tile * tile;
+    std::vector<float> bp(static_cast<size_t>(s.k * np), 0.0f), c3(static_cast<size_t>(s.m * np));
+    for (int64_t p = 0; p < s.k; ++p)
+      std::copy(b.begin() + p * s.n, b.begin() + (p + 1) * s.n, bp.begin() + p * np);
+    std::vector<int64_t> boff(static_cast<size_t>(s.k));
+    for (int64_t p = 0; p < s.k; ++p)
+      boff[static_cast<size_t>(p)] = p * np;
+    const double inplace = Seconds([&] {
+      k::SgemmIndirectB(s.m, np, s.k, a.data(), s.k, bp.data(), boff.data(), c3.data(), np, nullptr,
+                        false);
+    });
     const double flop = 2.0 * static_cast<double>(s.m * s.n * s.k);
     char label[64];
     std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(s.m),
                   static_cast<long long>(s.n), static_cast<long long>(s.k));
-    std::printf("%-46s %10.1f %10.1f %6.2fx  %s\n", label, flop / blas / 1e9, flop / packed / 1e9,
-                blas / packed, s.what);
+    std::printf("%-46s %10.1f %10.1f %6.2fx %8.1f %6.2fx  %s\n", label, flop / blas / 1e9,
+                flop / packed / 1e9, blas / packed, flop / inplace / 1e9, blas / inplace, s.what);
   }
   // Narrow products: a few columns (1-D convolutions with a few output positions, as in
   // the Silero VAD encoders), BLAS against SgemmNarrow including the transpose of b that

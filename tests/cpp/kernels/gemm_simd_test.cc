@@ -88,18 +88,28 @@ TEST_P(PackedSgemm, IndirectBMatchesDoubleReference) {
   struct Case {
     int64_t m, n, k;
     bool bias;
+    int64_t stride = 3;  // between rows of b: 1024 floats and more pack each panel first
   };
-  const Case cases[] = {{1, 1, 1, true},      {8, 32, 9, false}, {13, 70, 300, true},
-                        {64, 100, 576, true}, {5, 3, 27, false}, {97, 257, 40, true}};
+  const Case cases[] = {{1, 1, 1, true},
+                        {8, 32, 9, false},
+                        {13, 70, 300, true},
+                        {64, 100, 576, true},
+                        {5, 3, 27, false},
+                        {97, 257, 40, true},
+                        {100, 1100, 300, true, 1100},
+                        {50, 600, 40, false, 2048},
+                        {70, 40, 513, true, 1500},
+                        {33, 16, 7, false, 4096}};
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> u(-1, 1);
   for (const Case& cs : cases) {
     const int64_t tile = static_cast<int64_t>(SgemmTileColumns());
-    // Row p of b starts at offset 3 * p + (p % 5): rows overlap, as shifted image rows do.
+    // Row p of b starts at offset stride * p + (p % 5): with a short stride rows overlap,
+    // as shifted image rows do; with a long one they are a wide matrix's rows.
     std::vector<int64_t> off(static_cast<size_t>(cs.k));
     for (int64_t p = 0; p < cs.k; ++p)
-      off[static_cast<size_t>(p)] = 3 * p + p % 5;
-    std::vector<float> buf(static_cast<size_t>(3 * cs.k + 5 + cs.n + tile));
+      off[static_cast<size_t>(p)] = cs.stride * p + p % 5;
+    std::vector<float> buf(static_cast<size_t>(cs.stride * cs.k + 5 + cs.n + tile));
     for (float& v : buf)
       v = u(rng);
     std::vector<float> a(static_cast<size_t>(cs.m * cs.k)), bias(static_cast<size_t>(cs.m));
@@ -120,7 +130,8 @@ TEST_P(PackedSgemm, IndirectBMatchesDoubleReference) {
           mag += std::fabs(x * y);
         }
         ASSERT_NEAR(c[static_cast<size_t>(i * cs.n + j)], want, 1e-5 * mag + 1e-6)
-            << SimdTargetNameOf(GetParam()) << " m=" << cs.m << " n=" << cs.n << " k=" << cs.k;
+            << SimdTargetNameOf(GetParam()) << " m=" << cs.m << " n=" << cs.n << " k=" << cs.k
+            << " stride=" << cs.stride;
       }
     }
   }

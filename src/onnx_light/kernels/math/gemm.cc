@@ -186,14 +186,19 @@ bool PackedGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b
 // classifier, 40 x 120 by 120 x 6625: 806 -> 516 us, 686 -> 289 at two threads; with a
 // longer k the packed kernel's wider tile wins). A last partial tile of columns goes through a
 // zero-padded copy (the kernel reads whole tiles). Columns split between threads in whole tiles.
+// On AVX2 (16 registers, a 6 x 16 tile) such products take this path unless b is wide
+// (rows 4 KiB apart or more) with 48 rows or more: 0.99-1.13x OpenBLAS on the benchmark
+// models' shapes where the packed kernel is 0.76-0.98x (packing all of b costs more than
+// it gains with 16 registers); the wide ones, a transformer's 64 x 3072 by 1024, reach
+// 0.89-0.96x here and stay with OpenBLAS (bench/gemm_vs_blas.cc).
 bool InPlaceGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
                  int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
   static const bool avx512 = PreferPackedSgemm();
   static const auto tile = static_cast<int64_t>(SgemmTileColumns());
   const int64_t work = m * n * k;
   const bool small = work < (int64_t{1} << 21) && n % tile == 0;
-  if (!avx512 || lda_col != 1 || ldb_col != 1 || n == 0 || k == 0 || work < (int64_t{1} << 14) ||
-      (!small && (m > 96 || k > 256))) {
+  if (lda_col != 1 || ldb_col != 1 || n == 0 || k == 0 || work < (int64_t{1} << 14) ||
+      (avx512 && !small && (m > 96 || k > 256)) || (!avx512 && ldb_row >= 1024 && m >= 48)) {
     return false;
   }
   std::vector<int64_t> boff(static_cast<size_t>(k));
@@ -214,6 +219,14 @@ bool InPlaceGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* 
       for (int64_t w = w0; w < w1; ++w)
         columns(std::min(full, w * per * tile), std::min(full, (w + 1) * per * tile));
     });
+  } else if (workers > 1 && work >= (int64_t{1} << 21) && m >= 16 * workers && full > 0) {
+    // Few tiles of columns and many rows (a convolution's few channels over a large
+    // image, transposed): the rows split instead.
+    pool->ParallelFor(m, std::max<int64_t>(8, (m + workers - 1) / workers),
+                      [&](int64_t i0, int64_t i1) {
+                        SgemmIndirectB(i1 - i0, full, k, a + i0 * lda_row, lda_row, b, boff.data(),
+                                       c + i0 * n, n, nullptr, /*accumulate=*/true);
+                      });
   } else {
     columns(0, full);
   }
