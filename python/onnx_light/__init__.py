@@ -37,19 +37,33 @@ except ImportError as exc:  # pragma: no cover - exercised only on a broken chec
         "scripts/build.sh, or point ONNX_LIGHT_BUILD_DIR at your build directory"
     ) from exc
 
-from .ort_compat import (  # noqa: E402
-    ExecutionMode,
-    GraphOptimizationLevel,
-    InferenceSession,
-    SessionOptions,
-    disable_telemetry_events,
-    enable_telemetry_events,
-    get_available_providers,
-    get_build_info,
-    get_device,
-    get_version_string,
-    set_default_logger_severity,
+# ONNX Runtime's names (onnx_light.ort_compat) are imported when first used: a program
+# that only runs RuntimeSession does not pay for the drop-in's modules.
+_ORT_NAMES = (
+    "ExecutionMode",
+    "GraphOptimizationLevel",
+    "InferenceSession",
+    "SessionOptions",
+    "disable_telemetry_events",
+    "enable_telemetry_events",
+    "get_available_providers",
+    "get_build_info",
+    "get_device",
+    "get_version_string",
+    "set_default_logger_severity",
 )
+
+
+def __getattr__(name: str):
+    if name in _ORT_NAMES:
+        from . import ort_compat
+
+        value = getattr(ort_compat, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 from .runtime import ModelMetadata, NodeArg, OpTypeTime, RunOptions, RuntimeSession  # noqa: E402
 
 # One version number: project(VERSION) in CMakeLists.txt, compiled into _core (and read

@@ -1,4 +1,5 @@
 """`import onnx_light` imports nothing its caller has not used (issue 32's cold start): not
+the ORT drop-in (onnx_light.ort_compat, loaded by the first use of one of its names), not
 ml_dtypes (0.7's import alone took 0.7-0.9 s), not the onnx helper modules, not
 importlib.abc; a float model's session and run do not pull them in either. Checked by
 module name in a fresh interpreter, never by time (bench/cold_start.py times it)."""
@@ -35,6 +36,13 @@ def loaded_after(code: str) -> list[str]:
 
 def test_import_loads_nothing_heavy():
     assert loaded_after("import onnx_light") == []
+
+
+def test_the_ort_drop_in_loads_when_first_used():
+    code = "import onnx_light"
+    script = code + "\nassert 'onnx_light.ort_compat' not in sys.modules"
+    script += "\nonnx_light.InferenceSession\nassert 'onnx_light.ort_compat' in sys.modules"
+    assert loaded_after(script) == []
 
 
 def test_a_float_model_runs_without_them():
