@@ -93,6 +93,36 @@ int main() {
     std::printf("%-46s %10.1f %10.1f %6.2fx %8.1f %6.2fx  %s\n", label, flop / blas / 1e9,
                 flop / packed / 1e9, blas / packed, flop / inplace / 1e9, blas / inplace, s.what);
   }
+  // Double precision: the BLAS's dgemm against the in-place kernel in double
+  // (DgemmIndirectB), n padded to whole tiles.
+  std::printf("\n%-46s %10s %10s %7s\n", "double (m x n x k)", "BLAS GF/s", "in place", "ratio");
+  std::uniform_real_distribution<double> ud(-1, 1);
+  for (const Shape& s : shapes) {
+    const int64_t tile = static_cast<int64_t>(k::DgemmTileColumns());
+    const int64_t np = (s.n + tile - 1) / tile * tile;
+    std::vector<double> a(static_cast<size_t>(s.m * s.k)), b(static_cast<size_t>(s.k * np), 0.0);
+    std::vector<double> c1(static_cast<size_t>(s.m * np)), c2(c1.size());
+    for (double& x : a)
+      x = ud(rng);
+    for (double& x : b)
+      x = ud(rng);
+    std::vector<int64_t> boff(static_cast<size_t>(s.k));
+    for (int64_t p = 0; p < s.k; ++p)
+      boff[static_cast<size_t>(p)] = p * np;
+    const double blas = Seconds([&] {
+      k::OpenBlasGemm2D(a.data(), s.k, 1, b.data(), np, 1, c1.data(), s.m, np, s.k, nullptr);
+    });
+    const double mine = Seconds([&] {
+      k::DgemmIndirectB(s.m, np, s.k, a.data(), s.k, b.data(), boff.data(), c2.data(), np, nullptr,
+                        false);
+    });
+    const double flop = 2.0 * static_cast<double>(s.m * s.n * s.k);
+    char label[64];
+    std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(s.m),
+                  static_cast<long long>(s.n), static_cast<long long>(s.k));
+    std::printf("%-46s %10.1f %10.1f %6.2fx  %s\n", label, flop / blas / 1e9, flop / mine / 1e9,
+                blas / mine, s.what);
+  }
   // Narrow products: a few columns (1-D convolutions with a few output positions, as in
   // the Silero VAD encoders), BLAS against SgemmNarrow including the transpose of b that
   // the convolution does first.

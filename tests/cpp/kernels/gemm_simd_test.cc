@@ -137,6 +137,52 @@ TEST_P(PackedSgemm, IndirectBMatchesDoubleReference) {
   }
 }
 
+// The same kernel in double precision, wide b (each panel packed) and narrow, against a
+// long-double reference to 1e-13 of sum |a||b|.
+TEST_P(PackedSgemm, DoubleIndirectBMatchesReference) {
+  struct Case {
+    int64_t m, n, k, stride;
+    bool bias;
+  };
+  const Case cases[] = {{1, 1, 1, 1, true},
+                        {7, 9, 300, 9, false},
+                        {70, 600, 40, 700, true},
+                        {100, 33, 513, 33, false}};
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (const Case& cs : cases) {
+    const int64_t tile = static_cast<int64_t>(DgemmTileColumns());
+    std::vector<int64_t> off(static_cast<size_t>(cs.k));
+    for (int64_t p = 0; p < cs.k; ++p)
+      off[static_cast<size_t>(p)] = cs.stride * p;
+    std::vector<double> buf(static_cast<size_t>(cs.stride * cs.k + cs.n + tile));
+    for (double& v : buf)
+      v = u(rng);
+    std::vector<double> a(static_cast<size_t>(cs.m * cs.k)), bias(static_cast<size_t>(cs.m));
+    for (double& v : a)
+      v = u(rng);
+    for (double& v : bias)
+      v = u(rng);
+    std::vector<double> c(static_cast<size_t>(cs.m * cs.n), 1e300);  // overwritten
+    DgemmIndirectB(cs.m, cs.n, cs.k, a.data(), cs.k, buf.data(), off.data(), c.data(), cs.n,
+                   cs.bias ? bias.data() : nullptr);
+    for (int64_t i = 0; i < cs.m; ++i) {
+      for (int64_t j = 0; j < cs.n; ++j) {
+        long double want = cs.bias ? bias[static_cast<size_t>(i)] : 0.0, mag = std::fabs(want);
+        for (int64_t p = 0; p < cs.k; ++p) {
+          const long double x = a[static_cast<size_t>(i * cs.k + p)];
+          const long double y = buf[static_cast<size_t>(off[static_cast<size_t>(p)] + j)];
+          want += x * y;
+          mag += std::fabs(x * y);
+        }
+        ASSERT_NEAR(c[static_cast<size_t>(i * cs.n + j)], static_cast<double>(want),
+                    static_cast<double>(1e-13 * mag) + 1e-15)
+            << SimdTargetNameOf(GetParam()) << " m=" << cs.m << " n=" << cs.n << " k=" << cs.k;
+      }
+    }
+  }
+}
+
 // The exact integer product on every target (the scalar target's loop included): int16 a
 // (centered, one readable zero past an odd k), 8-bit b of either signedness with a zero
 // point per column, at the extremes where a saturating kernel would be wrong.

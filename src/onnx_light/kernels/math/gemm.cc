@@ -191,25 +191,28 @@ bool PackedGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b
 // models' shapes where the packed kernel is 0.76-0.98x (packing all of b costs more than
 // it gains with 16 registers); the wide ones, a transformer's 64 x 3072 by 1024, reach
 // 0.89-0.96x here and stay with OpenBLAS (bench/gemm_vs_blas.cc).
-bool InPlaceGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
-                 int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
-  static const bool avx512 = PreferPackedSgemm();
-  static const auto tile = static_cast<int64_t>(SgemmTileColumns());
+// The in-place kernel (SgemmIndirectB, DgemmIndirectB) over c = c + a * b, a and b
+// row-major: columns split between threads in whole tiles (or rows, when there are few
+// tiles), a last partial tile through a zero-padded copy (the kernel reads whole tiles).
+void IndirectB(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+               const int64_t* boff, float* c, int64_t ldc) {
+  SgemmIndirectB(m, n, k, a, lda, b, boff, c, ldc, nullptr, /*accumulate=*/true);
+}
+void IndirectB(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b,
+               const int64_t* boff, double* c, int64_t ldc) {
+  DgemmIndirectB(m, n, k, a, lda, b, boff, c, ldc, nullptr, /*accumulate=*/true);
+}
+
+template <typename T>
+void RunInPlace(const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t m, int64_t n,
+                int64_t k, int64_t tile, ThreadPool* pool) {
   const int64_t work = m * n * k;
-  const bool small = work < (int64_t{1} << 21) && n % tile == 0;
-  if (lda_col != 1 || ldb_col != 1 || n == 0 || k == 0 || work < (int64_t{1} << 14) ||
-      (avx512 && !small && (m > 96 || k > 256)) || (!avx512 && ldb_row >= 1024 && m >= 48)) {
-    return false;
-  }
   std::vector<int64_t> boff(static_cast<size_t>(k));
   for (int64_t p = 0; p < k; ++p)
-    boff[static_cast<size_t>(p)] = p * ldb_row;
+    boff[static_cast<size_t>(p)] = p * ldb;
   const int64_t full = n / tile * tile;
   auto columns = [&](int64_t j0, int64_t j1) {
-    if (j1 > j0) {
-      SgemmIndirectB(m, j1 - j0, k, a, lda_row, b + j0, boff.data(), c + j0, n, nullptr,
-                     /*accumulate=*/true);
-    }
+    if (j1 > j0) IndirectB(m, j1 - j0, k, a, lda, b + j0, boff.data(), c + j0, n);
   };
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
   const int64_t tiles = full / tile;
@@ -222,26 +225,52 @@ bool InPlaceGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* 
   } else if (workers > 1 && work >= (int64_t{1} << 21) && m >= 16 * workers && full > 0) {
     // Few tiles of columns and many rows (a convolution's few channels over a large
     // image, transposed): the rows split instead.
-    pool->ParallelFor(m, std::max<int64_t>(8, (m + workers - 1) / workers),
-                      [&](int64_t i0, int64_t i1) {
-                        SgemmIndirectB(i1 - i0, full, k, a + i0 * lda_row, lda_row, b, boff.data(),
-                                       c + i0 * n, n, nullptr, /*accumulate=*/true);
-                      });
+    pool->ParallelFor(
+        m, std::max<int64_t>(8, (m + workers - 1) / workers), [&](int64_t i0, int64_t i1) {
+          IndirectB(i1 - i0, full, k, a + i0 * lda, lda, b, boff.data(), c + i0 * n, n);
+        });
   } else {
     columns(0, full);
   }
   if (full < n) {  // the last columns, from a copy padded to a whole tile
     const int64_t rest = n - full;
-    std::vector<float> pad(static_cast<size_t>(k * tile), 0.0f);
+    std::vector<T> pad(static_cast<size_t>(k * tile), T(0));
     std::vector<int64_t> poff(static_cast<size_t>(k));
     for (int64_t p = 0; p < k; ++p) {
-      std::memcpy(pad.data() + p * tile, b + p * ldb_row + full,
-                  static_cast<size_t>(rest) * sizeof(float));
+      std::memcpy(pad.data() + p * tile, b + p * ldb + full, static_cast<size_t>(rest) * sizeof(T));
       poff[static_cast<size_t>(p)] = p * tile;
     }
-    SgemmIndirectB(m, rest, k, a, lda_row, pad.data(), poff.data(), c + full, n, nullptr,
-                   /*accumulate=*/true);
+    IndirectB(m, rest, k, a, lda, pad.data(), poff.data(), c + full, n);
   }
+}
+
+bool InPlaceGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
+                 int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
+  static const bool avx512 = PreferPackedSgemm();
+  static const auto tile = static_cast<int64_t>(SgemmTileColumns());
+  const int64_t work = m * n * k;
+  const bool small = work < (int64_t{1} << 21) && n % tile == 0;
+  if (lda_col != 1 || ldb_col != 1 || n == 0 || k == 0 || work < (int64_t{1} << 14) ||
+      (avx512 && !small && (m > 96 || k > 256)) || (!avx512 && ldb_row >= 1024 && m >= 48)) {
+    return false;
+  }
+  RunInPlace(a, lda_row, b, ldb_row, c, m, n, k, tile, pool);
+  return true;
+}
+
+// Double products with a and b row-major on AVX-512 take the in-place kernel in double:
+// 1.40-2.13x OpenBLAS's dgemm on the benchmark shapes (bench/gemm_vs_blas.cc); on AVX2 it
+// is 0.78-1.10x, and OpenBLAS keeps them.
+bool InPlaceDgemm(const double* a, int64_t lda_row, int64_t lda_col, const double* b,
+                  int64_t ldb_row, int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k,
+                  ThreadPool* pool) {
+  static const bool avx512 = PreferPackedSgemm();
+  static const auto tile = static_cast<int64_t>(DgemmTileColumns());
+  if (!avx512 || lda_col != 1 || ldb_col != 1 || n == 0 || k == 0 ||
+      m * n * k < (int64_t{1} << 14)) {
+    return false;
+  }
+  RunInPlace(a, lda_row, b, ldb_row, c, m, n, k, tile, pool);
   return true;
 }
 
@@ -297,6 +326,13 @@ bool OpenBlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const floa
 
 bool BlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b, int64_t ldb_row,
                 int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
+  if (InPlaceDgemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
+  return OpenBlasGemm2D(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool);
+}
+
+bool OpenBlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b,
+                    int64_t ldb_row, int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k,
+                    ThreadPool* pool) {
   return Run(
       a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool,
       [](CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int mm, int nn, int kk, const double* aa, int lda,
@@ -325,6 +361,10 @@ bool OpenBlasGemm2D(const float*, int64_t, int64_t, const float*, int64_t, int64
 }
 bool BlasGemm2D(const double*, int64_t, int64_t, const double*, int64_t, int64_t, double*, int64_t,
                 int64_t, int64_t, ThreadPool*) {
+  return false;
+}
+bool OpenBlasGemm2D(const double*, int64_t, int64_t, const double*, int64_t, int64_t, double*,
+                    int64_t, int64_t, int64_t, ThreadPool*) {
   return false;
 }
 

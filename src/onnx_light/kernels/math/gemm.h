@@ -53,10 +53,13 @@ bool BlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b
                 int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool);
 bool BlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b, int64_t ldb_row,
                 int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool);
-// The float product through OpenBLAS alone, never the Highway kernels BlasGemm2D prefers on
-// AVX-512 (bench/gemm_vs_blas.cc compares the two).
+// The product through OpenBLAS alone, never the Highway kernels BlasGemm2D prefers
+// (bench/gemm_vs_blas.cc compares the two).
 bool OpenBlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b,
                     int64_t ldb_row, int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k,
+                    ThreadPool* pool);
+bool OpenBlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b,
+                    int64_t ldb_row, int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k,
                     ThreadPool* pool);
 
 // c[m x n] += a[m x k] * b, with b [k x n] packed once by SgemmPackB (simd/gemm_simd.h)

@@ -68,12 +68,13 @@ void PackA(const float* a, int64_t lda, int64_t mc, int64_t kc, float* out) {
 // overwrite c.
 // kPackedB (default: as kPacked): b packed while a is read in place (a panel of b packed
 // just before its tiles, SgemmIndirectB).
-template <bool kPacked, size_t kRows = kMR, size_t kV = kNV, bool kPackedB = kPacked>
-HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
-                     const int64_t* HWY_RESTRICT boff, float* c, int64_t ldc, int64_t rows,
-                     int64_t cols, int64_t lda = 0, bool init = false,
-                     const float* bias = nullptr) {
-  const hn::ScalableTag<float> d;
+// T: float, or double (DgemmIndirectB), deduced from the operands.
+template <bool kPacked, size_t kRows = kMR, size_t kV = kNV, bool kPackedB = kPacked,
+          typename T = float>
+HWY_INLINE void Tile(int64_t kc, const T* HWY_RESTRICT ap, const T* HWY_RESTRICT bp,
+                     const int64_t* HWY_RESTRICT boff, T* c, int64_t ldc, int64_t rows,
+                     int64_t cols, int64_t lda = 0, bool init = false, const T* bias = nullptr) {
+  const hn::ScalableTag<T> d;
   using V = hn::Vec<decltype(d)>;
   const size_t N = hn::Lanes(d);
   V acc[kRows][kV];
@@ -84,7 +85,7 @@ HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_
     for (size_t v = 0; v < kV; ++v)
       acc[r][v] = start;
   }
-  const float* arow[kRows];  // in place: row r, or the last valid row past the edge
+  const T* arow[kRows];  // in place: row r, or the last valid row past the edge
   for (size_t r = 0; r < kRows; ++r)
     arow[r] = ap + std::min<int64_t>(static_cast<int64_t>(r), rows - 1) * lda;
   for (int64_t p = 0; p < kc; ++p) {
@@ -94,7 +95,7 @@ HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_
         b[v] = hn::Load(d, bp + v * N);
       bp += kV * N;
     } else {
-      const float* row = bp + boff[p];
+      const T* row = bp + boff[p];
       for (size_t v = 0; v < kV; ++v)
         b[v] = hn::LoadU(d, row + v * N);
     }
@@ -109,7 +110,7 @@ HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_
   }
   if (rows == static_cast<int64_t>(kRows) && cols == static_cast<int64_t>(kV * N)) {
     for (size_t r = 0; r < kRows; ++r) {
-      float* row = c + static_cast<int64_t>(r) * ldc;
+      T* row = c + static_cast<int64_t>(r) * ldc;
       for (size_t v = 0; v < kV; ++v) {
         hn::StoreU(init ? acc[r][v] : hn::Add(hn::LoadU(d, row + v * N), acc[r][v]), d,
                    row + v * N);
@@ -118,14 +119,14 @@ HWY_INLINE void Tile(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_
     return;
   }
   // An edge tile: through a buffer, adding only the valid part.
-  HWY_ALIGN float buf[kRows * kV * hn::MaxLanes(d)];
+  HWY_ALIGN T buf[kRows * kV * hn::MaxLanes(d)];
   for (size_t r = 0; r < kRows; ++r) {
     for (size_t v = 0; v < kV; ++v)
       hn::Store(acc[r][v], d, buf + (r * kV + v) * N);
   }
   for (int64_t r = 0; r < rows; ++r) {
-    const float* sums = buf + static_cast<size_t>(r) * kV * N;
-    float* row = c + r * ldc;
+    const T* sums = buf + static_cast<size_t>(r) * kV * N;
+    T* row = c + r * ldc;
     for (int64_t j = 0; j < cols; ++j)
       row[j] = init ? sums[j] : row[j] + sums[j];
   }
@@ -211,17 +212,9 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
   }
 }
 
-// c[m x n] = bias + a * b (c not read) with a read in place (rows lda apart, no packing:
-// each row is a sequential stream of broadcasts) and row p of b read in place at b +
-// boff[p] (n columns, readable up to the next multiple of the tile width). Blocked as
-// SgemmPacked; the first block of k starts from the bias and stores, the others add.
-// A tile of `rows` rows of a read in place (a tile of its own height for the last rows:
-// a full-height one would compute rows it throws away, 32 rows in tiles of 6: 36), b packed
-// (kPackedB: rows of kNV vectors) or in place (rows at b + boff[p]).
-template <bool kPackedB, size_t kIR>
-HWY_INLINE void TileRows(int64_t rows, int64_t kc, const float* ap, const float* bp,
-                         const int64_t* boff, float* cp, int64_t ldc, int64_t cols, int64_t lda,
-                         bool init, const float* bi) {
+template <bool kPackedB, size_t kIR, typename T>
+HWY_INLINE void TileRows(int64_t rows, int64_t kc, const T* ap, const T* bp, const int64_t* boff,
+                         T* cp, int64_t ldc, int64_t cols, int64_t lda, bool init, const T* bi) {
   switch (rows >= static_cast<int64_t>(kIR) ? 0 : rows) {
     case 1:
       Tile<false, 1, kNV, kPackedB>(kc, ap, bp, boff, cp, ldc, rows, cols, lda, init, bi);
@@ -238,16 +231,23 @@ HWY_INLINE void TileRows(int64_t rows, int64_t kc, const float* ap, const float*
   }
 }
 
-void SgemmIndirectBImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                        const float* b, const int64_t* boff, float* c, int64_t ldc,
-                        const float* bias, bool accumulate) {
-  const hn::ScalableTag<float> d;
+// c[m x n] = bias + a * b (c not read) with a read in place (rows lda apart, no packing:
+// each row is a sequential stream of broadcasts) and row p of b read in place at b +
+// boff[p] (n columns, readable up to the next multiple of the tile width). Blocked as
+// SgemmPacked; the first block of k starts from the bias and stores, the others add.
+// A tile of `rows` rows of a read in place (a tile of its own height for the last rows:
+// a full-height one would compute rows it throws away, 32 rows in tiles of 6: 36), b packed
+// (kPackedB: rows of kNV vectors) or in place (rows at b + boff[p]).
+template <typename T>
+void IndirectB(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
+               const int64_t* boff, T* c, int64_t ldc, const T* bias, bool accumulate) {
+  const hn::ScalableTag<T> d;
   const auto nr = static_cast<int64_t>(kNV * hn::Lanes(d));
   // 8 rows where there are 32 vector registers (16 accumulators: channel counts are
   // mostly multiples of 8, so no tile rows are wasted), 6 where there are 16.
   constexpr size_t kIR = HWY_TARGET <= HWY_AVX3 ? 8 : 6;
   const auto mr = static_cast<int64_t>(kIR);
-  HWY_ALIGN float panel[kKC * kNV * hn::MaxLanes(d)];
+  HWY_ALIGN T panel[kKC * kNV * hn::MaxLanes(d)];
   // Columns in blocks whose kc rows of b (256 x 512 floats, 512 KiB) stay in the L2 cache
   // while every block of rows passes them; without it a wide b was read from memory once
   // per 96 rows (a transformer's 4096-wide products ran 1.4x slower than OpenBLAS's).
@@ -259,7 +259,8 @@ void SgemmIndirectBImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t
       for (int64_t ic = 0; ic < m; ic += kMC) {
         const int64_t mc = std::min(kMC, m - ic);
         const bool wide =
-            kc > 1 && (boff[pc + kc - 1] - boff[pc]) / (kc - 1) >= 1024;  // 4 KiB apart
+            kc > 1 && (boff[pc + kc - 1] - boff[pc]) / (kc - 1) * static_cast<int64_t>(sizeof(T)) >=
+                          4096;  // rows a page apart
         for (int64_t jr = jc; jr < jend; jr += nr) {
           const int64_t cols = std::min(nr, n - jr);
           // Many tiles of rows read this panel of b, whose rows lie a page or more apart
@@ -272,15 +273,15 @@ void SgemmIndirectBImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t
           if (pack) {
             for (int64_t p = 0; p < kc; ++p) {
               std::memcpy(panel + p * nr, b + jr + boff[pc + p],
-                          sizeof(float) * static_cast<size_t>(nr));
+                          sizeof(T) * static_cast<size_t>(nr));
             }
           }
           for (int64_t ir = 0; ir < mc; ir += mr) {
             const int64_t rows = std::min(mr, mc - ir);
-            const float* ap = a + (ic + ir) * lda + pc;
-            float* cp = c + (ic + ir) * ldc + jr;
+            const T* ap = a + (ic + ir) * lda + pc;
+            T* cp = c + (ic + ir) * ldc + jr;
             const bool init = pc == 0 && !accumulate;
-            const float* bi = bias != nullptr ? bias + ic + ir : nullptr;
+            const T* bi = bias != nullptr ? bias + ic + ir : nullptr;
             if (pack) {
               TileRows<true, kIR>(rows, kc, ap, panel, nullptr, cp, ldc, cols, lda, init, bi);
             } else {
@@ -291,6 +292,20 @@ void SgemmIndirectBImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t
       }
     }
   }
+}
+
+void SgemmIndirectBImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                        const float* b, const int64_t* boff, float* c, int64_t ldc,
+                        const float* bias, bool accumulate) {
+  IndirectB(m, n, k, a, lda, b, boff, c, ldc, bias, accumulate);
+}
+void DgemmIndirectBImpl(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
+                        const double* b, const int64_t* boff, double* c, int64_t ldc,
+                        const double* bias, bool accumulate) {
+  IndirectB(m, n, k, a, lda, b, boff, c, ldc, bias, accumulate);
+}
+size_t DTileColumnsImpl() {
+  return kNV * hn::Lanes(hn::ScalableTag<double>());
 }
 
 size_t TileColumnsImpl() {
@@ -389,6 +404,8 @@ HWY_EXPORT(PrepackedWorkFloats);
 HWY_EXPORT(PreferPackedSgemmImpl);
 HWY_EXPORT(SgemmNarrowImpl);
 HWY_EXPORT(SgemmIndirectBImpl);
+HWY_EXPORT(DgemmIndirectBImpl);
+HWY_EXPORT(DTileColumnsImpl);
 HWY_EXPORT(TileColumnsImpl);
 HWY_EXPORT(PackedTileColumnsImpl);
 
@@ -399,6 +416,14 @@ void SgemmIndirectB(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda
 }
 size_t SgemmTileColumns() {
   return HWY_DYNAMIC_DISPATCH(TileColumnsImpl)();
+}
+void DgemmIndirectB(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b,
+                    const int64_t* boff, double* c, int64_t ldc, const double* bias,
+                    bool accumulate) {
+  HWY_DYNAMIC_DISPATCH(DgemmIndirectBImpl)(m, n, k, a, lda, b, boff, c, ldc, bias, accumulate);
+}
+size_t DgemmTileColumns() {
+  return HWY_DYNAMIC_DISPATCH(DTileColumnsImpl)();
 }
 size_t SgemmPackedTileColumns() {
   return HWY_DYNAMIC_DISPATCH(PackedTileColumnsImpl)();

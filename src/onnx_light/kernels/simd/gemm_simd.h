@@ -51,6 +51,11 @@ void SgemmIndirectB(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda
                     bool accumulate = false);
 // The columns of SgemmIndirectB's register tile on the running CPU (2 vectors).
 size_t SgemmTileColumns();
+// SgemmIndirectB in double precision (the same kernel, half the columns per tile).
+void DgemmIndirectB(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b,
+                    const int64_t* boff, double* c, int64_t ldc, const double* bias,
+                    bool accumulate = false);
+size_t DgemmTileColumns();
 // The columns of SgemmPacked's register tile (4 vectors on AVX-512, else 2).
 size_t SgemmPackedTileColumns();
 
