@@ -21,8 +21,11 @@ struct Case {
   bool ta, tb;
 };
 
+enum class Path { kGemm2D, kLoop, kOwn };
+
 template <typename T>
-void Check(const Case& cs, ThreadPool* pool, bool loop_only, double tol) {
+void Check(const Case& cs, ThreadPool* pool, bool loop_only, double tol,
+           Path path = Path::kGemm2D) {
   std::mt19937 rng(static_cast<unsigned>(cs.m * 131 + cs.n * 17 + cs.k));
   std::uniform_real_distribution<double> dist(-1, 1);
   std::vector<T> a(static_cast<size_t>(cs.m * cs.k)), b(static_cast<size_t>(cs.k * cs.n));
@@ -37,7 +40,10 @@ void Check(const Case& cs, ThreadPool* pool, bool loop_only, double tol) {
   // a is stored [m, k] or, transposed, [k, m]; b [k, n] or [n, k].
   const int64_t lar = cs.ta ? 1 : cs.k, lac = cs.ta ? cs.m : 1;
   const int64_t lbr = cs.tb ? 1 : cs.n, lbc = cs.tb ? cs.k : 1;
-  if (loop_only) {
+  if (path == Path::kOwn) {
+    ASSERT_TRUE(
+        OwnGemm2D(a.data(), lar, lac, b.data(), lbr, lbc, c.data(), cs.m, cs.n, cs.k, pool));
+  } else if (loop_only) {
     Gemm2DLoop(a.data(), lar, lac, b.data(), lbr, lbc, c.data(), cs.m, cs.n, cs.k);
   } else {
     Gemm2D(a.data(), lar, lac, b.data(), lbr, lbc, c.data(), cs.m, cs.n, cs.k, pool);
@@ -91,6 +97,20 @@ TEST(Gemm, DoubleMatchesReference) {
     Check<double>(cs, nullptr, false, 1e-13);
     Check<double>(cs, nullptr, true, 1e-13);
   }
+}
+
+// The own kernels alone (a build without OpenBLAS runs them for every product): a or b
+// transposed, vectors, one and three threads, on every case above.
+TEST(Gemm, OwnKernelsMatchReference) {
+  ThreadPool pool(3);
+  for (const Case& cs : Cases()) {
+    for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+      Check<float>(cs, p, false, 1e-5, Path::kOwn);
+      Check<double>(cs, p, false, 1e-13, Path::kOwn);
+    }
+  }
+  Check<float>({1, 2048, 512, false, true}, &pool, false, 1e-5, Path::kOwn);
+  Check<float>({100, 1100, 300, false, false}, &pool, false, 1e-5, Path::kOwn);
 }
 
 TEST(Gemm, RowSplitAcrossPoolMatchesReference) {

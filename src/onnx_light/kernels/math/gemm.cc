@@ -1,8 +1,11 @@
-// The BLAS path of Gemm2D (gemm.h): OpenBLAS's cblas_sgemm/cblas_dgemm, and gemv for a
-// single output row. Debian's pthread build held to one thread (its serial build is not
-// safe to call from several threads at once), one call per row block: onnx-light
-// parallelizes by splitting rows of the output across its own pool, so intra_op_threads
-// keeps its meaning and BLAS threads never oversubscribe the pool.
+// The float/double path of Gemm2D (gemm.h): onnx-light's own kernels (simd/gemm_simd.h)
+// where they are measured to be at least as fast, OpenBLAS's cblas_sgemm/cblas_dgemm (and
+// gemv for a single output row) for the rest, and in a build without OpenBLAS
+// (-DONNX_LIGHT_BLAS=OFF) the own kernels for everything (OwnGemm). Debian's pthread
+// OpenBLAS is held to one thread (its serial build is not safe to call from several threads
+// at once), one call per row block: onnx-light parallelizes by splitting rows of the output
+// across its own pool, so intra_op_threads keeps its meaning and BLAS threads never
+// oversubscribe the pool.
 #include "math/gemm.h"
 
 #include <algorithm>
@@ -10,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "onnx_light/runtime/thread_pool.h"
@@ -125,6 +129,53 @@ bool Run(const T* a, int64_t lda_row, int64_t lda_col, const T* b, int64_t ldb_r
 bool HaveBlas() noexcept {
   return true;
 }
+
+bool OpenBlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b,
+                    int64_t ldb_row, int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k,
+                    ThreadPool* pool) {
+  return Run(
+      a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool,
+      [](CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int mm, int nn, int kk, const float* aa, int lda,
+         const float* bb, int ldb, float* cc, int ldc) {
+        cblas_sgemm(CblasRowMajor, ta, tb, mm, nn, kk, 1.0f, aa, lda, bb, ldb, 1.0f, cc, ldc);
+      },
+      [](CBLAS_TRANSPOSE t, int rows, int cols, const float* bb, int ldb, const float* x, int incx,
+         float* y) {
+        cblas_sgemv(CblasRowMajor, t, rows, cols, 1.0f, bb, ldb, x, incx, 1.0f, y, 1);
+      });
+}
+
+bool OpenBlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b,
+                    int64_t ldb_row, int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k,
+                    ThreadPool* pool) {
+  return Run(
+      a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool,
+      [](CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int mm, int nn, int kk, const double* aa, int lda,
+         const double* bb, int ldb, double* cc, int ldc) {
+        cblas_dgemm(CblasRowMajor, ta, tb, mm, nn, kk, 1.0, aa, lda, bb, ldb, 1.0, cc, ldc);
+      },
+      [](CBLAS_TRANSPOSE t, int rows, int cols, const double* bb, int ldb, const double* x,
+         int incx, double* y) {
+        cblas_dgemv(CblasRowMajor, t, rows, cols, 1.0, bb, ldb, x, incx, 1.0, y, 1);
+      });
+}
+
+#else  // !ONNX_LIGHT_HAVE_BLAS
+
+bool HaveBlas() noexcept {
+  return false;
+}
+
+bool OpenBlasGemm2D(const float*, int64_t, int64_t, const float*, int64_t, int64_t, float*, int64_t,
+                    int64_t, int64_t, ThreadPool*) {
+  return false;
+}
+bool OpenBlasGemm2D(const double*, int64_t, int64_t, const double*, int64_t, int64_t, double*,
+                    int64_t, int64_t, int64_t, ThreadPool*) {
+  return false;
+}
+
+#endif
 
 namespace {
 
@@ -299,6 +350,67 @@ bool WeightsBoundGemm(const float* a, int64_t lda_row, int64_t lda_col, const fl
   return true;
 }
 
+// The fallback when the BLAS is absent (or cannot take the product): any strides, on the
+// kernels above. a is made row-major first when it is not (Gemm with transA: rare, and
+// m x k is small next to the product). b stored transposed: float takes dot products
+// (SgemmNarrow) for a few rows, so a wide weight matrix streams once, and the packed
+// kernel's gather otherwise; double copies it row-major. Row-major b: the in-place kernel.
+template <typename T>
+std::vector<T> RowMajor(const T* x, int64_t row, int64_t col, int64_t rows, int64_t cols) {
+  std::vector<T> out(static_cast<size_t>(rows * cols));
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j)
+      out[static_cast<size_t>(i * cols + j)] = x[i * row + j * col];
+  }
+  return out;
+}
+
+template <typename T>
+bool OwnGemm(const T* a, int64_t lda_row, int64_t lda_col, const T* b, int64_t ldb_row,
+             int64_t ldb_col, T* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
+  if (m == 0 || n == 0 || k == 0) return true;  // c += nothing
+  std::vector<T> a_rows;
+  if (lda_col != 1) {
+    a_rows = RowMajor(a, lda_row, lda_col, m, k);
+    a = a_rows.data();
+    lda_row = k;
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    if (ldb_row == 1 && ldb_col != 1 && (m <= 8 || n == 1)) {
+      // b transposed: b(p, j) = b[j * ldb_col + p], row j of b^T.
+      SgemmNarrow(m, n, k, a, lda_row, b, ldb_col, c, n);
+      return true;
+    }
+    if (ldb_row == 1 && ldb_col != 1) {
+      auto rows = [&](int64_t i0, int64_t i1) {
+        SgemmPacked(i1 - i0, n, k, a + i0 * lda_row, lda_row, b, ldb_col, c + i0 * n, n,
+                    GemmWork(SgemmPackedWorkFloats(n)), nullptr, /*b_trans=*/true);
+      };
+      const int64_t workers = pool != nullptr ? pool->threads() : 1;
+      if (workers > 1 && m >= 32 && m * n * k >= (int64_t{1} << 21)) {
+        pool->ParallelFor(m, std::max<int64_t>(16, (m + workers - 1) / workers), rows);
+      } else {
+        rows(0, m);
+      }
+      return true;
+    }
+    if (n == 1 && ldb_row == 1) {  // a matrix times a contiguous vector: dot products
+      SgemmNarrow(m, 1, k, a, lda_row, b, k, c, 1);
+      return true;
+    }
+  }
+  std::vector<T> b_rows;
+  if (ldb_col != 1) {
+    b_rows = RowMajor(b, ldb_row, ldb_col, k, n);
+    b = b_rows.data();
+    ldb_row = n;
+  }
+  const auto tile =
+      static_cast<int64_t>(std::is_same_v<T, float> ? SgemmTileColumns() : DgemmTileColumns());
+  RunInPlace(a, lda_row, b, ldb_row, c, m, n, k, tile, pool);
+  return true;
+}
+
 }  // namespace
 
 bool BlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
@@ -306,69 +418,25 @@ bool BlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b
   if (WeightsBoundGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
   if (InPlaceGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
   if (PackedGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
-  return OpenBlasGemm2D(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool);
-}
-
-bool OpenBlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b,
-                    int64_t ldb_row, int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k,
-                    ThreadPool* pool) {
-  return Run(
-      a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool,
-      [](CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int mm, int nn, int kk, const float* aa, int lda,
-         const float* bb, int ldb, float* cc, int ldc) {
-        cblas_sgemm(CblasRowMajor, ta, tb, mm, nn, kk, 1.0f, aa, lda, bb, ldb, 1.0f, cc, ldc);
-      },
-      [](CBLAS_TRANSPOSE t, int rows, int cols, const float* bb, int ldb, const float* x, int incx,
-         float* y) {
-        cblas_sgemv(CblasRowMajor, t, rows, cols, 1.0f, bb, ldb, x, incx, 1.0f, y, 1);
-      });
+  if (OpenBlasGemm2D(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
+  return OwnGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool);
 }
 
 bool BlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b, int64_t ldb_row,
                 int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
   if (InPlaceDgemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
-  return OpenBlasGemm2D(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool);
+  if (OpenBlasGemm2D(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
+  return OwnGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool);
 }
 
-bool OpenBlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b,
-                    int64_t ldb_row, int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k,
-                    ThreadPool* pool) {
-  return Run(
-      a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool,
-      [](CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int mm, int nn, int kk, const double* aa, int lda,
-         const double* bb, int ldb, double* cc, int ldc) {
-        cblas_dgemm(CblasRowMajor, ta, tb, mm, nn, kk, 1.0, aa, lda, bb, ldb, 1.0, cc, ldc);
-      },
-      [](CBLAS_TRANSPOSE t, int rows, int cols, const double* bb, int ldb, const double* x,
-         int incx, double* y) {
-        cblas_dgemv(CblasRowMajor, t, rows, cols, 1.0, bb, ldb, x, incx, 1.0, y, 1);
-      });
+bool OwnGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
+               int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
+  return OwnGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool);
 }
-
-#else  // !ONNX_LIGHT_HAVE_BLAS
-
-bool HaveBlas() noexcept {
-  return false;
+bool OwnGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b, int64_t ldb_row,
+               int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
+  return OwnGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool);
 }
-
-bool BlasGemm2D(const float*, int64_t, int64_t, const float*, int64_t, int64_t, float*, int64_t,
-                int64_t, int64_t, ThreadPool*) {
-  return false;
-}
-bool OpenBlasGemm2D(const float*, int64_t, int64_t, const float*, int64_t, int64_t, float*, int64_t,
-                    int64_t, int64_t, ThreadPool*) {
-  return false;
-}
-bool BlasGemm2D(const double*, int64_t, int64_t, const double*, int64_t, int64_t, double*, int64_t,
-                int64_t, int64_t, ThreadPool*) {
-  return false;
-}
-bool OpenBlasGemm2D(const double*, int64_t, int64_t, const double*, int64_t, int64_t, double*,
-                    int64_t, int64_t, int64_t, ThreadPool*) {
-  return false;
-}
-
-#endif
 
 bool PrepackedGemm(const float* a, int64_t lda, const float* b_packed, float* c, int64_t m,
                    int64_t n, int64_t k, ThreadPool* pool, bool force) {

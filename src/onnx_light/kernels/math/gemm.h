@@ -1,10 +1,10 @@
 // The matrix product shared by MatMul, Gemm and Conv (after im2col).
 //
-// float and double go to OpenBLAS (cblas_sgemm/cblas_dgemm) when the build has it
-// (ONNX_LIGHT_BLAS, the default): its packed, register-blocked kernels are what closes
-// the gap to ONNX Runtime's MLAS (docs/performance.md has the numbers). Integer types,
-// and every type in a build without BLAS, use Gemm2DLoop, a plain i-k-j loop the compiler
-// vectorizes.
+// float and double go to BlasGemm2D (gemm.cc): onnx-light's own Highway kernels where
+// they are measured to be at least as fast as OpenBLAS, OpenBLAS (cblas_sgemm/cblas_dgemm,
+// ONNX_LIGHT_BLAS, the default) for the rest, and the own kernels for everything in a build
+// without it (docs/performance.md has the numbers). Integer types use Gemm2DLoop, a plain
+// i-k-j loop the compiler vectorizes.
 #pragma once
 
 #include <cstdint>
@@ -46,13 +46,19 @@ inline void Gemm2DLoop(const C* a, int64_t lda_row, int64_t lda_col, const C* b,
 // True when this build multiplies float/double through BLAS.
 bool HaveBlas() noexcept;
 
-// The BLAS path for the Gemm2D contract below (one of each operand's strides must be 1).
-// Returns false, having done nothing, when BLAS is absent or a dimension exceeds its
-// 32-bit index; the caller then loops. Rows of c are split across `pool` when given.
+// The float/double path for the Gemm2D contract below: the own kernels, OpenBLAS, or the
+// own kernels' fallback for any strides (always true, having done the product). Rows of c are split
+// across `pool` when given.
 bool BlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
                 int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool);
 bool BlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b, int64_t ldb_row,
                 int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool);
+// The product through onnx-light's own kernels alone, any strides: what BlasGemm2D does
+// where OpenBLAS is absent or cannot take the product (tests call it in every build).
+bool OwnGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
+               int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool);
+bool OwnGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b, int64_t ldb_row,
+               int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool);
 // The product through OpenBLAS alone, never the Highway kernels BlasGemm2D prefers
 // (bench/gemm_vs_blas.cc compares the two).
 bool OpenBlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b,
