@@ -48,6 +48,15 @@ nb::list MetaList(const std::vector<ValueMeta>& values) {
   return out;
 }
 
+// TypeError unless `value` (input `name`) is a list or a tuple (of `what`).
+void RequireList(const std::string& name, nb::handle value, const char* what) {
+  if (!nb::isinstance<nb::list>(value) && !nb::isinstance<nb::tuple>(value)) {
+    throw nb::type_error(("input '" + name + "': expected a list of " + what + ", got " +
+                          nb::cast<std::string>(nb::str(value.type().attr("__name__"))))
+                             .c_str());
+  }
+}
+
 // Owns a Py_buffer for the duration of a run.
 struct BufferView {
   Py_buffer view{};
@@ -105,12 +114,7 @@ class PySession {
         continue;
       }
       if (inputs[k].is_map_sequence()) {
-        // A sequence of maps: a list (or tuple) of dicts.
-        if (!nb::isinstance<nb::list>(value) && !nb::isinstance<nb::tuple>(value)) {
-          throw nb::type_error(("input '" + name + "': expected a list of dicts, got " +
-                                nb::cast<std::string>(nb::str(value.type().attr("__name__"))))
-                                   .c_str());
-        }
+        RequireList(name, value, "dicts");  // a sequence of maps: a list (or tuple) of dicts
         auto maps = std::make_shared<MapSequence>();
         for (nb::handle item : value)
           maps->push_back(DictToMap(name, inputs[k], item, views));
@@ -119,12 +123,7 @@ class PySession {
         continue;
       }
       if (inputs[k].is_sequence()) {
-        // A sequence: a list (or tuple) of arrays of the element type.
-        if (!nb::isinstance<nb::list>(value) && !nb::isinstance<nb::tuple>(value)) {
-          throw nb::type_error(("input '" + name + "': expected a list of numpy arrays, got " +
-                                nb::cast<std::string>(nb::str(value.type().attr("__name__"))))
-                                   .c_str());
-        }
+        RequireList(name, value, "numpy arrays");  // a sequence: arrays of the element type
         auto seq = std::make_shared<TensorSequence>();
         for (nb::handle item : value)
           seq->push_back(ArrayToTensor(name, k, inputs[k].type, item, views));
