@@ -38,6 +38,16 @@ class In:
 
 
 @dataclass
+class MapIn:
+    """A map input (ai.onnx.ml's DictVectorizer, CastMap): fed as the dict `values`, declared
+    map(key_type, tensor(value_type)) with ONNX element type codes."""
+
+    values: dict
+    key_type: int
+    value_type: int
+
+
+@dataclass
 class OpCase:
     name: str
     op: str
@@ -51,6 +61,8 @@ class OpCase:
     # The largest difference allowed between the two runtimes' outputs (a sanity check that
     # both ran the same thing, not a conformance test).
     tol: float = 1e-3
+    # Output types as TypeProtos where an output is not a tensor (ZipMap's sequence of maps).
+    out_protos: list | None = None
 
     def data(self, seed: int = 0) -> list:
         rng = np.random.default_rng(seed)
@@ -58,6 +70,8 @@ class OpCase:
         for x in self.inputs:
             if x is None:  # an absent optional input
                 out.append(None)
+            elif isinstance(x, MapIn):
+                out.append(x.values)
             elif x.values is not None:
                 out.append(np.asarray(x.values, x.dtype))
             elif np.issubdtype(x.dtype, np.floating):
@@ -76,7 +90,13 @@ class OpCase:
         for name, x, v in zip(names, self.inputs, values):
             if x is None:
                 continue
-            if x.const:
+            if isinstance(x, MapIn):
+                map_type = helper.make_map_type_proto(
+                    x.key_type, helper.make_tensor_type_proto(x.value_type, None)
+                )
+                graph_inputs.append(helper.make_value_info(name, map_type))
+                feeds[name] = v
+            elif x.const:
                 inits.append(numpy_helper.from_array(v, name))
             else:
                 graph_inputs.append(helper.make_tensor_value_info(name, ELEM[x.dtype], x.shape))
@@ -86,20 +106,22 @@ class OpCase:
         imports = [helper.make_opsetid("", self.opset if not self.domain else 17)]
         if self.domain:
             imports.append(helper.make_opsetid(self.domain, self.opset))
-        types = self.out_types or output_types(
-            helper.make_model(
-                helper.make_graph([node], self.name, graph_inputs, [], inits),
-                opset_imports=imports,
-            ),
-            outs,
+        types = (
+            self.out_types
+            or self.out_protos
+            or output_types(
+                helper.make_model(
+                    helper.make_graph([node], self.name, graph_inputs, [], inits),
+                    opset_imports=imports,
+                ),
+                outs,
+            )
         )
-        graph = helper.make_graph(
-            [node],
-            self.name,
-            graph_inputs,
-            [helper.make_tensor_value_info(o, t, None) for o, t in zip(outs, types)],
-            inits,
-        )
+        if self.out_protos:
+            declared = [helper.make_value_info(o, t) for o, t in zip(outs, self.out_protos)]
+        else:
+            declared = [helper.make_tensor_value_info(o, t, None) for o, t in zip(outs, types)]
+        graph = helper.make_graph([node], self.name, graph_inputs, declared, inits)
         model = helper.make_model(graph, opset_imports=imports)
         return model.SerializeToString(), feeds
 

@@ -3,7 +3,9 @@
 Attributes are random but fixed (seed 0)."""
 
 import numpy as np
-from cases import In, OpCase
+from cases import In, MapIn, OpCase
+
+from onnx_light.onnx import helper
 
 ML = "ai.onnx.ml"
 N, C = 10000, 50
@@ -146,6 +148,37 @@ ROWS = [
         tree(10, 1),
         domain=ML,
         opset=3,
+        out_types=[1],
+    ),
+    OpCase(
+        "ZipMap [10000,3] -> 10000 dicts",
+        "ZipMap",
+        [In((N, 3))],
+        {"classlabels_int64s": [0, 1, 2]},
+        domain=ML,
+        opset=1,
+        out_protos=[
+            helper.make_sequence_type_proto(
+                helper.make_map_type_proto(7, helper.make_tensor_type_proto(1, None))
+            )
+        ],
+    ),
+    OpCase(
+        "DictVectorizer 1000 of 2000 words",
+        "DictVectorizer",
+        [MapIn({f"w{i}": float(i % 7) for i in range(0, 2000, 2)}, 8, 1)],
+        {"string_vocabulary": [f"w{i}" for i in range(2000)]},
+        domain=ML,
+        opset=1,
+        out_types=[1],
+    ),
+    OpCase(
+        "CastMap DENSE 1000 int64 -> float",
+        "CastMap",
+        [MapIn({int(k): float(k) / 3 for k in RNG.permutation(1000)}, 7, 1)],
+        {"cast_to": "TO_FLOAT"},
+        domain=ML,
+        opset=1,
         out_types=[1],
     ),
 ]

@@ -7,6 +7,81 @@
 
 namespace onnx_light::python {
 
+namespace {
+
+// The dict straight into tensors, without numpy, when every key is an int (or a str) and
+// every value a float or an int, as Python's own dicts mostly are; false, leaving `map` as
+// it was, for anything else (numpy scalars, other types: numpy converts those, and says
+// what does not convert). Through numpy a 1000-entry dict took 1.8x ORT's time.
+bool FastDictToMap(const nb::dict& d, DataType key_type, DataType value_type, TensorMap* map) {
+  const bool ok_types = (key_type == DataType::kInt64 || key_type == DataType::kString) &&
+                        (value_type == DataType::kFloat || value_type == DataType::kDouble ||
+                         value_type == DataType::kInt64);
+  if (!ok_types) return false;
+  const auto n = static_cast<int64_t>(d.size());
+  Result<Shape> shape = Shape::Create({n});
+  if (!shape.ok()) return false;
+  Result<Tensor> keys = Tensor::Allocate(key_type, *shape);
+  Result<Tensor> values = Tensor::Allocate(value_type, *shape);
+  if (!keys.ok() || !values.ok()) return false;
+  int64_t i = 0;
+  for (auto [k, v] : d) {
+    PyObject* kp = k.ptr();
+    PyObject* vp = v.ptr();
+    if (key_type == DataType::kInt64) {
+      if (!PyLong_CheckExact(kp)) return false;
+      const long long x = PyLong_AsLongLong(kp);
+      if (x == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return false;
+      }
+      keys->mutable_data<int64_t>()[i] = x;
+    } else {
+      if (!PyUnicode_CheckExact(kp)) return false;
+      Py_ssize_t len = 0;
+      const char* text = PyUnicode_AsUTF8AndSize(kp, &len);
+      if (text == nullptr) {
+        PyErr_Clear();
+        return false;
+      }
+      keys->mutable_data<std::string>()[i].assign(text, static_cast<size_t>(len));
+    }
+    if (value_type == DataType::kInt64) {
+      if (!PyLong_CheckExact(vp)) return false;
+      const long long x = PyLong_AsLongLong(vp);
+      if (x == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return false;
+      }
+      values->mutable_data<int64_t>()[i] = x;
+    } else {
+      double x;
+      if (PyFloat_CheckExact(vp)) {
+        x = PyFloat_AS_DOUBLE(vp);
+      } else if (PyLong_CheckExact(vp)) {
+        x = PyLong_AsDouble(vp);
+        if (x == -1.0 && PyErr_Occurred()) {
+          PyErr_Clear();
+          return false;
+        }
+      } else {
+        return false;
+      }
+      if (value_type == DataType::kFloat) {
+        values->mutable_data<float>()[i] = static_cast<float>(x);
+      } else {
+        values->mutable_data<double>()[i] = x;
+      }
+    }
+    ++i;
+  }
+  map->keys = std::move(*keys);
+  map->values = std::move(*values);
+  return true;
+}
+
+}  // namespace
+
 TensorMap DictToMap(const std::string& name, const ValueMeta& meta, nb::handle value,
                     const nb::object& value_dtype,
                     const std::function<Tensor(DataType, nb::handle)>& to_tensor) {
@@ -48,6 +123,8 @@ TensorMap DictToMap(const std::string& name, const ValueMeta& meta, nb::handle v
       break;
     }
   }
+  TensorMap fast;
+  if (FastDictToMap(d, key_type, meta.type, &fast)) return fast;
   nb::object keys = as_array(d.keys(), key_type, "keys");
   nb::object vals = as_array(d.values(), meta.type, "values");
   TensorMap map;
