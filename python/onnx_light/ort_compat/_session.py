@@ -58,7 +58,10 @@ class ExecutionOrder(enum.IntEnum):
 # key -> {value: effect}. Other keys (and other values of these) are stored and returned.
 _HONOURED_SESSION_ENTRIES = {
     "session.disable_quant_qdq": "1: QDQ groups stay float ops (the qdq_to_integer pass is off)",
-    "session.disable_prepacking": "1: MatMul weights are not pre-packed (prepack_matmul_weights)",
+    "session.disable_prepacking": (
+        "1: MatMul and Gemm weights are not pre-packed or transposed "
+        "(prepack_matmul_weights, transpose_gemm_weights)"
+    ),
     "session.load_model_format": "ONNX; ORT (the flatbuffer format) is refused",
     "session.save_model_format": "ONNX; ORT is refused",
 }
@@ -213,7 +216,7 @@ class SessionOptions:
         if self._config.get("session.disable_quant_qdq") == "1":
             passes.append("qdq_to_integer")
         if self._config.get("session.disable_prepacking") == "1":
-            passes.append("prepack_matmul_weights")
+            passes += ["transpose_gemm_weights", "prepack_matmul_weights"]
         for key in ("session.load_model_format", "session.save_model_format"):
             value = self._config.get(key, "ONNX")
             if value.upper() != "ONNX":

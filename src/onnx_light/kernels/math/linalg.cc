@@ -177,6 +177,9 @@ class Gemm : public KernelBase {
       ONNX_LIGHT_ASSIGN_OR_RETURN(bool broadcast, GetFlag(info, "broadcast", false));
       g->exact_c_ = !broadcast;
     }
+    // Constant weights read row-major (transpose_gemm_weights makes most Gemm so): packed
+    // once, as MatMul's.
+    if (!g->trans_a_ && !g->trans_b_) g->weights_ = PackedWeights::Of(info, 1);
     return std::unique_ptr<KernelBase>(std::move(g));
   }
   Status Compute(KernelContext& ctx) const override {
@@ -209,14 +212,28 @@ class Gemm : public KernelBase {
       cs = BroadcastStrides(c->shape(), dims);
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {m, n}));
+    Status status;
     DispatchNumeric(a.dtype(), [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_integral_v<T>) {
         using C = MatAcc<T>;
         Widened<T> wa(a.data<T>(), a.num_elements()), wb(b.data<T>(), b.num_elements());
         std::vector<C> acc(static_cast<size_t>(m * n), C(0));
-        Gemm2D<C>(wa.data, trans_a_ ? 1 : k, trans_a_ ? m : 1, wb.data, trans_b_ ? 1 : n,
-                  trans_b_ ? k : 1, acc.data(), m, n, k, ctx.thread_pool());
+        bool done = false;
+        if constexpr (std::is_same_v<T, float>) {
+          // A packed view (weights_.is_view()) is read by the packed product only.
+          done = !trans_a_ && !trans_b_ &&
+                 PrepackedGemm(wa.data, k, weights_.For(k, n), acc.data(), m, n, k,
+                               ctx.thread_pool(), /*force=*/weights_.is_view());
+        }
+        if (!done && weights_.is_view()) {
+          status = Status(StatusCode::kInternal, "packed weights do not match B");
+          return;
+        }
+        if (!done) {
+          Gemm2D<C>(wa.data, trans_a_ ? 1 : k, trans_a_ ? m : 1, wb.data, trans_b_ ? 1 : n,
+                    trans_b_ ? k : 1, acc.data(), m, n, k, ctx.thread_pool());
+        }
         T* yp = y->mutable_data<T>();
         const C alpha = static_cast<C>(alpha_), beta = static_cast<C>(beta_);
         for (int64_t i = 0; i < m; ++i) {
@@ -233,12 +250,13 @@ class Gemm : public KernelBase {
         }
       }
     });
-    return Status::Ok();
+    return status;
   }
   void set_epilogue(FloatEpilogue epilogue) { epilogue_ = std::move(epilogue); }
 
  private:
   FloatEpilogue epilogue_;
+  PackedWeights weights_;
   float alpha_ = 1, beta_ = 1;
   bool trans_a_ = false, trans_b_ = false;
   bool exact_c_ = false;

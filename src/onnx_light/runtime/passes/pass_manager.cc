@@ -27,6 +27,7 @@ const std::vector<GraphPass>& AllGraphPasses() {
       {"fuse_gelu", GraphOptimizationLevel::kExtended, &FuseGelu},
       {"fuse_elementwise_chain", GraphOptimizationLevel::kExtended, &FuseElementwiseChain},
       {"nhwc_quantized", GraphOptimizationLevel::kAll, &NhwcQuantized},
+      {"transpose_gemm_weights", GraphOptimizationLevel::kExtended, &TransposeGemmWeights},
       {"prepack_matmul_weights", GraphOptimizationLevel::kExtended, &PrepackMatMulWeights},
   };
   return passes;

@@ -55,6 +55,7 @@ size_t FuseMatMulTranspose(Graph& graph, const PassContext& ctx);
 size_t FuseGelu(Graph& graph, const PassContext& ctx);
 size_t FuseElementwiseChain(Graph& graph, const PassContext& ctx);
 size_t NhwcQuantized(Graph& graph, const PassContext& ctx);
+size_t TransposeGemmWeights(Graph& graph, const PassContext& ctx);
 size_t PrepackMatMulWeights(Graph& graph, const PassContext& ctx);
 
 }  // namespace onnx_light::passes

@@ -1,4 +1,5 @@
-// A float32 constant matrix read only as the weights (B) of MatMul nodes is replaced by its
+// A float32 constant matrix read only as the weights (B) of MatMul nodes (or of Gemm nodes
+// without transA and transB: transpose_gemm_weights makes most of them so) is replaced by its
 // packed form (kernels/math/packed_weights.h), on the CPUs where the packed product runs:
 // the session then holds the weights once, packed, whether they were an initializer read
 // in place from the mapped file, a misaligned one copied out of it, or a folded value
@@ -13,9 +14,24 @@
 #include "pass_manager.h"
 
 namespace onnx_light::passes {
+namespace {
+
+// Node reads `value` as its B, row-major: MatMul, or Gemm without transA and transB (the
+// packed product reads A row-major too).
+bool ReadsAsWeights(const Graph::Node& node, int value) {
+  if (node.inputs.size() < 2 || node.inputs[1] != value || node.inputs[0] == value) return false;
+  if (IsOnnxOp(*node.proto, "MatMul")) return node.inputs.size() == 2;
+  if (!IsOnnxOp(*node.proto, "Gemm") || (node.inputs.size() > 2 && node.inputs[2] == value))
+    return false;
+  Result<int64_t> trans_a = node.info->GetInt("transA", 0);
+  Result<int64_t> trans_b = node.info->GetInt("transB", 0);
+  return trans_a.ok() && trans_b.ok() && *trans_a == 0 && *trans_b == 0;
+}
+
+}  // namespace
 
 size_t PrepackMatMulWeights(Graph& graph, const PassContext& ctx) {
-  if (!HasOnnxOp(graph, "MatMul") ||
+  if ((!HasOnnxOp(graph, "MatMul") && !HasOnnxOp(graph, "Gemm")) ||
       (ctx.options != nullptr && !ctx.options->optimized_model_path.empty())) {
     return 0;
   }
@@ -38,9 +54,7 @@ size_t PrepackMatMulWeights(Graph& graph, const PassContext& ctx) {
                      readers[v] == static_cast<int>(consumers[v].size());  // no graph output
     for (size_t n : consumers[v]) {
       const Graph::Node& node = graph.nodes[n];
-      g.weights_only = g.weights_only && IsOnnxOp(*node.proto, "MatMul") &&
-                       node.inputs.size() == 2 && node.inputs[1] == value &&
-                       node.inputs[0] != value;
+      g.weights_only = g.weights_only && ReadsAsWeights(node, value);
     }
   }
   for (const auto& [data, g] : groups) {

@@ -1,0 +1,115 @@
+// A float or double constant matrix read only as B of Gemm nodes with transB=1 (weights
+// stored [n, k], as PyTorch's Linear exports them) is replaced by its transpose [k, n], and
+// those Gemm nodes get transB=0: the product then reads B row by row, in place, or packed
+// once (prepack_matmul_weights), instead of gathering the columns of a transposed matrix at
+// every run. The session holds the weights once, transposed (the original goes). The
+// values and the product's operations are the same, so results are unchanged. Skipped for
+// a matrix that anything else reads: another input slot, another op, a Gemm with
+// transB=0, a subgraph, a graph output.
+#include <cstring>
+#include <map>
+#include <vector>
+
+#include "../graph.h"
+#include "pass_manager.h"
+
+namespace onnx_light::passes {
+namespace {
+
+bool IsTransposedWeight(const Graph::Node& node, int value) {
+  if (!IsOnnxOp(*node.proto, "Gemm") || node.inputs.size() < 2 || node.inputs[1] != value ||
+      node.inputs[0] == value || (node.inputs.size() > 2 && node.inputs[2] == value)) {
+    return false;
+  }
+  Result<int64_t> trans_b = node.info->GetInt("transB", 0);
+  return trans_b.ok() && *trans_b != 0;
+}
+
+template <typename T>
+void TransposeInto(const Tensor& b, Tensor* bt) {
+  const int64_t n = b.shape()[0], k = b.shape()[1];
+  const T* src = b.data<T>();
+  T* dst = bt->mutable_data<T>();
+  // Blocks of 32 x 32: both matrices are read and written a cache line at a time.
+  constexpr int64_t kBlock = 32;
+  for (int64_t j0 = 0; j0 < n; j0 += kBlock) {
+    for (int64_t p0 = 0; p0 < k; p0 += kBlock) {
+      const int64_t j1 = std::min(n, j0 + kBlock), p1 = std::min(k, p0 + kBlock);
+      for (int64_t j = j0; j < j1; ++j)
+        for (int64_t p = p0; p < p1; ++p)
+          dst[p * n + j] = src[j * k + p];
+    }
+  }
+}
+
+}  // namespace
+
+size_t TransposeGemmWeights(Graph& graph, const PassContext& ctx) {
+  if (!HasOnnxOp(graph, "Gemm")) return 0;
+  const std::vector<std::vector<size_t>> consumers = Consumers(graph);
+  const std::vector<int> readers = ReaderCounts(graph);
+  // Constants that share storage are one matrix: transposed once, and only if every one
+  // of them qualifies.
+  struct Group {
+    std::vector<size_t> values;
+    bool qualifies = true;
+  };
+  std::map<const void*, Group> groups;
+  for (size_t v = 0; v < graph.value_names.size(); ++v) {
+    const int value = static_cast<int>(v);
+    const Tensor* t = ConstantOf(graph, value);
+    if (t == nullptr || t->raw_data() == nullptr) continue;
+    Group& g = groups[t->raw_data()];
+    g.values.push_back(v);
+    g.qualifies = g.qualifies && t->shape().rank() == 2 &&
+                  (t->dtype() == DataType::kFloat || t->dtype() == DataType::kDouble) &&
+                  !consumers[v].empty() &&
+                  readers[v] == static_cast<int>(consumers[v].size());  // no graph output
+    for (size_t n : consumers[v])
+      g.qualifies = g.qualifies && IsTransposedWeight(graph.nodes[n], value);
+  }
+  for (const auto& [data, g] : groups) {
+    if (!g.qualifies) continue;
+    const Tensor& b = graph.constants[g.values[0]].tensor;
+    Result<Shape> shape = Shape::Create({b.shape()[1], b.shape()[0]});
+    if (!shape.ok()) continue;
+    Result<Tensor> bt = Tensor::Allocate(b.dtype(), std::move(*shape));
+    if (!bt.ok()) continue;
+    if (b.dtype() == DataType::kFloat) {
+      TransposeInto<float>(b, &*bt);
+    } else {
+      TransposeInto<double>(b, &*bt);
+    }
+    // Every reader gets transB=0. ReplaceNode matches the same Gemm kernel again, so it
+    // does not fail; if it did, the nodes already changed are put back as they were.
+    std::vector<size_t> gemms;
+    for (size_t v : g.values)
+      gemms.insert(gemms.end(), consumers[v].begin(), consumers[v].end());
+    std::vector<const onnx::NodeProto*> originals;
+    bool all = true;
+    for (size_t n : gemms) {
+      Graph::Node& node = graph.nodes[n];
+      onnx::NodeProto proto = *node.proto;
+      for (onnx::AttributeProto& a : proto.attribute)
+        if (a.name.get() == "transB") a = IntAttribute("transB", 0);
+      const onnx::NodeProto* original = node.proto;
+      if (!ReplaceNode(graph, ctx, node, std::move(proto), node.inputs).ok()) {
+        all = false;
+        break;
+      }
+      originals.push_back(original);
+    }
+    if (!all) {
+      for (size_t i = 0; i < originals.size(); ++i) {
+        Graph::Node& node = graph.nodes[gemms[i]];
+        (void)ReplaceNode(graph, ctx, node, *originals[i], node.inputs);
+      }
+      continue;
+    }
+    for (size_t v : g.values)
+      graph.constants[v].tensor = *bt;
+  }
+  return 0;
+}
+
+}  // namespace onnx_light::passes
