@@ -14,6 +14,8 @@
 #include <tuple>
 #include <vector>
 
+#include "math/gemm.h"
+#include "onnx_light/runtime/thread_pool.h"
 #include "simd/elementwise_simd.h"
 #include "simd/qgemm_simd.h"
 
@@ -217,6 +219,55 @@ TEST_P(PackedSgemm, IntegerProductIsExact) {
           }
           ASSERT_EQ(c[static_cast<size_t>(i * n + j)], want)
               << SimdTargetNameOf(GetParam()) << " m=" << m << " n=" << n << " k=" << k;
+        }
+      }
+    }
+  }
+}
+
+// Constant weights packed once (SgemmPackB) and read by PrepackedGemm (math/gemm.h): the
+// packed product on AVX-512, the in-place kernel's tile on the panels elsewhere, and 1-3
+// rows through the few-rows kernel (4 interleaved sums along k); edge panels, k not a
+// multiple of 4 nor of a block, one and three threads; c += a * b into a non-zero c.
+TEST_P(PackedSgemm, PrepackedMatchesDoubleReference) {
+  struct Case {
+    int64_t m, n, k;
+  };
+  const Case cases[] = {{1, 1, 1},    {1, 33, 2400}, {2, 100, 7},    {3, 64, 257},
+                        {4, 17, 300}, {7, 70, 513},  {32, 1030, 64}, {70, 40, 600}};
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1, 1);
+  ThreadPool pool(3);
+  for (const Case& cs : cases) {
+    std::vector<float> a(static_cast<size_t>(cs.m * cs.k)), b(static_cast<size_t>(cs.k * cs.n));
+    std::vector<float> c0(static_cast<size_t>(cs.m * cs.n));
+    for (float& v : a)
+      v = u(rng);
+    for (float& v : b)
+      v = u(rng);
+    for (float& v : c0)
+      v = u(rng);
+    std::vector<float> storage(SgemmPackedBFloats(cs.k, cs.n) + 16);
+    float* packed = storage.data();
+    while (reinterpret_cast<uintptr_t>(packed) % 64 != 0)
+      ++packed;
+    SgemmPackB(cs.k, cs.n, b.data(), cs.n, packed);
+    for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+      std::vector<float> c = c0;
+      ASSERT_TRUE(PrepackedGemm(a.data(), cs.k, packed, c.data(), cs.m, cs.n, cs.k, p, true));
+      for (int64_t i = 0; i < cs.m; ++i) {
+        for (int64_t j = 0; j < cs.n; ++j) {
+          const size_t at = static_cast<size_t>(i * cs.n + j);
+          double want = c0[at], mag = std::fabs(c0[at]);
+          for (int64_t q = 0; q < cs.k; ++q) {
+            const double x = a[static_cast<size_t>(i * cs.k + q)];
+            const double y = b[static_cast<size_t>(q * cs.n + j)];
+            want += x * y;
+            mag += std::fabs(x * y);
+          }
+          ASSERT_NEAR(c[at], want, 1e-5 * mag + 1e-6)
+              << SimdTargetNameOf(GetParam()) << " m=" << cs.m << " n=" << cs.n << " k=" << cs.k
+              << " at " << i << "," << j << (p != nullptr ? " (3 threads)" : "");
         }
       }
     }

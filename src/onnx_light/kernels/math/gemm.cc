@@ -1,11 +1,8 @@
-// The float/double path of Gemm2D (gemm.h): onnx-light's own kernels (simd/gemm_simd.h)
-// where they are measured to be at least as fast, OpenBLAS's cblas_sgemm/cblas_dgemm (and
-// gemv for a single output row) for the rest, and in a build without OpenBLAS
-// (-DONNX_LIGHT_BLAS=OFF) the own kernels for everything (OwnGemm). Debian's pthread
-// OpenBLAS is held to one thread (its serial build is not safe to call from several threads
-// at once), one call per row block: onnx-light parallelizes by splitting rows of the output
-// across its own pool, so intra_op_threads keeps its meaning and BLAS threads never
-// oversubscribe the pool.
+// The float/double path of Gemm2D (gemm.h): onnx-light's own Highway kernels
+// (simd/gemm_simd.h) for every product, chosen by shape and target (docs/performance.md has
+// the measurements against OpenBLAS that decided each path; OpenBLAS left the build when the
+// own kernels matched it on AVX2 too). Products are split across the session's own pool, so
+// intra_op_threads keeps its meaning.
 #include "math/gemm.h"
 
 #include <algorithm>
@@ -18,12 +15,6 @@
 
 #include "onnx_light/runtime/thread_pool.h"
 #include "simd/gemm_simd.h"
-
-#if ONNX_LIGHT_HAVE_BLAS
-#include <cblas.h>
-
-#include <mutex>
-#endif
 
 namespace onnx_light::kernels {
 
@@ -47,136 +38,6 @@ float* GemmWork(size_t floats) {
 
 }  // namespace
 
-#if ONNX_LIGHT_HAVE_BLAS
-namespace {
-
-// One BLAS thread per call (see the file comment). OpenBLAS keeps this setting
-// process-wide; docs/runtime.md says so.
-void SingleThreadedBlas() {
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
-}
-
-bool Fits(int64_t v) {
-  return v >= 0 && v <= std::numeric_limits<int>::max();
-}
-
-// The CBLAS form of one operand: transposed or not, and its leading dimension.
-bool Layout(int64_t row, int64_t col, int64_t cols, CBLAS_TRANSPOSE* trans, int64_t* ld) {
-  if (col == 1) {
-    *trans = CblasNoTrans;
-    *ld = std::max<int64_t>(row, std::max<int64_t>(cols, 1));
-  } else if (row == 1) {
-    *trans = CblasTrans;
-    *ld = col;
-  } else {
-    return false;
-  }
-  return Fits(*ld);
-}
-
-template <typename T, typename Fn, typename Gemv>
-bool Run(const T* a, int64_t lda_row, int64_t lda_col, const T* b, int64_t ldb_row, int64_t ldb_col,
-         T* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool, Fn gemm, Gemv gemv) {
-  if (!Fits(m) || !Fits(n) || !Fits(k) || !Fits(m * n)) return false;
-  CBLAS_TRANSPOSE ta, tb;
-  int64_t lda, ldb;
-  if (!Layout(lda_row, lda_col, k, &ta, &lda) || !Layout(ldb_row, ldb_col, n, &tb, &ldb)) {
-    return false;
-  }
-  if (m == 0 || n == 0 || k == 0) return true;  // c += nothing
-  SingleThreadedBlas();
-  // One output row (a depthwise convolution's group, a vector times a matrix) is a
-  // matrix-vector product: gemv works in stack buffers, while gemm allocates from a table
-  // behind a lock that concurrent runs would contend for at every call.
-  // A large one (a recurrent step's 4H x H weights) splits its output columns across the
-  // pool: the weight matrix is read once either way, by two cores' bandwidth.
-  if (m == 1 && (ldb_col == 1 || ldb_row == 1) && Fits(lda_col) && lda_col >= 1) {
-    auto cols = [&](int64_t j0, int64_t j1) {
-      const auto w = static_cast<int>(j1 - j0);
-      if (ldb_col == 1) {  // y[j0, j1) = B[:, j0, j1)^T a
-        gemv(CblasTrans, static_cast<int>(k), w, b + j0, static_cast<int>(ldb), a,
-             static_cast<int>(lda_col), c + j0);
-      } else {  // b transposed: rows j0 .. j1 of B^T times a
-        gemv(CblasNoTrans, w, static_cast<int>(k), b + j0 * ldb, static_cast<int>(ldb), a,
-             static_cast<int>(lda_col), c + j0);
-      }
-    };
-    if (pool != nullptr && pool->threads() > 1 && n * k >= (int64_t{1} << 15) && n >= 64) {
-      pool->ParallelFor(n, std::max<int64_t>(32, n / pool->threads()), cols);
-    } else {
-      cols(0, n);
-    }
-    return true;
-  }
-  auto rows = [&](int64_t begin, int64_t end) {
-    gemm(ta, tb, static_cast<int>(end - begin), static_cast<int>(n), static_cast<int>(k),
-         a + begin * lda_row, static_cast<int>(lda), b, static_cast<int>(ldb), c + begin * n,
-         static_cast<int>(n));
-  };
-  // Split only when every thread gets a worthwhile block (about 64 k multiply-adds).
-  const int64_t min_rows = std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, n * k));
-  if (pool != nullptr && pool->threads() > 1 && m >= 2 * min_rows) {
-    pool->ParallelFor(m, min_rows, rows);
-  } else {
-    rows(0, m);
-  }
-  return true;
-}
-
-}  // namespace
-
-bool HaveBlas() noexcept {
-  return true;
-}
-
-bool OpenBlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b,
-                    int64_t ldb_row, int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k,
-                    ThreadPool* pool) {
-  return Run(
-      a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool,
-      [](CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int mm, int nn, int kk, const float* aa, int lda,
-         const float* bb, int ldb, float* cc, int ldc) {
-        cblas_sgemm(CblasRowMajor, ta, tb, mm, nn, kk, 1.0f, aa, lda, bb, ldb, 1.0f, cc, ldc);
-      },
-      [](CBLAS_TRANSPOSE t, int rows, int cols, const float* bb, int ldb, const float* x, int incx,
-         float* y) {
-        cblas_sgemv(CblasRowMajor, t, rows, cols, 1.0f, bb, ldb, x, incx, 1.0f, y, 1);
-      });
-}
-
-bool OpenBlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b,
-                    int64_t ldb_row, int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k,
-                    ThreadPool* pool) {
-  return Run(
-      a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool,
-      [](CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int mm, int nn, int kk, const double* aa, int lda,
-         const double* bb, int ldb, double* cc, int ldc) {
-        cblas_dgemm(CblasRowMajor, ta, tb, mm, nn, kk, 1.0, aa, lda, bb, ldb, 1.0, cc, ldc);
-      },
-      [](CBLAS_TRANSPOSE t, int rows, int cols, const double* bb, int ldb, const double* x,
-         int incx, double* y) {
-        cblas_dgemv(CblasRowMajor, t, rows, cols, 1.0, bb, ldb, x, incx, 1.0, y, 1);
-      });
-}
-
-#else  // !ONNX_LIGHT_HAVE_BLAS
-
-bool HaveBlas() noexcept {
-  return false;
-}
-
-bool OpenBlasGemm2D(const float*, int64_t, int64_t, const float*, int64_t, int64_t, float*, int64_t,
-                    int64_t, int64_t, ThreadPool*) {
-  return false;
-}
-bool OpenBlasGemm2D(const double*, int64_t, int64_t, const double*, int64_t, int64_t, double*,
-                    int64_t, int64_t, int64_t, ThreadPool*) {
-  return false;
-}
-
-#endif
-
 namespace {
 
 // Large float products on AVX-512 take the packed Highway kernel (docs/performance.md,
@@ -184,7 +45,7 @@ namespace {
 // multiply-adds, and enough rows to amortize packing b (at least 128, or a quarter of the
 // columns, or 16 when b is stored [k, n] and packs by row copies): a few rows against a
 // wide weight matrix stored transposed (a classifier head) would gather all of b for
-// little work, and stays with the BLAS. Rows split across the pool as for the BLAS;
+// little work, and goes to the fallback below (dot products). Rows split across the pool;
 // few rows against a wide b split by columns.
 bool PackedGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
                 int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
@@ -241,7 +102,8 @@ bool PackedGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b
 // (rows 4 KiB apart or more) with 48 rows or more: 0.99-1.13x OpenBLAS on the benchmark
 // models' shapes where the packed kernel is 0.76-0.98x (packing all of b costs more than
 // it gains with 16 registers); the wide ones, a transformer's 64 x 3072 by 1024, reach
-// 0.89-0.96x here and stay with OpenBLAS (bench/gemm_vs_blas.cc).
+// 0.89-0.96x of OpenBLAS here and take the fallback (the same kernel; constant weights are
+// packed once per session instead: PrepackedGemm, 0.93-1.09x; bench/gemm_vs_blas.cc).
 // The in-place kernel (SgemmIndirectB, DgemmIndirectB) over c = c + a * b, a and b
 // row-major: columns split between threads in whole tiles (or rows, when there are few
 // tiles), a last partial tile through a zero-padded copy (the kernel reads whole tiles).
@@ -310,8 +172,8 @@ bool InPlaceGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* 
 }
 
 // Double products with a and b row-major on AVX-512 take the in-place kernel in double:
-// 1.40-2.13x OpenBLAS's dgemm on the benchmark shapes (bench/gemm_vs_blas.cc); on AVX2 it
-// is 0.78-1.10x, and OpenBLAS keeps them.
+// 1.40-2.13x OpenBLAS's dgemm on the benchmark shapes (bench/gemm_vs_blas.cc); on AVX2 (0.82-
+// 1.14x) the fallback runs the same kernel.
 bool InPlaceDgemm(const double* a, int64_t lda_row, int64_t lda_col, const double* b,
                   int64_t ldb_row, int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k,
                   ThreadPool* pool) {
@@ -328,8 +190,9 @@ bool InPlaceDgemm(const double* a, int64_t lda_row, int64_t lda_col, const doubl
 // A few rows against a large weight matrix stored [n, k] (Gemm with transB, a classifier
 // head) on AVX-512: the product computed transposed by SgemmNarrow, so the weights stream
 // from memory once and are never packed; c's transpose is written in place through its
-// strides. 1.38-1.78x the BLAS for 8-64 rows (bench/gemm_vs_blas.cc); slower on AVX2,
-// where the BLAS keeps it. The weight rows split across the pool.
+// strides. 1.38-1.78x OpenBLAS for 8-64 rows (bench/gemm_vs_blas.cc); slower on AVX2,
+// where the fallback takes it (constant weights are transposed and packed once per session
+// there: transpose_gemm_weights). The weight rows split across the pool.
 bool WeightsBoundGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b,
                       int64_t ldb_row, int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k,
                       ThreadPool* pool) {
@@ -350,7 +213,7 @@ bool WeightsBoundGemm(const float* a, int64_t lda_row, int64_t lda_col, const fl
   return true;
 }
 
-// The fallback when the BLAS is absent (or cannot take the product): any strides, on the
+// The fallback for what the paths above do not take: any strides, on the
 // kernels above. a is made row-major first when it is not (Gemm with transA: rare, and
 // m x k is small next to the product). b stored transposed: float takes dot products
 // (SgemmNarrow) for a few rows, so a wide weight matrix streams once, and the packed
@@ -413,19 +276,18 @@ bool OwnGemm(const T* a, int64_t lda_row, int64_t lda_col, const T* b, int64_t l
 
 }  // namespace
 
-bool BlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
-                int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
+bool FloatGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
+                 int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
   if (WeightsBoundGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
   if (InPlaceGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
   if (PackedGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
-  if (OpenBlasGemm2D(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
   return OwnGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool);
 }
 
-bool BlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b, int64_t ldb_row,
-                int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
+bool FloatGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b,
+                 int64_t ldb_row, int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k,
+                 ThreadPool* pool) {
   if (InPlaceDgemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
-  if (OpenBlasGemm2D(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
   return OwnGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool);
 }
 
@@ -440,11 +302,42 @@ bool OwnGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* 
 
 bool PrepackedGemm(const float* a, int64_t lda, const float* b_packed, float* c, int64_t m,
                    int64_t n, int64_t k, ThreadPool* pool, bool force) {
-  if (b_packed == nullptr || !PreferPackedSgemm() || (!force && m * n * k < (int64_t{1} << 18))) {
-    return false;
-  }
+  if (b_packed == nullptr || (!force && m * n * k < (int64_t{1} << 18))) return false;
   const auto nr = static_cast<int64_t>(SgemmPackedTileColumns());
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
+  if (m <= 3) {  // a batch-1 layer: rows of a one at a time, panels split between threads
+    const int64_t panels = (n + nr - 1) / nr;
+    auto product = [&](int64_t q0, int64_t q1) {
+      SgemmPrepackedFewRows(m, std::min(n, q1 * nr) - q0 * nr, k, a, lda, b_packed + q0 * nr * k,
+                            c + q0 * nr, n);
+    };
+    if (workers > 1 && panels >= 2 && n * k >= (int64_t{1} << 16)) {
+      pool->ParallelFor(panels, std::max<int64_t>(1, (panels + workers - 1) / workers), product);
+    } else {
+      product(0, panels);
+    }
+    return true;
+  }
+  if (!PreferPackedSgemm()) {
+    // The in-place kernel's tile reads the packed panels as they are (AVX2 and below):
+    // a row-major, b's panels contiguous (no page-apart rows, no copy per run).
+    auto product = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+      SgemmPrepackedInPlaceA(i1 - i0, j1 - j0, k, a + i0 * lda, lda, b_packed + j0 / nr * k * nr,
+                             c + i0 * n + j0, n);
+    };
+    const int64_t panels = (n + nr - 1) / nr;
+    if (workers > 1 && m >= 64 && m >= panels) {
+      pool->ParallelFor(m, std::max<int64_t>(16, (m + workers - 1) / workers),
+                        [&](int64_t i0, int64_t i1) { product(i0, i1, 0, n); });
+    } else if (workers > 1 && panels >= 2) {
+      pool->ParallelFor(
+          panels, std::max<int64_t>(1, (panels + workers - 1) / workers),
+          [&](int64_t q0, int64_t q1) { product(0, m, q0 * nr, std::min(n, q1 * nr)); });
+    } else {
+      product(0, m, 0, n);
+    }
+    return true;
+  }
   auto product = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
     float* work = GemmWork(SgemmPrepackedWorkFloats());
     SgemmPacked(i1 - i0, j1 - j0, k, a + i0 * lda, lda, nullptr, 0, c + i0 * n + j0, n, work,

@@ -1,10 +1,9 @@
 // The matrix product shared by MatMul, Gemm and Conv (after im2col).
 //
-// float and double go to BlasGemm2D (gemm.cc): onnx-light's own Highway kernels where
-// they are measured to be at least as fast as OpenBLAS, OpenBLAS (cblas_sgemm/cblas_dgemm,
-// ONNX_LIGHT_BLAS, the default) for the rest, and the own kernels for everything in a build
-// without it (docs/performance.md has the numbers). Integer types use Gemm2DLoop, a plain
-// i-k-j loop the compiler vectorizes.
+// float and double go to FloatGemm2D (gemm.cc): onnx-light's own Highway kernels, the path
+// chosen by shape and target against OpenBLAS as the yardstick (docs/performance.md has the
+// numbers; no BLAS is linked). Integer types use Gemm2DLoop, a plain i-k-j loop the compiler
+// vectorizes.
 #pragma once
 
 #include <cstdint>
@@ -43,35 +42,24 @@ inline void Gemm2DLoop(const C* a, int64_t lda_row, int64_t lda_col, const C* b,
   }
 }
 
-// True when this build multiplies float/double through BLAS.
-bool HaveBlas() noexcept;
-
-// The float/double path for the Gemm2D contract below: the own kernels, OpenBLAS, or the
-// own kernels' fallback for any strides (always true, having done the product). Rows of c are split
-// across `pool` when given.
-bool BlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
-                int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool);
-bool BlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b, int64_t ldb_row,
-                int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool);
-// The product through onnx-light's own kernels alone, any strides: what BlasGemm2D does
-// where OpenBLAS is absent or cannot take the product (tests call it in every build).
+// The float/double path for the Gemm2D contract below: the own kernels, chosen by shape
+// and target (always true, having done the product). Rows of c are split across `pool` when
+// given.
+bool FloatGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
+                 int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool);
+bool FloatGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b,
+                 int64_t ldb_row, int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k,
+                 ThreadPool* pool);
+// The fallback for any strides that FloatGemm2D ends with (tests call it directly).
 bool OwnGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
                int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool);
 bool OwnGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b, int64_t ldb_row,
                int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool);
-// The product through OpenBLAS alone, never the Highway kernels BlasGemm2D prefers
-// (bench/gemm_vs_blas.cc compares the two).
-bool OpenBlasGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b,
-                    int64_t ldb_row, int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k,
-                    ThreadPool* pool);
-bool OpenBlasGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b,
-                    int64_t ldb_row, int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k,
-                    ThreadPool* pool);
 
 // c[m x n] += a[m x k] * b, with b [k x n] packed once by SgemmPackB (simd/gemm_simd.h)
-// and a row-major (rows lda apart), on the CPUs where the packed kernel is preferred (and
-// for products of at least 256k multiply-adds, unless `force`: b exists only packed);
-// false, having done nothing, otherwise.
+// and a row-major (rows lda apart): the packed product on AVX-512, the in-place kernel
+// reading the packed panels elsewhere (for products of at least 256k multiply-adds, unless
+// `force`: b exists only packed); false, having done nothing, otherwise.
 bool PrepackedGemm(const float* a, int64_t lda, const float* b_packed, float* c, int64_t m,
                    int64_t n, int64_t k, ThreadPool* pool, bool force = false);
 
@@ -81,7 +69,7 @@ inline void Gemm2D(const C* a, int64_t lda_row, int64_t lda_col, const C* b, int
                    int64_t ldb_col, C* c, int64_t m, int64_t n, int64_t k,
                    ThreadPool* pool = nullptr) {
   if constexpr (std::is_same_v<C, float> || std::is_same_v<C, double>) {
-    if (BlasGemm2D(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return;
+    if (FloatGemm2D(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return;
   }
   Gemm2DLoop(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k);
 }

@@ -218,13 +218,30 @@ class Gemm : public KernelBase {
       if constexpr (!std::is_integral_v<T>) {
         using C = MatAcc<T>;
         Widened<T> wa(a.data<T>(), a.num_elements()), wb(b.data<T>(), b.num_elements());
-        std::vector<C> acc(static_cast<size_t>(m * n), C(0));
+        T* yp = y->mutable_data<T>();
+        const C alpha = static_cast<C>(alpha_), beta = static_cast<C>(beta_);
+        // alpha 1 in float or double: y starts as beta * C (or 0) and the product adds to it
+        // (no buffer of m x n sums, no second pass). Otherwise the sums, then the scaling.
+        const bool direct = std::is_same_v<C, T> && alpha_ == 1.0f;
+        std::vector<C> acc(direct ? 0 : static_cast<size_t>(m * n), C(0));
+        C* dst = nullptr;
+        if constexpr (std::is_same_v<C, T>) {
+          if (direct) {
+            for (int64_t i = 0; i < m; ++i) {
+              for (int64_t j = 0; j < n; ++j) {
+                yp[i * n + j] = c != nullptr ? beta * c->data<T>()[i * cs[0] + j * cs[1]] : C(0);
+              }
+            }
+            dst = yp;
+          }
+        }
+        if (!direct) dst = acc.data();
         bool done = false;
         if constexpr (std::is_same_v<T, float>) {
           // A packed view (weights_.is_view()) is read by the packed product only.
           done = !trans_a_ && !trans_b_ &&
-                 PrepackedGemm(wa.data, k, weights_.For(k, n), acc.data(), m, n, k,
-                               ctx.thread_pool(), /*force=*/weights_.is_view());
+                 PrepackedGemm(wa.data, k, weights_.For(k, n), dst, m, n, k, ctx.thread_pool(),
+                               /*force=*/weights_.is_view());
         }
         if (!done && weights_.is_view()) {
           status = Status(StatusCode::kInternal, "packed weights do not match B");
@@ -232,17 +249,17 @@ class Gemm : public KernelBase {
         }
         if (!done) {
           Gemm2D<C>(wa.data, trans_a_ ? 1 : k, trans_a_ ? m : 1, wb.data, trans_b_ ? 1 : n,
-                    trans_b_ ? k : 1, acc.data(), m, n, k, ctx.thread_pool());
+                    trans_b_ ? k : 1, dst, m, n, k, ctx.thread_pool());
         }
-        T* yp = y->mutable_data<T>();
-        const C alpha = static_cast<C>(alpha_), beta = static_cast<C>(beta_);
-        for (int64_t i = 0; i < m; ++i) {
-          for (int64_t j = 0; j < n; ++j) {
-            C v = alpha * acc[static_cast<size_t>(i * n + j)];
-            if (c != nullptr) {
-              v += beta * static_cast<C>(c->data<T>()[i * cs[0] + j * cs[1]]);
+        if (!direct) {
+          for (int64_t i = 0; i < m; ++i) {
+            for (int64_t j = 0; j < n; ++j) {
+              C v = alpha * acc[static_cast<size_t>(i * n + j)];
+              if (c != nullptr) {
+                v += beta * static_cast<C>(c->data<T>()[i * cs[0] + j * cs[1]]);
+              }
+              yp[i * n + j] = static_cast<T>(v);
             }
-            yp[i * n + j] = static_cast<T>(v);
           }
         }
         if constexpr (std::is_same_v<T, float>) {

@@ -36,8 +36,7 @@ void ForgetExpired() {
 }
 
 bool Packable(const Tensor& b) {
-  return b.dtype() == DataType::kFloat && b.shape().rank() == 2 && b.num_elements() >= kMinValues &&
-         PreferPackedSgemm();
+  return b.dtype() == DataType::kFloat && b.shape().rank() == 2 && b.num_elements() >= kMinValues;
 }
 
 // b packed, or null when the memory for it cannot be had.

@@ -1,5 +1,6 @@
-// Float32 weight matrices B [k, n] of MatMul packed once per session for the packed
-// product (simd/gemm_simd.h), on the CPUs where that product is used (AVX-512).
+// Float32 weight matrices B [k, n] of MatMul and Gemm packed once per session
+// (simd/gemm_simd.h): read by the packed product on AVX-512, by the in-place kernel's tile
+// (whose width the panels then have) on AVX2 and below.
 //
 // Two ways in:
 //  - PackWeightsInPlace (the prepack_matmul_weights pass): a constant read only as MatMul's

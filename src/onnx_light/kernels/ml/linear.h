@@ -34,7 +34,7 @@ inline Status MlAffine(const float* x, int64_t rows, int64_t cols, const std::ve
       scores[r * targets + t] = b.empty() ? 0.0f : b[static_cast<size_t>(t)];
   }
   if (rows == 0 || targets == 0 || cols == 0) return Status::Ok();
-  if (!BlasGemm2D(x, cols, 1, wt.data(), targets, 1, scores, rows, targets, cols, pool)) {
+  if (!FloatGemm2D(x, cols, 1, wt.data(), targets, 1, scores, rows, targets, cols, pool)) {
     Gemm2DLoop(x, cols, 1, wt.data(), targets, 1, scores, rows, targets, cols);
   }
   return Status::Ok();

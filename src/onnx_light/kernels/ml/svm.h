@@ -71,7 +71,7 @@ inline void SvmKernelRows(const SvmParams& p, const float* x, const float* v, in
       vn[static_cast<size_t>(j)] = s;
     }
     std::fill(out, out + m * n, 0.0f);
-    if (m > 0 && n > 0 && k > 0 && !BlasGemm2D(x, k, 1, v, 1, k, out, m, n, k, pool)) {
+    if (m > 0 && n > 0 && k > 0 && !FloatGemm2D(x, k, 1, v, 1, k, out, m, n, k, pool)) {
       Gemm2DLoop(x, k, 1, v, 1, k, out, m, n, k);
     }
     for (int64_t i = 0; i < m; ++i) {
@@ -84,7 +84,7 @@ inline void SvmKernelRows(const SvmParams& p, const float* x, const float* v, in
     return;
   }
   std::fill(out, out + m * n, 0.0f);
-  if (m > 0 && n > 0 && k > 0 && !BlasGemm2D(x, k, 1, v, 1, k, out, m, n, k, pool)) {
+  if (m > 0 && n > 0 && k > 0 && !FloatGemm2D(x, k, 1, v, 1, k, out, m, n, k, pool)) {
     Gemm2DLoop(x, k, 1, v, 1, k, out, m, n, k);
   }
   const float scale = p.kernel == SvmKernel::kLinear ? 1.0f : p.gamma;

@@ -214,7 +214,7 @@ void ConvGemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, f
     }
     return;
   }
-  if (!UsePacked(n)) {  // the BLAS takes a dense c: callers give ldc == n on this path
+  if (!UsePacked(n)) {  // Gemm2D takes a dense c: callers give ldc == n on this path
     Gemm2D<float>(a, k, 1, b, n, 1, c, m, n, k, pool);
     return;
   }

@@ -63,8 +63,8 @@ void ImplicitConvF32(const float* x, const float* w, const float* bias, const fl
 // c[m x n] += a[m x k] * b[k x n] (row-major, c's rows ldc apart; ldc == n unless the
 // packed or the narrow kernel runs, UsePacked and UseNarrow in conv2d_f32.cc): dot
 // products for a few columns (SgemmNarrow), the packed Highway kernel where it is faster
-// (AVX-512 and n of at least 64, simd/gemm_simd.h), else the BLAS. With a pool of several
-// threads the columns (or, for narrow products, the rows) are split between them. `work`
+// (AVX-512 and n of at least 64, simd/gemm_simd.h), else Gemm2D (math/gemm.h). With a pool of
+// several threads the columns (or, for narrow products, the rows) are split between them. `work`
 // holds ConvGemmWorkFloats(m, n, k, workers) floats, 64-byte aligned.
 size_t ConvGemmWorkFloats(int64_t m, int64_t n, int64_t k, int64_t workers);
 // `a_packed`, if not null, is `a` packed by SgemmPackA (used when the packed kernel is).

@@ -32,7 +32,10 @@ void LstmF32(const LstmF32Args& a) {
       for (int64_t j = 0; j < g4; ++j)
         row[j] = b != nullptr ? b[j] + b[g4 + j] : 0.0f;
     }
-    Gemm2D<float>(a.x, a.input, 1, w, 1, a.input, xw, rows, g4, a.input, a.pool);
+    if (a.w_packed == nullptr || !PrepackedGemm(a.x, a.input, a.w_packed + d * a.w_packed_stride,
+                                                xw, rows, g4, a.input, a.pool, /*force=*/true)) {
+      Gemm2D<float>(a.x, a.input, 1, w, 1, a.input, xw, rows, g4, a.input, a.pool);
+    }
     for (int64_t n = 0; n < a.batch; ++n) {
       const int64_t at = (d * a.batch + n) * h;
       for (int64_t j = 0; j < h; ++j) {

@@ -21,6 +21,9 @@ struct LstmF32Args {
   float *y, *y_h, *y_c;  // any may be null
   std::vector<float>* scratch;
   ThreadPool* pool;
+  // Each direction's W^T packed by SgemmPackB (w_packed + d * w_packed_stride), or null.
+  const float* w_packed = nullptr;
+  int64_t w_packed_stride = 0;
 };
 
 void LstmF32(const LstmF32Args& a);

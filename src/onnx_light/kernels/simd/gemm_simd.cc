@@ -238,9 +238,12 @@ HWY_INLINE void TileRows(int64_t rows, int64_t kc, const T* ap, const T* bp, con
 // A tile of `rows` rows of a read in place (a tile of its own height for the last rows:
 // a full-height one would compute rows it throws away, 32 rows in tiles of 6: 36), b packed
 // (kPackedB: rows of kNV vectors) or in place (rows at b + boff[p]).
+// b_packed (instead of b and boff): all of b packed once by PackAllB, where its panels are
+// this tile's width (kNVP == kNV: every target but AVX-512); read panel by panel, no copy.
 template <typename T>
 void IndirectB(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
-               const int64_t* boff, T* c, int64_t ldc, const T* bias, bool accumulate) {
+               const int64_t* boff, T* c, int64_t ldc, const T* bias, bool accumulate,
+               const T* b_packed = nullptr) {
   const hn::ScalableTag<T> d;
   const auto nr = static_cast<int64_t>(kNV * hn::Lanes(d));
   // 8 rows where there are 32 vector registers (16 accumulators: channel counts are
@@ -259,8 +262,9 @@ void IndirectB(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T
       for (int64_t ic = 0; ic < m; ic += kMC) {
         const int64_t mc = std::min(kMC, m - ic);
         const bool wide =
-            kc > 1 && (boff[pc + kc - 1] - boff[pc]) / (kc - 1) * static_cast<int64_t>(sizeof(T)) >=
-                          4096;  // rows a page apart
+            b_packed == nullptr && kc > 1 &&
+            (boff[pc + kc - 1] - boff[pc]) / (kc - 1) * static_cast<int64_t>(sizeof(T)) >=
+                4096;  // rows a page apart
         for (int64_t jr = jc; jr < jend; jr += nr) {
           const int64_t cols = std::min(nr, n - jr);
           // Many tiles of rows read this panel of b, whose rows lie a page or more apart
@@ -282,7 +286,10 @@ void IndirectB(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T
             T* cp = c + (ic + ir) * ldc + jr;
             const bool init = pc == 0 && !accumulate;
             const T* bi = bias != nullptr ? bias + ic + ir : nullptr;
-            if (pack) {
+            if (b_packed != nullptr) {
+              TileRows<true, kIR>(rows, kc, ap, b_packed + jr * k + pc * nr, nullptr, cp, ldc, cols,
+                                  lda, init, bi);
+            } else if (pack) {
               TileRows<true, kIR>(rows, kc, ap, panel, nullptr, cp, ldc, cols, lda, init, bi);
             } else {
               TileRows<false, kIR>(rows, kc, ap, b + jr, boff + pc, cp, ldc, cols, lda, init, bi);
@@ -303,6 +310,64 @@ void DgemmIndirectBImpl(int64_t m, int64_t n, int64_t k, const double* a, int64_
                         const double* b, const int64_t* boff, double* c, int64_t ldc,
                         const double* bias, bool accumulate) {
   IndirectB(m, n, k, a, lda, b, boff, c, ldc, bias, accumulate);
+}
+// c[m x n] += a * b with a read in place and b packed by PackAllB (panels of kNV vectors:
+// not on AVX-512, where SgemmPacked reads them).
+void SgemmPrepackedInPlaceAImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                                const float* b_packed, float* c, int64_t ldc) {
+  IndirectB<float>(m, n, k, a, lda, nullptr, nullptr, c, ldc, nullptr, /*accumulate=*/true,
+                   b_packed);
+}
+// c[m x n] += a * b with b packed by PackAllB, for 1 to 3 rows of a (a batch-1 layer):
+// per row and panel, the k rows of the panel summed in 4 interleaved sets of accumulators.
+// One row of a gives a register tile one or two accumulators per vector, whose
+// multiply-add latency then bounds the product; the sets hide it.
+void SgemmPrepackedFewRowsImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                               const float* b_packed, float* c, int64_t ldc) {
+  const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
+  const size_t N = hn::Lanes(d);
+  const auto nr = static_cast<int64_t>(kNVP * N);
+  constexpr int64_t kSets = 4;
+  HWY_ALIGN float buf[kNVP * hn::MaxLanes(d)];
+  for (int64_t i = 0; i < m; ++i) {
+    const float* ar = a + i * lda;
+    float* cr = c + i * ldc;
+    for (int64_t j0 = 0; j0 < n; j0 += nr) {
+      const float* bp = b_packed + j0 * k;  // panel j0 / nr starts at j0 / nr * k * nr
+      V acc[kSets][kNVP];
+      for (int64_t u = 0; u < kSets; ++u)
+        for (size_t v = 0; v < kNVP; ++v)
+          acc[u][v] = hn::Zero(d);
+      int64_t p = 0;
+      for (; p + kSets <= k; p += kSets) {
+        for (int64_t u = 0; u < kSets; ++u) {
+          const V av = hn::Set(d, ar[p + u]);
+          const float* row = bp + (p + u) * nr;
+          for (size_t v = 0; v < kNVP; ++v)
+            acc[u][v] = hn::MulAdd(av, hn::Load(d, row + v * N), acc[u][v]);
+        }
+      }
+      for (; p < k; ++p) {
+        const V av = hn::Set(d, ar[p]);
+        for (size_t v = 0; v < kNVP; ++v)
+          acc[0][v] = hn::MulAdd(av, hn::Load(d, bp + p * nr + v * N), acc[0][v]);
+      }
+      const int64_t cols = std::min(nr, n - j0);
+      for (size_t v = 0; v < kNVP; ++v) {
+        const V sum = hn::Add(hn::Add(acc[0][v], acc[1][v]), hn::Add(acc[2][v], acc[3][v]));
+        if (cols == nr) {
+          hn::StoreU(hn::Add(hn::LoadU(d, cr + j0 + v * N), sum), d, cr + j0 + v * N);
+        } else {
+          hn::Store(sum, d, buf + v * N);
+        }
+      }
+      if (cols < nr) {
+        for (int64_t j = 0; j < cols; ++j)
+          cr[j0 + j] += buf[j];
+      }
+    }
+  }
 }
 size_t DTileColumnsImpl() {
   return kNV * hn::Lanes(hn::ScalableTag<double>());
@@ -405,6 +470,8 @@ HWY_EXPORT(PreferPackedSgemmImpl);
 HWY_EXPORT(SgemmNarrowImpl);
 HWY_EXPORT(SgemmIndirectBImpl);
 HWY_EXPORT(DgemmIndirectBImpl);
+HWY_EXPORT(SgemmPrepackedInPlaceAImpl);
+HWY_EXPORT(SgemmPrepackedFewRowsImpl);
 HWY_EXPORT(DTileColumnsImpl);
 HWY_EXPORT(TileColumnsImpl);
 HWY_EXPORT(PackedTileColumnsImpl);
@@ -413,6 +480,14 @@ void SgemmIndirectB(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda
                     const int64_t* boff, float* c, int64_t ldc, const float* bias,
                     bool accumulate) {
   HWY_DYNAMIC_DISPATCH(SgemmIndirectBImpl)(m, n, k, a, lda, b, boff, c, ldc, bias, accumulate);
+}
+void SgemmPrepackedInPlaceA(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                            const float* b_packed, float* c, int64_t ldc) {
+  HWY_DYNAMIC_DISPATCH(SgemmPrepackedInPlaceAImpl)(m, n, k, a, lda, b_packed, c, ldc);
+}
+void SgemmPrepackedFewRows(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                           const float* b_packed, float* c, int64_t ldc) {
+  HWY_DYNAMIC_DISPATCH(SgemmPrepackedFewRowsImpl)(m, n, k, a, lda, b_packed, c, ldc);
 }
 size_t SgemmTileColumns() {
   return HWY_DYNAMIC_DISPATCH(TileColumnsImpl)();

@@ -49,6 +49,14 @@ void SgemmNarrow(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
 void SgemmIndirectB(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                     const int64_t* boff, float* c, int64_t ldc, const float* bias,
                     bool accumulate = false);
+// c[m x n] += a * b, a row-major (rows lda apart, read in place) and b packed whole by
+// SgemmPackB: where !PreferPackedSgemm() (the packed panels are then this kernel's tile
+// width), the product of constant weights packed once per session.
+void SgemmPrepackedInPlaceA(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                            const float* b_packed, float* c, int64_t ldc);
+// The same for 1 to 3 rows of a (any target): a batch-1 layer's product with its weights.
+void SgemmPrepackedFewRows(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                           const float* b_packed, float* c, int64_t ldc);
 // The columns of SgemmIndirectB's register tile on the running CPU (2 vectors).
 size_t SgemmTileColumns();
 // SgemmIndirectB in double precision (the same kernel, half the columns per tile).
@@ -60,7 +68,7 @@ size_t DgemmTileColumns();
 size_t SgemmPackedTileColumns();
 
 // True when the running CPU's target is one where SgemmPacked is the faster choice
-// (AVX-512); elsewhere the BLAS is used.
+// (AVX-512); elsewhere the in-place kernel (SgemmIndirectB) is.
 bool PreferPackedSgemm();
 
 }  // namespace onnx_light::kernels
