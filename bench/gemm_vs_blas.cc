@@ -1,13 +1,20 @@
-// The GEMM decision: onnx-light's packed Highway sgemm (simd/gemm_simd.h) against the
-// BLAS (OpenBLAS through math/gemm.h) on the matrix shapes of the benchmark models'
-// convolutions, single-threaded. Prints GFLOP/s for both and the SIMD target; run it once
-// per target with ONNX_LIGHT_SIMD_TARGET (e.g. AVX2) to see an AVX2-only CPU's numbers.
+// The GEMM decision: onnx-light's Highway sgemm kernels (simd/gemm_simd.h) against OpenBLAS
+// (the yardstick: Debian's pthread build, linked to this benchmark only, when installed) on
+// the matrix shapes of the benchmark models, single-threaded. Prints GFLOP/s for both and the SIMD
+// target; run it once per target with ONNX_LIGHT_SIMD_TARGET (e.g. AVX2) to see an AVX2-only CPU's
+// numbers.
 //   cmake --build build --target gemm_vs_blas && build/bench/gemm_vs_blas
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <random>
 #include <vector>
+
+#if GEMM_VS_BLAS_OPENBLAS
+#include <cblas.h>
+#endif
+
+#include <cmath>
 
 #include "math/gemm.h"
 #include "simd/elementwise_simd.h"
@@ -29,9 +36,41 @@ double Seconds(Fn fn) {
   return elapsed / reps;
 }
 
+#if GEMM_VS_BLAS_OPENBLAS
+constexpr bool kHaveOpenBlas = true;
+// c += a * b on one OpenBLAS thread; b stored [k, n] (ldb apart) or, trans_b, [n, k].
+void Blas(const float* a, const float* b, int64_t ldb, float* c, int64_t m, int64_t n, int64_t k,
+          bool trans_b = false) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, int(m), int(n),
+              int(k), 1.0f, a, int(k), b, int(ldb), 1.0f, c, int(n));
+}
+void Blas(const double* a, const double* b, int64_t ldb, double* c, int64_t m, int64_t n, int64_t k,
+          bool trans_b = false) {
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, int(m), int(n),
+              int(k), 1.0, a, int(k), b, int(ldb), 1.0, c, int(n));
+}
+#else
+constexpr bool kHaveOpenBlas = false;
+template <typename T>
+void Blas(const T*, const T*, int64_t, T*, int64_t, int64_t, int64_t, bool = false) {}
+#endif
+
+// The yardstick's time (NaN without OpenBLAS: the ratios print as nan).
+template <class Fn>
+double BlasSeconds(Fn fn) {
+  return kHaveOpenBlas ? Seconds(fn) : std::nan("");
+}
+
 }  // namespace
 
 int main() {
+#if GEMM_VS_BLAS_OPENBLAS
+  openblas_set_num_threads(1);
+#else
+  std::printf(
+      "OpenBLAS is not linked (apt-get install libopenblas-pthread-dev, then reconfigure):"
+      " the own kernels' numbers alone\n");
+#endif
   namespace k = onnx_light::kernels;
   struct Shape {
     int64_t m, n, k;
@@ -50,8 +89,8 @@ int main() {
   };
   std::printf("SIMD target %s; packed kernel preferred here: %s\n", k::SimdTargetName(),
               k::PreferPackedSgemm() ? "yes" : "no");
-  std::printf("%-46s %10s %10s %7s %8s %7s\n", "shape (m x n x k)", "BLAS GF/s", "packed", "ratio",
-              "in place", "ratio");
+  std::printf("%-46s %10s %10s %7s %8s %7s %9s %7s\n", "shape (m x n x k)", "BLAS GF/s", "packed",
+              "ratio", "in place", "ratio", "prepacked", "ratio");
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> u(-1, 1);
   auto fill = [&](std::vector<float>& v) {
@@ -64,9 +103,8 @@ int main() {
     std::vector<float> c1(static_cast<size_t>(s.m * s.n)), c2(c1.size());
     fill(a);
     fill(b);
-    const double blas = Seconds([&] {
-      k::OpenBlasGemm2D(a.data(), s.k, 1, b.data(), s.n, 1, c1.data(), s.m, s.n, s.k, nullptr);
-    });
+    const double blas =
+        BlasSeconds([&] { Blas(a.data(), b.data(), s.n, c1.data(), s.m, s.n, s.k); });
     scratch.resize(k::SgemmPackedWorkFloats(s.n) + 16);
     float* work = scratch.data();
     while (reinterpret_cast<uintptr_t>(work) % 64 != 0)
@@ -86,12 +124,24 @@ int main() {
       k::SgemmIndirectB(s.m, np, s.k, a.data(), s.k, bp.data(), boff.data(), c3.data(), np, nullptr,
                         false);
     });
+    // Prepacked: b as constant weights, packed once (SgemmPackB) and read by the product the
+    // sessions use for them (math/gemm.h PrepackedGemm: the packed kernel on AVX-512, the
+    // in-place kernel's tile on the panels elsewhere).
+    std::vector<float> bw(k::SgemmPackedBFloats(s.k, s.n) + 16);
+    float* bwp = bw.data();
+    while (reinterpret_cast<uintptr_t>(bwp) % 64 != 0)
+      ++bwp;
+    k::SgemmPackB(s.k, s.n, b.data(), s.n, bwp);
+    const double prepacked = Seconds([&] {
+      k::PrepackedGemm(a.data(), s.k, bwp, c2.data(), s.m, s.n, s.k, nullptr, /*force=*/true);
+    });
     const double flop = 2.0 * static_cast<double>(s.m * s.n * s.k);
     char label[64];
     std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(s.m),
                   static_cast<long long>(s.n), static_cast<long long>(s.k));
-    std::printf("%-46s %10.1f %10.1f %6.2fx %8.1f %6.2fx  %s\n", label, flop / blas / 1e9,
-                flop / packed / 1e9, blas / packed, flop / inplace / 1e9, blas / inplace, s.what);
+    std::printf("%-46s %10.1f %10.1f %6.2fx %8.1f %6.2fx %9.1f %6.2fx  %s\n", label,
+                flop / blas / 1e9, flop / packed / 1e9, blas / packed, flop / inplace / 1e9,
+                blas / inplace, flop / prepacked / 1e9, blas / prepacked, s.what);
   }
   // Double precision: the BLAS's dgemm against the in-place kernel in double
   // (DgemmIndirectB), n padded to whole tiles.
@@ -109,9 +159,7 @@ int main() {
     std::vector<int64_t> boff(static_cast<size_t>(s.k));
     for (int64_t p = 0; p < s.k; ++p)
       boff[static_cast<size_t>(p)] = p * np;
-    const double blas = Seconds([&] {
-      k::OpenBlasGemm2D(a.data(), s.k, 1, b.data(), np, 1, c1.data(), s.m, np, s.k, nullptr);
-    });
+    const double blas = BlasSeconds([&] { Blas(a.data(), b.data(), np, c1.data(), s.m, np, s.k); });
     const double mine = Seconds([&] {
       k::DgemmIndirectB(s.m, np, s.k, a.data(), s.k, b.data(), boff.data(), c2.data(), np, nullptr,
                         false);
@@ -139,9 +187,8 @@ int main() {
       std::vector<float> bt(b.size()), c1(static_cast<size_t>(sh.m * n)), c2(c1.size());
       fill(a);
       fill(b);
-      const double blas = Seconds([&] {
-        k::OpenBlasGemm2D(a.data(), sh.k, 1, b.data(), n, 1, c1.data(), sh.m, n, sh.k, nullptr);
-      });
+      const double blas =
+          BlasSeconds([&] { Blas(a.data(), b.data(), n, c1.data(), sh.m, n, sh.k); });
       const double mine = Seconds([&] {
         for (int64_t p = 0; p < sh.k; ++p) {
           for (int64_t j = 0; j < n; ++j)
@@ -160,8 +207,8 @@ int main() {
   // A few rows against a large weight matrix stored [n, k] (a classifier head, Gemm with
   // transB): the BLAS against SgemmNarrow computing the product transposed, so that the
   // weights stream from memory once.
-  std::printf("\n%-46s %10s %10s %7s\n", "weights-bound (m x n x k)", "BLAS GF/s", "narrow^T",
-              "ratio");
+  std::printf("\n%-46s %10s %10s %7s %9s %7s\n", "weights-bound (m x n x k)", "BLAS GF/s",
+              "narrow^T", "ratio", "prepacked", "ratio");
   const Shape heads[] = {
       {32, 8210, 1024, "ddddocr rec classifier head"},
       {8, 8210, 1024, "the same, 8 rows"},
@@ -173,18 +220,29 @@ int main() {
     std::vector<float> c1(static_cast<size_t>(sh.m * sh.n)), c2(c1.size());
     fill(a);
     fill(w);
-    const double blas = Seconds([&] {
-      k::OpenBlasGemm2D(a.data(), sh.k, 1, w.data(), 1, sh.k, c1.data(), sh.m, sh.n, sh.k, nullptr);
-    });
+    const double blas = BlasSeconds(
+        [&] { Blas(a.data(), w.data(), sh.k, c1.data(), sh.m, sh.n, sh.k, /*trans_b=*/true); });
     const double mine = Seconds([&] {
       k::SgemmNarrow(sh.n, sh.m, sh.k, w.data(), sh.k, a.data(), sh.k, c2.data(), 1, sh.n);
     });
+    // The weights transposed once and packed (transpose_gemm_weights, then the packing).
+    std::vector<float> wt(static_cast<size_t>(sh.k * sh.n));
+    for (int64_t j = 0; j < sh.n; ++j)
+      for (int64_t p = 0; p < sh.k; ++p)
+        wt[static_cast<size_t>(p * sh.n + j)] = w[static_cast<size_t>(j * sh.k + p)];
+    std::vector<float> bw(k::SgemmPackedBFloats(sh.k, sh.n) + 16);
+    float* bwp = bw.data();
+    while (reinterpret_cast<uintptr_t>(bwp) % 64 != 0)
+      ++bwp;
+    k::SgemmPackB(sh.k, sh.n, wt.data(), sh.n, bwp);
+    const double prepacked = Seconds(
+        [&] { k::PrepackedGemm(a.data(), sh.k, bwp, c2.data(), sh.m, sh.n, sh.k, nullptr, true); });
     const double flop = 2.0 * static_cast<double>(sh.m * sh.n * sh.k);
     char label[64];
     std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(sh.m),
                   static_cast<long long>(sh.n), static_cast<long long>(sh.k));
-    std::printf("%-46s %10.1f %10.1f %6.2fx  %s\n", label, flop / blas / 1e9, flop / mine / 1e9,
-                blas / mine, sh.what);
+    std::printf("%-46s %10.1f %10.1f %6.2fx %9.1f %6.2fx  %s\n", label, flop / blas / 1e9,
+                flop / mine / 1e9, blas / mine, flop / prepacked / 1e9, blas / prepacked, sh.what);
   }
   return 0;
 }

@@ -14,7 +14,12 @@ if(SKBUILD)
   if(NOT ONNX_LIGHT_BUILD_PYTHON OR NOT ONNX_LIGHT_BUILD_ORT_PLUGIN)
     message(FATAL_ERROR "a wheel needs ONNX_LIGHT_BUILD_PYTHON and ONNX_LIGHT_BUILD_ORT_PLUGIN")
   endif()
-  install(TARGETS onnx_light_python LIBRARY DESTINATION onnx_light COMPONENT python)
+  # libonnx_light.so beside the module; the plugin-host bridge finds it from its own folder.
+  set_target_properties(onnx_light_python onnx_light_shared PROPERTIES INSTALL_RPATH "$ORIGIN")
+  set_target_properties(onnx_light_ort_bridge_ops_ort_called_by_light PROPERTIES
+    INSTALL_RPATH "$ORIGIN/../../onnx_light")
+  install(TARGETS onnx_light_python onnx_light_shared LIBRARY DESTINATION onnx_light
+    COMPONENT python)
   install(TARGETS onnx_light_ort_bridge_ops_ort_called_by_light
                   onnx_light_ort_bridge_ops_light_called_by_ort
     LIBRARY DESTINATION onnx_light_ort/lib COMPONENT python)
@@ -43,9 +48,6 @@ set_target_properties(onnx_light_runtime PROPERTIES EXPORT_NAME runtime)
 set_target_properties(onnx_light_shared PROPERTIES EXPORT_NAME shared)
 set(_onnx_light_targets onnx_light_core onnx_light_onnx onnx_light_simd onnx_light_runtime
     onnx_light_shared)
-if(TARGET onnx_light_blas)
-  list(APPEND _onnx_light_targets onnx_light_blas)
-endif()
 install(TARGETS ${_onnx_light_targets} EXPORT onnx_lightTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -55,8 +57,11 @@ install(DIRECTORY include/onnx_light DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 # onnx_light_ort:: — the plugin host (ORT custom ops called by onnx-light) and the ORT API
 # headers it publishes; the ORT plugin of onnx-light's kernels is a file for ORT to load.
+# The bridge links libonnx_light.so, installed beside it.
+set_target_properties(onnx_light_ort_bridge_ops_ort_called_by_light PROPERTIES
+  INSTALL_RPATH "$ORIGIN")
 install(TARGETS onnx_light_ort_bridge_ops_ort_called_by_light onnx_light_ort_api_headers
-  EXPORT onnx_light_ortTargets
+  onnx_light_shared EXPORT onnx_light_ortTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES onnx_light_ort/bridge_ops_ort_called_by_light/host.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/onnx_light_ort/bridge_ops_ort_called_by_light)
@@ -85,11 +90,6 @@ endforeach()
 
 # pkg-config: onnx_light (the C++ runtime, static: its dependencies are listed in Libs),
 # onnx_light_c (the C ABI) and onnx_light_ort (the plugin host).
-if(TARGET onnx_light_blas)
-  set(ONNX_LIGHT_PC_BLAS "-L${ONNX_LIGHT_OPENBLAS_DIR} -Wl,-rpath,${ONNX_LIGHT_OPENBLAS_DIR} -lopenblas")
-else()
-  set(ONNX_LIGHT_PC_BLAS "")
-endif()
 # Relocatable: each file finds the prefix from its own folder (${pcfiledir}).
 file(RELATIVE_PATH ONNX_LIGHT_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
 foreach(pc onnx_light onnx_light_c onnx_light_ort)

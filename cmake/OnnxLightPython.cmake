@@ -22,7 +22,9 @@ nanobind_add_module(onnx_light_python NB_STATIC NB_SUPPRESS_WARNINGS
 set_target_properties(onnx_light_python PROPERTIES
   OUTPUT_NAME _core
   LIBRARY_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/python/onnx_light")
-target_link_libraries(onnx_light_python PRIVATE onnx_light::runtime onnx_light_cli onnx_light_ort_hosting)
+# The runtime from libonnx_light.so (one copy in the process and in the wheel, shared with
+# the plugin-host bridge).
+target_link_libraries(onnx_light_python PRIVATE onnx_light_shared_cxx onnx_light_cli)
 target_compile_definitions(onnx_light_python PRIVATE ONNX_LIGHT_VERSION="${PROJECT_VERSION}")
 onnx_light_set_warnings(onnx_light_python)
 

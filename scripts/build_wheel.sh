@@ -4,7 +4,7 @@
 #      no build isolation: offline, the pinned build tools of requirements/dev.txt), CMake
 #      build tree build-wheel/ (kept: a rebuild compiles what changed; ccache shares the
 #      objects of build/);
-#   2. `auditwheel repair`: Highway, OpenBLAS and OpenBLAS's Fortran runtime are copied into
+#   2. `auditwheel repair`: Highway (the one library beyond glibc and libstdc++) is copied into
 #      the wheel (onnx_light.libs/, renamed with a hash), every shared object's RPATH points
 #      there, and the platform tag says which glibc the wheel needs (manylinux_2_XX);
 #   3. a check that every shared object in the wheel needs nothing but glibc, libstdc++,

@@ -2,7 +2,7 @@
 # Idempotent set-up for onnx-light. Installs what the build and the tests need and
 # caches every download:
 #   - Debian packages (compilers and tools, GoogleTest, Google Benchmark, Highway, clang-14
-#     with libFuzzer and sanitizer runtimes, OpenBLAS, pthread build) through apt-get;
+#     with libFuzzer and sanitizer runtimes) through apt-get;
 #   - the project virtual environment .venv from requirements/*.txt (exact pins, PyPI);
 #   - the pinned ONNX Runtime C API headers from the npm registry, checksum-verified and
 #     extracted into third_party/ort-headers/include (ignored by git).
@@ -21,7 +21,7 @@ die() {
 # --- Debian packages ---------------------------------------------------------------
 APT_PACKAGES=(
   cmake ninja-build g++ make pkg-config ccache
-  libgtest-dev libgmock-dev libbenchmark-dev libhwy-dev libopenblas-pthread-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libhwy-dev
   clang-14 clang-format libclang-rt-14-dev libfuzzer-14-dev
 )
 missing=()

@@ -52,6 +52,12 @@ def main() -> int:
     shared = [n for n in sorted(names) if n.endswith(".so") or ".so." in posixpath.basename(n)]
     if not shared:
         problems.append("no shared object in the wheel")
+    # No BLAS: the matrix products are onnx-light's own (OpenBLAS and its Fortran runtime
+    # were 41 MB of the installed wheel before they left the build).
+    for name in shared:
+        base = posixpath.basename(name)
+        if any(lib in base for lib in ("openblas", "gfortran", "quadmath")):
+            problems.append(f"{name}: a BLAS library in the wheel")
     for name in shared:
         data = wheel.read(name)
         needed, rpaths = dynamic(data)

@@ -136,11 +136,5 @@ TEST(Gemm, IntegerLoopWrapsLikeNumpy) {
   EXPECT_EQ(c, 3u);
 }
 
-#if ONNX_LIGHT_EXPECT_BLAS
-TEST(Gemm, DefaultBuildUsesBlas) {
-  EXPECT_TRUE(HaveBlas());
-}
-#endif
-
 }  // namespace
 }  // namespace onnx_light::kernels
