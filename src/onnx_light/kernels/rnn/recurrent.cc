@@ -2,6 +2,8 @@
 // LSTM peepholes and input_forget; GRU linear_before_reset; layout 0 and 1; clip; the
 // ONNX activation functions with their alpha/beta). Computed in double per time step,
 // rounded once to the storage type.
+#include "rnn/recurrent.h"
+
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -117,8 +119,8 @@ class Recurrent : public KernelBase {
 
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    const Tensor& w = *ctx.input(1);
-    const Tensor& r = *ctx.input(2);
+    const Tensor& w = *In(ctx, 1);
+    const Tensor& r = *In(ctx, 2);
     ONNX_LIGHT_RETURN_IF(x.shape().rank() != 3, kInvalidArgument, "X must be 3-D");
     const int64_t seq = layout_ == 0 ? x.shape()[0] : x.shape()[1];
     const int64_t batch = layout_ == 0 ? x.shape()[1] : x.shape()[0];
@@ -208,8 +210,8 @@ class Recurrent : public KernelBase {
   void Run(KernelContext& ctx, int64_t seq, int64_t batch, int64_t in_sz,
            const std::vector<int64_t>& lens, Tensor* y, Tensor* yh, Tensor* yc) const {
     const int64_t h = hidden_, g = kGates;
-    const std::vector<double> x = ToDoubles(ctx.input(0)), w = ToDoubles(ctx.input(1)),
-                              r = ToDoubles(ctx.input(2)), b = ToDoubles(ctx.input(3)),
+    const std::vector<double> x = ToDoubles(ctx.input(0)), w = ToDoubles(In(ctx, 1)),
+                              r = ToDoubles(In(ctx, 2)), b = ToDoubles(ctx.input(3)),
                               h0 = ToDoubles(ctx.input(5)),
                               c0 = kCell == Cell::kLstm ? ToDoubles(ctx.input(6))
                                                         : std::vector<double>(),
@@ -367,6 +369,23 @@ class Recurrent : public KernelBase {
     w_packed_stride_ = per_dir;
   }
 
+  // W and R given as float tensors instead of read from inputs 1 and 2 (GivenWeights).
+  const Tensor* In(const KernelContext& ctx, size_t i) const {
+    if (given_ && (i == 1 || i == 2)) return i == 1 ? &w_given_ : &r_given_;
+    return ctx.input(i);
+  }
+
+ public:
+  void GivenWeights(Tensor w, Tensor r) {
+    w_given_ = std::move(w);
+    r_given_ = std::move(r);
+    given_ = true;
+    if constexpr (kCell == Cell::kLstm) PackInputWeights(&w_given_);
+  }
+
+ private:
+  Tensor w_given_, r_given_;
+  bool given_ = false;
   Tensor w_packed_;
   int64_t w_packed_k_ = 0, w_packed_stride_ = 0;
   int64_t hidden_ = 0;
@@ -390,6 +409,13 @@ KernelDef RecurrentDef(const char* op, int since, int n_t_inputs, KernelFactory 
 }
 
 }  // namespace
+
+Result<std::unique_ptr<KernelBase>> CreateLstmWithWeights(const KernelInfo& info, Tensor w,
+                                                          Tensor r) {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(std::unique_ptr<KernelBase> k, Recurrent<Cell::kLstm>::Create(info));
+  static_cast<Recurrent<Cell::kLstm>*>(k.get())->GivenWeights(std::move(w), std::move(r));
+  return k;
+}
 
 ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, RNN) {
   return r.Register(RecurrentDef("RNN", 7, 5, FactoryOf<Recurrent<Cell::kRnn>>()));
