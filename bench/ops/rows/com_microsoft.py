@@ -301,4 +301,31 @@ QROWS += [
     ),
 ]
 
+# DynamicQuantizeLSTM: the LSTM row of rnn.py with int8 weights (transposed, zero points 0,
+# as ORT's quantizer writes them and ORT accepts). ORT also quantizes X and the hidden
+# state, so the outputs agree to 0.05.
+QROWS.append(
+    _quantized(
+        "DynamicQuantizeLSTM T=32 B=1 I=64 H=128",
+        "DynamicQuantizeLSTM",
+        [
+            In((32, 1, 64)),
+            In((1, 64, 512), np.int8, const=True, lo=-63, hi=64),
+            In((1, 128, 512), np.int8, const=True, lo=-63, hi=64),
+            In((1, 1024), const=True),
+            None,
+            None,
+            None,
+            None,
+            In((1,), const=True, values=np.array([0.01], np.float32)),
+            In((1,), np.int8, const=True, values=np.array([0], np.int8)),
+            In((1,), const=True, values=np.array([0.01], np.float32)),
+            In((1,), np.int8, const=True, values=np.array([0], np.int8)),
+        ],
+        {"hidden_size": 128},
+        out_type=1,
+        tol=0.05,
+    )
+)
+
 ROWS += QROWS

@@ -11,6 +11,7 @@
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "onnx_light/platform/mapped_file.h"
 #include "rnn/lstm_f32.h"
 #include "simd/gemm_simd.h"
 
@@ -347,8 +348,9 @@ class Recurrent : public KernelBase {
   void PackInputWeights(const Tensor* w) {
     if (w == nullptr || w->dtype() != DataType::kFloat || w->shape().rank() != 3 ||
         w->shape()[0] != dirs_ || w->shape()[1] != 4 * hidden_ ||
-        w->num_elements() < (int64_t{1} << 14)) {
-      return;
+        w->num_elements() < (int64_t{1} << 18)) {
+      return;  // small weights (Silero's 512 x 128) gather cheaply; packing them would cost
+               // the first run more than it saves
     }
     const int64_t g4 = w->shape()[1], in = w->shape()[2];
     const auto per_dir = static_cast<int64_t>(SgemmPackedBFloats(in, g4));
@@ -367,6 +369,9 @@ class Recurrent : public KernelBase {
     w_packed_ = std::move(*packed);
     w_packed_k_ = in;
     w_packed_stride_ = per_dir;
+    // The model file's pages of W go back: the packed copy serves every full-length run,
+    // and the general path maps them in again if it ever reads W.
+    ReleaseMappedPages(w->raw_data(), w->byte_size());
   }
 
   // W and R given as float tensors instead of read from inputs 1 and 2 (GivenWeights).

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../graph.h"
+#include "onnx_light/platform/mapped_file.h"
 #include "pass_manager.h"
 
 namespace onnx_light::passes {
@@ -106,6 +107,9 @@ size_t TransposeGemmWeights(Graph& graph, const PassContext& ctx) {
       }
       continue;
     }
+    // The model file's pages that the transposition read go back (the session holds the
+    // transposed copy only; peak RSS does not keep both).
+    ReleaseMappedPages(b.raw_data(), b.byte_size());
     for (size_t v : g.values)
       graph.constants[v].tensor = *bt;
   }
