@@ -318,15 +318,11 @@ bool PrepackedGemm(const float* a, int64_t lda, const float* b_packed, float* c,
     }
     return true;
   }
-  if (!PreferPackedSgemm()) {
-    // The in-place kernel's tile reads the packed panels as they are (AVX2 and below):
-    // a row-major, b's panels contiguous (no page-apart rows, no copy per run).
-    auto product = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
-      SgemmPrepackedInPlaceA(i1 - i0, j1 - j0, k, a + i0 * lda, lda, b_packed + j0 / nr * k * nr,
-                             c + i0 * n + j0, n);
-    };
-    const int64_t panels = (n + nr - 1) / nr;
-    if (workers > 1 && m >= 64 && m >= panels) {
+  // Rows split between the threads when there are enough of them (every thread reads all
+  // of b, packed already), else columns in whole panels (few rows against wide weights).
+  const int64_t panels = (n + nr - 1) / nr;
+  auto split = [&](bool by_rows, auto product) {
+    if (workers > 1 && by_rows) {
       pool->ParallelFor(m, std::max<int64_t>(16, (m + workers - 1) / workers),
                         [&](int64_t i0, int64_t i1) { product(i0, i1, 0, n); });
     } else if (workers > 1 && panels >= 2) {
@@ -336,23 +332,20 @@ bool PrepackedGemm(const float* a, int64_t lda, const float* b_packed, float* c,
     } else {
       product(0, m, 0, n);
     }
-    return true;
-  }
-  auto product = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
-    float* work = GemmWork(SgemmPrepackedWorkFloats());
-    SgemmPacked(i1 - i0, j1 - j0, k, a + i0 * lda, lda, nullptr, 0, c + i0 * n + j0, n, work,
-                nullptr, false, b_packed + j0 / nr * k * nr);
   };
-  if (workers > 1 && m >= 256) {  // rows: every thread reads all of b, packed already
-    pool->ParallelFor(m, std::max<int64_t>(16, (m + workers - 1) / workers),
-                      [&](int64_t i0, int64_t i1) { product(i0, i1, 0, n); });
-  } else if (workers > 1 && n >= 2 * nr) {  // few rows: columns, in whole panels
-    const int64_t panels = (n + nr - 1) / nr;
-    pool->ParallelFor(
-        panels, std::max<int64_t>(1, (panels + workers - 1) / workers),
-        [&](int64_t q0, int64_t q1) { product(0, m, q0 * nr, std::min(n, q1 * nr)); });
+  if (!PreferPackedSgemm()) {
+    // The in-place kernel's tile reads the packed panels as they are (AVX2 and below):
+    // a row-major, b's panels contiguous (no page-apart rows, no copy per run).
+    split(m >= 64 && m >= panels, [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+      SgemmPrepackedInPlaceA(i1 - i0, j1 - j0, k, a + i0 * lda, lda, b_packed + j0 / nr * k * nr,
+                             c + i0 * n + j0, n);
+    });
   } else {
-    product(0, m, 0, n);
+    split(m >= 256, [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+      float* work = GemmWork(SgemmPrepackedWorkFloats());
+      SgemmPacked(i1 - i0, j1 - j0, k, a + i0 * lda, lda, nullptr, 0, c + i0 * n + j0, n, work,
+                  nullptr, false, b_packed + j0 / nr * k * nr);
+    });
   }
   return true;
 }

@@ -6,7 +6,6 @@
 // (dequantized int8 weights). Skipped when the session writes its optimized model
 // (optimized_model_path needs the weights as they are), and for a matrix that anything
 // else reads: another input slot, another op, a subgraph, a graph output.
-#include <map>
 #include <vector>
 
 #include "../graph.h"
@@ -35,33 +34,11 @@ size_t PrepackMatMulWeights(Graph& graph, const PassContext& ctx) {
       (ctx.options != nullptr && !ctx.options->optimized_model_path.empty())) {
     return 0;
   }
-  const std::vector<std::vector<size_t>> consumers = Consumers(graph);
-  const std::vector<int> readers = ReaderCounts(graph);
-  // Constants that share storage (the folded outputs of Identity, one initializer read by
-  // every layer) are one matrix: packed once, and only if every one of them qualifies.
-  struct Group {
-    std::vector<size_t> values;
-    bool weights_only = true;
-  };
-  std::map<const void*, Group> groups;
-  for (size_t v = 0; v < graph.value_names.size(); ++v) {
-    const int value = static_cast<int>(v);
-    const Tensor* t = ConstantOf(graph, value);
-    if (t == nullptr || t->raw_data() == nullptr) continue;
-    Group& g = groups[t->raw_data()];
-    g.values.push_back(v);
-    g.weights_only = g.weights_only && !consumers[v].empty() &&
-                     readers[v] == static_cast<int>(consumers[v].size());  // no graph output
-    for (size_t n : consumers[v]) {
-      const Graph::Node& node = graph.nodes[n];
-      g.weights_only = g.weights_only && ReadsAsWeights(node, value);
-    }
-  }
-  for (const auto& [data, g] : groups) {
-    if (!g.weights_only) continue;
-    Tensor packed = graph.constants[g.values[0]].tensor;
+  auto any = [](const Tensor&) { return true; };
+  for (const std::vector<size_t>& values : WeightGroups(graph, any, ReadsAsWeights)) {
+    Tensor packed = graph.constants[values[0]].tensor;
     if (!kernels::PackWeightsInPlace(&packed)) continue;
-    for (size_t v : g.values)
+    for (size_t v : values)
       graph.constants[v].tensor = packed;
   }
   return 0;

@@ -7,7 +7,6 @@
 // a matrix that anything else reads: another input slot, another op, a Gemm with
 // transB=0, a subgraph, a graph output.
 #include <cstring>
-#include <map>
 #include <vector>
 
 #include "../graph.h"
@@ -48,30 +47,12 @@ void TransposeInto(const Tensor& b, Tensor* bt) {
 size_t TransposeGemmWeights(Graph& graph, const PassContext& ctx) {
   if (!HasOnnxOp(graph, "Gemm")) return 0;
   const std::vector<std::vector<size_t>> consumers = Consumers(graph);
-  const std::vector<int> readers = ReaderCounts(graph);
-  // Constants that share storage are one matrix: transposed once, and only if every one
-  // of them qualifies.
-  struct Group {
-    std::vector<size_t> values;
-    bool qualifies = true;
+  auto matrix = [](const Tensor& t) {
+    return t.shape().rank() == 2 &&
+           (t.dtype() == DataType::kFloat || t.dtype() == DataType::kDouble);
   };
-  std::map<const void*, Group> groups;
-  for (size_t v = 0; v < graph.value_names.size(); ++v) {
-    const int value = static_cast<int>(v);
-    const Tensor* t = ConstantOf(graph, value);
-    if (t == nullptr || t->raw_data() == nullptr) continue;
-    Group& g = groups[t->raw_data()];
-    g.values.push_back(v);
-    g.qualifies = g.qualifies && t->shape().rank() == 2 &&
-                  (t->dtype() == DataType::kFloat || t->dtype() == DataType::kDouble) &&
-                  !consumers[v].empty() &&
-                  readers[v] == static_cast<int>(consumers[v].size());  // no graph output
-    for (size_t n : consumers[v])
-      g.qualifies = g.qualifies && IsTransposedWeight(graph.nodes[n], value);
-  }
-  for (const auto& [data, g] : groups) {
-    if (!g.qualifies) continue;
-    const Tensor& b = graph.constants[g.values[0]].tensor;
+  for (const std::vector<size_t>& values : WeightGroups(graph, matrix, IsTransposedWeight)) {
+    const Tensor& b = graph.constants[values[0]].tensor;
     Result<Shape> shape = Shape::Create({b.shape()[1], b.shape()[0]});
     if (!shape.ok()) continue;
     Result<Tensor> bt = Tensor::Allocate(b.dtype(), std::move(*shape));
@@ -84,7 +65,7 @@ size_t TransposeGemmWeights(Graph& graph, const PassContext& ctx) {
     // Every reader gets transB=0. ReplaceNode matches the same Gemm kernel again, so it
     // does not fail; if it did, the nodes already changed are put back as they were.
     std::vector<size_t> gemms;
-    for (size_t v : g.values)
+    for (size_t v : values)
       gemms.insert(gemms.end(), consumers[v].begin(), consumers[v].end());
     std::vector<const onnx::NodeProto*> originals;
     bool all = true;
@@ -110,7 +91,7 @@ size_t TransposeGemmWeights(Graph& graph, const PassContext& ctx) {
     // The model file's pages that the transposition read go back (the session holds the
     // transposed copy only; peak RSS does not keep both).
     ReleaseMappedPages(b.raw_data(), b.byte_size());
-    for (size_t v : g.values)
+    for (size_t v : values)
       graph.constants[v].tensor = *bt;
   }
   return 0;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace onnx_light::passes {
 
@@ -60,6 +61,33 @@ const Tensor* ConstantOf(const Graph& graph, int v) {
     return nullptr;  // an initializer that backs a graph input: a feed may replace it
   }
   return graph.constants[static_cast<size_t>(v)].tensor_or_null();
+}
+
+std::vector<std::vector<size_t>> WeightGroups(
+    const Graph& graph, const std::function<bool(const Tensor&)>& qualifies,
+    const std::function<bool(const Graph::Node&, int value)>& reads) {
+  const std::vector<std::vector<size_t>> consumers = Consumers(graph);
+  const std::vector<int> readers = ReaderCounts(graph);
+  struct Group {
+    std::vector<size_t> values;
+    bool ok = true;
+  };
+  std::map<const void*, Group> groups;
+  for (size_t v = 0; v < graph.value_names.size(); ++v) {
+    const int value = static_cast<int>(v);
+    const Tensor* t = ConstantOf(graph, value);
+    if (t == nullptr || t->raw_data() == nullptr) continue;
+    Group& g = groups[t->raw_data()];
+    g.values.push_back(v);
+    g.ok = g.ok && qualifies(*t) && !consumers[v].empty() &&
+           readers[v] == static_cast<int>(consumers[v].size());  // no graph output
+    for (size_t n : consumers[v])
+      g.ok = g.ok && reads(graph.nodes[n], value);
+  }
+  std::vector<std::vector<size_t>> out;
+  for (auto& [data, g] : groups)
+    if (g.ok) out.push_back(std::move(g.values));
+  return out;
 }
 
 bool ScalarConstant(const Graph& graph, int v, float* out) {

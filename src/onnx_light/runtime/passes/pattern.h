@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "../graph.h"
@@ -32,6 +33,15 @@ const Tensor* ConstantOf(const Graph& graph, int v);
 
 // The value of v when it is a one-element float32 constant (false otherwise).
 bool ScalarConstant(const Graph& graph, int v, float* out);
+
+// The constants that a pass may replace by another form of the same matrix (transposed,
+// packed): grouped by storage (the folded outputs of Identity, one initializer read by every
+// layer are one matrix), each group kept only when every one of its values is read, and
+// only, by nodes for which `reads(node, value)` holds (no graph output, no subgraph). The
+// value indices of each group, in index order.
+std::vector<std::vector<size_t>> WeightGroups(
+    const Graph& graph, const std::function<bool(const Tensor&)>& qualifies,
+    const std::function<bool(const Graph::Node&, int value)>& reads);
 
 class Pattern {
  public:
