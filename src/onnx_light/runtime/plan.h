@@ -19,8 +19,9 @@
 
 namespace onnx_light {
 
-// A node's kernel: created once, by the first run that reaches the node (the plugin host
-// relies on this laziness), then shared read-only by every run. Only the creation takes
+// A node's kernel: created once, with the session for built-in kernels (plan.cc), by the
+// first run that reaches the node for the plugin host's (which relies on this laziness),
+// then shared read-only by every run. Only the creation takes
 // a lock; later runs read one atomic pointer. A failed creation is not kept: the next
 // run tries again and reports the same error.
 class KernelSlot {
@@ -36,7 +37,7 @@ class KernelSlot {
 struct Plan {
   Graph graph;
   const SessionOptions* options = nullptr;           // the session's: limits, caches, profiler
-  std::vector<std::unique_ptr<KernelSlot>> kernels;  // by node, created at the first run
+  std::vector<std::unique_ptr<KernelSlot>> kernels;  // by node (see KernelSlot)
   std::vector<std::vector<int>> release;             // by node: values whose last reader it is
   // The node after which a value is released (its last reader, or its producer when
   // nothing reads it); nodes.size() for graph outputs, which outlive the run.
