@@ -69,8 +69,10 @@ void PackA(const float* a, int64_t lda, int64_t mc, int64_t kc, float* out) {
 // kPackedB (default: as kPacked): b packed while a is read in place (a panel of b packed
 // just before its tiles, SgemmIndirectB).
 // T: float, or double (DgemmIndirectB), deduced from the operands.
+// kBStride: vectors per row of a packed b panel (kV, or wider: an edge tile that reads only
+// the first kV vectors of each row of a full-width panel).
 template <bool kPacked, size_t kRows = kMR, size_t kV = kNV, bool kPackedB = kPacked,
-          typename T = float>
+          typename T = float, size_t kBStride = kV>
 HWY_INLINE void Tile(int64_t kc, const T* HWY_RESTRICT ap, const T* HWY_RESTRICT bp,
                      const int64_t* HWY_RESTRICT boff, T* c, int64_t ldc, int64_t rows,
                      int64_t cols, int64_t lda = 0, bool init = false, const T* bias = nullptr) {
@@ -93,7 +95,7 @@ HWY_INLINE void Tile(int64_t kc, const T* HWY_RESTRICT ap, const T* HWY_RESTRICT
     if constexpr (kPackedB) {
       for (size_t v = 0; v < kV; ++v)
         b[v] = hn::Load(d, bp + v * N);
-      bp += kV * N;
+      bp += kBStride * N;
     } else {
       const T* row = bp + boff[p];
       for (size_t v = 0; v < kV; ++v)
@@ -201,10 +203,18 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
                   ? b_packed + (jc + jr) / static_cast<int64_t>(nr) * k * static_cast<int64_t>(nr) +
                         pc * static_cast<int64_t>(nr)
                   : bpack + jr * kc;
+          // A last panel of a few columns (196 = 3 x 64 + 4: a 14x14 plane) multiplies only
+          // the vectors it has: a tile one vector wide when they fit in one.
+          const bool narrow = kNVP > 1 && cols <= static_cast<int64_t>(hn::Lanes(d));
           for (int64_t ir = 0; ir < mc; ir += static_cast<int64_t>(kMR)) {
             const int64_t rows = std::min<int64_t>(static_cast<int64_t>(kMR), mc - ir);
-            Tile<true, kMR, kNVP>(kc, ap + ir * kc, bp, nullptr, c + (ic + ir) * ldc + jc + jr, ldc,
-                                  rows, cols);
+            float* cp = c + (ic + ir) * ldc + jc + jr;
+            if (narrow) {
+              Tile<true, kMR, 1, true, float, kNVP>(kc, ap + ir * kc, bp, nullptr, cp, ldc, rows,
+                                                    cols);
+            } else {
+              Tile<true, kMR, kNVP>(kc, ap + ir * kc, bp, nullptr, cp, ldc, rows, cols);
+            }
           }
         }
       }
