@@ -98,12 +98,10 @@ bool PackedGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b
 // classifier, 40 x 120 by 120 x 6625: 806 -> 516 us, 686 -> 289 at two threads; with a
 // longer k the packed kernel's wider tile wins). A last partial tile of columns goes through a
 // zero-padded copy (the kernel reads whole tiles). Columns split between threads in whole tiles.
-// On AVX2 (16 registers, a 6 x 16 tile) such products take this path unless b is wide
-// (rows 4 KiB apart or more) with 48 rows or more: 0.99-1.13x OpenBLAS on the benchmark
-// models' shapes where the packed kernel is 0.76-0.98x (packing all of b costs more than
-// it gains with 16 registers); the wide ones, a transformer's 64 x 3072 by 1024, reach
-// 0.89-0.96x of OpenBLAS here and take the fallback (the same kernel; constant weights are
-// packed once per session instead: PrepackedGemm, 0.93-1.09x; bench/gemm_vs_blas.cc).
+// On AVX2 (16 registers, a 6 x 16 tile) every such product takes it: 0.84-1.09x OpenBLAS
+// on the benchmark models' shapes where the packed kernel is 0.48-0.97x (packing all of b
+// costs more than it gains with 16 registers); constant weights are packed once per
+// session instead (PrepackedGemm, 0.87-1.16x; bench/gemm_vs_blas.cc).
 // The in-place kernel (SgemmIndirectB, DgemmIndirectB) over c = c + a * b, a and b
 // row-major: columns split between threads in whole tiles (or rows, when there are few
 // tiles), a last partial tile through a zero-padded copy (the kernel reads whole tiles).
@@ -164,23 +162,7 @@ bool InPlaceGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* 
   const int64_t work = m * n * k;
   const bool small = work < (int64_t{1} << 21) && n % tile == 0;
   if (lda_col != 1 || ldb_col != 1 || n == 0 || k == 0 || work < (int64_t{1} << 14) ||
-      (avx512 && !small && (m > 96 || k > 256)) || (!avx512 && ldb_row >= 1024 && m >= 48)) {
-    return false;
-  }
-  RunInPlace(a, lda_row, b, ldb_row, c, m, n, k, tile, pool);
-  return true;
-}
-
-// Double products with a and b row-major on AVX-512 take the in-place kernel in double:
-// 1.40-2.13x OpenBLAS's dgemm on the benchmark shapes (bench/gemm_vs_blas.cc); on AVX2 (0.82-
-// 1.14x) the fallback runs the same kernel.
-bool InPlaceDgemm(const double* a, int64_t lda_row, int64_t lda_col, const double* b,
-                  int64_t ldb_row, int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k,
-                  ThreadPool* pool) {
-  static const bool avx512 = PreferPackedSgemm();
-  static const auto tile = static_cast<int64_t>(DgemmTileColumns());
-  if (!avx512 || lda_col != 1 || ldb_col != 1 || n == 0 || k == 0 ||
-      m * n * k < (int64_t{1} << 14)) {
+      (avx512 && !small && (m > 96 || k > 256))) {
     return false;
   }
   RunInPlace(a, lda_row, b, ldb_row, c, m, n, k, tile, pool);
@@ -284,10 +266,11 @@ bool FloatGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* 
   return OwnGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool);
 }
 
+// Double takes the in-place kernel in double on every target (1.27-2.14x OpenBLAS's dgemm on
+// AVX-512, 0.86-1.14x on AVX2: docs/performance.md); transposed operands are copied first.
 bool FloatGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* b,
                  int64_t ldb_row, int64_t ldb_col, double* c, int64_t m, int64_t n, int64_t k,
                  ThreadPool* pool) {
-  if (InPlaceDgemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
   return OwnGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool);
 }
 
