@@ -53,13 +53,20 @@ struct Compute<bfloat16> {
   static bfloat16 Out(float v) { return bfloat16(v); }
 };
 
+// The type a storage type's values compute in: Add, Sub and Mul of a signed integer are
+// those of the unsigned one of its width (both wrap around, bit for bit), so the two share
+// one instantiation; Div differs by sign.
+template <Op kOp, typename T>
+using RunAs =
+    std::conditional_t<kOp != Op::kDiv && std::is_integral_v<T>, std::make_unsigned_t<T>, T>;
+
 template <Op kOp, typename T>
 Status Run(const Tensor& a, const Tensor& b, Tensor* y, const std::vector<int64_t>& dims,
            ThreadPool* pool) {
   using C = Compute<T>;
-  const T* pa = a.data<T>();
-  const T* pb = b.data<T>();
-  T* out = y->mutable_data<T>();
+  const auto* pa = static_cast<const T*>(a.raw_data());
+  const auto* pb = static_cast<const T*>(b.raw_data());
+  T* out = static_cast<T*>(y->mutable_raw_data());
   if constexpr (kOp == Op::kDiv && std::is_integral_v<T>) {
     for (int64_t i = 0; i < b.num_elements(); ++i) {
       ONNX_LIGHT_RETURN_IF(pb[i] == T(0), kInvalidArgument, "integer division by zero");
@@ -94,13 +101,13 @@ class Binary : public BroadcastingBinary {
       case DataType::kBFloat16:
         return Run<kOp, bfloat16>(a, b, y, dims, pool);
       case DataType::kInt8:
-        return Run<kOp, int8_t>(a, b, y, dims, pool);
+        return Run<kOp, RunAs<kOp, int8_t>>(a, b, y, dims, pool);
       case DataType::kInt16:
-        return Run<kOp, int16_t>(a, b, y, dims, pool);
+        return Run<kOp, RunAs<kOp, int16_t>>(a, b, y, dims, pool);
       case DataType::kInt32:
-        return Run<kOp, int32_t>(a, b, y, dims, pool);
+        return Run<kOp, RunAs<kOp, int32_t>>(a, b, y, dims, pool);
       case DataType::kInt64:
-        return Run<kOp, int64_t>(a, b, y, dims, pool);
+        return Run<kOp, RunAs<kOp, int64_t>>(a, b, y, dims, pool);
       case DataType::kUint8:
         return Run<kOp, uint8_t>(a, b, y, dims, pool);
       case DataType::kUint16:

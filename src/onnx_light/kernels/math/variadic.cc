@@ -15,6 +15,12 @@ enum class Fold { kMin, kMax, kSum, kMean };
 // Min, Max, Sum, Mean over any number of broadcast inputs, folded pairwise.
 template <Fold kFold>
 class Variadic : public KernelBase {
+  // The types registered: numeric ones for Min and Max, float ones for Sum and Mean.
+  template <typename T>
+  static constexpr bool kInstantiated =
+      !std::is_same_v<T, bool> &&
+      (kFold == Fold::kMin || kFold == Fold::kMax || !std::is_integral_v<T>);
+
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
     return std::unique_ptr<KernelBase>(new Variadic());
@@ -29,7 +35,7 @@ class Variadic : public KernelBase {
       ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor next, ctx.AllocateTemporary(acc.dtype(), dims));
       DispatchNumeric(acc.dtype(), [&](auto tag) {
         using T = decltype(tag);
-        if constexpr (!std::is_same_v<T, bool>) {
+        if constexpr (kInstantiated<T>) {
           BroadcastApply(acc.data<T>(), acc.shape(), b.data<T>(), b.shape(), next.mutable_data<T>(),
                          dims, ctx.thread_pool(), [](T u, T v) {
                            const auto x = Widen(u);
@@ -52,7 +58,7 @@ class Variadic : public KernelBase {
       const double count = static_cast<double>(ctx.input_count());
       DispatchNumeric(acc.dtype(), [&](auto tag) {
         using T = decltype(tag);
-        if constexpr (!std::is_same_v<T, bool>) {
+        if constexpr (kInstantiated<T>) {
           for (int64_t i = 0; i < acc.num_elements(); ++i) {
             y->mutable_data<T>()[i] = T(static_cast<double>(acc.data<T>()[i]) / count);
           }

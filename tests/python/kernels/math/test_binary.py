@@ -95,6 +95,27 @@ def test_general_broadcast_matches_numpy(sa, sb, threads):
     np.testing.assert_array_equal(run("Equal", ai, bi, threads), ai == bi)
 
 
+@pytest.mark.parametrize("op,ref", [("Add", np.add), ("Sub", np.subtract), ("Mul", np.multiply)])
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint64])
+def test_integer_arithmetic_wraps_like_numpy(op, ref, dtype):
+    # Signed Add, Sub and Mul run as the unsigned type of their width (binary.cc RunAs):
+    # the same bits, wrapping at both ends; numpy's integer arithmetic wraps too.
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(3)
+    edges = [info.min, info.min + 1, -1 if info.min else 2, 0, 1, info.max - 1, info.max]
+    edges = np.array(edges, dtype=object).astype(dtype)
+    a = rng.integers(info.min, info.max, (4, 7, 9), dtype=dtype, endpoint=True)
+    b = rng.integers(info.min, info.max, (4, 7, 9), dtype=dtype, endpoint=True)
+    a.reshape(-1)[:49] = np.repeat(edges, 7).astype(dtype)
+    b.reshape(-1)[:49] = np.tile(edges, 7).astype(dtype)
+    elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    sess = session(op, [("a", elem), ("b", elem)], out_type=elem)
+    with np.errstate(over="ignore"):
+        for x, z in ((a, b), (a, b[:, :1, :]), (a[:1, :, :1], b), (a, b[0, 0, 0])):
+            (y,) = sess.run(None, {"a": x, "b": np.asarray(z)})
+            np.testing.assert_array_equal(y, ref(x, z), err_msg=f"{op} {x.shape} {np.shape(z)}")
+
+
 def test_uint16_mul_wraps():
     s = session(
         "Mul", [("a", TensorProto.UINT16), ("b", TensorProto.UINT16)], out_type=TensorProto.UINT16

@@ -185,3 +185,49 @@ def test_packed_int4_to_int8_sign_extends():
     x = np.array([-8, -1, 0, 7, 3], md.int4)
     got = cast_session(TensorProto.INT4, TensorProto.INT8).run(None, {"x": x})[0]
     np.testing.assert_array_equal(got, [-8, -1, 0, 7, 3])
+
+
+INTEGERS = [
+    np.bool_,
+    np.int8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint8,
+    np.uint16,
+    np.uint32,
+    np.uint64,
+]
+
+
+def integer_values(src, n, rng):
+    """Every type's extremes and its neighbours of 0 and of each narrower type's range
+    (where a narrowing cast wraps), then random values: the bits of every width."""
+    if src is np.bool_:
+        return rng.integers(0, 2, n).astype(np.bool_)
+    info = np.iinfo(src)
+    edges = [info.min, info.max, 0, 1]
+    for bits in (8, 16, 32):
+        for v in (2 ** (bits - 1), 2**bits):
+            edges += [v - 1, v, v + 1, -v - 1, -v, -v + 1]
+    edges = [e for e in edges if info.min <= e <= info.max]
+    x = rng.integers(info.min, info.max, n, dtype=src, endpoint=True)
+    x[: len(edges)] = np.array(edges, dtype=object).astype(src)
+    return x
+
+
+@pytest.mark.parametrize("src", INTEGERS)
+@pytest.mark.parametrize("dst", INTEGERS)
+def test_every_pair_of_integer_types_matches_numpy(src, dst):
+    # A cast between integers runs on the types that give the same bits (cast.cc CastAs):
+    # wrapping narrowings, sign- and zero-extending widenings, same-width copies, != 0 to
+    # bool: numpy's astype for each of the 81 pairs, on one thread and split on two.
+    rng = np.random.default_rng(11)
+    elem = {t: helper.np_dtype_to_tensor_dtype(np.dtype(t)) for t in (src, dst)}
+    ELEM.setdefault(src, elem[src])
+    ELEM.setdefault(dst, elem[dst])
+    for n, threads in ((1000, 1), (300_001, 2)):
+        x = integer_values(src, n, rng)
+        y = cast(x, dst, threads)
+        assert y.dtype == np.dtype(dst)
+        np.testing.assert_array_equal(y, x.astype(dst), err_msg=f"{src.__name__} -> {dst.__name__}")
