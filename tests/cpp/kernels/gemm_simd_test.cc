@@ -274,6 +274,36 @@ TEST_P(PackedSgemm, PrepackedMatchesDoubleReference) {
   }
 }
 
+// Packing b from its transpose bt [n, k] (b_trans: a Gemm's transB weights, packed without
+// a transposed copy) gives the same floats as packing b [k, n], bit for bit, whole or in
+// slices of whole panels (as PackedWeights packs a mapped matrix, giving pages back).
+TEST_P(PackedSgemm, PackingTheTransposeMatchesPackingTheMatrix) {
+  const int64_t sizes[][2] = {{1, 1}, {7, 33}, {300, 64}, {257, 130}, {64, 1030}};
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (const auto& kn : sizes) {
+    const int64_t k = kn[0], n = kn[1];
+    std::vector<float> b(static_cast<size_t>(k * n)), bt(b.size());
+    for (int64_t p = 0; p < k; ++p) {
+      for (int64_t j = 0; j < n; ++j) {
+        b[static_cast<size_t>(p * n + j)] = u(rng);
+        bt[static_cast<size_t>(j * k + p)] = b[static_cast<size_t>(p * n + j)];
+      }
+    }
+    const size_t floats = SgemmPackedBFloats(k, n);
+    std::vector<float> want(floats + 16, -7.0f), got(floats + 16, -7.0f), sliced = got;
+    SgemmPackB(k, n, b.data(), n, want.data());
+    SgemmPackB(k, n, bt.data(), k, got.data(), /*b_trans=*/true);
+    const auto nr = static_cast<int64_t>(SgemmPackedTileColumns());
+    for (int64_t j0 = 0; j0 < n; j0 += 2 * nr) {
+      SgemmPackB(k, std::min(2 * nr, n - j0), bt.data() + j0 * k, k, sliced.data() + j0 * k,
+                 /*b_trans=*/true);
+    }
+    EXPECT_EQ(got, want) << SimdTargetNameOf(GetParam()) << " k=" << k << " n=" << n;
+    EXPECT_EQ(sliced, want) << SimdTargetNameOf(GetParam()) << " k=" << k << " n=" << n;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(PerTarget, PackedSgemm, ::testing::ValuesIn(CompiledSimdTargets()),
                          [](const ::testing::TestParamInfo<int64_t>& p) {
                            return std::string(SimdTargetNameOf(p.param));

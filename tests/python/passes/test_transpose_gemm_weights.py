@@ -156,3 +156,41 @@ def test_disabled_by_name_and_by_ort_config_entry(tmp_path):
     ort_compat.InferenceSession(model, so)
     m = load_model(str(tmp_path / "ort.onnx"))
     assert [a.i for a in m.graph.node[0].attribute if a.name == "transB"] == [1]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},  # packed straight from the [n, k] original (no transposed copy)
+        {"disabled_passes": ["prepack_matmul_weights"]},  # transposed, not packed
+    ],
+)
+def test_large_weights_shared_by_two_gemms_packed_from_the_original(options, threads):
+    # 192 x 192 = 36,864 values: past the packing threshold (16k). Both Gemm nodes read one
+    # packed copy of W^T; with prepacking off by name they read one transposed copy.
+    model, w, c = gemm_model(np.float32, 192, 192, share=True)
+    x = RNG.standard_normal((7, 192)).astype(np.float32)
+    sess = onnx_light.RuntimeSession(model, intra_op_threads=threads, **options)
+    got = sess.run(None, {"x": x})[0]
+    h = np.maximum(x.astype(np.float64) @ w.T.astype(np.float64) + c, 0)
+    np.testing.assert_allclose(got, h @ w.T.astype(np.float64), rtol=1e-5, atol=1e-5)
+
+
+def test_large_weights_read_with_trans_a_are_transposed_not_packed():
+    # A reader with transA=1 reads B row-major but A transposed: the packed product does not
+    # take it, so W is transposed as a plain matrix (and the results stay right).
+    k, n, m = 256, 128, 9
+    w = (RNG.standard_normal((n, k)) / 16).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Gemm", ["xt", "W"], ["y"], transA=1, transB=1)],
+        "g",
+        [helper.make_tensor_value_info("xt", TensorProto.FLOAT, [k, m])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(w, "W")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    xt = RNG.standard_normal((k, m)).astype(np.float32)
+    got = onnx_light.RuntimeSession(model.SerializeToString()).run(None, {"xt": xt})[0]
+    want = xt.T.astype(np.float64) @ w.T.astype(np.float64)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

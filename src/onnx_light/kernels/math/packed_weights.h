@@ -3,8 +3,9 @@
 // (whose width the panels then have) on AVX2 and below.
 //
 // Two ways in:
-//  - PackWeightsInPlace (the prepack_matmul_weights pass): a constant read only as MatMul's
-//    B is replaced by a view of its packed form, so the session holds one copy of the
+//  - PackWeightsInPlace (the prepack_matmul_weights pass; PackTransposedWeightsInPlace, the
+//    transpose_gemm_weights pass): a constant read only as MatMul's (Gemm's) B is replaced
+//    by a view of its packed form, so the session holds one copy of the
 //    weights, packed (the original, a copy or the mapped file's pages, goes);
 //  - PackedWeights::Of (MatMul's kernel, when it is made): finds such a view, or packs a
 //    constant that lies in the mapped model file and gives the file's pages back.
@@ -39,6 +40,12 @@ class PackedWeights {
 
 // Replaces *b (float32 [k, n], at least 16k values) by a view of its packed form; false,
 // leaving it as it was, where the packed product is not used or b does not qualify.
+// A view packed already counts as packed (true, unchanged).
 bool PackWeightsInPlace(Tensor* b);
+// The same for bt [n, k] holding B transposed (a Gemm's transB weights): replaced by a view
+// [k, n] of the packed form of its transpose, packed straight from bt (no transposed copy:
+// the session's peak memory holds the weights once more, not twice). False, unchanged,
+// where bt does not qualify.
+bool PackTransposedWeightsInPlace(Tensor* bt);
 
 }  // namespace onnx_light::kernels

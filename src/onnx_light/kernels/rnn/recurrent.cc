@@ -358,13 +358,9 @@ class Recurrent : public KernelBase {
     if (!shape.ok()) return;
     Result<Tensor> packed = Tensor::Allocate(DataType::kFloat, std::move(*shape));
     if (!packed.ok()) return;
-    std::vector<float> wt(static_cast<size_t>(in * g4));
-    for (int64_t d = 0; d < dirs_; ++d) {
-      const float* src = w->data<float>() + d * g4 * in;
-      for (int64_t j = 0; j < g4; ++j)
-        for (int64_t p = 0; p < in; ++p)
-          wt[static_cast<size_t>(p * g4 + j)] = src[j * in + p];
-      SgemmPackB(in, g4, wt.data(), g4, packed->mutable_data<float>() + d * per_dir);
+    for (int64_t d = 0; d < dirs_; ++d) {  // W [4h, in] read as W^T [in, 4h]: transposed
+      SgemmPackB(in, g4, w->data<float>() + d * g4 * in, in,
+                 packed->mutable_data<float>() + d * per_dir, /*b_trans=*/true);
     }
     w_packed_ = std::move(*packed);
     w_packed_k_ = in;

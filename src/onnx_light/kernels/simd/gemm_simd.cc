@@ -166,9 +166,9 @@ size_t PackedBFloats(int64_t k, int64_t n) {
 size_t PrepackedWorkFloats() {
   return static_cast<size_t>(kKC * kMC);
 }
-void PackAllB(int64_t k, int64_t n, const float* b, int64_t ldb, float* out) {
+void PackAllB(int64_t k, int64_t n, const float* b, int64_t ldb, float* out, bool b_trans) {
   const size_t nr = kNVP * hn::Lanes(hn::ScalableTag<float>());
-  PackB(b, ldb, false, k, n, nr, out);
+  PackB(b, ldb, b_trans, k, n, nr, out);
 }
 
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
@@ -531,8 +531,8 @@ size_t SgemmPackedBFloats(int64_t k, int64_t n) {
 size_t SgemmPrepackedWorkFloats() {
   return HWY_DYNAMIC_DISPATCH(PrepackedWorkFloats)();
 }
-void SgemmPackB(int64_t k, int64_t n, const float* b, int64_t ldb, float* out) {
-  HWY_DYNAMIC_DISPATCH(PackAllB)(k, n, b, ldb, out);
+void SgemmPackB(int64_t k, int64_t n, const float* b, int64_t ldb, float* out, bool b_trans) {
+  HWY_DYNAMIC_DISPATCH(PackAllB)(k, n, b, ldb, out, b_trans);
 }
 size_t SgemmPackedAFloats(int64_t m, int64_t k) {
   constexpr int64_t kRows = 6;  // the tile height (kMR in every target)

@@ -23,7 +23,8 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
 // Packs all of b [k x n] (row-major, rows ldb apart) for SgemmPacked into
 // SgemmPackedBFloats(k, n) floats, 64-byte aligned.
 size_t SgemmPackedBFloats(int64_t k, int64_t n);
-void SgemmPackB(int64_t k, int64_t n, const float* b, int64_t ldb, float* out);
+void SgemmPackB(int64_t k, int64_t n, const float* b, int64_t ldb, float* out,
+                bool b_trans = false);
 // The work floats SgemmPacked needs when b is packed already (64-byte aligned).
 size_t SgemmPrepackedWorkFloats();
 size_t SgemmPackedWorkFloats(int64_t n);
