@@ -23,6 +23,26 @@ ROWS = [
         [In((1, 128, 56, 56)), In((128, 1, 3, 3), const=True), In((128,), const=True)],
         {"pads": [1, 1, 1, 1], "group": 128},
     ),
+    # The small planes of MobileNet-family classifiers (PP-LCNet, MobileNetV3): rows
+    # narrower than a vector, 3x3 and 5x5, stride 1 and 2.
+    OpCase(
+        "Conv depthwise 3x3 [1,256,14,14]",
+        "Conv",
+        [In((1, 256, 14, 14)), In((256, 1, 3, 3), const=True), In((256,), const=True)],
+        {"pads": [1, 1, 1, 1], "group": 256},
+    ),
+    OpCase(
+        "Conv depthwise 5x5 [1,512,7,7]",
+        "Conv",
+        [In((1, 512, 7, 7)), In((512, 1, 5, 5), const=True), In((512,), const=True)],
+        {"pads": [2, 2, 2, 2], "group": 512},
+    ),
+    OpCase(
+        "Conv depthwise 3x3 s2 [1,128,28,28]",
+        "Conv",
+        [In((1, 128, 28, 28)), In((128, 1, 3, 3), const=True), In((128,), const=True)],
+        {"pads": [1, 1, 1, 1], "group": 128, "strides": [2, 2]},
+    ),
     OpCase(
         "Conv 3x3 s2 [1,3,224,224] -> 32",
         "Conv",

@@ -70,20 +70,33 @@ int64_t DepthwiseParts(const Conv2DShape& s, int64_t workers) {
   const int64_t planes = s.batch * s.c_in;
   return std::max<int64_t>(1, std::min({workers, planes, planes * per_plane / 32768}));
 }
-void PadPlane(const float* x, const Conv2DShape& s, const DepthwisePadded& p, float* out) {
+// x's plane into the padded buffer. With `borders`, the padding (and the slack past the
+// plane) is zeroed too; without, only the rows and columns of x are written: the caller
+// reuses a buffer whose borders it zeroed for an earlier plane of the same shape (for
+// small planes, 7x7 and 14x14, zeroing them again for each was as long as the taps).
+void PadPlane(const float* x, const Conv2DShape& s, const DepthwisePadded& p, float* out,
+              bool borders) {
   const int64_t c0 = std::min(p.pw, s.pl), c1 = std::min(p.pw, s.w + s.pl);
   for (int64_t r = 0; r < p.ph; ++r) {
     float* dst = out + r * p.pw;
     const int64_t ih = r - s.pt;
     if (ih < 0 || ih >= s.h || c0 >= c1) {
-      std::fill(dst, dst + p.pw, 0.0f);
+      if (borders) std::fill(dst, dst + p.pw, 0.0f);
       continue;
     }
-    std::fill(dst, dst + c0, 0.0f);
-    std::memcpy(dst + c0, x + ih * s.w + (c0 - s.pl), static_cast<size_t>(c1 - c0) * sizeof(float));
-    std::fill(dst + c1, dst + p.pw, 0.0f);
+    if (borders) {
+      std::fill(dst, dst + c0, 0.0f);
+      std::fill(dst + c1, dst + p.pw, 0.0f);
+    }
+    const float* src = x + ih * s.w + (c0 - s.pl);
+    if (c1 - c0 >= 32) {
+      std::memcpy(dst + c0, src, static_cast<size_t>(c1 - c0) * sizeof(float));
+    } else {  // a few floats: inline, not a call per row
+      for (int64_t i = 0; i < c1 - c0; ++i)
+        dst[c0 + i] = src[i];
+    }
   }
-  std::fill(out + p.ph * p.pw, out + p.floats, 0.0f);
+  if (borders) std::fill(out + p.ph * p.pw, out + p.floats, 0.0f);
 }
 
 // Small filters (a network's first layers: few input channels, few output channels) run
@@ -351,7 +364,8 @@ void DirectConv(const float* x, const float* w, const float* bias, const float* 
   const int64_t in_plane = s.h * s.w, out_plane = s.oh * s.ow;
   for (int64_t b = 0; b < s.batch; ++b) {
     for (int64_t c = 0; c < s.c_in; ++c)
-      PadPlane(x + (b * s.c_in + c) * in_plane, s, pad, scratch + c * pad.floats);
+      PadPlane(x + (b * s.c_in + c) * in_plane, s, pad, scratch + c * pad.floats,
+               /*borders=*/b == 0);
     const float* zb = z != nullptr ? z + b * s.m * out_plane : nullptr;
     float* yb = y + b * s.m * out_plane;
     auto rows = [&](int64_t oh0, int64_t oh1) {
@@ -383,7 +397,7 @@ void VectorDepthwiseConv(const float* x, const float* w, const float* bias, cons
       float* buf = scratch + k * pad.floats;
       for (int64_t q = k * per; q < std::min(planes, (k + 1) * per); ++q) {
         const int64_t c = q % s.c_in;
-        PadPlane(x + q * in_plane, s, pad, buf);
+        PadPlane(x + q * in_plane, s, pad, buf, /*borders=*/q == k * per);
         DepthwiseRowsF32(buf, pad.pw, w + c * s.kh * s.kw, geo, bias != nullptr ? bias[c] : 0.0f,
                          z != nullptr ? z + q * out_plane : nullptr, y + q * out_plane, 0, s.oh,
                          act);

@@ -285,6 +285,36 @@ HWY_INLINE void DepthwiseBlock(D d, const float* xp, int64_t pw, const float* w,
   }
 }
 
+// One output vector in each of R consecutive rows (oh .. oh + R - 1) of a depthwise
+// convolution: R independent chains of multiply-adds, for rows of one or a few vectors
+// (DepthwiseBlock's B vectors side by side need a row at least B vectors wide: a 56-wide
+// row on AVX-512 ran as four single chains, each multiply-add waiting on the last).
+template <int SW, size_t R, class D>
+HWY_INLINE void DepthwiseColumn(D d, const float* xp, int64_t pw, const float* w,
+                                const DepthwiseGeometry& g, float bias, int64_t oh, int64_t ow,
+                                hn::Vec<D>* acc) {
+  for (size_t r = 0; r < R; ++r)
+    acc[r] = hn::Set(d, bias);
+  for (int64_t kh = 0; kh < g.kh; ++kh) {
+    const float* wk = w + kh * g.kw;
+    for (int64_t kw = 0; kw < g.kw; ++kw) {
+      const auto wv = hn::Set(d, wk[kw]);
+      for (size_t r = 0; r < R; ++r) {
+        const float* at =
+            xp + ((oh + static_cast<int64_t>(r)) * g.sh + kh * g.dh) * pw + ow * SW + kw * g.dw;
+        hn::Vec<D> x;
+        if (SW == 1) {
+          x = hn::LoadU(d, at);
+        } else {
+          hn::Vec<D> odd;
+          hn::LoadInterleaved2(d, at, x, odd);
+        }
+        acc[r] = hn::MulAdd(wv, x, acc[r]);
+      }
+    }
+  }
+}
+
 template <int SW>
 void DepthwiseRows(const float* xp, int64_t pw, const float* w, const DepthwiseGeometry& g,
                    float bias, const float* z, float* y, int64_t oh0, int64_t oh1,
@@ -292,36 +322,79 @@ void DepthwiseRows(const float* xp, int64_t pw, const float* w, const DepthwiseG
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  auto finish = [&](V v, const float* zrow, int64_t j, float* out) {
-    if (zrow != nullptr) v = hn::Add(v, hn::LoadU(d, zrow + j));
-    hn::StoreU(Activate(d, v, act), d, out + j);
+  // The sums (bias included) are stored as they are; each finished row's epilogue
+  // (residual, activation) is applied by BiasActivationF32 while the row is in the L1
+  // cache, as DirectRows does: applied per vector, it was a call per vector (the
+  // activation's switch kept it out of line), a fifth of the time on 56x56 planes.
+  const bool epilogue = z != nullptr || HasEffect(act);
+  auto finish_rows = [&](int64_t r0, int64_t r1) {
+    if (!epilogue) return;
+    for (int64_t r = r0; r < r1; ++r) {
+      HWY_NAMESPACE::BiasActivationF32(y + r * g.ow, static_cast<size_t>(g.ow), 0.0f,
+                                       z != nullptr ? z + r * g.ow : nullptr, act);
+    }
   };
-  for (int64_t oh = oh0; oh < oh1; ++oh) {
-    float* yrow = y + oh * g.ow;
-    const float* zrow = z != nullptr ? z + oh * g.ow : nullptr;
+  // v into row oh at column j: the first n lanes (a masked store past the row's end).
+  auto store = [&](V v, int64_t oh, int64_t j, int64_t n) {
+    float* out = y + oh * g.ow + j;
+    if (n == lanes) {
+      hn::StoreU(v, d, out);
+    } else {
+      hn::BlendedStore(v, hn::FirstN(d, static_cast<size_t>(n)), d, out);
+    }
+  };
+  int64_t oh = oh0;
+  // Narrow rows: four rows at a time, a vector of each (half-width vectors for rows of at
+  // most half a vector: a 7-wide row in 8 lanes, not 16). The last group ends at oh1 and
+  // may overlap the one before it: its rows are stored again from their sums and then
+  // finished once more, which gives the same values.
+  auto narrow = [&](auto dn) {
+    using VN = hn::Vec<decltype(dn)>;
+    const auto nl = static_cast<int64_t>(hn::Lanes(dn));
+    constexpr int64_t kR = 4;
+    VN acc[kR];
+    for (; oh < oh1; oh += kR) {
+      const int64_t o = std::min(oh, oh1 - kR);
+      for (int64_t j = 0; j < g.ow; j += nl) {
+        DepthwiseColumn<SW, kR>(dn, xp, pw, w, g, bias, o, j, acc);
+        const int64_t n = std::min(nl, g.ow - j);
+        for (int64_t r = 0; r < kR; ++r) {
+          float* out = y + (o + r) * g.ow + j;
+          if (n == nl) {
+            hn::StoreU(acc[r], dn, out);
+          } else {
+            hn::BlendedStore(acc[r], hn::FirstN(dn, static_cast<size_t>(n)), dn, out);
+          }
+        }
+      }
+      finish_rows(o, o + kR);
+    }
+  };
+  if (g.ow < 4 * lanes && oh1 - oh0 >= 4) {
+    constexpr size_t kHalf = hn::MaxLanes(d) >= 8 ? hn::MaxLanes(d) / 2 : 1;
+    if (kHalf > 1 && 2 * g.ow <= lanes) {
+      narrow(hn::CappedTag<float, kHalf>());
+    } else {
+      narrow(d);
+    }
+  }
+  for (; oh < oh1; ++oh) {
     int64_t j = 0;
     V acc[4];
-    for (; j + 4 * lanes <= g.ow; j += 4 * lanes) {
-      DepthwiseBlock<SW, 4>(d, xp, pw, w, g, bias, oh, j, acc);
+    // Blocks of four vectors; the last one ends at the row's end, overlapping the block
+    // before it (the sums are stored again, the row finished once after): no single-vector
+    // chains left over (112 = 64 + 48 on AVX-512 ran its last three vectors one chain each).
+    for (; j < g.ow && g.ow >= 4 * lanes; j += 4 * lanes) {
+      const int64_t at = std::min(j, g.ow - 4 * lanes);
+      DepthwiseBlock<SW, 4>(d, xp, pw, w, g, bias, oh, at, acc);
       for (int64_t b = 0; b < 4; ++b)
-        finish(acc[b], zrow, j + b * lanes, yrow);
+        store(acc[b], oh, at + b * lanes, lanes);
     }
-    for (; j + lanes <= g.ow; j += lanes) {
+    for (; j < g.ow; j += lanes) {  // the padded plane has room for a vector past the row
       DepthwiseBlock<SW, 1>(d, xp, pw, w, g, bias, oh, j, acc);
-      finish(acc[0], zrow, j, yrow);
+      store(acc[0], oh, j, std::min(lanes, g.ow - j));
     }
-    if (j < g.ow) {  // the padded plane has room for a whole vector past the row's end
-      const auto n = static_cast<size_t>(g.ow - j);
-      HWY_ALIGN float buf[hn::MaxLanes(d)] = {};
-      DepthwiseBlock<SW, 1>(d, xp, pw, w, g, bias, oh, j, acc);
-      V v = acc[0];
-      if (zrow != nullptr) {
-        std::memcpy(buf, zrow + j, n * sizeof(float));
-        v = hn::Add(v, hn::Load(d, buf));
-      }
-      hn::Store(Activate(d, v, act), d, buf);
-      std::memcpy(yrow + j, buf, n * sizeof(float));
-    }
+    finish_rows(oh, oh + 1);
   }
 }
 

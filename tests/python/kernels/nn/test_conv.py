@@ -167,6 +167,13 @@ DEPTHWISE = [
     ((1, 4, 10, 10), (7, 7), (1, 1), (3, 3, 3, 3), (1, 1)),  # 7x7
     ((1, 3, 13, 14), (3, 3), (3, 3), (1, 1, 1, 1), (1, 1)),  # stride 3: row by row
     ((1, 2, 3, 2), (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),  # tiny plane
+    # Rows narrower than four vectors run four rows at a time (the last group overlapping
+    # the one before it), rows of at most half a vector in half-width vectors, and the
+    # padded buffer's borders are zeroed once per run of planes.
+    ((2, 16, 7, 7), (5, 5), (1, 1), (2, 2, 2, 2), (1, 1)),  # MobileNet's last 5x5 stage
+    ((1, 24, 14, 14), (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),  # 14 rows: groups at 0, 4, 8, 10
+    ((1, 8, 9, 3), (3, 3), (2, 2), (1, 1, 1, 1), (1, 1)),  # stride 2, 2-wide rows
+    ((3, 5, 6, 40), (3, 3), (1, 1), (0, 1, 0, 1), (1, 1)),  # 4 rows, batch 3, no top pad
 ]
 
 
@@ -177,11 +184,13 @@ def test_depthwise(xs, k, strides, pads, dil, threads):
     check_padded(xs, (c, 1, *k), strides, pads, dil, c, threads, sum(xs) + sum(k), 1e-5)
 
 
-def test_depthwise_fused_with_residual_and_activation():
+@pytest.mark.parametrize("xs", [(1, 6, 12, 37), (1, 6, 7, 7), (1, 6, 5, 20)])
+def test_depthwise_fused_with_residual_and_activation(xs):
     # Conv + Add(residual) is not fused; Conv + HardSwish is: the epilogue runs in the
-    # depthwise kernel. Against numpy's HardSwish of the reference.
+    # depthwise kernel (per finished row; narrow rows four at a time, overlapping). Against
+    # numpy's HardSwish of the reference.
     rng = np.random.default_rng(9)
-    x = rng.uniform(-3, 3, (1, 6, 12, 37)).astype(np.float32)
+    x = rng.uniform(-3, 3, xs).astype(np.float32)
     w = rng.uniform(-1, 1, (6, 1, 3, 3)).astype(np.float32)
     b = rng.uniform(-1, 1, 6).astype(np.float32)
     s = onnx_light.RuntimeSession(conv_then("HardSwish", w, b, group=6, pads=[1, 1, 1, 1]))
