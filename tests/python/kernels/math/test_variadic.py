@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _graphs import F, I
+from _graphs import D, F, H, I
 from _one_node import check_bad_input
 
 import onnx_light
@@ -52,6 +52,20 @@ def test_one_input_is_the_identity_and_nan_propagates():
     np.testing.assert_array_equal(y, x)
     (y,) = variadic("Min", 2).run(None, {"x0": x, "x1": np.zeros(3, np.float32)})
     np.testing.assert_array_equal(y, np.minimum(x, 0))
+
+
+@pytest.mark.parametrize("op,ref", [("Min", np.minimum), ("Max", np.maximum)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_nan_in_either_operand_propagates(op, ref, dtype):
+    # NaN is tested in the operands' own type (x != x); either side's NaN comes out, with a
+    # full tensor, a scalar on either side (the vectorized paths) and infinities.
+    elem = {np.float32: F, np.float64: D, np.float16: H}
+    x = np.array([1.0, np.nan, -2.0, np.inf, -np.inf, 0.0, np.nan, 3.0] * 5, dtype)
+    z = np.array([np.nan, 0.5, -3.0, 1.0, -1.0, 2.0, np.nan, np.inf] * 5, dtype)
+    sess = variadic(op, 2, elem[dtype])
+    for a, b in ((x, z), (z, x), (x, z[:1]), (z[1:2], x), (x, z[6:7])):
+        (y,) = sess.run(None, {"x0": a, "x1": b})
+        np.testing.assert_array_equal(y, ref(a, b), err_msg=f"{op} {a[:3]} {b[:3]}")
 
 
 def test_int64_max_is_exact():
