@@ -67,6 +67,7 @@ constexpr NamedAttr kContribAttrs[] = {
     {"value_first", kAttrInts},
     {"post_scale", kAttrFloats},
     {"post_shift", kAttrFloats},
+    {"post_max", kAttrFloats},
     {"kernel_shape", kAttrInts},
     {"strides", kAttrInts},
     {"pads", kAttrInts},

@@ -201,3 +201,79 @@ def test_post_scale_of_the_wrong_type_is_an_error():
     # The session is still usable afterwards: a good model runs in the same process.
     ok = onnx_light.RuntimeSession(fused_conv_model(post_shift=1.0))
     assert ok.run(None, {"x": np.zeros((1, 2, 5, 5), np.float32)})[0].shape == (1, 3, 5, 5)
+
+
+FLOORED = {
+    # name: tail, nodes fused after the activation, attributes written, the floor (one the
+    # outputs reach: LeakyRelu's alpha is 0.01 here)
+    "max": ([("Max", "a", "f", "y")], 1, {"post_max"}, -0.02),
+    "max_scalar_first": ([("Max", "f", "a", "y")], 1, {"post_max"}, -0.02),
+    "mul_add_max": (
+        [("Mul", "a", "s", "m"), ("Add", "m", "t", "n"), ("Max", "n", "f", "y")],
+        3,
+        {"post_scale", "post_shift", "post_max"},
+        -0.6,
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", ["dense", "depthwise", "pointwise", "direct", "conv1d"])
+@pytest.mark.parametrize("form", sorted(FLOORED))
+def test_a_max_by_a_scalar_after_the_activation_fuses(shape, form, tmp_path):
+    # TensorFlow exports of LeakyRelu models (openWakeWord's embedding): Conv -> LeakyRelu
+    # -> Max(., -0.4). The Max becomes post_max, applied last.
+    ops, fused, attrs, floor = FLOORED[form]
+    tail = [helper.make_node(op, [a, b], [out]) for op, a, b, out in ops]
+    consts = [const("s", 1.75), const("t", -0.625), const("f", floor, (1, 1))]
+    m, x_shape = model(tail, shape=shape, activation="LeakyRelu", consts=consts)
+    none, opt, want, got, x = run_both(m, x_shape, tmp_path)
+    assert none.planned_nodes - opt.planned_nodes == 1 + fused
+    assert (got[0] == np.float32(floor)).any()  # the floor was reached: the test can fail
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)
+    written = onnx_light.onnx.load(str(tmp_path / "o.onnx"))
+    assert [n.op_type for n in written.graph.node] == ["FusedConv"]
+    assert attrs <= {a.name for a in written.graph.node[0].attribute}
+    back = onnx_light.RuntimeSession(tmp_path / "o.onnx").run(None, {"x": x})[0]
+    np.testing.assert_array_equal(back, got[0])
+
+
+FLOOR_NOT_FUSED = {
+    # name: tail, constants, nodes after the activation that fuse
+    "per_channel_floor": ([("Max", "a", "f", "y")], [const("f", -0.4, (1, 6, 1, 1))], 0),
+    "nan_floor": ([("Max", "a", "f", "y")], [const("f", np.nan)], 0),
+    "scale_after_the_floor": (  # the Max fuses, the Mul after it stays
+        [("Max", "a", "f", "m"), ("Mul", "m", "s", "y")],
+        [const("f", -0.4), const("s", 2.0)],
+        1,
+    ),
+    "min_is_not_a_floor": ([("Min", "a", "f", "y")], [const("f", 0.5)], 0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FLOOR_NOT_FUSED))
+def test_what_must_not_fuse_as_a_floor(case):
+    ops, consts, fused = FLOOR_NOT_FUSED[case]
+    tail = [helper.make_node(op, [a, b], [out]) for op, a, b, out in ops]
+    m, x_shape = model(tail, activation="LeakyRelu", consts=consts)
+    x = RNG.standard_normal(x_shape).astype(np.float32)
+    none = onnx_light.RuntimeSession(m, graph_optimization_level="none")
+    opt = onnx_light.RuntimeSession(m)
+    assert none.planned_nodes - opt.planned_nodes == 1 + fused
+    np.testing.assert_allclose(
+        opt.run(None, {"x": x})[0], none.run(None, {"x": x})[0], rtol=1e-5, atol=1e-5
+    )
+
+
+def test_post_max_from_a_file_keeps_nan_and_refuses_a_nan_floor():
+    x = RNG.standard_normal((1, 2, 5, 5)).astype(np.float32)
+    plain = onnx_light.RuntimeSession(fused_conv_model()).run(None, {"x": x})[0]
+    got = onnx_light.RuntimeSession(
+        fused_conv_model(activation="Relu", post_scale=-2.0, post_max=-3.0)
+    ).run(None, {"x": x})[0]
+    want = np.maximum(np.maximum(plain, 0) * np.float32(-2.0), np.float32(-3.0))
+    np.testing.assert_array_equal(got, want)
+    nan = np.full_like(x, np.nan)  # NaN passes the floor as Max passes it
+    out = onnx_light.RuntimeSession(fused_conv_model(post_max=0.0)).run(None, {"x": nan})[0]
+    assert np.isnan(out).all()
+    with pytest.raises(ValueError, match="post_max is NaN"):
+        onnx_light.RuntimeSession(fused_conv_model(post_max=float("nan"))).run(None, {"x": x})

@@ -70,6 +70,11 @@ Result<Activation> ReadActivation(const KernelInfo& info) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(act.shift, info.GetFloat("post_shift", 0.0f));
       act.has_shift = true;
     }
+    if (info.HasAttribute("post_max")) {  // last: max(v, post_max), NaN kept
+      ONNX_LIGHT_ASSIGN_OR_RETURN(act.floor, info.GetFloat("post_max", 0.0f));
+      ONNX_LIGHT_RETURN_IF(std::isnan(act.floor), kInvalidModel, "post_max is NaN");
+      act.has_floor = true;
+    }
     return act;
   }
   return Status(StatusCode::kInvalidModel, "unknown activation '" + name +

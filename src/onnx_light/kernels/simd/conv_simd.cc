@@ -182,6 +182,7 @@ HWY_INLINE V ActivateFixed(D d, V v, const Activation& act) {
   if (K != ActivationKind::kNone) v = hn::IfThenElse(hn::IsNaN(v), v, ActivateKind<K>(d, v, act));
   if (act.has_scale) v = hn::Mul(v, hn::Set(d, act.scale));
   if (act.has_shift) v = hn::Add(v, hn::Set(d, act.shift));
+  if (act.has_floor) v = hn::IfThenElse(hn::IsNaN(v), v, hn::Max(v, hn::Set(d, act.floor)));
   return v;
 }
 
@@ -209,6 +210,7 @@ HWY_INLINE V Activate(D d, V v, const Activation& act) {
     v = hn::IfThenElse(hn::IsNaN(v), v, ActivateNumbers(d, v, act));
   if (act.has_scale) v = hn::Mul(v, hn::Set(d, act.scale));
   if (act.has_shift) v = hn::Add(v, hn::Set(d, act.shift));
+  if (act.has_floor) v = hn::IfThenElse(hn::IsNaN(v), v, hn::Max(v, hn::Set(d, act.floor)));
   return v;
 }
 

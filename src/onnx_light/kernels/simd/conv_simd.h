@@ -32,10 +32,14 @@ struct Activation {
   float a = 0, b = 0;
   bool has_scale = false, has_shift = false;
   float scale = 1, shift = 0;
+  // Last, an optional floor: max(v, floor), NaN kept (a Max by a scalar after the
+  // activation: TensorFlow exports of LeakyRelu models write Max(LeakyRelu(x), -0.4)).
+  bool has_floor = false;
+  float floor = 0;
 };
 // Whether the activation changes anything (the epilogue can be skipped when not).
 inline bool HasEffect(const Activation& act) {
-  return act.kind != ActivationKind::kNone || act.has_scale || act.has_shift;
+  return act.kind != ActivationKind::kNone || act.has_scale || act.has_shift || act.has_floor;
 }
 
 // y[i] += a * x[i * stride] for i < n (any stride; 1 and 2 vectorized).
