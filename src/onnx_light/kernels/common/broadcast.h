@@ -323,6 +323,22 @@ struct ComputeType<bfloat16> {
   using type = float;
 };
 
+// The unsigned integer type of an integer's width (bool: uint8); floats as they are. Kernels
+// whose loops give the same bits for both signs of a width (wrapping Add/Sub/Mul, Equal,
+// integer Casts) run on it, so the two share one instantiation.
+template <typename T, typename = void>
+struct UnsignedOf {
+  using type = T;
+};
+template <typename T>
+struct UnsignedOf<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>> {
+  using type = std::make_unsigned_t<T>;
+};
+template <>
+struct UnsignedOf<bool, void> {
+  using type = uint8_t;
+};
+
 // A value in its compute type (16-bit floats as float).
 template <typename T>
 auto Widen(T v) {

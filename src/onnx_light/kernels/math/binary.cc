@@ -57,8 +57,7 @@ struct Compute<bfloat16> {
 // those of the unsigned one of its width (both wrap around, bit for bit), so the two share
 // one instantiation; Div differs by sign.
 template <Op kOp, typename T>
-using RunAs =
-    std::conditional_t<kOp != Op::kDiv && std::is_integral_v<T>, std::make_unsigned_t<T>, T>;
+using RunAs = std::conditional_t<kOp != Op::kDiv, typename UnsignedOf<T>::type, T>;
 
 template <Op kOp, typename T>
 Status Run(const Tensor& a, const Tensor& b, Tensor* y, const std::vector<int64_t>& dims,

@@ -32,33 +32,12 @@ void Run(const T* a, const Shape& sa, const T* b, const Shape& sb, bool* y,
   });
 }
 
-// The integer type whose comparisons a storage type's values share: bool as uint8 (false <
-// true) everywhere, and for Equal, which compares bits, each signed integer as the unsigned
-// one of its width. Floats compare as themselves (NaN, -0).
+// The type whose comparisons a storage type's values share: bool as uint8 (false < true)
+// everywhere, and for Equal, which compares bits, each signed integer as the unsigned one
+// of its width. Floats compare as themselves (NaN, -0).
 template <Cmp kCmp, typename T>
-struct CompareAs {
-  using type = T;
-};
-template <Cmp kCmp>
-struct CompareAs<kCmp, bool> {
-  using type = uint8_t;
-};
-template <>
-struct CompareAs<Cmp::kEq, int8_t> {
-  using type = uint8_t;
-};
-template <>
-struct CompareAs<Cmp::kEq, int16_t> {
-  using type = uint16_t;
-};
-template <>
-struct CompareAs<Cmp::kEq, int32_t> {
-  using type = uint32_t;
-};
-template <>
-struct CompareAs<Cmp::kEq, int64_t> {
-  using type = uint64_t;
-};
+using CompareAs = std::conditional_t<kCmp == Cmp::kEq || std::is_same_v<T, bool>,
+                                     typename UnsignedOf<T>::type, T>;
 
 // Equal, Less, Greater, LessOrEqual, GreaterOrEqual: Greater and GreaterOrEqual run as
 // Less and LessOrEqual with the operands swapped (the broadcast is symmetric), and types
@@ -85,7 +64,7 @@ class Compare : public BroadcastingBinary {
     const Tensor& x = kSwap ? b : a;
     const Tensor& z = kSwap ? a : b;
     DispatchNumeric(a.dtype(), [&](auto tag) {
-      using S = typename CompareAs<kRun, decltype(tag)>::type;
+      using S = CompareAs<kRun, decltype(tag)>;
       Run<kRun, S>(static_cast<const S*>(x.raw_data()), x.shape(),
                    static_cast<const S*>(z.raw_data()), z.shape(), out, dims, ctx.thread_pool());
     });

@@ -336,13 +336,14 @@ void DepthwiseRows(const float* xp, int64_t pw, const float* w, const DepthwiseG
                                        z != nullptr ? z + r * g.ow : nullptr, act);
     }
   };
-  // v into row oh at column j: the first n lanes (a masked store past the row's end).
-  auto store = [&](V v, int64_t oh, int64_t j, int64_t n) {
+  // v (a vector of tag dv) into row oh at column j: the first n lanes (a masked store past
+  // the row's end).
+  auto store = [&](auto dv, auto v, int64_t oh, int64_t j, int64_t n) {
     float* out = y + oh * g.ow + j;
-    if (n == lanes) {
-      hn::StoreU(v, d, out);
+    if (n == static_cast<int64_t>(hn::Lanes(dv))) {
+      hn::StoreU(v, dv, out);
     } else {
-      hn::BlendedStore(v, hn::FirstN(d, static_cast<size_t>(n)), d, out);
+      hn::BlendedStore(v, hn::FirstN(dv, static_cast<size_t>(n)), dv, out);
     }
   };
   int64_t oh = oh0;
@@ -359,15 +360,8 @@ void DepthwiseRows(const float* xp, int64_t pw, const float* w, const DepthwiseG
       const int64_t o = std::min(oh, oh1 - kR);
       for (int64_t j = 0; j < g.ow; j += nl) {
         DepthwiseColumn<SW, kR>(dn, xp, pw, w, g, bias, o, j, acc);
-        const int64_t n = std::min(nl, g.ow - j);
-        for (int64_t r = 0; r < kR; ++r) {
-          float* out = y + (o + r) * g.ow + j;
-          if (n == nl) {
-            hn::StoreU(acc[r], dn, out);
-          } else {
-            hn::BlendedStore(acc[r], hn::FirstN(dn, static_cast<size_t>(n)), dn, out);
-          }
-        }
+        for (int64_t r = 0; r < kR; ++r)
+          store(dn, acc[r], o + r, j, std::min(nl, g.ow - j));
       }
       finish_rows(o, o + kR);
     }
@@ -390,11 +384,11 @@ void DepthwiseRows(const float* xp, int64_t pw, const float* w, const DepthwiseG
       const int64_t at = std::min(j, g.ow - 4 * lanes);
       DepthwiseBlock<SW, 4>(d, xp, pw, w, g, bias, oh, at, acc);
       for (int64_t b = 0; b < 4; ++b)
-        store(acc[b], oh, at + b * lanes, lanes);
+        store(d, acc[b], oh, at + b * lanes, lanes);
     }
     for (; j < g.ow; j += lanes) {  // the padded plane has room for a vector past the row
       DepthwiseBlock<SW, 1>(d, xp, pw, w, g, bias, oh, j, acc);
-      store(acc[0], oh, j, std::min(lanes, g.ow - j));
+      store(d, acc[0], oh, j, std::min(lanes, g.ow - j));
     }
     finish_rows(oh, oh + 1);
   }

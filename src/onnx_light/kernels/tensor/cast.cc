@@ -94,20 +94,6 @@ void CastParallel(const void* in, void* out, int64_t n, ThreadPool* pool) {
                    });
 }
 
-// The unsigned integer type of an integer's width (bool: uint8); floats as they are.
-template <typename T, typename = void>
-struct UnsignedOf {
-  using type = T;
-};
-template <typename T>
-struct UnsignedOf<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>> {
-  using type = std::make_unsigned_t<T>;
-};
-template <>
-struct UnsignedOf<bool, void> {
-  using type = uint8_t;
-};
-
 // A cast between integers (bool included) runs on the types whose loop gives the same bits:
 // the destination's bits do not depend on its signedness (two's complement wrap), nor the
 // source's where it narrows or keeps its width (bool reads as its byte, 0 or 1); a cast

@@ -38,18 +38,19 @@ std::vector<std::pair<const char*, size_t>> RunGraphPasses(Graph& graph,
                                                            const PassContext& ctx) {
   std::vector<std::pair<const char*, size_t>> report;
   report.reserve(AllGraphPasses().size());
-  const std::vector<std::string>* disabled =
-      ctx.options != nullptr ? &ctx.options->disabled_passes : nullptr;
   for (const GraphPass& pass : AllGraphPasses()) {
     if (static_cast<int>(level) < static_cast<int>(pass.level)) continue;
-    if (disabled != nullptr &&
-        std::find(disabled->begin(), disabled->end(), pass.name) != disabled->end()) {
-      continue;
-    }
+    if (PassDisabled(ctx, pass.name)) continue;
     report.emplace_back(pass.name, pass.apply(graph, ctx));
   }
   DropUnreadConstants(graph);
   return report;
+}
+
+bool PassDisabled(const PassContext& ctx, const char* name) {
+  if (ctx.options == nullptr) return false;
+  const std::vector<std::string>& disabled = ctx.options->disabled_passes;
+  return std::find(disabled.begin(), disabled.end(), name) != disabled.end();
 }
 
 Status CheckPassNames(const std::vector<std::string>& names) {

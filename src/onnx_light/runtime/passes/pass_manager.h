@@ -35,6 +35,13 @@ std::vector<std::pair<const char*, size_t>> RunGraphPasses(Graph& graph,
                                                            GraphOptimizationLevel level,
                                                            const PassContext& ctx);
 
+// Whether SessionOptions::disabled_passes names the pass.
+bool PassDisabled(const PassContext& ctx, const char* name);
+// Whether prepack_matmul_weights packs constant weights in this session: not disabled by
+// name, and no optimized model written (that needs the weights as they are). Another pass
+// may pack for it (transpose_gemm_weights, straight from a transposed original).
+bool PacksWeights(const PassContext& ctx);
+
 // An error naming the first of `names` that is no pass (SessionOptions::disabled_passes).
 Status CheckPassNames(const std::vector<std::string>& names);
 

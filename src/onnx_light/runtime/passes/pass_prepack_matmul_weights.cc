@@ -29,9 +29,13 @@ bool ReadsAsWeights(const Graph::Node& node, int value) {
 
 }  // namespace
 
+bool PacksWeights(const PassContext& ctx) {
+  return !PassDisabled(ctx, "prepack_matmul_weights") &&
+         (ctx.options == nullptr || ctx.options->optimized_model_path.empty());
+}
+
 size_t PrepackMatMulWeights(Graph& graph, const PassContext& ctx) {
-  if ((!HasOnnxOp(graph, "MatMul") && !HasOnnxOp(graph, "Gemm")) ||
-      (ctx.options != nullptr && !ctx.options->optimized_model_path.empty())) {
+  if ((!HasOnnxOp(graph, "MatMul") && !HasOnnxOp(graph, "Gemm")) || !PacksWeights(ctx)) {
     return 0;
   }
   auto any = [](const Tensor&) { return true; };

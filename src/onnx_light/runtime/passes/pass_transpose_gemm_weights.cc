@@ -46,16 +46,6 @@ void TransposeInto(const Tensor& b, Tensor* bt) {
   }
 }
 
-// True when the prepack_matmul_weights pass runs in this session (it packs a transposed
-// matrix that every reader then reads as weights).
-bool PrepackRuns(const PassContext& ctx) {
-  if (ctx.options == nullptr) return true;
-  if (!ctx.options->optimized_model_path.empty()) return false;
-  for (const std::string& name : ctx.options->disabled_passes)
-    if (name == "prepack_matmul_weights") return false;
-  return true;
-}
-
 bool ReadsAsPackedWeights(const Graph::Node& node) {
   Result<int64_t> trans_a = node.info->GetInt("transA", 0);
   return trans_a.ok() && *trans_a == 0;
@@ -70,7 +60,7 @@ size_t TransposeGemmWeights(Graph& graph, const PassContext& ctx) {
     return t.shape().rank() == 2 &&
            (t.dtype() == DataType::kFloat || t.dtype() == DataType::kDouble);
   };
-  const bool prepack = PrepackRuns(ctx);
+  const bool prepack = PacksWeights(ctx);
   for (const std::vector<size_t>& values : WeightGroups(graph, matrix, IsTransposedWeight)) {
     const Tensor& b = graph.constants[values[0]].tensor;
     std::vector<size_t> gemms;
