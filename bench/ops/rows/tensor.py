@@ -35,6 +35,13 @@ ROWS = [
     ),
     OpCase("Cast float->float16 [1024,1024]", "Cast", [In((1024, 1024))], {"to": 10}, opset=13),
     OpCase(
+        "Cast float16->float [1024,1024]",
+        "Cast",
+        [In((1024, 1024), np.float16)],
+        {"to": 1},
+        opset=13,
+    ),
+    OpCase(
         "Pad 1 constant [1,64,56,56]",
         "Pad",
         [In(IMAGE), In((8,), np.int64, const=True, values=[0, 0, 1, 1, 0, 0, 1, 1])],

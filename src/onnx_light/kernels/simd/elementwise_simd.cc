@@ -283,6 +283,52 @@ void BinaryF32(const float* a, const float* b, float* y, size_t n, int op, bool 
       return BinaryLoop<3>(a, b, y, n, b_scalar, swap);
   }
 }
+// float32 <-> float16 bits. With F16C (AVX2 and AVX-512) a vector at a time, except that a
+// vector holding a NaN goes lane by lane through the core's conversions (F16C would set
+// the quiet bit of a signalling NaN: the bits then differ from the scalar targets'); on
+// targets without it (Highway 1.0.3's software conversions are inexact there), and for
+// the tail, lane by lane.
+void Float32ToFloat16Impl(const float* x, uint16_t* y, size_t n) {
+  size_t i = 0;
+#if HWY_TARGET <= HWY_AVX2
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<uint16_t, decltype(df)> du16;
+  const hn::Rebind<hwy::float16_t, decltype(df)> df16;
+  const size_t lanes = hn::Lanes(df);
+  for (; i + lanes <= n; i += lanes) {
+    const auto v = hn::LoadU(df, x + i);
+    if (!hn::AllFalse(df, hn::IsNaN(v))) {
+      for (size_t j = i; j < i + lanes; ++j)
+        y[j] = FloatToFloat16Bits(x[j]);
+      continue;
+    }
+    hn::StoreU(hn::BitCast(du16, hn::DemoteTo(df16, v)), du16, y + i);
+  }
+#endif
+  for (; i < n; ++i)
+    y[i] = FloatToFloat16Bits(x[i]);
+}
+void Float16ToFloat32Impl(const uint16_t* x, float* y, size_t n) {
+  size_t i = 0;
+#if HWY_TARGET <= HWY_AVX2
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<uint16_t, decltype(df)> du16;
+  const hn::Rebind<hwy::float16_t, decltype(df)> df16;
+  const size_t lanes = hn::Lanes(df);
+  for (; i + lanes <= n; i += lanes) {
+    const auto v = hn::PromoteTo(df, hn::BitCast(df16, hn::LoadU(du16, x + i)));
+    if (!hn::AllFalse(df, hn::IsNaN(v))) {
+      for (size_t j = i; j < i + lanes; ++j)
+        y[j] = Float16BitsToFloat(x[j]);
+      continue;
+    }
+    hn::StoreU(v, df, y + i);
+  }
+#endif
+  for (; i < n; ++i)
+    y[i] = Float16BitsToFloat(x[i]);
+}
+
 size_t Float32LanesImpl() {
   return hn::Lanes(hn::ScalableTag<float>());
 }
@@ -298,6 +344,8 @@ HWY_AFTER_NAMESPACE();
 namespace onnx_light::kernels {
 
 HWY_EXPORT(LeakyReluF32);
+HWY_EXPORT(Float32ToFloat16Impl);
+HWY_EXPORT(Float16ToFloat32Impl);
 HWY_EXPORT(LeakyReluF64);
 HWY_EXPORT(LeakyReluF16);
 HWY_EXPORT(LeakyReluBF16);
@@ -356,6 +404,12 @@ float ExpShiftedF32(const float* x, float* y, size_t n, float shift) {
 }
 size_t Float32Lanes() {
   return HWY_DYNAMIC_DISPATCH(Float32LanesImpl)();
+}
+void Float32ToFloat16(const float* x, uint16_t* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(Float32ToFloat16Impl)(x, y, n);
+}
+void Float16ToFloat32(const uint16_t* x, float* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(Float16ToFloat32Impl)(x, y, n);
 }
 const char* SimdTargetName() {
   return HWY_DYNAMIC_DISPATCH(TargetNameImpl)();

@@ -28,6 +28,11 @@ void LogBF16(const uint16_t* x, uint16_t* y, size_t n);
 
 void ReluF32(const float* x, float* y, size_t n);
 
+// float32 -> float16 bits (rounded to nearest-even) and back, exactly as the core's
+// float16 conversions (NaN payloads included), with F16C where the CPU has it.
+void Float32ToFloat16(const float* x, uint16_t* y, size_t n);
+void Float16ToFloat32(const uint16_t* x, float* y, size_t n);
+
 // y = exp(x - shift) (Highway Exp, within 1 ULP of float exp), returning the sum of y:
 // the body of a softmax row. x == -inf gives 0; NaN propagates. In place allowed.
 float ExpShiftedF32(const float* x, float* y, size_t n, float shift);

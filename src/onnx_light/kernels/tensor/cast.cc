@@ -12,6 +12,7 @@
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
 #include "common/narrow_types.h"
+#include "simd/elementwise_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -49,6 +50,15 @@ Dst FromDouble(double v) {
 
 template <typename Src, typename Dst>
 void CastLoop(const Src* in, Dst* out, int64_t n) {
+  // float <-> float16: the vector conversions (F16C) where the CPU has them, bit for bit
+  // the core's; through double, element by element, 1M floats took 11 ms (ORT 0.16).
+  if constexpr (std::is_same_v<Src, float> && std::is_same_v<Dst, float16>) {
+    Float32ToFloat16(in, reinterpret_cast<uint16_t*>(out), static_cast<size_t>(n));
+    return;
+  } else if constexpr (std::is_same_v<Src, float16> && std::is_same_v<Dst, float>) {
+    Float16ToFloat32(reinterpret_cast<const uint16_t*>(in), out, static_cast<size_t>(n));
+    return;
+  }
   if constexpr (std::is_same_v<Src, bool> && std::is_floating_point_v<Dst>) {
     // bool as its byte (0 or 1): a conversion the compiler vectorizes (through bool it
     // does not).

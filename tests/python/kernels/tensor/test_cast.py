@@ -22,6 +22,7 @@ ELEM = {
     np.uint32: TensorProto.UINT32,
     np.float32: TensorProto.FLOAT,
     np.float64: TensorProto.DOUBLE,
+    np.float16: TensorProto.FLOAT16,
 }
 
 
@@ -231,3 +232,39 @@ def test_every_pair_of_integer_types_matches_numpy(src, dst):
         y = cast(x, dst, threads)
         assert y.dtype == np.dtype(dst)
         np.testing.assert_array_equal(y, x.astype(dst), err_msg=f"{src.__name__} -> {dst.__name__}")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_float32_to_float16_matches_numpy_bit_for_bit(threads):
+    # F16C where the CPU has it, the core's conversion elsewhere and for vectors holding a
+    # NaN: numpy's astype either way (round to nearest-even, ties, overflow to inf,
+    # subnormals, -0); NaN stays NaN with its sign.
+    rng = np.random.default_rng(21)
+    special = np.array(
+        [0.0, -0.0, 65504.0, 65519.99, 65520.0, -65520.0, 1e-8, -6e-8, 5.96e-8, 2.98e-8]
+        + [6.1e-5, 6.097e-5, 1.0009765625, 1.00048828125, 1.00146484375, np.inf, -np.inf],
+        np.float32,
+    )
+    x = np.concatenate(
+        [
+            special,
+            rng.standard_normal(300_001).astype(np.float32) * 10.0 ** rng.integers(-9, 6, 300_001),
+        ]
+    ).astype(np.float32)
+    x[1000:1003] = [np.nan, -np.nan, np.nan]  # NaN lanes inside one vector
+    with np.errstate(over="ignore"):
+        want = x.astype(np.float16)
+    got = cast(x, np.float16, threads)
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    np.testing.assert_array_equal(np.signbit(got[nan]), np.signbit(want[nan]))
+    np.testing.assert_array_equal(got[~nan].view(np.uint16), want[~nan].view(np.uint16))
+
+
+def test_every_float16_to_float32_matches_numpy():
+    codes = np.arange(65536, dtype=np.uint16).view(np.float16)
+    x = np.concatenate([codes, codes[::-1]])  # NaN codes in whole vectors and mixed ones
+    got, want = cast(x, np.float32), x.astype(np.float32)
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    np.testing.assert_array_equal(got[~nan].view(np.uint32), want[~nan].view(np.uint32))
