@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -24,16 +25,25 @@ class ThreadPool {
   // Calls fn(begin, end) on disjoint chunks covering [0, n), each at least `min_chunk`
   // long, and returns when all are done; the first exception fn throws is rethrown here
   // once all chunks ended. Any thread may call it; one finding the workers busy runs inline.
+  // In a process forked after the pool started (a multiprocessing or Spark worker), whose
+  // copy has none of the worker threads, the first call starts new workers.
   void ParallelFor(int64_t n, int64_t min_chunk, const std::function<void(int64_t, int64_t)>& fn);
 
  private:
   void WorkerLoop();
   // Runs one unclaimed chunk of the section `state` names; false when none is left.
   bool RunOneChunk(uint64_t state);
+  // In a forked child: forgets the parent's workers (never joined: they do not exist
+  // here), replaces the sleep lock a vanished worker may have held, starts new workers.
+  void RestartAfterFork();
+  // Moves the parent's worker handles and sleep state (see RestartAfterFork) where they are
+  // never destroyed.
+  void AbandonAfterFork();
+  void StartWorkers(int count);
 
   std::vector<std::thread> workers_;
   // A section: generation, chunk count and next unclaimed chunk in one word.
-  // Workers poll it for a while after each section, then sleep on wake_cv_; the mutex
+  // Workers poll it for a while after each section, then sleep on sleep_->wake; its mutex
   // guards only that sleep, never a section.
   std::atomic<uint64_t> state_{0};
   std::atomic<int> done_{0};
@@ -43,8 +53,14 @@ class ThreadPool {
   const std::function<void(int64_t, int64_t)>* job_ = nullptr;
   int64_t job_n_ = 0;
   int64_t job_chunk_ = 0;
-  std::mutex sleep_mu_;
-  std::condition_variable wake_cv_;
+  struct Sleep {
+    std::mutex mu;
+    std::condition_variable wake;
+  };
+  std::unique_ptr<Sleep> sleep_ = std::make_unique<Sleep>();
+  // The process's fork count when the workers started (see RestartAfterFork).
+  std::atomic<uint32_t> forks_seen_{0};
+  std::mutex restart_mu_;
 };
 
 }  // namespace onnx_light

@@ -1,5 +1,6 @@
 #include "onnx_light/runtime/thread_pool.h"
 
+#include <pthread.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -46,6 +47,21 @@ constexpr uint32_t Next(uint64_t state) {
   return static_cast<uint32_t>(state) & 0xffffu;
 }
 
+// fork() copies only the calling thread: a pool's workers are gone in the child, and a
+// join of their stale handles would wait forever. The child handler counts forks; a pool
+// started before the latest one restarts its workers when next used.
+std::atomic<uint32_t> g_forks{0};
+
+void CountFork() {
+  g_forks.fetch_add(1, std::memory_order_relaxed);
+}
+
+uint32_t Forks() {
+  static const bool registered = pthread_atfork(nullptr, nullptr, CountFork) == 0;
+  (void)registered;
+  return g_forks.load(std::memory_order_acquire);
+}
+
 }  // namespace
 
 int PhysicalCores() {
@@ -69,18 +85,62 @@ int PhysicalCores() {
 }
 
 ThreadPool::ThreadPool(int threads) {
-  for (int i = 1; i < threads; ++i)
+  forks_seen_.store(Forks(), std::memory_order_relaxed);
+  StartWorkers(threads - 1);
+}
+
+void ThreadPool::StartWorkers(int count) {
+  for (int i = 0; i < count; ++i)
     workers_.emplace_back([this] { WorkerLoop(); });
 }
 
+void ThreadPool::AbandonAfterFork() {
+  // Never joined, detached or destroyed: each would act on a thread id that names nothing
+  // in this process, or wait for a vanished waiter. Kept reachable, so not a leak report.
+  struct Abandoned {
+    std::mutex mu;
+    std::vector<std::thread> threads;
+    std::vector<std::unique_ptr<Sleep>> sleeps;
+  };
+  static auto* abandoned = new Abandoned();
+  std::lock_guard<std::mutex> lock(abandoned->mu);
+  for (std::thread& t : workers_)
+    abandoned->threads.push_back(std::move(t));
+  workers_.clear();
+  abandoned->sleeps.push_back(std::move(sleep_));
+}
+
+void ThreadPool::RestartAfterFork() {
+  std::lock_guard<std::mutex> restart(restart_mu_);
+  const uint32_t forks = g_forks.load(std::memory_order_acquire);
+  if (forks_seen_.load(std::memory_order_acquire) == forks) return;  // another caller did it
+  const int count = static_cast<int>(workers_.size());
+  // A vanished worker may hold the mutex or wait on the condition variable: new ones.
+  AbandonAfterFork();
+  sleep_ = std::make_unique<Sleep>();
+  state_.store(0);
+  done_.store(0);
+  sleepers_.store(0);
+  stop_.store(false);
+  busy_.store(false);
+  StartWorkers(count);
+  forks_seen_.store(forks, std::memory_order_release);
+}
+
 ThreadPool::~ThreadPool() {
+  if (forks_seen_.load(std::memory_order_acquire) != g_forks.load(std::memory_order_acquire)) {
+    // Forked since the workers started, and never used here: they do not exist, and the
+    // condition variable they slept on still counts them (destroying it would wait for them).
+    AbandonAfterFork();
+    return;
+  }
   stop_.store(true);
   {
-    std::lock_guard<std::mutex> lock(sleep_mu_);
+    std::lock_guard<std::mutex> lock(sleep_->mu);
     state_.store(
         Pack(Generation(state_.load()) + 1u, 0, 0));  // wakes pollers; no section is running
   }
-  wake_cv_.notify_all();
+  sleep_->wake.notify_all();
   for (std::thread& t : workers_)
     t.join();
 }
@@ -104,6 +164,8 @@ bool ThreadPool::RunOneChunk(uint64_t state) {
 void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
                              const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
+  if (forks_seen_.load(std::memory_order_relaxed) != g_forks.load(std::memory_order_relaxed))
+    RestartAfterFork();
   min_chunk = std::max<int64_t>(min_chunk, 1);
   const int64_t max_chunks = std::max<int64_t>(1, n / min_chunk);
   const int64_t want = std::min<int64_t>({threads(), max_chunks, 0xffff});
@@ -141,8 +203,8 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
   const uint32_t generation = Generation(state_.load(std::memory_order_relaxed)) + 1u;
   state_.store(Pack(generation, static_cast<uint64_t>(chunks), 0), std::memory_order_seq_cst);
   if (sleepers_.load(std::memory_order_seq_cst) > 0) {
-    std::lock_guard<std::mutex> lock(sleep_mu_);
-    wake_cv_.notify_all();
+    std::lock_guard<std::mutex> lock(sleep_->mu);
+    sleep_->wake.notify_all();
   }
   // The caller claims chunks too, so a section finishes even when no worker wakes in time.
   while (RunOneChunk(state_.load(std::memory_order_acquire))) {
@@ -167,9 +229,10 @@ void ThreadPool::WorkerLoop() {
       state = state_.load(std::memory_order_acquire);
     }
     if (Generation(state) == seen) {
-      std::unique_lock<std::mutex> lock(sleep_mu_);
+      Sleep& sleep = *sleep_;
+      std::unique_lock<std::mutex> lock(sleep.mu);
       sleepers_.fetch_add(1, std::memory_order_seq_cst);
-      wake_cv_.wait(lock, [&] {
+      sleep.wake.wait(lock, [&] {
         state = state_.load(std::memory_order_seq_cst);
         return Generation(state) != seen || stop_.load();
       });

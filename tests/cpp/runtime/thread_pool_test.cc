@@ -1,11 +1,15 @@
 // The intra-op pool: every index covered exactly once, sections back to back (workers
-// polling), after a pause (workers asleep), nested, and from several callers at once.
+// polling), after a pause (workers asleep), nested, from several callers at once, and in a
+// forked child, whose copy of the pool has none of the worker threads.
 #include "onnx_light/runtime/thread_pool.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -100,6 +104,58 @@ TEST(ThreadPool, AnExceptionInAChunkIsRethrownToTheCallerAfterAllChunksEnd) {
     EXPECT_TRUE(threw.load()) << (on_worker ? "no chunk ran on a worker" : "none on the caller");
     EXPECT_TRUE(caught);
     ExpectEachIndexOnce(pool, 1000, 1);
+  }
+}
+
+// Runs `child` in a forked process (killed by an alarm if it hangs); its exit status.
+template <typename Fn>
+int InForkedChild(Fn child) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    alarm(20);
+    _exit(child());
+  }
+  int status = 0;
+  EXPECT_EQ(waitpid(pid, &status, 0), pid);
+  return status;
+}
+
+TEST(ThreadPool, AForkedChildUsesAndDestroysAPoolStartedBeforeTheFork) {
+  for (int threads : {2, 3}) {
+    auto pool = std::make_unique<ThreadPool>(threads);
+    ExpectEachIndexOnce(*pool, 1000, 1);  // the workers have run, and now sleep or poll
+    // Used in the child: new workers serve it, every index once, then it is destroyed.
+    EXPECT_EQ(InForkedChild([&] {
+                std::vector<std::atomic<int>> hits(1000);
+                for (int round = 0; round < 50; ++round)
+                  pool->ParallelFor(1000, 1, [&](int64_t begin, int64_t end) {
+                    for (int64_t i = begin; i < end; ++i)
+                      hits[static_cast<size_t>(i)].fetch_add(1);
+                  });
+                for (auto& h : hits)
+                  if (h.load() != 50) return 2;
+                if (pool->threads() != threads) return 3;
+                std::atomic<int> other_thread{0};
+                const std::thread::id caller = std::this_thread::get_id();
+                for (int round = 0; round < 20 && other_thread.load() == 0; ++round)
+                  pool->ParallelFor(2, 1, [&](int64_t, int64_t) {
+                    if (std::this_thread::get_id() != caller) other_thread.fetch_add(1);
+                    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                  });
+                if (other_thread.load() == 0) return 4;  // no worker in the child
+                pool.reset();
+                return 0;
+              }),
+              0)
+        << threads << " threads";
+    // Never used in the child: destroying it must not wait for the parent's workers.
+    EXPECT_EQ(InForkedChild([&] {
+                pool.reset();
+                return 0;
+              }),
+              0)
+        << threads << " threads";
+    ExpectEachIndexOnce(*pool, 1000, 1);  // the parent's pool is untouched
   }
 }
 
