@@ -277,3 +277,21 @@ def test_numpy_helper_strings_and_containers():
         == onnx.numpy_helper.from_optional(np.array([1.0, 2.0]), "o").SerializeToString()
     )
     assert olnp.to_optional(ol.OptionalProto()) is None
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [("dim_param", "dim_value"), ("dim_value", "dim_param")],
+)
+def test_setting_a_oneof_member_clears_the_other_as_protobuf_does(first, second):
+    values = {"dim_param": "N", "dim_value": 3}
+    ours, theirs = ol.TensorShapeProto.Dimension(), onnx.TensorShapeProto.Dimension()
+    for message in (ours, theirs):
+        setattr(message, first, values[first])
+        setattr(message, second, values[second])
+    assert ours.WhichOneof("value") == theirs.WhichOneof("value") == second
+    assert getattr(ours, first) == getattr(theirs, first)  # cleared: "" or 0
+    assert ours.SerializeToString() == theirs.SerializeToString()
+    # the same through keyword arguments, set in order
+    kw = ol.TensorShapeProto.Dimension(**{first: values[first], second: values[second]})
+    assert kw.SerializeToString() == theirs.SerializeToString()

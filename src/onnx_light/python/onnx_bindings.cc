@@ -379,6 +379,15 @@ void BindStringList(nb::module_& m) {
 template <typename M>
 using Setter = std::function<void(M&, nb::handle)>;
 
+// Setting a member of the message's oneof clears the others, as protobuf does (a
+// Dimension's dim_value replaces its dim_param, in the message and in its bytes).
+template <typename M>
+void ClearOtherOneofs(M& m, const char* name, uint32_t flags) {
+  if (!(flags & onnx::kOneof)) return;
+  const onnx::FieldDescriptor* fd = M::descriptor().FindByName(name);
+  if (fd != nullptr) onnx::ClearOtherOneofMembers(M::descriptor(), &m, *fd);
+}
+
 template <typename M>
 std::map<std::string, Setter<M>>& Setters() {
   static std::map<std::string, Setter<M>> setters;
@@ -410,8 +419,11 @@ template <typename S>
 void BindMessageList(nb::module_& m, const std::string& name);
 
 template <typename M, typename T>
-void BindField(nb::class_<M>& cls, const char* name, Opt<T> M::*mp, uint32_t) {
-  Setter<M> set = [mp](M& m, nb::handle v) { (m.*mp).set(ScalarFromPython<T>(v)); };
+void BindField(nb::class_<M>& cls, const char* name, Opt<T> M::*mp, uint32_t flags) {
+  Setter<M> set = [mp, name, flags](M& m, nb::handle v) {
+    (m.*mp).set(ScalarFromPython<T>(v));
+    ClearOtherOneofs(m, name, flags);
+  };
   Setters<M>()[name] = set;
   cls.def_prop_rw(
       name, [mp](const M& m) { return (m.*mp).get(); },
@@ -424,7 +436,10 @@ void BindField(nb::class_<M>& cls, const char* name, Opt<T> M::*mp, uint32_t) {
 template <typename M>
 void BindField(nb::class_<M>& cls, const char* name, Opt<std::string> M::*mp, uint32_t flags) {
   const bool as_bytes = flags & onnx::kBytes;
-  Setter<M> set = [mp, name](M& m, nb::handle v) { (m.*mp).set(BytesLike(v, name)); };
+  Setter<M> set = [mp, name, flags](M& m, nb::handle v) {
+    (m.*mp).set(BytesLike(v, name));
+    ClearOtherOneofs(m, name, flags);
+  };
   Setters<M>()[name] = set;
   cls.def_prop_rw(
       name, [mp, as_bytes](const M& m) { return StringToPython((m.*mp).get(), as_bytes); },
@@ -435,8 +450,11 @@ void BindField(nb::class_<M>& cls, const char* name, Opt<std::string> M::*mp, ui
 }
 
 template <typename M>
-void BindField(nb::class_<M>& cls, const char* name, Opt<Bytes> M::*mp, uint32_t) {
-  Setter<M> set = [mp, name](M& m, nb::handle v) { (m.*mp).set(Bytes(BytesLike(v, name))); };
+void BindField(nb::class_<M>& cls, const char* name, Opt<Bytes> M::*mp, uint32_t flags) {
+  Setter<M> set = [mp, name, flags](M& m, nb::handle v) {
+    (m.*mp).set(Bytes(BytesLike(v, name)));
+    ClearOtherOneofs(m, name, flags);
+  };
   Setters<M>()[name] = set;
   cls.def_prop_rw(
       name,
@@ -451,8 +469,8 @@ void BindField(nb::class_<M>& cls, const char* name, Opt<Bytes> M::*mp, uint32_t
 }
 
 template <typename M, typename S>
-void BindField(nb::class_<M>& cls, const char* name, MsgField<S> M::*mp, uint32_t) {
-  Setter<M> set = [mp, name](M& m, nb::handle v) {
+void BindField(nb::class_<M>& cls, const char* name, MsgField<S> M::*mp, uint32_t flags) {
+  Setter<M> set = [mp, name, flags](M& m, nb::handle v) {
     S value;
     if (nb::isinstance<S>(v)) {
       value = nb::cast<const S&>(v);
@@ -462,6 +480,7 @@ void BindField(nb::class_<M>& cls, const char* name, MsgField<S> M::*mp, uint32_
       throw nb::type_error((std::string(name) + ": expected " + S::descriptor().name).c_str());
     }
     (m.*mp).set(std::move(value));
+    ClearOtherOneofs(m, name, flags);
   };
   Setters<M>()[name] = set;
   cls.def_prop_rw(
