@@ -37,13 +37,23 @@ if ((${#missing[@]})); then
 else
   log "Debian packages present"
 fi
+# A Java runtime for PySpark's tests (tests/python/batch): Debian's, when none is on PATH
+# (PySpark 4 needs Java 17 or newer).
+if ! command -v java >/dev/null; then
+  log "installing Debian's Java runtime (for the PySpark tests)"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends \
+    default-jre-headless
+fi
 for tool in python3 npm sha256sum tar; do
   command -v "$tool" >/dev/null || die "'$tool' is required and not on PATH (install it first)"
 done
 
 # --- Python virtual environment ----------------------------------------------------
 VENV="$ROOT/.venv"
-REQS=("$ROOT/requirements/dev.txt" "$ROOT/requirements/oracles.txt")
+REQS=("$ROOT/requirements/dev.txt" "$ROOT/requirements/oracles.txt" "$ROOT/requirements/engines.txt")
 stamp=$( (python3 --version 2>&1; cat "${REQS[@]}") | sha256sum | cut -d' ' -f1)
 if [ ! -x "$VENV/bin/python" ]; then
   log "creating $VENV"

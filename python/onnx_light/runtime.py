@@ -161,6 +161,13 @@ class RunOptions:
         self.log_verbosity_level = 0
         self.logid = ""
 
+    def __reduce__(self):
+        raise TypeError(
+            "cannot pickle onnx_light RunOptions: they cancel runs in the process that made "
+            "them; make new RunOptions where the runs happen (in the worker) and pass them to "
+            "run() there"
+        )
+
     @property
     def terminate(self) -> bool:
         """ORT's flag: True once the options are terminated."""
@@ -310,11 +317,27 @@ class RuntimeSession:
             memory_budget,
             libraries,
         )
+        # What a pickled copy is made from (see __reduce__): the model as given (a path made
+        # absolute, bytes kept by reference, a ModelProto serialized when pickled) and the
+        # options as passed, less optimized_model_path (the copy does not write it again).
+        self._options = dict(
+            intra_op_threads=intra_op_threads,
+            constant_folding=constant_folding,
+            graph_optimization_level=graph_optimization_level,
+            enable_profiling=enable_profiling,
+            enable_mem_pattern=enable_mem_pattern,
+            disabled_passes=disabled,
+            memory_budget=memory_budget,
+            custom_ops_libraries=libraries,
+        )
         if isinstance(model, ModelProto):
+            self._model = model
             self._session = _core.RuntimeSession.from_model(model, *args)
         elif isinstance(model, (bytes, bytearray, memoryview)):
-            self._session = _core.RuntimeSession.from_bytes(bytes(model), *args)
+            self._model = bytes(model)
+            self._session = _core.RuntimeSession.from_bytes(self._model, *args)
         elif isinstance(model, (str, os.PathLike)):
+            self._model = os.path.abspath(os.fspath(model))
             self._session = _core.RuntimeSession.from_file(os.fspath(model), *args)
         else:
             raise TypeError(
@@ -326,6 +349,19 @@ class RuntimeSession:
         self._initializer_inputs = frozenset(self._session.initializer_inputs())
         self._outputs = _node_args(self._session.outputs())
         self._session.set_dtypes([a.dtype for a in self._inputs], [a.dtype for a in self._outputs])
+
+    def __reduce__(self):
+        """Pickling (multiprocessing, Spark, Ray): the copy is a new session made from the
+        same model and options in the process that unpickles it. A session made from a path
+        carries the absolute path (the other process must see that file; make the session
+        from the model's bytes to carry the model itself); one made from bytes carries them;
+        one made from a ModelProto carries its serialization at pickling time. Run state
+        (profiling records, memory plans) does not travel; ``optimized_model_path`` is not
+        written again."""
+        model = self._model
+        if isinstance(model, ModelProto):
+            model = _serialize_for_pickle(model)
+        return (_restore_session, (model, self._options))
 
     def get_modelmeta(self) -> ModelMetadata:
         """The model's metadata (producer, graph name, domain, doc strings, version and
@@ -408,3 +444,28 @@ class RuntimeSession:
             )
         options = run_options._options if run_options is not None else None
         return self._session.run(list(output_names or []), input_feed, options)
+
+
+def _serialize_for_pickle(model: ModelProto) -> bytes:
+    """A ModelProto's bytes for a pickled session; its tensors must all be in it."""
+    for tensor in model.graph.initializer:
+        if tensor.data_location == 1:  # TensorProto.EXTERNAL
+            raise TypeError(
+                "cannot pickle a RuntimeSession made from a ModelProto whose tensors are in "
+                f"external files ({tensor.name!r} is): make the session from the model's path "
+                "(the copy then reads the same files), or load the model with "
+                "load_external_data=True"
+            )
+    return model.SerializeToString()
+
+
+def _restore_session(model: bytes | str, options: dict) -> "RuntimeSession":
+    """Unpickles a RuntimeSession (see RuntimeSession.__reduce__)."""
+    if isinstance(model, str) and not os.path.exists(model):
+        raise FileNotFoundError(
+            f"a pickled RuntimeSession names its model by path, {model!r}, and this process "
+            "cannot see that file: give every process the file at that path, or make the "
+            "session from the model's bytes (RuntimeSession(open(path, 'rb').read())) so the "
+            "pickle carries the model"
+        )
+    return RuntimeSession(model, **options)
