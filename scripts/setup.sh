@@ -3,6 +3,7 @@
 # caches every download:
 #   - Debian packages (compilers and tools, GoogleTest, Google Benchmark, Highway, clang-14
 #     with libFuzzer and sanitizer runtimes) through apt-get;
+#   - a Java runtime (Debian's default-jre-headless) for PySpark's tests, when none is on PATH;
 #   - the project virtual environment .venv from requirements/*.txt (exact pins, PyPI);
 #   - the pinned ONNX Runtime C API headers from the npm registry, checksum-verified and
 #     extracted into third_party/ort-headers/include (ignored by git).
