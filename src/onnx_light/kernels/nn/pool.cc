@@ -9,6 +9,7 @@
 #include "common/kernel_util.h"
 #include "common/window.h"
 #include "math/gemm.h"
+#include "nn/pool_max2x2.h"
 #include "onnx_light/runtime/thread_pool.h"
 #include "simd/elementwise_simd.h"
 
@@ -22,11 +23,7 @@ enum class PoolKind { kMax, kAverage, kLp };
 // The max order of MaxPool: a NaN beats every number (the window's maximum is NaN when it
 // holds one, as numpy's max and the ONNX reference give); otherwise the larger value,
 // and the first of equals.
-// max(v, best) by Above's rule (a NaN wins over a number), written so that a loop of it
-// vectorizes: v when it is greater or NaN.
-inline float MaxNaN(float v, float best) {
-  return (v > best || v != v) ? v : best;
-}
+// (MaxNaN, in nn/pool_max2x2.h, is that rule for float, written to vectorize.)
 
 template <typename T>
 bool Above(T v, T best) {
@@ -88,6 +85,11 @@ class Pool : public KernelBase {
     if (y->num_elements() == 0) return Status::Ok();
     const int64_t in_sz = w.InCount(), out_sz = w.OutCount();
     if (kKind != PoolKind::kLp && w.in.size() == 2 && x.dtype() == DataType::kFloat) {
+      if (kKind == PoolKind::kMax && indices == nullptr &&
+          MaxPool2x2Stride2F32(w, x.data<float>(), y->mutable_data<float>(), nc,
+                               ctx.thread_pool())) {
+        return Status::Ok();
+      }
       if (kKind == PoolKind::kMax && indices == nullptr && PaddedMaxPool2D(w)) {
         PaddedMaxPool2D(w, x.data<float>(), y->mutable_data<float>(), nc, ctx.thread_pool());
         return Status::Ok();

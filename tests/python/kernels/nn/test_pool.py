@@ -236,3 +236,46 @@ BAD_INPUTS = [
 @pytest.mark.parametrize("op,inputs,attrs,feeds,message", BAD_INPUTS)
 def test_bad_inputs_are_value_errors_naming_the_node(op, inputs, attrs, feeds, message):
     check_bad_input(op, inputs, attrs, feeds, message)
+
+
+def _max_rule(v, best):
+    """MaxPool's order for one tap into the running maximum: v when greater or NaN."""
+    return np.where((v > best) | np.isnan(v), v, best)
+
+
+def _maxpool_2x2_s2_reference(x):
+    """2 x 2 windows at stride 2 (floor mode: a last odd row or column is left out), taken
+    as the separable path takes them: each row's two taps, then the second row's maximum
+    into the first's; so ties keep the earlier value (the sign of a zero shows it)."""
+    oh, ow = x.shape[2] // 2, x.shape[3] // 2
+    c = x[:, :, : 2 * oh, : 2 * ow]
+    top = _max_rule(c[:, :, 0::2, 1::2], c[:, :, 0::2, 0::2])
+    bottom = _max_rule(c[:, :, 1::2, 1::2], c[:, :, 1::2, 0::2])
+    return _max_rule(bottom, top)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", [(3, 4, 10, 10), (2, 3, 7, 9), (1, 1, 2, 2), (600, 10, 10, 10)])
+def test_maxpool_2x2_stride_2_matches_the_separable_order(shape, threads):
+    rng = np.random.default_rng(sum(shape))
+    x = rng.integers(-3, 4, shape).astype(np.float32)  # many ties
+    x[rng.random(shape) < 0.05] = np.nan
+    zeros = rng.random(shape) < 0.2
+    x[zeros] = np.where(rng.random(int(zeros.sum())) < 0.5, -0.0, 0.0)  # ties of -0 and +0
+    model = node_model("MaxPool", [("x", F)], [("y", F)], kernel_shape=[2, 2], strides=[2, 2])
+    got = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})[0]
+    want = _maxpool_2x2_s2_reference(x)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+    assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_maxpool_2x2_stride_2_in_ceil_mode_keeps_the_partial_windows():
+    x = np.arange(2 * 1 * 5 * 7, dtype=np.float32).reshape(2, 1, 5, 7)
+    model = node_model(
+        "MaxPool", [("x", F)], [("y", F)], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1
+    )
+    got = onnx_light.RuntimeSession(model).run(None, {"x": x})[0]
+    padded = np.pad(x, ((0, 0), (0, 0), (0, 1), (0, 1)), constant_values=-np.inf)
+    want = padded.reshape(2, 1, 3, 2, 4, 2).max(axis=(3, 5))
+    np.testing.assert_array_equal(got, want)

@@ -1,0 +1,42 @@
+#include "nn/pool_max2x2.h"
+
+#include <algorithm>
+
+#include "common/kernel_util.h"
+#include "onnx_light/runtime/thread_pool.h"
+
+namespace onnx_light::kernels {
+
+bool MaxPool2x2Stride2F32(const Window& w, const float* x, float* y, int64_t planes,
+                          ThreadPool* pool) {
+  if (w.in.size() != 2) return false;
+  for (size_t d = 0; d < 2; ++d) {
+    if (w.kernel[d] != 2 || w.strides[d] != 2 || w.dilations[d] != 1 || w.pad_begin[d] != 0 ||
+        w.out[d] <= 0 || 2 * w.out[d] > w.in[d]) {
+      return false;
+    }
+  }
+  const int64_t height = w.in[0], width = w.in[1], oh_n = w.out[0], ow_n = w.out[1];
+  // Output rows of all planes, in chunks of ~16k outputs.
+  const int64_t rows = planes * oh_n;
+  ParallelElements(
+      pool, rows,
+      [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t plane = r / oh_n, oh = r % oh_n;
+          const float* a = x + (plane * height + 2 * oh) * width;
+          const float* b = a + width;
+          float* out = y + r * ow_n;
+          // as the separable path: each row's two taps, then the second row into the first
+          for (int64_t o = 0; o < ow_n; ++o) {
+            const float top = MaxNaN(a[2 * o + 1], a[2 * o]);
+            const float bottom = MaxNaN(b[2 * o + 1], b[2 * o]);
+            out[o] = MaxNaN(bottom, top);
+          }
+        }
+      },
+      std::max<int64_t>(1, (int64_t{1} << 14) / ow_n));
+  return true;
+}
+
+}  // namespace onnx_light::kernels
