@@ -3,11 +3,11 @@ BatchPredictor with 1 and 2 workers (one intra-op thread each), onnx-light again
 Runtime in the same harness, in two harnesses:
 
 - ``ray``: Ray Data, ``map_batches`` with an actor pool of that many actors
-  (``ray.init(num_cpus=2)``), batches of 1,000 rows, the job timed from the first batch's
+  (``ray.init(num_cpus=2)``), the job timed from the first batch's
   submission to the last result (actor start included, the dataset already in the object
   store);
 - ``pool``: plain ``multiprocessing`` (fork), a pool of that many processes, each holding one
-  predictor (the pool's initializer), fed chunks of 1,000 rows.
+  predictor (the pool's initializer), fed chunks of rows.
 
 The ORT rows use the same BatchPredictor with its runs going to an
 ``onnxruntime.InferenceSession`` (one intra-op thread) made in each worker. Models: MTCNN's
@@ -42,7 +42,6 @@ from _common import cpu_name, write_section  # noqa: E402
 from onnx_light.batch import BatchPredictor  # noqa: E402
 
 MODELS = REPO / "third_party" / "models"
-BATCH = 1000
 
 
 class OrtPredictor(BatchPredictor):
@@ -76,6 +75,7 @@ def cases(rows_scale: float):
         MODELS / "mtcnn_pnet.onnx",
         "input_1",
         rng.random((n, 12, 12, 3), dtype=np.float32),
+        1000,
     )
     n = int(1_000 * rows_scale)
     yield (
@@ -83,6 +83,7 @@ def cases(rows_scale: float):
         MODELS / "magika_standard_v3_3.onnx",
         "bytes",
         rng.integers(0, 257, (n, 2048), dtype=np.int32),
+        100,
     )
     n = int(20_000 * rows_scale)
     yield (
@@ -90,6 +91,7 @@ def cases(rows_scale: float):
         MODELS / "hello_deepa.onnx",
         "onnx::Flatten_0",
         rng.random((n, 25, 96), dtype=np.float32),
+        1000,
     )
 
 
@@ -111,10 +113,10 @@ def _predict(chunk):
 _warm_feed: dict = {}
 
 
-def pool_rows_per_s(predictor, name, x, workers) -> float:
+def pool_rows_per_s(predictor, name, x, workers, batch) -> float:
     global _warm_feed
     _warm_feed = {name: x[:1]}
-    chunks = [{name: x[i : i + BATCH]} for i in range(0, len(x), BATCH)]
+    chunks = [{name: x[i : i + batch]} for i in range(0, len(x), batch)]
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(workers, initializer=_init_worker, initargs=(predictor,)) as pool:
         pool.map(_predict, chunks[:workers], chunksize=1)  # every worker started
@@ -128,17 +130,17 @@ def pool_rows_per_s(predictor, name, x, workers) -> float:
 # -- Ray Data -------------------------------------------------------------------------------
 
 
-def ray_rows_per_s(ray, cls, path, name, x, workers) -> float:
+def ray_rows_per_s(ray, cls, path, name, x, workers, batch) -> float:
     import pandas as pd
 
-    parts = [pd.DataFrame({name: list(x[i : i + 5 * BATCH])}) for i in range(0, len(x), 5 * BATCH)]
+    parts = [pd.DataFrame({name: list(x[i : i + 5 * batch])}) for i in range(0, len(x), 5 * batch)]
     ds = ray.data.from_pandas(parts).materialize()
     t0 = time.perf_counter()
     out = ds.map_batches(
         cls,
         fn_constructor_kwargs=dict(model=str(path), outputs=None, keep_columns=False),
         compute=ray.data.ActorPoolStrategy(size=workers),
-        batch_size=BATCH,
+        batch_size=batch,
         batch_format="numpy",
     ).count()
     elapsed = time.perf_counter() - t0
@@ -172,17 +174,17 @@ def main() -> None:
                 runtime_env={"env_vars": env},
             )
             ray.data.DataContext.get_current().enable_progress_bars = False
-        for label, path, name, x in data:
+        for label, path, name, x, batch in data:
             for workers in (1, 2):
                 best = {"light": 0.0, "ort": 0.0}
                 for _ in range(args.rounds):
                     for runtime, cls in (("light", BatchPredictor), ("ort", OrtPredictor)):
                         if harness == "pool":
-                            r = pool_rows_per_s(cls(str(path)), name, x, workers)
+                            r = pool_rows_per_s(cls(str(path)), name, x, workers, batch)
                         else:
-                            r = ray_rows_per_s(ray, cls, path, name, x, workers)
+                            r = ray_rows_per_s(ray, cls, path, name, x, workers, batch)
                         best[runtime] = max(best[runtime], r)
-                rows.append((label, len(x), harness, workers, best["light"], best["ort"]))
+                rows.append((label, len(x), batch, harness, workers, best["light"], best["ort"]))
                 print(
                     f"{label:28} {harness:5} {workers} worker(s): light {best['light']:10,.0f} "
                     f"rows/s, ORT {best['ort']:10,.0f} rows/s "
@@ -193,12 +195,12 @@ def main() -> None:
         ray.shutdown()
 
     table = [
-        "| model | rows | harness | workers | onnx-light rows/s | ORT rows/s | onnx-light time / ORT time |",
-        "|---|---:|---|---:|---:|---:|---:|",
+        "| model | rows | batch | harness | workers | onnx-light rows/s | ORT rows/s | onnx-light time / ORT time |",
+        "|---|---:|---:|---|---:|---:|---:|---:|",
     ]
-    for label, n, harness, workers, light, ort in rows:
+    for label, n, batch, harness, workers, light, ort in rows:
         table.append(
-            f"| {label} | {n:,} | {harness} | {workers} | {light:,.0f} | {ort:,.0f} | "
+            f"| {label} | {n:,} | {batch:,} | {harness} | {workers} | {light:,.0f} | {ort:,.0f} | "
             f"{ort / light:.2f}x |"
         )
     text = "\n".join(table)
@@ -210,7 +212,7 @@ def main() -> None:
             "## Batch inference at scale (`bench/batch_inference.py`)\n\n"
             f"Measured on {cpu_name()}, {os.cpu_count()} cores; onnxruntime "
             f"{onnxruntime.__version__}; one intra-op thread per worker for both runtimes; "
-            f"batches of {BATCH:,} rows; best of {args.rounds} runs per cell. `pool`: "
+            f"batches as the table says; best of {args.rounds} runs per cell. `pool`: "
             "multiprocessing (fork), timed after every worker made its session; `ray`: Ray "
             "Data `map_batches` with an actor pool, the whole job timed (actor start "
             "included). The last column below 1.0 means onnx-light took less time. "

@@ -27,7 +27,7 @@ import numpy as np
 from onnx_light.onnx import ModelProto
 from onnx_light.runtime import RuntimeSession
 
-__all__ = ["BatchPredictor", "make_predict_fn", "spark_predict_udf"]
+__all__ = ["BatchPredictor", "clear_session_cache", "make_predict_fn", "spark_predict_udf"]
 
 # Sessions this process made for predictors, by model and options: a predictor unpickled
 # once per task (multiprocessing's Pool.map, Spark's mapInPandas) reuses its process's
@@ -59,6 +59,15 @@ def _cached_session(model: bytes | str, options: dict) -> RuntimeSession:
     return session
 
 
+def clear_session_cache() -> int:
+    """Forgets this process's predictor sessions (up to 8 are kept, the most recently used;
+    a predictor still holding one keeps it alive). Returns how many were dropped."""
+    with _sessions_lock:
+        count = len(_sessions)
+        _sessions.clear()
+    return count
+
+
 def _is_symbolic(dim: Any) -> bool:
     return not isinstance(dim, int)
 
@@ -87,7 +96,8 @@ class BatchPredictor:
     ``model``: a path, the model's bytes or a ``ModelProto``. A pickled predictor carries the
     path (every process must see that file) or the bytes, never a session: each process
     makes its own on first use, and predictors with the same model and options in one
-    process share it.
+    process share it (the process keeps its 8 most recently used predictor sessions;
+    :func:`clear_session_cache` drops them).
 
     ``inputs``: which columns feed which model input: ``{input: column}``, or
     ``{input: [column, ...]}`` to stack scalar columns into the input's last axis (a table

@@ -21,7 +21,7 @@ from _models import model_path
 
 import onnx_light
 from onnx_light import onnx as olx
-from onnx_light.batch import BatchPredictor, make_predict_fn
+from onnx_light.batch import BatchPredictor, clear_session_cache, make_predict_fn
 from onnx_light.onnx import helper
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -291,6 +291,9 @@ def test_a_pickled_predictor_carries_no_session_and_reuses_its_process_session()
     a, b = pickle.loads(blob), pickle.loads(blob)
     assert a.session is b.session is p.session  # one per process for one model and options
     assert BatchPredictor(DEFAULT, intra_op_threads=2).session is not p.session
+    assert clear_session_cache() >= 2
+    fresh = pickle.loads(blob)
+    assert fresh.session is not p.session and p.session is a.session  # held ones live on
 
 
 # -- fork and multiprocessing ---------------------------------------------------------------

@@ -149,6 +149,26 @@ def main() -> int:
         "the plugin under ONNX Runtime (float32, atol 1e-5)", err <= 1e-5, f"max |diff| {err:.2e}"
     )
 
+    # Batch inference from the wheel, where no engine is installed: a pickled predictor in a
+    # process pool, against the formula; onnx_light.batch imports no engine.
+    import multiprocessing
+
+    from onnx_light.batch import BatchPredictor
+
+    predictor = BatchPredictor(str(DATA / "default.onnx"))
+    x = np.linspace(-4, 4, 400, dtype=np.float32).reshape(100, 4)
+    with multiprocessing.get_context("fork").Pool(2) as workers:
+        parts = workers.map(predictor.predict, [{"x": c} for c in np.array_split(x, 4)])
+    err = float(
+        np.max(np.abs(np.concatenate([p["y"] for p in parts]) - default_model_reference(x)))
+    )
+    engines = [m for m in ("pandas", "pyarrow", "ray", "pyspark") if m in sys.modules]
+    check(
+        "onnx_light.batch in a process pool (float32, atol 1e-5), no engine imported",
+        err <= 1e-5 and not engines,
+        f"max |diff| {err:.2e}, engines imported: {engines}",
+    )
+
     # The tool: python -m onnx_light and the onnx-light console script.
     with tempfile.TemporaryDirectory() as tmp:
         run = subprocess.run(
