@@ -10,6 +10,12 @@ ROWS = [
     OpCase("Mul [1,64,56,56] * same", "Mul", [In(IMAGE), In(IMAGE)]),
     OpCase("Div [256,1024] / scalar", "Div", [In((256, 1024)), In((), values=np.float32(3))]),
     OpCase("Relu [1,64,56,56]", "Relu", [In(IMAGE)]),
+    OpCase(
+        "PRelu per channel [1000,10,10,10]",
+        "PRelu",
+        [In((1000, 10, 10, 10)), In((1, 10, 1, 1), const=True)],
+    ),
+    OpCase("PRelu per channel [1000,32]", "PRelu", [In((1000, 32)), In((32,), const=True)]),
     OpCase("Sigmoid [1,64,56,56]", "Sigmoid", [In(IMAGE)]),
     OpCase("Tanh [256,1024]", "Tanh", [In((256, 1024))]),
     OpCase("Erf [256,1024]", "Erf", [In((256, 1024))]),

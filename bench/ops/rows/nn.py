@@ -62,6 +62,18 @@ ROWS = [
         {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},
     ),
     OpCase(
+        "MaxPool 2x2 s2 [1000,10,10,10]",
+        "MaxPool",
+        [In((1000, 10, 10, 10))],
+        {"kernel_shape": [2, 2], "strides": [2, 2]},
+    ),
+    OpCase(
+        "MaxPool 2x2 s2 [1,64,112,112]",
+        "MaxPool",
+        [In((1, 64, 112, 112))],
+        {"kernel_shape": [2, 2], "strides": [2, 2]},
+    ),
+    OpCase(
         "AveragePool 2x2 [1,64,56,56]",
         "AveragePool",
         [In(IMAGE)],

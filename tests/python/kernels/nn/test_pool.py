@@ -255,11 +255,15 @@ def _maxpool_2x2_s2_reference(x):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("shape", [(3, 4, 10, 10), (2, 3, 7, 9), (1, 1, 2, 2), (600, 10, 10, 10)])
+@pytest.mark.parametrize(
+    "shape", [(3, 4, 10, 10), (2, 3, 7, 9), (1, 1, 2, 2), (600, 10, 10, 10), (2, 3, 41, 70)]
+)
 def test_maxpool_2x2_stride_2_matches_the_separable_order(shape, threads):
     rng = np.random.default_rng(sum(shape))
     x = rng.integers(-3, 4, shape).astype(np.float32)  # many ties
     x[rng.random(shape) < 0.05] = np.nan
+    x[rng.random(shape) < 0.03] = np.inf
+    x[rng.random(shape) < 0.03] = -np.inf  # windows of +inf and -inf: their sum is NaN
     zeros = rng.random(shape) < 0.2
     x[zeros] = np.where(rng.random(int(zeros.sum())) < 0.5, -0.0, 0.0)  # ties of -0 and +0
     model = node_model("MaxPool", [("x", F)], [("y", F)], kernel_shape=[2, 2], strides=[2, 2])
