@@ -164,9 +164,9 @@ class BatchPredictor:
         options["intra_op_threads"] = intra_op_threads
         self._model = model
         self._options = options
-        self._spec = (inputs, outputs, batch_size, batch_axis, keep_columns)
+        self._batch_size, self._keep_columns = batch_size, keep_columns
         self._session: RuntimeSession | None = None
-        self._plan(self.session)
+        self._plan(self.session, inputs, outputs, batch_axis)
 
     # -- pickling: the model and options travel, the session is made where it is used --
 
@@ -182,9 +182,9 @@ class BatchPredictor:
             self._session = _cached_session(self._model, self._options)
         return self._session
 
-    def _plan(self, session: RuntimeSession) -> None:
-        inputs, outputs, batch_size, batch_axis, keep_columns = self._spec
-        self._batch_size, self._keep_columns = batch_size, keep_columns
+    def _plan(self, session: RuntimeSession, inputs: Any, outputs: Any, batch_axis: Any) -> None:
+        """The input columns, output columns and batch mode, from the model's declared inputs
+        and outputs (kept when pickled, so another process does not plan again)."""
         skip = session._initializer_inputs
         model_inputs = {a.name: a for a in session.get_inputs()}
         required = [a.name for a in session.get_inputs() if a.name not in skip]
@@ -353,23 +353,21 @@ class BatchPredictor:
         the same kind with the result columns added (beside the batch's own columns, unless
         ``keep_columns=False``). Results with more than one value per row are n-d arrays in
         a dict, and 1-d arrays per row in a DataFrame."""
-        if isinstance(batch, Mapping):
-            feeds = {s.name: self._column(batch, s) for s in self._inputs}
-            results = self.predict(feeds)
+        is_dict = isinstance(batch, Mapping)
+        if not is_dict and not _is_pandas_frame(batch):
+            raise TypeError(
+                "a batch must be a dict of column -> array or a pandas DataFrame (Ray Data: "
+                f"batch_format='numpy' or 'pandas'), got {type(batch).__name__}"
+            )
+        results = self.predict({s.name: self._column(batch, s) for s in self._inputs})
+        if is_dict:
             out = dict(batch) if self._keep_columns else {}
             out.update(results)
             return out
-        if _is_pandas_frame(batch):
-            feeds = {s.name: self._column(batch, s) for s in self._inputs}
-            results = self.predict(feeds)
-            out = batch.copy(deep=False) if self._keep_columns else batch.iloc[:, :0].copy()
-            for column, value in results.items():
-                out[column] = list(value.reshape(len(value), -1)) if value.ndim > 1 else value
-            return out
-        raise TypeError(
-            "a batch must be a dict of column -> array or a pandas DataFrame (Ray Data: "
-            f"batch_format='numpy' or 'pandas'), got {type(batch).__name__}"
-        )
+        out = batch.copy(deep=False) if self._keep_columns else batch.iloc[:, :0].copy()
+        for column, value in results.items():
+            out[column] = list(value.reshape(len(value), -1)) if value.ndim > 1 else value
+        return out
 
     def _column(self, batch: Any, spec: _Input) -> Any:
         columns = []
@@ -491,9 +489,9 @@ def make_predict_fn(
 
     The UDF's columns feed the model's inputs in the order ``inputs`` names them (default:
     the model's inputs in order); scalar columns for one ``[N, k]`` input are grouped with
-    ``pyspark.sql.functions.array`` (Spark's rule). The predict function returns the output as an array (rows
-    of more than one dimension flattened, as Spark's ArrayType wants), or, with several
-    outputs selected, a dict ``{column: array}`` for a StructType. The other arguments are
+    ``pyspark.sql.functions.array`` (Spark's rule). The predict function returns the output
+    as an array (rows of more than one dimension flattened, as Spark's ArrayType wants),
+    or, with several outputs selected, a dict ``{column: array}`` for a StructType. The other arguments are
     :class:`BatchPredictor`'s; the model is checked here, on the driver."""
     names = None if inputs is None else list(inputs)
     predictor = BatchPredictor(
