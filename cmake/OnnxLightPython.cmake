@@ -17,6 +17,8 @@ find_package(nanobind CONFIG REQUIRED)
 nanobind_add_module(onnx_light_python NB_STATIC NB_SUPPRESS_WARNINGS
   src/onnx_light/python/module.cc
   src/onnx_light/python/onnx_bindings.cc
+  src/onnx_light/python/onnx_values.cc
+  src/onnx_light/python/onnx_message_fields.cc
   src/onnx_light/python/runtime_bindings.cc
   src/onnx_light/python/map_values.cc)
 set_target_properties(onnx_light_python PROPERTIES

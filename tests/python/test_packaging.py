@@ -122,7 +122,8 @@ def test_type_stubs_are_generated_and_match_the_module():
     ast.parse(onnx)
     assert "def cli_main(argv: Sequence[str]) -> int:" in init
     assert "class RunOptions:" in init
-    assert "class ModelProto:" in onnx
+    assert "class ModelProto(_Message):" in onnx
+    assert "def graph(self) -> GraphProto: ..." in onnx
     # Every public function of _core has a stub.
     for name in dir(onnx_light._core):
         if not name.startswith("_") and callable(getattr(onnx_light._core, name)):

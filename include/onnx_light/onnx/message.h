@@ -322,23 +322,19 @@ void ClearOtherOneofMembers(const MessageDescriptor& descriptor, void* message,
 // protobuf text format (for debugging and __str__ in Python).
 std::string MessageToText(const MessageDescriptor& descriptor, const void* message);
 
+// Parses a whole serialized message into `message` (of `descriptor`'s type), merging into
+// what is there; errors name the path to the offending field.
+Status ParseFromBytes(const MessageDescriptor& descriptor, void* message, const void* data,
+                      size_t size, const ParseOptions& options = {},
+                      std::shared_ptr<const void> owner = nullptr);
+// The message in the protobuf wire format.
+std::string SerializeToString(const MessageDescriptor& descriptor, const void* message);
+
 // Typed entry points for any message class M of onnx.h.
 template <typename M>
 Status ParseFromBytes(M* message, const void* data, size_t size, const ParseOptions& options = {},
                       std::shared_ptr<const void> owner = nullptr) {
-  if (size > options.max_bytes) {
-    return Status(StatusCode::kOutOfRange,
-                  std::string(M::descriptor().name) + " of " + std::to_string(size) +
-                      " bytes exceeds the limit of " + std::to_string(options.max_bytes));
-  }
-  WireReader in(static_cast<const uint8_t*>(data), size);
-  ParseState state{&options, std::move(owner), 0, {}};
-  Status s = ParseMessage(M::descriptor(), message, in, state);
-  if (s.ok()) return s;
-  std::string where = M::descriptor().name;
-  if (!state.error_path.empty())
-    where += (state.error_path[0] == '[' ? "" : ".") + state.error_path;
-  return Status(s.code(), where + ": " + s.message());
+  return ParseFromBytes(M::descriptor(), message, data, size, options, std::move(owner));
 }
 
 template <typename M>
@@ -350,12 +346,7 @@ void SerializeTo(const M& message, WireSink* sink) {
 
 template <typename M>
 std::string SerializeToString(const M& message) {
-  std::string out;
-  out.reserve(static_cast<size_t>(MessageByteSize(M::descriptor(), &message)));
-  StringSink sink(&out);
-  WireWriter writer(&sink);
-  WriteMessage(M::descriptor(), &message, writer);
-  return out;
+  return SerializeToString(M::descriptor(), &message);
 }
 
 }  // namespace onnx_light::onnx

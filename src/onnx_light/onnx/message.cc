@@ -125,6 +125,32 @@ void WriteMessage(const MessageDescriptor& d, const void* message, WireWriter& o
   out.WriteBytes(unknown.data(), unknown.size());
 }
 
+Status ParseFromBytes(const MessageDescriptor& d, void* message, const void* data, size_t size,
+                      const ParseOptions& options, std::shared_ptr<const void> owner) {
+  if (size > options.max_bytes) {
+    return Status(StatusCode::kOutOfRange, std::string(d.name) + " of " + std::to_string(size) +
+                                               " bytes exceeds the limit of " +
+                                               std::to_string(options.max_bytes));
+  }
+  WireReader in(static_cast<const uint8_t*>(data), size);
+  ParseState state{&options, std::move(owner), 0, {}};
+  Status s = ParseMessage(d, message, in, state);
+  if (s.ok()) return s;
+  std::string where = d.name;
+  if (!state.error_path.empty())
+    where += (state.error_path[0] == '[' ? "" : ".") + state.error_path;
+  return Status(s.code(), where + ": " + s.message());
+}
+
+std::string SerializeToString(const MessageDescriptor& d, const void* message) {
+  std::string out;
+  out.reserve(static_cast<size_t>(MessageByteSize(d, message)));
+  StringSink sink(&out);
+  WireWriter writer(&sink);
+  WriteMessage(d, message, writer);
+  return out;
+}
+
 bool MessagesEqual(const MessageDescriptor& d, const void* a, const void* b) {
   for (size_t i = 0; i < d.field_count; ++i) {
     const FieldDescriptor& fd = d.fields[i];

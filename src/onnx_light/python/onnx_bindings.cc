@@ -1,6 +1,7 @@
 // Python bindings of the ONNX message classes (onnx_light._core.onnx), generated from the
 // field lists of onnx.h. The Python surface follows the protobuf classes that the `onnx`
 // package exposes: attribute access, repeated containers, SerializeToString, CopyFrom, ...
+// The containers of repeated scalars and strings are in onnx_values.cc.
 #include "onnx_bindings.h"
 
 #include <nanobind/nanobind.h>
@@ -11,15 +12,15 @@
 
 #include <algorithm>
 #include <cstring>
-#include <functional>
-#include <limits>
-#include <map>
+#include <deque>
+#include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "onnx_light/onnx/model_io.h"
 #include "onnx_light/onnx/onnx.h"
+#include "onnx_message_type.h"
+#include "onnx_values.h"
 #include "status_to_python.h"
 
 namespace nb = nanobind;
@@ -29,646 +30,6 @@ namespace {
 
 using onnx::Bytes;
 using onnx::MessageDescriptor;
-using onnx::MsgField;
-using onnx::Opt;
-using onnx::Repeated;
-
-// --- conversions -----------------------------------------------------------------------
-
-std::string BytesLike(nb::handle h, const char* what) {
-  if (nb::isinstance<nb::str>(h)) return nb::cast<std::string>(h);
-  if (nb::isinstance<nb::bytes>(h)) {
-    nb::bytes b = nb::borrow<nb::bytes>(h);
-    return std::string(b.c_str(), b.size());
-  }
-  Py_buffer view;
-  if (PyObject_GetBuffer(h.ptr(), &view, PyBUF_SIMPLE) == 0) {
-    std::string s(static_cast<const char*>(view.buf), static_cast<size_t>(view.len));
-    PyBuffer_Release(&view);
-    return s;
-  }
-  PyErr_Clear();
-  throw nb::type_error((std::string(what) + ": expected str or bytes, got " +
-                        nb::cast<std::string>(nb::str(h.type().attr("__name__"))))
-                           .c_str());
-}
-
-nb::object StringToPython(const std::string& s, bool as_bytes) {
-  if (as_bytes) return nb::bytes(s.data(), s.size());
-  PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "strict");
-  if (o == nullptr) {
-    PyErr_Clear();
-    throw nb::value_error("string field holds invalid UTF-8");
-  }
-  return nb::steal(o);
-}
-
-// Element-wise equality of a repeated field with any Python iterable, converting each
-// item with `convert`; anything that does not convert compares unequal.
-template <typename Container, typename Convert>
-bool SequenceEquals(const Container& c, nb::handle other, Convert convert) {
-  try {
-    size_t i = 0;
-    for (nb::handle item : nb::iter(other)) {
-      if (i >= c.size() || !(c[i] == convert(item))) return false;
-      ++i;
-    }
-    return i == c.size();
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
-template <typename T>
-T ScalarFromPython(nb::handle h) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (!nb::isinstance<nb::float_>(h) && !nb::isinstance<nb::int_>(h) &&
-        !PyNumber_Check(h.ptr())) {
-      throw nb::type_error("expected a number");
-    }
-    return static_cast<T>(nb::cast<double>(nb::float_(h)));
-  } else {
-    if (nb::isinstance<nb::bool_>(h) || nb::isinstance<nb::float_>(h) || !PyIndex_Check(h.ptr())) {
-      throw nb::type_error(
-          ("expected an integer, got " + nb::cast<std::string>(nb::str(h.type().attr("__name__"))))
-              .c_str());
-    }
-    nb::object index = nb::steal(PyNumber_Index(h.ptr()));
-    if (!index.is_valid()) throw nb::python_error();
-    int overflow = 0;
-    if constexpr (std::is_same_v<T, uint64_t>) {
-      const unsigned long long v = PyLong_AsUnsignedLongLong(index.ptr());
-      if (PyErr_Occurred()) {
-        PyErr_Clear();
-        throw nb::value_error("value out of range for uint64");
-      }
-      return static_cast<T>(v);
-    } else {
-      const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-      if (overflow != 0 || v < static_cast<long long>(std::numeric_limits<T>::min()) ||
-          v > static_cast<long long>(std::numeric_limits<T>::max())) {
-        throw nb::value_error(std::is_same_v<T, int32_t> ? "value out of range for int32"
-                                                         : "value out of range for int64");
-      }
-      return static_cast<T>(v);
-    }
-  }
-}
-
-Py_ssize_t NormalizeIndex(Py_ssize_t i, size_t size) {
-  const auto n = static_cast<Py_ssize_t>(size);
-  if (i < 0) i += n;
-  if (i < 0 || i >= n) throw nb::index_error("list index out of range");
-  return i;
-}
-
-// Start/stop/step of a slice over `size` elements, as the indices it selects.
-std::vector<size_t> SliceIndices(nb::slice slice, size_t size) {
-  auto [start, stop, step, count] = slice.compute(size);
-  std::vector<size_t> out;
-  out.reserve(count);
-  for (size_t k = 0; k < count; ++k) {
-    out.push_back(
-        static_cast<size_t>(static_cast<Py_ssize_t>(start) + static_cast<Py_ssize_t>(k) * step));
-  }
-  (void)stop;
-  return out;
-}
-
-template <typename Vec>
-void EraseIndices(Vec& v, std::vector<size_t> idx) {
-  std::sort(idx.begin(), idx.end());
-  for (auto it = idx.rbegin(); it != idx.rend(); ++it)
-    v.erase(v.begin() + static_cast<std::ptrdiff_t>(*it));
-}
-
-// --- repeated scalar / string containers -------------------------------------------------
-
-// Containers view a field of `owner`, whose Python object they keep alive; mutations mark
-// the owner touched (protobuf presence rules).
-template <typename T>
-struct ScalarList {
-  std::vector<T>* v;
-  onnx::MessageBase* owner;
-};
-
-struct StringList {
-  std::vector<std::string>* v;
-  onnx::MessageBase* owner;
-  bool bytes;
-};
-
-template <typename T>
-const char* ScalarName() {
-  if constexpr (std::is_same_v<T, int32_t>) return "RepeatedInt32";
-  if constexpr (std::is_same_v<T, int64_t>) return "RepeatedInt64";
-  if constexpr (std::is_same_v<T, uint64_t>) return "RepeatedUInt64";
-  if constexpr (std::is_same_v<T, float>) return "RepeatedFloat";
-  return "RepeatedDouble";
-}
-
-template <typename T>
-void ExtendScalars(std::vector<T>& v, nb::handle items) {
-  // Fast path: a 1-D numpy array (or any buffer) of exactly T.
-  nb::ndarray<const T, nb::ndim<1>, nb::device::cpu> arr;
-  if (nb::try_cast(items, arr, /*convert=*/false)) {
-    const size_t n = arr.shape(0);
-    const size_t old = v.size();
-    v.resize(old + n);
-    const int64_t stride = arr.stride(0);
-    const T* p = arr.data();
-    for (size_t i = 0; i < n; ++i)
-      v[old + i] = p[static_cast<int64_t>(i) * stride];
-    return;
-  }
-  std::vector<T> add;
-  for (nb::handle item : nb::iter(items))
-    add.push_back(ScalarFromPython<T>(item));
-  v.insert(v.end(), add.begin(), add.end());
-}
-
-template <typename T>
-void BindScalarList(nb::module_& m) {
-  using L = ScalarList<T>;
-  nb::class_<L>(m, ScalarName<T>())
-      .def("__len__", [](const L& l) { return l.v->size(); })
-      .def("__getitem__",
-           [](const L& l, Py_ssize_t i) { return (*l.v)[NormalizeIndex(i, l.v->size())]; })
-      .def("__getitem__",
-           [](const L& l, nb::slice s) {
-             std::vector<T> out;
-             for (size_t i : SliceIndices(s, l.v->size()))
-               out.push_back((*l.v)[i]);
-             return out;
-           })
-      .def("__setitem__",
-           [](L& l, Py_ssize_t i, nb::handle value) {
-             l.owner->touched = true;
-             (*l.v)[NormalizeIndex(i, l.v->size())] = ScalarFromPython<T>(value);
-           })
-      .def("__delitem__",
-           [](L& l, Py_ssize_t i) {
-             l.owner->touched = true;
-             l.v->erase(l.v->begin() + NormalizeIndex(i, l.v->size()));
-           })
-      .def("__delitem__",
-           [](L& l, nb::slice s) {
-             l.owner->touched = true;
-             EraseIndices(*l.v, SliceIndices(s, l.v->size()));
-           })
-      .def("__iter__", [](const L& l) { return nb::iter(nb::cast(std::vector<T>(*l.v))); })
-      .def("__contains__",
-           [](const L& l, nb::handle x) {
-             try {
-               const T t = ScalarFromPython<T>(x);
-               return std::find(l.v->begin(), l.v->end(), t) != l.v->end();
-             } catch (const nb::builtin_exception&) {
-               return false;
-             }
-           })
-      .def("append",
-           [](L& l, nb::handle x) {
-             l.owner->touched = true;
-             l.v->push_back(ScalarFromPython<T>(x));
-           })
-      .def("extend",
-           [](L& l, nb::handle items) {
-             l.owner->touched = true;
-             ExtendScalars(*l.v, items);
-           })
-      .def("insert",
-           [](L& l, Py_ssize_t i, nb::handle x) {
-             l.owner->touched = true;
-             const auto n = static_cast<Py_ssize_t>(l.v->size());
-             if (i < 0) i = std::max<Py_ssize_t>(0, i + n);
-             i = std::min(i, n);
-             l.v->insert(l.v->begin() + i, ScalarFromPython<T>(x));
-           })
-      .def(
-          "pop",
-          [](L& l, Py_ssize_t i) {
-            l.owner->touched = true;
-            const Py_ssize_t k = NormalizeIndex(i, l.v->size());
-            const T x = (*l.v)[static_cast<size_t>(k)];
-            l.v->erase(l.v->begin() + k);
-            return x;
-          },
-          nb::arg("index") = -1)
-      .def("remove",
-           [](L& l, nb::handle x) {
-             l.owner->touched = true;
-             auto it = std::find(l.v->begin(), l.v->end(), ScalarFromPython<T>(x));
-             if (it == l.v->end()) throw nb::value_error("value not in list");
-             l.v->erase(it);
-           })
-      .def(
-          "numpy",
-          [](const L& l) {
-            auto* data = new std::vector<T>(*l.v);
-            nb::capsule owner(data,
-                              [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-            return nb::ndarray<nb::numpy, T, nb::ndim<1>>(data->data(), {data->size()}, owner);
-          },
-          "A numpy copy of the values.")
-      .def("__eq__",
-           [](const L& l, nb::handle other) {
-             return SequenceEquals(*l.v, other, &ScalarFromPython<T>);
-           })
-      .def("__repr__", [](const L& l) {
-        return nb::cast<std::string>(nb::repr(nb::cast(std::vector<T>(*l.v))));
-      });
-}
-
-nb::list StringsToList(const StringList& l) {
-  nb::list out;
-  for (const std::string& s : *l.v)
-    out.append(StringToPython(s, l.bytes));
-  return out;
-}
-
-void BindStringList(nb::module_& m) {
-  using L = StringList;
-  nb::class_<L>(m, "RepeatedString")
-      .def("__len__", [](const L& l) { return l.v->size(); })
-      .def("__getitem__",
-           [](const L& l, Py_ssize_t i) {
-             return StringToPython((*l.v)[NormalizeIndex(i, l.v->size())], l.bytes);
-           })
-      .def("__getitem__",
-           [](const L& l, nb::slice s) {
-             nb::list out;
-             for (size_t i : SliceIndices(s, l.v->size())) {
-               out.append(StringToPython((*l.v)[i], l.bytes));
-             }
-             return out;
-           })
-      .def("__setitem__",
-           [](L& l, Py_ssize_t i, nb::handle value) {
-             l.owner->touched = true;
-             (*l.v)[NormalizeIndex(i, l.v->size())] = BytesLike(value, "repeated string");
-           })
-      .def("__delitem__",
-           [](L& l, Py_ssize_t i) {
-             l.owner->touched = true;
-             l.v->erase(l.v->begin() + NormalizeIndex(i, l.v->size()));
-           })
-      .def("__delitem__",
-           [](L& l, nb::slice s) {
-             l.owner->touched = true;
-             EraseIndices(*l.v, SliceIndices(s, l.v->size()));
-           })
-      .def("__iter__", [](const L& l) { return nb::iter(StringsToList(l)); })
-      .def("__contains__",
-           [](const L& l, nb::handle x) {
-             if (!nb::isinstance<nb::str>(x) && !nb::isinstance<nb::bytes>(x)) return false;
-             const std::string s = BytesLike(x, "value");
-             return std::find(l.v->begin(), l.v->end(), s) != l.v->end();
-           })
-      .def("append",
-           [](L& l, nb::handle x) {
-             l.owner->touched = true;
-             l.v->push_back(BytesLike(x, "repeated string"));
-           })
-      .def("extend",
-           [](L& l, nb::handle items) {
-             l.owner->touched = true;
-             std::vector<std::string> add;
-             for (nb::handle x : nb::iter(items))
-               add.push_back(BytesLike(x, "repeated string"));
-             l.v->insert(l.v->end(), add.begin(), add.end());
-           })
-      .def("insert",
-           [](L& l, Py_ssize_t i, nb::handle x) {
-             l.owner->touched = true;
-             const auto n = static_cast<Py_ssize_t>(l.v->size());
-             if (i < 0) i = std::max<Py_ssize_t>(0, i + n);
-             i = std::min(i, n);
-             l.v->insert(l.v->begin() + i, BytesLike(x, "repeated string"));
-           })
-      .def(
-          "pop",
-          [](L& l, Py_ssize_t i) {
-            l.owner->touched = true;
-            const Py_ssize_t k = NormalizeIndex(i, l.v->size());
-            nb::object x = StringToPython((*l.v)[static_cast<size_t>(k)], l.bytes);
-            l.v->erase(l.v->begin() + k);
-            return x;
-          },
-          nb::arg("index") = -1)
-      .def("remove",
-           [](L& l, nb::handle x) {
-             l.owner->touched = true;
-             auto it = std::find(l.v->begin(), l.v->end(), BytesLike(x, "value"));
-             if (it == l.v->end()) throw nb::value_error("value not in list");
-             l.v->erase(it);
-           })
-      .def("__eq__",
-           [](const L& l, nb::handle other) {
-             try {
-               return StringsToList(l).equal(nb::list(other));
-             } catch (const std::exception&) {
-               return false;
-             }
-           })
-      .def("__repr__",
-           [](const L& l) { return nb::cast<std::string>(nb::repr(StringsToList(l))); });
-}
-
-// --- messages --------------------------------------------------------------------------
-
-template <typename M>
-using Setter = std::function<void(M&, nb::handle)>;
-
-// Setting a member of the message's oneof clears the others, as protobuf does (a
-// Dimension's dim_value replaces its dim_param, in the message and in its bytes).
-template <typename M>
-void ClearOtherOneofs(M& m, const char* name, uint32_t flags) {
-  if (!(flags & onnx::kOneof)) return;
-  const onnx::FieldDescriptor* fd = M::descriptor().FindByName(name);
-  if (fd != nullptr) onnx::ClearOtherOneofMembers(M::descriptor(), &m, *fd);
-}
-
-template <typename M>
-std::map<std::string, Setter<M>>& Setters() {
-  static std::map<std::string, Setter<M>> setters;
-  return setters;
-}
-
-template <typename M>
-void SetFields(M& m, const nb::kwargs& kwargs) {
-  for (auto [key, value] : kwargs) {
-    const std::string name = nb::cast<std::string>(key);
-    auto it = Setters<M>().find(name);
-    m.touched = true;
-    if (it == Setters<M>().end()) {
-      throw nb::value_error((std::string("Protocol message ") + M::descriptor().name +
-                             " has no \"" + name + "\" field.")
-                                .c_str());
-    }
-    it->second(m, value);
-  }
-}
-
-template <typename S>
-struct MessageList {
-  Repeated<S>* r;
-  onnx::MessageBase* owner;
-};
-
-template <typename S>
-void BindMessageList(nb::module_& m, const std::string& name);
-
-template <typename M, typename T>
-void BindField(nb::class_<M>& cls, const char* name, Opt<T> M::*mp, uint32_t flags) {
-  Setter<M> set = [mp, name, flags](M& m, nb::handle v) {
-    (m.*mp).set(ScalarFromPython<T>(v));
-    ClearOtherOneofs(m, name, flags);
-  };
-  Setters<M>()[name] = set;
-  cls.def_prop_rw(
-      name, [mp](const M& m) { return (m.*mp).get(); },
-      [set](M& m, nb::handle v) {
-        m.touched = true;
-        set(m, v);
-      });
-}
-
-template <typename M>
-void BindField(nb::class_<M>& cls, const char* name, Opt<std::string> M::*mp, uint32_t flags) {
-  const bool as_bytes = flags & onnx::kBytes;
-  Setter<M> set = [mp, name, flags](M& m, nb::handle v) {
-    (m.*mp).set(BytesLike(v, name));
-    ClearOtherOneofs(m, name, flags);
-  };
-  Setters<M>()[name] = set;
-  cls.def_prop_rw(
-      name, [mp, as_bytes](const M& m) { return StringToPython((m.*mp).get(), as_bytes); },
-      [set](M& m, nb::handle v) {
-        m.touched = true;
-        set(m, v);
-      });
-}
-
-template <typename M>
-void BindField(nb::class_<M>& cls, const char* name, Opt<Bytes> M::*mp, uint32_t flags) {
-  Setter<M> set = [mp, name, flags](M& m, nb::handle v) {
-    (m.*mp).set(Bytes(BytesLike(v, name)));
-    ClearOtherOneofs(m, name, flags);
-  };
-  Setters<M>()[name] = set;
-  cls.def_prop_rw(
-      name,
-      [mp](const M& m) {
-        const Bytes& b = (m.*mp).get();
-        return nb::bytes(b.data(), b.size());
-      },
-      [set](M& m, nb::handle v) {
-        m.touched = true;
-        set(m, v);
-      });
-}
-
-template <typename M, typename S>
-void BindField(nb::class_<M>& cls, const char* name, MsgField<S> M::*mp, uint32_t flags) {
-  Setter<M> set = [mp, name, flags](M& m, nb::handle v) {
-    S value;
-    if (nb::isinstance<S>(v)) {
-      value = nb::cast<const S&>(v);
-    } else if (nb::isinstance<nb::dict>(v)) {
-      SetFields(value, nb::borrow<nb::kwargs>(v));
-    } else {
-      throw nb::type_error((std::string(name) + ": expected " + S::descriptor().name).c_str());
-    }
-    (m.*mp).set(std::move(value));
-    ClearOtherOneofs(m, name, flags);
-  };
-  Setters<M>()[name] = set;
-  cls.def_prop_rw(
-      name, [mp](M& m) { return (m.*mp).lazy_get(); }, [set](M& m, nb::handle v) { set(m, v); });
-}
-
-template <typename M, typename T>
-void BindField(nb::class_<M>& cls, const char* name, std::vector<T> M::*mp, uint32_t) {
-  Setter<M> set = [mp](M& m, nb::handle v) {
-    std::vector<T> values;
-    ExtendScalars(values, v);
-    (m.*mp) = std::move(values);
-  };
-  Setters<M>()[name] = set;
-  cls.def_prop_rw(
-      name,
-      [mp](M& m) {
-        return ScalarList<T>{&(m.*mp), &m};
-      },
-      [set](M& m, nb::handle v) {
-        m.touched = true;
-        set(m, v);
-      },
-      nb::for_getter(nb::keep_alive<0, 1>()));
-}
-
-template <typename M>
-void BindField(nb::class_<M>& cls, const char* name, std::vector<std::string> M::*mp,
-               uint32_t flags) {
-  const bool as_bytes = flags & onnx::kBytes;
-  Setter<M> set = [mp, name](M& m, nb::handle v) {
-    std::vector<std::string> values;
-    for (nb::handle x : nb::iter(v))
-      values.push_back(BytesLike(x, name));
-    (m.*mp) = std::move(values);
-  };
-  Setters<M>()[name] = set;
-  cls.def_prop_rw(
-      name,
-      [mp, as_bytes](M& m) {
-        return StringList{&(m.*mp), &m, as_bytes};
-      },
-      [set](M& m, nb::handle v) {
-        m.touched = true;
-        set(m, v);
-      },
-      nb::for_getter(nb::keep_alive<0, 1>()));
-}
-
-template <typename S>
-S MessageFromPython(nb::handle v) {
-  if (nb::isinstance<S>(v)) return nb::cast<const S&>(v);
-  throw nb::type_error((std::string("expected ") + S::descriptor().name + ", got " +
-                        nb::cast<std::string>(nb::str(v.type().attr("__name__"))))
-                           .c_str());
-}
-
-template <typename M, typename S>
-void BindField(nb::class_<M>& cls, const char* name, Repeated<S> M::*mp, uint32_t) {
-  Setter<M> set = [mp](M& m, nb::handle v) {
-    Repeated<S> values;
-    for (nb::handle x : nb::iter(v))
-      values.push_back(MessageFromPython<S>(x));
-    (m.*mp) = std::move(values);
-  };
-  Setters<M>()[name] = set;
-  cls.def_prop_rw(
-      name,
-      [mp](M& m) {
-        return MessageList<S>{&(m.*mp), &m};
-      },
-      [set](M& m, nb::handle v) {
-        m.touched = true;
-        set(m, v);
-      },
-      nb::for_getter(nb::keep_alive<0, 1>()));
-}
-
-template <typename S>
-void BindMessageList(nb::module_& m, const std::string& name) {
-  using L = MessageList<S>;
-  nb::class_<L>(m, name.c_str())
-      .def("__len__", [](const L& l) { return l.r->size(); })
-      .def("__getitem__",
-           [](const L& l, Py_ssize_t i) {
-             return l.r->shared(static_cast<size_t>(NormalizeIndex(i, l.r->size())));
-           })
-      .def("__getitem__",
-           [](const L& l, nb::slice s) {
-             std::vector<std::shared_ptr<S>> out;
-             for (size_t i : SliceIndices(s, l.r->size()))
-               out.push_back(l.r->shared(i));
-             return out;
-           })
-      .def("__delitem__",
-           [](L& l, Py_ssize_t i) {
-             l.owner->touched = true;
-             const auto k = static_cast<size_t>(NormalizeIndex(i, l.r->size()));
-             l.r->Erase(k, k + 1);
-           })
-      .def("__delitem__",
-           [](L& l, nb::slice s) {
-             l.owner->touched = true;
-             std::vector<size_t> idx = SliceIndices(s, l.r->size());
-             std::sort(idx.begin(), idx.end());
-             for (auto it = idx.rbegin(); it != idx.rend(); ++it)
-               l.r->Erase(*it, *it + 1);
-           })
-      .def("__iter__",
-           [](const L& l) {
-             std::vector<std::shared_ptr<S>> items;
-             for (size_t i = 0; i < l.r->size(); ++i)
-               items.push_back(l.r->shared(i));
-             return nb::iter(nb::cast(items));
-           })
-      .def("add",
-           [](L& l, nb::kwargs kwargs) {
-             l.owner->touched = true;
-             S value;
-             SetFields(value, kwargs);
-             l.r->push_back(std::move(value));
-             return l.r->shared(l.r->size() - 1);
-           })
-      .def("append",
-           [](L& l, nb::handle x) {
-             l.owner->touched = true;
-             l.r->push_back(MessageFromPython<S>(x));
-           })
-      .def("extend",
-           [](L& l, nb::handle items) {
-             l.owner->touched = true;
-             std::vector<S> add;
-             for (nb::handle x : nb::iter(items))
-               add.push_back(MessageFromPython<S>(x));
-             for (S& s : add)
-               l.r->push_back(std::move(s));
-           })
-      .def("insert",
-           [](L& l, Py_ssize_t i, nb::handle x) {
-             l.owner->touched = true;
-             const auto n = static_cast<Py_ssize_t>(l.r->size());
-             if (i < 0) i = std::max<Py_ssize_t>(0, i + n);
-             i = std::min(i, n);
-             l.r->Insert(static_cast<size_t>(i), std::make_shared<S>(MessageFromPython<S>(x)));
-           })
-      .def(
-          "pop",
-          [](L& l, Py_ssize_t i) {
-            l.owner->touched = true;
-            const auto k = static_cast<size_t>(NormalizeIndex(i, l.r->size()));
-            std::shared_ptr<S> item = l.r->shared(k);
-            l.r->Erase(k, k + 1);
-            return item;
-          },
-          nb::arg("index") = -1)
-      .def("remove",
-           [](L& l, const S& x) {
-             l.owner->touched = true;
-             for (size_t i = 0; i < l.r->size(); ++i) {
-               if ((*l.r)[i] == x) {
-                 l.r->Erase(i, i + 1);
-                 return;
-               }
-             }
-             throw nb::value_error("value not in list");
-           })
-      .def("__eq__",
-           [](const L& l, nb::handle other) {
-             return SequenceEquals(*l.r, other, &MessageFromPython<S>);
-           })
-      .def("__repr__", [](const L& l) {
-        std::string out = "[";
-        for (size_t i = 0; i < l.r->size(); ++i) {
-          if (i) out += ", ";
-          out += "<" + std::string(S::descriptor().name) + ">";
-        }
-        return out + "]";
-      });
-}
-
-const onnx::FieldDescriptor& FindField(const MessageDescriptor& d, const std::string& name) {
-  const onnx::FieldDescriptor* fd = d.FindByName(name);
-  if (fd == nullptr) {
-    throw nb::value_error(
-        (std::string("Protocol message ") + d.name + " has no \"" + name + "\" field.").c_str());
-  }
-  return *fd;
-}
 
 std::string PyName(const char* descriptor_name) {
   std::string s = descriptor_name;
@@ -676,67 +37,110 @@ std::string PyName(const char* descriptor_name) {
   return dot == std::string::npos ? s : s.substr(dot + 1);
 }
 
+// Signatures for the stubs, alive as long as the module (nanobind keeps the pointers).
+const char* KeepString(std::string s) {
+  static auto* strings = new std::vector<std::unique_ptr<std::string>>();
+  strings->push_back(std::make_unique<std::string>(std::move(s)));
+  return strings->back()->c_str();
+}
+
 template <typename M>
-nb::class_<M> BindMessage(nb::handle scope) {
-  const MessageDescriptor& d = M::descriptor();
-  nb::class_<M> cls(scope, PyName(d.name).c_str());
+nb::class_<M, onnx::MessageBase> BindMessage(nb::handle scope) {
+  MsgType& t = TypeOf<M>();
+  nb::class_<M, onnx::MessageBase> cls(scope, PyName(t.d->name).c_str());
+  t.py = cls;
+  t.py_name = t.d->name;
+  AllTypes().push_back(&t);
   cls.def(
       "__init__",
       [](M* self, nb::kwargs kwargs) {
         new (self) M();
-        SetFields(*self, kwargs);
+        try {
+          SetFields(TypeOf<M>(), self, kwargs);
+        } catch (...) {
+          self->~M();
+          throw;
+        }
       },
       "Creates the message; keyword arguments set fields.");
-  cls.def(
+  cls.def("__setstate__", [](M& m, nb::bytes state) {
+    new (&m) M();
+    const Status s = onnx::ParseFromBytes(&m, state.c_str(), state.size());
+    if (!s.ok()) {
+      m.~M();
+      ThrowIfError(s);
+    }
+  });
+  return cls;
+}
+
+// The methods and fields of every message class, bound once per class from its descriptor.
+void BindMessageMethods(nb::class_<onnx::MessageBase>& base) {
+  base.def(
       "SerializeToString",
-      [](const M& m, nb::kwargs) {
+      [](nb::handle self, nb::kwargs) {
+        auto [t, m] = Self(self);
         std::string out;
         {
           nb::gil_scoped_release release;
-          out = onnx::SerializeToString(m);
+          out = onnx::SerializeToString(*t->d, m);
         }
         return nb::bytes(out.data(), out.size());
       },
       "Serializes to bytes in the protobuf wire format (fields in field-number order).");
-  cls.def(
+  base.def(
       "ParseFromString",
-      [](M& m, nb::handle data) {
+      [](nb::handle self, nb::handle data) {
+        auto [t, m] = Self(self);
         const std::string bytes = BytesLike(data, "data");
-        M parsed;
-        ThrowIfError(onnx::ParseFromBytes(&parsed, bytes.data(), bytes.size()));
-        m = std::move(parsed);
-        m.touched = true;
+        TempMessage parsed(*t);
+        ThrowIfError(onnx::ParseFromBytes(*t->d, parsed.p, bytes.data(), bytes.size()));
+        t->move_assign(m, parsed.p);
+        BaseOf(*t, m).touched = true;
         return bytes.size();
       },
       "Replaces the content with the parsed bytes; ValueError on malformed input.");
-  cls.def(
+  base.def(
       "MergeFromString",
-      [](M& m, nb::handle data) {
+      [](nb::handle self, nb::handle data) {
+        auto [t, m] = Self(self);
         const std::string bytes = BytesLike(data, "data");
-        M merged = m;
-        ThrowIfError(onnx::ParseFromBytes(&merged, bytes.data(), bytes.size()));
-        m = std::move(merged);
-        m.touched = true;
+        TempMessage merged(*t);
+        t->assign(merged.p, m);
+        ThrowIfError(onnx::ParseFromBytes(*t->d, merged.p, bytes.data(), bytes.size()));
+        t->move_assign(m, merged.p);
+        BaseOf(*t, m).touched = true;
         return bytes.size();
       },
       "Merges the parsed bytes into the message (protobuf merge rules).");
-  cls.def("CopyFrom", [](M& m, const M& other) {
-    if (&m != &other) m = other;
-    m.touched = true;
+  base.def("CopyFrom", [](nb::handle self, nb::handle other) {
+    auto [t, m] = Self(self);
+    const void* o = MessageOrThrow(other, *t, "CopyFrom");
+    if (o != m) t->assign(m, o);
+    BaseOf(*t, m).touched = true;
   });
-  cls.def("MergeFrom", [](M& m, const M& other) {
-    const std::string bytes = onnx::SerializeToString(other);
-    ThrowIfError(onnx::ParseFromBytes(&m, bytes.data(), bytes.size()));
-    m.touched = true;
+  base.def("MergeFrom", [](nb::handle self, nb::handle other) {
+    auto [t, m] = Self(self);
+    const std::string bytes =
+        onnx::SerializeToString(*t->d, MessageOrThrow(other, *t, "MergeFrom"));
+    ThrowIfError(onnx::ParseFromBytes(*t->d, m, bytes.data(), bytes.size()));
+    BaseOf(*t, m).touched = true;
   });
-  cls.def("Clear", [](M& m) { m.Clear(); });
-  cls.def("ByteSize", [](const M& m) { return onnx::MessageByteSize(M::descriptor(), &m); });
-  cls.def("HasField", [](const M& m, const std::string& name) {
-    const MessageDescriptor& md = M::descriptor();
+  base.def("Clear", [](nb::handle self) {
+    auto [t, m] = Self(self);
+    onnx::ClearMessage(*t->d, m);
+  });
+  base.def("ByteSize", [](nb::handle self) {
+    auto [t, m] = Self(self);
+    return onnx::MessageByteSize(*t->d, m);
+  });
+  base.def("HasField", [](nb::handle self, const std::string& name) {
+    auto [t, m] = Self(self);
+    const MessageDescriptor& md = *t->d;
     if (md.oneof_name != nullptr && name == md.oneof_name) {
       for (size_t i = 0; i < md.field_count; ++i) {
         const auto& fd = md.fields[i];
-        if ((fd.flags & onnx::kOneof) && fd.codec->present(fd.field(&m))) return true;
+        if ((fd.flags & onnx::kOneof) && fd.codec->present(fd.field(m))) return true;
       }
       return false;
     }
@@ -744,85 +148,228 @@ nb::class_<M> BindMessage(nb::handle scope) {
     if (fd.repeated) {
       throw nb::value_error(("Protocol message has no singular \"" + name + "\" field.").c_str());
     }
-    return fd.codec->present(fd.field(&m));
+    return fd.codec->present(fd.field(m));
   });
-  cls.def("ClearField", [](M& m, const std::string& name) {
-    const onnx::FieldDescriptor& fd = FindField(M::descriptor(), name);
-    fd.codec->clear(fd.field(&m));
+  base.def("ClearField", [](nb::handle self, const std::string& name) {
+    auto [t, m] = Self(self);
+    const onnx::FieldDescriptor& fd = FindField(*t->d, name);
+    fd.codec->clear(fd.field(m));
   });
-  cls.def("WhichOneof", [](const M& m, const std::string& group) -> nb::object {
-    const MessageDescriptor& md = M::descriptor();
+  base.def("WhichOneof", [](nb::handle self, const std::string& group) -> nb::object {
+    auto [t, m] = Self(self);
+    const MessageDescriptor& md = *t->d;
     if (md.oneof_name == nullptr || group != md.oneof_name) {
       throw nb::value_error(("Protocol message has no oneof \"" + group + "\" field.").c_str());
     }
     for (size_t i = 0; i < md.field_count; ++i) {
       const auto& fd = md.fields[i];
-      if ((fd.flags & onnx::kOneof) && fd.codec->present(fd.field(&m))) return nb::str(fd.name);
+      if ((fd.flags & onnx::kOneof) && fd.codec->present(fd.field(m))) return nb::str(fd.name);
     }
     return nb::none();
   });
-  cls.def(
+  base.def(
       "ListFields",
       [](nb::handle self) {
-        const M& m = nb::cast<const M&>(self);
-        const MessageDescriptor& md = M::descriptor();
+        auto [t, m] = Self(self);
         nb::list out;
-        for (size_t i = 0; i < md.field_count; ++i) {
-          const auto& fd = md.fields[i];
-          if (fd.codec->present(fd.field(&m))) {
-            out.append(nb::make_tuple(nb::str(fd.name), self.attr(fd.name)));
+        for (size_t i = 0; i < t->d->field_count; ++i) {
+          const auto& fd = t->d->fields[i];
+          if (fd.codec->present(fd.field(m))) {
+            out.append(nb::make_tuple(nb::str(fd.name), GetField(self, *t, m, fd)));
           }
         }
         return out;
       },
       "Present fields as (name, value) pairs in field-number order.");
-  cls.def("__eq__", [](const M& a, nb::handle b) {
-    return nb::isinstance<M>(b) && a == nb::cast<const M&>(b);
-  });
-  cls.def("__ne__", [](const M& a, nb::handle b) {
-    return !(nb::isinstance<M>(b) && a == nb::cast<const M&>(b));
-  });
-  cls.attr("__hash__") = nb::none();
-  cls.def("__str__", [](const M& m) { return onnx::MessageToText(M::descriptor(), &m); });
-  cls.def("__repr__", [](const M& m) { return onnx::MessageToText(M::descriptor(), &m); });
-  cls.def("__copy__", [](const M& m) { return M(m); });
-  cls.def("__deepcopy__", [](const M& m, nb::handle) { return M(m); });
-  cls.def("__getstate__", [](const M& m) {
-    const std::string out = onnx::SerializeToString(m);
+  auto equal = [](nb::handle a, nb::handle b) {
+    auto [t, m] = Self(a);
+    const void* o = AsMessage(b, *t);
+    return o != nullptr && onnx::MessagesEqual(*t->d, m, o);
+  };
+  base.def("__eq__", equal);
+  base.def("__ne__", [equal](nb::handle a, nb::handle b) { return !equal(a, b); });
+  base.attr("__hash__") = nb::none();
+  auto text = [](nb::handle self) {
+    auto [t, m] = Self(self);
+    return onnx::MessageToText(*t->d, m);
+  };
+  base.def("__str__", text);
+  base.def("__repr__", text);
+  auto copy = [](nb::handle self) {
+    auto [t, m] = Self(self);
+    TempMessage c(*t);
+    t->assign(c.p, m);
+    return t->take(c.p);
+  };
+  base.def("__copy__", copy);
+  base.def("__deepcopy__", [copy](nb::handle self, nb::handle) { return copy(self); });
+  base.def("__getstate__", [](nb::handle self) {
+    auto [t, m] = Self(self);
+    const std::string out = onnx::SerializeToString(*t->d, m);
     return nb::bytes(out.data(), out.size());
   });
-  cls.def("__setstate__", [](M& m, nb::bytes state) {
-    new (&m) M();
-    ThrowIfError(onnx::ParseFromBytes(&m, state.c_str(), state.size()));
-  });
-  cls.def_static("FromString", [](nb::handle data) {
-    const std::string bytes = BytesLike(data, "data");
-    M m;
-    ThrowIfError(onnx::ParseFromBytes(&m, bytes.data(), bytes.size()));
-    return m;
-  });
-  cls.def_prop_ro_static("FIELD_NAMES", [](nb::handle) {
-    std::vector<std::string> names;
-    for (size_t i = 0; i < M::descriptor().field_count; ++i) {
-      names.emplace_back(M::descriptor().fields[i].name);
-    }
-    return names;
-  });
-  return cls;
 }
 
-#define ONNX_LIGHT_BIND_FIELD_(number, name, holder, flags) \
-  BindField<Msg>(cls, #name, &Msg::name, flags);
-
-template <typename M>
-void BindAllFields(nb::class_<M>& cls);
-
-#define ONNX_LIGHT_BIND_FIELDS_(Name)                            \
-  template <>                                                    \
-  void BindAllFields<onnx::Name>(nb::class_<onnx::Name> & cls) { \
-    using Msg = onnx::Name;                                      \
-    ONNX_LIGHT_FIELDS_##Name(ONNX_LIGHT_BIND_FIELD_)             \
+// FromString, FIELD_NAMES and the field properties of one class.
+void BindClassMembers(const MsgType& t) {
+  nb::handle cls = t.py;
+  nb::object from_string = nb::cpp_function(
+      [tp = &t](nb::handle data) {
+        const std::string bytes = BytesLike(data, "data");
+        TempMessage m(*tp);
+        ThrowIfError(onnx::ParseFromBytes(*tp->d, m.p, bytes.data(), bytes.size()));
+        return tp->take(m.p);
+      },
+      nb::scope(cls), nb::name("FromString"),
+      nb::sig(KeepString("def FromString(arg: object, /) -> " + t.py_name)));
+  cls.attr("FromString") = nb::steal(PyStaticMethod_New(from_string.ptr()));
+  nb::list names;
+  for (size_t i = 0; i < t.d->field_count; ++i)
+    names.append(nb::str(t.d->fields[i].name));
+  cls.attr("FIELD_NAMES") = names;
+  for (size_t i = 0; i < t.d->field_count; ++i) {
+    const onnx::FieldDescriptor* fd = &t.d->fields[i];
+    const std::string type = FieldTypeName(*fd);
+    nb::object getter = nb::cpp_function(
+        [fd](nb::handle self) {
+          auto [st, m] = Self(self);
+          return GetField(self, *st, m, *fd);
+        },
+        nb::is_method(), nb::is_getter(),
+        nb::sig(KeepString(std::string("def ") + fd->name + "(self) -> " + type)));
+    const bool message = fd->kind == onnx::FieldKind::kMessage && !fd->repeated;
+    nb::object setter = nb::cpp_function(
+        [fd, message](nb::handle self, nb::handle v) {
+          auto [st, m] = Self(self);
+          if (!message) BaseOf(*st, m).touched = true;
+          SetField(*st, m, *fd, v);
+        },
+        nb::is_method());
+    cls.attr(fd->name) = nb::module_::import_("builtins").attr("property")(getter, setter);
   }
+}
+
+void BindMessageLists(nb::module_& m) {
+  using L = MessageListBase;
+  nb::class_<L>(m, "_RepeatedMessage", "A repeated message field (the base of RepeatedX).")
+      .def("__len__", [](const L& l) { return l.t->r_size(l.r); })
+      .def("__getitem__",
+           [](const L& l, Py_ssize_t i) {
+             return l.t->r_item(l.r, static_cast<size_t>(NormalizeIndex(i, l.t->r_size(l.r))));
+           })
+      .def("__getitem__",
+           [](const L& l, nb::slice s) {
+             nb::list out;
+             for (size_t i : SliceIndices(s, l.t->r_size(l.r)))
+               out.append(l.t->r_item(l.r, i));
+             return out;
+           })
+      .def("__delitem__",
+           [](L& l, Py_ssize_t i) {
+             l.owner->touched = true;
+             const auto k = static_cast<size_t>(NormalizeIndex(i, l.t->r_size(l.r)));
+             l.t->r_erase(l.r, k, k + 1);
+           })
+      .def("__delitem__",
+           [](L& l, nb::slice s) {
+             l.owner->touched = true;
+             std::vector<size_t> idx = SliceIndices(s, l.t->r_size(l.r));
+             std::sort(idx.begin(), idx.end());
+             for (auto it = idx.rbegin(); it != idx.rend(); ++it)
+               l.t->r_erase(l.r, *it, *it + 1);
+           })
+      .def("__iter__",
+           [](const L& l) {
+             nb::list items;
+             for (size_t i = 0; i < l.t->r_size(l.r); ++i)
+               items.append(l.t->r_item(l.r, i));
+             return nb::iter(items);
+           })
+      .def("add",
+           [](L& l, nb::kwargs kwargs) {
+             l.owner->touched = true;
+             TempMessage value(*l.t);
+             SetFields(*l.t, value.p, kwargs);
+             l.t->r_push_move(l.r, value.p);
+             return l.t->r_item(l.r, l.t->r_size(l.r) - 1);
+           })
+      .def("append",
+           [](L& l, nb::handle x) {
+             l.owner->touched = true;
+             l.t->r_insert_copy(l.r, l.t->r_size(l.r), MessageOrThrow(x, *l.t, "append"));
+           })
+      .def("extend",
+           [](L& l, nb::handle items) {
+             l.owner->touched = true;
+             std::vector<nb::object> add;
+             for (nb::handle x : nb::iter(items)) {
+               MessageOrThrow(x, *l.t, "extend");
+               add.push_back(nb::borrow(x));
+             }
+             std::deque<TempMessage> copies;
+             for (const nb::object& x : add) {
+               copies.emplace_back(*l.t);
+               l.t->assign(copies.back().p, nb::inst_ptr<void>(x));
+             }
+             for (TempMessage& c : copies)
+               l.t->r_push_move(l.r, c.p);
+           })
+      .def("insert",
+           [](L& l, Py_ssize_t i, nb::handle x) {
+             l.owner->touched = true;
+             const void* v = MessageOrThrow(x, *l.t, "insert");
+             const auto n = static_cast<Py_ssize_t>(l.t->r_size(l.r));
+             if (i < 0) i = std::max<Py_ssize_t>(0, i + n);
+             i = std::min(i, n);
+             l.t->r_insert_copy(l.r, static_cast<size_t>(i), v);
+           })
+      .def(
+          "pop",
+          [](L& l, Py_ssize_t i) {
+            l.owner->touched = true;
+            const auto k = static_cast<size_t>(NormalizeIndex(i, l.t->r_size(l.r)));
+            nb::object item = l.t->r_item(l.r, k);
+            l.t->r_erase(l.r, k, k + 1);
+            return item;
+          },
+          nb::arg("index") = -1)
+      .def("remove",
+           [](L& l, nb::handle x) {
+             const void* v = MessageOrThrow(x, *l.t, "remove");
+             l.owner->touched = true;
+             for (size_t i = 0; i < l.t->r_size(l.r); ++i) {
+               if (onnx::MessagesEqual(*l.t->d, l.t->r_at(l.r, i), v)) {
+                 l.t->r_erase(l.r, i, i + 1);
+                 return;
+               }
+             }
+             throw nb::value_error("value not in list");
+           })
+      .def("__eq__",
+           [](const L& l, nb::handle other) {
+             try {
+               size_t i = 0;
+               const size_t n = l.t->r_size(l.r);
+               for (nb::handle item : nb::iter(other)) {
+                 const void* v = AsMessage(item, *l.t);
+                 if (i >= n || v == nullptr || !onnx::MessagesEqual(*l.t->d, l.t->r_at(l.r, i), v))
+                   return false;
+                 ++i;
+               }
+               return i == n;
+             } catch (const std::exception&) {
+               return false;
+             }
+           })
+      .def("__repr__", [](const L& l) {
+        std::string out = "[";
+        for (size_t i = 0; i < l.t->r_size(l.r); ++i) {
+          if (i) out += ", ";
+          out += "<" + std::string(l.t->d->name) + ">";
+        }
+        return out + "]";
+      });
+}
 
 namespace o = onnx;
 using o::AttributeProto, o::DeviceConfigurationProto, o::FunctionProto, o::GraphProto,
@@ -833,9 +380,6 @@ using o::AttributeProto, o::DeviceConfigurationProto, o::FunctionProto, o::Graph
     o::TensorShapeProto_Dimension, o::TrainingInfoProto, o::TypeProto, o::TypeProto_Map,
     o::TypeProto_Opaque, o::TypeProto_Optional, o::TypeProto_Sequence, o::TypeProto_SparseTensor,
     o::TypeProto_Tensor, o::ValueInfoProto;
-using o::kBytes, o::kNoFlags, o::kOneof, o::kPacked;
-
-ONNX_LIGHT_MESSAGES(ONNX_LIGHT_BIND_FIELDS_)
 
 // zero-copy view of raw_data as a read-only uint8 numpy array
 nb::object RawDataArray(nb::handle self) {
@@ -853,83 +397,53 @@ nb::object RawDataArray(nb::handle self) {
 void BindOnnx(nb::module_& parent) {
   nb::module_ m = parent.def_submodule("onnx", "ONNX message classes (onnx_light.onnx).");
 
-  BindScalarList<int32_t>(m);
-  BindScalarList<int64_t>(m);
-  BindScalarList<uint64_t>(m);
-  BindScalarList<float>(m);
-  BindScalarList<double>(m);
-  BindStringList(m);
+  BindRepeatedValues(m);
 
   // Classes first (nested ones inside their parent), then containers, then fields, so every
   // property's type is registered before it is used.
-  nb::class_<StringStringEntryProto> c_sse = BindMessage<StringStringEntryProto>(m);
-  nb::class_<OperatorSetIdProto> c_opset = BindMessage<OperatorSetIdProto>(m);
-  nb::class_<TensorProto> c_tensor = BindMessage<TensorProto>(m);
-  nb::class_<TensorProto_Segment> c_segment = BindMessage<TensorProto_Segment>(c_tensor);
-  nb::class_<SparseTensorProto> c_sparse = BindMessage<SparseTensorProto>(m);
-  nb::class_<TensorShapeProto> c_shape = BindMessage<TensorShapeProto>(m);
-  nb::class_<TensorShapeProto_Dimension> c_dim = BindMessage<TensorShapeProto_Dimension>(c_shape);
-  nb::class_<TypeProto> c_type = BindMessage<TypeProto>(m);
-  nb::class_<TypeProto_Tensor> c_tt = BindMessage<TypeProto_Tensor>(c_type);
-  nb::class_<TypeProto_Sequence> c_ts = BindMessage<TypeProto_Sequence>(c_type);
-  nb::class_<TypeProto_Map> c_tm = BindMessage<TypeProto_Map>(c_type);
-  nb::class_<TypeProto_Optional> c_to = BindMessage<TypeProto_Optional>(c_type);
-  nb::class_<TypeProto_SparseTensor> c_tst = BindMessage<TypeProto_SparseTensor>(c_type);
-  nb::class_<TypeProto_Opaque> c_top = BindMessage<TypeProto_Opaque>(c_type);
-  nb::class_<ValueInfoProto> c_vi = BindMessage<ValueInfoProto>(m);
-  nb::class_<AttributeProto> c_attr = BindMessage<AttributeProto>(m);
-  nb::class_<IntIntListEntryProto> c_iil = BindMessage<IntIntListEntryProto>(m);
-  nb::class_<SimpleShardedDimProto> c_ssd = BindMessage<SimpleShardedDimProto>(m);
-  nb::class_<ShardedDimProto> c_sd = BindMessage<ShardedDimProto>(m);
-  nb::class_<ShardingSpecProto> c_ss = BindMessage<ShardingSpecProto>(m);
-  nb::class_<NodeDeviceConfigurationProto> c_ndc = BindMessage<NodeDeviceConfigurationProto>(m);
-  nb::class_<NodeProto> c_node = BindMessage<NodeProto>(m);
-  nb::class_<TensorAnnotation> c_ta = BindMessage<TensorAnnotation>(m);
-  nb::class_<GraphProto> c_graph = BindMessage<GraphProto>(m);
-  nb::class_<FunctionProto> c_func = BindMessage<FunctionProto>(m);
-  nb::class_<TrainingInfoProto> c_ti = BindMessage<TrainingInfoProto>(m);
-  nb::class_<DeviceConfigurationProto> c_dc = BindMessage<DeviceConfigurationProto>(m);
-  nb::class_<ModelProto> c_model = BindMessage<ModelProto>(m);
-  nb::class_<SequenceProto> c_seq = BindMessage<SequenceProto>(m);
-  nb::class_<MapProto> c_map = BindMessage<MapProto>(m);
-  nb::class_<OptionalProto> c_opt = BindMessage<OptionalProto>(m);
+  nb::class_<onnx::MessageBase> base(m, "_Message", "An ONNX message (the base of every class).");
+  BindMessageMethods(base);
+  BindMessage<StringStringEntryProto>(m);
+  BindMessage<OperatorSetIdProto>(m);
+  auto c_tensor = BindMessage<TensorProto>(m);
+  BindMessage<o::TensorProto_Segment>(c_tensor);
+  BindMessage<SparseTensorProto>(m);
+  auto c_shape = BindMessage<TensorShapeProto>(m);
+  BindMessage<TensorShapeProto_Dimension>(c_shape);
+  auto c_type = BindMessage<TypeProto>(m);
+  BindMessage<TypeProto_Tensor>(c_type);
+  BindMessage<TypeProto_Sequence>(c_type);
+  BindMessage<TypeProto_Map>(c_type);
+  BindMessage<TypeProto_Optional>(c_type);
+  BindMessage<TypeProto_SparseTensor>(c_type);
+  BindMessage<TypeProto_Opaque>(c_type);
+  BindMessage<ValueInfoProto>(m);
+  BindMessage<AttributeProto>(m);
+  BindMessage<IntIntListEntryProto>(m);
+  BindMessage<SimpleShardedDimProto>(m);
+  BindMessage<ShardedDimProto>(m);
+  BindMessage<ShardingSpecProto>(m);
+  BindMessage<NodeDeviceConfigurationProto>(m);
+  BindMessage<NodeProto>(m);
+  BindMessage<TensorAnnotation>(m);
+  BindMessage<GraphProto>(m);
+  BindMessage<FunctionProto>(m);
+  BindMessage<TrainingInfoProto>(m);
+  BindMessage<DeviceConfigurationProto>(m);
+  BindMessage<ModelProto>(m);
+  BindMessage<SequenceProto>(m);
+  BindMessage<MapProto>(m);
+  BindMessage<OptionalProto>(m);
 
-#define ONNX_LIGHT_BIND_LIST_(Name) \
-  BindMessageList<Name>(m, std::string("Repeated") + PyName(Name::descriptor().name));
+  BindMessageLists(m);
+#define ONNX_LIGHT_BIND_LIST_(Name)                  \
+  nb::class_<MessageList<o::Name>, MessageListBase>( \
+      m, ("Repeated" + PyName(o::Name::descriptor().name)).c_str());
   ONNX_LIGHT_MESSAGES(ONNX_LIGHT_BIND_LIST_)
 #undef ONNX_LIGHT_BIND_LIST_
 
-  BindAllFields(c_sse);
-  BindAllFields(c_opset);
-  BindAllFields(c_tensor);
-  BindAllFields(c_segment);
-  BindAllFields(c_sparse);
-  BindAllFields(c_shape);
-  BindAllFields(c_dim);
-  BindAllFields(c_type);
-  BindAllFields(c_tt);
-  BindAllFields(c_ts);
-  BindAllFields(c_tm);
-  BindAllFields(c_to);
-  BindAllFields(c_tst);
-  BindAllFields(c_top);
-  BindAllFields(c_vi);
-  BindAllFields(c_attr);
-  BindAllFields(c_iil);
-  BindAllFields(c_ssd);
-  BindAllFields(c_sd);
-  BindAllFields(c_ss);
-  BindAllFields(c_ndc);
-  BindAllFields(c_node);
-  BindAllFields(c_ta);
-  BindAllFields(c_graph);
-  BindAllFields(c_func);
-  BindAllFields(c_ti);
-  BindAllFields(c_dc);
-  BindAllFields(c_model);
-  BindAllFields(c_seq);
-  BindAllFields(c_map);
-  BindAllFields(c_opt);
+  for (const MsgType* t : AllTypes())
+    BindClassMembers(*t);
 
   c_tensor.def("_raw_data_array", &RawDataArray,
                "raw_data as a read-only uint8 numpy array that views the loaded file.");
