@@ -4,13 +4,34 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace onnx_light {
+
+// What ParallelFor runs: a reference to any callable taking (begin, end), valid for the
+// call. Unlike std::function it neither owns nor copies the callable, so each lambda costs
+// one small call stub rather than a std::function's manager and invoker (0.1 MB over the
+// kernels), and passing one allocates nothing.
+class ParallelBody {
+ public:
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, ParallelBody>>>
+  ParallelBody(F&& f) noexcept  // NOLINT: implicit, as a std::function parameter would be
+      : callable_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
+        call_(&Call<std::remove_reference_t<F>>) {}
+  void operator()(int64_t begin, int64_t end) const { call_(callable_, begin, end); }
+
+ private:
+  template <typename F>
+  static void Call(void* f, int64_t begin, int64_t end) {
+    (*static_cast<F*>(f))(begin, end);
+  }
+  void* callable_;
+  void (*call_)(void*, int64_t, int64_t);
+};
 
 class ThreadPool {
  public:
@@ -27,7 +48,7 @@ class ThreadPool {
   // once all chunks ended. Any thread may call it; one finding the workers busy runs inline.
   // In a process forked after the pool started (a multiprocessing or Spark worker), whose
   // copy has none of the worker threads, the first call starts new workers.
-  void ParallelFor(int64_t n, int64_t min_chunk, const std::function<void(int64_t, int64_t)>& fn);
+  void ParallelFor(int64_t n, int64_t min_chunk, ParallelBody fn);
 
  private:
   void WorkerLoop();
@@ -50,7 +71,7 @@ class ThreadPool {
   std::atomic<int> sleepers_{0};
   std::atomic<bool> stop_{false};
   std::atomic<bool> busy_{false};
-  const std::function<void(int64_t, int64_t)>* job_ = nullptr;
+  const ParallelBody* job_ = nullptr;
   int64_t job_n_ = 0;
   int64_t job_chunk_ = 0;
   struct Sleep {

@@ -161,8 +161,7 @@ bool ThreadPool::RunOneChunk(uint64_t state) {
   return false;
 }
 
-void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
-                             const std::function<void(int64_t, int64_t)>& fn) {
+void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk, ParallelBody fn) {
   if (n <= 0) return;
   if (forks_seen_.load(std::memory_order_relaxed) != g_forks.load(std::memory_order_relaxed))
     RestartAfterFork();
@@ -188,7 +187,7 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
   // fn: the first exception is kept, and rethrown once every chunk has ended.
   std::exception_ptr error;
   std::atomic<bool> failed{false};
-  const std::function<void(int64_t, int64_t)> guarded = [&](int64_t begin, int64_t end) {
+  auto guard = [&](int64_t begin, int64_t end) {
     try {
       fn(begin, end);
     } catch (...) {
@@ -196,6 +195,7 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
     }
   };
   // Publish the section: its fields first, then a new generation with no chunk claimed.
+  const ParallelBody guarded(guard);
   job_ = &guarded;
   job_n_ = n;
   job_chunk_ = chunk;

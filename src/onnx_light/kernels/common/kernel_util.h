@@ -62,9 +62,13 @@ inline std::vector<DataType> AllTensorTypes() {
 // Factory for a kernel class constructed from (const KernelInfo&) after a static
 // Create(const KernelInfo&) -> Result<std::unique_ptr<KernelBase>>.
 template <typename K>
+Result<std::unique_ptr<KernelBase>> CreateKernel(const KernelInfo& info) {
+  return K::Create(info);
+}
+// A plain function pointer: every factory shares one std::function invoker and manager.
+template <typename K>
 KernelFactory FactoryOf() {
-  return
-      [](const KernelInfo& info) -> Result<std::unique_ptr<KernelBase>> { return K::Create(info); };
+  return &CreateKernel<K>;
 }
 
 // A unary element-wise def: T binds input 0 and output 0.

@@ -183,8 +183,7 @@ GemmSplit SplitGemm(int64_t m, int64_t n, int64_t workers) {
 
 }  // namespace
 
-void RunShares(ThreadPool* pool, int64_t workers, int64_t tasks,
-               const std::function<void(int64_t, int64_t)>& fn) {
+void RunShares(ThreadPool* pool, int64_t workers, int64_t tasks, ParallelBody fn) {
   if (pool == nullptr || workers <= 1) {
     for (int64_t t = 0; t < tasks; ++t)
       fn(t, 0);

@@ -8,15 +8,11 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
+#include "onnx_light/runtime/thread_pool.h"
 #include "simd/conv_simd.h"
 #include "simd/gemm_simd.h"
-
-namespace onnx_light {
-class ThreadPool;
-}
 
 namespace onnx_light::kernels {
 
@@ -50,8 +46,7 @@ void Conv2DF32(const float* x, const float* w, const float* bias, const float* z
 // Runs fn(task, worker) for tasks [0, tasks) in equal consecutive shares, one share per
 // worker of the pool (`workers` of them; each worker keeps its own scratch), or all of
 // them as worker 0 without a pool or with one worker.
-void RunShares(ThreadPool* pool, int64_t workers, int64_t tasks,
-               const std::function<void(int64_t, int64_t)>& fn);
+void RunShares(ThreadPool* pool, int64_t workers, int64_t tasks, ParallelBody fn);
 
 // Dense convolutions with a window (taps > 1) on AVX-512, where the implicit product over
 // stride-phase planes (conv2d_implicit_f32.cc) beats columns and packing.
