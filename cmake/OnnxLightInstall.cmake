@@ -16,10 +16,14 @@ if(SKBUILD)
   endif()
   # libonnx_light.so beside the module; the plugin-host bridge finds it from its own folder.
   set_target_properties(onnx_light_python onnx_light_shared PROPERTIES INSTALL_RPATH "$ORIGIN")
-  set_target_properties(onnx_light_ort_bridge_ops_ort_called_by_light PROPERTIES
+  # Both bridges find it (the plugin of onnx-light's kernels: Highway's dispatch library,
+  # libonnx_light_hwy.so, from cmake/OnnxLightWheelHwy.cmake) in onnx_light/.
+  set_target_properties(onnx_light_ort_bridge_ops_ort_called_by_light
+    onnx_light_ort_bridge_ops_light_called_by_ort PROPERTIES
     INSTALL_RPATH "$ORIGIN/../../onnx_light")
   install(TARGETS onnx_light_python onnx_light_shared LIBRARY DESTINATION onnx_light
     COMPONENT python)
+  install(FILES "${ONNX_LIGHT_WHEEL_HWY}" DESTINATION onnx_light COMPONENT python)
   install(TARGETS onnx_light_ort_bridge_ops_ort_called_by_light
                   onnx_light_ort_bridge_ops_light_called_by_ort
     LIBRARY DESTINATION onnx_light_ort/lib COMPONENT python)

@@ -75,8 +75,10 @@ row() {  # label, build dir, config
   echo
   echo "The runtime is in the wheel once: \`onnx_light/libonnx_light.so\`, which the Python"
   echo "module (\`_core\`) and the plugin-host bridge link (RPATH \`\$ORIGIN\`,"
-  echo "\`\$ORIGIN/../../onnx_light\`). Nothing is bundled but Highway's dispatch library"
-  echo "(\`onnx_light.libs/\`): no BLAS, the matrix products are onnx-light's own"
+  echo "\`\$ORIGIN/../../onnx_light\`). Nothing is bundled but Highway's dispatch library, as"
+  echo "\`onnx_light/libonnx_light_hwy.so\` (a copy the build renames, so that auditwheel patches"
+  echo "no library: patchelf grew each one it renamed a dependency in, 0.33 MB in all): no BLAS,"
+  echo "the matrix products are onnx-light's own"
   echo "([performance.md](performance.md)). The ORT plugin of onnx-light's kernels"
   echo "(\`bridge_ops_light_called_by_ort\`) carries only the SIMD kernels it exposes."
   echo
@@ -99,13 +101,23 @@ row() {  # label, build dir, config
   echo "library is linked with \`--gc-sections\`. The kernels' C++ keeps \`-O3\`: compiled at"
   echo "\`-O2\` the library was 1.8 MB smaller and at \`-Os\` 2.5 MB, but the models of"
   echo "\`bench/models_vs_ort.py\` then ran 1.11x and 1.25x as long (geometric means, one"
-  echo "thread, 2026-12-02); only kernels off every hot path (integer bit operations, Mod,"
-  echo "the string ops) compile for size. Pow reads its exponent as one of three types"
+  echo "thread, 2026-12-02); only kernels off every hot path compile for size (integer bit"
+  echo "and logic operations, Mod, the string ops, ai.onnx.ml's encoders and mappers, sequences,"
+  echo "control flow, NMS, Unique, losses), and so does the code that runs once per session"
+  echo "(the graph passes, the graph, the planner, the model codec). Pow reads its exponent as one of three types"
   echo "(11 x 3 instantiations of its broadcast loop instead of 11 x 11: 0.6 MB less)."
   echo "Types that compute alike share one instantiation, at the same speed: signed Add, Sub,"
   echo "Mul and Equal run as the unsigned type of their width, Greater(Or)Equal as"
   echo "Less(OrEqual) with the operands swapped, integer Casts by width, and the broadcast"
   echo "paths of one kernel share their contiguous loops (0.7 MB less, 2026-12-02)."
+  echo
+  echo "Then (2026-12-03), 8,036 -> 6,661 KB stripped: the session-time code and the off-path"
+  echo "kernels for size (-0.36 and -0.35 MB); gold's identical code folding (\`--icf=safe\`: the"
+  echo "per-type instantiations that compile to the same machine code kept once, -0.2 MB);"
+  echo "\`ThreadPool::ParallelFor\` taking a non-owning \`ParallelBody\` and kernel factories as"
+  echo "plain function pointers instead of a \`std::function\` each (-0.46 MB). The Python module"
+  echo "went 1,625 -> 798 KB: its ONNX message classes share one type-erased implementation of"
+  echo "their methods and fields instead of nanobind instantiating each per class and field."
   echo
   echo "## Size profile and reduced builds"
   echo

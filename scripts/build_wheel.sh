@@ -4,9 +4,10 @@
 #      no build isolation: offline, the pinned build tools of requirements/dev.txt), CMake
 #      build tree build-wheel/ (kept: a rebuild compiles what changed; ccache shares the
 #      objects of build/);
-#   2. `auditwheel repair`: Highway (the one library beyond glibc and libstdc++) is copied into
-#      the wheel (onnx_light.libs/, renamed with a hash), every shared object's RPATH points
-#      there, and the platform tag says which glibc the wheel needs (manylinux_2_XX);
+#   2. `auditwheel repair`: finds nothing to graft (the build already put Highway, the one
+#      library beyond glibc and libstdc++, into the package as onnx_light/libonnx_light_hwy.so:
+#      cmake/OnnxLightWheelHwy.cmake) and sets the platform tag to the glibc the wheel needs
+#      (manylinux_2_XX);
 #   3. a check that every shared object in the wheel needs nothing but glibc, libstdc++,
 #      libgcc_s and the libraries bundled beside it.
 # Prints the wheel's path. Needs scripts/setup.sh first.
