@@ -17,15 +17,51 @@ namespace onnx_light::kernels {
 
 // A uint8/int8 tensor's values as int32 minus a zero point: scalar, or one per `axis0`
 // slice (a per-output-channel weight zero point).
+namespace {
+
+bool Is8Bit(const Tensor* t) {
+  return t != nullptr && (t->dtype() == DataType::kUint8 || t->dtype() == DataType::kInt8);
+}
+
+template <typename T>
+void CenterSlice(const T* v, int64_t n, int32_t zero, int32_t* out) {
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = static_cast<int32_t>(v[i]) - zero;
+}
+
+}  // namespace
+
 Result<std::vector<int32_t>> Centered(const Tensor& t, const Tensor* zp, const char* what) {
-  const std::vector<double> v = ToDoubles(&t), z = ToDoubles(zp);
-  std::vector<int32_t> out(v.size());
   const int64_t slices = t.shape().rank() > 0 ? t.shape()[0] : 1;
-  if (!z.empty() && z.size() != 1 && static_cast<int64_t>(z.size()) != slices) {
+  const int64_t zn = zp == nullptr ? 0 : zp->num_elements();
+  if (zn > 1 && zn != slices) {
     return Status(
         StatusCode::kInvalidArgument,
         std::string(what) + " zero point must be a scalar or [" + std::to_string(slices) + "]");
   }
+  // 8-bit values and zero points (every model's): straight to int32, slice by slice.
+  if (Is8Bit(&t) && (zp == nullptr || Is8Bit(zp))) {
+    const int64_t n = t.num_elements();
+    std::vector<int32_t> out(static_cast<size_t>(n));
+    const int64_t per = slices > 0 ? n / slices : 0;
+    const int64_t parts = zn > 1 ? slices : 1;
+    const int64_t len = zn > 1 ? per : n;
+    for (int64_t s = 0; s < parts; ++s) {
+      int32_t zero = 0;
+      if (zn > 0) {
+        zero = zp->dtype() == DataType::kUint8 ? int32_t{zp->data<uint8_t>()[s]}
+                                               : int32_t{zp->data<int8_t>()[s]};
+      }
+      if (t.dtype() == DataType::kUint8) {
+        CenterSlice(t.data<uint8_t>() + s * len, len, zero, out.data() + s * len);
+      } else {
+        CenterSlice(t.data<int8_t>() + s * len, len, zero, out.data() + s * len);
+      }
+    }
+    return out;
+  }
+  const std::vector<double> v = ToDoubles(&t), z = ToDoubles(zp);
+  std::vector<int32_t> out(v.size());
   const int64_t per = slices > 0 ? static_cast<int64_t>(v.size()) / slices : 0;
   for (size_t i = 0; i < v.size(); ++i) {
     const double zero = z.empty() ? 0.0 : (z.size() == 1 ? z[0] : z[i / static_cast<size_t>(per)]);

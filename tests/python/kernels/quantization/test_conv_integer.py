@@ -30,6 +30,28 @@ def test_conv_integer_with_groups_and_pads():
     np.testing.assert_array_equal(light(data, feeds), want)
 
 
+@pytest.mark.parametrize("xt, wt", [(np.int8, np.uint8), (np.uint8, np.int8), (np.int8, np.int8)])
+def test_conv_integer_per_channel_weight_zero_points(xt, wt):
+    # Each output channel's weights centred on their own zero point; both 8-bit types.
+    rng = np.random.default_rng(23)
+    info = {np.int8: (I8, -128, 128), np.uint8: (U8, 0, 256)}
+    x = rng.integers(info[xt][1], info[xt][2], (2, 3, 5, 6), dtype=xt)
+    w = rng.integers(info[wt][1], info[wt][2], (4, 3, 2, 3), dtype=wt)
+    xz = np.array(info[xt][1] + 77, xt)
+    wz = rng.integers(info[wt][1], info[wt][2], 4, dtype=wt)
+    feeds = {"x": x, "w": w, "xz": xz, "wz": wz}
+    data = model(
+        "ConvInteger",
+        [("x", info[xt][0]), ("w", info[wt][0]), ("xz", info[xt][0]), ("wz", info[wt][0])],
+        I32,
+        opset=10,
+        pads=[1, 1, 0, 1],
+    )
+    wc = w.astype(np.int64) - wz.astype(np.int64)[:, None, None, None]
+    want = conv_int64(x.astype(np.int64) - int(xz), wc, 1, (1, 1, 0, 1), (1, 1))
+    np.testing.assert_array_equal(light(data, feeds), want)
+
+
 def test_qlinear_conv_per_channel_scale_and_bias():
     rng = np.random.default_rng(19)
     x = rng.integers(0, 256, (1, 3, 7, 7), dtype=np.uint8)
