@@ -70,6 +70,41 @@ Result<std::vector<int32_t>> Centered(const Tensor& t, const Tensor* zp, const c
   return out;
 }
 
+namespace {
+
+// The im2col rows of one 2-D channel plane `xc` for the int16 product: row (t = kh * kw_n +
+// kw) holds, for every output pixel, the input under that tap or 0 in the padding. Output
+// columns whose tap lands inside the row are a contiguous range, filled without a branch.
+void GatherPlane2D(const Window& w, const int32_t* xc, int16_t* rows) {
+  const int64_t ih_n = w.in[0], iw_n = w.in[1], oh_n = w.out[0], ow_n = w.out[1];
+  const int64_t sh = w.strides[0], sw = w.strides[1], dh = w.dilations[0], dw = w.dilations[1];
+  const int64_t ph = w.pad_begin[0], pw = w.pad_begin[1];
+  for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
+    for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
+      int16_t* row = rows + (kh * w.kernel[1] + kw) * oh_n * ow_n;
+      const int64_t x0 = kw * dw - pw;  // input column of output column 0
+      // Output columns [lo, hi) read input columns inside [0, iw_n).
+      const int64_t lo = std::min(ow_n, x0 >= 0 ? int64_t{0} : (-x0 + sw - 1) / sw);
+      const int64_t hi = std::max(lo, std::min(ow_n, x0 < iw_n ? (iw_n - x0 + sw - 1) / sw : 0));
+      for (int64_t oh = 0; oh < oh_n; ++oh) {
+        int16_t* out = row + oh * ow_n;
+        const int64_t ih = oh * sh - ph + kh * dh;
+        if (ih < 0 || ih >= ih_n) {
+          std::fill(out, out + ow_n, int16_t{0});
+          continue;
+        }
+        const int32_t* in = xc + ih * iw_n;
+        std::fill(out, out + lo, int16_t{0});
+        for (int64_t ow = lo; ow < hi; ++ow)
+          out[ow] = static_cast<int16_t>(in[x0 + ow * sw]);
+        std::fill(out + hi, out + ow_n, int16_t{0});
+      }
+    }
+  }
+}
+
+}  // namespace
+
 // The int32 convolution of centered x and w (im2col and an integer product that wraps).
 // Returns the output [N, M, spatial...] values and sets *dims.
 Result<std::vector<int32_t>> IntegerConv(const KernelContext& ctx, const WindowAttrs& attrs,
@@ -99,7 +134,8 @@ Result<std::vector<int32_t>> IntegerConv(const KernelContext& ctx, const WindowA
   // first. (The accumulator and the result are the output's size.)
   BudgetHold work(BudgetOf(ctx));
   ONNX_LIGHT_RETURN_IF_ERROR(HoldIm2ColMemory(w, cg, sizeof(uint32_t), &work));
-  const std::vector<int64_t> taps = TapOffsets(w);
+  const bool plane2d = w.in.size() == 2;  // the int16 path gathers 2-D planes directly
+  const std::vector<int64_t> taps = plane2d ? std::vector<int64_t>() : TapOffsets(w);
   std::vector<int32_t> out(static_cast<size_t>(batch * m * out_sz));
   // Centered 8-bit values lie within [-255, 255]: int16 operands whose pairs of products
   // sum exactly in int32 (the vector int16 product, QGemmI16Packed), the columns packed as
@@ -118,11 +154,24 @@ Result<std::vector<int32_t>> IntegerConv(const KernelContext& ctx, const WindowA
         a16[static_cast<size_t>(i * lda + p)] =
             static_cast<int16_t>(wv[static_cast<size_t>(i * rows + p)]);
     std::vector<int16_t> col16(static_cast<size_t>(rows * out_sz));
+    ThreadPool* pool = ctx.thread_pool();
     bool done = true;
     for (int64_t b = 0; b < batch && done; ++b) {
       for (int64_t g = 0; g < group && done; ++g) {
-        for (int64_t c = 0; c < cg; ++c) {
-          const int32_t* xc = x.data() + (b * c_in + g * cg + c) * in_sz;
+        const int32_t* xg = x.data() + (b * c_in + g * cg) * in_sz;
+        if (plane2d) {  // channel planes split between the pool's threads
+          auto planes = [&](int64_t c0, int64_t c1) {
+            for (int64_t c = c0; c < c1; ++c)
+              GatherPlane2D(w, xg + c * in_sz, col16.data() + c * k_sz * out_sz);
+          };
+          if (pool != nullptr && pool->threads() > 1 && rows * out_sz >= (1 << 18)) {
+            pool->ParallelFor(cg, 1, planes);
+          } else {
+            planes(0, cg);
+          }
+        }
+        for (int64_t c = 0; c < cg && !plane2d; ++c) {
+          const int32_t* xc = xg + c * in_sz;
           for (int64_t t = 0; t < k_sz; ++t) {
             int16_t* row = col16.data() + (c * k_sz + t) * out_sz;
             const int64_t* off = taps.data() + t * out_sz;
@@ -135,12 +184,21 @@ Result<std::vector<int32_t>> IntegerConv(const KernelContext& ctx, const WindowA
           done = false;  // a scalar build: the loop below
           break;
         }
-        QGemmI16Packed(m_per_group, out_sz, a16.data() + g * m_per_group * lda, lda, packed, 0,
-                       nullptr, out.data() + (b * m + g * m_per_group) * out_sz, out_sz);
+        // Output channels split between the pool's threads (the packed columns are shared).
+        auto rows_of = [&](int64_t r0, int64_t r1) {
+          QGemmI16Packed(r1 - r0, out_sz, a16.data() + (g * m_per_group + r0) * lda, lda, packed, 0,
+                         nullptr, out.data() + (b * m + g * m_per_group + r0) * out_sz, out_sz);
+        };
+        if (pool != nullptr && pool->threads() > 1 && m_per_group * out_sz * rows >= (1 << 20)) {
+          pool->ParallelFor(m_per_group, 4, rows_of);
+        } else {
+          rows_of(0, m_per_group);
+        }
       }
     }
     if (done) return out;
   }
+  const std::vector<int64_t> generic_taps = plane2d ? TapOffsets(w) : taps;
   std::vector<uint32_t> col(static_cast<size_t>(rows * out_sz));
   std::vector<uint32_t> wu(wv.begin(), wv.end());
   std::vector<uint32_t> acc(static_cast<size_t>(m_per_group * out_sz));
@@ -150,7 +208,7 @@ Result<std::vector<int32_t>> IntegerConv(const KernelContext& ctx, const WindowA
         const int32_t* xc = x.data() + (b * c_in + g * cg + c) * in_sz;
         for (int64_t t = 0; t < k_sz; ++t) {
           uint32_t* row = col.data() + (c * k_sz + t) * out_sz;
-          const int64_t* off = taps.data() + t * out_sz;
+          const int64_t* off = generic_taps.data() + t * out_sz;
           for (int64_t o = 0; o < out_sz; ++o)
             row[o] = off[o] < 0 ? 0u : static_cast<uint32_t>(xc[off[o]]);
         }

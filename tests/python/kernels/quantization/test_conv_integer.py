@@ -52,6 +52,54 @@ def test_conv_integer_per_channel_weight_zero_points(xt, wt):
     np.testing.assert_array_equal(light(data, feeds), want)
 
 
+@pytest.mark.parametrize(
+    "pads, strides, dilations",
+    [
+        ((2, 0, 1, 3), (2, 3), (2, 1)),
+        ((0, 4, 0, 4), (1, 1), (1, 3)),
+        ((3, 3, 3, 3), (3, 2), (1, 1)),
+    ],
+)
+def test_conv_integer_strides_dilations_and_wide_pads(pads, strides, dilations):
+    # The 2-D gather's edges: taps in the padding on either side, a stride that skips over
+    # the right edge, dilated taps, pads wider than a tap reaches.
+    rng = np.random.default_rng(29)
+    x = rng.integers(0, 256, (1, 2, 7, 9), dtype=np.uint8)
+    w = rng.integers(-128, 128, (3, 2, 3, 2), dtype=np.int8)
+    feeds = {"x": x, "w": w, "xz": np.array(5, np.uint8), "wz": np.array(-7, np.int8)}
+    data = model(
+        "ConvInteger",
+        [("x", U8), ("w", I8), ("xz", U8), ("wz", I8)],
+        I32,
+        opset=10,
+        pads=list(pads),
+        strides=list(strides),
+        dilations=list(dilations),
+    )
+    want = conv_int64(x.astype(np.int64) - 5, w.astype(np.int64) + 7, 1, pads, strides, dilations)
+    np.testing.assert_array_equal(light(data, feeds), want)
+
+
+def test_conv_integer_output_channels_split_between_threads():
+    # 37 output channels x 64x64 pixels x 72 taps: the gather (by channel planes) and the
+    # product (shares of at least 4 output channels, the last one short) are split between 2
+    # threads, exactly as one thread computes them.
+    rng = np.random.default_rng(31)
+    x = rng.integers(0, 256, (1, 8, 64, 64), dtype=np.uint8)
+    w = rng.integers(-128, 128, (37, 8, 3, 3), dtype=np.int8)
+    feeds = {"x": x, "w": w, "xz": np.array(128, np.uint8), "wz": np.array(0, np.int8)}
+    data = model(
+        "ConvInteger",
+        [("x", U8), ("w", I8), ("xz", U8), ("wz", I8)],
+        I32,
+        opset=10,
+        pads=[1, 1, 1, 1],
+    )
+    want = conv_int64(x.astype(np.int64) - 128, w.astype(np.int64), 1, (1, 1, 1, 1))
+    got = onnx_light.RuntimeSession(data, intra_op_threads=2).run(None, feeds)[0]
+    np.testing.assert_array_equal(got, want)
+
+
 def test_qlinear_conv_per_channel_scale_and_bias():
     rng = np.random.default_rng(19)
     x = rng.integers(0, 256, (1, 3, 7, 7), dtype=np.uint8)
