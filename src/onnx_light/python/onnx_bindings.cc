@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -301,17 +300,7 @@ void BindMessageLists(nb::module_& m) {
       .def("extend",
            [](L& l, nb::handle items) {
              l.owner->touched = true;
-             std::vector<nb::object> add;
-             for (nb::handle x : nb::iter(items)) {
-               MessageOrThrow(x, *l.t, "extend");
-               add.push_back(nb::borrow(x));
-             }
-             std::deque<TempMessage> copies;
-             for (const nb::object& x : add) {
-               copies.emplace_back(*l.t);
-               l.t->assign(copies.back().p, nb::inst_ptr<void>(x));
-             }
-             for (TempMessage& c : copies)
+             for (TempMessage& c : CopyMessages(items, *l.t, "extend"))
                l.t->r_push_move(l.r, c.p);
            })
       .def("insert",

@@ -87,6 +87,16 @@ void SetScalars(void* f, nb::handle v) {
   *static_cast<std::vector<T>*>(f) = std::move(values);
 }
 
+std::deque<TempMessage> CopyMessages(nb::handle items, const MsgType& t, const char* what) {
+  std::deque<TempMessage> copies;
+  for (nb::handle x : nb::iter(items)) {
+    const void* p = MessageOrThrow(x, t, what);
+    copies.emplace_back(t);
+    t.assign(copies.back().p, p);
+  }
+  return copies;
+}
+
 // Sets field `fd` of message `m` (of type `t`) from a Python value, as protobuf's
 // generated classes do; a oneof member clears the others.
 void SetField(const MsgType& t, void* m, const onnx::FieldDescriptor& fd, nb::handle v) {
@@ -114,18 +124,7 @@ void SetField(const MsgType& t, void* m, const onnx::FieldDescriptor& fd, nb::ha
       }
       case FieldKind::kMessage: {
         const MsgType& sub = TypeOfDescriptor(fd.message_type());
-        // Every item is checked before the field changes; the Python objects keep the
-        // items alive while the field is replaced (`a.f = a.f` works).
-        std::vector<nb::object> items;
-        for (nb::handle x : nb::iter(v)) {
-          MessageOrThrow(x, sub, fd.name);
-          items.push_back(nb::borrow(x));
-        }
-        std::deque<TempMessage> copies;
-        for (const nb::object& x : items) {
-          copies.emplace_back(sub);
-          sub.assign(copies.back().p, nb::inst_ptr<void>(x));
-        }
+        std::deque<TempMessage> copies = CopyMessages(v, sub, fd.name);  // `a.f = a.f` works
         sub.r_clear(f);
         for (TempMessage& c : copies)
           sub.r_push_move(f, c.p);

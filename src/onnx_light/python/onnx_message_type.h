@@ -5,6 +5,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/shared_ptr.h>
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <utility>
@@ -126,6 +127,10 @@ inline onnx::MessageBase& BaseOf(const MsgType& t, void* m) {
 }
 // The field named `name`; ValueError if `d` has none.
 const onnx::FieldDescriptor& FindField(const onnx::MessageDescriptor& d, const std::string& name);
+
+// Copies of the messages `items` yields, each a `t` message (TypeError naming `what` on the
+// first that is not), all taken before the caller changes anything.
+std::deque<TempMessage> CopyMessages(nb::handle items, const MsgType& t, const char* what);
 
 // Sets field `fd` of message `m` (of type `t`) from a Python value, as protobuf's generated
 // classes do; a oneof member clears the others.

@@ -135,7 +135,7 @@ Result<std::vector<int32_t>> IntegerConv(const KernelContext& ctx, const WindowA
   BudgetHold work(BudgetOf(ctx));
   ONNX_LIGHT_RETURN_IF_ERROR(HoldIm2ColMemory(w, cg, sizeof(uint32_t), &work));
   const bool plane2d = w.in.size() == 2;  // the int16 path gathers 2-D planes directly
-  const std::vector<int64_t> taps = plane2d ? std::vector<int64_t>() : TapOffsets(w);
+  std::vector<int64_t> taps = plane2d ? std::vector<int64_t>() : TapOffsets(w);
   std::vector<int32_t> out(static_cast<size_t>(batch * m * out_sz));
   // Centered 8-bit values lie within [-255, 255]: int16 operands whose pairs of products
   // sum exactly in int32 (the vector int16 product, QGemmI16Packed), the columns packed as
@@ -198,7 +198,7 @@ Result<std::vector<int32_t>> IntegerConv(const KernelContext& ctx, const WindowA
     }
     if (done) return out;
   }
-  const std::vector<int64_t> generic_taps = plane2d ? TapOffsets(w) : taps;
+  if (plane2d) taps = TapOffsets(w);
   std::vector<uint32_t> col(static_cast<size_t>(rows * out_sz));
   std::vector<uint32_t> wu(wv.begin(), wv.end());
   std::vector<uint32_t> acc(static_cast<size_t>(m_per_group * out_sz));
@@ -208,7 +208,7 @@ Result<std::vector<int32_t>> IntegerConv(const KernelContext& ctx, const WindowA
         const int32_t* xc = x.data() + (b * c_in + g * cg + c) * in_sz;
         for (int64_t t = 0; t < k_sz; ++t) {
           uint32_t* row = col.data() + (c * k_sz + t) * out_sz;
-          const int64_t* off = generic_taps.data() + t * out_sz;
+          const int64_t* off = taps.data() + t * out_sz;
           for (int64_t o = 0; o < out_sz; ++o)
             row[o] = off[o] < 0 ? 0u : static_cast<uint32_t>(xc[off[o]]);
         }
