@@ -74,9 +74,21 @@ int64_t DepthwiseParts(const Conv2DShape& s, int64_t workers) {
 // plane) is zeroed too; without, only the rows and columns of x are written: the caller
 // reuses a buffer whose borders it zeroed for an earlier plane of the same shape (for
 // small planes, 7x7 and 14x14, zeroing them again for each was as long as the taps).
+// With `split` (stride-2 depthwise, DepthwiseGeometry::odd), each row's even columns come
+// first and its odd ones from (pw + 1) / 2 on.
 void PadPlane(const float* x, const Conv2DShape& s, const DepthwisePadded& p, float* out,
-              bool borders) {
+              bool borders, bool split = false) {
   const int64_t c0 = std::min(p.pw, s.pl), c1 = std::min(p.pw, s.w + s.pl);
+  if (split) {  // the borders land on the same places in every plane: zeroed once
+    if (borders) std::fill(out, out + p.floats, 0.0f);
+    const int64_t r0 = std::clamp<int64_t>(s.pt, 0, p.ph);
+    const int64_t r1 = std::clamp<int64_t>(s.h + s.pt, r0, p.ph);
+    if (c0 < c1 && r1 > r0) {
+      SplitRowsF32(x + (r0 - s.pt) * s.w + (c0 - s.pl), r1 - r0, s.w, c1 - c0, c0, out + r0 * p.pw,
+                   p.pw, (p.pw + 1) / 2);
+    }
+    return;
+  }
   for (int64_t r = 0; r < p.ph; ++r) {
     float* dst = out + r * p.pw;
     const int64_t ih = r - s.pt;
@@ -84,11 +96,11 @@ void PadPlane(const float* x, const Conv2DShape& s, const DepthwisePadded& p, fl
       if (borders) std::fill(dst, dst + p.pw, 0.0f);
       continue;
     }
+    const float* src = x + ih * s.w + (c0 - s.pl);
     if (borders) {
       std::fill(dst, dst + c0, 0.0f);
       std::fill(dst + c1, dst + p.pw, 0.0f);
     }
-    const float* src = x + ih * s.w + (c0 - s.pl);
     if (c1 - c0 >= 32) {
       std::memcpy(dst + c0, src, static_cast<size_t>(c1 - c0) * sizeof(float));
     } else {  // a few floats: inline, not a call per row
@@ -388,7 +400,9 @@ void VectorDepthwiseConv(const float* x, const float* w, const float* bias, cons
                          ThreadPool* pool, int64_t workers) {
   const Conv2DShape& s = shape;
   const DepthwisePadded pad = PaddedPlane(s);
-  const DepthwiseGeometry geo{s.kh, s.kw, s.sh, s.sw, s.dh, s.dw, s.ow};
+  const bool split = s.sw == 2;  // each padded row as its even, then its odd columns
+  const DepthwiseGeometry geo{s.kh, s.kw, s.sh, s.sw,
+                              s.dh, s.dw, s.ow, split ? (pad.pw + 1) / 2 : 0};
   const int64_t planes = s.batch * s.c_in, in_plane = s.h * s.w, out_plane = s.oh * s.ow;
   const int64_t parts = DepthwiseParts(s, workers), per = (planes + parts - 1) / parts;
   auto run = [&](int64_t begin, int64_t end) {
@@ -396,7 +410,7 @@ void VectorDepthwiseConv(const float* x, const float* w, const float* bias, cons
       float* buf = scratch + k * pad.floats;
       for (int64_t q = k * per; q < std::min(planes, (k + 1) * per); ++q) {
         const int64_t c = q % s.c_in;
-        PadPlane(x + q * in_plane, s, pad, buf, /*borders=*/q == k * per);
+        PadPlane(x + q * in_plane, s, pad, buf, /*borders=*/q == k * per, split);
         DepthwiseRowsF32(buf, pad.pw, w + c * s.kh * s.kw, geo, bias != nullptr ? bias[c] : 0.0f,
                          z != nullptr ? z + q * out_plane : nullptr, y + q * out_plane, 0, s.oh,
                          act);

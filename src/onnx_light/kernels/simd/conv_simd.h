@@ -46,6 +46,12 @@ inline bool HasEffect(const Activation& act) {
 void AxpyStridedF32(float* y, const float* x, size_t n, float a, size_t stride);
 // even[i] = x[2i], odd[i] = x[2i + 1] for i < n: a row split by stride phase.
 void DeinterleaveF32(const float* x, size_t n, float* even, float* odd);
+// Rows of a plane split by stride phase: for each r < rows, the n floats x[r * w + i] go to
+// out[r * pw + (c0 + i) / 2], plus `odd` when c0 + i is odd (the padded rows of a stride-2
+// depthwise plane, DepthwiseGeometry::odd; nothing else of `out` is written). The plane's
+// rows after the first are read as a row's tail.
+void SplitRowsF32(const float* x, int64_t rows, int64_t w, int64_t n, int64_t c0, float* out,
+                  int64_t pw, int64_t odd);
 // y[i] = act(x[i]): the unary ops with a vector form (Tanh, Sigmoid, HardSigmoid,
 // HardSwish, Exp, ...), within a few ULP of the C library. In place allowed.
 void ActivationF32(const float* x, float* y, size_t n, const Activation& act);
@@ -57,12 +63,17 @@ void BiasActivationF32(float* y, size_t n, float bias, const float* z, const Act
 // 2), dilations, and the output width.
 struct DepthwiseGeometry {
   int64_t kh, kw, sh, sw, dh, dw, ow;
+  // DepthwiseRowsF32 with sw 2: each padded row holds its even columns first, then its
+  // odd ones from `odd` = (pw + 1) / 2 on (PadPlane's split layout), so that every tap
+  // reads consecutive floats. 0: the row as it is (DirectConvRowsF32).
+  int64_t odd = 0;
 };
 // Output rows [oh0, oh1) of one depthwise plane, y[oh, ow] = act(bias + z[oh, ow] + sum
 // over taps of w[kh, kw] * xp[(oh*sh + kh*dh) * pw + ow*sw + kw*dw]) (z may be null),
-// from a plane padded by the caller (rows pw apart, zeros where the window reads padding)
-// and followed by DepthwiseSlackFloats() readable floats: whole vectors are loaded past
-// the last output of a row.
+// from a plane padded by the caller (rows pw apart, zeros where the window reads padding;
+// with sw 2, each row split into its even and odd columns, g.odd) and followed by
+// DepthwiseSlackFloats() readable floats: whole vectors are loaded past the last output of
+// a row.
 void DepthwiseRowsF32(const float* xp, int64_t pw, const float* w, const DepthwiseGeometry& g,
                       float bias, const float* z, float* y, int64_t oh0, int64_t oh1,
                       const Activation& act);

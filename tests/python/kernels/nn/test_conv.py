@@ -174,6 +174,15 @@ DEPTHWISE = [
     ((1, 24, 14, 14), (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),  # 14 rows: groups at 0, 4, 8, 10
     ((1, 8, 9, 3), (3, 3), (2, 2), (1, 1, 1, 1), (1, 1)),  # stride 2, 2-wide rows
     ((3, 5, 6, 40), (3, 3), (1, 1), (0, 1, 0, 1), (1, 1)),  # 4 rows, batch 3, no top pad
+    # Stride 2 along the width reads rows split into their even and odd columns: an odd or
+    # even first column (left pad 1, 2, 0), rows of many vectors of pairs, odd widths, the
+    # last row's tail one by one, columns the window never reaches, dilation.
+    ((1, 16, 14, 14), (5, 5), (2, 2), (2, 2, 2, 2), (1, 1)),  # MobileNetV3's 5x5, 14 -> 7
+    ((2, 3, 9, 81), (3, 3), (2, 2), (1, 2, 1, 0), (1, 1)),  # 40 pairs, even first column
+    ((1, 4, 7, 45), (3, 3), (1, 2), (0, 0, 0, 0), (1, 1)),  # no pads: column 0 first
+    ((1, 3, 5, 10), (3, 3), (2, 2), (0, 0, 0, 0), (1, 1)),  # column 9 never read
+    ((1, 5, 12, 37), (3, 3), (2, 2), (1, 1, 1, 1), (2, 2)),  # dilation 2
+    ((1, 2, 2, 3), (3, 3), (2, 2), (1, 1, 1, 1), (1, 1)),  # 2x3 plane: all one by one
 ]
 
 
