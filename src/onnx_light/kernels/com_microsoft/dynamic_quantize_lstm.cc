@@ -2,11 +2,14 @@
 // X, W, R, B?, sequence_lens?, initial_h?, initial_c?, P? as ai.onnx LSTM's, except that W
 // [dirs, input, 4H] and R [dirs, H, 4H] are 8-bit and transposed, then W_scale,
 // W_zero_point, R_scale, R_zero_point (per direction [dirs], or per gate row [dirs, 4H]).
-// The weights are dequantized once, w = (q - zero_point) * scale, into float in ONNX's
-// layout, and the node runs as the float LSTM on them (the same kernel, its weights packed
-// once). ORT instead quantizes X and the hidden state to uint8 at each product, so its
-// answer carries that rounding too: the two agree to it (docs/conformance.md). The weights,
-// scales and zero points must be constants, as the quantizer writes them.
+// As ORT computes it: the 8-bit weights packed once for the exact integer kernels, and X
+// (once) and the hidden state (at every step) quantized to uint8 as DynamicQuantizeLinear
+// does, each product scaled back by x_scale * w_scale in float (rnn/lstm_quantized.h); the
+// cell in float. The weights are also dequantized once, w = (q - zero_point) * scale, into
+// float in ONNX's layout, for what the quantized products do not take: configurations
+// outside the common one (rnn/lstm_f32.h), a scalar build, an operand with a NaN or an
+// infinity. The weights, scales and zero points must be constants, as the quantizer writes
+// them.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -73,7 +76,12 @@ Result<Tensor> Dequantize(const KernelInfo& info, size_t q_at, const char* what)
 Result<std::unique_ptr<KernelBase>> CreateDynamicQuantizeLstm(const KernelInfo& info) {
   ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor w, Dequantize(info, 1, "W"));
   ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor r, Dequantize(info, 2, "R"));
-  return CreateLstmWithWeights(info, std::move(w), std::move(r));
+  // (checked by Dequantize: constants of matching shapes)
+  QuantizedMatrix wq =
+      PackQuantized(*info.constant_input(1), *info.constant_input(8), *info.constant_input(9));
+  QuantizedMatrix rq =
+      PackQuantized(*info.constant_input(2), *info.constant_input(10), *info.constant_input(11));
+  return CreateLstmWithWeights(info, std::move(w), std::move(r), std::move(wq), std::move(rq));
 }
 
 }  // namespace

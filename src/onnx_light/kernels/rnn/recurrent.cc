@@ -171,15 +171,32 @@ class Recurrent : public KernelBase {
     }
     if (FastLstm(ctx, lens)) {
       struct Scratch : KernelState {
-        std::vector<float> buf;
+        LstmScratch buf;
       };
       auto data = [](const Tensor* t) { return t != nullptr ? t->data<float>() : nullptr; };
       auto out = [](Tensor* t) { return t != nullptr ? t->mutable_data<float>() : nullptr; };
       const bool packed = w_packed_.num_elements() > 0 && w_packed_k_ == in_sz;
-      LstmF32({x.data<float>(), w.data<float>(), r.data<float>(), data(ctx.input(3)),
-               data(ctx.input(5)), data(ctx.input(6)), seq, batch, in_sz, h, dirs_, reverse_,
-               out(y), out(yh), out(yc), &ctx.State<Scratch>().buf, ctx.thread_pool(),
-               packed ? w_packed_.data<float>() : nullptr, w_packed_stride_});
+      LstmF32({x.data<float>(),
+               w.data<float>(),
+               r.data<float>(),
+               data(ctx.input(3)),
+               data(ctx.input(5)),
+               data(ctx.input(6)),
+               seq,
+               batch,
+               in_sz,
+               h,
+               dirs_,
+               reverse_,
+               out(y),
+               out(yh),
+               out(yc),
+               &ctx.State<Scratch>().buf,
+               ctx.thread_pool(),
+               packed ? w_packed_.data<float>() : nullptr,
+               w_packed_stride_,
+               quantized_ ? &wq_ : nullptr,
+               quantized_ ? &rq_ : nullptr});
       return Status::Ok();
     }
     DispatchNumeric(x.dtype(), [&](auto tag) {
@@ -377,15 +394,23 @@ class Recurrent : public KernelBase {
   }
 
  public:
-  void GivenWeights(Tensor w, Tensor r) {
+  void GivenWeights(Tensor w, Tensor r, QuantizedMatrix wq, QuantizedMatrix rq) {
     w_given_ = std::move(w);
     r_given_ = std::move(r);
     given_ = true;
-    if constexpr (kCell == Cell::kLstm) PackInputWeights(&w_given_);
+    quantized_ = wq.usable() && rq.usable();
+    if (quantized_) {
+      wq_ = std::move(wq);
+      rq_ = std::move(rq);
+    } else if constexpr (kCell == Cell::kLstm) {
+      PackInputWeights(&w_given_);
+    }
   }
 
  private:
   Tensor w_given_, r_given_;
+  QuantizedMatrix wq_, rq_;  // DynamicQuantizeLSTM's 8-bit weights, packed
+  bool quantized_ = false;
   bool given_ = false;
   Tensor w_packed_;
   int64_t w_packed_k_ = 0, w_packed_stride_ = 0;
@@ -412,9 +437,11 @@ KernelDef RecurrentDef(const char* op, int since, int n_t_inputs, KernelFactory 
 }  // namespace
 
 Result<std::unique_ptr<KernelBase>> CreateLstmWithWeights(const KernelInfo& info, Tensor w,
-                                                          Tensor r) {
+                                                          Tensor r, QuantizedMatrix wq,
+                                                          QuantizedMatrix rq) {
   ONNX_LIGHT_ASSIGN_OR_RETURN(std::unique_ptr<KernelBase> k, Recurrent<Cell::kLstm>::Create(info));
-  static_cast<Recurrent<Cell::kLstm>*>(k.get())->GivenWeights(std::move(w), std::move(r));
+  static_cast<Recurrent<Cell::kLstm>*>(k.get())->GivenWeights(std::move(w), std::move(r),
+                                                              std::move(wq), std::move(rq));
   return k;
 }
 
