@@ -2,6 +2,7 @@
 // path (conv_integer.h): im2col and an int32 product that wraps, as the ONNX reference.
 #include "quantization/conv_integer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -11,6 +12,8 @@
 #include "common/kernel_util.h"
 #include "common/window.h"
 #include "math/gemm.h"
+#include "quantization/qconv_2d.h"
+#include "quantization/qconv_pointwise.h"
 #include "simd/qgemm_simd.h"
 
 namespace onnx_light::kernels {
@@ -226,12 +229,19 @@ Result<std::vector<int32_t>> IntegerConv(const KernelContext& ctx, const WindowA
 
 namespace {
 
-// ConvInteger: int32 convolution of (x - x_zero_point) and (w - w_zero_point).
+// ConvInteger: int32 convolution of (x - x_zero_point) and (w - w_zero_point). Constant
+// 1x1 layers with unit strides and no pads run as one product per image
+// (qconv_pointwise.h); other 2-D convolutions take the engine QLinearConv runs
+// (qconv_2d.h: W packed once, windows read in place, Winograd for 3x3, VNNI), the sums
+// stored as they are; other ranks the reference path above.
 class ConvInteger : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<ConvInteger>();
     ONNX_LIGHT_RETURN_IF_ERROR(ReadConvAttrs(info, &k->attrs_, &k->group_));
+    if (!k->PreparePointwise(info)) {
+      k->weights_ = PrepareQConvWeights(info, 1, 3, k->attrs_, k->group_);
+    }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
@@ -241,8 +251,32 @@ class ConvInteger : public KernelBase {
     const Tensor* xz = ctx.input(2);
     ONNX_LIGHT_RETURN_IF(xz != nullptr && xz->num_elements() != 1, kInvalidArgument,
                          "x_zero_point must be a scalar");
+    const Tensor* wz = ctx.input(3);
+    const int64_t m = wt.shape().rank() > 0 ? wt.shape()[0] : 0;
+    if (pointwise_.m > 0 && x.shape().rank() == 4 && x.shape()[1] == pointwise_.k) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(
+          Tensor * y, ctx.AllocateOutput(0, {x.shape()[0], m, x.shape()[2], x.shape()[3]}));
+      PointwiseQConv(pointwise_, x, QZeroPointAt(xz, 0), y->mutable_data<int32_t>(),
+                     ctx.thread_pool());
+      return Status::Ok();
+    }
+    if (QConv2DWeightsFit(wt, attrs_, group_) && x.shape().rank() == 4 &&
+        (wz == nullptr || wz->num_elements() == 1 || wz->num_elements() == m)) {
+      // acc [n pixels x m channels] into Y [N, M, OH, OW]: each channel's run of pixels.
+      return QConv2D(ctx, {x, wt, xz, wz, attrs_, group_, false, weights_, DataType::kInt32},
+                     [](const int32_t* acc, int64_t n, int64_t mm, int64_t b, int64_t p0,
+                        int64_t plane, Tensor* y, std::vector<uint8_t>*) {
+                       int32_t* yb = y->mutable_data<int32_t>() + b * mm * plane + p0;
+                       for (int64_t c = 0; c < mm; ++c) {
+                         int32_t* __restrict out = yb + c * plane;
+                         const int32_t* __restrict in = acc + c;
+                         for (int64_t p = 0; p < n; ++p)
+                           out[p] = in[p * mm];
+                       }
+                     });
+    }
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto xv, Centered(x, xz, "x"));
-    ONNX_LIGHT_ASSIGN_OR_RETURN(auto wv, Centered(wt, ctx.input(3), "w"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(auto wv, Centered(wt, wz, "w"));
     std::vector<int64_t> dims;
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto out, IntegerConv(ctx, attrs_, group_, x, xv, wt, wv, &dims));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
@@ -251,8 +285,34 @@ class ConvInteger : public KernelBase {
   }
 
  private:
+  // A constant 1x1 W with unit strides, no pads, one group, and a known zero point (a
+  // constant of a valid shape, or none): the pointwise product (qconv_pointwise.h).
+  bool PreparePointwise(const KernelInfo& info) {
+    const Tensor* w = info.constant_input(1);
+    if (w == nullptr || group_ != 1 || !QConv2DWeightsFit(*w, attrs_, 1) || w->shape()[2] != 1 ||
+        w->shape()[3] != 1) {
+      return false;
+    }
+    auto ones = [](const std::vector<int64_t>& v) {
+      return std::all_of(v.begin(), v.end(), [](int64_t d) { return d == 1; });
+    };
+    auto zeros = [](const std::vector<int64_t>& v) {
+      return std::all_of(v.begin(), v.end(), [](int64_t d) { return d == 0; });
+    };
+    if (!ones(attrs_.strides) || !zeros(attrs_.pads)) return false;
+    const bool has_wz = info.input_count() > 3 && info.input_type(3) != DataType::kUndefined;
+    const Tensor* wz = has_wz ? info.constant_input(3) : nullptr;
+    if (has_wz &&
+        (wz == nullptr || (wz->num_elements() != 1 && wz->num_elements() != w->shape()[0])))
+      return false;
+    pointwise_ = MakePointwiseQWeights(*w, wz);
+    return true;
+  }
+
   WindowAttrs attrs_;
   int64_t group_ = 1;
+  QConvWeights weights_;         // packed once when W is a constant
+  PointwiseQWeights pointwise_;  // or made once for the pointwise product
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "onnx_light/platform/mapped_file.h"
 #include "onnx_light/runtime/thread_pool.h"
 #include "quantization/qconv_image.h"
 #include "simd/qgemm_simd.h"
@@ -44,6 +45,9 @@ QConvWeights PrepareQConvWeights(const KernelInfo& info, size_t w_index, size_t 
   if (group == 1 && wz_known && pre.gemm->packed.empty()) {
     pre.winograd = std::make_unique<WinogradWeights>(MakeWinogradWeights(*w, wz));
   }
+  // The model file's pages of W go back: the kernels read the prepared copies (a path
+  // that reads W maps them in again).
+  ReleaseMappedPages(w->raw_data(), w->byte_size());
   return pre;
 }
 
@@ -86,7 +90,7 @@ Status QConv2D(KernelContext& ctx, const QConv2DArgs& args, const QConvBlockFn& 
   const int32_t zx = QZeroPointAt(xz, 0);
   std::vector<int32_t> zb(static_cast<size_t>(m));
   for (int64_t c = 0; c < m; ++c)
-    zb[static_cast<size_t>(c)] = QZeroPointAt(wz, c);
+    zb[static_cast<size_t>(c)] = QZeroPointAt(wz, c) - (vnni ? gw->vnni_shift : 0);
 
   // Working memory: the channels-last input (int16) and one gathered block per worker.
   const int64_t workers = ctx.thread_pool() != nullptr ? ctx.thread_pool()->threads() : 1;
@@ -269,7 +273,7 @@ Status QConv2D(KernelContext& ctx, const QConv2DArgs& args, const QConvBlockFn& 
                 if (k2 > k) rows16[static_cast<size_t>(i * k2 + k)] = 0;
               }
             }
-            const uint8_t* bg = gw->b.data() + g * k * mg;
+            const uint8_t* bg = gw->b.empty() ? nullptr : gw->b.data() + g * k * mg;
             if (vnni) {
               QGemmVnni(n, mg, k, rows8.data(), k, za, nullptr, reinterpret_cast<const int8_t*>(bg),
                         mg, zb.data() + g * mg, acc.data() + g * mg, m,

@@ -22,10 +22,21 @@ GemmWeights MakeGemmWeights(const Tensor& w, int64_t group) {
           g.b[static_cast<size_t>((gi * k + t * g.cg + c) * g.mg + m)] =
               src[((gi * g.mg + m) * g.cg + c) * g.taps + t];
   if (g.cg == 1 && g.mg == 1) return g;  // depthwise: read directly
-  if (g.is_signed && HaveVnniQGemm()) {
+  if (HaveVnniQGemm()) {
+    // uint8 weights as int8 for the VNNI kernel: w - 128 against the zero point - 128
+    // (vnni_shift), the same differences (ddddocr's dynamically quantized CRNN).
+    std::vector<uint8_t> flipped;
+    const uint8_t* src8 = g.b.data();
+    if (!g.is_signed) {
+      flipped.resize(g.b.size());
+      for (size_t i = 0; i < g.b.size(); ++i)
+        flipped[i] = static_cast<uint8_t>(g.b[i] ^ 0x80);
+      src8 = flipped.data();
+      g.vnni_shift = 128;
+    }
     for (int64_t gi = 0; gi < group; ++gi)
-      g.packed.push_back(QGemmVnniPackB(
-          k, g.mg, reinterpret_cast<const int8_t*>(g.b.data()) + gi * k * g.mg, g.mg));
+      g.packed.push_back(
+          QGemmVnniPackB(k, g.mg, reinterpret_cast<const int8_t*>(src8) + gi * k * g.mg, g.mg));
   } else {
     // Each tap's channels an even count (whole int16 pairs, read in place by the kernel).
     g.cg_pad = g.cg + (g.cg & 1);
@@ -43,6 +54,8 @@ GemmWeights MakeGemmWeights(const Tensor& w, int64_t group) {
       }
     }
   }
+  // Packed: the kernels read the packed copy only.
+  if (!g.packed.empty() || !g.packed16.empty()) std::vector<uint8_t>().swap(g.b);
   return g;
 }
 

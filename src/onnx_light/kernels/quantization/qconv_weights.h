@@ -11,13 +11,14 @@
 namespace onnx_light::kernels {
 
 // The weights of a 2-D convolution as GEMM operands: per group a [K x Mg] matrix, K = taps *
-// cg in (tap, channel) order, bytes as in W (int8 or uint8); packed for the VNNI kernel when
-// it applies (int8 weights, uint8 or int8 activations).
+// cg in (tap, channel) order, bytes as in W (int8 or uint8); packed for the VNNI kernel on
+// CPUs that have it (uint8 weights shifted to int8), for the int16 kernel on the others.
 struct GemmWeights {
   int64_t group = 0, mg = 0, cg = 0, taps = 0;
   int64_t cg_pad = 0;  // packed16's channels per tap: cg made even (a zero weight row)
   bool is_signed = true;
-  std::vector<uint8_t> b;
+  int32_t vnni_shift = 0;                 // 128 where uint8 weights were packed as int8 (w - 128)
+  std::vector<uint8_t> b;                 // [K x M] per group; freed once packed (depthwise: kept)
   std::vector<QGemmPackedB> packed;       // one per group for the VNNI kernel, or empty
   std::vector<QGemmI16PackedB> packed16;  // one per group for the int16 kernel, or empty
   int64_t K() const { return taps * cg; }

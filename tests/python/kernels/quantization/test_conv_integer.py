@@ -4,12 +4,17 @@ depend on the CPU), integer results exactly, bad inputs refused with a ValueErro
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from _graphs import I8, I32, U8, F
 from _quantized import conv_int64, light, model, requantize
 
 import onnx_light
+from onnx_light.onnx import TensorProto, helper, numpy_helper
 
 
 def test_conv_integer_with_groups_and_pads():
@@ -98,6 +103,93 @@ def test_conv_integer_output_channels_split_between_threads():
     want = conv_int64(x.astype(np.int64) - 128, w.astype(np.int64), 1, (1, 1, 1, 1))
     got = onnx_light.RuntimeSession(data, intra_op_threads=2).run(None, feeds)[0]
     np.testing.assert_array_equal(got, want)
+
+
+def constant_weights_model(x, w, xz, wz, **attrs):
+    """ConvInteger with W and the zero points as initializers (the kernel prepares W once:
+    the pointwise product for 1x1 layers, the packed engine, Winograd for 3x3)."""
+    types = {np.dtype(np.uint8): TensorProto.UINT8, np.dtype(np.int8): TensorProto.INT8}
+    inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(xz, "xz")]
+    names = ["x", "w", "xz"]
+    if wz is not None:
+        inits.append(numpy_helper.from_array(wz, "wz"))
+        names.append("wz")
+    graph = helper.make_graph(
+        [helper.make_node("ConvInteger", names, ["y"], **attrs)],
+        "g",
+        [helper.make_tensor_value_info("x", types[x.dtype], list(x.shape))],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, None)],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 10)]).SerializeToString()
+
+
+CONSTANT_CASES = [
+    # (x shape, w shape, attrs): 1x1 unit-stride layers take the pointwise product (63
+    # pixels: not a whole column block; 64 x 64 at 32x32 splits between threads), the others
+    # the prepared engine (3x3 stride 1: Winograd without VNNI), depthwise, grouped, strided.
+    ((2, 24, 7, 9), (24, 24, 1, 1), {}),
+    ((1, 64, 32, 32), (64, 64, 1, 1), {}),
+    ((1, 5, 6, 6), (3, 5, 1, 1), {"strides": [2, 2]}),  # 1x1 strided: the engine
+    ((1, 8, 10, 11), (16, 8, 3, 3), {"pads": [1, 1, 1, 1]}),
+    ((1, 8, 9, 12), (12, 8, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),
+    ((1, 6, 8, 8), (6, 1, 3, 3), {"pads": [1, 1, 1, 1], "group": 6}),
+    ((1, 8, 8, 7), (6, 4, 3, 3), {"pads": [0, 1, 1, 0], "group": 2}),
+]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("zero", ["scalar", "per_channel", "none"])
+@pytest.mark.parametrize("xt, wt", [(np.uint8, np.uint8), (np.uint8, np.int8), (np.int8, np.int8)])
+@pytest.mark.parametrize("xs, ws, attrs", CONSTANT_CASES)
+def test_conv_integer_with_constant_weights(xs, ws, attrs, xt, wt, zero, threads):
+    # Exact against the int64 reference, whichever path the prepared weights take (with the
+    # VNNI kernel, uint8 weights are shifted to int8 and their zero points with them).
+    rng = np.random.default_rng(sum(xs) + sum(ws))
+    lo = {np.int8: -128, np.uint8: 0}
+    x = rng.integers(lo[xt], lo[xt] + 256, xs, dtype=xt)
+    w = rng.integers(lo[wt], lo[wt] + 256, ws, dtype=wt)
+    xz = np.array(lo[xt] + 100, xt)
+    wz = {
+        "scalar": np.array(lo[wt] + 130, wt),
+        "per_channel": rng.integers(lo[wt], lo[wt] + 256, ws[0], dtype=wt),
+        "none": None,
+    }[zero]
+    data = constant_weights_model(x, w, xz, wz, **attrs)
+    got = onnx_light.RuntimeSession(data, intra_op_threads=threads).run(None, {"x": x})[0]
+    wc = w.astype(np.int64)
+    if wz is not None:
+        wc = wc - wz.astype(np.int64).reshape(-1, 1, 1, 1)
+    pads = tuple(attrs.get("pads", (0, 0, 0, 0)))
+    want = conv_int64(
+        x.astype(np.int64) - int(xz), wc, attrs.get("group", 1), pads, attrs.get("strides", (1, 1))
+    )
+    np.testing.assert_array_equal(got, want)
+
+
+def test_conv_integer_with_constant_weights_on_avx2():
+    """The same cases with the kernels of a CPU without VNNI (the int16 products, Winograd):
+    this file's test run again in a process capped at AVX2."""
+    env = dict(os.environ, ONNX_LIGHT_SIMD_TARGET="AVX2")
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            __file__,
+            "-k",
+            "test_conv_integer_with_constant_weights and not avx2",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=os.path.dirname(os.path.abspath(__file__)),
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert " passed" in run.stdout and "failed" not in run.stdout
 
 
 def test_qlinear_conv_per_channel_scale_and_bias():
