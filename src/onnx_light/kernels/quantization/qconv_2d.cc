@@ -83,8 +83,9 @@ Status QConv2D(KernelContext& ctx, const QConv2DArgs& args, const QConvBlockFn& 
   const int64_t k = gw->K(), mg = gw->mg, taps = gw->taps;
   const bool depthwise = cg == 1 && mg == 1;
   const bool vnni = !gw->packed.empty();  // (never for depthwise: not packed)
-  // The packed int16 kernel reads each window in place from a padded image (PaddedImage);
-  // the VNNI kernel and the scalar build's read gathered rows.
+  // The packed int16 kernel and the VNNI one read each window in place from a padded image
+  // (PaddedImageT: int16 centered codes, or the uint8 codes); the scalar build's reads
+  // gathered rows.
   const bool in_place = !vnni && !depthwise && !gw->packed16.empty();
   const bool x_signed = x.dtype() == DataType::kInt8;
   const int32_t zx = QZeroPointAt(xz, 0);
@@ -112,9 +113,14 @@ Status QConv2D(KernelContext& ctx, const QConv2DArgs& args, const QConvBlockFn& 
     padded = winograd ? std::make_unique<PaddedImage>(geo, 2 * th, 2 * tw, gw->cg_pad)
                       : std::make_unique<PaddedImage>(geo, oh, ow, gw->cg_pad);
   }
+  std::unique_ptr<PaddedImageT<uint8_t>> padded8;
+  if (vnni) padded8 = std::make_unique<PaddedImageT<uint8_t>>(geo, oh, ow, gw->cg4);
   BudgetHold work(BudgetOf(ctx));
   ONNX_LIGHT_RETURN_IF_ERROR(work.Add(
-      SaturatedProduct({in_place ? padded->values : h * w * c_in}, 2) +
+      SaturatedProduct({in_place ? padded->values
+                        : vnni   ? padded8->values
+                                 : h * w * c_in},
+                       2) +
           (winograd ? SaturatedProduct({workers, tile_rows, tw, 16, gw->cg_pad + 2 * m}, 2) : 0) +
           SaturatedProduct({workers, kPixelBlock, k2 + 4 * mg + 8}, 4),
       "its gathered-window working memory"));
@@ -122,7 +128,6 @@ Status QConv2D(KernelContext& ctx, const QConv2DArgs& args, const QConvBlockFn& 
   // The input of one image in channels-last order: uint8 codes for the VNNI kernel
   // (int8 ones shifted by 128, and the zero point with them), centered int16 otherwise.
   const int32_t za = x_signed ? zx + 128 : zx;
-  std::vector<uint8_t> x8(vnni ? static_cast<size_t>(h * w * c_in) : 0);
   std::vector<int16_t> x16(vnni || in_place ? 0 : static_cast<size_t>(h * w * c_in));
   // Depthwise weights centered, [taps x C].
   std::vector<int16_t> wdw;
@@ -147,12 +152,22 @@ Status QConv2D(KernelContext& ctx, const QConv2DArgs& args, const QConvBlockFn& 
   }
   const int64_t blocks = (plane + block - 1) / block;
   std::vector<int64_t> tap_offsets;  // of each tap from the window's first
-  if (in_place) {
-    padded->Allocate(&state.image, geo);
+  if (in_place || vnni) {
+    const int64_t wp = in_place ? padded->wp : padded8->wp;
+    const int64_t c_pad = in_place ? padded->c_pad : padded8->c_pad;
+    if (in_place) {
+      padded->Allocate(&state.image, geo);
+    } else {  // (the padding: the zero point's code, whose centered value is 0)
+      padded8->Allocate(&state.image8, geo, static_cast<uint8_t>(za));
+    }
     for (int64_t ty = 0; ty < kh; ++ty)
       for (int64_t tx = 0; tx < kw; ++tx)
-        tap_offsets.push_back((ty * dh * padded->wp + tx * dw) * padded->c_pad);
+        tap_offsets.push_back((ty * dh * wp + tx * dw) * c_pad);
   }
+  // The VNNI kernel skips the row sums of groups whose weight zero points are all 0.
+  std::vector<char> rowsums(static_cast<size_t>(group), 0);
+  for (int64_t c = 0; c < m; ++c)
+    rowsums[static_cast<size_t>(c / mg)] |= static_cast<char>(zb[static_cast<size_t>(c)] != 0);
 
   for (int64_t b = 0; b < batch; ++b) {
     const uint8_t* xi = xin + b * image;
@@ -164,11 +179,11 @@ Status QConv2D(KernelContext& ctx, const QConv2DArgs& args, const QConvBlockFn& 
         } else {
           padded->Fill(xi, channels_last, geo, zx, begin, end);
         }
-      } else if (vnni) {
+      } else if (vnni) {  // (rows of the image)
         const uint8_t flip = x_signed ? 0x80 : 0;
-        ChannelsLast(
-            xi, h * w, c_in, channels_last,
-            [flip](uint8_t v) { return static_cast<uint8_t>(v ^ flip); }, x8.data(), begin, end);
+        padded8->FillWith(
+            xi, channels_last, geo, [flip](uint8_t v) { return static_cast<uint8_t>(v ^ flip); },
+            begin, end);
       } else if (x_signed) {
         ChannelsLast(reinterpret_cast<const int8_t*>(xi), h * w, c_in, channels_last, centered,
                      x16.data(), begin, end);
@@ -178,7 +193,7 @@ Status QConv2D(KernelContext& ctx, const QConv2DArgs& args, const QConvBlockFn& 
     };
     // (split across the pool from 64k values, in runs of 64 pixels, or by image rows
     // from 16k)
-    if (in_place) {
+    if (in_place || vnni) {
       if (workers > 1 && h * w * c_in >= (int64_t{1} << 14) && h >= 2) {
         ctx.thread_pool()->ParallelFor(h, 1, convert);
       } else {
@@ -215,14 +230,14 @@ Status QConv2D(KernelContext& ctx, const QConv2DArgs& args, const QConvBlockFn& 
     }
     auto run = [&](int64_t q0, int64_t q1) {
       QConvLease worker(&state);
-      std::vector<uint8_t>& rows8 = worker->rows8;
       std::vector<int16_t>& rows16 = worker->rows16;
       std::vector<const int16_t*>& bases = worker->bases;
+      std::vector<const uint8_t*>& bases8 = worker->bases8;
       std::vector<int32_t>& acc = worker->acc;
       std::vector<uint8_t>& tile = worker->tile;
-      rows8.resize(vnni ? static_cast<size_t>(kPixelBlock * k) : 0);
       rows16.resize(vnni || depthwise || in_place ? 0 : static_cast<size_t>(kPixelBlock * k2));
       bases.resize(in_place ? static_cast<size_t>(kPixelBlock) : 0);
+      bases8.resize(vnni ? static_cast<size_t>(kPixelBlock) : 0);
       acc.resize(static_cast<size_t>(kPixelBlock * m));
       for (int64_t blk = q0; blk < q1; ++blk) {
         const int64_t p0 = blk * block, n = std::min(block, plane - p0);
@@ -262,26 +277,32 @@ Status QConv2D(KernelContext& ctx, const QConv2DArgs& args, const QConvBlockFn& 
                                  acc.data() + g * mg, m);
               continue;
             }
-            // Each pixel's window as one row: taps x cg values, padding as the zero point.
+            if (vnni) {
+              int64_t oy = p0 / ow, ox = p0 % ow;
+              for (int64_t i = 0; i < n; ++i) {
+                bases8[static_cast<size_t>(i)] =
+                    padded8->data + (oy * sh * padded8->wp + ox * sw) * padded8->c_pad +
+                    g * padded8->cg_pad;
+                if (++ox == ow) {
+                  ox = 0;
+                  ++oy;
+                }
+              }
+              QGemmVnniRuns(n, mg, padded8->cg_pad, taps, bases8.data(), tap_offsets.data(), za,
+                            rowsums[static_cast<size_t>(g)] != 0,
+                            gw->packed[static_cast<size_t>(g)], 0, zb.data() + g * mg,
+                            acc.data() + g * mg, m);
+              continue;
+            }
+            // A scalar build: each pixel's window as one row (taps x cg values, padding as
+            // the zero point), b read in place.
             for (int64_t i = 0; i < n; ++i) {
               const int64_t oy = (p0 + i) / ow, ox = (p0 + i) % ow;
-              if (vnni) {
-                GatherWindow(x8.data(), rows8.data() + i * k, static_cast<uint8_t>(za), geo, oy, ox,
-                             g * cg);
-              } else {
-                GatherWindow(x16.data(), rows16.data() + i * k2, int16_t{0}, geo, oy, ox, g * cg);
-                if (k2 > k) rows16[static_cast<size_t>(i * k2 + k)] = 0;
-              }
+              GatherWindow(x16.data(), rows16.data() + i * k2, int16_t{0}, geo, oy, ox, g * cg);
+              if (k2 > k) rows16[static_cast<size_t>(i * k2 + k)] = 0;
             }
-            const uint8_t* bg = gw->b.empty() ? nullptr : gw->b.data() + g * k * mg;
-            if (vnni) {
-              QGemmVnni(n, mg, k, rows8.data(), k, za, nullptr, reinterpret_cast<const int8_t*>(bg),
-                        mg, zb.data() + g * mg, acc.data() + g * mg, m,
-                        &gw->packed[static_cast<size_t>(g)], 0);
-            } else {  // (a scalar build: b read in place)
-              QGemmI16(n, mg, k, rows16.data(), k2, bg, gw->is_signed, mg, zb.data() + g * mg,
-                       acc.data() + g * mg, m);
-            }
+            QGemmI16(n, mg, k, rows16.data(), k2, gw->b.data() + g * k * mg, gw->is_signed, mg,
+                     zb.data() + g * mg, acc.data() + g * mg, m);
           }
         }
         write(acc.data(), n, m, b, p0, plane, y, &tile);

@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -16,6 +20,40 @@ namespace onnx_light::kernels {
 struct Geometry {
   int64_t h, w, c_in, cg, kh, kw, sh, sw, dh, dw, ph, pw;
 };
+
+// dst[i] = src[i] for i < n, inline: a window's runs are tens of bytes, and the loop as
+// GCC writes it (a memcpy call per run) cost a call each, 8% of a quantized CNN. Whole
+// 16-byte chunks, then the tail by halves; no loop GCC turns back into a memcpy call.
+template <typename E>
+inline void CopyRun(E* __restrict dst, const E* __restrict src, int64_t n) {
+  auto* d = reinterpret_cast<unsigned char*>(dst);
+  const auto* s = reinterpret_cast<const unsigned char*>(src);
+  int64_t bytes = n * static_cast<int64_t>(sizeof(E));
+#if defined(__SSE2__)
+  for (; bytes >= 16; bytes -= 16, d += 16, s += 16)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
+#else
+  for (; bytes >= 16; bytes -= 16, d += 16, s += 16)
+    std::memcpy(d, s, 16);
+#endif
+  if (bytes & 8) {
+    std::memcpy(d, s, 8);
+    d += 8;
+    s += 8;
+  }
+  if (bytes & 4) {
+    std::memcpy(d, s, 4);
+    d += 4;
+    s += 4;
+  }
+  if (bytes & 2) {
+    std::memcpy(d, s, 2);
+    d += 2;
+    s += 2;
+  }
+  if (bytes & 1) *d = *s;
+}
 
 // Output pixel (oy, ox)'s window as one GEMM row: for each tap (ty, tx), the cg channels from
 // `c0` of the input pixel under it, or `pad` (the zero point's value) outside the image.
@@ -35,9 +73,7 @@ void GatherWindow(const E* __restrict x, E* __restrict dst, E pad, const Geometr
       continue;
     }
     if (whole_rows) {
-      const E* src = x + (iy * g.w + ix0) * g.c_in;
-      for (int64_t i = 0; i < g.kw * g.c_in; ++i)
-        row[i] = src[i];
+      CopyRun(row, x + (iy * g.w + ix0) * g.c_in, g.kw * g.c_in);
       continue;
     }
     for (int64_t tx = 0; tx < g.kw; ++tx) {
@@ -47,9 +83,7 @@ void GatherWindow(const E* __restrict x, E* __restrict dst, E pad, const Geometr
         for (int64_t ch = 0; ch < g.cg; ++ch)
           d[ch] = pad;
       } else {
-        const E* src = x + (iy * g.w + ix) * g.c_in + c0;
-        for (int64_t ch = 0; ch < g.cg; ++ch)
-          d[ch] = src[ch];
+        CopyRun(d, x + (iy * g.w + ix) * g.c_in + c0, g.cg);
       }
     }
   }
@@ -79,16 +113,18 @@ void ChannelsLast(const E* __restrict x, int64_t pixels, int64_t c, bool channel
   }
 }
 
-// One image's centered int16 codes channels-last inside the convolution's padding (zeros:
-// the zero point's code centered), each group's channels made an even count (a zero
-// channel), so that every window is whole pairs read in place: output pixel (oy, ox)'s
-// window starts at ((oy * sh) * wp + ox * sw) * c_pad + g * cg_pad.
-struct PaddedImage {
+// One image's codes channels-last inside the convolution's padding, each group's channels
+// made a whole count of the kernel's unit (a pad channel), so that every window is whole
+// units read in place: output pixel (oy, ox)'s window starts at ((oy * sh) * wp + ox * sw) *
+// c_pad + g * cg_pad. E int16: centered codes, padding 0 (the int16 kernel, pairs); E
+// uint8: the VNNI kernel's codes, padding the zero point's code (quads).
+template <typename E>
+struct PaddedImageT {
   int64_t top = 0, left = 0, wp = 0, cg = 0, cg_pad = 0, c_pad = 0;
-  int16_t* data = nullptr;  // in `storage`, kept by the caller between runs
+  E* data = nullptr;  // in `storage`, kept by the caller between runs
 
   // For out_h x out_w output pixels (the convolution's, or more: whole Winograd tiles).
-  PaddedImage(const Geometry& g, int64_t out_h, int64_t out_w, int64_t cg_padded) : cg(g.cg) {
+  PaddedImageT(const Geometry& g, int64_t out_h, int64_t out_w, int64_t cg_padded) : cg(g.cg) {
     top = g.ph;
     left = g.pw;
     const int64_t bottom =
@@ -100,52 +136,62 @@ struct PaddedImage {
     c_pad = g.c_in / g.cg * cg_pad;
     values = (top + g.h + bottom) * wp * c_pad;
   }
-  // Zeroed storage for the image (a vector kept between runs: no new pages each time).
-  // Only the padding is zeroed where Fill writes every other value (no zero channels).
-  void Allocate(std::vector<int16_t>* storage, const Geometry& g) {
+  // Storage for the image (a vector kept between runs: no new pages each time), `pad`
+  // everywhere Fill does not write: only the borders where there are no pad channels.
+  void Allocate(std::vector<E>* storage, const Geometry& g, E pad = E{0}) {
     storage->resize(static_cast<size_t>(values));
     data = storage->data();
     if (c_pad != g.c_in) {
-      std::fill(storage->begin(), storage->end(), int16_t{0});
+      std::fill(storage->begin(), storage->end(), pad);
       return;
     }
     const int64_t row = wp * c_pad, rows = values / row;
-    std::fill(data, data + top * row, int16_t{0});
-    std::fill(data + (top + g.h) * row, data + rows * row, int16_t{0});
+    std::fill(data, data + top * row, pad);
+    std::fill(data + (top + g.h) * row, data + rows * row, pad);
     for (int64_t y = top; y < top + g.h; ++y) {
-      std::fill(data + y * row, data + y * row + left * c_pad, int16_t{0});
-      std::fill(data + y * row + (left + g.w) * c_pad, data + (y + 1) * row, int16_t{0});
+      std::fill(data + y * row, data + y * row + left * c_pad, pad);
+      std::fill(data + y * row + (left + g.w) * c_pad, data + (y + 1) * row, pad);
     }
   }
   int64_t values = 0;
 
-  // Input rows [y0, y1) of x (channels-first or -last), centered by zx.
-  template <typename E>
-  void Fill(const E* __restrict x, bool channels_last, const Geometry& g, int32_t zx, int64_t y0,
-            int64_t y1) {
+  // Input rows [y0, y1) of x (channels-first or -last), each value through f. (Sizes in
+  // locals: byte stores may alias anything, and loops bounded by fields of `g` or `this`
+  // reloaded them at every value instead of running as vectors.)
+  template <typename S, typename F>
+  void FillWith(const S* __restrict x, bool channels_last, const Geometry& g, F f, int64_t y0,
+                int64_t y1) const {
+    const int64_t w = g.w, h = g.h, c_in = g.c_in, cgv = cg, cgp = cg_pad, cp = c_pad;
+    E* const base = data;
+    const int64_t row = wp * cp, first = (top * wp + left) * cp;
     for (int64_t y = y0; y < y1; ++y) {
-      int16_t* __restrict dst = data + ((y + top) * wp + left) * c_pad;
-      if (channels_last && c_pad == g.c_in) {
-        const E* __restrict src = x + y * g.w * g.c_in;
-        for (int64_t i = 0; i < g.w * g.c_in; ++i)
-          dst[i] = static_cast<int16_t>(static_cast<int32_t>(src[i]) - zx);
+      E* __restrict dst = base + first + y * row;
+      if (channels_last && cp == c_in) {
+        const S* __restrict src = x + y * w * c_in;
+        const int64_t n = w * c_in;
+        for (int64_t i = 0; i < n; ++i)
+          dst[i] = f(src[i]);
         continue;
       }
-      for (int64_t c = 0; c < g.c_in; ++c) {
-        int16_t* __restrict d = dst + c / cg * cg_pad + c % cg;
-        if (channels_last) {
-          const E* __restrict src = x + y * g.w * g.c_in + c;
-          for (int64_t i = 0; i < g.w; ++i)
-            d[i * c_pad] = static_cast<int16_t>(static_cast<int32_t>(src[i * g.c_in]) - zx);
-        } else {
-          const E* __restrict src = x + (c * g.h + y) * g.w;
-          for (int64_t i = 0; i < g.w; ++i)
-            d[i * c_pad] = static_cast<int16_t>(static_cast<int32_t>(src[i]) - zx);
-        }
+      for (int64_t c = 0; c < c_in; ++c) {
+        E* __restrict d = dst + c / cgv * cgp + c % cgv;
+        const S* __restrict src = channels_last ? x + y * w * c_in + c : x + (c * h + y) * w;
+        const int64_t step = channels_last ? c_in : 1;
+        for (int64_t i = 0; i < w; ++i)
+          d[i * cp] = f(src[i * step]);
       }
     }
   }
+  // (int16) Input rows [y0, y1) of x, centered by zx.
+  template <typename S>
+  void Fill(const S* __restrict x, bool channels_last, const Geometry& g, int32_t zx, int64_t y0,
+            int64_t y1) const {
+    FillWith(
+        x, channels_last, g,
+        [zx](S v) { return static_cast<int16_t>(static_cast<int32_t>(v) - zx); }, y0, y1);
+  }
 };
+using PaddedImage = PaddedImageT<int16_t>;
 
 // What one worker of a quantized convolution writes between its input and output: kept in
 // the node's per-frame state (QConvState) so that runs after the first touch no new pages.
@@ -155,12 +201,13 @@ struct QConvWorker {
   std::vector<int32_t> acc;   // the int32 sums of a block of pixels
   std::vector<uint8_t> tile;  // requantized codes on their way to NCHW
   std::vector<const int16_t*> bases;
-  std::vector<uint8_t> rows8;   // gathered windows (the VNNI kernel)
-  std::vector<int16_t> rows16;  // gathered windows (the scalar build)
+  std::vector<const uint8_t*> bases8;  // (the VNNI kernel)
+  std::vector<int16_t> rows16;         // gathered windows (the scalar build)
 };
 
 struct QConvState : KernelState {
-  std::vector<int16_t> image;  // the padded input image
+  std::vector<int16_t> image;   // the padded input image (the int16 kernel)
+  std::vector<uint8_t> image8;  // (the VNNI kernel)
   std::mutex mu;
   std::vector<std::unique_ptr<QConvWorker>> idle;
 };

@@ -34,9 +34,19 @@ GemmWeights MakeGemmWeights(const Tensor& w, int64_t group) {
       src8 = flipped.data();
       g.vnni_shift = 128;
     }
-    for (int64_t gi = 0; gi < group; ++gi)
+    // Each tap's channels a whole count of quads (zero weight rows), read in place from the
+    // padded image by QGemmVnniRuns.
+    g.cg4 = (g.cg + 3) / 4 * 4;
+    const int64_t k4 = g.taps * g.cg4;
+    std::vector<uint8_t> padded(static_cast<size_t>(k4 * g.mg), 0);
+    for (int64_t gi = 0; gi < group; ++gi) {
+      for (int64_t t = 0; t < g.taps; ++t)
+        for (int64_t c = 0; c < g.cg; ++c)
+          std::memcpy(padded.data() + (t * g.cg4 + c) * g.mg, src8 + (gi * k + t * g.cg + c) * g.mg,
+                      static_cast<size_t>(g.mg));
       g.packed.push_back(
-          QGemmVnniPackB(k, g.mg, reinterpret_cast<const int8_t*>(src8) + gi * k * g.mg, g.mg));
+          QGemmVnniPackB(k4, g.mg, reinterpret_cast<const int8_t*>(padded.data()), g.mg));
+    }
   } else {
     // Each tap's channels an even count (whole int16 pairs, read in place by the kernel).
     g.cg_pad = g.cg + (g.cg & 1);

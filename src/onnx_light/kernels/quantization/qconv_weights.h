@@ -16,6 +16,7 @@ namespace onnx_light::kernels {
 struct GemmWeights {
   int64_t group = 0, mg = 0, cg = 0, taps = 0;
   int64_t cg_pad = 0;  // packed16's channels per tap: cg made even (a zero weight row)
+  int64_t cg4 = 0;     // packed's (VNNI): cg made a multiple of 4
   bool is_signed = true;
   int32_t vnni_shift = 0;                 // 128 where uint8 weights were packed as int8 (w - 128)
   std::vector<uint8_t> b;                 // [K x M] per group; freed once packed (depthwise: kept)

@@ -29,6 +29,14 @@ struct QGemmPackedB {
   int64_t k = 0, n = 0;
 };
 QGemmPackedB QGemmVnniPackB(int64_t k, int64_t n, const int8_t* b, int64_t ldb);
+// QGemmVnni with row i's kc * taps bytes read in place as `taps` runs of kc bytes (kc a
+// multiple of 4), run t at bases[i] + offsets[t]: a convolution's windows in a padded
+// channels-last image, a row base per output pixel and an offset per tap (no gathering).
+// za: every row's zero point. `rowsums`: false when every zb is 0 (the row sums then do not
+// enter the result and are not computed). b packed for k = kc * taps.
+void QGemmVnniRuns(int64_t m, int64_t n, int64_t kc, int64_t taps, const uint8_t* const* bases,
+                   const int64_t* offsets, int32_t za, bool rowsums, const QGemmPackedB& packed,
+                   int64_t j0, const int32_t* zb, int32_t* c, int64_t ldc);
 // `packed`, if not null, is b packed by QGemmVnniPackB and b is not read: the product
 // takes columns [j0, j0 + n) of it (j0 a multiple of 32).
 void QGemmVnni(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda, int32_t za,

@@ -68,27 +68,33 @@ ONNX_LIGHT_VNNI_FN void PackQuads(const int8_t* b, int64_t ldb, int64_t k, int64
   std::memcpy(colsum, s, static_cast<size_t>(cols) * sizeof(int32_t));
 }
 
-// c[rows x cols] = (a - za)(b - zb) for one panel: a's rows are bytes (k4 per row,
-// zero-padded), each quad broadcast as one int32; the zero points enter at the store,
-// a b - za colsum(b) + zb (k za - rowsum(a)), in int32 lanes (wrapping as the sums do).
-ONNX_LIGHT_VNNI_FN void Tile(int64_t k, int64_t k4, const uint8_t* a, int64_t lda, int64_t rows,
-                             const int32_t* za, const int32_t* rowsum, const int8_t* panel,
-                             const int32_t* colsum, const int32_t* zb, int64_t cols, int32_t* c,
-                             int64_t ldc) {
+// c[rows x cols] = (a - za)(b - zb) for one panel: row r of a is `taps` runs of kc bytes
+// (kc a multiple of 4), run t at rows[r] + offsets[t] (a plain matrix: one run of k4
+// zero-padded bytes; a convolution's window: one run per tap in a padded image), each quad
+// broadcast as one int32; the zero points enter at the store, a b - za colsum(b) + zb (k za -
+// rowsum(a)), in int32 lanes (wrapping as the sums do).
+ONNX_LIGHT_VNNI_FN void Tile(int64_t k, const uint8_t* const* rows_in, int64_t taps,
+                             const int64_t* offsets, int64_t kc, int64_t rows, const int32_t* za,
+                             const int32_t* rowsum, const int8_t* panel, const int32_t* colsum,
+                             const int32_t* zb, int64_t cols, int32_t* c, int64_t ldc) {
   // Sixteen named accumulators: in an array, the compiler kept a copy of each in memory
   // and stored it on every step.
-  const uint8_t* arow[kRows];
-  for (int64_t r = 0; r < kRows; ++r)
-    arow[r] = a + std::min(r, rows - 1) * lda;
-  const uint8_t *a0 = arow[0], *a1 = arow[1], *a2 = arow[2], *a3 = arow[3], *a4 = arow[4],
-                *a5 = arow[5], *a6 = arow[6], *a7 = arow[7];
   __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
           c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00,
           c70 = c00, c71 = c00;
-  for (int64_t p = 0; p < k4; p += 4) {
-    const __m512i b0 = _mm512_load_si512(reinterpret_cast<const __m512i*>(panel));
-    const __m512i b1 = _mm512_load_si512(reinterpret_cast<const __m512i*>(panel + 64));
-    panel += 128;
+  for (int64_t t = 0; t < taps; ++t) {
+    const int64_t off = offsets[t];
+    const uint8_t *a0 = rows_in[0] + off, *a1 = rows_in[std::min<int64_t>(1, rows - 1)] + off,
+                  *a2 = rows_in[std::min<int64_t>(2, rows - 1)] + off,
+                  *a3 = rows_in[std::min<int64_t>(3, rows - 1)] + off,
+                  *a4 = rows_in[std::min<int64_t>(4, rows - 1)] + off,
+                  *a5 = rows_in[std::min<int64_t>(5, rows - 1)] + off,
+                  *a6 = rows_in[std::min<int64_t>(6, rows - 1)] + off,
+                  *a7 = rows_in[std::min<int64_t>(7, rows - 1)] + off;
+    for (int64_t p = 0; p < kc; p += 4) {
+      const __m512i b0 = _mm512_load_si512(reinterpret_cast<const __m512i*>(panel));
+      const __m512i b1 = _mm512_load_si512(reinterpret_cast<const __m512i*>(panel + 64));
+      panel += 128;
 #define ONNX_LIGHT_VNNI_ROW(R)                      \
   {                                                 \
     int32_t quad;                                   \
@@ -97,15 +103,16 @@ ONNX_LIGHT_VNNI_FN void Tile(int64_t k, int64_t k4, const uint8_t* a, int64_t ld
     c##R##0 = _mm512_dpbusd_epi32(c##R##0, av, b0); \
     c##R##1 = _mm512_dpbusd_epi32(c##R##1, av, b1); \
   }
-    ONNX_LIGHT_VNNI_ROW(0)
-    ONNX_LIGHT_VNNI_ROW(1)
-    ONNX_LIGHT_VNNI_ROW(2)
-    ONNX_LIGHT_VNNI_ROW(3)
-    ONNX_LIGHT_VNNI_ROW(4)
-    ONNX_LIGHT_VNNI_ROW(5)
-    ONNX_LIGHT_VNNI_ROW(6)
-    ONNX_LIGHT_VNNI_ROW(7)
+      ONNX_LIGHT_VNNI_ROW(0)
+      ONNX_LIGHT_VNNI_ROW(1)
+      ONNX_LIGHT_VNNI_ROW(2)
+      ONNX_LIGHT_VNNI_ROW(3)
+      ONNX_LIGHT_VNNI_ROW(4)
+      ONNX_LIGHT_VNNI_ROW(5)
+      ONNX_LIGHT_VNNI_ROW(6)
+      ONNX_LIGHT_VNNI_ROW(7)
 #undef ONNX_LIGHT_VNNI_ROW
+    }
   }
   const __m512i acc[kRows][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31},
                                  {c40, c41}, {c50, c51}, {c60, c61}, {c70, c71}};
@@ -192,11 +199,48 @@ ONNX_LIGHT_VNNI_FN void Gemm(int64_t m, int64_t n, int64_t k, const uint8_t* a, 
     }
     std::memcpy(zbp, zb + j, static_cast<size_t>(cols) * sizeof(int32_t));
     for (int64_t i = 0; i < m; i += kRows) {
-      Tile(k, k4, arows + i * astride, astride, std::min(kRows, m - i), zas.data() + i,
-           rowsum.data() + i, pb, colsum, zbp, cols, c + i * ldc + j, ldc);
+      const uint8_t* rows_in[kRows];
+      for (int64_t r = 0; r < kRows; ++r)
+        rows_in[r] = arows + std::min(i + r, m - 1) * astride;
+      const int64_t one_run = 0;
+      Tile(k, rows_in, 1, &one_run, k4, std::min(kRows, m - i), zas.data() + i, rowsum.data() + i,
+           pb, colsum, zbp, cols, c + i * ldc + j, ldc);
     }
   }
   if (panel != nullptr) _mm_free(panel);
+}
+
+// QGemmVnniRuns: rows read in place as runs (one per tap) of kc bytes.
+ONNX_LIGHT_VNNI_FN void GemmRuns(int64_t m, int64_t n, int64_t kc, int64_t taps,
+                                 const uint8_t* const* bases, const int64_t* offsets, int32_t za,
+                                 bool rowsums, const QGemmPackedB& packed, int64_t j_base,
+                                 const int32_t* zb, int32_t* c, int64_t ldc) {
+  const int64_t k = kc * taps;
+  std::vector<int32_t> rowsum(static_cast<size_t>(m), 0);
+  if (rowsums) {
+    for (int64_t i = 0; i < m; ++i) {
+      int32_t s = 0;
+      for (int64_t t = 0; t < taps; ++t)
+        s += RowSum(bases[i] + offsets[t], kc);
+      rowsum[static_cast<size_t>(i)] = s;
+    }
+  }
+  const std::vector<int32_t> zas(static_cast<size_t>(m), za);
+  int32_t colsum[kCols] = {}, zbp[kCols] = {};
+  for (int64_t j = 0; j < n; j += kCols) {
+    const int64_t cols = std::min(kCols, n - j);
+    const int8_t* pb = packed.panels.get() + (j_base + j) / kCols * PanelBytes(k);
+    std::memcpy(colsum, packed.colsum.data() + j_base + j,
+                static_cast<size_t>(cols) * sizeof(int32_t));
+    std::memcpy(zbp, zb + j, static_cast<size_t>(cols) * sizeof(int32_t));
+    for (int64_t i = 0; i < m; i += kRows) {
+      const uint8_t* rows_in[kRows];
+      for (int64_t r = 0; r < kRows; ++r)
+        rows_in[r] = bases[std::min(i + r, m - 1)];
+      Tile(k, rows_in, taps, offsets, kc, std::min(kRows, m - i), zas.data() + i, rowsum.data() + i,
+           pb, colsum, zbp, cols, c + i * ldc + j, ldc);
+    }
+  }
 }
 
 }  // namespace
@@ -213,6 +257,12 @@ void QGemmVnni(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda, i
                const int32_t* za_rows, const int8_t* b, int64_t ldb, const int32_t* zb, int32_t* c,
                int64_t ldc, const QGemmPackedB* packed, int64_t j0) {
   Gemm(m, n, k, a, lda, za, za_rows, b, ldb, zb, c, ldc, packed, j0);
+}
+
+void QGemmVnniRuns(int64_t m, int64_t n, int64_t kc, int64_t taps, const uint8_t* const* bases,
+                   const int64_t* offsets, int32_t za, bool rowsums, const QGemmPackedB& packed,
+                   int64_t j0, const int32_t* zb, int32_t* c, int64_t ldc) {
+  GemmRuns(m, n, kc, taps, bases, offsets, za, rowsums, packed, j0, zb, c, ldc);
 }
 
 QGemmPackedB QGemmVnniPackB(int64_t k, int64_t n, const int8_t* b, int64_t ldb) {
@@ -243,6 +293,9 @@ bool HaveVnniQGemm() {
 void QGemmVnni(int64_t, int64_t, int64_t, const uint8_t*, int64_t, int32_t, const int32_t*,
                const int8_t*, int64_t, const int32_t*, int32_t*, int64_t, const QGemmPackedB*,
                int64_t) {}
+void QGemmVnniRuns(int64_t, int64_t, int64_t, int64_t, const uint8_t* const*, const int64_t*,
+                   int32_t, bool, const QGemmPackedB&, int64_t, const int32_t*, int32_t*, int64_t) {
+}
 QGemmPackedB QGemmVnniPackB(int64_t, int64_t, const int8_t*, int64_t) {
   return {};
 }
