@@ -208,8 +208,8 @@ class Quant : public KernelBase {
   template <typename Q>
   static void Run(const Tensor& x, Tensor* y, float s, int32_t z, int64_t begin, int64_t end, Q*) {
     if constexpr (kQuantize) {
-      const float* in = x.data<float>();
-      Q* out = y->mutable_data<Q>();
+      const float* __restrict in = x.data<float>();
+      Q* __restrict out = y->mutable_data<Q>();  // (restrict: byte stores alias anything)
       const auto zf = static_cast<float>(z);
       const float lo = static_cast<float>(std::numeric_limits<Q>::min()) - zf;
       const float hi = static_cast<float>(std::numeric_limits<Q>::max()) - zf;
@@ -221,8 +221,8 @@ class Quant : public KernelBase {
         out[i] = static_cast<Q>(static_cast<int32_t>((v + kMagic) - kMagic) + z);
       }
     } else {
-      const Q* in = x.data<Q>();
-      float* out = y->mutable_data<float>();
+      const Q* __restrict in = x.data<Q>();
+      float* __restrict out = y->mutable_data<float>();
       for (int64_t i = begin; i < end; ++i)
         out[i] = static_cast<float>(static_cast<int32_t>(in[i]) - z) * s;
     }
