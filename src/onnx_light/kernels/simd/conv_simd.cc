@@ -382,6 +382,34 @@ HWY_INLINE void DepthwiseColumn(D d, const float* xp, int64_t pw, const float* w
   }
 }
 
+// DepthwiseColumn for a K x K kernel (3 or 5) with strides SW in both directions and no
+// dilation, its weights already broadcast (wv, K * K vectors, kept in registers where there
+// are 32): the input rows are walked once, each vector loaded once and multiplied into
+// every output row that reads it (R rows of K taps read (R - 1) * SW + K input rows, not
+// R * K: 8 loads a column of taps instead of 20 for 5x5 and four rows).
+template <int SW, size_t R, int K, class D>
+HWY_INLINE void DepthwiseColumnK(D d, const float* xp, int64_t pw, const hn::Vec<D>* wv,
+                                 const DepthwiseGeometry& g, float bias, int64_t oh, int64_t ow,
+                                 hn::Vec<D>* acc) {
+  for (size_t r = 0; r < R; ++r)
+    acc[r] = hn::Set(d, bias);
+  constexpr int kRowsIn = static_cast<int>(R - 1) * SW + K;
+  const float* top = xp + oh * SW * pw + ow;
+#pragma GCC unroll 16
+  for (int q = 0; q < kRowsIn; ++q) {
+    const float* row = top + q * pw;
+#pragma GCC unroll 8
+    for (int kw = 0; kw < K; ++kw) {
+      const auto x = hn::LoadU(d, row + TapColumn<SW>(g, kw));
+#pragma GCC unroll 8
+      for (int r = 0; r < static_cast<int>(R); ++r) {
+        const int kh = q - r * SW;
+        if (kh >= 0 && kh < K) acc[r] = hn::MulAdd(wv[kh * K + kw], x, acc[r]);
+      }
+    }
+  }
+}
+
 template <int SW>
 void DepthwiseRows(const float* xp, int64_t pw, const float* w, const DepthwiseGeometry& g,
                    float bias, const float* z, float* y, int64_t oh0, int64_t oh1,
@@ -424,17 +452,40 @@ void DepthwiseRows(const float* xp, int64_t pw, const float* w, const DepthwiseG
     // Finished in runs of at least 512 values (a 7x7 plane at once, not twice per group):
     // rows below the group about to be stored are final.
     int64_t done = oh;
-    for (; oh < oh1; oh += kR) {
-      const int64_t o = std::min(oh, oh1 - kR);
-      if ((o - done) * g.ow >= 512) {
-        finish_rows(done, o);
-        done = o;
+    auto groups = [&](auto column) {
+      for (; oh < oh1; oh += kR) {
+        const int64_t o = std::min(oh, oh1 - kR);
+        if ((o - done) * g.ow >= 512) {
+          finish_rows(done, o);
+          done = o;
+        }
+        for (int64_t j = 0; j < g.ow; j += nl) {
+          column(o, j);
+          for (int64_t r = 0; r < kR; ++r)
+            store(dn, acc[r], o + r, j, std::min(nl, g.ow - j));
+        }
       }
-      for (int64_t j = 0; j < g.ow; j += nl) {
+    };
+    // 3x3 and 5x5 without dilation, equal strides: weights in registers, rows loaded once.
+    const bool fixed = g.kh == g.kw && g.dh == 1 && g.dw == 1 && g.sh == SW;
+    if (fixed && g.kh == 3) {
+      VN wv[9];
+      for (int i = 0; i < 9; ++i)
+        wv[i] = hn::Set(dn, w[i]);
+      groups([&](int64_t o, int64_t j) {
+        DepthwiseColumnK<SW, kR, 3>(dn, xp, pw, wv, g, bias, o, j, acc);
+      });
+    } else if (fixed && g.kh == 5) {
+      VN wv[25];
+      for (int i = 0; i < 25; ++i)
+        wv[i] = hn::Set(dn, w[i]);
+      groups([&](int64_t o, int64_t j) {
+        DepthwiseColumnK<SW, kR, 5>(dn, xp, pw, wv, g, bias, o, j, acc);
+      });
+    } else {
+      groups([&](int64_t o, int64_t j) {
         DepthwiseColumn<SW, kR>(dn, xp, pw, w, g, bias, o, j, acc);
-        for (int64_t r = 0; r < kR; ++r)
-          store(dn, acc[r], o + r, j, std::min(nl, g.ow - j));
-      }
+      });
     }
     finish_rows(done, oh1);
   };
