@@ -42,8 +42,11 @@ Result<std::vector<int32_t>> Centered(const Tensor& t, const Tensor* zp, const c
         StatusCode::kInvalidArgument,
         std::string(what) + " zero point must be a scalar or [" + std::to_string(slices) + "]");
   }
-  // 8-bit values and zero points (every model's): straight to int32, slice by slice.
-  if (Is8Bit(&t) && (zp == nullptr || Is8Bit(zp))) {
+  // 8-bit values and zero points (the only types ConvInteger and QLinearConv register):
+  // straight to int32, slice by slice.
+  ONNX_LIGHT_RETURN_IF(!Is8Bit(&t) || (zp != nullptr && !Is8Bit(zp)), kInvalidArgument,
+                       std::string(what) + " and its zero point must be int8 or uint8");
+  {
     const int64_t n = t.num_elements();
     std::vector<int32_t> out(static_cast<size_t>(n));
     const int64_t per = slices > 0 ? n / slices : 0;
@@ -63,50 +66,9 @@ Result<std::vector<int32_t>> Centered(const Tensor& t, const Tensor* zp, const c
     }
     return out;
   }
-  const std::vector<double> v = ToDoubles(&t), z = ToDoubles(zp);
-  std::vector<int32_t> out(v.size());
-  const int64_t per = slices > 0 ? static_cast<int64_t>(v.size()) / slices : 0;
-  for (size_t i = 0; i < v.size(); ++i) {
-    const double zero = z.empty() ? 0.0 : (z.size() == 1 ? z[0] : z[i / static_cast<size_t>(per)]);
-    out[i] = static_cast<int32_t>(v[i] - zero);
-  }
-  return out;
 }
 
-namespace {
-
-// The im2col rows of one 2-D channel plane `xc` for the int16 product: row (t = kh * kw_n +
-// kw) holds, for every output pixel, the input under that tap or 0 in the padding. Output
-// columns whose tap lands inside the row are a contiguous range, filled without a branch.
-void GatherPlane2D(const Window& w, const int32_t* xc, int16_t* rows) {
-  const int64_t ih_n = w.in[0], iw_n = w.in[1], oh_n = w.out[0], ow_n = w.out[1];
-  const int64_t sh = w.strides[0], sw = w.strides[1], dh = w.dilations[0], dw = w.dilations[1];
-  const int64_t ph = w.pad_begin[0], pw = w.pad_begin[1];
-  for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
-    for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
-      int16_t* row = rows + (kh * w.kernel[1] + kw) * oh_n * ow_n;
-      const int64_t x0 = kw * dw - pw;  // input column of output column 0
-      // Output columns [lo, hi) read input columns inside [0, iw_n).
-      const int64_t lo = std::min(ow_n, x0 >= 0 ? int64_t{0} : (-x0 + sw - 1) / sw);
-      const int64_t hi = std::max(lo, std::min(ow_n, x0 < iw_n ? (iw_n - x0 + sw - 1) / sw : 0));
-      for (int64_t oh = 0; oh < oh_n; ++oh) {
-        int16_t* out = row + oh * ow_n;
-        const int64_t ih = oh * sh - ph + kh * dh;
-        if (ih < 0 || ih >= ih_n) {
-          std::fill(out, out + ow_n, int16_t{0});
-          continue;
-        }
-        const int32_t* in = xc + ih * iw_n;
-        std::fill(out, out + lo, int16_t{0});
-        for (int64_t ow = lo; ow < hi; ++ow)
-          out[ow] = static_cast<int16_t>(in[x0 + ow * sw]);
-        std::fill(out + hi, out + ow_n, int16_t{0});
-      }
-    }
-  }
-}
-
-}  // namespace
+namespace {}  // namespace
 
 // The int32 convolution of centered x and w (im2col and an integer product that wraps).
 // Returns the output [N, M, spatial...] values and sets *dims.
@@ -137,13 +99,13 @@ Result<std::vector<int32_t>> IntegerConv(const KernelContext& ctx, const WindowA
   // first. (The accumulator and the result are the output's size.)
   BudgetHold work(BudgetOf(ctx));
   ONNX_LIGHT_RETURN_IF_ERROR(HoldIm2ColMemory(w, cg, sizeof(uint32_t), &work));
-  const bool plane2d = w.in.size() == 2;  // the int16 path gathers 2-D planes directly
-  std::vector<int64_t> taps = plane2d ? std::vector<int64_t>() : TapOffsets(w);
+  const std::vector<int64_t> taps = TapOffsets(w);
   std::vector<int32_t> out(static_cast<size_t>(batch * m * out_sz));
   // Centered 8-bit values lie within [-255, 255]: int16 operands whose pairs of products
   // sum exactly in int32 (the vector int16 product, QGemmI16Packed), the columns packed as
-  // they are gathered. ddddocr's quantized CRNN: 48 -> 192 channels 3x3 at 16x64, 12.3 ms
-  // in the generic loop, 0.4 ms here. Other values (none that Centered makes) take the loop.
+  // they are gathered (a 48 -> 192 3x3 layer at 16x64: 12.3 ms in the generic loop, 0.4 ms
+  // here; 2-D convolutions now take the engine, qconv_2d.h, and this serves the other
+  // ranks). Other values (none that Centered makes) take the loop.
   bool fits = true;
   for (int32_t v : wv)
     fits = fits && v >= -255 && v <= 255;
@@ -162,18 +124,7 @@ Result<std::vector<int32_t>> IntegerConv(const KernelContext& ctx, const WindowA
     for (int64_t b = 0; b < batch && done; ++b) {
       for (int64_t g = 0; g < group && done; ++g) {
         const int32_t* xg = x.data() + (b * c_in + g * cg) * in_sz;
-        if (plane2d) {  // channel planes split between the pool's threads
-          auto planes = [&](int64_t c0, int64_t c1) {
-            for (int64_t c = c0; c < c1; ++c)
-              GatherPlane2D(w, xg + c * in_sz, col16.data() + c * k_sz * out_sz);
-          };
-          if (pool != nullptr && pool->threads() > 1 && rows * out_sz >= (1 << 18)) {
-            pool->ParallelFor(cg, 1, planes);
-          } else {
-            planes(0, cg);
-          }
-        }
-        for (int64_t c = 0; c < cg && !plane2d; ++c) {
+        for (int64_t c = 0; c < cg; ++c) {
           const int32_t* xc = xg + c * in_sz;
           for (int64_t t = 0; t < k_sz; ++t) {
             int16_t* row = col16.data() + (c * k_sz + t) * out_sz;
@@ -201,7 +152,6 @@ Result<std::vector<int32_t>> IntegerConv(const KernelContext& ctx, const WindowA
     }
     if (done) return out;
   }
-  if (plane2d) taps = TapOffsets(w);
   std::vector<uint32_t> col(static_cast<size_t>(rows * out_sz));
   std::vector<uint32_t> wu(wv.begin(), wv.end());
   std::vector<uint32_t> acc(static_cast<size_t>(m_per_group * out_sz));

@@ -11,7 +11,6 @@
 #define HWY_TARGET_INCLUDE "simd/depthwise_simd.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
-#include "simd/activation-inl.h"
 // clang-format on
 
 HWY_BEFORE_NAMESPACE();
@@ -121,8 +120,8 @@ void DepthwiseRows(const float* xp, int64_t pw, const float* w, const DepthwiseG
   // and a tail, per 7 values.)
   auto finish_rows = [&](int64_t r0, int64_t r1) {
     if (!epilogue || r1 <= r0) return;
-    BiasActivationRows(y + r0 * g.ow, static_cast<size_t>((r1 - r0) * g.ow), 0.0f,
-                       z != nullptr ? z + r0 * g.ow : nullptr, act);
+    onnx_light::kernels::BiasActivationF32(y + r0 * g.ow, static_cast<size_t>((r1 - r0) * g.ow),
+                                           0.0f, z != nullptr ? z + r0 * g.ow : nullptr, act);
   };
   // v (a vector of tag dv) into row oh at column j: the first n lanes (a masked store past
   // the row's end).
@@ -161,27 +160,41 @@ void DepthwiseRows(const float* xp, int64_t pw, const float* w, const DepthwiseG
         }
       }
     };
-    // 3x3 and 5x5 without dilation, equal strides: weights in registers, rows loaded once.
-    const bool fixed = g.kh == g.kw && g.dh == 1 && g.dw == 1 && g.sh == SW;
-    if (fixed && g.kh == 3) {
-      VN wv[9];
-      for (int i = 0; i < 9; ++i)
-        wv[i] = hn::Set(dn, w[i]);
-      groups([&](int64_t o, int64_t j) {
-        DepthwiseColumnK<SW, kR, 3>(dn, xp, pw, wv, g, bias, o, j, acc);
-      });
-    } else if (fixed && g.kh == 5) {
-      VN wv[25];
-      for (int i = 0; i < 25; ++i)
-        wv[i] = hn::Set(dn, w[i]);
-      groups([&](int64_t o, int64_t j) {
-        DepthwiseColumnK<SW, kR, 5>(dn, xp, pw, wv, g, bias, o, j, acc);
-      });
-    } else {
+    auto general = [&] {
       groups([&](int64_t o, int64_t j) {
         DepthwiseColumn<SW, kR>(dn, xp, pw, w, g, bias, o, j, acc);
       });
+    };
+    // 3x3 and 5x5 at stride 1 without dilation: weights in registers, rows loaded once
+    // (AVX2 and AVX-512, vectors of 8 lanes or more: unrolled for each kernel size, this is
+    // the big part of the file; stride 2, 4-lane rows and older CPUs gained too little for
+    // their code and keep the general loop).
+#if HWY_TARGET <= HWY_AVX2
+    if constexpr (SW == 1 && hn::MaxLanes(decltype(dn)()) >= 8) {
+      const bool fixed = g.kh == g.kw && g.dh == 1 && g.dw == 1 && g.sh == 1;
+      if (fixed && g.kh == 3) {
+        VN wv[9];
+        for (int i = 0; i < 9; ++i)
+          wv[i] = hn::Set(dn, w[i]);
+        groups([&](int64_t o, int64_t j) {
+          DepthwiseColumnK<1, kR, 3>(dn, xp, pw, wv, g, bias, o, j, acc);
+        });
+      } else if (fixed && g.kh == 5) {
+        VN wv[25];
+        for (int i = 0; i < 25; ++i)
+          wv[i] = hn::Set(dn, w[i]);
+        groups([&](int64_t o, int64_t j) {
+          DepthwiseColumnK<1, kR, 5>(dn, xp, pw, wv, g, bias, o, j, acc);
+        });
+      } else {
+        general();
+      }
+    } else {
+      general();
     }
+#else
+    general();
+#endif
     finish_rows(done, oh1);
   };
   if (g.ow < 4 * lanes && oh1 - oh0 >= 4) {
