@@ -1,5 +1,5 @@
 """float32 Tanh, Sigmoid, Exp, Erf, HardSigmoid and HardSwish run in Highway vector code
-(simd/activation-inl.h, through simd/conv_simd.cc): every length up to three vectors of the widest target (tails), the
+(simd/conv_simd.cc): every length up to three vectors of the widest target (tails), the
 special values, and the overflow edge of exp, against float64 numpy. Tolerance: 4e-7
 relative + 1e-37 absolute (a few ULP; exp's 88..88.72 band 1e-6 relative; HardSigmoid and
 HardSwish add 1e-7 absolute: a*x + b cancels near 0 in float32); NaN stays NaN,
@@ -68,7 +68,7 @@ def test_special_values(op):
 
 
 def test_erf_within_three_ulp_everywhere():
-    # Erf's own approximation (simd/activation-inl.h, fitted for the project): every float32 in
+    # Erf's own approximation (simd/conv_simd.cc, fitted for the project): every float32 in
     # [-5, 5] on a fine grid, tiny and subnormal magnitudes, tails of every length, and the
     # special values, against math.erf in float64. At most 3 ULP of the float32 result.
     import math
