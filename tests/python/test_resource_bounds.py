@@ -160,17 +160,17 @@ CASES = {
         {"x": f32(1, 1, 64, 64, 64), "w": f32(1, 1, 16, 16, 16)},
         {"x": f32(1, 1, 4, 4, 4), "w": f32(1, 1, 2, 2, 2)},
     ),
-    "ConvInteger": (
+    # (ConvInteger's and QLinearConv's 2-D path reads the windows in place, a block of
+    # pixels at a time, no im2col: their 3-D convolutions still take the im2col path.)
+    "ConvInteger (3-D)": (
         model(
             [helper.make_node("ConvInteger", ["x", "w"], ["y"])],
             [("x", U8), ("w", U8)],
             [("y", TensorProto.INT32)],
         ),
-        {"x": u8(1, 1, 256, 256), "w": u8(1, 1, 64, 64)},
-        {"x": u8(1, 1, 4, 4), "w": u8(1, 1, 2, 2)},
+        {"x": u8(1, 1, 64, 64, 64), "w": u8(1, 1, 16, 16, 16)},
+        {"x": u8(1, 1, 4, 4, 4), "w": u8(1, 1, 2, 2, 2)},
     ),
-    # (QLinearConv's 2-D path gathers windows a block of pixels at a time, no im2col: its
-    # 3-D convolutions still take the im2col path.)
     "QLinearConv (3-D)": (
         model(
             [helper.make_node("QLinearConv", ["x", "s", "z", "w", "s", "z", "s", "z"], ["y"])],
