@@ -197,7 +197,15 @@ void DepthwiseRows(const float* xp, int64_t pw, const float* w, const DepthwiseG
 #endif
     finish_rows(done, oh1);
   };
-  if (g.ow < 4 * lanes && oh1 - oh0 >= 4) {
+  // (Wide rows too where the register kernel applies: four rows a column there beat four
+  // vectors a row, whose taps reload their weights and rows.)
+#if HWY_TARGET <= HWY_AVX2
+  const bool registers =
+      SW == 1 && g.kh == g.kw && (g.kh == 3 || g.kh == 5) && g.dh == 1 && g.dw == 1 && g.sh == 1;
+#else
+  const bool registers = false;
+#endif
+  if ((g.ow < 4 * lanes || registers) && oh1 - oh0 >= 4) {
     constexpr size_t kHalf = hn::MaxLanes(d) >= 8 ? hn::MaxLanes(d) / 2 : 1;
     if (kHalf > 1 && 2 * g.ow <= lanes) {
       narrow(hn::CappedTag<float, kHalf>());
