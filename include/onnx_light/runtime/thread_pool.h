@@ -44,10 +44,11 @@ class ThreadPool {
   int threads() const noexcept { return static_cast<int>(workers_.size()) + 1; }
 
   // Calls fn(begin, end) on disjoint chunks covering [0, n), each at least `min_chunk`
-  // long, and returns when all are done; the first exception fn throws is rethrown here
-  // once all chunks ended. Any thread may call it; one finding the workers busy runs inline.
-  // In a process forked after the pool started (a multiprocessing or Spark worker), whose
-  // copy has none of the worker threads, the first call starts new workers.
+  // long (so a caller that wants k parts passes n / k rounded down: rounded up, an n that
+  // is not a multiple of k gets one chunk, on one thread), and returns when all are done; the first
+  // exception fn throws is rethrown here once all chunks ended. Any thread may call it; one finding
+  // the workers busy runs inline. In a process forked after the pool started (a multiprocessing or
+  // Spark worker), whose copy has none of the worker threads, the first call starts new workers.
   void ParallelFor(int64_t n, int64_t min_chunk, ParallelBody fn);
 
  private:

@@ -77,13 +77,12 @@ bool PackedGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b
     // Fewer rows than columns or than 256: each thread packs and multiplies its own
     // columns (rows would make every thread pack all of b: all-MiniLM's 128 x 384 by
     // 384 x 1536 products ran slower on two threads than on one).
-    pool->ParallelFor(
-        n, std::max<int64_t>(128, (n + workers - 1) / workers), [&](int64_t j0, int64_t j1) {
-          SgemmPacked(m, j1 - j0, k, a, lda_row, trans ? b + j0 * ldb : b + j0, ldb, c + j0, n,
-                      GemmWork(SgemmPackedWorkFloats(j1 - j0)), nullptr, trans);
-        });
+    pool->ParallelFor(n, std::max<int64_t>(128, n / workers), [&](int64_t j0, int64_t j1) {
+      SgemmPacked(m, j1 - j0, k, a, lda_row, trans ? b + j0 * ldb : b + j0, ldb, c + j0, n,
+                  GemmWork(SgemmPackedWorkFloats(j1 - j0)), nullptr, trans);
+    });
   } else if (workers > 1 && m >= 32) {
-    pool->ParallelFor(m, std::max<int64_t>(16, (m + workers - 1) / workers), rows);
+    pool->ParallelFor(m, std::max<int64_t>(16, m / workers), rows);
   } else {
     rows(0, m);
   }
@@ -136,10 +135,9 @@ void RunInPlace(const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t 
   } else if (workers > 1 && work >= (int64_t{1} << 21) && m >= 16 * workers && full > 0) {
     // Few tiles of columns and many rows (a convolution's few channels over a large
     // image, transposed): the rows split instead.
-    pool->ParallelFor(
-        m, std::max<int64_t>(8, (m + workers - 1) / workers), [&](int64_t i0, int64_t i1) {
-          IndirectB(i1 - i0, full, k, a + i0 * lda, lda, b, boff.data(), c + i0 * n, n);
-        });
+    pool->ParallelFor(m, std::max<int64_t>(8, m / workers), [&](int64_t i0, int64_t i1) {
+      IndirectB(i1 - i0, full, k, a + i0 * lda, lda, b, boff.data(), c + i0 * n, n);
+    });
   } else {
     columns(0, full);
   }
@@ -188,7 +186,7 @@ bool WeightsBoundGemm(const float* a, int64_t lda_row, int64_t lda_col, const fl
   };
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
   if (workers > 1 && n >= 128) {
-    pool->ParallelFor(n, std::max<int64_t>(64, (n + workers - 1) / workers), rows);
+    pool->ParallelFor(n, std::max<int64_t>(64, n / workers), rows);
   } else {
     rows(0, n);
   }
@@ -233,7 +231,7 @@ bool OwnGemm(const T* a, int64_t lda_row, int64_t lda_col, const T* b, int64_t l
       };
       const int64_t workers = pool != nullptr ? pool->threads() : 1;
       if (workers > 1 && m >= 32 && m * n * k >= (int64_t{1} << 21)) {
-        pool->ParallelFor(m, std::max<int64_t>(16, (m + workers - 1) / workers), rows);
+        pool->ParallelFor(m, std::max<int64_t>(16, m / workers), rows);
       } else {
         rows(0, m);
       }
@@ -295,7 +293,7 @@ bool PrepackedGemm(const float* a, int64_t lda, const float* b_packed, float* c,
                             c + q0 * nr, n);
     };
     if (workers > 1 && panels >= 2 && n * k >= (int64_t{1} << 16)) {
-      pool->ParallelFor(panels, std::max<int64_t>(1, (panels + workers - 1) / workers), product);
+      pool->ParallelFor(panels, std::max<int64_t>(1, panels / workers), product);
     } else {
       product(0, panels);
     }
@@ -306,11 +304,11 @@ bool PrepackedGemm(const float* a, int64_t lda, const float* b_packed, float* c,
   const int64_t panels = (n + nr - 1) / nr;
   auto split = [&](bool by_rows, auto product) {
     if (workers > 1 && by_rows) {
-      pool->ParallelFor(m, std::max<int64_t>(16, (m + workers - 1) / workers),
+      pool->ParallelFor(m, std::max<int64_t>(16, m / workers),
                         [&](int64_t i0, int64_t i1) { product(i0, i1, 0, n); });
     } else if (workers > 1 && panels >= 2) {
       pool->ParallelFor(
-          panels, std::max<int64_t>(1, (panels + workers - 1) / workers),
+          panels, std::max<int64_t>(1, panels / workers),
           [&](int64_t q0, int64_t q1) { product(0, m, q0 * nr, std::min(n, q1 * nr)); });
     } else {
       product(0, m, 0, n);

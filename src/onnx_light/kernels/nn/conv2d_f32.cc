@@ -387,7 +387,7 @@ void DirectConv(const float* x, const float* w, const float* bias, const float* 
     const int64_t per_row = std::max<int64_t>(1, s.m * s.c_in * s.kh * s.kw * s.ow);
     const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 18) / per_row);
     if (pool != nullptr && workers > 1 && s.oh >= 2 * grain) {
-      pool->ParallelFor(s.oh, std::max(grain, (s.oh + workers - 1) / workers), rows);
+      pool->ParallelFor(s.oh, std::max(grain, s.oh / workers), rows);
     } else {
       rows(0, s.oh);
     }
@@ -525,7 +525,7 @@ void Conv2DF32(const float* x, const float* w, const float* bias, const float* z
       };
       const int64_t threads = gemm_pool != nullptr ? gemm_pool->threads() : 1;
       if (threads > 1 && p.mg >= 32) {
-        gemm_pool->ParallelFor(p.mg, std::max<int64_t>(8, (p.mg / threads + 7) / 8 * 8), rows);
+        gemm_pool->ParallelFor(p.mg, std::max<int64_t>(8, p.mg / threads / 8 * 8), rows);
       } else {
         rows(0, p.mg);
       }
