@@ -13,7 +13,7 @@
 namespace onnx_light::kernels {
 namespace {
 
-// Output pixels per unit of work: one gathered block of rows and its GEMM.
+// Output pixels per unit of work: one block of windows and its GEMM.
 constexpr int64_t kPixelBlock = 96;
 
 }  // namespace

@@ -4,10 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -21,44 +17,11 @@ struct Geometry {
   int64_t h, w, c_in, cg, kh, kw, sh, sw, dh, dw, ph, pw;
 };
 
-// dst[i] = src[i] for i < n, inline: a window's runs are tens of bytes, and the loop as
-// GCC writes it (a memcpy call per run) cost a call each, 8% of a quantized CNN. Whole
-// 16-byte chunks, then the tail by halves; no loop GCC turns back into a memcpy call.
-template <typename E>
-inline void CopyRun(E* __restrict dst, const E* __restrict src, int64_t n) {
-  auto* d = reinterpret_cast<unsigned char*>(dst);
-  const auto* s = reinterpret_cast<const unsigned char*>(src);
-  int64_t bytes = n * static_cast<int64_t>(sizeof(E));
-#if defined(__SSE2__)
-  for (; bytes >= 16; bytes -= 16, d += 16, s += 16)
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(d),
-                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
-#else
-  for (; bytes >= 16; bytes -= 16, d += 16, s += 16)
-    std::memcpy(d, s, 16);
-#endif
-  if (bytes & 8) {
-    std::memcpy(d, s, 8);
-    d += 8;
-    s += 8;
-  }
-  if (bytes & 4) {
-    std::memcpy(d, s, 4);
-    d += 4;
-    s += 4;
-  }
-  if (bytes & 2) {
-    std::memcpy(d, s, 2);
-    d += 2;
-    s += 2;
-  }
-  if (bytes & 1) *d = *s;
-}
-
-// Output pixel (oy, ox)'s window as one GEMM row: for each tap (ty, tx), the cg channels from
-// `c0` of the input pixel under it, or `pad` (the zero point's value) outside the image.
-// Rows of taps that lie inside with unit dilation and all channels (group 1) are one
-// contiguous run of kw * c_in values in the channels-last image: one copy.
+// Output pixel (oy, ox)'s window as one GEMM row (the scalar build's path: the int16 and
+// VNNI kernels read windows in place from a PaddedImageT): for each tap (ty, tx), the cg channels
+// from `c0` of the input pixel under it, or `pad` (the zero point's value) outside the image. Rows
+// of taps that lie inside with unit dilation and all channels (group 1) are one contiguous run of
+// kw * c_in values in the channels-last image: one copy.
 template <typename E>
 void GatherWindow(const E* __restrict x, E* __restrict dst, E pad, const Geometry& g, int64_t oy,
                   int64_t ox, int64_t c0) {
@@ -73,7 +36,7 @@ void GatherWindow(const E* __restrict x, E* __restrict dst, E pad, const Geometr
       continue;
     }
     if (whole_rows) {
-      CopyRun(row, x + (iy * g.w + ix0) * g.c_in, g.kw * g.c_in);
+      std::copy_n(x + (iy * g.w + ix0) * g.c_in, g.kw * g.c_in, row);
       continue;
     }
     for (int64_t tx = 0; tx < g.kw; ++tx) {
@@ -83,7 +46,7 @@ void GatherWindow(const E* __restrict x, E* __restrict dst, E pad, const Geometr
         for (int64_t ch = 0; ch < g.cg; ++ch)
           d[ch] = pad;
       } else {
-        CopyRun(d, x + (iy * g.w + ix) * g.c_in + c0, g.cg);
+        std::copy_n(x + (iy * g.w + ix) * g.c_in + c0, g.cg, d);
       }
     }
   }
