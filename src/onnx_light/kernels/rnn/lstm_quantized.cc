@@ -46,8 +46,10 @@ QuantizedMatrix PackQuantized(const Tensor& q, const Tensor& scale, const Tensor
       if (m.vnni.back().panels == nullptr) m.vnni.clear();
     } else {
       m.i16.push_back(QGemmI16PackB(m.k, m.n, b, is_signed, m.n));
-      if (m.i16.back().bytes == nullptr) {  // a scalar build: the float path
+      if (m.i16.back().bytes == nullptr) {  // a scalar build: read in place
         m.i16.clear();
+        m.raw.assign(bytes, bytes + m.dirs * per);
+        m.raw_signed = is_signed;
         return m;
       }
     }
@@ -100,6 +102,9 @@ void AddQuantizedProduct(const QuantizedMatrix& b, int64_t d, const QuantizedOpe
       if (!b.vnni.empty()) {
         QGemmVnni(m, j1 - j0, k, a.q.data(), k, a.zero, nullptr, nullptr, n, zb + j0, out, n,
                   &b.vnni[static_cast<size_t>(d)], j0);
+      } else if (!b.raw.empty()) {
+        QGemmI16(m, j1 - j0, k, a.centered.data(), k + (k & 1), b.raw.data() + d * k * n + j0,
+                 b.raw_signed, n, zb + j0, out, n);
       } else {
         QGemmI16Packed(m, j1 - j0, a.centered.data(), k + (k & 1), b.i16[static_cast<size_t>(d)],
                        j0, zb + j0, out, n);

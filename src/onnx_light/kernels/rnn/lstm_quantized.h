@@ -25,13 +25,17 @@ struct QuantizedMatrix {
   int64_t dirs = 0, k = 0, n = 0;
   std::vector<QGemmPackedB> vnni;    // one per direction (int8 weights, VNNI CPUs), or empty
   std::vector<QGemmI16PackedB> i16;  // one per direction (the others), or empty
-  std::vector<int32_t> zero;         // [dirs * n]
-  std::vector<float> scale;          // [dirs * n]
-  bool usable() const { return !vnni.empty() || !i16.empty(); }
+  // A scalar build (nothing packed): the weights as they are, [dirs, k, n], read in place
+  // by the int16 kernel, so that every build computes the same products.
+  std::vector<uint8_t> raw;
+  bool raw_signed = false;
+  std::vector<int32_t> zero;  // [dirs * n]
+  std::vector<float> scale;   // [dirs * n]
+  bool usable() const { return !vnni.empty() || !i16.empty() || !raw.empty(); }
 };
 
 // q [dirs, k, n] int8 or uint8, scale and zero point [dirs] or [dirs, n] (checked by the
-// caller). Not usable() on a scalar build (the caller keeps its float path).
+// caller).
 QuantizedMatrix PackQuantized(const Tensor& q, const Tensor& scale, const Tensor& zp);
 
 // A float operand quantized to uint8.
