@@ -405,9 +405,24 @@ void VectorDepthwiseConv(const float* x, const float* w, const float* bias, cons
                               s.dh, s.dw, s.ow, split ? (pad.pw + 1) / 2 : 0};
   const int64_t planes = s.batch * s.c_in, in_plane = s.h * s.w, out_plane = s.oh * s.ow;
   const int64_t parts = DepthwiseParts(s, workers), per = (planes + parts - 1) / parts;
+  // 3x3 and 5x5 at stride 1 read the planes as they are (AVX2 and AVX-512): the buffer
+  // only holds a row of zeros.
+  const bool in_place = DepthwiseInPlaceFits(geo, s.oh) && s.dh == 1 && s.dw == 1;
   auto run = [&](int64_t begin, int64_t end) {
     for (int64_t k = begin; k < end; ++k) {
       float* buf = scratch + k * pad.floats;
+      if (in_place) {
+        std::fill(buf, buf + s.w, 0.0f);
+        const DepthwiseSource plane{nullptr, s.h, s.w, s.pt, s.pl, buf};
+        for (int64_t q = k * per; q < std::min(planes, (k + 1) * per); ++q) {
+          const int64_t c = q % s.c_in;
+          DepthwiseSource at = plane;
+          at.x = x + q * in_plane;
+          DepthwiseInPlaceF32(at, w + c * s.kh * s.kw, geo, s.oh, bias != nullptr ? bias[c] : 0.0f,
+                              z != nullptr ? z + q * out_plane : nullptr, y + q * out_plane, act);
+        }
+        continue;
+      }
       for (int64_t q = k * per; q < std::min(planes, (k + 1) * per); ++q) {
         const int64_t c = q % s.c_in;
         PadPlane(x + q * in_plane, s, pad, buf, /*borders=*/q == k * per, split);

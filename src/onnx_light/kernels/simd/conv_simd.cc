@@ -217,21 +217,25 @@ HWY_INLINE V ActivateNumbers(D d, V v, const Activation& act) {
   return v;
 }
 
-// Activate with the kind fixed at compile time: one basic block a loop can interleave.
+// The activation alone (no scale, shift or floor), its kind fixed at compile time: one
+// basic block a loop can interleave. (HardSwish needs no blend: its last step multiplies by
+// v, so NaN stays NaN whatever Min/Max return for it.)
 template <ActivationKind K, class D, class V>
 HWY_INLINE V ActivateFixed(D d, V v, const Activation& act) {
-  if (K != ActivationKind::kNone) v = hn::IfThenElse(hn::IsNaN(v), v, ActivateKind<K>(d, v, act));
-  if (act.has_scale) v = hn::Mul(v, hn::Set(d, act.scale));
-  if (act.has_shift) v = hn::Add(v, hn::Set(d, act.shift));
-  if (act.has_floor) v = hn::IfThenElse(hn::IsNaN(v), v, hn::Max(v, hn::Set(d, act.floor)));
-  return v;
+  if (K == ActivationKind::kHardSwish) return ActivateKind<K>(d, v, act);
+  if (K == ActivationKind::kNone) return v;
+  return hn::IfThenElse(hn::IsNaN(v), v, ActivateKind<K>(d, v, act));
 }
 
-// y = act(x) for whole vectors, two per step: the erf, tanh and exp polynomials are long
-// dependency chains, and two independent ones in one block keep the pipelines full (one
-// vector a step was bound by their latency: Gelu 1.9x ORT's time).
+// y = act's kind (x) for whole vectors, two per step: the erf, tanh and exp polynomials are
+// long dependency chains, and two independent ones in one block keep the pipelines full
+// (one vector a step was bound by their latency: Gelu 1.9x ORT's time). act by value:
+// through a reference, every store to y might have changed it, and it was loaded again
+// for each vector (a third of HardSwish's time). The scale, shift and floor are a second
+// pass (AffineLoop): tested in this loop, they were hoisted out of it by the compiler into
+// a copy of the loop per combination, per kind and per target (60 KiB).
 template <ActivationKind K>
-size_t ActivationLoop(const float* x, float* y, size_t n, const Activation& act) {
+size_t ActivationLoop(const float* x, float* y, size_t n, const Activation act) {
   const hn::ScalableTag<float> d;
   const size_t lanes = hn::Lanes(d);
   size_t i = 0;
@@ -242,6 +246,23 @@ size_t ActivationLoop(const float* x, float* y, size_t n, const Activation& act)
     hn::StoreU(b, d, y + i + lanes);
   }
   return i;
+}
+
+// y[i] = floor(y[i] * scale + shift) for i < n, each where act has it (two roundings, as
+// the unfused Mul and Add: this file is compiled without contracted multiply-adds).
+void AffineLoop(float* y, size_t n, const Activation& act) {
+  const hn::ScalableTag<float> d;
+  const size_t lanes = hn::Lanes(d);
+  const bool has_scale = act.has_scale, has_shift = act.has_shift, has_floor = act.has_floor;
+  const auto scale = hn::Set(d, act.scale), shift = hn::Set(d, act.shift);
+  const auto floor = hn::Set(d, act.floor);
+  for (size_t i = 0; i < n; i += lanes) {
+    auto v = hn::LoadU(d, y + i);
+    if (has_scale) v = hn::Mul(v, scale);
+    if (has_shift) v = hn::Add(v, shift);
+    if (has_floor) v = hn::IfThenElse(hn::IsNaN(v), v, hn::Max(v, floor));
+    hn::StoreU(v, d, y + i);
+  }
 }
 
 // NaN in, NaN out, whatever Min/Max do with it on this target.
@@ -267,6 +288,7 @@ void ActivationF32(const float* x, float* y, size_t n, const Activation& act) {
     ONNX_LIGHT_ACTIVATION_KINDS(ONNX_LIGHT_CASE)
 #undef ONNX_LIGHT_CASE
   }
+  if (act.has_scale || act.has_shift || act.has_floor) AffineLoop(y, i, act);
   for (; i + lanes <= n; i += lanes)
     hn::StoreU(Activate(d, hn::LoadU(d, x + i), act), d, y + i);
   if (i == n) return;

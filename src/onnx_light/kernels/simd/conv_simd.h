@@ -78,6 +78,23 @@ void DepthwiseRowsF32(const float* xp, int64_t pw, const float* w, const Depthwi
                       float bias, const float* z, float* y, int64_t oh0, int64_t oh1,
                       const Activation& act);
 size_t DepthwiseSlackFloats();
+// The unpadded plane of a depthwise convolution: x is h x w, read with pads pt (top) and
+// pl (left); `zeros` holds w zeros (the rows above and below the plane read it).
+struct DepthwiseSource {
+  const float* x;
+  int64_t h, w, pt, pl;
+  const float* zeros;
+};
+// Whether DepthwiseInPlaceF32 takes this window on the running CPU: 3x3 and 5x5, stride
+// and dilation 1, at least four output rows, on AVX2 and AVX-512 (elsewhere the caller pads
+// the plane for DepthwiseRowsF32).
+bool DepthwiseInPlaceFits(const DepthwiseGeometry& g, int64_t oh);
+// All oh output rows of one depthwise plane as DepthwiseRowsF32 computes them, read
+// straight from the unpadded plane: columns outside it masked off, rows outside it read
+// from `zeros` (copying each plane into a padded one had cost as much as its taps on
+// 14x14 and 7x7 planes).
+void DepthwiseInPlaceF32(const DepthwiseSource& in, const float* w, const DepthwiseGeometry& g,
+                         int64_t oh, float bias, const float* z, float* y, const Activation& act);
 // Output rows [oh0, oh1) of `oc` output channels of a direct convolution over `channels`
 // input planes padded as for DepthwiseRowsF32 (each followed by its slack, `cstride`
 // floats apart): y[o, oh, ow] = act(bias[o] + z[o, oh, ow] + sum over c, kh, kw of

@@ -76,32 +76,124 @@ HWY_INLINE void DepthwiseColumn(D d, const float* xp, int64_t pw, const float* w
   }
 }
 
-// DepthwiseColumn for a K x K kernel (3 or 5) with strides SW in both directions and no
-// dilation, its weights already broadcast (wv, K * K vectors, kept in registers where there
-// are 32): the input rows are walked once, each vector loaded once and multiplied into
-// every output row that reads it (R rows of K taps read (R - 1) * SW + K input rows, not
-// R * K: 8 loads a column of taps instead of 20 for 5x5 and four rows).
-template <int SW, size_t R, int K, class D>
-HWY_INLINE void DepthwiseColumnK(D d, const float* xp, int64_t pw, const hn::Vec<D>* wv,
-                                 const DepthwiseGeometry& g, float bias, int64_t oh, int64_t ow,
-                                 hn::Vec<D>* acc) {
-  for (size_t r = 0; r < R; ++r)
+#if HWY_TARGET <= HWY_AVX2
+// One output vector (columns c0 + pl ...) in each of four consecutive rows of a K x K
+// (3 or 5) depthwise convolution at stride 1, straight from an unpadded plane w floats
+// wide: rows[q] is input row q of the group's window (the zero row outside the plane), and
+// the lanes whose column falls outside the row are masked off (masked loads do not fault
+// on AVX2 and AVX-512). Weights broadcast once (wv, K * K vectors, kept in registers where
+// there are 32); the input rows are walked once, each vector loaded once and multiplied
+// into every output row that reads it (four rows of K taps read K + 3 input rows, not 4K).
+template <int K, class D>
+HWY_INLINE void InPlaceColumn(D d, const float* const* rows, int64_t c0, int64_t w,
+                              const hn::Vec<D>* wv, float bias, hn::Vec<D>* acc) {
+  constexpr int kR = 4, kRowsIn = kR - 1 + K;
+  const auto n = static_cast<int64_t>(hn::Lanes(d));
+  hn::Mask<D> m[K];
+  for (int kw = 0; kw < K; ++kw) {
+    const int64_t c = c0 + kw;  // lane 0's column
+    const auto lo = static_cast<size_t>(std::clamp<int64_t>(-c, 0, n));
+    const auto hi = static_cast<size_t>(std::clamp<int64_t>(w - c, 0, n));
+    m[kw] = hn::AndNot(hn::FirstN(d, lo), hn::FirstN(d, hi));
+  }
+  for (int r = 0; r < kR; ++r)
     acc[r] = hn::Set(d, bias);
-  constexpr int kRowsIn = static_cast<int>(R - 1) * SW + K;
-  const float* top = xp + oh * SW * pw + ow;
 #pragma GCC unroll 16
   for (int q = 0; q < kRowsIn; ++q) {
-    const float* row = top + q * pw;
 #pragma GCC unroll 8
     for (int kw = 0; kw < K; ++kw) {
-      const auto x = hn::LoadU(d, row + TapColumn<SW>(g, kw));
+      const auto x = hn::MaskedLoad(m[kw], d, rows[q] + c0 + kw);
 #pragma GCC unroll 8
-      for (int r = 0; r < static_cast<int>(R); ++r) {
-        const int kh = q - r * SW;
+      for (int r = 0; r < kR; ++r) {
+        const int kh = q - r;
         if (kh >= 0 && kh < K) acc[r] = hn::MulAdd(wv[kh * K + kw], x, acc[r]);
       }
     }
   }
+}
+
+// The whole plane in groups of four rows (the last group ends at the last row, overlapping
+// the one before it: its rows are stored again from their sums, finished after), each
+// row in vectors of tag d.
+template <int K, class D>
+void InPlaceRows(D d, const DepthwiseSource& in, const float* w, const DepthwiseGeometry& g,
+                 int64_t oh, float bias, const float* z, float* y, const Activation& act) {
+  using V = hn::Vec<D>;
+  constexpr int kR = 4, kRowsIn = kR - 1 + K;
+  const auto n = static_cast<int64_t>(hn::Lanes(d));
+  V wv[K * K];
+  for (int i = 0; i < K * K; ++i)
+    wv[i] = hn::Set(d, w[i]);
+  const bool epilogue = z != nullptr || HasEffect(act);
+  int64_t done = 0;  // rows [0, done) finished
+  auto finish = [&](int64_t r1) {
+    if (epilogue && r1 > done) {
+      onnx_light::kernels::BiasActivationF32(y + done * g.ow,
+                                             static_cast<size_t>((r1 - done) * g.ow), 0.0f,
+                                             z != nullptr ? z + done * g.ow : nullptr, act);
+    }
+    done = r1;
+  };
+  V acc[kR];
+  for (int64_t r = 0; r < oh; r += kR) {
+    const int64_t o = std::min(r, oh - kR);
+    // Finished in runs of at least 512 values: rows below the group about to be stored are
+    // final.
+    if ((o - done) * g.ow >= 512) finish(o);
+    const float* rows[kRowsIn];
+    for (int q = 0; q < kRowsIn; ++q) {
+      const int64_t ih = o - in.pt + q;
+      rows[q] = ih >= 0 && ih < in.h ? in.x + ih * in.w : in.zeros;
+    }
+    for (int64_t j = 0; j < g.ow; j += n) {
+      InPlaceColumn<K>(d, rows, j - in.pl, in.w, wv, bias, acc);
+      float* out = y + o * g.ow + j;
+      if (g.ow - j >= n) {
+        for (int q = 0; q < kR; ++q)
+          hn::StoreU(acc[q], d, out + q * g.ow);
+      } else {
+        const auto m = hn::FirstN(d, static_cast<size_t>(g.ow - j));
+        for (int q = 0; q < kR; ++q)
+          hn::BlendedStore(acc[q], m, d, out + q * g.ow);
+      }
+    }
+  }
+  finish(oh);
+}
+#endif  // HWY_TARGET <= HWY_AVX2
+
+bool DepthwiseInPlaceFits(const DepthwiseGeometry& g, int64_t oh) {
+#if HWY_TARGET <= HWY_AVX2
+  return g.kh == g.kw && (g.kh == 3 || g.kh == 5) && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
+         g.dw == 1 && oh >= 4 && g.ow > 0;
+#else
+  (void)g;
+  (void)oh;
+  return false;
+#endif
+}
+
+void DepthwiseInPlaceF32(const DepthwiseSource& in, const float* w, const DepthwiseGeometry& g,
+                         int64_t oh, float bias, const float* z, float* y, const Activation& act) {
+#if HWY_TARGET <= HWY_AVX2
+  const hn::ScalableTag<float> d;
+  // Rows of at most half a vector in half-width vectors (a 7-wide row in 8 lanes, not 16).
+  constexpr size_t kHalf = hn::MaxLanes(d) / 2;
+  auto run = [&](auto dv) {
+    if (g.kh == 3) {
+      InPlaceRows<3>(dv, in, w, g, oh, bias, z, y, act);
+    } else {
+      InPlaceRows<5>(dv, in, w, g, oh, bias, z, y, act);
+    }
+  };
+  if (kHalf >= 8 && 2 * g.ow <= static_cast<int64_t>(hn::Lanes(d))) {
+    run(hn::CappedTag<float, kHalf>());
+  } else {
+    run(d);
+  }
+#else
+  (void)in, (void)w, (void)g, (void)oh, (void)bias, (void)z, (void)y, (void)act;
+#endif
 }
 
 template <int SW>
@@ -146,66 +238,21 @@ void DepthwiseRows(const float* xp, int64_t pw, const float* w, const DepthwiseG
     // Finished in runs of at least 512 values (a 7x7 plane at once, not twice per group):
     // rows below the group about to be stored are final.
     int64_t done = oh;
-    auto groups = [&](auto column) {
-      for (; oh < oh1; oh += kR) {
-        const int64_t o = std::min(oh, oh1 - kR);
-        if ((o - done) * g.ow >= 512) {
-          finish_rows(done, o);
-          done = o;
-        }
-        for (int64_t j = 0; j < g.ow; j += nl) {
-          column(o, j);
-          for (int64_t r = 0; r < kR; ++r)
-            store(dn, acc[r], o + r, j, std::min(nl, g.ow - j));
-        }
+    for (; oh < oh1; oh += kR) {
+      const int64_t o = std::min(oh, oh1 - kR);
+      if ((o - done) * g.ow >= 512) {
+        finish_rows(done, o);
+        done = o;
       }
-    };
-    auto general = [&] {
-      groups([&](int64_t o, int64_t j) {
+      for (int64_t j = 0; j < g.ow; j += nl) {
         DepthwiseColumn<SW, kR>(dn, xp, pw, w, g, bias, o, j, acc);
-      });
-    };
-    // 3x3 and 5x5 at stride 1 without dilation: weights in registers, rows loaded once
-    // (AVX2 and AVX-512, vectors of 8 lanes or more: unrolled for each kernel size, this is
-    // the big part of the file; stride 2, 4-lane rows and older CPUs gained too little for
-    // their code and keep the general loop).
-#if HWY_TARGET <= HWY_AVX2
-    if constexpr (SW == 1 && hn::MaxLanes(decltype(dn)()) >= 8) {
-      const bool fixed = g.kh == g.kw && g.dh == 1 && g.dw == 1 && g.sh == 1;
-      if (fixed && g.kh == 3) {
-        VN wv[9];
-        for (int i = 0; i < 9; ++i)
-          wv[i] = hn::Set(dn, w[i]);
-        groups([&](int64_t o, int64_t j) {
-          DepthwiseColumnK<1, kR, 3>(dn, xp, pw, wv, g, bias, o, j, acc);
-        });
-      } else if (fixed && g.kh == 5) {
-        VN wv[25];
-        for (int i = 0; i < 25; ++i)
-          wv[i] = hn::Set(dn, w[i]);
-        groups([&](int64_t o, int64_t j) {
-          DepthwiseColumnK<1, kR, 5>(dn, xp, pw, wv, g, bias, o, j, acc);
-        });
-      } else {
-        general();
+        for (int64_t r = 0; r < kR; ++r)
+          store(dn, acc[r], o + r, j, std::min(nl, g.ow - j));
       }
-    } else {
-      general();
     }
-#else
-    general();
-#endif
     finish_rows(done, oh1);
   };
-  // (Wide rows too where the register kernel applies: four rows a column there beat four
-  // vectors a row, whose taps reload their weights and rows.)
-#if HWY_TARGET <= HWY_AVX2
-  const bool registers =
-      SW == 1 && g.kh == g.kw && (g.kh == 3 || g.kh == 5) && g.dh == 1 && g.dw == 1 && g.sh == 1;
-#else
-  const bool registers = false;
-#endif
-  if ((g.ow < 4 * lanes || registers) && oh1 - oh0 >= 4) {
+  if (g.ow < 4 * lanes && oh1 - oh0 >= 4) {
     constexpr size_t kHalf = hn::MaxLanes(d) >= 8 ? hn::MaxLanes(d) / 2 : 1;
     if (kHalf > 1 && 2 * g.ow <= lanes) {
       narrow(hn::CappedTag<float, kHalf>());
@@ -256,6 +303,8 @@ namespace onnx_light::kernels {
 
 HWY_EXPORT(DepthwiseRowsF32);
 HWY_EXPORT(DepthwiseSlackFloats);
+HWY_EXPORT(DepthwiseInPlaceFits);
+HWY_EXPORT(DepthwiseInPlaceF32);
 
 void DepthwiseRowsF32(const float* xp, int64_t pw, const float* w, const DepthwiseGeometry& g,
                       float bias, const float* z, float* y, int64_t oh0, int64_t oh1,
@@ -264,6 +313,13 @@ void DepthwiseRowsF32(const float* xp, int64_t pw, const float* w, const Depthwi
 }
 size_t DepthwiseSlackFloats() {
   return HWY_DYNAMIC_DISPATCH(DepthwiseSlackFloats)();
+}
+bool DepthwiseInPlaceFits(const DepthwiseGeometry& g, int64_t oh) {
+  return HWY_DYNAMIC_DISPATCH(DepthwiseInPlaceFits)(g, oh);
+}
+void DepthwiseInPlaceF32(const DepthwiseSource& in, const float* w, const DepthwiseGeometry& g,
+                         int64_t oh, float bias, const float* z, float* y, const Activation& act) {
+  HWY_DYNAMIC_DISPATCH(DepthwiseInPlaceF32)(in, w, g, oh, bias, z, y, act);
 }
 
 }  // namespace onnx_light::kernels

@@ -183,6 +183,14 @@ DEPTHWISE = [
     ((1, 3, 5, 10), (3, 3), (2, 2), (0, 0, 0, 0), (1, 1)),  # column 9 never read
     ((1, 5, 12, 37), (3, 3), (2, 2), (1, 1, 1, 1), (2, 2)),  # dilation 2
     ((1, 2, 2, 3), (3, 3), (2, 2), (1, 1, 1, 1), (1, 1)),  # 2x3 plane: all one by one
+    # 3x3 and 5x5 at stride 1 read the unpadded plane on AVX2 and AVX-512: masked columns at
+    # both edges of wide rows, no pads, pads wider than the window (whole vectors and rows
+    # of zeros), asymmetric pads, a row between half a vector and a vector.
+    ((1, 4, 9, 112), (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),  # 7 or 14 vectors a row
+    ((1, 3, 9, 11), (5, 5), (1, 1), (0, 0, 0, 0), (1, 1)),  # valid: no pads
+    ((1, 3, 5, 6), (3, 3), (1, 1), (2, 3, 2, 1), (1, 1)),  # pads past the window
+    ((2, 3, 8, 21), (5, 5), (1, 1), (1, 3, 3, 1), (1, 1)),  # asymmetric 5x5
+    ((1, 5, 6, 12), (5, 5), (1, 1), (2, 2, 2, 2), (1, 1)),  # 12 of 16 lanes, 8 + 4 of 8
 ]
 
 
