@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 // clang-format off
 #undef HWY_TARGET_INCLUDE
@@ -296,6 +297,16 @@ void IndirectB(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T
             T* cp = c + (ic + ir) * ldc + jr;
             const bool init = pc == 0 && !accumulate;
             const T* bi = bias != nullptr ? bias + ic + ir : nullptr;
+            if constexpr (std::is_same_v<T, float> && kNV > 1) {
+              // A last few columns (196 = 6 x 32 + 4: a 14x14 plane) in a tile one vector
+              // wide: the full width multiplied 28 zero columns, 1/8 of the product.
+              if (b_packed == nullptr && !pack && rows == mr &&
+                  cols <= nr / static_cast<int64_t>(kNV)) {
+                Tile<false, kIR, 1, false, T>(kc, ap, b + jr, boff + pc, cp, ldc, rows, cols, lda,
+                                              init, bi);
+                continue;
+              }
+            }
             if (b_packed != nullptr) {
               TileRows<true, kIR>(rows, kc, ap, b_packed + jr * k + pc * nr, nullptr, cp, ldc, cols,
                                   lda, init, bi);
