@@ -117,6 +117,7 @@ bool Pointwise(const Conv2DShape& s) {
 struct PointwisePlan {
   int64_t cg, mg, n, tile, full;  // full: columns in whole tiles
   int64_t chunk, tasks, workers;  // column chunks of whole tiles
+  int64_t row_parts;              // each chunk's output channels in this many parts
   int64_t off_floats, tail_floats;
 };
 
@@ -134,7 +135,15 @@ PointwisePlan MakePointwise(const Conv2DShape& s, int64_t workers) {
   int64_t chunks = std::max<int64_t>(1, p.mg * p.n / kChunkFloats);
   chunks = std::min(tiles, (chunks + workers - 1) / workers * workers);
   p.chunk = (tiles + chunks - 1) / chunks * p.tile;
-  p.tasks = (p.n + p.chunk - 1) / p.chunk;
+  p.row_parts = 1;
+  // Few tiles of columns (a 14x14 plane: 7) split unevenly between threads (4 and 3, the
+  // last one partial): such planes split their output channels instead, in parts of whole
+  // 8-row tiles.
+  if (workers > 1 && tiles < 4 * workers && p.mg >= 16 * workers) {
+    p.chunk = tiles * p.tile;
+    p.row_parts = workers;
+  }
+  p.tasks = (p.n + p.chunk - 1) / p.chunk * p.row_parts;
   p.workers = std::max<int64_t>(1, std::min(workers, p.tasks));
   p.off_floats = Lines(2 * p.cg);
   p.tail_floats = Lines(p.cg * p.tile + 16);
@@ -164,32 +173,39 @@ void PointwiseConvF32(const float* x, const float* w, const float* bias, const f
       const int64_t first = (b * s.m + g * p.mg) * p.n;
       float* yg = y + first;
       const float* wg = w + g * p.mg * p.cg;
-      auto chunk = [&](int64_t t) {
+      if (p.n > p.full) {  // the last partial tile, from a zero-padded copy (read-only after)
+        for (int64_t c = 0; c < p.cg; ++c) {
+          float* dst = tail + c * p.tile;
+          std::memcpy(dst, xg + c * p.n + p.full,
+                      static_cast<size_t>(p.n - p.full) * sizeof(float));
+          std::fill(dst + (p.n - p.full), dst + p.tile, 0.0f);
+        }
+      }
+      auto chunk = [&](int64_t u) {
+        const int64_t t = u / p.row_parts, r = u % p.row_parts;
         const int64_t j0 = t * p.chunk, j1 = std::min(p.n, j0 + p.chunk);
-        const float* bg = bias != nullptr ? bias + g * p.mg : nullptr;  // sums start from it
+        const int64_t o0 = p.mg * r / p.row_parts / 8 * 8;
+        const int64_t o1 = r + 1 == p.row_parts ? p.mg : p.mg * (r + 1) / p.row_parts / 8 * 8;
+        if (o1 <= o0) return;
+        const float* bg = bias != nullptr ? bias + g * p.mg + o0 : nullptr;  // sums start from it
+        const float* wo = wg + o0 * p.cg;
         const int64_t in_place = std::min(j1, p.full);
         if (in_place > j0) {
-          SgemmIndirectB(p.mg, in_place - j0, p.cg, wg, p.cg, xg + j0, off, yg + j0, p.n, bg);
+          SgemmIndirectB(o1 - o0, in_place - j0, p.cg, wo, p.cg, xg + j0, off, yg + o0 * p.n + j0,
+                         p.n, bg);
         }
-        if (j1 > in_place) {  // the last partial tile, from a zero-padded copy
-          for (int64_t c = 0; c < p.cg; ++c) {
-            float* dst = tail + c * p.tile;
-            std::memcpy(dst, xg + c * p.n + in_place,
-                        static_cast<size_t>(j1 - in_place) * sizeof(float));
-            std::fill(dst + (j1 - in_place), dst + p.tile, 0.0f);
-          }
-          SgemmIndirectB(p.mg, j1 - in_place, p.cg, wg, p.cg, tail, tail_off, yg + in_place, p.n,
-                         bg);
+        if (j1 > in_place) {
+          SgemmIndirectB(o1 - o0, j1 - in_place, p.cg, wo, p.cg, tail, tail_off,
+                         yg + o0 * p.n + in_place, p.n, bg);
         }
         if (epilogue) {
-          for (int64_t o = 0; o < p.mg; ++o) {
+          for (int64_t o = o0; o < o1; ++o) {
             BiasActivationF32(yg + o * p.n + j0, static_cast<size_t>(j1 - j0), 0.0f,
                               z != nullptr ? z + first + o * p.n + j0 : nullptr, act);
           }
         }
       };
-      // The tail buffer is the last chunk's alone: one task per chunk.
-      RunShares(pool, p.workers, p.tasks, [&](int64_t t, int64_t) { chunk(t); });
+      RunShares(pool, p.workers, p.tasks, [&](int64_t u, int64_t) { chunk(u); });
     }
   }
 }

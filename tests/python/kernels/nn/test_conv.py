@@ -285,6 +285,10 @@ IMPLICIT = [
     ((1, 8, 150, 200), (80, 8, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),  # several chunks
     ((1, 384, 13, 13), (96, 384, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),  # k = 384 in place
     ((1, 288, 32, 32), (40, 288, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),  # 4 KiB planes: packed
+    # Few column tiles (14x14, 7x7): on more threads the output channels split instead, in
+    # 8-row parts (72 = 32 + 40 on two, 24 + 24 + 24 on three), the tail copied once.
+    ((1, 64, 14, 14), (72, 64, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
+    ((2, 64, 7, 7), (96, 32, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 2),  # and two groups
 ]
 
 
