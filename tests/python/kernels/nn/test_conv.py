@@ -341,6 +341,46 @@ def test_implicit_convolution_with_residual_and_activation(activation, threads, 
         np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("group", [1, 2])
+def test_one_pixel_planes_finish_in_one_pass(group, threads):
+    """1x1 planes (a squeeze-excite's convolutions, a classifier's head): the epilogue runs
+    once over all of a group's channels, which lie one after another: act(conv + bias + z)
+    against numpy, batch 2, with and without a residual."""
+    rng = np.random.default_rng(41)
+    x = rng.uniform(-1, 1, (2, 64, 1, 1)).astype(np.float32)
+    w = rng.uniform(-1, 1, (96, 64 // group, 1, 1)).astype(np.float32)
+    b = rng.uniform(-1, 1, 96).astype(np.float32)
+    z = rng.uniform(-1, 1, (2, 96, 1, 1)).astype(np.float32)
+    for with_z in (False, True):
+        node = helper.make_node(
+            "FusedConv",
+            ["x", "W", "B", "z" if with_z else ""],
+            ["y"],
+            domain="onnx_light",
+            activation="HardSigmoid",
+            activation_params=[0.2, 0.5],
+            group=group,
+        )
+        graph = helper.make_graph(
+            [node],
+            "g",
+            [helper.make_tensor_value_info(n, F, None) for n in ("x", "z")],
+            [helper.make_tensor_value_info("y", F, None)],
+            [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "B")],
+        )
+        model = helper.make_model(
+            graph,
+            opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("onnx_light", 1)],
+        )
+        s = onnx_light.RuntimeSession(model, intra_op_threads=threads)
+        (y,) = s.run(None, {"x": x, "z": z})
+        want = reference_padded(x, w, b, (1, 1), (0,) * 4, (1, 1), group)
+        if with_z:
+            want = want + z
+        np.testing.assert_allclose(y, np.clip(0.2 * want + 0.5, 0, 1), rtol=1e-5, atol=1e-5)
+
+
 def test_grouped_strided_dilated_conv_against_numpy():
     rng = np.random.default_rng(8)
     x = rng.standard_normal((2, 4, 7, 6)).astype(np.float32)
