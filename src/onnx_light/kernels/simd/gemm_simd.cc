@@ -297,7 +297,8 @@ void IndirectB(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T
             T* cp = c + (ic + ir) * ldc + jr;
             const bool init = pc == 0 && !accumulate;
             const T* bi = bias != nullptr ? bias + ic + ir : nullptr;
-            if constexpr (std::is_same_v<T, float> && kNV > 1) {
+            // (AVX2 and AVX-512 only: older targets keep the full width, for the size.)
+            if constexpr (std::is_same_v<T, float> && kNV > 1 && HWY_TARGET <= HWY_AVX2) {
               // A last few columns (196 = 6 x 32 + 4: a 14x14 plane) in a tile one vector
               // wide: the full width multiplied 28 zero columns, 1/8 of the product.
               if (b_packed == nullptr && !pack && rows == mr &&
