@@ -116,9 +116,10 @@ bool Pointwise(const Conv2DShape& s) {
 
 struct PointwisePlan {
   int64_t cg, mg, n, tile, full;  // full: columns in whole tiles
+  int64_t whole;                  // columns through the tiles; the rest by dot products
   int64_t chunk, tasks, workers;  // column chunks of whole tiles
   int64_t row_parts;              // each chunk's output channels in this many parts
-  int64_t off_floats, tail_floats;
+  int64_t off_floats, tail_floats, rest_floats;
 };
 
 PointwisePlan MakePointwise(const Conv2DShape& s, int64_t workers) {
@@ -128,6 +129,12 @@ PointwisePlan MakePointwise(const Conv2DShape& s, int64_t workers) {
   p.n = s.h * s.w;
   p.tile = static_cast<int64_t>(SgemmTileColumns());
   p.full = p.n / p.tile * p.tile;
+  // A last few columns (at most 4 past a multiple of the vector: 7x7 = 48 + 1, 14x14 = 192
+  // + 4) are dot products of the weights' rows with the input's columns (SgemmNarrow: the
+  // weights read once more), not a tile of vectors mostly zero: a 7x7 plane's 49 columns
+  // had cost 64.
+  const int64_t vec = p.tile / 2;
+  p.whole = p.n % vec <= 4 ? p.n / vec * vec : p.n;
   // Chunks whose products (mg x chunk) stay in the L2 cache across the blocks of k, as many
   // for every thread.
   constexpr int64_t kChunkFloats = int64_t{128} << 10;
@@ -147,12 +154,13 @@ PointwisePlan MakePointwise(const Conv2DShape& s, int64_t workers) {
   p.workers = std::max<int64_t>(1, std::min(workers, p.tasks));
   p.off_floats = Lines(2 * p.cg);
   p.tail_floats = Lines(p.cg * p.tile + 16);
+  p.rest_floats = Lines(p.cg * (p.n - p.whole));
   return p;
 }
 
 size_t PointwiseScratchFloats(const Conv2DShape& s, int64_t workers) {
   const PointwisePlan p = MakePointwise(s, workers);
-  return static_cast<size_t>(2 * p.off_floats + p.tail_floats);
+  return static_cast<size_t>(2 * p.off_floats + p.tail_floats + p.rest_floats);
 }
 
 void PointwiseConvF32(const float* x, const float* w, const float* bias, const float* z, float* y,
@@ -162,6 +170,8 @@ void PointwiseConvF32(const float* x, const float* w, const float* bias, const f
   auto* const off = reinterpret_cast<int64_t*>(scratch);                      // channel c at c * n
   auto* const tail_off = reinterpret_cast<int64_t*>(scratch + p.off_floats);  // c * tile
   float* const tail = scratch + 2 * p.off_floats;
+  float* const rest = tail + p.tail_floats;  // the last columns, transposed
+  const int64_t rest_n = p.n - p.whole;
   for (int64_t c = 0; c < p.cg; ++c) {
     off[c] = c * p.n;
     tail_off[c] = c * p.tile;
@@ -173,13 +183,17 @@ void PointwiseConvF32(const float* x, const float* w, const float* bias, const f
       const int64_t first = (b * s.m + g * p.mg) * p.n;
       float* yg = y + first;
       const float* wg = w + g * p.mg * p.cg;
-      if (p.n > p.full) {  // the last partial tile, from a zero-padded copy (read-only after)
+      if (p.whole > p.full) {  // the last partial tile, from a zero-padded copy (read-only after)
         for (int64_t c = 0; c < p.cg; ++c) {
           float* dst = tail + c * p.tile;
           std::memcpy(dst, xg + c * p.n + p.full,
-                      static_cast<size_t>(p.n - p.full) * sizeof(float));
-          std::fill(dst + (p.n - p.full), dst + p.tile, 0.0f);
+                      static_cast<size_t>(p.whole - p.full) * sizeof(float));
+          std::fill(dst + (p.whole - p.full), dst + p.tile, 0.0f);
         }
+      }
+      for (int64_t j = 0; j < rest_n; ++j) {
+        for (int64_t c = 0; c < p.cg; ++c)
+          rest[j * p.cg + c] = xg[c * p.n + p.whole + j];
       }
       auto chunk = [&](int64_t u) {
         const int64_t t = u / p.row_parts, r = u % p.row_parts;
@@ -194,11 +208,22 @@ void PointwiseConvF32(const float* x, const float* w, const float* bias, const f
           SgemmIndirectB(o1 - o0, in_place - j0, p.cg, wo, p.cg, xg + j0, off, yg + o0 * p.n + j0,
                          p.n, bg);
         }
-        if (j1 > in_place) {
-          SgemmIndirectB(o1 - o0, j1 - in_place, p.cg, wo, p.cg, tail, tail_off,
+        const int64_t tiled = std::min(j1, p.whole);
+        if (tiled > in_place) {
+          SgemmIndirectB(o1 - o0, tiled - in_place, p.cg, wo, p.cg, tail, tail_off,
                          yg + o0 * p.n + in_place, p.n, bg);
         }
-        if (epilogue) {
+        if (j1 > tiled) {  // the last few columns, from the bias (or 0) up
+          for (int64_t o = o0; o < o1; ++o) {
+            std::fill(yg + o * p.n + tiled, yg + o * p.n + j1,
+                      bias != nullptr ? bias[g * p.mg + o] : 0.0f);
+          }
+          SgemmNarrow(o1 - o0, j1 - tiled, p.cg, wo, p.cg, rest, p.cg, yg + o0 * p.n + tiled, p.n);
+        }
+        if (epilogue && j0 == 0 && j1 == p.n) {  // whole planes: one pass, not one per plane
+          BiasActivationF32(yg + o0 * p.n, static_cast<size_t>((o1 - o0) * p.n), 0.0f,
+                            z != nullptr ? z + first + o0 * p.n : nullptr, act);
+        } else if (epilogue) {
           for (int64_t o = o0; o < o1; ++o) {
             BiasActivationF32(yg + o * p.n + j0, static_cast<size_t>(j1 - j0), 0.0f,
                               z != nullptr ? z + first + o * p.n + j0 : nullptr, act);

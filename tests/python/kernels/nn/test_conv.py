@@ -289,6 +289,10 @@ IMPLICIT = [
     # 8-row parts (72 = 32 + 40 on two, 24 + 24 + 24 on three), the tail copied once.
     ((1, 64, 14, 14), (72, 64, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
     ((2, 64, 7, 7), (96, 32, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 2),  # and two groups
+    # At most 4 columns past a multiple of the vector (49, 196, 81, 1155 and, in 8 lanes,
+    # 169) by dot products from the bias up; 2x2 planes: all of them.
+    ((1, 24, 2, 2), (20, 24, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
+    ((1, 19, 3, 7), (13, 19, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),  # 21: 16 + 5, tiles
 ]
 
 
@@ -326,9 +330,11 @@ def test_implicit_convolution_with_residual_and_activation(activation, threads, 
         graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("onnx_light", 1)]
     )
     s = onnx_light.RuntimeSession(model, intra_op_threads=threads)
-    # A second input of other shapes: the session is reusable, the scratch follows them.
+    # Inputs of other shapes: the session is reusable, the scratch follows them (7x7: the
+    # 1x1 product's last column by dot products, the epilogue over it too).
     x2 = rng.uniform(-1, 1, (2, 32, 9, 40)).astype(np.float32)
-    for xi in (x, x2):
+    x3 = rng.uniform(-1, 1, (2, 32, 7, 7)).astype(np.float32)
+    for xi in (x, x2, x3):
         oh = (xi.shape[2] + 2 * pad - kernel) // stride + 1
         ow = (xi.shape[3] + 2 * pad - kernel) // stride + 1
         zi = z if xi is x else rng.uniform(-1, 1, (2, 40, oh, ow)).astype(np.float32)
