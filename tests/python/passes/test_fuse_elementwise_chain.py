@@ -145,6 +145,46 @@ def test_a_head_with_the_constant_first_starts_from_the_tensor():
     np.testing.assert_array_equal(got[0], want[0])
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "steps",
+    [
+        [("Mul", "s"), ("Mul", "t"), ("Add", "b")],  # a quantized product's scales, its sums
+        [("Mul", "s"), ("Exp", None), ("Sub", "r:t"), ("Relu", None)],  # value second
+        [("Div", "t"), ("Mul", 3.0)],  # the tensor at once: the one value first (Div)
+    ],
+    ids=["scales", "unary_and_swap", "at_once"],
+)
+def test_a_chain_from_one_value_runs_in_blocks_from_the_tensor(steps, threads):
+    """The chain's input is one value (x_scale), the tensor comes in at a later step: the
+    steps before it on that value, the blocks from the tensor on; equal bit for bit."""
+    shapes = {"s": (), "t": (2, 24, 33, 65), "b": (1, 24, 1, 1)}
+    model = chain_model(steps, shape=(), operand_shapes=shapes)
+    feeds = {"x": np.array(0.37, np.float32)}
+    for name, shape in shapes.items():
+        if any(other == name or other == "r:" + name for _, other in steps):
+            feeds[name] = np.asarray(RNG.standard_normal(shape) + 0.5, np.float32)
+    none, opt, want, got = both(model, feeds, threads)
+    assert opt.planned_nodes == 1
+    assert got[0].shape == want[0].shape == (2, 24, 33, 65)
+    np.testing.assert_array_equal(got[0], want[0])
+
+
+def test_a_one_value_chain_of_higher_rank_broadcasts_step_by_step():
+    # x [1, 1] against a [5] tensor: the result is [1, 5], not the tensor's shape.
+    model = chain_model(
+        [("Mul", "s"), ("Add", "t")], shape=(1, 1), operand_shapes={"s": (), "t": (5,)}
+    )
+    feeds = {
+        "x": np.full((1, 1), 2.0, np.float32),
+        "s": np.array(3.0, np.float32),
+        "t": np.arange(5, dtype=np.float32),
+    }
+    _, _, want, got = both(model, feeds)
+    assert got[0].shape == want[0].shape == (1, 5)
+    np.testing.assert_array_equal(got[0], want[0])
+
+
 @pytest.mark.parametrize("case", sorted(NOT_FUSED))
 def test_what_must_not_fuse(case):
     steps, outputs, fused = NOT_FUSED[case]
