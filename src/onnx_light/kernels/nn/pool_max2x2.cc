@@ -10,9 +10,11 @@ namespace onnx_light::kernels {
 bool MaxPool2x2Stride2F32(const Window& w, const float* x, float* y, int64_t planes,
                           ThreadPool* pool) {
   if (w.in.size() != 2) return false;
+  const int64_t kh = w.kernel[0];  // 2, or 1 (a 1 x 2 window at stride (1, 2))
   for (size_t d = 0; d < 2; ++d) {
-    if (w.kernel[d] != 2 || w.strides[d] != 2 || w.dilations[d] != 1 || w.pad_begin[d] != 0 ||
-        w.out[d] <= 0 || 2 * w.out[d] > w.in[d]) {
+    const int64_t k = d == 0 ? kh : 2;
+    if ((k != 2 && k != 1) || w.kernel[d] != k || w.strides[d] != k || w.dilations[d] != 1 ||
+        w.pad_begin[d] != 0 || w.out[d] <= 0 || k * w.out[d] > w.in[d]) {
       return false;
     }
   }
@@ -26,11 +28,14 @@ bool MaxPool2x2Stride2F32(const Window& w, const float* x, float* y, int64_t pla
         // row itself on 5-wide rows)
         int64_t plane = r0 / oh_n, oh = r0 % oh_n;
         for (int64_t r = r0; r < r1; ++r) {
-          const float* a = x + (plane * height + 2 * oh) * width;
+          const float* a = x + (plane * height + kh * oh) * width;
           const float* b = a + width;
           float* out = y + r * ow_n;
           // as the separable path: each row's two taps, then the second row into the first
-          if (ow_n >= 16) {  // a loop of MaxNaN the compiler vectorizes
+          if (kh == 1) {  // one row's pairs (the same order: the later tap first)
+            for (int64_t o = 0; o < ow_n; ++o)
+              out[o] = MaxNaN(a[2 * o + 1], a[2 * o]);
+          } else if (ow_n >= 16) {  // a loop of MaxNaN the compiler vectorizes
             for (int64_t o = 0; o < ow_n; ++o) {
               const float top = MaxNaN(a[2 * o + 1], a[2 * o]);
               const float bottom = MaxNaN(b[2 * o + 1], b[2 * o]);

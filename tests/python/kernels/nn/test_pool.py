@@ -274,6 +274,31 @@ def test_maxpool_2x2_stride_2_matches_the_separable_order(shape, threads):
     assert np.array_equal(np.signbit(got), np.signbit(want))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", [(3, 4, 10, 10), (2, 3, 7, 9), (1, 48, 32, 16), (1, 1, 1, 2)])
+def test_maxpool_1x2_stride_1_2_matches_the_separable_order(shape, threads):
+    """1 x 2 windows at stride (1, 2) (an audio model halving its time axis) take the 2 x 2
+    path's row step: the later tap first, ties keep the earlier value, NaN wins."""
+    rng = np.random.default_rng(sum(shape) + 1)
+    x = rng.integers(-3, 4, shape).astype(np.float32)
+    x[rng.random(shape) < 0.05] = np.nan
+    x[rng.random(shape) < 0.03] = np.inf
+    zeros = rng.random(shape) < 0.2
+    x[zeros] = np.where(rng.random(int(zeros.sum())) < 0.5, -0.0, 0.0)
+    model = node_model("MaxPool", [("x", F)], [("y", F)], kernel_shape=[1, 2], strides=[1, 2])
+    got = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})[0]
+    ow = shape[3] // 2
+    want = _max_rule(x[:, :, :, 1 : 2 * ow : 2], x[:, :, :, 0 : 2 * ow : 2])
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+    assert np.array_equal(np.signbit(got), np.signbit(want))
+    # The general path (asked for the indices too) gives the same maxima.
+    scanned = maxpool_session({"kernel_shape": [1, 2], "strides": [1, 2]}, True).run(
+        None, {"x": x}
+    )[0]
+    np.testing.assert_array_equal(scanned, want)
+
+
 def test_maxpool_2x2_stride_2_in_ceil_mode_keeps_the_partial_windows():
     x = np.arange(2 * 1 * 5 * 7, dtype=np.float32).reshape(2, 1, 5, 7)
     model = node_model(
