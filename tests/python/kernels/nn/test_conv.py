@@ -303,6 +303,22 @@ def test_implicit_convolution(xs, ws, strides, pads, dil, group, threads):
     check_padded(xs, ws, strides, pads, dil, group, threads, sum(xs) + sum(ws), 1e-4)
 
 
+def fused_residual_model(w, b, z, **attrs):
+    """onnx_light:FusedConv(x, W, B, z) -> y with W and B constant; z "" for none (the
+    graph still declares a z input)."""
+    node = helper.make_node("FusedConv", ["x", "W", "B", z], ["y"], domain="onnx_light", **attrs)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info(n, F, None) for n in ("x", "z")],
+        [helper.make_tensor_value_info("y", F, None)],
+        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "B")],
+    )
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("onnx_light", 1)]
+    )
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("activation", [None, "Relu", "Sigmoid"])
 @pytest.mark.parametrize("kernel", [3, 1])
@@ -318,17 +334,7 @@ def test_implicit_convolution_with_residual_and_activation(activation, threads, 
     attrs = {"pads": [pad] * 4, "strides": [stride] * 2}
     if activation is not None:
         attrs["activation"] = activation
-    node = helper.make_node("FusedConv", ["x", "W", "B", "z"], ["y"], domain="onnx_light", **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info(n, F, None) for n in ("x", "z")],
-        [helper.make_tensor_value_info("y", F, None)],
-        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "B")],
-    )
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("onnx_light", 1)]
-    )
+    model = fused_residual_model(w, b, "z", **attrs)
     s = onnx_light.RuntimeSession(model, intra_op_threads=threads)
     # Inputs of other shapes: the session is reusable, the scratch follows them (7x7: the
     # 1x1 product's last column by dot products, the epilogue over it too).
@@ -359,25 +365,13 @@ def test_one_pixel_planes_finish_in_one_pass(group, threads):
     b = rng.uniform(-1, 1, 96).astype(np.float32)
     z = rng.uniform(-1, 1, (2, 96, 1, 1)).astype(np.float32)
     for with_z in (False, True):
-        node = helper.make_node(
-            "FusedConv",
-            ["x", "W", "B", "z" if with_z else ""],
-            ["y"],
-            domain="onnx_light",
+        model = fused_residual_model(
+            w,
+            b,
+            "z" if with_z else "",
             activation="HardSigmoid",
             activation_params=[0.2, 0.5],
             group=group,
-        )
-        graph = helper.make_graph(
-            [node],
-            "g",
-            [helper.make_tensor_value_info(n, F, None) for n in ("x", "z")],
-            [helper.make_tensor_value_info("y", F, None)],
-            [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "B")],
-        )
-        model = helper.make_model(
-            graph,
-            opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("onnx_light", 1)],
         )
         s = onnx_light.RuntimeSession(model, intra_op_threads=threads)
         (y,) = s.run(None, {"x": x, "z": z})
