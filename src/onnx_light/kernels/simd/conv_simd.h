@@ -85,9 +85,9 @@ struct DepthwiseSource {
   int64_t h, w, pt, pl;
   const float* zeros;
 };
-// Whether DepthwiseInPlaceF32 takes this window on the running CPU: 3x3 and 5x5, stride
-// and dilation 1, at least four output rows, on AVX2 and AVX-512 (elsewhere the caller pads
-// the plane for DepthwiseRowsF32).
+// Whether DepthwiseInPlaceF32 takes this window on the running CPU: 3x3 and 5x5, strides
+// 1 or 2 (the same both ways), dilation 1, at least four output rows, on AVX2 and AVX-512
+// (elsewhere the caller pads the plane for DepthwiseRowsF32).
 bool DepthwiseInPlaceFits(const DepthwiseGeometry& g, int64_t oh);
 // All oh output rows of one depthwise plane as DepthwiseRowsF32 computes them, read
 // straight from the unpadded plane: columns outside it masked off, rows outside it read

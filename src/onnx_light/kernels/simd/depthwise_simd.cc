@@ -77,36 +77,52 @@ HWY_INLINE void DepthwiseColumn(D d, const float* xp, int64_t pw, const float* w
 }
 
 #if HWY_TARGET <= HWY_AVX2
-// One output vector (columns c0 + pl ...) in each of four consecutive rows of a K x K
-// (3 or 5) depthwise convolution at stride 1, straight from an unpadded plane w floats
-// wide: rows[q] is input row q of the group's window (the zero row outside the plane), and
-// the lanes whose column falls outside the row are masked off (masked loads do not fault
-// on AVX2 and AVX-512). Weights broadcast once (wv, K * K vectors, kept in registers where
-// there are 32); the input rows are walked once, each vector loaded once and multiplied
-// into every output row that reads it (four rows of K taps read K + 3 input rows, not 4K).
-template <int K, class D>
+// One output vector in each of four consecutive rows of a K x K (3 or 5) depthwise
+// convolution at stride S (1 or 2), straight from an unpadded plane w floats wide: rows[q]
+// is input row q of the group's window (the zero row outside the plane), c0 the input
+// column of lane 0's first tap, and the lanes whose column falls outside the row are
+// masked off (masked loads do not fault on AVX2 and AVX-512). Weights broadcast once (wv,
+// K * K vectors, kept in registers where there are 32); the input rows are walked once,
+// each vector loaded once and multiplied into every output row that reads it (four rows
+// of K taps read 3S + K input rows, not 4K). At stride 2 a tap reads every other column:
+// two vectors from columns c0 + 2t on give taps 2t (their even lanes) and 2t + 1 (the odd).
+template <int K, int S, class D>
 HWY_INLINE void InPlaceColumn(D d, const float* const* rows, int64_t c0, int64_t w,
                               const hn::Vec<D>* wv, float bias, hn::Vec<D>* acc) {
-  constexpr int kR = 4, kRowsIn = kR - 1 + K;
+  constexpr int kR = 4, kRowsIn = (kR - 1) * S + K;
+  constexpr int kLoads = S == 1 ? K : 2 * ((K + 1) / 2);  // vectors loaded from a row
   const auto n = static_cast<int64_t>(hn::Lanes(d));
-  hn::Mask<D> m[K];
-  for (int kw = 0; kw < K; ++kw) {
-    const int64_t c = c0 + kw;  // lane 0's column
+  hn::Mask<D> m[kLoads];
+  for (int i = 0; i < kLoads; ++i) {
+    // lane 0's column: c0 + kw at stride 1; c0 + 2t, then c0 + 2t + n at stride 2
+    const int64_t c = S == 1 ? c0 + i : c0 + 2 * (i / 2) + (i % 2) * n;
     const auto lo = static_cast<size_t>(std::clamp<int64_t>(-c, 0, n));
     const auto hi = static_cast<size_t>(std::clamp<int64_t>(w - c, 0, n));
-    m[kw] = hn::AndNot(hn::FirstN(d, lo), hn::FirstN(d, hi));
+    m[i] = hn::AndNot(hn::FirstN(d, lo), hn::FirstN(d, hi));
   }
   for (int r = 0; r < kR; ++r)
     acc[r] = hn::Set(d, bias);
+  auto add = [&](int q, int kw, hn::Vec<D> x) {
+#pragma GCC unroll 8
+    for (int r = 0; r < kR; ++r) {
+      const int kh = q - r * S;
+      if (kh >= 0 && kh < K) acc[r] = hn::MulAdd(wv[kh * K + kw], x, acc[r]);
+    }
+  };
 #pragma GCC unroll 16
   for (int q = 0; q < kRowsIn; ++q) {
+    if constexpr (S == 1) {
 #pragma GCC unroll 8
-    for (int kw = 0; kw < K; ++kw) {
-      const auto x = hn::MaskedLoad(m[kw], d, rows[q] + c0 + kw);
+      for (int kw = 0; kw < K; ++kw)
+        add(q, kw, hn::MaskedLoad(m[kw], d, rows[q] + c0 + kw));
+    } else {
 #pragma GCC unroll 8
-      for (int r = 0; r < kR; ++r) {
-        const int kh = q - r;
-        if (kh >= 0 && kh < K) acc[r] = hn::MulAdd(wv[kh * K + kw], x, acc[r]);
+      for (int t = 0; 2 * t < K; ++t) {
+        const float* at = rows[q] + c0 + 2 * t;
+        const auto lo = hn::MaskedLoad(m[2 * t], d, at);
+        const auto hi = hn::MaskedLoad(m[2 * t + 1], d, at + n);
+        add(q, 2 * t, hn::ConcatEven(d, hi, lo));
+        if (2 * t + 1 < K) add(q, 2 * t + 1, hn::ConcatOdd(d, hi, lo));
       }
     }
   }
@@ -115,11 +131,11 @@ HWY_INLINE void InPlaceColumn(D d, const float* const* rows, int64_t c0, int64_t
 // The whole plane in groups of four rows (the last group ends at the last row, overlapping
 // the one before it: its rows are stored again from their sums, finished after), each
 // row in vectors of tag d.
-template <int K, class D>
+template <int K, int S, class D>
 void InPlaceRows(D d, const DepthwiseSource& in, const float* w, const DepthwiseGeometry& g,
                  int64_t oh, float bias, const float* z, float* y, const Activation& act) {
   using V = hn::Vec<D>;
-  constexpr int kR = 4, kRowsIn = kR - 1 + K;
+  constexpr int kR = 4, kRowsIn = (kR - 1) * S + K;
   const auto n = static_cast<int64_t>(hn::Lanes(d));
   V wv[K * K];
   for (int i = 0; i < K * K; ++i)
@@ -142,11 +158,11 @@ void InPlaceRows(D d, const DepthwiseSource& in, const float* w, const Depthwise
     if ((o - done) * g.ow >= 512) finish(o);
     const float* rows[kRowsIn];
     for (int q = 0; q < kRowsIn; ++q) {
-      const int64_t ih = o - in.pt + q;
+      const int64_t ih = o * S - in.pt + q;
       rows[q] = ih >= 0 && ih < in.h ? in.x + ih * in.w : in.zeros;
     }
     for (int64_t j = 0; j < g.ow; j += n) {
-      InPlaceColumn<K>(d, rows, j - in.pl, in.w, wv, bias, acc);
+      InPlaceColumn<K, S>(d, rows, j * S - in.pl, in.w, wv, bias, acc);
       float* out = y + o * g.ow + j;
       if (g.ow - j >= n) {
         for (int q = 0; q < kR; ++q)
@@ -164,8 +180,8 @@ void InPlaceRows(D d, const DepthwiseSource& in, const float* w, const Depthwise
 
 bool DepthwiseInPlaceFits(const DepthwiseGeometry& g, int64_t oh) {
 #if HWY_TARGET <= HWY_AVX2
-  return g.kh == g.kw && (g.kh == 3 || g.kh == 5) && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
-         g.dw == 1 && oh >= 4 && g.ow > 0;
+  return g.kh == g.kw && (g.kh == 3 || g.kh == 5) && g.sh == g.sw && (g.sh == 1 || g.sh == 2) &&
+         g.dh == 1 && g.dw == 1 && oh >= 4 && g.ow > 0;
 #else
   (void)g;
   (void)oh;
@@ -180,10 +196,16 @@ void DepthwiseInPlaceF32(const DepthwiseSource& in, const float* w, const Depthw
   // Rows of at most half a vector in half-width vectors (a 7-wide row in 8 lanes, not 16).
   constexpr size_t kHalf = hn::MaxLanes(d) / 2;
   auto run = [&](auto dv) {
-    if (g.kh == 3) {
-      InPlaceRows<3>(dv, in, w, g, oh, bias, z, y, act);
+    if (g.sw == 1) {
+      if (g.kh == 3) {
+        InPlaceRows<3, 1>(dv, in, w, g, oh, bias, z, y, act);
+      } else {
+        InPlaceRows<5, 1>(dv, in, w, g, oh, bias, z, y, act);
+      }
+    } else if (g.kh == 3) {
+      InPlaceRows<3, 2>(dv, in, w, g, oh, bias, z, y, act);
     } else {
-      InPlaceRows<5>(dv, in, w, g, oh, bias, z, y, act);
+      InPlaceRows<5, 2>(dv, in, w, g, oh, bias, z, y, act);
     }
   };
   if (kHalf >= 8 && 2 * g.ow <= static_cast<int64_t>(hn::Lanes(d))) {
@@ -252,12 +274,17 @@ void DepthwiseRows(const float* xp, int64_t pw, const float* w, const DepthwiseG
     }
     finish_rows(done, oh1);
   };
-  if (g.ow < 4 * lanes && oh1 - oh0 >= 4) {
+  // (Not at stride 2 on AVX2 and AVX-512: their 3x3 and 5x5 read the plane in place
+  // (DepthwiseInPlaceF32), and the rarer windows left here keep the size down.)
+  constexpr bool kNarrow = SW == 1 || HWY_TARGET > HWY_AVX2;
+  if (kNarrow && g.ow < 4 * lanes && oh1 - oh0 >= 4) {
     constexpr size_t kHalf = hn::MaxLanes(d) >= 8 ? hn::MaxLanes(d) / 2 : 1;
-    if (kHalf > 1 && 2 * g.ow <= lanes) {
-      narrow(hn::CappedTag<float, kHalf>());
-    } else {
-      narrow(d);
+    if constexpr (kNarrow) {
+      if (kHalf > 1 && 2 * g.ow <= lanes) {
+        narrow(hn::CappedTag<float, kHalf>());
+      } else {
+        narrow(d);
+      }
     }
   }
   for (; oh < oh1; ++oh) {

@@ -191,6 +191,12 @@ DEPTHWISE = [
     ((1, 3, 5, 6), (3, 3), (1, 1), (2, 3, 2, 1), (1, 1)),  # pads past the window
     ((2, 3, 8, 21), (5, 5), (1, 1), (1, 3, 3, 1), (1, 1)),  # asymmetric 5x5
     ((1, 5, 6, 12), (5, 5), (1, 1), (2, 2, 2, 2), (1, 1)),  # 12 of 16 lanes, 8 + 4 of 8
+    # ... and at stride 2 (two vectors a pair of taps, their even and odd lanes): wide rows,
+    # pads past the window, no pads, a left pad without a right one, odd and even widths.
+    ((1, 3, 20, 70), (5, 5), (2, 2), (2, 2, 2, 2), (1, 1)),  # 35 outputs a row
+    ((2, 4, 11, 23), (3, 3), (2, 2), (2, 2, 2, 2), (1, 1)),  # pads past the window
+    ((1, 3, 12, 41), (5, 5), (2, 2), (0, 0, 0, 0), (1, 1)),  # no pads
+    ((1, 5, 13, 30), (3, 3), (2, 2), (1, 1, 0, 0), (1, 1)),  # top/left pads only
 ]
 
 
