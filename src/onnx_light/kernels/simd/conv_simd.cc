@@ -280,36 +280,27 @@ void ActivationF32(const float* x, float* y, size_t n, const Activation& act) {
   const hn::ScalableTag<float> d;
   const size_t lanes = hn::Lanes(d);
   size_t i = 0;
-#if HWY_TARGET != HWY_SCALAR
-  switch (act.kind) {
-#define ONNX_LIGHT_CASE(K)                               \
-  case ActivationKind::K:                                \
-    i = ActivationLoop<ActivationKind::K>(x, y, n, act); \
-    break;
-    ONNX_LIGHT_ACTIVATION_KINDS(ONNX_LIGHT_CASE)
-#undef ONNX_LIGHT_CASE
-  }
-#else
   // The scalar build (CPUs without SSSE3) keeps a loop per kind for the short activations
   // only: the polynomial ones (exp, tanh, erf) cost 17 KiB there, given to the AVX2 and
   // AVX-512 depthwise kernels under the size goal; with a switch per value they read the
   // same within this VM's noise there (Sigmoid 6.5-9.7 ns a value, 7.9 with its loop).
+#if HWY_TARGET != HWY_SCALAR
+#define ONNX_LIGHT_LOOP_KINDS(X) ONNX_LIGHT_ACTIVATION_KINDS(X)
+#else
+#define ONNX_LIGHT_LOOP_KINDS(X) \
+  X(kNone) X(kRelu) X(kClip) X(kLeakyRelu) X(kHardSigmoid) X(kHardSwish)
+#endif
   switch (act.kind) {
 #define ONNX_LIGHT_CASE(K)                               \
   case ActivationKind::K:                                \
     i = ActivationLoop<ActivationKind::K>(x, y, n, act); \
     break;
-    ONNX_LIGHT_CASE(kNone)
-    ONNX_LIGHT_CASE(kRelu)
-    ONNX_LIGHT_CASE(kClip)
-    ONNX_LIGHT_CASE(kLeakyRelu)
-    ONNX_LIGHT_CASE(kHardSigmoid)
-    ONNX_LIGHT_CASE(kHardSwish)
+    ONNX_LIGHT_LOOP_KINDS(ONNX_LIGHT_CASE)
 #undef ONNX_LIGHT_CASE
-    default:
+#undef ONNX_LIGHT_LOOP_KINDS
+    default:  // (the scalar build's other kinds: the loop below)
       break;
   }
-#endif
   if (act.has_scale || act.has_shift || act.has_floor) AffineLoop(y, i, act);
   for (; i + lanes <= n; i += lanes)
     hn::StoreU(Activate(d, hn::LoadU(d, x + i), act), d, y + i);
