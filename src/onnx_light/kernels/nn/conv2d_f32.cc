@@ -405,9 +405,9 @@ void VectorDepthwiseConv(const float* x, const float* w, const float* bias, cons
                               s.dh, s.dw, s.ow, split ? (pad.pw + 1) / 2 : 0};
   const int64_t planes = s.batch * s.c_in, in_plane = s.h * s.w, out_plane = s.oh * s.ow;
   const int64_t parts = DepthwiseParts(s, workers), per = (planes + parts - 1) / parts;
-  // 3x3 and 5x5 at stride 1 read the planes as they are (AVX2 and AVX-512): the buffer
-  // only holds a row of zeros.
-  const bool in_place = DepthwiseInPlaceFits(geo, s.oh) && s.dh == 1 && s.dw == 1;
+  // 3x3 and 5x5 at stride 1 or 2 read the planes as they are (AVX2 and AVX-512): the
+  // buffer only holds a row of zeros.
+  const bool in_place = DepthwiseInPlaceFits(geo, s.oh);
   auto run = [&](int64_t begin, int64_t end) {
     for (int64_t k = begin; k < end; ++k) {
       float* buf = scratch + k * pad.floats;

@@ -133,7 +133,7 @@ PointwisePlan MakePointwise(const Conv2DShape& s, int64_t workers) {
   // + 4) are dot products of the weights' rows with the input's columns (SgemmNarrow: the
   // weights read once more), not a tile of vectors mostly zero: a 7x7 plane's 49 columns
   // had cost 64.
-  const int64_t vec = p.tile / 2;
+  const int64_t vec = p.tile / 2;  // the tile is two vectors wide on every target
   p.whole = p.n % vec <= 4 ? p.n / vec * vec : p.n;
   // Chunks whose products (mg x chunk) stay in the L2 cache across the blocks of k, as many
   // for every thread.
