@@ -212,6 +212,7 @@ int main() {
   const Shape heads[] = {
       {32, 8210, 1024, "ddddocr rec classifier head"},
       {8, 8210, 1024, "the same, 8 rows"},
+      {1, 8210, 1024, "the same, 1 row"},
       {64, 8210, 1024, "the same, 64 rows"},
       {32, 1000, 1024, "ImageNet-style head"},
   };
