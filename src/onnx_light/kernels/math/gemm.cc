@@ -100,7 +100,8 @@ bool PackedGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b
 // On AVX2 (16 registers, a 6 x 16 tile) every such product takes it: 0.84-1.09x OpenBLAS
 // on the benchmark models' shapes where the packed kernel is 0.48-0.97x (packing all of b
 // costs more than it gains with 16 registers); constant weights are packed once per
-// session instead (PrepackedGemm, 0.87-1.16x; bench/gemm_vs_blas.cc).
+// session instead (PrepackedGemm, 0.87-1.05x on square shapes at the AVX2 peak, 1.01-5.06x
+// on the others; bench/gemm_vs_blas.cc).
 // The in-place kernel (SgemmIndirectB, DgemmIndirectB) over c = c + a * b, a and b
 // row-major: columns split between threads in whole tiles (or rows, when there are few
 // tiles), a last partial tile through a zero-padded copy (the kernel reads whole tiles).
