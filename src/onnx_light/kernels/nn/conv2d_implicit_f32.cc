@@ -22,6 +22,7 @@ struct Implicit {
   int64_t cg, mg, taps, k;  // per group: input channels, output channels, k = cg * taps
   int64_t band, bands, workers;
   int64_t parts, part;       // one row split by columns between threads: parts of `part` columns
+  int64_t mparts;            // one band split by output channels between threads
   int64_t hq, wq;            // one phase plane of a band's input: band + reach rows
   int64_t plane;             // floats per input channel (sh * sw phase planes)
   int64_t in_floats;         // a band's prepared input, with its slack
@@ -43,7 +44,12 @@ Implicit MakeImplicit(const Conv2DShape& s, int64_t workers) {
   constexpr int64_t kBandFloats = int64_t{128} << 10;
   p.band = std::clamp<int64_t>(kBandFloats / std::max<int64_t>(1, p.mg * p.wq), 1, s.oh);
   p.bands = (s.oh + p.band - 1) / p.band;
-  if (workers > 1) {  // an equal share of rows for every thread
+  // The whole output in one band (a 13x13 map: 13 rows in bands of 7 and 6 left a thread
+  // waiting, and both prepared most of the input): the threads prepare its input channels
+  // in shares, then split its output channels, in whole tiles of 8.
+  p.mparts = 1;
+  if (workers > 1 && p.bands == 1 && s.oh > 1 && p.mg >= 16 * workers) p.mparts = workers;
+  if (workers > 1 && p.mparts == 1) {  // an equal share of rows for every thread
     const int64_t bands = std::min(s.oh, (p.bands + workers - 1) / workers * workers);
     p.band = (s.oh + bands - 1) / bands;
     p.bands = (s.oh + p.band - 1) / p.band;
@@ -55,7 +61,7 @@ Implicit MakeImplicit(const Conv2DShape& s, int64_t workers) {
   p.part = (p.wq + p.parts - 1) / p.parts;
   if (p.parts > 1) p.part = (p.part + tile - 1) / tile * tile;
   p.parts = (p.wq + p.part - 1) / p.part;
-  p.workers = std::max<int64_t>(1, std::min(workers, p.bands * p.parts));
+  p.workers = std::max<int64_t>(1, std::min(workers, p.bands * p.parts * p.mparts));
   // Each band prepares the input rows it reads, on the thread that runs it: rows shared
   // between threads would move between their caches on every run.
   p.hq = p.band + (s.kh - 1) * s.dh / s.sh + 1;
@@ -72,11 +78,13 @@ Implicit MakeImplicit(const Conv2DShape& s, int64_t workers) {
 // The input of the band starting at output row oh0 into its phase planes: padded row r
 // (from oh0 * sh) goes to phase r % sh, row r / sh - oh0. `row` holds the padded row
 // (wq * sw floats) that wider strides split. Ends with the zeroed slack.
+// Channels [c0, c1) only, when given (the slack with the last).
 void Prepare(const float* x, const Conv2DShape& s, const Implicit& p, int64_t oh0, float* out,
-             float* row) {
+             float* row, int64_t c0 = 0, int64_t c1 = -1) {
   const int64_t pw = p.wq * s.sw, phase = p.hq * p.wq;
   const int64_t l0 = std::min(pw, s.pl), l1 = std::clamp<int64_t>(s.w + s.pl, l0, pw);
-  for (int64_t c = 0; c < p.cg; ++c) {
+  if (c1 < 0) c1 = p.cg;
+  for (int64_t c = c0; c < c1; ++c) {
     const float* xc = x + c * s.h * s.w;
     float* oc = out + c * p.plane;
     for (int64_t r = oh0 * s.sh; r < (oh0 + p.hq) * s.sh; ++r) {
@@ -102,7 +110,7 @@ void Prepare(const float* x, const Conv2DShape& s, const Implicit& p, int64_t oh
       }
     }
   }
-  std::fill(out + p.cg * p.plane, out + p.in_floats, 0.0f);
+  if (c1 == p.cg) std::fill(out + p.cg * p.plane, out + p.in_floats, 0.0f);
 }
 
 // 1x1 convolutions with unit strides and no pads: the input planes are the rows of b as
@@ -261,6 +269,8 @@ size_t ImplicitConvScratchFloats(const Conv2DShape& shape, int64_t workers) {
   const Conv2DShape s = AsRows(shape);
   if (Pointwise(s)) return PointwiseScratchFloats(s, workers);
   const Implicit p = MakeImplicit(s, workers);
+  // Split by output channels, the threads share one band's buffers (a padded row each).
+  if (p.mparts > 1) return static_cast<size_t>(p.off_floats + p.per_worker() + p.workers * p.row);
   return static_cast<size_t>(p.off_floats + p.workers * p.per_worker());
 }
 
@@ -291,22 +301,23 @@ void ImplicitConvF32(const float* x, const float* w, const float* bias, const fl
     for (int64_t b = 0; b < s.batch; ++b) {
       const float* xg = x + (b * s.c_in + g * p.cg) * in_plane;
       const int64_t m0 = g * p.mg;
-      // Task t: band t / parts, its columns [j0, j1) of part t % parts.
-      auto task = [&](int64_t t, float* mine) {
+      // Task t: band t / parts, its columns [j0, j1) of part t % parts, output channels
+      // [o0, o1) (all of them but with mparts, which prepares the band first).
+      auto task = [&](int64_t t, float* mine, int64_t o0, int64_t o1, bool prepare) {
         float* in = mine;
         float* cbuf = mine + p.in_floats;
         const int64_t oh0 = t / p.parts * p.band, oh1 = std::min(s.oh, oh0 + p.band);
         const int64_t j0 = t % p.parts * p.part;
         const int64_t j1 = p.parts == 1 ? (oh1 - oh0) * p.wq : std::min(p.wq, j0 + p.part);
         const int64_t n = j1 - j0;
-        Prepare(xg, s, p, oh0, in, cbuf + p.cbuf);
+        if (prepare) Prepare(xg, s, p, oh0, in, cbuf + p.cbuf);
         // The sums start from the bias, in registers.
-        SgemmIndirectB(p.mg, n, p.k, w + g * p.mg * p.k, p.k, in + j0, off, cbuf, n,
-                       bias != nullptr ? bias + m0 : nullptr);
+        SgemmIndirectB(o1 - o0, n, p.k, w + (g * p.mg + o0) * p.k, p.k, in + j0, off, cbuf + o0 * n,
+                       n, bias != nullptr ? bias + m0 + o0 : nullptr);
         // The outputs: whole rows of the band, or the part's columns of the one row.
         const int64_t cols = p.parts == 1 ? s.ow : std::clamp<int64_t>(s.ow - j0, 0, n);
         const int64_t first = p.parts == 1 ? oh0 * s.ow : j0;
-        for (int64_t o = 0; o < p.mg; ++o) {
+        for (int64_t o = o0; o < o1; ++o) {
           const int64_t plane = (b * s.m + m0 + o) * out_plane + first;
           float* yo = y + plane;
           // Without a residual, the activation runs over the band in the cache (dropped
@@ -323,9 +334,23 @@ void ImplicitConvF32(const float* x, const float* w, const float* bias, const fl
           }
         }
       };
+      if (p.mparts > 1) {
+        // One band: its input channels prepared in shares, then its output channels.
+        float* in = own;
+        RunShares(pool, p.workers, p.workers, [&](int64_t k, int64_t) {
+          Prepare(xg, s, p, 0, in, own + p.per_worker() + k * p.row, p.cg * k / p.workers,
+                  p.cg * (k + 1) / p.workers);
+        });
+        RunShares(pool, p.workers, p.mparts, [&](int64_t r, int64_t) {
+          const int64_t o0 = p.mg * r / p.mparts / 8 * 8;
+          const int64_t o1 = r + 1 == p.mparts ? p.mg : p.mg * (r + 1) / p.mparts / 8 * 8;
+          if (o1 > o0) task(0, own, o0, o1, false);
+        });
+        continue;
+      }
       const int64_t tasks = p.bands * p.parts;
       RunShares(pool, p.workers, tasks,
-                [&](int64_t t, int64_t k) { task(t, own + k * p.per_worker()); });
+                [&](int64_t t, int64_t k) { task(t, own + k * p.per_worker(), 0, p.mg, true); });
     }
   }
 }
