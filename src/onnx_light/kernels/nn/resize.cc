@@ -176,11 +176,13 @@ class Resize : public KernelBase {
       for (bool b : o)
         any_outside = any_outside || b;
     if (!any_outside && x.dtype() == DataType::kFloat &&
-        ResizeLastTwoAxes(x.data<float>(), y->mutable_data<float>(), in, out, taps)) {
+        ResizeLastTwoAxes(x.data<float>(), y->mutable_data<float>(), in, out, taps,
+                          ctx.thread_pool())) {
       return Status::Ok();
     }
     if (!any_outside && x.dtype() == DataType::kDouble &&
-        ResizeLastTwoAxes(x.data<double>(), y->mutable_data<double>(), in, out, taps)) {
+        ResizeLastTwoAxes(x.data<double>(), y->mutable_data<double>(), in, out, taps,
+                          ctx.thread_pool())) {
       return Status::Ok();
     }
     const std::vector<int64_t> st = RowMajorStrides(in);

@@ -7,6 +7,10 @@
 #include <cstdint>
 #include <vector>
 
+namespace onnx_light {
+class ThreadPool;
+}
+
 namespace onnx_light::kernels {
 
 struct ResizeTap {
@@ -14,11 +18,13 @@ struct ResizeTap {
   double weight;
 };
 
-// taps[a][o]: the taps of output index o on axis a. Returns false, writing nothing, when
+// taps[a][o]: the taps of output index o on axis a. Planes split between the pool's
+// threads when there is enough work. Returns false, writing nothing, when
 // an axis other than the last two is not one-to-one; T is float or double.
 template <typename T>
 bool ResizeLastTwoAxes(const T* x, T* y, const std::vector<int64_t>& in,
                        const std::vector<int64_t>& out,
-                       const std::vector<std::vector<std::vector<ResizeTap>>>& taps);
+                       const std::vector<std::vector<std::vector<ResizeTap>>>& taps,
+                       ThreadPool* pool = nullptr);
 
 }  // namespace onnx_light::kernels

@@ -88,6 +88,42 @@ def test_resize_linear_half_pixel_matches_onnxruntime():
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=f"{mode}/{coord}")
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize(
+    "shape, scales, mode",
+    [
+        ((1, 128, 20, 20), (1, 1, 2, 2), "nearest"),  # 2x: each value written twice
+        ((2, 70, 13, 17), (1, 1, 2, 2), "nearest"),  # odd sizes, batch 2
+        ((1, 64, 20, 24), (1, 1, 3, 1.5), "nearest"),  # not 2x: through the index table
+        ((1, 48, 30, 20), (1, 1, 1.5, 2), "linear"),
+    ],
+)
+def test_resize_planes_split_between_threads(shape, scales, mode, threads):
+    # Enough planes and outputs (>= 32K) for the planes to split between the threads; the
+    # values are the single-threaded ones, and nearest 2x is numpy's repeat exactly.
+    x = np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)
+    node = helper.make_node("Resize", ["x", "", "s"], ["y"], mode=mode)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", F, None), helper.make_tensor_value_info("s", F, None)],
+        [helper.make_tensor_value_info("y", F, None)],
+    )
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+    feeds = {"x": x, "s": np.array(scales, np.float32)}
+    (want,) = onnx_light.RuntimeSession(data, intra_op_threads=1).run(None, feeds)
+    (got,) = onnx_light.RuntimeSession(data, intra_op_threads=threads).run(None, feeds)
+    np.testing.assert_array_equal(got, want)
+    if mode == "nearest" and scales == (1, 1, 2, 2):
+        np.testing.assert_array_equal(got, x.repeat(2, axis=2).repeat(2, axis=3))
+    if mode == "nearest" and scales[2] == 3:
+        # The ONNX formula at opset 13's defaults (half_pixel, round_prefer_floor), rows of
+        # column 0 (which maps to input column 0), independent of the kernel.
+        hi = np.floor((np.arange(shape[2] * 3) + 0.5) / 3 - 0.5 + 0.5 - 1e-9).clip(0)
+        assert got.shape == (1, 64, 60, 36)
+        np.testing.assert_array_equal(got[0, :, :, 0], x[0][:, hi.astype(int), 0])
+
+
 BAD_INPUTS = [
     (
         "Resize",
