@@ -35,10 +35,19 @@ def test_softmax_rows_match_numpy(shape, threads):
     assert np.isnan(got[-1]).all()
 
 
-CASES = [((2, 16, 300), 1), ((1, 4, 16, 2100), 2), ((3, 5, 7, 9), 0), ((2, 3, 8), 1)]
+# (the inner columns in blocks of 256 split between threads: 300 = 256 + 44, and a YOLOv8
+# head's distribution softmax, 16 x 8400)
+CASES = [
+    ((2, 16, 300), 1),
+    ((1, 4, 16, 2100), 2),
+    ((3, 5, 7, 9), 0),
+    ((2, 3, 8), 1),
+    ((1, 16, 4, 2100), 1),
+    ((3, 20, 1000), 1),
+]
 
 
-def session(op, axis, shape):
+def session(op, axis, shape, threads=1):
     node = helper.make_node(op, ["x"], ["y"], axis=axis)
     graph = helper.make_graph(
         [node],
@@ -47,16 +56,18 @@ def session(op, axis, shape):
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
     )
     return onnx_light.RuntimeSession(
-        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
+        intra_op_threads=threads,
     )
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
 @pytest.mark.parametrize("op", ["Softmax", "LogSoftmax"])
 @pytest.mark.parametrize("shape,axis", CASES)
-def test_softmax_along_inner_axes(op, shape, axis):
+def test_softmax_along_inner_axes(op, shape, axis, threads):
     x = (np.random.default_rng(1).standard_normal(shape) * 5).astype(np.float32)
     x.ravel()[5] = np.nan
-    y = session(op, axis, shape).run(None, {"x": x})[0]
+    y = session(op, axis, shape, threads).run(None, {"x": x})[0]
     xd = x.astype(np.float64)
     m = np.max(xd, axis=axis, keepdims=True)
     e = np.exp(xd - m)
