@@ -282,36 +282,39 @@ class Pool : public KernelBase {
     const int64_t kh = w.kernel[0], kw = w.kernel[1];
     const int64_t pw = width + w.pad_begin[1] + w.pad_end[1];
     const int64_t ph = height + w.pad_begin[0] + w.pad_end[0];
-    const int64_t plane = ph * pw, rows_out = oh_n * pw;
+    const int64_t plane = ph * pw;
+    // t[i] = max(t[i], t[i + step]) for i < n, in place: ascending, t[i + step] still holds
+    // the previous pass's value when it is read.
+    auto pass = [](float* t, int64_t n, int64_t step) {
+      for (int64_t i = 0; i < n; ++i)
+        t[i] = MaxNaN(t[i + step], t[i]);
+    };
+    // The maximum over a window of k taps `step` apart (t has n floats): windows of 2, 4,
+    // 8 .. taps by doubling, then two overlapping ones of the largest cover the k
+    // (13 taps: 4 passes, not 12; SPP's 5, 9 and 13). Ties keep the earlier value, as a
+    // scan does. Only the windows inside t come out right: the kept outputs' are.
+    auto window = [&](float* t, int64_t n, int64_t k, int64_t step) {
+      int64_t taps = 1;
+      for (; 2 * taps <= k; taps *= 2)
+        pass(t, n - taps * step, taps * step);
+      if (taps < k) pass(t, n - (k - taps) * step, (k - taps) * step);
+    };
     auto run = [&](int64_t p0, int64_t p1) {
-      // The padded plane (with kw floats of slack read by the last row's dropped
-      // columns), the row maxima, the column maxima of the rows kept.
-      std::vector<float> pad(static_cast<size_t>(plane + kw),
-                             -std::numeric_limits<float>::infinity());
-      std::vector<float> t(static_cast<size_t>(plane)), u(static_cast<size_t>(rows_out));
+      // The padded plane, with kw floats of slack read by the last row's dropped columns.
+      std::vector<float> t(static_cast<size_t>(plane + kw));
       for (int64_t p = p0; p < p1; ++p) {
+        float* tp = t.data();
+        std::fill(tp, tp + plane + kw, -std::numeric_limits<float>::infinity());
         const float* xc = xp + p * height * width;
         for (int64_t h = 0; h < height; ++h) {
-          std::memcpy(pad.data() + (h + w.pad_begin[0]) * pw + w.pad_begin[1], xc + h * width,
+          std::memcpy(tp + (h + w.pad_begin[0]) * pw + w.pad_begin[1], xc + h * width,
                       static_cast<size_t>(width) * sizeof(float));
         }
-        float* tp = t.data();
-        const float* pp = pad.data();
-        std::copy(pp, pp + plane, tp);
-        for (int64_t k = 1; k < kw; ++k) {
-          for (int64_t i = 0; i < plane; ++i)
-            tp[i] = MaxNaN(pp[i + k], tp[i]);
-        }
-        float* up = u.data();
-        std::copy(tp, tp + rows_out, up);
-        for (int64_t k = 1; k < kh; ++k) {
-          const float* tr = tp + k * pw;
-          for (int64_t i = 0; i < rows_out; ++i)
-            up[i] = MaxNaN(tr[i], up[i]);
-        }
+        window(tp, plane + kw, kw, 1);  // each row's windows
+        window(tp, plane, kh, pw);      // then each column's
         float* yc = yp + p * oh_n * ow_n;
         for (int64_t oh = 0; oh < oh_n; ++oh) {
-          std::memcpy(yc + oh * ow_n, up + oh * pw, static_cast<size_t>(ow_n) * sizeof(float));
+          std::memcpy(yc + oh * ow_n, tp + oh * pw, static_cast<size_t>(ow_n) * sizeof(float));
         }
       }
     };

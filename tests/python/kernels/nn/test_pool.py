@@ -93,10 +93,23 @@ def test_maxpool_of_8_bit_codes_matches_the_spec(shape, attrs, dtype):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("k,pads", [(5, [2, 2, 2, 2]), (9, [4, 4, 4, 4]), (4, [1, 2, 2, 1])])
+@pytest.mark.parametrize(
+    "k,pads",
+    [
+        (5, [2, 2, 2, 2]),
+        (9, [4, 4, 4, 4]),
+        (13, [6, 6, 6, 6]),
+        (4, [1, 2, 2, 1]),
+        (2, [0, 0, 1, 1]),
+        (3, [1, 1, 1, 1]),
+        (6, [2, 3, 3, 2]),
+        (7, [0, 0, 0, 0]),
+    ],
+)
 def test_stride_one_maxpool_over_padded_planes(k, pads, threads):
     # Unit strides, pads inside the window (the SPP blocks): padded flattened planes, the
-    # planes split across threads; NaN and -inf included.
+    # windows by doubling (2, 4, 8 taps, then two overlapping: 13 = 8 + 5 more), the planes
+    # split across threads; NaN and -inf included.
     rng = np.random.default_rng(k)
     x = rng.standard_normal((2, 96, 13, 11)).astype(np.float32)
     x.ravel()[::29] = np.nan
