@@ -40,6 +40,13 @@ ROWS = [
     ),
     OpCase("Softmax [12,128,128]", "Softmax", [In((12, 128, 128))], {"axis": -1}, opset=13),
     OpCase(
+        "Softmax axis 1 [1,16,4,2100] (YOLOv8 head)",
+        "Softmax",
+        [In((1, 16, 4, 2100))],
+        {"axis": 1},
+        opset=13,
+    ),
+    OpCase(
         "Einsum bhqd,bhkd->bhqk [1,12,64,64]",
         "Einsum",
         [In((1, 12, 64, 64)), In((1, 12, 64, 64))],

@@ -74,6 +74,12 @@ ROWS = [
         {"kernel_shape": [2, 2], "strides": [2, 2]},
     ),
     OpCase(
+        "MaxPool 13x13 s1 [1,192,13,13] (SPP)",
+        "MaxPool",
+        [In((1, 192, 13, 13))],
+        {"kernel_shape": [13, 13], "pads": [6, 6, 6, 6]},
+    ),
+    OpCase(
         "AveragePool 2x2 [1,64,56,56]",
         "AveragePool",
         [In(IMAGE)],

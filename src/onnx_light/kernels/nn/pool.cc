@@ -284,10 +284,11 @@ class Pool : public KernelBase {
     const int64_t ph = height + w.pad_begin[0] + w.pad_end[0];
     const int64_t plane = ph * pw;
     // t[i] = max(t[i], t[i + step]) for i < n, in place: ascending, t[i + step] still holds
-    // the previous pass's value when it is read.
+    // the previous pass's value when it is read. In SIMD (this file is built for the
+    // baseline CPU: its own loop ran 4 lanes wide).
     auto pass = [](float* t, int64_t n, int64_t step) {
-      for (int64_t i = 0; i < n; ++i)
-        t[i] = MaxNaN(t[i + step], t[i]);
+      if (n > 0)
+        BinaryF32(t + step, t, t, static_cast<size_t>(n), BinaryOpF32::kMaxNaN, false, false);
     };
     // The maximum over a window of k taps `step` apart (t has n floats): windows of 2, 4,
     // 8 .. taps by doubling, then two overlapping ones of the largest cover the k

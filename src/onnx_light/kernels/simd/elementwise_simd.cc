@@ -259,6 +259,7 @@ void BinaryLoop(const float* a, const float* b, float* y, size_t n, bool b_scala
     if constexpr (kOp == 1) return hn::Sub(u, v);
     if constexpr (kOp == 2) return hn::Mul(u, v);
     if constexpr (kOp == 3) return hn::Div(u, v);
+    if constexpr (kOp == 4) return hn::IfThenElse(hn::Or(hn::Gt(u, v), hn::IsNaN(u)), u, v);
   };
   const auto s = hn::Set(d, b[0]);
   size_t i = 0;
@@ -267,7 +268,11 @@ void BinaryLoop(const float* a, const float* b, float* y, size_t n, bool b_scala
   for (; i < n; ++i) {
     float u = a[i], v = b_scalar ? b[0] : b[i];
     if (swap) std::swap(u, v);
-    y[i] = kOp == 0 ? u + v : kOp == 1 ? u - v : kOp == 2 ? u * v : u / v;
+    y[i] = kOp == 0   ? u + v
+           : kOp == 1 ? u - v
+           : kOp == 2 ? u * v
+           : kOp == 3 ? u / v
+                      : ((u > v || u != u) ? u : v);
   }
 }
 void BinaryF32(const float* a, const float* b, float* y, size_t n, int op, bool b_scalar,
@@ -279,8 +284,10 @@ void BinaryF32(const float* a, const float* b, float* y, size_t n, int op, bool 
       return BinaryLoop<1>(a, b, y, n, b_scalar, swap);
     case 2:
       return BinaryLoop<2>(a, b, y, n, b_scalar, swap);
-    default:
+    case 3:
       return BinaryLoop<3>(a, b, y, n, b_scalar, swap);
+    default:
+      return BinaryLoop<4>(a, b, y, n, b_scalar, swap);
   }
 }
 // float32 <-> float16 bits. With F16C (AVX2 and AVX-512) a vector at a time, except that a

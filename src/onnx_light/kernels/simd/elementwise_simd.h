@@ -46,8 +46,11 @@ void SumRowsF32InF64(const float* x, size_t stride, size_t rows, size_t n, bool 
                      double* out);
 
 // y[i] = a[i] (op) b[i], or b (op) a when `swap`; b is one value when `b_scalar`. IEEE
-// results, the same as the scalar operators'. In place allowed (y == a).
-enum class BinaryOpF32 { kAdd, kSub, kMul, kDiv };
+// results, the same as the scalar operators'. In place allowed (y == a, or y == b with a
+// ahead of it: a = b + step, each vector loaded before it is stored, in ascending order).
+// kMaxNaN: a[i] when it is greater or NaN, else b[i] (MaxPool's order: NaN wins, ties
+// keep b).
+enum class BinaryOpF32 { kAdd, kSub, kMul, kDiv, kMaxNaN };
 void BinaryF32(const float* a, const float* b, float* y, size_t n, BinaryOpF32 op, bool b_scalar,
                bool swap);
 
