@@ -77,8 +77,6 @@ float Apply(BinaryOpF32 op, float a, float b) {
       return a * b;
     case BinaryOpF32::kDiv:
       return a / b;
-    case BinaryOpF32::kMaxNaN:  // (not a chain step: MaxPool's passes)
-      return (a > b || a != a) ? a : b;
   }
   return a;
 }

@@ -287,8 +287,7 @@ class Pool : public KernelBase {
     // the previous pass's value when it is read. In SIMD (this file is built for the
     // baseline CPU: its own loop ran 4 lanes wide).
     auto pass = [](float* t, int64_t n, int64_t step) {
-      if (n > 0)
-        BinaryF32(t + step, t, t, static_cast<size_t>(n), BinaryOpF32::kMaxNaN, false, false);
+      if (n > 0) MaxAheadF32(t, static_cast<size_t>(n), static_cast<size_t>(step));
     };
     // The maximum over a window of k taps `step` apart (t has n floats): windows of 2, 4,
     // 8 .. taps by doubling, then two overlapping ones of the largest cover the k

@@ -259,7 +259,6 @@ void BinaryLoop(const float* a, const float* b, float* y, size_t n, bool b_scala
     if constexpr (kOp == 1) return hn::Sub(u, v);
     if constexpr (kOp == 2) return hn::Mul(u, v);
     if constexpr (kOp == 3) return hn::Div(u, v);
-    if constexpr (kOp == 4) return hn::IfThenElse(hn::Or(hn::Gt(u, v), hn::IsNaN(u)), u, v);
   };
   const auto s = hn::Set(d, b[0]);
   size_t i = 0;
@@ -268,11 +267,7 @@ void BinaryLoop(const float* a, const float* b, float* y, size_t n, bool b_scala
   for (; i < n; ++i) {
     float u = a[i], v = b_scalar ? b[0] : b[i];
     if (swap) std::swap(u, v);
-    y[i] = kOp == 0   ? u + v
-           : kOp == 1 ? u - v
-           : kOp == 2 ? u * v
-           : kOp == 3 ? u / v
-                      : ((u > v || u != u) ? u : v);
+    y[i] = kOp == 0 ? u + v : kOp == 1 ? u - v : kOp == 2 ? u * v : u / v;
   }
 }
 void BinaryF32(const float* a, const float* b, float* y, size_t n, int op, bool b_scalar,
@@ -284,10 +279,23 @@ void BinaryF32(const float* a, const float* b, float* y, size_t n, int op, bool 
       return BinaryLoop<1>(a, b, y, n, b_scalar, swap);
     case 2:
       return BinaryLoop<2>(a, b, y, n, b_scalar, swap);
-    case 3:
-      return BinaryLoop<3>(a, b, y, n, b_scalar, swap);
     default:
-      return BinaryLoop<4>(a, b, y, n, b_scalar, swap);
+      return BinaryLoop<3>(a, b, y, n, b_scalar, swap);
+  }
+}
+// t[i] = t[i + step] when it is greater or NaN, else t[i], for i < n, ascending: each
+// vector of t + step is loaded before the store to t that could reach it.
+void MaxAheadF32(float* t, size_t n, size_t step) {
+  const hn::ScalableTag<float> d;
+  const size_t l = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + l <= n; i += l) {
+    const auto u = hn::LoadU(d, t + i + step), v = hn::LoadU(d, t + i);
+    hn::StoreU(hn::IfThenElse(hn::Or(hn::Gt(u, v), hn::IsNaN(u)), u, v), d, t + i);
+  }
+  for (; i < n; ++i) {
+    const float u = t[i + step];
+    if (u > t[i] || u != u) t[i] = u;
   }
 }
 // float32 <-> float16 bits. With F16C (AVX2 and AVX-512) a vector at a time, except that a
@@ -365,6 +373,7 @@ HWY_EXPORT(ExpShiftedF32);
 HWY_EXPORT(SumF32InF64);
 HWY_EXPORT(SumRowsF32InF64);
 HWY_EXPORT(BinaryF32);
+HWY_EXPORT(MaxAheadF32);
 HWY_EXPORT(Float32LanesImpl);
 HWY_EXPORT(TargetNameImpl);
 
@@ -390,6 +399,9 @@ void SumRowsF32InF64(const float* x, size_t stride, size_t rows, size_t n, bool 
 void BinaryF32(const float* a, const float* b, float* y, size_t n, BinaryOpF32 op, bool b_scalar,
                bool swap) {
   HWY_DYNAMIC_DISPATCH(BinaryF32)(a, b, y, n, static_cast<int>(op), b_scalar, swap);
+}
+void MaxAheadF32(float* t, size_t n, size_t step) {
+  HWY_DYNAMIC_DISPATCH(MaxAheadF32)(t, n, step);
 }
 void LogF32(const float* x, float* y, size_t n) {
   HWY_DYNAMIC_DISPATCH(LogF32)(x, y, n);

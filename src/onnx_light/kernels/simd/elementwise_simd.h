@@ -46,13 +46,15 @@ void SumRowsF32InF64(const float* x, size_t stride, size_t rows, size_t n, bool 
                      double* out);
 
 // y[i] = a[i] (op) b[i], or b (op) a when `swap`; b is one value when `b_scalar`. IEEE
-// results, the same as the scalar operators'. In place allowed (y == a, or y == b with a
-// ahead of it: a = b + step, each vector loaded before it is stored, in ascending order).
-// kMaxNaN: a[i] when it is greater or NaN, else b[i] (MaxPool's order: NaN wins, ties
-// keep b).
-enum class BinaryOpF32 { kAdd, kSub, kMul, kDiv, kMaxNaN };
+// results, the same as the scalar operators'. In place allowed (y == a).
+enum class BinaryOpF32 { kAdd, kSub, kMul, kDiv };
 void BinaryF32(const float* a, const float* b, float* y, size_t n, BinaryOpF32 op, bool b_scalar,
                bool swap);
+
+// MaxPool's sliding maximum, one pass: t[i] = max(t[i], t[i + step]) for i < n by
+// MaxPool's order (a NaN wins, ties keep t[i]), in place, ascending (t[i + step] is read
+// before any store reaches it). t holds n + step floats.
+void MaxAheadF32(float* t, size_t n, size_t step);
 
 // Lanes of the widest float32 vector on this CPU (for tests of tails).
 size_t Float32Lanes();
