@@ -3,11 +3,17 @@
 // the matrix shapes of the benchmark models, single-threaded. Prints GFLOP/s for both and the SIMD
 // target; run it once per target with ONNX_LIGHT_SIMD_TARGET (e.g. AVX2) to see an AVX2-only CPU's
 // numbers.
-//   cmake --build build --target gemm_vs_blas && build/bench/gemm_vs_blas
+//   cmake --build build --target gemm_vs_blas && build/bench/gemm_vs_blas ["480 x 480"]
+// (an argument keeps only the shapes whose label contains it). Each variant's time is its best
+// batch over interleaved rounds (BestSeconds).
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <functional>
 #include <random>
+#include <utility>
 #include <vector>
 
 #if GEMM_VS_BLAS_OPENBLAS
@@ -22,18 +28,34 @@
 
 namespace {
 
-template <class Fn>
-double Seconds(Fn fn) {
-  fn();
-  int reps = 0;
-  const auto t0 = std::chrono::steady_clock::now();
-  double elapsed = 0;
-  do {
-    fn();
-    ++reps;
-    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  } while (elapsed < 0.3);
-  return elapsed / reps;
+// Seconds per call of each of fns (a nullptr: NaN), compared fairly on a noisy machine:
+// rounds of one batch of calls (at least 20 ms) of each in turn, and for each the best batch.
+// Another process or a change of clock only ever adds time, and the interleaving puts the
+// two libraries under the same conditions (one 0.3 s run of each, one after the other, had
+// ratios move by 0.15 between runs of this benchmark).
+std::vector<double> BestSeconds(const std::vector<std::function<void()>>& fns, int rounds = 7) {
+  std::vector<double> best(fns.size(), std::nan(""));
+  std::vector<int> reps(fns.size(), 1);
+  for (size_t f = 0; f < fns.size(); ++f) {
+    if (!fns[f]) continue;
+    const auto t0 = std::chrono::steady_clock::now();
+    fns[f]();  // warm: and the batch size from one call
+    const double once =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    reps[f] = std::max(1, static_cast<int>(0.02 / std::max(once, 1e-7)));
+  }
+  for (int round = 0; round < rounds; ++round) {
+    for (size_t f = 0; f < fns.size(); ++f) {
+      if (!fns[f]) continue;
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int r = 0; r < reps[f]; ++r)
+        fns[f]();
+      const double t =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps[f];
+      if (!(t >= best[f])) best[f] = t;
+    }
+  }
+  return best;
 }
 
 #if GEMM_VS_BLAS_OPENBLAS
@@ -55,15 +77,19 @@ template <typename T>
 void Blas(const T*, const T*, int64_t, T*, int64_t, int64_t, int64_t, bool = false) {}
 #endif
 
-// The yardstick's time (NaN without OpenBLAS: the ratios print as nan).
-template <class Fn>
-double BlasSeconds(Fn fn) {
-  return kHaveOpenBlas ? Seconds(fn) : std::nan("");
+// The yardstick's call, or none (its times print as nan) without OpenBLAS.
+std::function<void()> Yardstick(std::function<void()> fn) {
+  return kHaveOpenBlas ? std::move(fn) : std::function<void()>();
 }
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  // An argument keeps only the shapes whose label ("480 x 480 x 480") contains it.
+  const char* only = argc > 1 ? argv[1] : nullptr;
+  auto skip = [&](const char* label) {
+    return only != nullptr && std::strstr(label, only) == nullptr;
+  };
 #if GEMM_VS_BLAS_OPENBLAS
   openblas_set_num_threads(1);
 #else
@@ -99,18 +125,18 @@ int main() {
   };
   std::vector<float> scratch;
   for (const Shape& s : shapes) {
+    char label[64];
+    std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(s.m),
+                  static_cast<long long>(s.n), static_cast<long long>(s.k));
+    if (skip(label)) continue;
     std::vector<float> a(static_cast<size_t>(s.m * s.k)), b(static_cast<size_t>(s.k * s.n));
     std::vector<float> c1(static_cast<size_t>(s.m * s.n)), c2(c1.size());
     fill(a);
     fill(b);
-    const double blas =
-        BlasSeconds([&] { Blas(a.data(), b.data(), s.n, c1.data(), s.m, s.n, s.k); });
     scratch.resize(k::SgemmPackedWorkFloats(s.n) + 16);
     float* work = scratch.data();
     while (reinterpret_cast<uintptr_t>(work) % 64 != 0)
       ++work;
-    const double packed = Seconds(
-        [&] { k::SgemmPacked(s.m, s.n, s.k, a.data(), s.k, b.data(), s.n, c2.data(), s.n, work); });
     // In place: a and b read where they are (SgemmIndirectB), n padded to whole tiles.
     const int64_t tile = static_cast<int64_t>(k::SgemmTileColumns());
     const int64_t np = (s.n + tile - 1) / tile * tile;
@@ -120,10 +146,6 @@ int main() {
     std::vector<int64_t> boff(static_cast<size_t>(s.k));
     for (int64_t p = 0; p < s.k; ++p)
       boff[static_cast<size_t>(p)] = p * np;
-    const double inplace = Seconds([&] {
-      k::SgemmIndirectB(s.m, np, s.k, a.data(), s.k, bp.data(), boff.data(), c3.data(), np, nullptr,
-                        false);
-    });
     // Prepacked: b as constant weights, packed once (SgemmPackB) and read by the product the
     // sessions use for them (math/gemm.h PrepackedGemm: the packed kernel on AVX-512, the
     // in-place kernel's tile on the panels elsewhere).
@@ -132,22 +154,31 @@ int main() {
     while (reinterpret_cast<uintptr_t>(bwp) % 64 != 0)
       ++bwp;
     k::SgemmPackB(s.k, s.n, b.data(), s.n, bwp);
-    const double prepacked = Seconds([&] {
-      k::PrepackedGemm(a.data(), s.k, bwp, c2.data(), s.m, s.n, s.k, nullptr, /*force=*/true);
+    const std::vector<double> t = BestSeconds({
+        Yardstick([&] { Blas(a.data(), b.data(), s.n, c1.data(), s.m, s.n, s.k); }),
+        [&] { k::SgemmPacked(s.m, s.n, s.k, a.data(), s.k, b.data(), s.n, c2.data(), s.n, work); },
+        [&] {
+          k::SgemmIndirectB(s.m, np, s.k, a.data(), s.k, bp.data(), boff.data(), c3.data(), np,
+                            nullptr, false);
+        },
+        [&] {
+          k::PrepackedGemm(a.data(), s.k, bwp, c2.data(), s.m, s.n, s.k, nullptr, /*force=*/true);
+        },
     });
     const double flop = 2.0 * static_cast<double>(s.m * s.n * s.k);
-    char label[64];
-    std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(s.m),
-                  static_cast<long long>(s.n), static_cast<long long>(s.k));
     std::printf("%-46s %10.1f %10.1f %6.2fx %8.1f %6.2fx %9.1f %6.2fx  %s\n", label,
-                flop / blas / 1e9, flop / packed / 1e9, blas / packed, flop / inplace / 1e9,
-                blas / inplace, flop / prepacked / 1e9, blas / prepacked, s.what);
+                flop / t[0] / 1e9, flop / t[1] / 1e9, t[0] / t[1], flop / t[2] / 1e9, t[0] / t[2],
+                flop / t[3] / 1e9, t[0] / t[3], s.what);
   }
   // Double precision: the BLAS's dgemm against the in-place kernel in double
   // (DgemmIndirectB), n padded to whole tiles.
   std::printf("\n%-46s %10s %10s %7s\n", "double (m x n x k)", "BLAS GF/s", "in place", "ratio");
   std::uniform_real_distribution<double> ud(-1, 1);
   for (const Shape& s : shapes) {
+    char label[64];
+    std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(s.m),
+                  static_cast<long long>(s.n), static_cast<long long>(s.k));
+    if (skip(label)) continue;
     const int64_t tile = static_cast<int64_t>(k::DgemmTileColumns());
     const int64_t np = (s.n + tile - 1) / tile * tile;
     std::vector<double> a(static_cast<size_t>(s.m * s.k)), b(static_cast<size_t>(s.k * np), 0.0);
@@ -159,17 +190,16 @@ int main() {
     std::vector<int64_t> boff(static_cast<size_t>(s.k));
     for (int64_t p = 0; p < s.k; ++p)
       boff[static_cast<size_t>(p)] = p * np;
-    const double blas = BlasSeconds([&] { Blas(a.data(), b.data(), np, c1.data(), s.m, np, s.k); });
-    const double mine = Seconds([&] {
-      k::DgemmIndirectB(s.m, np, s.k, a.data(), s.k, b.data(), boff.data(), c2.data(), np, nullptr,
-                        false);
+    const std::vector<double> t = BestSeconds({
+        Yardstick([&] { Blas(a.data(), b.data(), np, c1.data(), s.m, np, s.k); }),
+        [&] {
+          k::DgemmIndirectB(s.m, np, s.k, a.data(), s.k, b.data(), boff.data(), c2.data(), np,
+                            nullptr, false);
+        },
     });
     const double flop = 2.0 * static_cast<double>(s.m * s.n * s.k);
-    char label[64];
-    std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(s.m),
-                  static_cast<long long>(s.n), static_cast<long long>(s.k));
-    std::printf("%-46s %10.1f %10.1f %6.2fx  %s\n", label, flop / blas / 1e9, flop / mine / 1e9,
-                blas / mine, s.what);
+    std::printf("%-46s %10.1f %10.1f %6.2fx  %s\n", label, flop / t[0] / 1e9, flop / t[1] / 1e9,
+                t[0] / t[1], s.what);
   }
   // Narrow products: a few columns (1-D convolutions with a few output positions, as in
   // the Silero VAD encoders), BLAS against SgemmNarrow including the transpose of b that
@@ -183,25 +213,27 @@ int main() {
   for (const Shape& base : narrow) {
     for (int64_t n : {1, 2, 3, 4, 8, 16, 32, 64}) {
       const Shape sh{base.m, n, base.k, base.what};
+      char label[64];
+      std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(sh.m),
+                    static_cast<long long>(n), static_cast<long long>(sh.k));
+      if (skip(label)) continue;
       std::vector<float> a(static_cast<size_t>(sh.m * sh.k)), b(static_cast<size_t>(sh.k * n));
       std::vector<float> bt(b.size()), c1(static_cast<size_t>(sh.m * n)), c2(c1.size());
       fill(a);
       fill(b);
-      const double blas =
-          BlasSeconds([&] { Blas(a.data(), b.data(), n, c1.data(), sh.m, n, sh.k); });
-      const double mine = Seconds([&] {
-        for (int64_t p = 0; p < sh.k; ++p) {
-          for (int64_t j = 0; j < n; ++j)
-            bt[static_cast<size_t>(j * sh.k + p)] = b[static_cast<size_t>(p * n + j)];
-        }
-        k::SgemmNarrow(sh.m, n, sh.k, a.data(), sh.k, bt.data(), sh.k, c2.data(), n);
+      const std::vector<double> t = BestSeconds({
+          Yardstick([&] { Blas(a.data(), b.data(), n, c1.data(), sh.m, n, sh.k); }),
+          [&] {
+            for (int64_t p = 0; p < sh.k; ++p) {
+              for (int64_t j = 0; j < n; ++j)
+                bt[static_cast<size_t>(j * sh.k + p)] = b[static_cast<size_t>(p * n + j)];
+            }
+            k::SgemmNarrow(sh.m, n, sh.k, a.data(), sh.k, bt.data(), sh.k, c2.data(), n);
+          },
       });
       const double flop = 2.0 * static_cast<double>(sh.m * n * sh.k);
-      char label[64];
-      std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(sh.m),
-                    static_cast<long long>(n), static_cast<long long>(sh.k));
-      std::printf("%-46s %10.1f %10.1f %6.2fx  %s\n", label, flop / blas / 1e9, flop / mine / 1e9,
-                  blas / mine, sh.what);
+      std::printf("%-46s %10.1f %10.1f %6.2fx  %s\n", label, flop / t[0] / 1e9, flop / t[1] / 1e9,
+                  t[0] / t[1], sh.what);
     }
   }
   // A few rows against a large weight matrix stored [n, k] (a classifier head, Gemm with
@@ -217,15 +249,14 @@ int main() {
       {32, 1000, 1024, "ImageNet-style head"},
   };
   for (const Shape& sh : heads) {
+    char label[64];
+    std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(sh.m),
+                  static_cast<long long>(sh.n), static_cast<long long>(sh.k));
+    if (skip(label)) continue;
     std::vector<float> a(static_cast<size_t>(sh.m * sh.k)), w(static_cast<size_t>(sh.n * sh.k));
     std::vector<float> c1(static_cast<size_t>(sh.m * sh.n)), c2(c1.size());
     fill(a);
     fill(w);
-    const double blas = BlasSeconds(
-        [&] { Blas(a.data(), w.data(), sh.k, c1.data(), sh.m, sh.n, sh.k, /*trans_b=*/true); });
-    const double mine = Seconds([&] {
-      k::SgemmNarrow(sh.n, sh.m, sh.k, w.data(), sh.k, a.data(), sh.k, c2.data(), 1, sh.n);
-    });
     // The weights transposed once and packed (transpose_gemm_weights, then the packing).
     std::vector<float> wt(static_cast<size_t>(sh.k * sh.n));
     for (int64_t j = 0; j < sh.n; ++j)
@@ -236,14 +267,17 @@ int main() {
     while (reinterpret_cast<uintptr_t>(bwp) % 64 != 0)
       ++bwp;
     k::SgemmPackB(sh.k, sh.n, wt.data(), sh.n, bwp);
-    const double prepacked = Seconds(
-        [&] { k::PrepackedGemm(a.data(), sh.k, bwp, c2.data(), sh.m, sh.n, sh.k, nullptr, true); });
+    const std::vector<double> t = BestSeconds({
+        Yardstick(
+            [&] { Blas(a.data(), w.data(), sh.k, c1.data(), sh.m, sh.n, sh.k, /*trans_b=*/true); }),
+        [&] {
+          k::SgemmNarrow(sh.n, sh.m, sh.k, w.data(), sh.k, a.data(), sh.k, c2.data(), 1, sh.n);
+        },
+        [&] { k::PrepackedGemm(a.data(), sh.k, bwp, c2.data(), sh.m, sh.n, sh.k, nullptr, true); },
+    });
     const double flop = 2.0 * static_cast<double>(sh.m * sh.n * sh.k);
-    char label[64];
-    std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(sh.m),
-                  static_cast<long long>(sh.n), static_cast<long long>(sh.k));
-    std::printf("%-46s %10.1f %10.1f %6.2fx %9.1f %6.2fx  %s\n", label, flop / blas / 1e9,
-                flop / mine / 1e9, blas / mine, flop / prepacked / 1e9, blas / prepacked, sh.what);
+    std::printf("%-46s %10.1f %10.1f %6.2fx %9.1f %6.2fx  %s\n", label, flop / t[0] / 1e9,
+                flop / t[1] / 1e9, t[0] / t[1], flop / t[2] / 1e9, t[0] / t[2], sh.what);
   }
   return 0;
 }
