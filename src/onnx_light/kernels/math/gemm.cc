@@ -97,11 +97,11 @@ bool PackedGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b
 // classifier, 40 x 120 by 120 x 6625: 806 -> 516 us, 686 -> 289 at two threads; with a
 // longer k the packed kernel's wider tile wins). A last partial tile of columns goes through a
 // zero-padded copy (the kernel reads whole tiles). Columns split between threads in whole tiles.
-// On AVX2 (16 registers, a 6 x 16 tile) every such product takes it: 0.84-1.09x OpenBLAS
-// on the benchmark models' shapes where the packed kernel is 0.48-0.97x (packing all of b
+// On AVX2 (16 registers, a 6 x 16 tile) every such product takes it: 0.83-1.05x OpenBLAS
+// on the benchmark models' shapes where the packed kernel is 0.54-0.98x (packing all of b
 // costs more than it gains with 16 registers); constant weights are packed once per
-// session instead (PrepackedGemm, 0.87-1.05x on square shapes at the AVX2 peak, 1.01-5.06x
-// on the others; bench/gemm_vs_blas.cc).
+// session instead (PrepackedGemm, 1.00-5.09x on every shape; bench/gemm_vs_blas.cc, best of
+// interleaved rounds).
 // The in-place kernel (SgemmIndirectB, DgemmIndirectB) over c = c + a * b, a and b
 // row-major: columns split between threads in whole tiles (or rows, when there are few
 // tiles), a last partial tile through a zero-padded copy (the kernel reads whole tiles).
