@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <new>
 #include <random>
 #include <utility>
 #include <vector>
@@ -27,6 +28,32 @@
 #include "simd/gemm_simd.h"
 
 namespace {
+
+// Matrices on 64-byte boundaries, as the runtime's tensors and scratch are: a large
+// std::vector lands wherever malloc puts it (an mmap'd block 16 bytes past a page), and b's
+// rows read in place then split cache lines or not from one run to the next (256^3 in place
+// at AVX2 read 0.87x or 1.02x OpenBLAS depending on it).
+template <class T>
+struct Aligned64 {
+  using value_type = T;
+  Aligned64() = default;
+  template <class U>
+  explicit Aligned64(const Aligned64<U>&) {}
+  T* allocate(size_t n) {
+    return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{64}));
+  }
+  void deallocate(T* p, size_t) { ::operator delete (p, std::align_val_t{64}); }
+  template <class U>
+  bool operator==(const Aligned64<U>&) const {
+    return true;
+  }
+  template <class U>
+  bool operator!=(const Aligned64<U>&) const {
+    return false;
+  }
+};
+template <class T>
+using Vec = std::vector<T, Aligned64<T>>;
 
 // Seconds per call of each of fns (a nullptr: NaN), compared fairly on a noisy machine:
 // rounds of one batch of calls (at least 20 ms) of each in turn, and for each the best batch.
@@ -107,7 +134,13 @@ int main(int argc, char** argv) {
       {24, 2560, 864, "PP-OCRv4 det 3x3 conv 96->24, a band of 32x80"},
       {64, 1600, 576, "YOLOv8n 3x3 conv 64->64 at 40x40"},
       {128, 400, 1152, "YOLOv8n 3x3 conv 128->128 at 20x20"},
-      {32, 6400, 144, "3x3 conv 16->32 at 80x80"},
+      {32, 6400, 144, "3x3 conv 16->32 at 80x80 (below AVX-512: direct)"},
+      // Below AVX-512, Conv2DF32 builds a 3x3 layer's columns a band of output rows at a
+      // time (about 512 KiB of columns, 256 outputs or more: Plan2D) and multiplies each
+      // band in place: these are the products it runs for the three layers above.
+      {24, 320, 864, "the same 96->24, as run below AVX-512 (bands of 4x80)"},
+      {64, 280, 576, "the same 64->64, as run below AVX-512 (bands of 7x40)"},
+      {128, 260, 1152, "the same 128->128, as run below AVX-512 (13x20)"},
       {256, 256, 256, "square 256"},
       {64, 3072, 1024, "rxnmap transformer FFN up, 64 atoms"},
       {64, 1024, 3072, "rxnmap transformer FFN down, 64 atoms"},
@@ -119,18 +152,18 @@ int main(int argc, char** argv) {
               "ratio", "in place", "ratio", "prepacked", "ratio");
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> u(-1, 1);
-  auto fill = [&](std::vector<float>& v) {
+  auto fill = [&](Vec<float>& v) {
     for (float& x : v)
       x = u(rng);
   };
-  std::vector<float> scratch;
+  Vec<float> scratch;
   for (const Shape& s : shapes) {
     char label[64];
     std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(s.m),
                   static_cast<long long>(s.n), static_cast<long long>(s.k));
     if (skip(label)) continue;
-    std::vector<float> a(static_cast<size_t>(s.m * s.k)), b(static_cast<size_t>(s.k * s.n));
-    std::vector<float> c1(static_cast<size_t>(s.m * s.n)), c2(c1.size());
+    Vec<float> a(static_cast<size_t>(s.m * s.k)), b(static_cast<size_t>(s.k * s.n));
+    Vec<float> c1(static_cast<size_t>(s.m * s.n)), c2(c1.size());
     fill(a);
     fill(b);
     scratch.resize(k::SgemmPackedWorkFloats(s.n) + 16);
@@ -140,7 +173,7 @@ int main(int argc, char** argv) {
     // In place: a and b read where they are (SgemmIndirectB), n padded to whole tiles.
     const int64_t tile = static_cast<int64_t>(k::SgemmTileColumns());
     const int64_t np = (s.n + tile - 1) / tile * tile;
-    std::vector<float> bp(static_cast<size_t>(s.k * np), 0.0f), c3(static_cast<size_t>(s.m * np));
+    Vec<float> bp(static_cast<size_t>(s.k * np), 0.0f), c3(static_cast<size_t>(s.m * np));
     for (int64_t p = 0; p < s.k; ++p)
       std::copy(b.begin() + p * s.n, b.begin() + (p + 1) * s.n, bp.begin() + p * np);
     std::vector<int64_t> boff(static_cast<size_t>(s.k));
@@ -149,7 +182,7 @@ int main(int argc, char** argv) {
     // Prepacked: b as constant weights, packed once (SgemmPackB) and read by the product the
     // sessions use for them (math/gemm.h PrepackedGemm: the packed kernel on AVX-512, the
     // in-place kernel's tile on the panels elsewhere).
-    std::vector<float> bw(k::SgemmPackedBFloats(s.k, s.n) + 16);
+    Vec<float> bw(k::SgemmPackedBFloats(s.k, s.n) + 16);
     float* bwp = bw.data();
     while (reinterpret_cast<uintptr_t>(bwp) % 64 != 0)
       ++bwp;
@@ -181,8 +214,8 @@ int main(int argc, char** argv) {
     if (skip(label)) continue;
     const int64_t tile = static_cast<int64_t>(k::DgemmTileColumns());
     const int64_t np = (s.n + tile - 1) / tile * tile;
-    std::vector<double> a(static_cast<size_t>(s.m * s.k)), b(static_cast<size_t>(s.k * np), 0.0);
-    std::vector<double> c1(static_cast<size_t>(s.m * np)), c2(c1.size());
+    Vec<double> a(static_cast<size_t>(s.m * s.k)), b(static_cast<size_t>(s.k * np), 0.0);
+    Vec<double> c1(static_cast<size_t>(s.m * np)), c2(c1.size());
     for (double& x : a)
       x = ud(rng);
     for (double& x : b)
@@ -217,8 +250,8 @@ int main(int argc, char** argv) {
       std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(sh.m),
                     static_cast<long long>(n), static_cast<long long>(sh.k));
       if (skip(label)) continue;
-      std::vector<float> a(static_cast<size_t>(sh.m * sh.k)), b(static_cast<size_t>(sh.k * n));
-      std::vector<float> bt(b.size()), c1(static_cast<size_t>(sh.m * n)), c2(c1.size());
+      Vec<float> a(static_cast<size_t>(sh.m * sh.k)), b(static_cast<size_t>(sh.k * n));
+      Vec<float> bt(b.size()), c1(static_cast<size_t>(sh.m * n)), c2(c1.size());
       fill(a);
       fill(b);
       const std::vector<double> t = BestSeconds({
@@ -253,16 +286,16 @@ int main(int argc, char** argv) {
     std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(sh.m),
                   static_cast<long long>(sh.n), static_cast<long long>(sh.k));
     if (skip(label)) continue;
-    std::vector<float> a(static_cast<size_t>(sh.m * sh.k)), w(static_cast<size_t>(sh.n * sh.k));
-    std::vector<float> c1(static_cast<size_t>(sh.m * sh.n)), c2(c1.size());
+    Vec<float> a(static_cast<size_t>(sh.m * sh.k)), w(static_cast<size_t>(sh.n * sh.k));
+    Vec<float> c1(static_cast<size_t>(sh.m * sh.n)), c2(c1.size());
     fill(a);
     fill(w);
     // The weights transposed once and packed (transpose_gemm_weights, then the packing).
-    std::vector<float> wt(static_cast<size_t>(sh.k * sh.n));
+    Vec<float> wt(static_cast<size_t>(sh.k * sh.n));
     for (int64_t j = 0; j < sh.n; ++j)
       for (int64_t p = 0; p < sh.k; ++p)
         wt[static_cast<size_t>(p * sh.n + j)] = w[static_cast<size_t>(j * sh.k + p)];
-    std::vector<float> bw(k::SgemmPackedBFloats(sh.k, sh.n) + 16);
+    Vec<float> bw(k::SgemmPackedBFloats(sh.k, sh.n) + 16);
     float* bwp = bw.data();
     while (reinterpret_cast<uintptr_t>(bwp) % 64 != 0)
       ++bwp;
