@@ -10,10 +10,10 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <functional>
 #include <new>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -109,13 +109,21 @@ std::function<void()> Yardstick(std::function<void()> fn) {
   return kHaveOpenBlas ? std::move(fn) : std::function<void()>();
 }
 
+// "m x n x k": the label a row prints, and what the command line's filter matches.
+std::string Label(int64_t m, int64_t n, int64_t k) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%lld x %lld x %lld", static_cast<long long>(m),
+                static_cast<long long>(n), static_cast<long long>(k));
+  return buf;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   // An argument keeps only the shapes whose label ("480 x 480 x 480") contains it.
   const char* only = argc > 1 ? argv[1] : nullptr;
-  auto skip = [&](const char* label) {
-    return only != nullptr && std::strstr(label, only) == nullptr;
+  auto skip = [&](const std::string& label) {
+    return only != nullptr && label.find(only) == std::string::npos;
   };
 #if GEMM_VS_BLAS_OPENBLAS
   openblas_set_num_threads(1);
@@ -158,9 +166,7 @@ int main(int argc, char** argv) {
   };
   Vec<float> scratch;
   for (const Shape& s : shapes) {
-    char label[64];
-    std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(s.m),
-                  static_cast<long long>(s.n), static_cast<long long>(s.k));
+    const std::string label = Label(s.m, s.n, s.k);
     if (skip(label)) continue;
     Vec<float> a(static_cast<size_t>(s.m * s.k)), b(static_cast<size_t>(s.k * s.n));
     Vec<float> c1(static_cast<size_t>(s.m * s.n)), c2(c1.size());
@@ -199,7 +205,7 @@ int main(int argc, char** argv) {
         },
     });
     const double flop = 2.0 * static_cast<double>(s.m * s.n * s.k);
-    std::printf("%-46s %10.1f %10.1f %6.2fx %8.1f %6.2fx %9.1f %6.2fx  %s\n", label,
+    std::printf("%-46s %10.1f %10.1f %6.2fx %8.1f %6.2fx %9.1f %6.2fx  %s\n", label.c_str(),
                 flop / t[0] / 1e9, flop / t[1] / 1e9, t[0] / t[1], flop / t[2] / 1e9, t[0] / t[2],
                 flop / t[3] / 1e9, t[0] / t[3], s.what);
   }
@@ -208,9 +214,7 @@ int main(int argc, char** argv) {
   std::printf("\n%-46s %10s %10s %7s\n", "double (m x n x k)", "BLAS GF/s", "in place", "ratio");
   std::uniform_real_distribution<double> ud(-1, 1);
   for (const Shape& s : shapes) {
-    char label[64];
-    std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(s.m),
-                  static_cast<long long>(s.n), static_cast<long long>(s.k));
+    const std::string label = Label(s.m, s.n, s.k);
     if (skip(label)) continue;
     const int64_t tile = static_cast<int64_t>(k::DgemmTileColumns());
     const int64_t np = (s.n + tile - 1) / tile * tile;
@@ -231,8 +235,8 @@ int main(int argc, char** argv) {
         },
     });
     const double flop = 2.0 * static_cast<double>(s.m * s.n * s.k);
-    std::printf("%-46s %10.1f %10.1f %6.2fx  %s\n", label, flop / t[0] / 1e9, flop / t[1] / 1e9,
-                t[0] / t[1], s.what);
+    std::printf("%-46s %10.1f %10.1f %6.2fx  %s\n", label.c_str(), flop / t[0] / 1e9,
+                flop / t[1] / 1e9, t[0] / t[1], s.what);
   }
   // Narrow products: a few columns (1-D convolutions with a few output positions, as in
   // the Silero VAD encoders), BLAS against SgemmNarrow including the transpose of b that
@@ -246,9 +250,7 @@ int main(int argc, char** argv) {
   for (const Shape& base : narrow) {
     for (int64_t n : {1, 2, 3, 4, 8, 16, 32, 64}) {
       const Shape sh{base.m, n, base.k, base.what};
-      char label[64];
-      std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(sh.m),
-                    static_cast<long long>(n), static_cast<long long>(sh.k));
+      const std::string label = Label(sh.m, n, sh.k);
       if (skip(label)) continue;
       Vec<float> a(static_cast<size_t>(sh.m * sh.k)), b(static_cast<size_t>(sh.k * n));
       Vec<float> bt(b.size()), c1(static_cast<size_t>(sh.m * n)), c2(c1.size());
@@ -265,8 +267,8 @@ int main(int argc, char** argv) {
           },
       });
       const double flop = 2.0 * static_cast<double>(sh.m * n * sh.k);
-      std::printf("%-46s %10.1f %10.1f %6.2fx  %s\n", label, flop / t[0] / 1e9, flop / t[1] / 1e9,
-                  t[0] / t[1], sh.what);
+      std::printf("%-46s %10.1f %10.1f %6.2fx  %s\n", label.c_str(), flop / t[0] / 1e9,
+                  flop / t[1] / 1e9, t[0] / t[1], sh.what);
     }
   }
   // A few rows against a large weight matrix stored [n, k] (a classifier head, Gemm with
@@ -282,9 +284,7 @@ int main(int argc, char** argv) {
       {32, 1000, 1024, "ImageNet-style head"},
   };
   for (const Shape& sh : heads) {
-    char label[64];
-    std::snprintf(label, sizeof label, "%lld x %lld x %lld", static_cast<long long>(sh.m),
-                  static_cast<long long>(sh.n), static_cast<long long>(sh.k));
+    const std::string label = Label(sh.m, sh.n, sh.k);
     if (skip(label)) continue;
     Vec<float> a(static_cast<size_t>(sh.m * sh.k)), w(static_cast<size_t>(sh.n * sh.k));
     Vec<float> c1(static_cast<size_t>(sh.m * sh.n)), c2(c1.size());
@@ -309,7 +309,7 @@ int main(int argc, char** argv) {
         [&] { k::PrepackedGemm(a.data(), sh.k, bwp, c2.data(), sh.m, sh.n, sh.k, nullptr, true); },
     });
     const double flop = 2.0 * static_cast<double>(sh.m * sh.n * sh.k);
-    std::printf("%-46s %10.1f %10.1f %6.2fx %9.1f %6.2fx  %s\n", label, flop / t[0] / 1e9,
+    std::printf("%-46s %10.1f %10.1f %6.2fx %9.1f %6.2fx  %s\n", label.c_str(), flop / t[0] / 1e9,
                 flop / t[1] / 1e9, t[0] / t[1], flop / t[2] / 1e9, t[0] / t[2], sh.what);
   }
   return 0;
