@@ -172,10 +172,8 @@ int main(int argc, char** argv) {
     Vec<float> c1(static_cast<size_t>(s.m * s.n)), c2(c1.size());
     fill(a);
     fill(b);
-    scratch.resize(k::SgemmPackedWorkFloats(s.n) + 16);
-    float* work = scratch.data();
-    while (reinterpret_cast<uintptr_t>(work) % 64 != 0)
-      ++work;
+    scratch.resize(k::SgemmPackedWorkFloats(s.n));
+    float* work = scratch.data();  // aligned (Vec), as SgemmPacked's loads need
     // In place: a and b read where they are (SgemmIndirectB), n padded to whole tiles.
     const int64_t tile = static_cast<int64_t>(k::SgemmTileColumns());
     const int64_t np = (s.n + tile - 1) / tile * tile;
@@ -188,10 +186,8 @@ int main(int argc, char** argv) {
     // Prepacked: b as constant weights, packed once (SgemmPackB) and read by the product the
     // sessions use for them (math/gemm.h PrepackedGemm: the packed kernel on AVX-512, the
     // in-place kernel's tile on the panels elsewhere).
-    Vec<float> bw(k::SgemmPackedBFloats(s.k, s.n) + 16);
+    Vec<float> bw(k::SgemmPackedBFloats(s.k, s.n));
     float* bwp = bw.data();
-    while (reinterpret_cast<uintptr_t>(bwp) % 64 != 0)
-      ++bwp;
     k::SgemmPackB(s.k, s.n, b.data(), s.n, bwp);
     const std::vector<double> t = BestSeconds({
         Yardstick([&] { Blas(a.data(), b.data(), s.n, c1.data(), s.m, s.n, s.k); }),
@@ -295,10 +291,8 @@ int main(int argc, char** argv) {
     for (int64_t j = 0; j < sh.n; ++j)
       for (int64_t p = 0; p < sh.k; ++p)
         wt[static_cast<size_t>(p * sh.n + j)] = w[static_cast<size_t>(j * sh.k + p)];
-    Vec<float> bw(k::SgemmPackedBFloats(sh.k, sh.n) + 16);
+    Vec<float> bw(k::SgemmPackedBFloats(sh.k, sh.n));
     float* bwp = bw.data();
-    while (reinterpret_cast<uintptr_t>(bwp) % 64 != 0)
-      ++bwp;
     k::SgemmPackB(sh.k, sh.n, wt.data(), sh.n, bwp);
     const std::vector<double> t = BestSeconds({
         Yardstick(
