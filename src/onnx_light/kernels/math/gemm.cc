@@ -97,10 +97,11 @@ bool PackedGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b
 // classifier, 40 x 120 by 120 x 6625: 806 -> 516 us, 686 -> 289 at two threads; with a
 // longer k the packed kernel's wider tile wins). A last partial tile of columns goes through a
 // zero-padded copy (the kernel reads whole tiles). Columns split between threads in whole tiles.
-// On AVX2 (16 registers, a 6 x 16 tile) every such product takes it: 0.94-1.22x OpenBLAS
-// on the benchmark models' shapes where the packed kernel is 0.51-0.98x (packing all of b
-// costs more than it gains with 16 registers); constant weights are packed once per
-// session instead (PrepackedGemm, 0.99-4.55x; bench/gemm_vs_blas.cc, docs/performance.md).
+// On AVX2 (16 registers, a 6 x 16 tile) every such product takes it: 1.00-1.16x OpenBLAS
+// on the benchmark models' convolution shapes where the packed kernel is 0.51-0.98x
+// (packing all of b costs more than it gains with 16 registers); constant weights are
+// packed once per session instead (PrepackedGemm, 1.02-5.25x; bench/gemm_vs_blas.cc,
+// docs/performance.md).
 // The in-place kernel (SgemmIndirectB, DgemmIndirectB) over c = c + a * b, a and b
 // row-major: columns split between threads in whole tiles (or rows, when there are few
 // tiles), a last partial tile through a zero-padded copy (the kernel reads whole tiles).
