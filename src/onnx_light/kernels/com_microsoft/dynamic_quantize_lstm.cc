@@ -7,7 +7,7 @@
 // does, each product scaled back by x_scale * w_scale in float (rnn/lstm_quantized.h); the
 // cell in float. The weights are also dequantized once, w = (q - zero_point) * scale, into
 // float in ONNX's layout, for what the quantized products do not take: configurations
-// outside the common one (rnn/lstm_f32.h), a scalar build, an operand with a NaN or an
+// with a sequence shorter than the others, a scalar build, an operand with a NaN or an
 // infinity. The weights, scales and zero points must be constants, as the quantizer writes
 // them.
 #include <cstdint>

@@ -1,9 +1,12 @@
 // RNN, GRU and LSTM (forward, reverse, bidirectional; sequence_lens; initial states;
 // LSTM peepholes and input_forget; GRU linear_before_reset; layout 0 and 1; clip; the
-// ONNX activation functions with their alpha/beta). Computed in double per time step,
-// rounded once to the storage type.
+// ONNX activation functions with their alpha/beta). float runs the float32 engine
+// (rnn/recurrent_f32.h) on W and R packed once when they are constants; float16 converts
+// to float32 around it (the constant weights once, when the kernel is made); double runs
+// the reference path below, in double per time step.
 #include "rnn/recurrent.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -12,58 +15,17 @@
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
 #include "onnx_light/platform/mapped_file.h"
-#include "rnn/lstm_f32.h"
-#include "simd/gemm_simd.h"
+#include "rnn/recurrent_f32.h"
+#include "simd/elementwise_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
 
-enum class Cell { kRnn, kGru, kLstm };
-
-struct Activation {
-  std::string name;
-  double alpha = 0, beta = 0;
-  double operator()(double x) const {
-    if (name == "Sigmoid") return 1.0 / (1.0 + std::exp(-x));
-    if (name == "Tanh") return std::tanh(x);
-    if (name == "Relu") return x > 0 ? x : 0;
-    if (name == "LeakyRelu") return x >= 0 ? x : alpha * x;
-    if (name == "ThresholdedRelu") return x > alpha ? x : 0;
-    if (name == "ScaledTanh") return alpha * std::tanh(beta * x);
-    if (name == "HardSigmoid") return std::fmax(0.0, std::fmin(1.0, alpha * x + beta));
-    if (name == "Elu") return x >= 0 ? x : alpha * (std::exp(x) - 1);
-    if (name == "Softsign") return x / (1 + std::fabs(x));
-    if (name == "Softplus") return std::log1p(std::exp(x));
-    return alpha * x + beta;  // Affine
-  }
-};
-
-bool KnownActivation(const std::string& n) {
-  for (const char* k : {"Sigmoid", "Tanh", "Relu", "LeakyRelu", "ThresholdedRelu", "ScaledTanh",
-                        "HardSigmoid", "Elu", "Softsign", "Softplus", "Affine"}) {
-    if (n == k) return true;
-  }
-  return false;
-}
-
-// Default alpha for the activations that take one (ONNX's defaults).
-double DefaultAlpha(const std::string& n) {
-  if (n == "LeakyRelu") return 0.01;
-  if (n == "HardSigmoid") return 0.2;
-  if (n == "ThresholdedRelu" || n == "Elu" || n == "ScaledTanh" || n == "Affine") return 1.0;
-  return 0;
-}
-double DefaultBeta(const std::string& n) {
-  if (n == "HardSigmoid") return 0.5;
-  if (n == "ScaledTanh") return 1.0;
-  return 0;
-}
-
-template <Cell kCell>
+template <RnnCell kCell>
 class Recurrent : public KernelBase {
  public:
-  static constexpr int kGates = kCell == Cell::kLstm ? 4 : (kCell == Cell::kGru ? 3 : 1);
-  static constexpr int kActsPerDir = kCell == Cell::kRnn ? 1 : (kCell == Cell::kGru ? 2 : 3);
+  static constexpr int kGates = RnnGates(kCell);
+  static constexpr int kActsPerDir = RnnActivationsPerDirection(kCell);
 
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<Recurrent>();
@@ -82,9 +44,9 @@ class Recurrent : public KernelBase {
     if (const onnx::AttributeProto* a = info.Find("activations")) names = a->strings;
     if (names.empty()) {
       for (int d = 0; d < k->dirs_; ++d) {
-        if (kCell == Cell::kRnn) names.push_back("Tanh");
-        if (kCell == Cell::kGru) names.insert(names.end(), {"Sigmoid", "Tanh"});
-        if (kCell == Cell::kLstm) names.insert(names.end(), {"Sigmoid", "Tanh", "Tanh"});
+        if (kCell == RnnCell::kRnn) names.push_back("Tanh");
+        if (kCell == RnnCell::kGru) names.insert(names.end(), {"Sigmoid", "Tanh"});
+        if (kCell == RnnCell::kLstm) names.insert(names.end(), {"Sigmoid", "Tanh", "Tanh"});
       }
     }
     if (names.size() == static_cast<size_t>(kActsPerDir) && k->dirs_ == 2) {
@@ -102,9 +64,9 @@ class Recurrent : public KernelBase {
       ONNX_LIGHT_ASSIGN_OR_RETURN(betas, info.GetFloats("activation_beta"));
     }
     for (size_t i = 0; i < names.size(); ++i) {
-      ONNX_LIGHT_RETURN_IF(!KnownActivation(names[i]), kNotImplemented,
+      RnnActivation act;
+      ONNX_LIGHT_RETURN_IF(!ParseRnnActivation(names[i], &act), kNotImplemented,
                            "activation '" + names[i] + "' is not supported");
-      Activation act{names[i], DefaultAlpha(names[i]), DefaultBeta(names[i])};
       if (i < alphas.size()) act.alpha = alphas[i];
       if (i < betas.size()) act.beta = betas[i];
       k->acts_.push_back(act);
@@ -114,7 +76,7 @@ class Recurrent : public KernelBase {
     // int64 (a hidden_size near INT64_MAX overflowed them).
     ONNX_LIGHT_RETURN_IF(k->hidden_ > INT64_MAX / 8, kOutOfRange,
                          "hidden_size " + std::to_string(k->hidden_) + " is too large");
-    if constexpr (kCell == Cell::kLstm) k->PackInputWeights(info.constant_input(1));
+    k->PrepareWeights(info.constant_input(1), info.constant_input(2));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
 
@@ -142,7 +104,7 @@ class Recurrent : public KernelBase {
     const std::vector<int64_t> state_dims = layout_ == 0 ? std::vector<int64_t>{dirs_, batch, h}
                                                          : std::vector<int64_t>{batch, dirs_, h};
     ONNX_LIGHT_RETURN_IF_ERROR(check(ctx.input(5), state_dims, "initial_h"));
-    if (kCell == Cell::kLstm) {
+    if (kCell == RnnCell::kLstm) {
       ONNX_LIGHT_RETURN_IF_ERROR(check(ctx.input(6), state_dims, "initial_c"));
       ONNX_LIGHT_RETURN_IF_ERROR(check(ctx.input(7), {dirs_, 3 * h}, "P"));
     }
@@ -166,61 +128,84 @@ class Recurrent : public KernelBase {
     if (ctx.output_count() > 1) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(yh, ctx.AllocateOutput(1, state_dims));
     }
-    if (kCell == Cell::kLstm && ctx.output_count() > 2) {
+    if (kCell == RnnCell::kLstm && ctx.output_count() > 2) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(yc, ctx.AllocateOutput(2, state_dims));
     }
-    if (FastLstm(ctx, lens)) {
-      struct Scratch : KernelState {
-        LstmScratch buf;
-      };
-      auto data = [](const Tensor* t) { return t != nullptr ? t->data<float>() : nullptr; };
-      auto out = [](Tensor* t) { return t != nullptr ? t->mutable_data<float>() : nullptr; };
-      const bool packed = w_packed_.num_elements() > 0 && w_packed_k_ == in_sz;
-      LstmF32({x.data<float>(),
-               w.data<float>(),
-               r.data<float>(),
-               data(ctx.input(3)),
-               data(ctx.input(5)),
-               data(ctx.input(6)),
-               seq,
-               batch,
-               in_sz,
-               h,
-               dirs_,
-               reverse_,
-               out(y),
-               out(yh),
-               out(yc),
-               &ctx.State<Scratch>().buf,
-               ctx.thread_pool(),
-               packed ? w_packed_.data<float>() : nullptr,
-               w_packed_stride_,
-               quantized_ ? &wq_ : nullptr,
-               quantized_ ? &rq_ : nullptr});
-      return Status::Ok();
+    if (x.dtype() == DataType::kDouble) {
+      Run<double>(ctx, seq, batch, in_sz, lens, y, yh, yc);
+    } else {
+      RunF32(ctx, seq, batch, in_sz, lens, y, yh, yc);
     }
-    DispatchNumeric(x.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      if constexpr (!std::is_integral_v<T>) Run<T>(ctx, seq, batch, in_sz, lens, y, yh, yc);
-    });
     return Status::Ok();
   }
 
  private:
-  // The configuration rnn/lstm_f32.h computes in float32.
-  bool FastLstm(const KernelContext& ctx, const std::vector<int64_t>& lens) const {
-    if (kCell != Cell::kLstm || ctx.input(0)->dtype() != DataType::kFloat || layout_ != 0 ||
-        clip_ > 0 || input_forget_ || ctx.input(7) != nullptr) {
-      return false;
+  // A float or float16 input (or DynamicQuantizeLSTM's weights) as float32: the tensor's
+  // own data, or converted into `buf`.
+  static const float* AsFloats(const Tensor* t, std::vector<float>* buf) {
+    if (t == nullptr) return nullptr;
+    if (t->dtype() == DataType::kFloat) return t->data<float>();
+    buf->resize(static_cast<size_t>(t->num_elements()));
+    Float16ToFloat32(static_cast<const uint16_t*>(t->raw_data()), buf->data(), buf->size());
+    return buf->data();
+  }
+
+  // The float32 engine; float16 inputs and outputs converted around it.
+  void RunF32(KernelContext& ctx, int64_t seq, int64_t batch, int64_t in_sz,
+              const std::vector<int64_t>& lens, Tensor* y, Tensor* yh, Tensor* yc) const {
+    struct Scratch : KernelState {
+      RecurrentScratch buf;
+    };
+    const bool half = ctx.input(0)->dtype() == DataType::kFloat16;
+    std::vector<float> conv[7], outs[3];
+    RecurrentF32Args a;
+    a.cell = kCell;
+    a.x = AsFloats(ctx.input(0), &conv[0]);
+    a.layout = layout_;
+    a.seq = seq;
+    a.batch = batch;
+    a.input = in_sz;
+    a.hidden = hidden_;
+    a.dirs = dirs_;
+    a.reverse = reverse_;
+    const bool full = std::all_of(lens.begin(), lens.end(), [seq](int64_t v) { return v == seq; });
+    a.lens = full ? nullptr : lens.data();
+    a.w = wf_.byte_size() > 0 ? wf_.data<float>() : AsFloats(In(ctx, 1), &conv[1]);
+    a.r = rf_.byte_size() > 0 ? rf_.data<float>() : AsFloats(In(ctx, 2), &conv[2]);
+    a.packed = &packed_;  // (constant W and R: their shapes were checked above)
+    a.b = AsFloats(ctx.input(3), &conv[3]);
+    a.h0 = AsFloats(ctx.input(5), &conv[4]);
+    if (kCell == RnnCell::kLstm) {
+      a.c0 = AsFloats(ctx.input(6), &conv[5]);
+      a.p = AsFloats(ctx.input(7), &conv[6]);
     }
-    const int64_t seq = ctx.input(0)->shape()[0];
-    for (int64_t len : lens) {
-      if (len != seq) return false;
+    a.clip = clip_;
+    a.linear_before_reset = linear_before_reset_;
+    a.input_forget = input_forget_;
+    a.acts = acts_.data();
+    auto out = [&](Tensor* t, std::vector<float>* buf) -> float* {
+      if (t == nullptr) return nullptr;
+      if (!half) return t->mutable_data<float>();
+      buf->resize(static_cast<size_t>(t->num_elements()));
+      return buf->data();
+    };
+    a.y = out(y, &outs[0]);
+    a.y_h = out(yh, &outs[1]);
+    a.y_c = out(yc, &outs[2]);
+    a.scratch = &ctx.State<Scratch>().buf;
+    a.pool = ctx.thread_pool();
+    if (quantized_ && full) {  // ORT's quantized products take full-length sequences
+      a.wq = &wq_;
+      a.rq = &rq_;
     }
-    for (size_t i = 0; i < acts_.size(); ++i) {
-      if (acts_[i].name != (i % 3 == 0 ? "Sigmoid" : "Tanh")) return false;
+    RecurrentF32(a);
+    if (!half) return;
+    Tensor* dst[3] = {y, yh, yc};
+    for (int i = 0; i < 3; ++i) {
+      if (dst[i] == nullptr) continue;
+      Float32ToFloat16(outs[i].data(), static_cast<uint16_t*>(dst[i]->mutable_raw_data()),
+                       outs[i].size());
     }
-    return true;
   }
 
  private:
@@ -231,9 +216,9 @@ class Recurrent : public KernelBase {
     const std::vector<double> x = ToDoubles(ctx.input(0)), w = ToDoubles(In(ctx, 1)),
                               r = ToDoubles(In(ctx, 2)), b = ToDoubles(ctx.input(3)),
                               h0 = ToDoubles(ctx.input(5)),
-                              c0 = kCell == Cell::kLstm ? ToDoubles(ctx.input(6))
+                              c0 = kCell == RnnCell::kLstm ? ToDoubles(ctx.input(6))
                                                         : std::vector<double>(),
-                              p = kCell == Cell::kLstm ? ToDoubles(ctx.input(7))
+                              p = kCell == RnnCell::kLstm ? ToDoubles(ctx.input(7))
                                                        : std::vector<double>();
     // Index helpers for the two layouts.
     auto x_at = [&](int64_t t, int64_t n) {
@@ -260,10 +245,10 @@ class Recurrent : public KernelBase {
       const double* rd = r.data() + d * g * h * h;
       const double* wb = b.empty() ? nullptr : b.data() + d * 2 * g * h;
       const double* pd = p.empty() ? nullptr : p.data() + d * 3 * h;
-      const Activation& f = acts_[static_cast<size_t>(d * kActsPerDir)];
-      const Activation& ga =
+      const RnnActivation& f = acts_[static_cast<size_t>(d * kActsPerDir)];
+      const RnnActivation& ga =
           acts_[static_cast<size_t>(d * kActsPerDir + (kActsPerDir > 1 ? 1 : 0))];
-      const Activation& ha = acts_[static_cast<size_t>(d * kActsPerDir + kActsPerDir - 1)];
+      const RnnActivation& ha = acts_[static_cast<size_t>(d * kActsPerDir + kActsPerDir - 1)];
       for (int64_t n = 0; n < batch; ++n) {
         for (int64_t j = 0; j < h; ++j) {
           hid[static_cast<size_t>(j)] =
@@ -291,12 +276,12 @@ class Recurrent : public KernelBase {
             return acc;
           };
           auto rbias = [&](int64_t q) { return wb ? wb[g * h + q] : 0.0; };
-          if constexpr (kCell == Cell::kRnn) {
+          if constexpr (kCell == RnnCell::kRnn) {
             for (int64_t j = 0; j < h; ++j)
               rh[static_cast<size_t>(j)] =
                   f(clip(gates[static_cast<size_t>(j)] + rdot(j, hid) + rbias(j)));
             hid = rh;
-          } else if constexpr (kCell == Cell::kGru) {  // gate order z, r, h
+          } else if constexpr (kCell == RnnCell::kGru) {  // gate order z, r, h
             std::vector<double> z(static_cast<size_t>(h)), rr(static_cast<size_t>(h));
             for (int64_t j = 0; j < h; ++j) {
               z[static_cast<size_t>(j)] =
@@ -358,33 +343,43 @@ class Recurrent : public KernelBase {
     }
   }
 
-  // A constant float W [dirs, 4h, input] of an LSTM: each direction's W^T [input, 4h]
-  // packed once (SgemmPackB), so the input projection of every run reads it as constant
-  // weights instead of gathering the columns of W (ddddocr's 2 x 2048 x 512 on AVX2: the
-  // gather was 10% of the model's time). W itself stays: the general path reads it.
-  void PackInputWeights(const Tensor* w) {
-    if (w == nullptr || w->dtype() != DataType::kFloat || w->shape().rank() != 3 ||
-        w->shape()[0] != dirs_ || w->shape()[1] != 4 * hidden_ ||
-        w->num_elements() < (int64_t{1} << 18)) {
-      return;  // small weights (Silero's 512 x 128) gather cheaply; packing them would cost
-               // the first run more than it saves
+  // Constant W [dirs, gh, input] and R [dirs, gh, h] (float or float16) made ready once:
+  // float16 converted to float32, R packed for the step's product (read at every step),
+  // W packed for the input projection when it is large (ddddocr's 2 x 2048 x 512 on AVX2:
+  // gathering its columns was 10% of the model's time; Silero's 512 x 128 gathers cheaply,
+  // and packing it would cost the first run more than it saves). A packed float matrix's
+  // model-file pages go back (the double path maps them in again if it ever reads them).
+  void PrepareWeights(const Tensor* w, const Tensor* r) {
+    const int64_t gh = kGates * hidden_;
+    auto usable = [&](const Tensor* t, int64_t cols) {
+      return t != nullptr &&
+             (t->dtype() == DataType::kFloat || t->dtype() == DataType::kFloat16) &&
+             t->shape().rank() == 3 && t->shape()[0] == dirs_ && t->shape()[1] == gh &&
+             (cols < 0 || t->shape()[2] == cols);
+    };
+    const bool w_ok = usable(w, -1), r_ok = usable(r, hidden_);
+    if (!r_ok) return;
+    auto as_float = [](const Tensor* t, Tensor* out) -> const float* {
+      if (t->dtype() == DataType::kFloat) return t->data<float>();
+      Result<Tensor> f = Tensor::Allocate(DataType::kFloat, t->shape());
+      if (!f.ok()) return nullptr;
+      Float16ToFloat32(static_cast<const uint16_t*>(t->raw_data()), f->mutable_data<float>(),
+                       static_cast<size_t>(t->num_elements()));
+      *out = std::move(*f);
+      return out->data<float>();
+    };
+    const float* rd = as_float(r, &rf_);
+    const float* wd = w_ok ? as_float(w, &wf_) : nullptr;
+    if (rd == nullptr) return;
+    const bool pack_w = wd != nullptr && w->num_elements() >= (int64_t{1} << 18);
+    const int64_t in = w_ok ? w->shape()[2] : 0;
+    packed_ = PackRecurrent(kCell, wd, rd, dirs_, in, hidden_, pack_w);
+    if (packed_.has_w() && w->dtype() == DataType::kFloat) {
+      ReleaseMappedPages(w->raw_data(), w->byte_size());
     }
-    const int64_t g4 = w->shape()[1], in = w->shape()[2];
-    const auto per_dir = static_cast<int64_t>(SgemmPackedBFloats(in, g4));
-    Result<Shape> shape = Shape::Create({dirs_ * per_dir});
-    if (!shape.ok()) return;
-    Result<Tensor> packed = Tensor::Allocate(DataType::kFloat, std::move(*shape));
-    if (!packed.ok()) return;
-    for (int64_t d = 0; d < dirs_; ++d) {  // W [4h, in] read as W^T [in, 4h]: transposed
-      SgemmPackB(in, g4, w->data<float>() + d * g4 * in, in,
-                 packed->mutable_data<float>() + d * per_dir, /*b_trans=*/true);
+    if (packed_.has_r() && r->dtype() == DataType::kFloat) {
+      ReleaseMappedPages(r->raw_data(), r->byte_size());
     }
-    w_packed_ = std::move(*packed);
-    w_packed_k_ = in;
-    w_packed_stride_ = per_dir;
-    // The model file's pages of W go back: the packed copy serves every full-length run,
-    // and the general path maps them in again if it ever reads W.
-    ReleaseMappedPages(w->raw_data(), w->byte_size());
   }
 
   // W and R given as float tensors instead of read from inputs 1 and 2 (GivenWeights).
@@ -402,8 +397,8 @@ class Recurrent : public KernelBase {
     if (quantized_) {
       wq_ = std::move(wq);
       rq_ = std::move(rq);
-    } else if constexpr (kCell == Cell::kLstm) {
-      PackInputWeights(&w_given_);
+    } else {
+      PrepareWeights(&w_given_, &r_given_);
     }
   }
 
@@ -412,8 +407,8 @@ class Recurrent : public KernelBase {
   QuantizedMatrix wq_, rq_;  // DynamicQuantizeLSTM's 8-bit weights, packed
   bool quantized_ = false;
   bool given_ = false;
-  Tensor w_packed_;
-  int64_t w_packed_k_ = 0, w_packed_stride_ = 0;
+  Tensor wf_, rf_;            // constant float16 W and R as float32 (or empty)
+  RecurrentPacked packed_;    // constant W and R packed (or empty)
   int64_t hidden_ = 0;
   int64_t dirs_ = 1;
   int64_t layout_ = 0;
@@ -421,7 +416,7 @@ class Recurrent : public KernelBase {
   bool linear_before_reset_ = false;
   bool input_forget_ = false;
   float clip_ = 0;
-  std::vector<Activation> acts_;
+  std::vector<RnnActivation> acts_;
 };
 
 // X, W, R, B, initial_h (and initial_c, P for LSTM) share T; sequence_lens is int32.
@@ -439,20 +434,20 @@ KernelDef RecurrentDef(const char* op, int since, int n_t_inputs, KernelFactory 
 Result<std::unique_ptr<KernelBase>> CreateLstmWithWeights(const KernelInfo& info, Tensor w,
                                                           Tensor r, QuantizedMatrix wq,
                                                           QuantizedMatrix rq) {
-  ONNX_LIGHT_ASSIGN_OR_RETURN(std::unique_ptr<KernelBase> k, Recurrent<Cell::kLstm>::Create(info));
-  static_cast<Recurrent<Cell::kLstm>*>(k.get())->GivenWeights(std::move(w), std::move(r),
+  ONNX_LIGHT_ASSIGN_OR_RETURN(std::unique_ptr<KernelBase> k, Recurrent<RnnCell::kLstm>::Create(info));
+  static_cast<Recurrent<RnnCell::kLstm>*>(k.get())->GivenWeights(std::move(w), std::move(r),
                                                               std::move(wq), std::move(rq));
   return k;
 }
 
 ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, RNN) {
-  return r.Register(RecurrentDef("RNN", 7, 5, FactoryOf<Recurrent<Cell::kRnn>>()));
+  return r.Register(RecurrentDef("RNN", 7, 5, FactoryOf<Recurrent<RnnCell::kRnn>>()));
 }
 ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, GRU) {
-  return r.Register(RecurrentDef("GRU", 7, 5, FactoryOf<Recurrent<Cell::kGru>>()));
+  return r.Register(RecurrentDef("GRU", 7, 5, FactoryOf<Recurrent<RnnCell::kGru>>()));
 }
 ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, LSTM) {
-  return r.Register(RecurrentDef("LSTM", 7, 7, FactoryOf<Recurrent<Cell::kLstm>>()));
+  return r.Register(RecurrentDef("LSTM", 7, 7, FactoryOf<Recurrent<RnnCell::kLstm>>()));
 }
 
 }  // namespace onnx_light::kernels
