@@ -217,9 +217,9 @@ class Recurrent : public KernelBase {
                               r = ToDoubles(In(ctx, 2)), b = ToDoubles(ctx.input(3)),
                               h0 = ToDoubles(ctx.input(5)),
                               c0 = kCell == RnnCell::kLstm ? ToDoubles(ctx.input(6))
-                                                        : std::vector<double>(),
+                                                           : std::vector<double>(),
                               p = kCell == RnnCell::kLstm ? ToDoubles(ctx.input(7))
-                                                       : std::vector<double>();
+                                                          : std::vector<double>();
     // Index helpers for the two layouts.
     auto x_at = [&](int64_t t, int64_t n) {
       return layout_ == 0 ? (t * batch + n) * in_sz : (n * seq + t) * in_sz;
@@ -352,8 +352,7 @@ class Recurrent : public KernelBase {
   void PrepareWeights(const Tensor* w, const Tensor* r) {
     const int64_t gh = kGates * hidden_;
     auto usable = [&](const Tensor* t, int64_t cols) {
-      return t != nullptr &&
-             (t->dtype() == DataType::kFloat || t->dtype() == DataType::kFloat16) &&
+      return t != nullptr && (t->dtype() == DataType::kFloat || t->dtype() == DataType::kFloat16) &&
              t->shape().rank() == 3 && t->shape()[0] == dirs_ && t->shape()[1] == gh &&
              (cols < 0 || t->shape()[2] == cols);
     };
@@ -407,8 +406,8 @@ class Recurrent : public KernelBase {
   QuantizedMatrix wq_, rq_;  // DynamicQuantizeLSTM's 8-bit weights, packed
   bool quantized_ = false;
   bool given_ = false;
-  Tensor wf_, rf_;            // constant float16 W and R as float32 (or empty)
-  RecurrentPacked packed_;    // constant W and R packed (or empty)
+  Tensor wf_, rf_;          // constant float16 W and R as float32 (or empty)
+  RecurrentPacked packed_;  // constant W and R packed (or empty)
   int64_t hidden_ = 0;
   int64_t dirs_ = 1;
   int64_t layout_ = 0;
@@ -434,9 +433,10 @@ KernelDef RecurrentDef(const char* op, int since, int n_t_inputs, KernelFactory 
 Result<std::unique_ptr<KernelBase>> CreateLstmWithWeights(const KernelInfo& info, Tensor w,
                                                           Tensor r, QuantizedMatrix wq,
                                                           QuantizedMatrix rq) {
-  ONNX_LIGHT_ASSIGN_OR_RETURN(std::unique_ptr<KernelBase> k, Recurrent<RnnCell::kLstm>::Create(info));
+  ONNX_LIGHT_ASSIGN_OR_RETURN(std::unique_ptr<KernelBase> k,
+                              Recurrent<RnnCell::kLstm>::Create(info));
   static_cast<Recurrent<RnnCell::kLstm>*>(k.get())->GivenWeights(std::move(w), std::move(r),
-                                                              std::move(wq), std::move(rq));
+                                                                 std::move(wq), std::move(rq));
   return k;
 }
 

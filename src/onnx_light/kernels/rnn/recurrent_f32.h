@@ -63,7 +63,7 @@ struct RecurrentF32Args {
   const float* x = nullptr;  // layout 0: [seq, batch, input]; 1: [batch, seq, input]
   int64_t layout = 0;
   int64_t seq = 0, batch = 0, input = 0, hidden = 0, dirs = 1;
-  bool reverse = false;          // direction "reverse" (bidirectional: the second one is)
+  bool reverse = false;           // direction "reverse" (bidirectional: the second one is)
   const int64_t* lens = nullptr;  // [batch], or null: every sequence is seq long
   const float* w = nullptr;       // [dirs, gh, input]
   const float* r = nullptr;       // [dirs, gh, hidden]
