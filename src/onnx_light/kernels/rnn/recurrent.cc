@@ -63,12 +63,17 @@ class Recurrent : public KernelBase {
     if (info.HasAttribute("activation_beta")) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(betas, info.GetFloats("activation_beta"));
     }
-    for (size_t i = 0; i < names.size(); ++i) {
+    size_t next_alpha = 0, next_beta = 0;
+    for (const std::string& name : names) {
       RnnActivation act;
-      ONNX_LIGHT_RETURN_IF(!ParseRnnActivation(names[i], &act), kNotImplemented,
-                           "activation '" + names[i] + "' is not supported");
-      if (i < alphas.size()) act.alpha = alphas[i];
-      if (i < betas.size()) act.beta = betas[i];
+      ONNX_LIGHT_RETURN_IF(!ParseRnnActivation(name, &act), kNotImplemented,
+                           "activation '" + name + "' is not supported");
+      if (RnnActivationTakesAlpha(act.kind) && next_alpha < alphas.size()) {
+        act.alpha = alphas[next_alpha++];
+      }
+      if (RnnActivationTakesBeta(act.kind) && next_beta < betas.size()) {
+        act.beta = betas[next_beta++];
+      }
       k->acts_.push_back(act);
     }
     ONNX_LIGHT_RETURN_IF(k->hidden_ < 1, kInvalidModel, "hidden_size must be >= 1");

@@ -62,6 +62,25 @@ bool ParseRnnActivation(const std::string& name, RnnActivation* out) {
   return false;
 }
 
+bool RnnActivationTakesAlpha(RnnActKind kind) {
+  switch (kind) {
+    case RnnActKind::kLeakyRelu:
+    case RnnActKind::kThresholdedRelu:
+    case RnnActKind::kScaledTanh:
+    case RnnActKind::kHardSigmoid:
+    case RnnActKind::kElu:
+    case RnnActKind::kAffine:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool RnnActivationTakesBeta(RnnActKind kind) {
+  return kind == RnnActKind::kScaledTanh || kind == RnnActKind::kHardSigmoid ||
+         kind == RnnActKind::kAffine;
+}
+
 void ApplyRnnActivation(const RnnActivation& act, float* x, size_t n) {
   Activation v;
   switch (act.kind) {

@@ -34,6 +34,13 @@ struct RnnActivation {
 // false for a name ONNX does not define.
 bool ParseRnnActivation(const std::string& name, RnnActivation* out);
 
+// Whether `kind` takes an alpha (LeakyRelu, ThresholdedRelu, ScaledTanh, HardSigmoid, Elu,
+// Affine) or a beta (ScaledTanh, HardSigmoid, Affine): activation_alpha and
+// activation_beta are consumed in activation order by the activations that take them, as
+// ONNX Runtime reads them ([Sigmoid, LeakyRelu] with alpha [0.3] is LeakyRelu(0.3)).
+bool RnnActivationTakesAlpha(RnnActKind kind);
+bool RnnActivationTakesBeta(RnnActKind kind);
+
 // x[i] = act(x[i]) for i < n in float32: Sigmoid, Tanh, Relu, LeakyRelu, HardSigmoid,
 // ScaledTanh and Affine vectorized (simd/conv_simd.h's activations, within a few ULP of
 // the C library), the others a scalar loop.

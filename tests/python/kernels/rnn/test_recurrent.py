@@ -1,11 +1,17 @@
 """RNN, GRU and LSTM in the forms the backend data leaves out: bidirectional, reverse,
-per-batch sequence_lens, initial states, GRU linear_before_reset, LSTM peepholes with clip.
+per-batch sequence_lens, initial states, GRU linear_before_reset, LSTM peepholes with clip,
+layout 1, every ONNX activation with its alpha and beta, float16 and double, and sizes that
+take the packed-weight products (rnn/recurrent_f32.cc).
 
 The oracle is the float64 numpy reference below (the ONNX equations, written
-independently of the kernel): onnx-light computes in double and rounds once, so float32
-outputs agree within 2e-7 absolute + 1e-6 relative on every CPU. ONNX Runtime is a
-cross-check only, within 1e-5 absolute: its float32 GEMM and its sigmoid/tanh
-approximations differ by a few ULP between SSE4, AVX2 and AVX-512 kernels."""
+independently of the kernel). float32 runs the float32 engine (products in float32,
+activations vectorized, as ONNX Runtime computes): it agrees within 1e-5 absolute + 1e-5
+relative on every CPU (the small cases within 1e-6). double runs the double-precision
+reference path: within 1e-12. float16 computes in float32 and rounds once at the end:
+within 2e-3 absolute + 2e-3 relative (float16's half-ULP near 1 is 4.9e-4, the inputs are
+rounded to float16 before the reference sees them). ONNX Runtime is a cross-check only,
+within 1e-5 absolute: its float32 GEMM and its sigmoid/tanh approximations differ by a few
+ULP between SSE4, AVX2 and AVX-512 kernels."""
 
 from __future__ import annotations
 
@@ -60,10 +66,50 @@ ACTS = {
     "Tanh": np.tanh,
     "Relu": lambda v: np.maximum(v, 0),
 }
+# ONNX's optional activations: name -> (function of x, alpha, beta; default alpha, beta).
+ACTS_AB = {
+    "LeakyRelu": (lambda v, a, b: np.where(v >= 0, v, a * v), 0.01, None),
+    "ThresholdedRelu": (lambda v, a, b: np.where(v > a, v, 0), 1.0, None),
+    "ScaledTanh": (lambda v, a, b: a * np.tanh(b * v), 1.0, 1.0),
+    "HardSigmoid": (lambda v, a, b: np.clip(a * v + b, 0, 1), 0.2, 0.5),
+    "Elu": (lambda v, a, b: np.where(v >= 0, v, a * np.expm1(np.minimum(v, 0))), 1.0, None),
+    "Softsign": (lambda v, a, b: v / (1 + np.abs(v)), None, None),
+    "Softplus": (lambda v, a, b: np.logaddexp(0, v), None, None),
+    "Affine": (lambda v, a, b: a * v + b, 1.0, 0.0),
+}
+
+
+def activation_functions(names, alphas=(), betas=()):
+    """The activations as functions, alpha and beta consumed in order by the activations
+    that take them (as ONNX Runtime reads activation_alpha / activation_beta)."""
+    alphas, betas, out = list(alphas), list(betas), []
+    for name in names:
+        if name in ACTS:
+            out.append(ACTS[name])
+            continue
+        fn, a, b = ACTS_AB[name]
+        if a is not None and alphas:
+            a = alphas.pop(0)
+        if b is not None and betas:
+            b = betas.pop(0)
+        out.append(lambda v, fn=fn, a=a, b=b: fn(v, a, b))
+    return out
+
+
 DEFAULT_ACTS = {"RNN": ["Tanh"], "GRU": ["Sigmoid", "Tanh"], "LSTM": ["Sigmoid", "Tanh", "Tanh"]}
 
 
-def reference(op, feeds, hidden, direction="forward", activations=None, clip=0.0, **attrs):
+def reference(
+    op,
+    feeds,
+    hidden,
+    direction="forward",
+    activations=None,
+    clip=0.0,
+    activation_alpha=(),
+    activation_beta=(),
+    **attrs,
+):
     """Y [seq, dirs, batch, hidden] and Y_h [dirs, batch, hidden] in float64 (layout 0)."""
     f64 = {k: v.astype(np.float64) for k, v in feeds.items() if k != "sequence_lens"}
     x, w, r, b, h0 = (f64[k] for k in ("X", "W", "R", "B", "initial_h"))
@@ -72,11 +118,14 @@ def reference(op, feeds, hidden, direction="forward", activations=None, clip=0.0
     dirs = w.shape[0]
     per_dir = len(DEFAULT_ACTS[op])
     names = activations or DEFAULT_ACTS[op] * dirs
+    if len(names) == per_dir and dirs == 2:
+        names = names * 2
+    all_acts = activation_functions(names, activation_alpha, activation_beta)
     cut = (lambda v: np.clip(v, -clip, clip)) if clip > 0 else (lambda v: v)
     y = np.zeros((seq, dirs, batch, hidden))
     y_h = np.zeros((dirs, batch, hidden))
     for d in range(dirs):
-        act = [ACTS[a] for a in names[d * per_dir : (d + 1) * per_dir]]
+        act = all_acts[d * per_dir : (d + 1) * per_dir]
         wb, rb = np.split(b[d], 2)
         for n in range(batch):
             h = h0[d, n].copy()
@@ -158,12 +207,10 @@ def test_recurrent_errors():
 
 
 @pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
-def test_lstm_float32_path_matches_float64_reference(direction):
-    """Full-length sequences with the default activations, no peepholes and no clip take
-    the float32 path (rnn/lstm_f32.cc: the products in float32, sigmoid and tanh
-    vectorized, as ONNX Runtime computes), at the float32 tolerance 1e-5 absolute + 1e-5
-    relative against the float64 reference; and with the same inputs it agrees with the
-    general double-precision path (taken when sequence_lens is not all full) to 1e-5."""
+def test_lstm_full_and_partial_lengths_match_float64_reference(direction):
+    """hidden 48 (three 16-lane vectors), full lengths (gate inputs read in place from the
+    input projection) and then a zero-length third sequence (the gathered path), both
+    against the float64 reference at the float32 tolerance."""
     rng = np.random.default_rng(5)
     hidden, in_sz, seq, batch = 48, 20, 9, 2
     dirs = 2 if direction == "bidirectional" else 1
@@ -173,9 +220,132 @@ def test_lstm_float32_path_matches_float64_reference(direction):
     want = reference("LSTM", data, hidden, direction=direction)
     for g, w, name in zip(got, want, ("Y", "Y_h")):
         np.testing.assert_allclose(g, w, atol=1e-5, rtol=1e-5, err_msg=name)
-    # A zero-length sequence in a third batch entry sends the node down the general path.
-    data3 = feeds("LSTM", 4, hidden, in_sz, dirs, seq, 3, [seq, seq, 0], False, rng)
-    general = onnx_light.RuntimeSession(model).run(None, data3)
-    data3["sequence_lens"] = np.array([seq, seq, seq], np.int32)
-    fast = onnx_light.RuntimeSession(model).run(None, data3)
-    np.testing.assert_allclose(fast[0][:, :, :2], general[0][:, :, :2], atol=1e-5, rtol=1e-5)
+    data3 = feeds("LSTM", 4, hidden, in_sz, dirs, seq, 3, [seq, 4, 0], False, rng)
+    got3 = onnx_light.RuntimeSession(model).run(None, data3)
+    want3 = reference("LSTM", data3, hidden, direction=direction)
+    for g, w, name in zip(got3, want3, ("Y", "Y_h")):
+        np.testing.assert_allclose(g, w, atol=1e-5, rtol=1e-5, err_msg=name)
+    assert np.all(got3[0][:, :, 2] == 0) and np.all(got3[0][4:, :, 1] == 0)
+
+
+ACTIVATION_CASES = [
+    ("RNN", ["Affine"], [0.5], [0.25]),
+    ("RNN", ["LeakyRelu"], [0.3], []),
+    ("RNN", ["Elu"], [0.7], []),
+    ("RNN", ["Softsign"], [], []),
+    ("RNN", ["Softplus"], [], []),
+    ("RNN", ["ThresholdedRelu"], [0.2], []),
+    ("GRU", ["HardSigmoid", "ScaledTanh"], [0.3, 0.7], [0.4, 1.5]),
+    ("GRU", ["Sigmoid", "LeakyRelu"], [0.3], []),  # alpha goes to LeakyRelu, not Sigmoid
+    ("LSTM", ["HardSigmoid", "Softsign", "Affine"], [0.25, 2.0], [0.45, -0.1]),
+    # No alpha or beta given: ONNX's defaults (Elu 1.0, ScaledTanh 1.0 and 1.0, those of
+    # the standalone ops). ONNX Runtime reads a missing alpha as 0 (ScaledTanh(0, 0) = 0,
+    # every h zero), so it is not compared on this case.
+    ("LSTM", ["Sigmoid", "Elu", "ScaledTanh"], [], []),
+]
+
+
+@pytest.mark.parametrize("op,acts,alphas,betas", ACTIVATION_CASES)
+def test_activations_with_alpha_and_beta(op, acts, alphas, betas):
+    """Every optional ONNX activation, hidden 21 (a 16-lane vector and a tail), against the
+    float64 reference at 1e-5 + 1e-5 relative and against ONNX Runtime at the same
+    tolerance (the unbounded activations let the state grow to ~40)."""
+    gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[op]
+    attrs = {"activations": acts}
+    if alphas:
+        attrs["activation_alpha"] = alphas
+    if betas:
+        attrs["activation_beta"] = betas
+    rng = np.random.default_rng(len(acts) * 7 + len(alphas))
+    hidden, in_sz, seq, batch = 21, 6, 5, 2
+    model = build(op, gates, hidden, in_sz, 1, **attrs)
+    data = feeds(op, gates, hidden, in_sz, 1, seq, batch, [seq, 3], False, rng)
+    got = onnx_light.RuntimeSession(model).run(None, data)
+    want = reference(op, data, hidden, **attrs)
+    for g, w, name in zip(got, want, ("Y", "Y_h")):
+        np.testing.assert_allclose(g, w, atol=1e-5, rtol=1e-5, err_msg=name)
+    if len(acts) > 1 and not alphas:
+        return
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    ref = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"]).run(None, data)
+    for g, w, name in zip(got, ref, ("Y", "Y_h")):
+        np.testing.assert_allclose(g, w, atol=1e-5, rtol=1e-5, err_msg=f"{name} vs onnxruntime")
+
+
+def with_layout_1(model_bytes):
+    """The same node with layout 1: X [batch, seq, in], Y [batch, seq, dirs, hidden],
+    Y_h [batch, dirs, hidden], initial states [batch, dirs, hidden]."""
+    m = onnx_light.onnx.ModelProto()
+    m.ParseFromString(model_bytes)
+    m.graph.node[0].attribute.append(helper.make_attribute("layout", 1))
+    return m.SerializeToString()
+
+
+@pytest.mark.parametrize("op,gates", [("RNN", 1), ("GRU", 3), ("LSTM", 4)])
+def test_layout_1_matches_layout_0(op, gates):
+    rng = np.random.default_rng(8)
+    hidden, in_sz, seq, batch = 17, 7, 6, 3
+    model = with_layout_1(build(op, gates, hidden, in_sz, 2, direction="bidirectional"))
+    data = feeds(op, gates, hidden, in_sz, 2, seq, batch, [6, 6, 6], False, rng)
+    want_y, want_h = reference(op, data, hidden, direction="bidirectional")
+    swapped = dict(data)
+    swapped["X"] = np.ascontiguousarray(data["X"].transpose(1, 0, 2))
+    for k in ("initial_h", "initial_c"):
+        if k in data:
+            swapped[k] = np.ascontiguousarray(data[k].transpose(1, 0, 2))
+    y, y_h = onnx_light.RuntimeSession(model).run(None, swapped)
+    assert y.shape == (batch, seq, 2, hidden) and y_h.shape == (batch, 2, hidden)
+    np.testing.assert_allclose(y, want_y.transpose(2, 0, 1, 3), atol=1e-5, rtol=1e-5)
+    np.testing.assert_allclose(y_h, want_h.transpose(1, 0, 2), atol=1e-5, rtol=1e-5)
+
+
+def retyped(model_bytes, elem):
+    m = onnx_light.onnx.ModelProto()
+    m.ParseFromString(model_bytes)
+    for v in list(m.graph.input) + list(m.graph.output):
+        if v.type.tensor_type.elem_type == F:
+            v.type.tensor_type.elem_type = elem
+    return m.SerializeToString()
+
+
+@pytest.mark.parametrize(
+    "np_type,elem,tol",
+    [(np.float64, TensorProto.DOUBLE, 1e-12), (np.float16, TensorProto.FLOAT16, 2e-3)],
+)
+@pytest.mark.parametrize("op,gates", [("RNN", 1), ("GRU", 3), ("LSTM", 4)])
+def test_double_and_float16(op, gates, np_type, elem, tol):
+    rng = np.random.default_rng(13)
+    hidden, in_sz, seq, batch = 19, 5, 5, 2
+    extra = {"linear_before_reset": 1} if op == "GRU" else {}
+    model = retyped(build(op, gates, hidden, in_sz, 2, direction="bidirectional", **extra), elem)
+    data = feeds(op, gates, hidden, in_sz, 2, seq, batch, [5, 3], False, rng)
+    data = {k: v if k == "sequence_lens" else v.astype(np_type) for k, v in data.items()}
+    got = onnx_light.RuntimeSession(model).run(None, data)
+    want = reference(op, data, hidden, direction="bidirectional", **extra)
+    for g, w, name in zip(got, want, ("Y", "Y_h")):
+        assert g.dtype == np_type, name
+        np.testing.assert_allclose(g.astype(np.float64), w, atol=tol, rtol=tol, err_msg=name)
+
+
+@pytest.mark.parametrize(
+    "op,gates,hidden,in_sz,extra",
+    [
+        ("LSTM", 4, 256, 256, {}),  # W is 2^18 floats: packed once, like R
+        ("GRU", 3, 200, 64, {}),  # R_zr and R_h packed apart, 200 = 12 vectors + a tail
+        ("GRU", 3, 128, 300, {"linear_before_reset": 1}),
+    ],
+)
+def test_packed_weights_match_float64_reference(op, gates, hidden, in_sz, extra):
+    """Sizes real taggers and audio models use, weights scaled 1/sqrt(hidden) so that the
+    gates stay out of saturation, at the float32 tolerance."""
+    rng = np.random.default_rng(17)
+    seq, batch = 7, 3
+    model = build(op, gates, hidden, in_sz, 2, direction="bidirectional", **extra)
+    data = feeds(op, gates, hidden, in_sz, 2, seq, batch, [7, 7, 7], False, rng)
+    for k in ("W", "R"):
+        data[k] = (data[k] * (2 / np.sqrt(data[k].shape[2]))).astype(np.float32)
+    got = onnx_light.RuntimeSession(model).run(None, data)
+    want = reference(op, data, hidden, direction="bidirectional", **extra)
+    for g, w, name in zip(got, want, ("Y", "Y_h")):
+        np.testing.assert_allclose(g, w, atol=1e-5, rtol=1e-5, err_msg=name)
