@@ -1,8 +1,10 @@
 // Einsum: any number of operands, explicit or implicit output ("->" omitted: the labels
 // seen once, alphabetically, after the ellipsis dims), "..." broadcasting, repeated labels
-// (diagonals). A direct sum over every label's range: correct for every equation, not a
-// fast path for large contractions (MatMul is; docs/runtime.md says so). Floats sum in
-// double, integers wrap like numpy. The equation is parsed once, when the kernel is made;
+// (diagonals). Two float operands whose equation is a contraction (every attention and
+// bilinear form models write) run as a batched matrix product (math/einsum_contract.cc, in
+// the operands' float type, as ONNX Runtime computes); everything else is a direct sum over
+// every label's range, correct for every equation: floats sum in double, integers wrap
+// like numpy. The equation is parsed once, when the kernel is made;
 // a run binds its labels to the operands' dimensions.
 #include <algorithm>
 #include <cstring>
@@ -12,6 +14,7 @@
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "math/einsum_contract.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -59,6 +62,21 @@ class Einsum : public KernelBase {
     for (int l : b.out)
       out_dims.push_back(b.size[static_cast<size_t>(l)]);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out_dims));
+    if (terms_.size() == 2 && !repeats_) {
+      EinsumContraction c;
+      c.size.assign(b.size.size(), 1);
+      for (size_t l = 0; l < b.size.size(); ++l)
+        if (b.size[l] >= 0) c.size[l] = b.size[l];
+      c.stride_a.assign(b.size.size(), 0);
+      c.stride_b.assign(b.size.size(), 0);
+      for (const auto& [l, st] : b.moves[0])
+        c.stride_a[l] = st;
+      for (const auto& [l, st] : b.moves[1])
+        c.stride_b[l] = st;
+      c.out = b.out;
+      if (RunGemmContraction(c, *ctx.input(0), *ctx.input(1), y, ctx.thread_pool()))
+        return Status::Ok();
+    }
     DispatchNumeric(ctx.input(0)->dtype(), [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_same_v<T, bool>) Sum<T>(ctx, b, y);
@@ -91,6 +109,9 @@ class Einsum : public KernelBase {
     }
     for (const std::string& text : lhs) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(Term t, ParseTerm(text, false));
+      std::vector<int> sorted = t.letters;
+      std::sort(sorted.begin(), sorted.end());
+      repeats_ = repeats_ || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
       terms_.push_back(std::move(t));
     }
     explicit_ = arrow != std::string::npos;
@@ -264,6 +285,7 @@ class Einsum : public KernelBase {
   std::string equation_;
   std::vector<Term> terms_;
   bool explicit_ = false;
+  bool repeats_ = false;  // a label twice in one operand (a diagonal): the generic sum
   Term output_;
 };
 
