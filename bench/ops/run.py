@@ -10,6 +10,8 @@ median of each counts). Prints ratios: onnx-light's time over ORT's, below 1 is 
     .venv/bin/python bench/ops/run.py --family math,nn --threads 2
     .venv/bin/python bench/ops/run.py --docs                # also rewrite its section of
                                                             # docs/performance.md
+    .venv/bin/python bench/ops/run.py --worst 10            # then the 10 slowest rows
+    .venv/bin/python bench/ops/run.py --gate 1.5            # exit 1 listing rows above 1.5x
 
 A new op adds its rows to its family's module (rows/<family>.py, one OpCase each; a new
 family is a new module listed in rows/__init__.py). onnxruntime is the baseline only.
@@ -92,6 +94,10 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--min-time", type=float, default=0.2, help="seconds per measurement")
     parser.add_argument("--docs", action="store_true", help="rewrite docs/performance.md")
+    parser.add_argument("--worst", type=int, default=0, help="print the N slowest rows at the end")
+    parser.add_argument(
+        "--gate", type=float, default=0.0, help="exit 1 listing every row above this ratio"
+    )
     args = parser.parse_args()
     families = [f for f in args.family.split(",") if f] or list(rows.FAMILIES)
     lines = [
@@ -99,7 +105,7 @@ def main() -> int:
         "| --- | --- | ---: | ---: | ---: | ---: |",
     ]
     print(lines[0])
-    ratios, bad = [], []
+    ratios, bad, named = [], [], []
     for family in families:
         for case in rows.FAMILIES[family]:
             if args.filter and args.filter not in case.name:
@@ -107,6 +113,7 @@ def main() -> int:
             r = measure(case, args.threads, args.min_time)
             ratio = r["light"] / r["ort"]
             ratios.append(ratio)
+            named.append((ratio, family, case.name))
             if not r["ok"]:
                 bad.append(case.name)
             line = (
@@ -126,6 +133,16 @@ def main() -> int:
     print(summary)
     if bad:
         print(f"outputs differ beyond the row's tolerance: {', '.join(bad)}")
+    named.sort(reverse=True)
+    if args.worst:
+        print(f"worst {min(args.worst, len(named))} rows:")
+        for ratio, family, name in named[: args.worst]:
+            print(f"  {ratio:6.2f}x  {family}: {name}")
+    above = [n for n in named if args.gate and n[0] > args.gate]
+    if args.gate:
+        print(f"gate {args.gate:.2f}x: {len(above)} of {len(named)} rows above it")
+        for ratio, family, name in above:
+            print(f"  {ratio:6.2f}x  {family}: {name}")
     if args.docs:
         write_section(
             f"bench-ops-{args.threads}",
@@ -136,7 +153,7 @@ def main() -> int:
             + (f" --threads {args.threads}" if args.threads != 1 else "")
             + " --docs` writes this table.",
         )
-    return 1 if bad else 0
+    return 1 if bad or above else 0
 
 
 if __name__ == "__main__":
