@@ -15,6 +15,7 @@
 #include "onnx_light/runtime/thread_pool.h"
 #include "reduction/reduce_types.h"
 #include "simd/elementwise_simd.h"
+#include "simd/reduce_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -215,6 +216,75 @@ void SumBlock(const float* x, int64_t outer, int64_t len, int64_t inner, float* 
       std::max<int64_t>(1, (int64_t{1} << 15) / (len * run)));
 }
 
+// float32 Max / Min over a block of axes in SIMD: each row's extreme (inner == 1, the last
+// axes) or columns folded row by row (a middle block); outputs split between threads.
+void MaxMinBlock(bool is_max, const float* x, int64_t outer, int64_t len, int64_t inner, float* y,
+                 ThreadPool* pool) {
+  if (inner == 1) {
+    ParallelElements(
+        pool, outer,
+        [&](int64_t i0, int64_t i1) {
+          for (int64_t i = i0; i < i1; ++i)
+            y[i] = MaxMinF32(x + i * len, static_cast<size_t>(len), is_max);
+        },
+        std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(len, 1)));
+    return;
+  }
+  ParallelElements(
+      pool, outer,
+      [&](int64_t o0, int64_t o1) {
+        for (int64_t o = o0; o < o1; ++o)
+          MaxMinRowsF32(x + o * len * inner, static_cast<size_t>(inner), static_cast<size_t>(len),
+                        static_cast<size_t>(inner), is_max, y + o * inner);
+      },
+      std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(len * inner, 1)));
+}
+
+// float32 LogSumExp of each row of len: m + log(sum exp(x - m)), m the row's maximum (an
+// infinite or NaN maximum is the answer itself), the exponentials summed in float as ONNX
+// Runtime sums them.
+void LogSumExpRows(const float* x, int64_t outer, int64_t len, float* y, ThreadPool* pool) {
+  ParallelElements(
+      pool, outer,
+      [&](int64_t i0, int64_t i1) {
+        std::vector<float> e(static_cast<size_t>(len));
+        for (int64_t i = i0; i < i1; ++i) {
+          const float* row = x + i * len;
+          const float m = MaxMinF32(row, static_cast<size_t>(len), true);
+          if (std::isinf(m) || std::isnan(m)) {
+            y[i] = m;
+            continue;
+          }
+          y[i] = m + std::log(ExpShiftedF32(row, e.data(), static_cast<size_t>(len), m));
+        }
+      },
+      std::max<int64_t>(1, (int64_t{1} << 13) / std::max<int64_t>(len, 1)));
+}
+
+// Any reduction of any type over a block of axes: each output folds its len elements,
+// inner apart, in order (the index walk of Fold without its per-element bookkeeping).
+template <Red kRed, typename T, typename A>
+void FoldBlock(const T* x, int64_t outer, int64_t len, int64_t inner, std::vector<A>& acc,
+               const std::vector<A>* shift) {
+  for (int64_t o = 0; o < outer; ++o) {
+    A* a = acc.data() + o * inner;
+    for (int64_t r = 0; r < len; ++r) {
+      const T* row = x + (o * len + r) * inner;
+      for (int64_t j = 0; j < inner; ++j) {
+        const A v = static_cast<A>(row[j]);
+        if constexpr (!std::is_integral_v<A>) {
+          if (shift != nullptr) {
+            const A m = (*shift)[static_cast<size_t>(o * inner + j)];
+            a[j] += std::isinf(m) ? A(0) : std::exp(v - m);
+            continue;
+          }
+        }
+        a[j] = Step<kRed>(a[j], v);
+      }
+    }
+  }
+}
+
 template <Red kRed>
 class Reduce : public KernelBase {
  public:
@@ -262,11 +332,33 @@ class Reduce : public KernelBase {
         return;
       }
     }
+    int64_t outer = 1, len = 1, inner = 1;
+    const bool block = x.num_elements() > 0 && Block(x.shape(), plan, &outer, &len, &inner);
+    if constexpr (std::is_same_v<T, float> && (kRed == Red::kMax || kRed == Red::kMin)) {
+      if (block) {
+        MaxMinBlock(kRed == Red::kMax, x.data<float>(), outer, len, inner, y->mutable_data<float>(),
+                    pool);
+        return;
+      }
+    }
+    if constexpr (std::is_same_v<T, float> && kRed == Red::kLogSumExp) {
+      if (block && inner == 1) {  // the last axes: max, then sum exp(x - max), in SIMD
+        LogSumExpRows(x.data<float>(), outer, len, y->mutable_data<float>(), pool);
+        return;
+      }
+    }
+    const auto fold = [&](std::vector<A>& into, const std::vector<A>* shift) {
+      if (block) {
+        FoldBlock<kRed, T, A>(x.data<T>(), outer, len, inner, into, shift);
+      } else {
+        Fold<kRed, T, A>(x.data<T>(), x.shape(), plan, into, shift);
+      }
+    };
     std::vector<A> acc(out_n, Init<kRed, A>());
-    Fold<kRed, T, A>(x.data<T>(), x.shape(), plan, acc, nullptr);
+    fold(acc, nullptr);
     if constexpr (kRed == Red::kLogSumExp && !std::is_integral_v<A>) {
       std::vector<A> sums(out_n, A(0));
-      Fold<kRed, T, A>(x.data<T>(), x.shape(), plan, sums, &acc);
+      fold(sums, &acc);
       for (size_t i = 0; i < out_n; ++i) {
         acc[i] = std::isinf(acc[i]) ? acc[i] : acc[i] + std::log(sums[i]);
       }

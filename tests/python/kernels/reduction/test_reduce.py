@@ -33,6 +33,8 @@ REFS = {
     "ReduceSum": lambda x, ax, k: np.sum(x, axis=ax, keepdims=k),
     "ReduceMean": lambda x, ax, k: np.mean(x, axis=ax, keepdims=k),
     "ReduceSumSquare": lambda x, ax, k: np.sum(x * x, axis=ax, keepdims=k),
+    # The last axes in float32 SIMD (the row's max, then the exponentials summed in float).
+    "ReduceLogSumExp": lambda x, ax, k: np.log(np.sum(np.exp(x), axis=ax, keepdims=k)),
 }
 
 
@@ -126,3 +128,93 @@ BAD_INPUTS = [
 @pytest.mark.parametrize("op,inputs,attrs,feeds,message", BAD_INPUTS)
 def test_bad_inputs_are_value_errors_naming_the_node(op, inputs, attrs, feeds, message):
     check_bad_input(op, inputs, attrs, feeds, message)
+
+
+MAXMIN = {
+    "ReduceMax": lambda x, ax, k: np.max(x, axis=ax, keepdims=k),
+    "ReduceMin": lambda x, ax, k: np.min(x, axis=ax, keepdims=k),
+}
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", sorted(MAXMIN))
+@pytest.mark.parametrize("shape,axes,keepdims", CASES)
+@pytest.mark.parametrize("special", ["none", "nan", "inf"])
+def test_block_max_min_match_numpy_exactly(op, shape, axes, keepdims, threads, special):
+    """float32 ReduceMax / ReduceMin in SIMD (simd/reduce_simd.cc): exactly numpy's answer,
+    a NaN anywhere in a fold giving NaN and infinities kept, at one and two threads."""
+    rng = np.random.default_rng(len(shape) + 7)
+    x = rng.standard_normal(shape).astype(np.float32)
+    if special != "none":
+        flat = x.reshape(-1)
+        pick = rng.choice(flat.size, size=max(1, flat.size // 50), replace=False)
+        flat[pick] = (
+            np.nan if special == "nan" else np.inf * np.sign(rng.standard_normal(pick.size))
+        )
+    F = TensorProto.FLOAT
+    model = node_model(
+        op,
+        [("x", F), ("axes", None)],
+        [("y", F)],
+        opset=18,
+        initializers={"axes": np.array(axes, np.int64)},
+        keepdims=keepdims,
+    )
+    got = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})[0]
+    want = MAXMIN[op](x, tuple(axes), bool(keepdims))
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(
+    "dtype,etype",
+    [
+        (np.float64, TensorProto.DOUBLE),
+        (np.int64, TensorProto.INT64),
+        (np.int32, TensorProto.INT32),
+    ],
+)
+@pytest.mark.parametrize("shape,axes", [((3, 70, 37), [1]), ((4, 33), [1]), ((5, 6, 7), [0])])
+def test_block_folds_of_other_types_match_numpy(dtype, etype, shape, axes):
+    """Every other type over one block of axes folds row by row (FoldBlock): Max, Min,
+    Sum and Prod exactly (integers wrap as numpy's do), LogSumExp within 1e-12."""
+    rng = np.random.default_rng(9)
+    x = rng.integers(-3, 4, size=shape).astype(dtype)
+    refs = {
+        "ReduceMax": lambda v: np.max(v, axis=tuple(axes)),
+        "ReduceMin": lambda v: np.min(v, axis=tuple(axes)),
+        "ReduceSum": lambda v: np.sum(v, axis=tuple(axes), dtype=dtype),
+        "ReduceProd": lambda v: np.prod(v, axis=tuple(axes), dtype=dtype),
+    }
+    if dtype == np.float64:
+        refs["ReduceLogSumExp"] = lambda v: np.log(np.sum(np.exp(v), axis=tuple(axes)))
+    for op, ref in refs.items():
+        model = node_model(
+            op,
+            [("x", etype), ("axes", None)],
+            [("y", etype)],
+            opset=18,
+            initializers={"axes": np.array(axes, np.int64)},
+            keepdims=0,
+        )
+        got = onnx_light.RuntimeSession(model).run(None, {"x": x})[0]
+        if op == "ReduceLogSumExp":
+            np.testing.assert_allclose(got, ref(x), rtol=1e-12, err_msg=op)
+        else:
+            np.testing.assert_array_equal(got, ref(x), err_msg=op)
+
+
+def test_float_logsumexp_rows_with_infinities_and_nan():
+    x = np.zeros((4, 37), np.float32)
+    x[0] = -np.inf  # log(0) = -inf
+    x[1, 5] = np.inf
+    x[2, 30] = np.nan
+    x[3] = np.linspace(-80, 80, 37)  # exp(80) overflows float unless shifted by the max
+    model = node_model(
+        "ReduceLogSumExp", [("x", TensorProto.FLOAT)], [("y", TensorProto.FLOAT)], axes=[1]
+    )
+    (y,) = onnx_light.RuntimeSession(model).run(None, {"x": x})
+    assert y.shape == (4, 1)
+    assert y[0, 0] == -np.inf and y[1, 0] == np.inf and np.isnan(y[2, 0])
+    want = np.log(np.sum(np.exp(x[3].astype(np.float64))))
+    np.testing.assert_allclose(y[3, 0], want, rtol=1e-6)
