@@ -21,6 +21,12 @@ ROWS = [
     OpCase("Erf [256,1024]", "Erf", [In((256, 1024))]),
     OpCase("Gelu [128,3072]", "Gelu", [In((128, 3072))], opset=20),
     OpCase("Sqrt [256,1024]", "Sqrt", [In((256, 1024), values=np.full((256, 1024), 2.0))]),
+    OpCase("Elu [1,128,1,4000] (a dilated TCN's)", "Elu", [In((1, 128, 1, 4000))], {"alpha": 1.0}),
+    OpCase("Softplus [256,1024]", "Softplus", [In((256, 1024))]),
+    OpCase("Floor [256,1024]", "Floor", [In((256, 1024))]),
+    OpCase("Reciprocal [256,1024]", "Reciprocal", [In((256, 1024))]),
+    OpCase("Abs [1,64,56,56] float16", "Abs", [In(IMAGE, np.float16)]),
+    OpCase("Sigmoid [1,64,56,56] float16", "Sigmoid", [In(IMAGE, np.float16)]),
     OpCase("Pow [256,1024] ^ 2", "Pow", [In((256, 1024)), In((), const=True, values=2.0)]),
     OpCase(
         "Where [1024,1024]", "Where", [In((1024, 1024), np.bool_), In((1024, 1024)), In((1024,))]

@@ -3,14 +3,19 @@
 // Sigmoid, Erf, Softplus, Sign, and the parameterized Elu, HardSigmoid, HardSwish, Selu,
 // Celu, ThresholdedRelu, Shrink, Mish, Swish. Float16/bfloat16 compute in float and round once;
 // float in float; double in double.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
 #include "onnx_light/runtime/thread_pool.h"
 #include "simd/conv_simd.h"
+#include "simd/elementwise_simd.h"
+#include "simd/unary_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -37,42 +42,83 @@ enum class IntOp { kNone, kAbs, kNeg, kSign };
 
 class MathUnary : public KernelBase {
  public:
-  MathUnary(Fn<float> f, Fn<double> d, Params p, IntOp int_op, Activation simd)
-      : f_(f), d_(d), p_(p), int_op_(int_op), simd_(simd) {}
+  MathUnary(Fn<float> f, Fn<double> d, Params p, IntOp int_op, Activation simd, int vec)
+      : f_(f), d_(d), p_(p), int_op_(int_op), simd_(simd), vec_(vec) {}
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    const int64_t n = x.num_elements();
     switch (x.dtype()) {
-      case DataType::kFloat:
-        if (simd_.kind != ActivationKind::kNone) {
-          // The vector form, in chunks of at least 16k elements across the intra-op pool.
-          const float* in = x.data<float>();
-          float* out = y->mutable_data<float>();
-          auto run = [&](int64_t b, int64_t e) {
-            ActivationF32(in + b, out + b, static_cast<size_t>(e - b), simd_);
-          };
-          if (ctx.thread_pool() != nullptr) {
-            ctx.thread_pool()->ParallelFor(x.num_elements(), int64_t{1} << 14, run);
-          } else {
-            run(0, x.num_elements());
-          }
-          break;
-        }
-        Apply<float, float>(x, y, f_, p_);
+      case DataType::kFloat: {
+        // In chunks of at least 16k elements across the intra-op pool.
+        const float* in = x.data<float>();
+        float* out = y->mutable_data<float>();
+        ParallelElements(
+            ctx.thread_pool(), n, [&](int64_t b, int64_t e) { RunF32(in + b, out + b, e - b); },
+            int64_t{1} << 14);
         break;
+      }
       case DataType::kDouble:
         Apply<double, double>(x, y, d_, p_);
         break;
       case DataType::kFloat16:
-        Apply<float16, float>(x, y, f_, p_);
+        Blocks<float16>(x, y, ctx.thread_pool());
         break;
       case DataType::kBFloat16:
-        Apply<bfloat16, float>(x, y, f_, p_);
+        Blocks<bfloat16>(x, y, ctx.thread_pool());
         break;
       default:
         return IntCompute(x, y);
     }
     return Status::Ok();
+  }
+
+ private:
+  // out = op(in) in float32: the vector form where the op has one, else the scalar loop.
+  void RunF32(const float* in, float* out, int64_t n) const {
+    if (simd_.kind != ActivationKind::kNone) {
+      ActivationF32(in, out, static_cast<size_t>(n), simd_);
+    } else if (vec_ >= 0) {
+      UnaryF32(static_cast<UnaryOpF32>(vec_), in, out, static_cast<size_t>(n), p_.a, p_.b);
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = f_(in[i], p_);
+    }
+  }
+
+  // 16-bit floats through the float32 path: widened in blocks of 4k, computed, rounded
+  // once (the same value as computing each element in float and rounding it).
+  template <typename T>
+  void Blocks(const Tensor& x, Tensor* y, ThreadPool* pool) const {
+    constexpr int64_t kBlock = 4096;
+    const T* in = x.data<T>();
+    T* out = y->mutable_data<T>();
+    const int64_t n = x.num_elements();
+    const int64_t blocks = (n + kBlock - 1) / kBlock;
+    ParallelElements(
+        pool, blocks,
+        [&](int64_t b0, int64_t b1) {
+          std::vector<float> buf(static_cast<size_t>(kBlock));
+          for (int64_t b = b0; b < b1; ++b) {
+            const int64_t i0 = b * kBlock, len = std::min(kBlock, n - i0);
+            if constexpr (std::is_same_v<T, float16>) {
+              Float16ToFloat32(reinterpret_cast<const uint16_t*>(in + i0), buf.data(),
+                               static_cast<size_t>(len));
+            } else {
+              for (int64_t i = 0; i < len; ++i)
+                buf[static_cast<size_t>(i)] = static_cast<float>(in[i0 + i]);
+            }
+            RunF32(buf.data(), buf.data(), len);
+            if constexpr (std::is_same_v<T, float16>) {
+              Float32ToFloat16(buf.data(), reinterpret_cast<uint16_t*>(out + i0),
+                               static_cast<size_t>(len));
+            } else {
+              for (int64_t i = 0; i < len; ++i)
+                out[i0 + i] = T(buf[static_cast<size_t>(i)]);
+            }
+          }
+        },
+        4);
   }
 
  private:
@@ -107,7 +153,8 @@ class MathUnary : public KernelBase {
   Fn<double> d_;
   Params p_;
   IntOp int_op_;
-  Activation simd_;  // kNone: no vector form
+  Activation simd_;  // kNone: no vector form here
+  int vec_;          // a UnaryOpF32, or -1: no vector form in simd/unary_simd.h
 };
 
 // One op: its float and double functions, its attributes with defaults, and its types.
@@ -241,7 +288,26 @@ Status RegisterMath(KernelRegistry& r, const char* name) {
     if (n == "Erf") simd = {ActivationKind::kErf, 0, 0};
     if (n == "HardSigmoid") simd = {ActivationKind::kHardSigmoid, p.a, p.b};
     if (n == "HardSwish") simd = {ActivationKind::kHardSwish, 0, 0};
-    return std::unique_ptr<KernelBase>(new MathUnary(spec.f, spec.d, p, spec.int_op, simd));
+    static const std::pair<const char*, UnaryOpF32> kVec[] = {
+        {"Sqrt", UnaryOpF32::kSqrt},
+        {"Abs", UnaryOpF32::kAbs},
+        {"Neg", UnaryOpF32::kNeg},
+        {"Reciprocal", UnaryOpF32::kReciprocal},
+        {"Floor", UnaryOpF32::kFloor},
+        {"Ceil", UnaryOpF32::kCeil},
+        {"Round", UnaryOpF32::kRound},
+        {"Elu", UnaryOpF32::kElu},
+        {"Selu", UnaryOpF32::kSelu},
+        {"Celu", UnaryOpF32::kCelu},
+        {"Softplus", UnaryOpF32::kSoftplus},
+        {"Softsign", UnaryOpF32::kSoftsign},
+        {"ThresholdedRelu", UnaryOpF32::kThresholdedRelu},
+        {"Shrink", UnaryOpF32::kShrink},
+    };
+    int vec = -1;
+    for (const auto& [vname, op] : kVec)
+      if (n == vname) vec = static_cast<int>(op);
+    return std::unique_ptr<KernelBase>(new MathUnary(spec.f, spec.d, p, spec.int_op, simd, vec));
   };
   return r.Register(UnaryDef("", spec.name, spec.since, std::move(types), std::move(factory)));
 }

@@ -1,0 +1,115 @@
+#include "simd/unary_simd.h"
+
+#include <cmath>
+
+// clang-format off
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "simd/unary_simd.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+#include <hwy/contrib/math/math-inl.h>
+// clang-format on
+
+HWY_BEFORE_NAMESPACE();
+namespace onnx_light::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The vector form of op at v (a, b its parameters as vectors).
+template <UnaryOpF32 kOp, class D, class V>
+HWY_INLINE V Op(D d, V v, V a, V b) {
+  const V zero = hn::Zero(d), one = hn::Set(d, 1.0f);
+  // Exp/Expm1 are valid on [-FLT_MAX, 104]: arguments that only matter below 0 are clamped
+  // to [-100, 0] (exp(-100) is 0 to float's precision next to 1), a NaN restored after.
+  const auto neg_part = [&](V t) { return hn::Max(hn::Min(t, zero), hn::Set(d, -100.0f)); };
+  const auto keep_nan = [&](V r) { return hn::IfThenElse(hn::IsNaN(v), v, r); };
+  if constexpr (kOp == UnaryOpF32::kSqrt) return hn::Sqrt(v);
+  if constexpr (kOp == UnaryOpF32::kAbs) return hn::Abs(v);
+  if constexpr (kOp == UnaryOpF32::kNeg) return hn::Neg(v);
+  if constexpr (kOp == UnaryOpF32::kReciprocal) return hn::Div(one, v);
+  // The rounding ops keep the input's sign (-0.3 rounds to -0): the emulation on targets
+  // without a rounding instruction (SSSE3) loses it.
+  if constexpr (kOp == UnaryOpF32::kFloor) return hn::CopySign(hn::Floor(v), v);
+  if constexpr (kOp == UnaryOpF32::kCeil) return hn::CopySign(hn::Ceil(v), v);
+  if constexpr (kOp == UnaryOpF32::kRound) return hn::CopySign(hn::Round(v), v);
+  if constexpr (kOp == UnaryOpF32::kElu) {
+    const V e = hn::Mul(a, hn::Expm1(d, neg_part(v)));
+    return keep_nan(hn::IfThenElse(hn::Ge(v, zero), v, e));
+  }
+  if constexpr (kOp == UnaryOpF32::kSelu) {  // alpha * e^x - alpha as alpha * expm1(x)
+    const V e = hn::Mul(a, hn::Expm1(d, neg_part(v)));
+    return keep_nan(hn::Mul(b, hn::IfThenElse(hn::Gt(v, zero), v, e)));
+  }
+  if constexpr (kOp == UnaryOpF32::kCelu) {
+    const V e = hn::Mul(a, hn::Expm1(d, neg_part(hn::Div(v, a))));
+    return keep_nan(hn::Add(hn::Max(v, zero), hn::Min(e, zero)));
+  }
+  if constexpr (kOp == UnaryOpF32::kSoftplus) {  // max(x, 0) + log1p(exp(-|x|))
+    const V t = hn::Log1p(d, hn::Exp(d, hn::Max(hn::Neg(hn::Abs(v)), hn::Set(d, -100.0f))));
+    return keep_nan(hn::Add(hn::Max(v, zero), t));
+  }
+  if constexpr (kOp == UnaryOpF32::kSoftsign) return hn::Div(v, hn::Add(one, hn::Abs(v)));
+  if constexpr (kOp == UnaryOpF32::kThresholdedRelu) return hn::IfThenElseZero(hn::Gt(v, a), v);
+  if constexpr (kOp == UnaryOpF32::kShrink) {
+    const V lo = hn::IfThenElseZero(hn::Lt(v, hn::Neg(b)), hn::Add(v, a));
+    return hn::IfThenElse(hn::Gt(v, b), hn::Sub(v, a), lo);
+  }
+  return v;
+}
+
+template <UnaryOpF32 kOp>
+void Loop(const float* x, float* y, size_t n, float pa, float pb) {
+  const hn::ScalableTag<float> d;
+  const size_t l = hn::Lanes(d);
+  const auto a = hn::Set(d, pa), b = hn::Set(d, pb);
+  size_t i = 0;
+  for (; i + l <= n; i += l)
+    hn::StoreU(Op<kOp>(d, hn::LoadU(d, x + i), a, b), d, y + i);
+  if (i < n) {  // the tail through a padded vector
+    HWY_ALIGN float buf[hn::MaxLanes(d)] = {};
+    for (size_t j = i; j < n; ++j)
+      buf[j - i] = x[j];
+    hn::Store(Op<kOp>(d, hn::Load(d, buf), a, b), d, buf);
+    for (size_t j = i; j < n; ++j)
+      y[j] = buf[j - i];
+  }
+}
+
+void UnaryF32Impl(int op, const float* x, float* y, size_t n, float a, float b) {
+  switch (static_cast<UnaryOpF32>(op)) {
+#define ONNX_LIGHT_UNARY_CASE(k) \
+  case UnaryOpF32::k:            \
+    return Loop<UnaryOpF32::k>(x, y, n, a, b);
+    ONNX_LIGHT_UNARY_CASE(kSqrt)
+    ONNX_LIGHT_UNARY_CASE(kAbs)
+    ONNX_LIGHT_UNARY_CASE(kNeg)
+    ONNX_LIGHT_UNARY_CASE(kReciprocal)
+    ONNX_LIGHT_UNARY_CASE(kFloor)
+    ONNX_LIGHT_UNARY_CASE(kCeil)
+    ONNX_LIGHT_UNARY_CASE(kRound)
+    ONNX_LIGHT_UNARY_CASE(kElu)
+    ONNX_LIGHT_UNARY_CASE(kSelu)
+    ONNX_LIGHT_UNARY_CASE(kCelu)
+    ONNX_LIGHT_UNARY_CASE(kSoftplus)
+    ONNX_LIGHT_UNARY_CASE(kSoftsign)
+    ONNX_LIGHT_UNARY_CASE(kThresholdedRelu)
+    ONNX_LIGHT_UNARY_CASE(kShrink)
+#undef ONNX_LIGHT_UNARY_CASE
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace onnx_light::kernels
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace onnx_light::kernels {
+
+HWY_EXPORT(UnaryF32Impl);
+
+void UnaryF32(UnaryOpF32 op, const float* x, float* y, size_t n, float a, float b) {
+  HWY_DYNAMIC_DISPATCH(UnaryF32Impl)(static_cast<int>(op), x, y, n, a, b);
+}
+
+}  // namespace onnx_light::kernels
+#endif  // HWY_ONCE

@@ -1,0 +1,110 @@
+"""float32 Sqrt, Abs, Neg, Reciprocal, Floor, Ceil, Round, Elu, Selu, Celu, Softplus,
+Softsign, ThresholdedRelu and Shrink in Highway vector code (simd/unary_simd.cc), and
+float16 (and bfloat16) through the same float32 path in blocks.
+
+Against float64 numpy of the same formula on every length up to 49 (every vector tail) and
+on the special values (signed zeros, infinities, NaN, subnormals, halves for Round, the
+extremes): the exact ops (Sqrt, Abs, Neg, Reciprocal, Floor, Ceil, Round half to even,
+ThresholdedRelu, Shrink, Softsign) bit for bit what float32 numpy gives, NaN where it gives
+NaN; the exponential ones within 1e-6 relative + 1e-37 absolute (Highway's Exp/Expm1/Log1p,
+4 ULP at most). float16: exactly the float32 result of the float16 input rounded once to
+float16 (numpy's round half to even)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _graphs import node_model
+
+import onnx_light
+from onnx_light.onnx import TensorProto
+
+F32 = np.float32
+EXACT = {
+    "Sqrt": (np.sqrt, {}),
+    "Abs": (np.abs, {}),
+    "Neg": (np.negative, {}),
+    "Reciprocal": (lambda x: F32(1) / x, {}),
+    "Floor": (np.floor, {}),
+    "Ceil": (np.ceil, {}),
+    "Round": (np.round, {}),  # half to even
+    "Softsign": (lambda x: x / (F32(1) + np.abs(x)), {}),
+    "ThresholdedRelu": (lambda x: np.where(x > F32(0.7), x, F32(0)), {"alpha": 0.7}),
+    "Shrink": (
+        lambda x: np.where(x < -0.5, x + F32(0.25), np.where(x > 0.5, x - F32(0.25), F32(0))),
+        {"bias": 0.25, "lambd": 0.5},
+    ),
+}
+CLOSE = {
+    "Elu": (lambda x: np.where(x >= 0, x, 0.8 * np.expm1(np.minimum(x, 0))), {"alpha": 0.8}),
+    "Selu": (
+        lambda x: 1.05 * np.where(x > 0, x, 1.6 * np.exp(np.minimum(x, 0)) - 1.6),
+        {"alpha": 1.6, "gamma": 1.05},
+    ),
+    "Celu": (
+        lambda x: np.maximum(x, 0) + np.minimum(0, 1.3 * np.expm1(np.minimum(x, 0) / 1.3)),
+        {"alpha": 1.3},
+    ),
+    "Softplus": (lambda x: np.logaddexp(0, x), {}),
+}
+SPECIAL = np.array(
+    [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1e-38, 0.5, 1.5, 2.5, -0.5, -2.5]
+    + [3.4e38, -3.4e38, 88.0, 89.0, -87.0, -104.0, -1e30, 1e30, 0.7, 0.5000001, -0.4999999],
+    F32,
+)
+
+
+def session(op, attrs, elem=TensorProto.FLOAT, threads=1):
+    model = node_model(op, [("x", elem)], [("y", elem)], **attrs)
+    return onnx_light.RuntimeSession(model, intra_op_threads=threads)
+
+
+def inputs():
+    rng = np.random.default_rng(3)
+    for n in range(0, 49):  # every tail of 4, 8 and 16 lanes
+        yield (rng.standard_normal(n) * 4).astype(F32)
+    yield SPECIAL
+    yield np.tile(SPECIAL, 5000)  # 115k values: chunks across threads
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", sorted(EXACT))
+def test_exact_ops_are_bit_for_bit_numpy(op, threads):
+    ref, attrs = EXACT[op]
+    s = session(op, attrs, threads=threads)
+    with np.errstate(all="ignore"):
+        for x in inputs():
+            (y,) = s.run(None, {"x": x})
+            want = ref(x).astype(F32)
+            assert y.dtype == F32 and y.shape == x.shape
+            np.testing.assert_array_equal(y, want, err_msg=f"{op} n={x.size}")
+            # Signed zeros too (assert_array_equal treats -0 == 0).
+            zero = want == 0
+            np.testing.assert_array_equal(np.signbit(y[zero]), np.signbit(want[zero]), err_msg=op)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", sorted(CLOSE))
+def test_exponential_ops_within_a_few_ulp(op, threads):
+    ref, attrs = CLOSE[op]
+    s = session(op, attrs, threads=threads)
+    with np.errstate(all="ignore"):
+        for x in inputs():
+            (y,) = s.run(None, {"x": x})
+            want = ref(x.astype(np.float64)).astype(F32)  # overflow to inf as float does
+            np.testing.assert_allclose(y, want, rtol=1e-6, atol=1e-37, err_msg=f"{op} n={x.size}")
+
+
+HALF_OPS = sorted(set(EXACT) | set(CLOSE) - {"Celu"}) + ["Tanh", "Sin"]  # Celu: float only
+
+
+@pytest.mark.parametrize("op", HALF_OPS)
+def test_float16_and_bfloat16_through_the_float32_path(op):
+    attrs = {**EXACT, **CLOSE}.get(op, (None, {}))[1]
+    x32 = np.concatenate([SPECIAL, (np.random.default_rng(4).standard_normal(9001) * 4)])
+    with np.errstate(all="ignore"):
+        x16 = x32.astype(np.float16)
+        (f,) = session(op, attrs).run(None, {"x": x16.astype(F32)})
+        (h,) = session(op, attrs, TensorProto.FLOAT16, threads=2).run(None, {"x": x16})
+    assert h.dtype == np.float16
+    np.testing.assert_array_equal(h, f.astype(np.float16), err_msg=op)
