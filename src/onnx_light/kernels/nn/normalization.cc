@@ -1,6 +1,8 @@
 // BatchNormalization (inference), InstanceNormalization, GroupNormalization,
 // MeanVarianceNormalization, LpNormalization, LayerNormalization, RMSNormalization and
-// LRN: statistics in double, rounded once to the storage type.
+// LRN: statistics in double, rounded once to the storage type (BatchNormalization and
+// InstanceNormalization on float apply them in float, as ONNX Runtime does).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -58,12 +60,35 @@ Result<std::vector<double>> ChannelParam(const Tensor* t, int64_t c, const char*
   return ToDoubles(t);
 }
 
-// y = scale[c] * (x - shift[c]) * inv[c] + bias[c] per channel (N, C, spatial...).
+// y = scale[c] * (x - shift[c]) * inv[c] + bias[c] per channel (N, C, spatial...). float:
+// y = (x - m) * a + b per plane with m, a = scale * inv and b rounded once to float (as ONNX
+// Runtime computes in float; not a * x + d, which cancels when the variance is tiny),
+// vectorized, planes split across the pool; other types in double.
 void ApplyPerChannel(const Tensor& x, Tensor* y, const std::vector<double>& scale,
                      const std::vector<double>& bias, const std::vector<double>& mean,
-                     const std::vector<double>& inv, bool per_instance) {
+                     const std::vector<double>& inv, bool per_instance, ThreadPool* pool) {
   const int64_t n = x.shape()[0], c = x.shape().rank() > 1 ? x.shape()[1] : 1;
   const int64_t sz = n * c == 0 ? 0 : x.num_elements() / (n * c);
+  if (x.dtype() == DataType::kFloat) {
+    const float* xp = x.data<float>();
+    float* yp = y->mutable_data<float>();
+    ParallelElements(
+        pool, n * c,
+        [&](int64_t p0, int64_t p1) {
+          for (int64_t p = p0; p < p1; ++p) {
+            const auto k = static_cast<size_t>(p % c);
+            const auto st = static_cast<size_t>(per_instance ? p : p % c);
+            const auto a = static_cast<float>(scale[k] * inv[st]);
+            const auto m = static_cast<float>(mean[st]), b = static_cast<float>(bias[k]);
+            const float* xr = xp + p * sz;
+            float* yr = yp + p * sz;
+            for (int64_t i = 0; i < sz; ++i)
+              yr[i] = (xr[i] - m) * a + b;
+          }
+        },
+        std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(sz, 1)));
+    return;
+  }
   ForFloat(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* xp = x.data<T>();
@@ -103,7 +128,7 @@ class BatchNorm : public KernelBase {
     for (double& v : var)
       v = 1.0 / std::sqrt(v + static_cast<double>(epsilon_));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
-    ApplyPerChannel(x, y, scale, bias, mean, var, false);
+    ApplyPerChannel(x, y, scale, bias, mean, var, false, ctx.thread_pool());
     return Status::Ok();
   }
 
@@ -115,6 +140,14 @@ class BatchNorm : public KernelBase {
 // 1/sqrt(epsilon) for n = 0).
 template <typename T>
 void MeanInvStd(const T* p, int64_t n, float epsilon, double* mean, double* inv_std) {
+  if constexpr (std::is_same_v<T, float>) {  // the same two passes in SIMD doubles
+    const auto u = static_cast<size_t>(n);
+    const double mu = n > 0 ? SumF32InF64(p, u, false) / static_cast<double>(n) : 0.0;
+    const double var = n > 0 ? SumF32InF64(p, u, true, mu) / static_cast<double>(n) : 0.0;
+    *mean = mu;
+    *inv_std = 1.0 / std::sqrt(var + static_cast<double>(epsilon));
+    return;
+  }
   double s = 0, s2 = 0;
   for (int64_t i = 0; i < n; ++i)
     s += static_cast<double>(p[i]);
@@ -146,13 +179,18 @@ class InstanceNorm : public KernelBase {
     ForFloat(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       const T* xp = x.data<T>();
-      for (int64_t p = 0; p < n * c; ++p) {
-        MeanInvStd(xp + p * sz, sz, epsilon_, &mean[static_cast<size_t>(p)],
-                   &inv[static_cast<size_t>(p)]);
-      }
+      ParallelElements(
+          ctx.thread_pool(), n * c,
+          [&](int64_t p0, int64_t p1) {
+            for (int64_t p = p0; p < p1; ++p) {
+              MeanInvStd(xp + p * sz, sz, epsilon_, &mean[static_cast<size_t>(p)],
+                         &inv[static_cast<size_t>(p)]);
+            }
+          },
+          std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(sz, 1)));
     });
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
-    ApplyPerChannel(x, y, scale, bias, mean, inv, true);
+    ApplyPerChannel(x, y, scale, bias, mean, inv, true, ctx.thread_pool());
     return Status::Ok();
   }
 

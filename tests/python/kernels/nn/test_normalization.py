@@ -84,3 +84,60 @@ BAD_INPUTS = [
 @pytest.mark.parametrize("op,inputs,attrs,feeds,message", BAD_INPUTS)
 def test_bad_inputs_are_value_errors_naming_the_node(op, inputs, attrs, feeds, message):
     check_bad_input(op, inputs, attrs, feeds, message)
+
+
+def _per_channel_model(op, elem, **attrs):
+    from onnx_light.onnx import helper
+
+    names = ["x", "s", "b", "m", "v"] if op == "BatchNormalization" else ["x", "s", "b"]
+    node = helper.make_node(op, names, ["y"], **attrs)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info(n, elem, None) for n in names],
+        [helper.make_tensor_value_info("y", elem, None)],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)]).SerializeToString()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "np_type,elem,tol",
+    [(np.float32, 1, 1e-5), (np.float64, 11, 1e-12), (np.float16, 10, 4e-3)],
+    ids=["float", "double", "float16"],
+)
+@pytest.mark.parametrize("shape", [(2, 5, 7, 9), (1, 64, 56, 56), (3, 4, 1000), (2, 3)])
+@pytest.mark.parametrize("op", ["BatchNormalization", "InstanceNormalization"])
+def test_per_channel_normalizations_match_float64_numpy(op, shape, np_type, elem, tol, threads):
+    """float: a * x + d per plane in float (a, d rounded once), statistics in double: within
+    1e-5 absolute and relative of float64 numpy; double within 1e-12; float16 within 4e-3
+    (the output's rounding, 4.9e-4 relative, on values up to ~4)."""
+    import onnx_light
+
+    if op == "InstanceNormalization" and len(shape) < 3:
+        shape = shape + (1,)
+    rng = np.random.default_rng(len(shape) + shape[1])
+    c = shape[1]
+    x = (rng.standard_normal(shape) * 3 + 1).astype(np_type)
+    feeds = {
+        "x": x,
+        "s": rng.uniform(0.5, 1.5, c).astype(np_type),
+        "b": rng.uniform(-1, 1, c).astype(np_type),
+    }
+    x64 = x.astype(np.float64)
+    axes = tuple(range(2, x.ndim))
+    bshape = (1, c) + (1,) * (x.ndim - 2)
+    s64, b64 = (feeds[k].astype(np.float64).reshape(bshape) for k in ("s", "b"))
+    if op == "BatchNormalization":
+        feeds["m"] = rng.uniform(-1, 2, c).astype(np_type)
+        feeds["v"] = rng.uniform(0.5, 9, c).astype(np_type)
+        m64, v64 = (feeds[k].astype(np.float64).reshape(bshape) for k in ("m", "v"))
+        want = (x64 - m64) / np.sqrt(v64 + 1e-5) * s64 + b64
+    else:
+        mean = x64.mean(axis=axes, keepdims=True)
+        var = x64.var(axis=axes, keepdims=True)
+        want = (x64 - mean) / np.sqrt(var + 1e-5) * s64 + b64
+    session = onnx_light.RuntimeSession(_per_channel_model(op, elem), intra_op_threads=threads)
+    (y,) = session.run(None, feeds)
+    assert y.dtype == np_type and y.shape == x.shape
+    np.testing.assert_allclose(y.astype(np.float64), want, atol=tol, rtol=tol)
