@@ -5,12 +5,14 @@
 // antialias (linear/cubic) and keep_aspect_ratio_policy follow the ONNX reference. Upsample
 // (opset 7-9) runs on the same code with asymmetric coordinates.
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
 #include "common/saturate.h"
+#include "nn/resize_linear.h"
 #include "nn/resize_planes.h"
 
 namespace onnx_light::kernels {
@@ -49,6 +51,7 @@ class Resize : public KernelBase {
   struct AxisPlan {
     std::vector<double> scale, roi_start, roi_end;
     std::vector<int64_t> out;
+    bool from_sizes = false;  // the scales are out / in (ORT divides those in float)
   };
   Status PlanAxes(const KernelContext& ctx, const std::vector<int64_t>& in, AxisPlan* p) const {
     const size_t rank = in.size();
@@ -99,6 +102,7 @@ class Resize : public KernelBase {
       }
     }
     const bool crop = coord_ == "tf_crop_and_resize";
+    p->from_sizes = !sizes_in.empty() && policy_ == "stretch";
     if (!sizes_in.empty() && policy_ != "stretch") {
       // One scale for every resized axis: the smallest (not_larger) or largest
       // (not_smaller) of sizes / input, and sizes rounded half up from it.
@@ -126,8 +130,13 @@ class Resize : public KernelBase {
       if (!scales_in.empty()) {
         ONNX_LIGHT_RETURN_IF(!(scales_in[i] > 0), kInvalidArgument, "scales must be > 0");
         scale[a] = scales_in[i];
+        // ONNX: floor(in * scale), with the roi's extent for a crop. Outside a crop the
+        // product is taken in float as ONNX Runtime takes it (a scale of 0.7f on 20 gives
+        // 14, as PyTorch's export meant; in double it is 13.99... and 13).
         const double extent = crop ? roi_end[a] - roi_start[a] : 1.0;
-        const double size = std::floor(static_cast<double>(in[a]) * extent * scale[a]);
+        const double size = crop ? std::floor(static_cast<double>(in[a]) * extent * scale[a])
+                                 : std::floor(static_cast<double>(static_cast<float>(scale[a]) *
+                                                                  static_cast<float>(in[a])));
         if (!(size >= 0 && size < 9.2e18)) {  // NaN fails too (a roi of NaN or inf)
           return Status(StatusCode::kOutOfRange, "output size " + std::to_string(size) +
                                                      " of axis " + std::to_string(a) +
@@ -157,6 +166,19 @@ class Resize : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
     if (y->num_elements() == 0) return Status::Ok();
     ONNX_LIGHT_RETURN_IF(x.num_elements() == 0, kInvalidArgument, "empty input");
+    bool unit_scales = true;
+    for (double s : scale)
+      unit_scales = unit_scales && s == 1.0;
+    if (unit_scales && !crop && x.dtype() != DataType::kString) {
+      // Nothing resized: the input as it is (ONNX Runtime copies it too).
+      std::memcpy(y->mutable_raw_data(), x.raw_data(), x.byte_size());
+      return Status::Ok();
+    }
+    if (mode_ == "linear" && !antialias_ && x.dtype() == DataType::kFloat &&
+        ResizeLinearF32(x.data<float>(), y->mutable_data<float>(), OrtLinearSpec(in, plan),
+                        ctx.thread_pool())) {
+      return Status::Ok();
+    }
     // Taps per axis and output index; `outside` marks crop coordinates beyond the input.
     std::vector<std::vector<std::vector<Tap>>> taps(rank);
     std::vector<std::vector<bool>> outside(rank);
@@ -218,6 +240,23 @@ class Resize : public KernelBase {
   }
 
  private:
+  // The plan in ORT's float terms, for its linear formula (nn/resize_linear.h).
+  ResizeLinearSpec OrtLinearSpec(const std::vector<int64_t>& in, const AxisPlan& plan) const {
+    ResizeLinearSpec s;
+    s.in = in;
+    s.out = plan.out;
+    s.coord = coord_;
+    s.extrapolation = extrapolation_;
+    for (size_t a = 0; a < in.size(); ++a) {
+      s.scale.push_back(plan.from_sizes && in[a] != 0
+                            ? static_cast<float>(plan.out[a]) / static_cast<float>(in[a])
+                            : static_cast<float>(plan.scale[a]));
+      s.roi_start.push_back(static_cast<float>(plan.roi_start[a]));
+      s.roi_end.push_back(static_cast<float>(plan.roi_end[a]));
+    }
+    return s;
+  }
+
   template <typename T>
   static double Accumulate(const T* xp, const std::vector<int64_t>& st,
                            const std::vector<std::vector<std::vector<Tap>>>& taps,
