@@ -85,6 +85,20 @@ ROWS = [
         [In(IMAGE)],
         {"kernel_shape": [2, 2], "strides": [2, 2]},
     ),
+    # Inception's pooling branch (count_include_pad off: ONNX's default) and an audio
+    # model's 1-D pool.
+    OpCase(
+        "AveragePool 3x3 s1 pad1 [1,192,35,35]",
+        "AveragePool",
+        [In((1, 192, 35, 35))],
+        {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]},
+    ),
+    OpCase(
+        "MaxPool 1-D k3 s2 [4,128,1000]",
+        "MaxPool",
+        [In((4, 128, 1000))],
+        {"kernel_shape": [3], "strides": [2], "pads": [1, 1]},
+    ),
     OpCase("GlobalAveragePool [1,512,7,7]", "GlobalAveragePool", [In((1, 512, 7, 7))]),
     OpCase(
         "BatchNormalization [1,64,56,56]",
@@ -117,6 +131,34 @@ ROWS = [
         "Resize",
         [In(IMAGE), None, In((4,), const=True, values=[1, 1, 2, 2])],
         {"mode": "nearest"},
+        opset=13,
+    ),
+    # Shapes from models nobody here tuned for: a SegFormer/DPT-style decoder upsample by
+    # sizes, a bicubic ViT position-embedding interpolation, and an NHWC (tf2onnx) resize.
+    OpCase(
+        "Resize linear sizes [1,256,32,32] -> 128x128",
+        "Resize",
+        [
+            In((1, 256, 32, 32)),
+            None,
+            None,
+            In((4,), np.int64, const=True, values=[1, 256, 128, 128]),
+        ],
+        {"mode": "linear"},
+        opset=13,
+    ),
+    OpCase(
+        "Resize cubic [1,768,14,14] -> 24x24",
+        "Resize",
+        [In((1, 768, 14, 14)), None, None, In((4,), np.int64, const=True, values=[1, 768, 24, 24])],
+        {"mode": "cubic", "cubic_coeff_a": -0.75},
+        opset=13,
+    ),
+    OpCase(
+        "Resize linear NHWC x2 [1,56,56,64]",
+        "Resize",
+        [In((1, 56, 56, 64)), None, In((4,), const=True, values=[1, 2, 2, 1])],
+        {"mode": "linear"},
         opset=13,
     ),
 ]

@@ -1,5 +1,7 @@
-// MaxPool, AveragePool, LpPool, GlobalAveragePool, GlobalMaxPool and MaxUnpool over N-d
-// images; pools accumulate in double and round once to the storage type.
+// MaxPool, AveragePool, LpPool, GlobalAveragePool and GlobalMaxPool over N-d images. The
+// general paths accumulate in double and round once to the storage type; float 1-D and
+// 2-D windows without dilation take the vector row passes of nn/pool_rows.cc (float sums,
+// as ONNX Runtime takes them).
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -10,6 +12,7 @@
 #include "common/window.h"
 #include "math/gemm.h"
 #include "nn/pool_max2x2.h"
+#include "nn/pool_rows.h"
 #include "onnx_light/runtime/thread_pool.h"
 #include "simd/elementwise_simd.h"
 
@@ -94,7 +97,17 @@ class Pool : public KernelBase {
         PaddedMaxPool2D(w, x.data<float>(), y->mutable_data<float>(), nc, ctx.thread_pool());
         return Status::Ok();
       }
+      if (indices == nullptr && PoolRowsF32(w, kMax, count_include_pad_, x.data<float>(),
+                                            y->mutable_data<float>(), nc, ctx.thread_pool())) {
+        return Status::Ok();
+      }
       Pool2D(w, x.data<float>(), y->mutable_data<float>(), indices, nc, ctx.thread_pool());
+      return Status::Ok();
+    }
+    if (kKind != PoolKind::kLp && indices == nullptr && w.in.size() == 1 &&
+        x.dtype() == DataType::kFloat &&
+        PoolRowsF32(w, kMax, count_include_pad_, x.data<float>(), y->mutable_data<float>(), nc,
+                    ctx.thread_pool())) {
       return Status::Ok();
     }
     if (kMax && indices == nullptr && w.in.size() == 2 &&
@@ -559,96 +572,6 @@ class GlobalPool : public KernelBase {
   }
 };
 
-// MaxUnpool: X's values scattered to the flat positions `I` holds (MaxPool's Indices)
-// in a zero tensor of the size MaxPool's input had (or output_shape, which may add
-// trailing room: the values keep the inferred layout, as the ONNX reference does).
-class MaxUnpool : public KernelBase {
- public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
-    auto k = std::make_unique<MaxUnpool>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->kernel_, info.GetInts("kernel_shape"));
-    if (info.HasAttribute("strides")) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(k->strides_, info.GetInts("strides"));
-    }
-    if (info.HasAttribute("pads")) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(k->pads_, info.GetInts("pads"));
-    }
-    return std::unique_ptr<KernelBase>(std::move(k));
-  }
-  Status Compute(KernelContext& ctx) const override {
-    const Tensor& x = *ctx.input(0);
-    const Tensor& ind = *ctx.input(1);
-    ONNX_LIGHT_RETURN_IF_ERROR(NeedRank3(x));
-    const size_t ns = x.shape().rank() - 2;
-    ONNX_LIGHT_RETURN_IF(kernel_.size() != ns || (!strides_.empty() && strides_.size() != ns) ||
-                             (!pads_.empty() && pads_.size() != 2 * ns),
-                         kInvalidArgument,
-                         "kernel_shape, strides and pads must match the spatial rank");
-    ONNX_LIGHT_RETURN_IF(
-        ind.shape() != x.shape(), kInvalidArgument,
-        "I " + ind.shape().ToString() + " must have X's shape " + x.shape().ToString());
-    std::vector<int64_t> inferred = {x.shape()[0], x.shape()[1]};
-    for (size_t i = 0; i < ns; ++i) {
-      // (d - 1) * stride - pads + kernel, every step checked: all but d come from the model.
-      const int64_t st = strides_.empty() ? 1 : strides_[i];
-      int64_t pad = 0, scaled = 0, size = 0;
-      ONNX_LIGHT_RETURN_IF(
-          (!pads_.empty() && __builtin_add_overflow(pads_[i], pads_[i + ns], &pad)) ||
-              __builtin_mul_overflow(x.shape()[2 + i] - 1, st, &scaled) ||
-              __builtin_sub_overflow(scaled, pad, &size) ||
-              __builtin_add_overflow(size, kernel_[i], &size) || size < 0,
-          kOutOfRange,
-          "the unpooled size of spatial axis " + std::to_string(i) +
-              " overflows int64 or is negative");
-      inferred.push_back(size);
-    }
-    std::vector<int64_t> out = inferred;
-    if (const Tensor* os = ctx.input(2)) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(out, Int64Values(os, "output_shape"));
-      ONNX_LIGHT_RETURN_IF(out.size() != inferred.size(), kInvalidArgument,
-                           "output_shape has the wrong rank");
-      for (size_t d = 0; d < out.size(); ++d) {
-        ONNX_LIGHT_RETURN_IF(out[d] < inferred[d], kInvalidArgument,
-                             "output_shape is smaller than the unpooled size");
-      }
-    }
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
-    int64_t total = 1;  // fits: out, at least as large on every axis, was allocated
-    for (int64_t d : inferred)
-      total *= d;
-    const std::vector<int64_t> idx = IndexValues(ind);
-    std::vector<double> flat(static_cast<size_t>(total), 0.0);
-    const std::vector<double> xv = ToDoubles(&x);
-    for (size_t e = 0; e < idx.size(); ++e) {
-      if (idx[e] < 0 || idx[e] >= total) {
-        return Status(
-            StatusCode::kInvalidArgument,
-            "index " + std::to_string(idx[e]) + " is outside [0, " + std::to_string(total) + ")");
-      }
-      flat[static_cast<size_t>(idx[e])] = xv[e];
-    }
-    const std::vector<int64_t> ist = RowMajorStrides(inferred), ost = RowMajorStrides(out);
-    ForFloat(x.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      T* yp = y->mutable_data<T>();
-      for (int64_t e = 0; e < y->num_elements(); ++e)
-        yp[e] = T(0.0f);
-      for (int64_t e = 0; e < total; ++e) {
-        int64_t rest = e, o = 0;
-        for (size_t d = 0; d < inferred.size(); ++d) {
-          o += rest / ist[d] * ost[d];
-          rest %= ist[d];
-        }
-        yp[o] = static_cast<T>(flat[static_cast<size_t>(e)]);
-      }
-    });
-    return Status::Ok();
-  }
-
- private:
-  std::vector<int64_t> kernel_, strides_, pads_;
-};
-
 }  // namespace
 
 ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, MaxPool) {
@@ -677,10 +600,4 @@ ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, GlobalAveragePool) {
 ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, GlobalMaxPool) {
   return r.Register(UnaryDef("", "GlobalMaxPool", 1, FloatTypes(), FactoryOf<GlobalPool<true>>()));
 }
-ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, MaxUnpool) {
-  return r.Register(Def("MaxUnpool", 9,
-                        {{"T1", {0}, {0}, FloatTypes()}, {"T2", {1, 2}, {}, {DataType::kInt64}}},
-                        FactoryOf<MaxUnpool>()));
-}
-
 }  // namespace onnx_light::kernels

@@ -231,7 +231,8 @@ def test_max_and_average_pool_against_numpy():
     xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (0, 0), (1, 1)))
     counts = np.array([2, 3, 3, 3, 3, 2], np.float64)  # count_include_pad=0
     ref = (xp[..., :-2] + xp[..., 1:-1] + xp[..., 2:]) / counts
-    np.testing.assert_allclose(a, ref, rtol=1e-6)
+    # float sums as ONNX Runtime takes them: 3 terms near 1, a few float ulps
+    np.testing.assert_allclose(a, ref, rtol=1e-6, atol=2e-7)
 
 
 BAD_INPUTS = [

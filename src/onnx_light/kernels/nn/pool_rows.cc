@@ -1,0 +1,113 @@
+#include "nn/pool_rows.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "common/kernel_util.h"
+#include "onnx_light/runtime/thread_pool.h"
+#include "simd/pool_simd.h"
+
+namespace onnx_light::kernels {
+namespace {
+
+// One spatial axis of the window (a 1-D pool's missing height is an axis of one tap).
+struct Axis {
+  int64_t in = 1, out = 1, kernel = 1, stride = 1, pad_begin = 0, pad_end = 0;
+  int64_t Start(int64_t o) const { return o * stride - pad_begin; }
+  // The window's input elements, or with `include_pad` its elements inside the pads.
+  int64_t Count(int64_t o, bool include_pad) const {
+    const int64_t lo = include_pad ? -pad_begin : 0, hi = include_pad ? in + pad_end : in;
+    const int64_t s = Start(o);
+    return std::min(s + kernel, hi) - std::max(s, lo);
+  }
+};
+
+bool Eligible(const Axis& a) {
+  // Every window starts before the input's end and ends past its start (pads narrower than
+  // the window): none is empty, and the padded row stays within in + 2 * kernel.
+  return a.out > 0 && a.in > 0 && a.kernel > 0 && a.stride > 0 && a.pad_begin >= 0 &&
+         a.pad_end >= 0 && a.pad_begin < a.kernel && a.pad_end < a.kernel &&
+         a.Start(a.out - 1) < a.in;
+}
+
+}  // namespace
+
+bool PoolRowsF32(const Window& w, bool max, bool count_include_pad, const float* x, float* y,
+                 int64_t planes, ThreadPool* pool) {
+  const size_t rank = w.in.size();
+  if (rank != 1 && rank != 2) return false;
+  Axis rows, cols;  // the vertical and horizontal axes
+  for (size_t i = 0; i < rank; ++i) {
+    Axis& a = i + 1 == rank ? cols : rows;
+    a = Axis{w.in[i], w.out[i], w.kernel[i], w.strides[i], w.pad_begin[i], w.pad_end[i]};
+    if (w.dilations[i] != 1 || !Eligible(a)) return false;
+  }
+  // The padded row: every tap of every window along it, -inf (max) or 0 (sum) outside.
+  const int64_t padded = std::max(cols.Start(cols.out - 1) + cols.kernel, cols.in) + cols.pad_begin;
+  const float fill = max ? -std::numeric_limits<float>::infinity() : 0.0f;
+  // Average: one divisor for the whole plane when every window counts the same, else
+  // per output (edges without count_include_pad, ceil_mode's last windows).
+  std::vector<float> divisor;
+  float one_divisor = 0;
+  if (!max) {
+    bool same = true;
+    const int64_t first = rows.Count(0, count_include_pad) * cols.Count(0, count_include_pad);
+    divisor.resize(static_cast<size_t>(rows.out * cols.out));
+    for (int64_t oh = 0; oh < rows.out; ++oh) {
+      for (int64_t ow = 0; ow < cols.out; ++ow) {
+        const int64_t c = rows.Count(oh, count_include_pad) * cols.Count(ow, count_include_pad);
+        divisor[static_cast<size_t>(oh * cols.out + ow)] = static_cast<float>(c);
+        same = same && c == first;
+      }
+    }
+    if (same) {
+      one_divisor = static_cast<float>(first);
+      divisor.clear();
+    }
+  }
+  const int64_t in_sz = rows.in * cols.in, out_sz = rows.out * cols.out;
+  const auto ow_n = static_cast<size_t>(cols.out);
+  // Each row's windows across, then each output row's rows folded. Rows without column
+  // pads whose windows all end inside them are read where they are, as long as the
+  // vector loads' reach stays inside the input; the others are copied into a padded
+  // buffer (the pads and the slack after it keep `fill`).
+  const auto taps = static_cast<size_t>(cols.kernel), stride = static_cast<size_t>(cols.stride);
+  const size_t reach = WindowRowReach(ow_n, taps, stride);
+  const bool direct = cols.pad_begin == 0 && cols.Start(cols.out - 1) + cols.kernel <= cols.in;
+  const auto in_w = static_cast<size_t>(cols.in), in_h = static_cast<size_t>(rows.in);
+  const size_t total = static_cast<size_t>(planes) * in_h * in_w;
+  auto run = [&](int64_t p0, int64_t p1) {
+    std::vector<float> line(std::max(static_cast<size_t>(padded), reach), fill);
+    std::vector<float> across(in_h * ow_n);
+    for (int64_t p = p0; p < p1; ++p) {
+      const float* xc = x + p * in_sz;
+      float* yc = y + p * out_sz;
+      size_t h = 0;
+      if (direct) {  // the rows read in place: those whose reach ends inside the input
+        const size_t first = static_cast<size_t>(p) * in_h * in_w;
+        h = total >= first + reach ? std::min(in_h, (total - first - reach) / in_w + 1) : 0;
+        WindowRowsF32(xc, in_w, h, ow_n, taps, stride, max, across.data());
+      }
+      for (; h < in_h; ++h) {
+        std::memcpy(line.data() + cols.pad_begin, xc + h * in_w, in_w * sizeof(float));
+        WindowRowsF32(line.data(), 0, 1, ow_n, taps, stride, max, across.data() + h * ow_n);
+      }
+      for (int64_t oh = 0; oh < rows.out; ++oh) {
+        const int64_t h0 = std::max<int64_t>(rows.Start(oh), 0);
+        const int64_t h1 = std::min(rows.Start(oh) + rows.kernel, rows.in);
+        FoldRowsF32(across.data() + static_cast<size_t>(h0) * ow_n, static_cast<size_t>(h1 - h0),
+                    ow_n, max, divisor.empty() ? nullptr : divisor.data() + oh * cols.out,
+                    one_divisor, yc + oh * cols.out);
+      }
+    }
+  };
+  // Planes in chunks of at least ~32k taps.
+  const int64_t per_plane =
+      std::max<int64_t>(1, rows.in * cols.out * cols.kernel + out_sz * rows.kernel);
+  ParallelElements(pool, planes, run, std::max<int64_t>(1, (int64_t{1} << 15) / per_plane));
+  return true;
+}
+
+}  // namespace onnx_light::kernels
