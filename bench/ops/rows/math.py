@@ -45,6 +45,12 @@ ROWS = [
         {"transB": 1},
     ),
     OpCase("Softmax [12,128,128]", "Softmax", [In((12, 128, 128))], {"axis": -1}, opset=13),
+    # A CTC speech model's output (wav2vec2-style: 32 letters over 500 frames) and a
+    # classifier's 1000 classes.
+    OpCase(
+        "LogSoftmax [1,500,32] (CTC head)", "LogSoftmax", [In((1, 500, 32))], {"axis": -1}, opset=13
+    ),
+    OpCase("LogSoftmax [64,1000]", "LogSoftmax", [In((64, 1000))], {"axis": -1}, opset=13),
     OpCase(
         "Softmax axis 1 [1,16,4,2100] (YOLOv8 head)",
         "Softmax",

@@ -9,6 +9,7 @@
 #include "math/gemm.h"
 #include "onnx_light/runtime/thread_pool.h"
 #include "simd/elementwise_simd.h"
+#include "simd/softmax_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -24,7 +25,6 @@ void OneHead(const AttentionRun& r, int64_t b, int64_t h, float* scores, float* 
   const float* v = r.v.data + b * r.v.sb + kh * r.v.sh;
   std::fill(scores, scores + qs * kv, 0.0f);
   Gemm2D<float>(q, r.q.ss, 1, k, 1, r.k.ss, scores, qs, kv, hs, pool);  // Q K^T
-  const float neg_inf = -std::numeric_limits<float>::infinity();
   for (int64_t i = 0; i < qs; ++i) {
     float* row = scores + i * kv;
     for (int64_t j = 0; j < kv; ++j)
@@ -34,14 +34,18 @@ void OneHead(const AttentionRun& r, int64_t b, int64_t h, float* scores, float* 
         row[j] = r.softcap * std::tanh(row[j] / r.softcap);
     }
     if (r.bias) r.bias(b, h, i, row);
-    float mx = r.sink != nullptr ? r.sink[h] : neg_inf;
-    for (int64_t j = 0; j < kv; ++j)
-      mx = std::max(mx, row[j]);
-    float sum = ExpShiftedF32(row, row, static_cast<size_t>(kv), mx);
-    if (r.sink != nullptr) sum += std::exp(r.sink[h] - mx);
-    const float inv = 1.0f / sum;
-    for (int64_t j = 0; j < kv; ++j)
-      row[j] *= inv;
+    if (r.sink == nullptr) {
+      SoftmaxRowF32(row, row, static_cast<size_t>(kv));  // in vector code, simd/softmax_simd.h
+    } else {  // a sink: one more logit in the maximum and the sum
+      float mx = r.sink[h];
+      for (int64_t j = 0; j < kv; ++j)
+        mx = std::max(mx, row[j]);
+      const float sum =
+          ExpShiftedF32(row, row, static_cast<size_t>(kv), mx) + std::exp(r.sink[h] - mx);
+      const float inv = 1.0f / sum;
+      for (int64_t j = 0; j < kv; ++j)
+        row[j] *= inv;
+    }
     if (r.probs != nullptr) {
       std::copy(row, row + kv, r.probs + ((b * s.q_heads + h) * qs + i) * kv);
     }

@@ -9,6 +9,7 @@
 #include "onnx_light/runtime/thread_pool.h"
 #include "simd/conv_simd.h"
 #include "simd/elementwise_simd.h"
+#include "simd/softmax_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -43,7 +44,7 @@ class Normalize : public KernelBase {
         inner *= d;
       }
     }
-    if (kNorm == Norm::kSoftmax && x.dtype() == DataType::kFloat && inner == 1) {
+    if (kNorm != Norm::kHardmax && x.dtype() == DataType::kFloat && inner == 1) {
       SoftmaxRows(x.data<float>(), y->mutable_data<float>(), outer, len, ctx.thread_pool());
       return Status::Ok();
     }
@@ -56,18 +57,18 @@ class Normalize : public KernelBase {
     return Status::Ok();
   }
 
-  // float32 Softmax along the last axis (attention scores): each row in place, its
-  // maximum (MaxF32: NaN passed over, as in Run), exp(x - max) and its sum in one SIMD
-  // pass, then the scale; rows split across the pool.
+  // float32 Softmax and LogSoftmax along the last axis (attention scores, classifier and
+  // CTC heads): each row in vector code (simd/softmax_simd.h: its maximum, exp(x - max)
+  // and its sum in one pass, then the scale or shift); rows split across the pool.
   static void SoftmaxRows(const float* in, float* out, int64_t rows, int64_t len,
                           ThreadPool* pool) {
     auto run = [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
-        const float* x = in + r * len;
-        float* y = out + r * len;
-        const float inv = 1.0f / ExpShiftedF32(x, y, static_cast<size_t>(len), MaxF32(x, len));
-        for (int64_t i = 0; i < len; ++i)
-          y[i] *= inv;
+        if constexpr (kNorm == Norm::kSoftmax) {
+          SoftmaxRowF32(in + r * len, out + r * len, static_cast<size_t>(len));
+        } else {
+          LogSoftmaxRowF32(in + r * len, out + r * len, static_cast<size_t>(len));
+        }
       }
     };
     // Chunks of at least ~8k elements (an exp each: T5's 6 heads of 64 x 64 split in
