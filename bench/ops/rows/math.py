@@ -115,4 +115,54 @@ ROWS = [
         opset=14,
         tol=1e-2,
     ),
+    # The element-wise ops of models nobody here tuned for (a sweep for slow generic
+    # paths): transcendental, clamping and hard activations, comparisons, logic, the
+    # variadic ones, integer math.
+    OpCase("Exp [256,1024]", "Exp", [In((256, 1024))]),
+    OpCase(
+        "Log [256,1024]",
+        "Log",
+        [In((256, 1024), values=np.linspace(0.1, 4, 256 * 1024).reshape(256, 1024))],
+    ),
+    OpCase("Sin [256,1024]", "Sin", [In((256, 1024))]),
+    OpCase("Cos [256,1024]", "Cos", [In((256, 1024))]),
+    OpCase(
+        "Clip [1,64,56,56] to [0,6]",
+        "Clip",
+        [In(IMAGE), In((), const=True, values=0.0), In((), const=True, values=6.0)],
+        opset=13,
+    ),
+    OpCase("HardSigmoid [1,64,56,56]", "HardSigmoid", [In(IMAGE)]),
+    OpCase("HardSwish [1,64,56,56]", "HardSwish", [In(IMAGE)]),
+    OpCase("LeakyRelu [1,64,56,56]", "LeakyRelu", [In(IMAGE)], {"alpha": 0.1}),
+    OpCase("Mish [256,1024]", "Mish", [In((256, 1024))], opset=18),
+    OpCase("Neg [256,1024]", "Neg", [In((256, 1024))]),
+    OpCase("Sign [256,1024]", "Sign", [In((256, 1024))]),
+    OpCase("Round [256,1024]", "Round", [In((256, 1024))]),
+    OpCase("IsNaN [256,1024]", "IsNaN", [In((256, 1024))]),
+    OpCase("Sub [1,64,56,56] - [64,1,1]", "Sub", [In(IMAGE), In((64, 1, 1), const=True)]),
+    OpCase("Max [256,1024] of two", "Max", [In((256, 1024)), In((256, 1024))]),
+    OpCase("Min [256,1024] and a row", "Min", [In((256, 1024)), In((1024,))]),
+    OpCase("Sum of 3 [256,1024]", "Sum", [In((256, 1024)), In((256, 1024)), In((256, 1024))]),
+    OpCase("Mean of 2 [256,1024]", "Mean", [In((256, 1024)), In((256, 1024))]),
+    OpCase(
+        "Equal int64 [256,1024]", "Equal", [In((256, 1024), np.int64), In((256, 1024), np.int64)]
+    ),
+    OpCase(
+        "Greater [256,1024] > scalar", "Greater", [In((256, 1024)), In((), values=np.float32(0))]
+    ),
+    OpCase("Less [256,1024] < row", "Less", [In((256, 1024)), In((1024,))]),
+    OpCase("And bool [256,1024]", "And", [In((256, 1024), np.bool_), In((256, 1024), np.bool_)]),
+    OpCase("Not bool [256,1024]", "Not", [In((256, 1024), np.bool_)]),
+    OpCase(
+        "Mod int64 [256,1024] % 7",
+        "Mod",
+        [In((256, 1024), np.int64, lo=-100, hi=100), In((), np.int64, values=7)],
+    ),
+    OpCase(
+        "Add int64 [256,1024] + 1", "Add", [In((256, 1024), np.int64), In((), np.int64, values=1)]
+    ),
+    OpCase(
+        "Mul float16 [256,1024]", "Mul", [In((256, 1024), np.float16), In((256, 1024), np.float16)]
+    ),
 ]

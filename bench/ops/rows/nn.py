@@ -161,4 +161,46 @@ ROWS = [
         {"mode": "linear"},
         opset=13,
     ),
+    # (a sweep: the other normalizations, sampling and detection ops)
+    OpCase(
+        "GroupNormalization 32 groups [1,256,32,32] (diffusion UNet)",
+        "GroupNormalization",
+        [In((1, 256, 32, 32)), In((256,), const=True), In((256,), const=True)],
+        {"num_groups": 32},
+        opset=21,
+    ),
+    OpCase("LRN size 5 [1,96,55,55] (AlexNet)", "LRN", [In((1, 96, 55, 55))], {"size": 5}),
+    OpCase(
+        "LpNormalization p2 [256,1024]", "LpNormalization", [In((256, 1024))], {"axis": -1, "p": 2}
+    ),
+    OpCase("MeanVarianceNormalization [1,64,56,56]", "MeanVarianceNormalization", [In(IMAGE)]),
+    OpCase(
+        "GridSample bilinear [1,64,56,56] by [1,56,56,2]",
+        "GridSample",
+        [In(IMAGE), In((1, 56, 56, 2))],
+        {"mode": "linear"},
+        opset=20,
+    ),
+    OpCase("GlobalMaxPool [1,512,7,7]", "GlobalMaxPool", [In((1, 512, 7, 7))]),
+    OpCase(
+        "Dropout [256,1024] (inference)",
+        "Dropout",
+        [In((256, 1024))],
+        opset=13,
+    ),
 ]
+_NMS_BOXES = np.random.default_rng(1).uniform(0, 1, (1, 2000, 4)).astype(np.float32)
+_NMS_BOXES[..., 2:] = _NMS_BOXES[..., :2] + 0.1
+ROWS.append(
+    OpCase(
+        "NonMaxSuppression 2000 boxes x 80 classes",
+        "NonMaxSuppression",
+        [
+            In((1, 2000, 4), values=_NMS_BOXES),
+            In((1, 80, 2000)),
+            In((1,), np.int64, const=True, values=[100]),
+            In((1,), const=True, values=[0.5]),
+            In((1,), const=True, values=[0.0]),
+        ],
+    )
+)

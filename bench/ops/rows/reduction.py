@@ -57,4 +57,19 @@ ROWS = [
         opset=13,
     ),
     OpCase("ArgMax [256,1024] axis 1", "ArgMax", [In((256, 1024))], {"axis": 1}, opset=13),
+    # (a sweep: the other reductions)
+    OpCase(
+        "ReduceL2 [256,1024] last axis", "ReduceL2", [In((256, 1024))], {"axes": [-1]}, opset=13
+    ),
+    OpCase(
+        "ReduceProd [256,1024] last axis", "ReduceProd", [In((256, 1024))], {"axes": [-1]}, opset=13
+    ),
+    OpCase(
+        "ReduceMean [1,64,56,56] axis 1 (channels)",
+        "ReduceMean",
+        [In((1, 64, 56, 56))],
+        {"axes": [1]},
+        opset=13,
+    ),
+    OpCase("ArgMin [256,1024] axis 1", "ArgMin", [In((256, 1024))], {"axis": 1}, opset=13),
 ]

@@ -67,4 +67,73 @@ ROWS = [
         [In((8, 256, 256)), In((), np.int64, values=1)],
         opset=14,
     ),
+    # Indexing and layout ops of detectors, segmenters and graph nets (a sweep for slow
+    # generic paths).
+    OpCase(
+        "GatherElements axis 1 [64,1000] -> [64,100]",
+        "GatherElements",
+        [In((64, 1000)), In((64, 100), np.int64, lo=0, hi=1000)],
+        {"axis": 1},
+    ),
+    OpCase(
+        "GatherND [1,1000,256] by 500 rows",
+        "GatherND",
+        [In((1, 1000, 256)), In((1, 500, 1), np.int64, lo=0, hi=1000)],
+        {"batch_dims": 1},
+    ),
+    OpCase(
+        "ScatterND 500 rows into [1000,256]",
+        "ScatterND",
+        [
+            In((1000, 256)),
+            In((500, 1), np.int64, values=np.arange(0, 1000, 2).reshape(500, 1)),
+            In((500, 256)),
+        ],
+    ),
+    OpCase(
+        "ScatterElements axis 0 [10000,64] (GNN)",
+        "ScatterElements",
+        [In((10000, 64)), In((5000, 64), np.int64, lo=0, hi=10000), In((5000, 64))],
+        {"axis": 0, "reduction": "add"},
+        opset=18,
+    ),
+    OpCase(
+        "Tile [1,64,28,28] x [1,1,2,2]",
+        "Tile",
+        [In((1, 64, 28, 28)), In((4,), np.int64, const=True, values=[1, 1, 2, 2])],
+    ),
+    OpCase(
+        "DepthToSpace 2 [1,256,28,28]",
+        "DepthToSpace",
+        [In((1, 256, 28, 28))],
+        {"blocksize": 2, "mode": "CRD"},
+    ),
+    OpCase("SpaceToDepth 2 [1,64,56,56]", "SpaceToDepth", [In(IMAGE)], {"blocksize": 2}),
+    OpCase(
+        "OneHot 512 ids of 1000",
+        "OneHot",
+        [
+            In((512,), np.int64, lo=0, hi=1000),
+            In((), np.int64, const=True, values=1000),
+            In((2,), const=True, values=[0.0, 1.0]),
+        ],
+    ),
+    OpCase("NonZero [256,1024] bool", "NonZero", [In((256, 1024), np.bool_)]),
+    OpCase(
+        "Compress [10000,16] by a mask",
+        "Compress",
+        [In((10000, 16)), In((10000,), np.bool_)],
+        {"axis": 0},
+    ),
+    OpCase(
+        "Range 0..100000",
+        "Range",
+        [
+            In((), values=np.float32(0)),
+            In((), values=np.float32(100000)),
+            In((), values=np.float32(1)),
+        ],
+    ),
+    OpCase("Cast float -> int64 [256,1024]", "Cast", [In((256, 1024))], {"to": 7}),
+    OpCase("Cast int64 -> float [256,1024]", "Cast", [In((256, 1024), np.int64)], {"to": 1}),
 ]

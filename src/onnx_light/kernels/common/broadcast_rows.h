@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "common/kernel_util.h"
@@ -87,6 +88,47 @@ void ForEachBroadcastRow(std::vector<int64_t> dims, std::array<std::vector<int64
         }
       },
       std::max<int64_t>(1, kPiece / std::min(len, kPiece)));
+}
+
+// dst[0, n) = n copies of the item at src (item bytes each).
+inline void RepeatItem(const char* src, size_t item, char* dst, int64_t n) {
+  auto fill = [&](auto tag) {
+    using U = decltype(tag);
+    U v;
+    std::memcpy(&v, src, sizeof(U));
+    std::fill(reinterpret_cast<U*>(dst), reinterpret_cast<U*>(dst) + n, v);
+  };
+  switch (item) {
+    case 1:
+      std::memset(dst, static_cast<unsigned char>(*src), static_cast<size_t>(n));
+      return;
+    case 2:
+      return fill(uint16_t{});
+    case 4:
+      return fill(uint32_t{});
+    case 8:
+      return fill(uint64_t{});
+    default:
+      for (int64_t i = 0; i < n; ++i)
+        std::memcpy(dst + i * static_cast<int64_t>(item), src, item);
+  }
+}
+
+// dst (dims, row-major) = src broadcast over dims, st being src's strides over them in
+// items of `item` bytes (0 on the broadcast axes): each row of the merged output a run of
+// src copied whole or one value repeated (Expand, Tile).
+inline void BroadcastCopy(const std::vector<int64_t>& dims, const std::vector<int64_t>& st,
+                          const void* src, void* dst, size_t item, ThreadPool* pool) {
+  const auto* s = static_cast<const char*>(src);
+  auto* d = static_cast<char*>(dst);
+  const auto b = static_cast<int64_t>(item);
+  ForEachBroadcastRow<1>(dims, {st}, pool, [&](int64_t o, auto off, auto step, int64_t len) {
+    if (step[0] == 1) {
+      std::memcpy(d + o * b, s + off[0] * b, static_cast<size_t>(len * b));
+    } else {
+      RepeatItem(s + off[0] * b, item, d + o * b, len);
+    }
+  });
 }
 
 }  // namespace onnx_light::kernels

@@ -1,9 +1,11 @@
-// DepthToSpace and SpaceToDepth: channels moved into spatial blocks and back.
+// DepthToSpace and SpaceToDepth: channels moved into spatial blocks and back, as
+// transposes of 6-D views (tensor/permute.h); strings element by element.
 #include <cmath>
 #include <type_traits>
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "tensor/permute.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -45,6 +47,19 @@ class DepthSpace : public KernelBase {
       dims = {n, cb, h / bs, w / bs};
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
+    // Both are transposes of a 6-D view: DepthToSpace DCR [N, b, b, C', H, W] -> [N, C', H,
+    // b, W, b], CRD [N, C', b, b, H, W] -> the same; SpaceToDepth [N, C, H', b, W', b] ->
+    // [N, b, b, C, H', W'].
+    bool done = false;
+    if (kToSpace) {
+      const int64_t co = dims[1];
+      done = crd_ ? PermuteInto(x, {n, co, bs, bs, h, w}, {0, 1, 4, 2, 5, 3}, y, ctx.thread_pool())
+                  : PermuteInto(x, {n, bs, bs, co, h, w}, {0, 3, 4, 1, 5, 2}, y, ctx.thread_pool());
+    } else {
+      done =
+          PermuteInto(x, {n, c, h / bs, bs, w / bs, bs}, {0, 3, 5, 1, 2, 4}, y, ctx.thread_pool());
+    }
+    if (done) return Status::Ok();
     const size_t item = ItemSize(x.dtype());
     // Walk the "space" layout [N, C', H', W'] and compute the matching "depth" element.
     const int64_t cs = kToSpace ? dims[1] : c;  // channels on the space side

@@ -12,30 +12,6 @@
 namespace onnx_light::kernels {
 namespace {
 
-// dst[0, n) = n copies of the item at src (item bytes each).
-void Repeat(const char* src, size_t item, char* dst, int64_t n) {
-  auto fill = [&](auto tag) {
-    using U = decltype(tag);
-    U v;
-    std::memcpy(&v, src, sizeof(U));
-    std::fill(reinterpret_cast<U*>(dst), reinterpret_cast<U*>(dst) + n, v);
-  };
-  switch (item) {
-    case 1:
-      std::memset(dst, static_cast<unsigned char>(*src), static_cast<size_t>(n));
-      return;
-    case 2:
-      return fill(uint16_t{});
-    case 4:
-      return fill(uint32_t{});
-    case 8:
-      return fill(uint64_t{});
-    default:
-      for (int64_t i = 0; i < n; ++i)
-        std::memcpy(dst + i * static_cast<int64_t>(item), src, item);
-  }
-}
-
 class Expand : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
@@ -50,18 +26,7 @@ class Expand : public KernelBase {
     const std::vector<int64_t> st = BroadcastStrides(x.shape(), dims);
     const size_t item = ItemSize(x.dtype());
     if (item > 0 && y->num_elements() > 0) {  // whole bytes (not strings, not 4-bit)
-      // Rows of the merged output: a run of x copied whole, or one value repeated.
-      const auto* src = static_cast<const char*>(x.raw_data());
-      auto* dst = static_cast<char*>(y->mutable_raw_data());
-      const auto b = static_cast<int64_t>(item);
-      ForEachBroadcastRow<1>(
-          dims, {st}, ctx.thread_pool(), [&](int64_t o, auto off, auto step, int64_t len) {
-            if (step[0] == 1) {
-              std::memcpy(dst + o * b, src + off[0] * b, static_cast<size_t>(len * b));
-            } else {
-              Repeat(src + off[0] * b, item, dst + o * b, len);
-            }
-          });
+      BroadcastCopy(dims, st, x.raw_data(), y->mutable_raw_data(), item, ctx.thread_pool());
       return Status::Ok();
     }
     std::vector<int64_t> idx(dims.size(), 0);

@@ -1,8 +1,10 @@
-// Tile: a tensor repeated along each axis, every tensor type.
+// Tile: a tensor repeated along each axis, every tensor type: whole-byte types as x
+// broadcast over interleaved repeat axes, copied in rows; strings element by element.
 #include <cmath>
 #include <type_traits>
 
 #include "common/broadcast.h"
+#include "common/broadcast_rows.h"
 #include "common/kernel_util.h"
 
 namespace onnx_light::kernels {
@@ -29,8 +31,19 @@ class Tile : public KernelBase {
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
     const std::vector<int64_t> strides = RowMajorStrides(in);
-    std::vector<int64_t> pos(in.size(), 0);
     const size_t item = ItemSize(x.dtype());
+    if (item > 0 && y->num_elements() > 0) {  // whole bytes (not strings, not 4-bit)
+      // The output [r0 * d0, r1 * d1, ...] is [r0, d0, r1, d1, ...] in row-major order: x
+      // broadcast over the repeat axes (stride 0), copied in rows.
+      std::vector<int64_t> dims, st;
+      for (size_t d = 0; d < in.size(); ++d) {
+        dims.insert(dims.end(), {reps[d], in[d]});
+        st.insert(st.end(), {0, strides[d]});
+      }
+      BroadcastCopy(dims, st, x.raw_data(), y->mutable_raw_data(), item, ctx.thread_pool());
+      return Status::Ok();
+    }
+    std::vector<int64_t> pos(in.size(), 0);
     for (int64_t j = 0; j < y->num_elements(); ++j) {
       int64_t src = 0;
       for (size_t d = 0; d < in.size(); ++d)
