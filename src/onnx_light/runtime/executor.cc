@@ -27,8 +27,12 @@ Status CheckBoolBytes(const Tensor& t, const std::string& name) {
   if (t.dtype() != DataType::kBool || t.num_elements() == 0) return Status::Ok();
   const auto* begin = static_cast<const uint8_t*>(t.raw_data());
   const uint8_t* end = begin + t.num_elements();
+  // The OR of every byte first (a loop that vectorizes), the position only when one is bad.
+  uint8_t any = 0;
+  for (const uint8_t* p = begin; p < end; ++p)
+    any |= *p;
+  if (any <= 1) return Status::Ok();
   const uint8_t* bad = std::find_if(begin, end, [](uint8_t b) { return b > 1; });
-  if (bad == end) return Status::Ok();
   return Status(StatusCode::kInvalidArgument, "input '" + name + "': bool element " +
                                                   std::to_string(bad - begin) + " is the byte " +
                                                   std::to_string(*bad) + "; a bool must be 0 or 1");
