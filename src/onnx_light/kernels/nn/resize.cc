@@ -174,7 +174,13 @@ class Resize : public KernelBase {
       std::memcpy(y->mutable_raw_data(), x.raw_data(), x.byte_size());
       return Status::Ok();
     }
-    if (mode_ == "linear" && !antialias_ && x.dtype() == DataType::kFloat &&
+    // align_corners by scales whose product with the input is not the output size: the
+    // spec divides by the unrounded in * scale (its conformance cases test it), ONNX
+    // Runtime by the size; the spec's way below.
+    bool spec_corners = false;
+    for (size_t a = 0; a < rank && coord_ == "align_corners" && !plan.from_sizes; ++a)
+      spec_corners = spec_corners || scale[a] * static_cast<double>(in[a]) != out[a];
+    if (mode_ == "linear" && !antialias_ && x.dtype() == DataType::kFloat && !spec_corners &&
         ResizeLinearF32(x.data<float>(), y->mutable_data<float>(), OrtLinearSpec(in, plan),
                         ctx.thread_pool())) {
       return Status::Ok();
