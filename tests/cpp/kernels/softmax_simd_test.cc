@@ -64,6 +64,55 @@ TEST_P(SoftmaxSimd, ExpIsWithinTwoUlp) {
   EXPECT_TRUE(std::isnan(out[4]));
 }
 
+TEST_P(SoftmaxSimd, ExpAnywhereIsWithinTwoUlpOverEveryFloat) {
+  // Every 4999th float bit pattern from -104 to 89 (normal, subnormal and overflowing
+  // results), then the specials.
+  std::vector<float> x;
+  auto bits_of = [](float f) {
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return b;
+  };
+  for (uint32_t sign : {0u, 0x80000000u}) {
+    const uint32_t last = bits_of(sign ? -104.0f : 89.0f);
+    for (uint32_t b = sign; b <= last; b += 4999) {
+      float f;
+      std::memcpy(&f, &b, 4);
+      x.push_back(f);
+    }
+  }
+  std::vector<float> y(x.size());
+  ExpAnywhereF32(x.data(), y.data(), x.size());
+  double worst = 0;
+  float worst_x = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double want = std::exp(static_cast<double>(x[i]));
+    const auto wf = static_cast<float>(want);
+    if (std::isinf(wf) || wf == 0) {
+      ASSERT_EQ(y[i], wf) << x[i];
+      continue;
+    }
+    // (subnormal results: their ULP is the smallest subnormal)
+    const double ulp = std::max(UlpOf(wf), 1.4e-45);
+    const double u = std::fabs(y[i] - want) / ulp;
+    if (u > worst) {
+      worst = u;
+      worst_x = x[i];
+    }
+  }
+  EXPECT_LE(worst, 2.0) << "at " << worst_x;
+  const float special[] = {-kInf, kInf, std::nanf(""), -0.0f, 0.0f, 88.7228f, 88.7229f};
+  float out[7];
+  ExpAnywhereF32(special, out, 7);
+  EXPECT_EQ(out[0], 0.0f);
+  EXPECT_EQ(out[1], kInf);
+  EXPECT_TRUE(std::isnan(out[2]));
+  EXPECT_EQ(out[3], 1.0f);
+  EXPECT_EQ(out[4], 1.0f);
+  EXPECT_TRUE(std::isfinite(out[5]));
+  EXPECT_EQ(out[6], kInf);
+}
+
 TEST_P(SoftmaxSimd, RowsMatchDoubleLoops) {
   std::mt19937 rng(7);
   std::normal_distribution<float> nd(0.0f, 4.0f);

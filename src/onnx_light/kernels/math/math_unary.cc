@@ -303,6 +303,10 @@ Status RegisterMath(KernelRegistry& r, const char* name) {
         {"Softsign", UnaryOpF32::kSoftsign},
         {"ThresholdedRelu", UnaryOpF32::kThresholdedRelu},
         {"Shrink", UnaryOpF32::kShrink},
+        {"Sign", UnaryOpF32::kSign},
+        {"Sin", UnaryOpF32::kSin},
+        {"Cos", UnaryOpF32::kCos},
+        {"Mish", UnaryOpF32::kMish},
     };
     int vec = -1;
     for (const auto& [vname, op] : kVec)

@@ -9,38 +9,13 @@
 #define HWY_TARGET_INCLUDE "simd/softmax_simd.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
+#include "simd/exp-inl.h"
 // clang-format on
 
 HWY_BEFORE_NAMESPACE();
 namespace onnx_light::kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-// exp(t) for t <= 0 (or NaN, kept): t = n ln2 + r with |r| <= ln2 / 2, ln2 in two parts
-// (the first exact in 9 bits, so n * it is exact), exp(r) = 1 + r + r^2 P(r) with
-// Cephes's coefficients, times 2^n. n comes rounded to nearest by adding 1.5 * 2^23 + 127
-// to t / ln2: the sum's low mantissa bits are then n + 127, which shifted into the
-// exponent field make 2^n (n >= -126 above the cut). A NaN stays NaN through the
-// arithmetic; below the cut (and -inf) the result is 0.
-template <class D, class V>
-HWY_INLINE V ExpNonPositive(D d, V t) {
-  const hn::RebindToSigned<D> di;
-  const auto magic = hn::Set(d, 12583039.0f);  // 1.5 * 2^23 + 127
-  const auto j = hn::MulAdd(t, hn::Set(d, 1.44269504088896341f), magic);
-  const auto n = hn::Sub(j, magic);
-  auto r = hn::NegMulAdd(n, hn::Set(d, 0.693359375f), t);
-  r = hn::NegMulAdd(n, hn::Set(d, -2.12194440e-4f), r);
-  auto p = hn::Set(d, 1.9875691500e-4f);
-  p = hn::MulAdd(p, r, hn::Set(d, 1.3981999507e-3f));
-  p = hn::MulAdd(p, r, hn::Set(d, 8.3334519073e-3f));
-  p = hn::MulAdd(p, r, hn::Set(d, 4.1665795894e-2f));
-  p = hn::MulAdd(p, r, hn::Set(d, 1.6666665459e-1f));
-  p = hn::MulAdd(p, r, hn::Set(d, 5.0000001201e-1f));
-  const auto e = hn::MulAdd(hn::Mul(p, r), r, hn::Add(r, hn::Set(d, 1.0f)));
-  const auto scale = hn::BitCast(d, hn::ShiftLeft<23>(hn::BitCast(di, j)));
-  const auto cut = hn::Lt(t, hn::Set(d, -87.33654f));  // exp below FLT_MIN: 0 (and -inf)
-  return hn::IfThenZeroElse(cut, hn::Mul(e, scale));
-}
 
 // The row's maximum, NaN passed over (-inf for a row of NaN).
 float RowMax(const float* x, size_t n) {
@@ -120,18 +95,28 @@ void LogSoftmaxRowF32Impl(const float* x, float* y, size_t n) {
     y[i] = (x[i] - m) - log_sum;
 }
 
-void ExpNonPositiveF32Impl(const float* x, float* y, size_t n) {
+template <bool kAnywhere>
+void ExpLoop(const float* x, float* y, size_t n) {
   const hn::ScalableTag<float> d;
   const size_t l = hn::Lanes(d);
+  auto op = [&](auto v) { return kAnywhere ? ExpAnywhere(d, v) : ExpNonPositive(d, v); };
   size_t i = 0;
   for (; i + l <= n; i += l)
-    hn::StoreU(ExpNonPositive(d, hn::LoadU(d, x + i)), d, y + i);
+    hn::StoreU(op(hn::LoadU(d, x + i)), d, y + i);
   if (i < n) {
     HWY_ALIGN float buf[hn::MaxLanes(d)] = {};
     std::memcpy(buf, x + i, (n - i) * sizeof(float));
-    hn::Store(ExpNonPositive(d, hn::Load(d, buf)), d, buf);
+    hn::Store(op(hn::Load(d, buf)), d, buf);
     std::memcpy(y + i, buf, (n - i) * sizeof(float));
   }
+}
+
+void ExpNonPositiveF32Impl(const float* x, float* y, size_t n) {
+  ExpLoop<false>(x, y, n);
+}
+
+void ExpAnywhereF32Impl(const float* x, float* y, size_t n) {
+  ExpLoop<true>(x, y, n);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -144,6 +129,7 @@ namespace onnx_light::kernels {
 HWY_EXPORT(SoftmaxRowF32Impl);
 HWY_EXPORT(LogSoftmaxRowF32Impl);
 HWY_EXPORT(ExpNonPositiveF32Impl);
+HWY_EXPORT(ExpAnywhereF32Impl);
 
 void SoftmaxRowF32(const float* x, float* y, size_t n) {
   HWY_DYNAMIC_DISPATCH(SoftmaxRowF32Impl)(x, y, n);
@@ -155,6 +141,10 @@ void LogSoftmaxRowF32(const float* x, float* y, size_t n) {
 
 void ExpNonPositiveF32(const float* x, float* y, size_t n) {
   HWY_DYNAMIC_DISPATCH(ExpNonPositiveF32Impl)(x, y, n);
+}
+
+void ExpAnywhereF32(const float* x, float* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(ExpAnywhereF32Impl)(x, y, n);
 }
 
 }  // namespace onnx_light::kernels

@@ -1,6 +1,7 @@
 #include "simd/unary_simd.h"
 
 #include <cmath>
+#include <limits>
 
 // clang-format off
 #undef HWY_TARGET_INCLUDE
@@ -8,6 +9,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 #include <hwy/contrib/math/math-inl.h>
+#include "simd/exp-inl.h"
 // clang-format on
 
 HWY_BEFORE_NAMESPACE();
@@ -54,7 +56,41 @@ HWY_INLINE V Op(D d, V v, V a, V b) {
     const V lo = hn::IfThenElseZero(hn::Lt(v, hn::Neg(b)), hn::Add(v, a));
     return hn::IfThenElse(hn::Gt(v, b), hn::Sub(v, a), lo);
   }
+  if constexpr (kOp == UnaryOpF32::kSign) {
+    const V neg = hn::IfThenElse(hn::Lt(v, zero), hn::Neg(one), v);
+    return hn::IfThenElse(hn::Gt(v, zero), one, neg);
+  }
+  if constexpr (kOp == UnaryOpF32::kSin) return hn::Sin(d, v);
+  if constexpr (kOp == UnaryOpF32::kCos) return hn::Cos(d, v);
+  if constexpr (kOp == UnaryOpF32::kMish) {
+    // softplus as max(x, 0) + log1p(exp(-|x|)) with the whole-range exp (exp-inl.h: 0 below
+    // -104, where a clamp to Highway Exp's range left x * 4e-44); -inf gives -inf * 0,
+    // NaN, as the formula does
+    const V sp = hn::Add(hn::Max(v, zero), hn::Log1p(d, ExpAnywhere(d, hn::Neg(hn::Abs(v)))));
+    return keep_nan(hn::Mul(v, hn::Tanh(d, sp)));
+  }
   return v;
+}
+
+// Sin and Cos: Highway's are valid for |x| <= 39000; lanes beyond (and inf, NaN) take the C
+// library's.
+template <UnaryOpF32 kOp, class D, class V>
+HWY_INLINE V Fixup(D d, V v, V r) {
+  if constexpr (kOp == UnaryOpF32::kSin || kOp == UnaryOpF32::kCos) {
+    const auto far = hn::Not(hn::Le(hn::Abs(v), hn::Set(d, 39000.0f)));
+    if (HWY_UNLIKELY(!hn::AllFalse(d, far))) {
+      HWY_ALIGN float xs[hn::MaxLanes(d)], rs[hn::MaxLanes(d)];
+      hn::Store(v, d, xs);
+      hn::Store(r, d, rs);
+      for (size_t j = 0; j < hn::Lanes(d); ++j) {
+        if (!(std::fabs(xs[j]) <= 39000.0f)) {
+          rs[j] = kOp == UnaryOpF32::kSin ? std::sin(xs[j]) : std::cos(xs[j]);
+        }
+      }
+      return hn::Load(d, rs);
+    }
+  }
+  return r;
 }
 
 template <UnaryOpF32 kOp>
@@ -63,13 +99,16 @@ void Loop(const float* x, float* y, size_t n, float pa, float pb) {
   const size_t l = hn::Lanes(d);
   const auto a = hn::Set(d, pa), b = hn::Set(d, pb);
   size_t i = 0;
-  for (; i + l <= n; i += l)
-    hn::StoreU(Op<kOp>(d, hn::LoadU(d, x + i), a, b), d, y + i);
+  for (; i + l <= n; i += l) {
+    const auto v = hn::LoadU(d, x + i);
+    hn::StoreU(Fixup<kOp>(d, v, Op<kOp>(d, v, a, b)), d, y + i);
+  }
   if (i < n) {  // the tail through a padded vector
     HWY_ALIGN float buf[hn::MaxLanes(d)] = {};
     for (size_t j = i; j < n; ++j)
       buf[j - i] = x[j];
-    hn::Store(Op<kOp>(d, hn::Load(d, buf), a, b), d, buf);
+    const auto v = hn::Load(d, buf);
+    hn::Store(Fixup<kOp>(d, v, Op<kOp>(d, v, a, b)), d, buf);
     for (size_t j = i; j < n; ++j)
       y[j] = buf[j - i];
   }
@@ -94,6 +133,10 @@ void UnaryF32Impl(int op, const float* x, float* y, size_t n, float a, float b) 
     ONNX_LIGHT_UNARY_CASE(kSoftsign)
     ONNX_LIGHT_UNARY_CASE(kThresholdedRelu)
     ONNX_LIGHT_UNARY_CASE(kShrink)
+    ONNX_LIGHT_UNARY_CASE(kSign)
+    ONNX_LIGHT_UNARY_CASE(kSin)
+    ONNX_LIGHT_UNARY_CASE(kCos)
+    ONNX_LIGHT_UNARY_CASE(kMish)
 #undef ONNX_LIGHT_UNARY_CASE
   }
 }

@@ -3,7 +3,8 @@
 // (Sqrt, Abs, Neg, Reciprocal, Floor, Ceil, Round half to even: bit for bit the C library's)
 // and the exponential family (Elu, Selu, Celu, Softplus: Highway's Exp/Expm1/Log1p, within
 // 4 ULP), with Softsign, ThresholdedRelu and Shrink. NaN in gives NaN out wherever the scalar
-// formula gives NaN (ThresholdedRelu and Shrink give 0, as theirs do).
+// formula gives NaN (ThresholdedRelu and Shrink give 0, as theirs do). Sign, Sin, Cos and
+// Mish too (Sign exact; Sin and Cos within 3 ULP; Mish from Softplus and Highway's Tanh).
 #pragma once
 
 #include <cstddef>
@@ -26,6 +27,10 @@ enum class UnaryOpF32 : uint8_t {
   kSoftsign,         // x / (1 + |x|)
   kThresholdedRelu,  // a = alpha
   kShrink,           // a = bias, b = lambd
+  kSign,             // -1, 1, or x itself (±0, NaN)
+  kSin,              // Highway's Sin (3 ULP) for |x| <= 39000, the C library's beyond
+  kCos,              // likewise
+  kMish,             // x * tanh(softplus(x))
 };
 
 // y[i] = op(x[i]) for i < n; in place allowed.

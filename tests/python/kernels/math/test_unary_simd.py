@@ -1,13 +1,14 @@
-"""float32 Sqrt, Abs, Neg, Reciprocal, Floor, Ceil, Round, Elu, Selu, Celu, Softplus,
-Softsign, ThresholdedRelu and Shrink in Highway vector code (simd/unary_simd.cc), and
+"""float32 Sqrt, Abs, Neg, Reciprocal, Floor, Ceil, Round, Sign, Elu, Selu, Celu, Softplus,
+Mish, Exp, Sin, Cos, Softsign, ThresholdedRelu and Shrink in Highway vector code (simd/unary_simd.cc), and
 float16 (and bfloat16) through the same float32 path in blocks.
 
 Against float64 numpy of the same formula on every length up to 49 (every vector tail) and
 on the special values (signed zeros, infinities, NaN, subnormals, halves for Round, the
 extremes): the exact ops (Sqrt, Abs, Neg, Reciprocal, Floor, Ceil, Round half to even,
-ThresholdedRelu, Shrink, Softsign) bit for bit what float32 numpy gives, NaN where it gives
-NaN; the exponential ones within 1e-6 relative + 1e-37 absolute (Highway's Exp/Expm1/Log1p,
-4 ULP at most). float16: exactly the float32 result of the float16 input rounded once to
+ThresholdedRelu, Shrink, Softsign, Sign) bit for bit what float32 numpy gives, NaN where
+it gives NaN; the exponential ones within 1e-6 relative + 1e-37 absolute (Highway's
+Exp/Expm1/Log1p, 4 ULP at most; Exp's own 2); Sin and Cos within 4e-7 relative + 5e-7
+absolute (3 ULP of values up to 1), up to 39000 and beyond. float16: exactly the float32 result of the float16 input rounded once to
 float16 (numpy's round half to even)."""
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ EXACT = {
         lambda x: np.where(x < -0.5, x + F32(0.25), np.where(x > 0.5, x - F32(0.25), F32(0))),
         {"bias": 0.25, "lambd": 0.5},
     ),
+    "Sign": (lambda x: np.where(x > 0, F32(1), np.where(x < 0, F32(-1), x)), {}),
 }
 CLOSE = {
     "Elu": (lambda x: np.where(x >= 0, x, 0.8 * np.expm1(np.minimum(x, 0))), {"alpha": 0.8}),
@@ -46,7 +48,12 @@ CLOSE = {
         {"alpha": 1.3},
     ),
     "Softplus": (lambda x: np.logaddexp(0, x), {}),
+    "Exp": (np.exp, {}),  # the Cephes method, 2 ULP; subnormal results and overflow too
+    "Mish": (lambda x: x * np.tanh(np.logaddexp(0, x)), {}),
 }
+# Highway's Sin and Cos (3 ULP of the result, so an absolute bound near the zeros) for
+# |x| <= 39000, the C library's beyond (1e30, inf, NaN).
+TRIG = {"Sin": np.sin, "Cos": np.cos}
 SPECIAL = np.array(
     [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1e-38, 0.5, 1.5, 2.5, -0.5, -2.5]
     + [3.4e38, -3.4e38, 88.0, 89.0, -87.0, -104.0, -1e30, 1e30, 0.7, 0.5000001, -0.4999999],
@@ -55,7 +62,7 @@ SPECIAL = np.array(
 
 
 def session(op, attrs, elem=TensorProto.FLOAT, threads=1):
-    model = node_model(op, [("x", elem)], [("y", elem)], **attrs)
+    model = node_model(op, [("x", elem)], [("y", elem)], opset=18, **attrs)
     return onnx_light.RuntimeSession(model, intra_op_threads=threads)
 
 
@@ -95,6 +102,20 @@ def test_exponential_ops_within_a_few_ulp(op, threads):
             np.testing.assert_allclose(y, want, rtol=1e-6, atol=1e-37, err_msg=f"{op} n={x.size}")
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", sorted(TRIG))
+def test_sin_and_cos_within_a_few_ulp(op, threads):
+    s = session(op, {}, threads=threads)
+    rng = np.random.default_rng(5)
+    big = np.array([38999.0, -38999.5, 39001.0, 1e5, -3e7, 1e30], F32)
+    with np.errstate(all="ignore"):
+        for x in [*inputs(), big, (rng.uniform(-3e4, 3e4, 4099)).astype(F32)]:
+            (y,) = s.run(None, {"x": x})
+            want = TRIG[op](x.astype(np.float64))
+            np.testing.assert_allclose(y, want, rtol=4e-7, atol=5e-7, err_msg=f"{op} n={x.size}")
+            assert (np.isnan(y) == np.isnan(want)).all()
+
+
 HALF_OPS = sorted(set(EXACT) | set(CLOSE) - {"Celu"}) + ["Tanh", "Sin"]  # Celu: float only
 
 
@@ -107,4 +128,5 @@ def test_float16_and_bfloat16_through_the_float32_path(op):
         (f,) = session(op, attrs).run(None, {"x": x16.astype(F32)})
         (h,) = session(op, attrs, TensorProto.FLOAT16, threads=2).run(None, {"x": x16})
     assert h.dtype == np.float16
-    np.testing.assert_array_equal(h, f.astype(np.float16), err_msg=op)
+    with np.errstate(over="ignore"):  # (Exp's float results past float16's range: inf)
+        np.testing.assert_array_equal(h, f.astype(np.float16), err_msg=op)
