@@ -150,6 +150,28 @@ inline void CopyElements(const Tensor& src, int64_t i, Tensor* dst, int64_t j, s
   std::memcpy(d, s, static_cast<size_t>(count) * item);
 }
 
+// fn(tag) with tag an unsigned integer of `item` bytes (1, 2, 4 or 8), returning true; false
+// for other sizes (strings: 0, 4-bit types). For kernels that move whole elements.
+template <typename Fn>
+bool ForFixedItem(size_t item, Fn&& fn) {
+  switch (item) {
+    case 1:
+      fn(uint8_t{});
+      return true;
+    case 2:
+      fn(uint16_t{});
+      return true;
+    case 4:
+      fn(uint32_t{});
+      return true;
+    case 8:
+      fn(uint64_t{});
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Copies element i of src to element j of dst.
 inline void CopyElement(const Tensor& src, int64_t i, Tensor* dst, int64_t j, size_t item) {
   CopyElements(src, i, dst, j, item);
@@ -266,20 +288,28 @@ inline std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   return s;
 }
 
-// For GatherElements/ScatterElements: the flat offset into data (dims `in`) of every
-// element of `indices` (same rank), whose values replace the coordinate along `axis`.
-inline Result<std::vector<int64_t>> AxisElementOffsets(const Tensor& indices,
-                                                       const std::vector<int64_t>& in,
-                                                       int64_t axis) {
+// GatherElements' and ScatterElements' indices: off the axis, an index's position is its
+// position in data, so the indices may not be longer there than data is (they were read
+// past data's end).
+inline Status CheckAxisIndicesShape(const Tensor& indices, const std::vector<int64_t>& in,
+                                    int64_t axis) {
   const std::vector<int64_t>& id = indices.shape().dims();
-  // Off the axis, an index's position is its position in data: the indices may not be
-  // longer there than data is (they were read past data's end).
   for (size_t d = 0; d < id.size() && d < in.size(); ++d) {
     ONNX_LIGHT_RETURN_IF(static_cast<int64_t>(d) != axis && id[d] > in[d], kInvalidArgument,
                          "indices " + indices.shape().ToString() +
                              " are longer than data on axis " + std::to_string(d) + " (" +
                              std::to_string(id[d]) + " > " + std::to_string(in[d]) + ")");
   }
+  return Status::Ok();
+}
+
+// For GatherElements/ScatterElements: the flat offset into data (dims `in`) of every
+// element of `indices` (same rank), whose values replace the coordinate along `axis`.
+inline Result<std::vector<int64_t>> AxisElementOffsets(const Tensor& indices,
+                                                       const std::vector<int64_t>& in,
+                                                       int64_t axis) {
+  const std::vector<int64_t>& id = indices.shape().dims();
+  ONNX_LIGHT_RETURN_IF_ERROR(CheckAxisIndicesShape(indices, in, axis));
   const std::vector<int64_t> idx = IndexValues(indices), st = RowMajorStrides(in);
   std::vector<int64_t> offsets(idx.size()), pos(id.size(), 0);
   for (size_t j = 0; j < idx.size(); ++j) {

@@ -1,5 +1,5 @@
-// Compress: the slices along an axis (or the elements) where a bool condition holds. Moves
-// elements by byte copies (CopyElement): every fixed-size type and string.
+// Compress: the slices along an axis (or the elements) where a bool condition holds: each
+// kept slice one copy, short ones a typed gather; every fixed-size type and string.
 #include <algorithm>
 #include <cstring>
 
@@ -30,17 +30,35 @@ class Compress : public KernelBase {
                          "condition has " + std::to_string(cond.num_elements()) +
                              " entries, more than the " + std::to_string(len) + " along the axis");
     std::vector<int64_t> keep;
-    for (int64_t i = 0; i < cond.num_elements(); ++i)
-      if (cond.data<bool>()[i]) keep.push_back(i);
+    const bool* c = cond.data<bool>();
+    for (int64_t i = 0, n = cond.num_elements(); i < n; ++i)
+      if (c[i]) keep.push_back(i);
     std::vector<int64_t> out = g.dims;
     out[static_cast<size_t>(g.axis)] = static_cast<int64_t>(keep.size());
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
     const size_t item = ItemSize(x.dtype());
+    if (inner <= 64 && y->num_elements() > 0 &&
+        ForFixedItem(item, [&](auto tag) {  // short slices: a typed gather, no copy calls
+          using U = decltype(tag);
+          const auto* xp = static_cast<const U*>(x.raw_data());
+          auto* yp = static_cast<U*>(y->mutable_raw_data());
+          for (int64_t o = 0; o < outer; ++o) {
+            for (int64_t k : keep) {
+              const U* row = xp + (o * len + k) * inner;
+              for (int64_t i = 0; i < inner; ++i)
+                *yp++ = row[i];
+            }
+          }
+        })) {
+      return Status::Ok();
+    }
     int64_t j = 0;
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t k : keep)
-        for (int64_t i = 0; i < inner; ++i)
-          CopyElement(x, (o * len + k) * inner + i, y, j++, item);
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t k : keep) {  // each kept slice in one copy
+        CopyElements(x, (o * len + k) * inner, y, j, item, inner);
+        j += inner;
+      }
+    }
     return Status::Ok();
   }
 

@@ -56,8 +56,8 @@ class GatherND : public KernelBase {
                                       ResolveIndex(idx[static_cast<size_t>(at)], in[b + k]));
           base += p * st[b + k];
         }
-        for (int64_t e = 0; e < slice; ++e)
-          CopyElement(x, base + e, y, j++, item);
+        CopyElements(x, base, y, j, item, slice);  // the slice in one copy
+        j += slice;
       }
     }
     return Status::Ok();

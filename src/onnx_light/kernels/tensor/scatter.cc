@@ -132,6 +132,10 @@ class ScatterND : public KernelBase {
                                     ResolveIndex(idx[static_cast<size_t>(i) * q + d], in[d]));
         base += p * st[d];
       }
+      if (reduction_ == Reduction::kNone) {  // the slice in one copy (later ones win)
+        CopyElements(upd, i * slice, y, base, ItemSize(x.dtype()), slice);
+        continue;
+      }
       for (int64_t e = 0; e < slice; ++e)
         Combine(upd, i * slice + e, y, base + e, reduction_);
     }

@@ -135,39 +135,6 @@ def test_global_max_pool_float_against_numpy(size):
     np.testing.assert_array_equal(y[..., 0], np.nanmax(x, axis=2))
 
 
-def test_maxunpool_inverts_maxpool_indices():
-    x = np.random.default_rng(14).standard_normal((1, 2, 4, 4)).astype(np.float32)
-    pooled, ind = run_one(
-        "MaxPool",
-        [("x", F)],
-        {"x": x},
-        outputs=[("y", F), ("i", I)],
-        opset=12,
-        kernel_shape=[2, 2],
-        strides=[2, 2],
-    )
-    (y,) = run_one(
-        "MaxUnpool",
-        [("p", F), ("i", I)],
-        {"p": pooled, "i": ind},
-        opset=11,
-        kernel_shape=[2, 2],
-        strides=[2, 2],
-    )
-    want = np.zeros_like(x).ravel()
-    want[ind.ravel()] = pooled.ravel()
-    np.testing.assert_array_equal(y, want.reshape(x.shape))
-    with pytest.raises(ValueError, match="index 99 is outside"):
-        run_one(
-            "MaxUnpool",
-            [("p", F), ("i", I)],
-            {"p": pooled, "i": np.full(ind.shape, 99)},
-            opset=11,
-            kernel_shape=[2, 2],
-            strides=[2, 2],
-        )
-
-
 def test_lppool_p3_with_pads_matches_numpy():
     x = np.random.default_rng(7).standard_normal((1, 2, 5, 5)).astype(np.float32)
     (y,) = run_one(

@@ -22,6 +22,19 @@ def test_compress_with_a_short_condition_and_without_axis():
     np.testing.assert_array_equal(y, x.ravel()[[0, 3, 4]])
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8, np.float16, np.str_])
+@pytest.mark.parametrize("shape,axis", [((10000, 16), 0), ((3, 100, 7), 1), ((5, 300), 1)])
+def test_compress_slices_match_numpy(shape, axis, dtype):
+    x = np.random.default_rng(6).integers(-9, 9, shape)
+    x = x.astype(str) if dtype is np.str_ else x.astype(dtype)
+    c = np.random.default_rng(7).integers(0, 2, shape[axis]).astype(bool)
+    elem = {np.float32: F, np.int64: 7, np.uint8: 2, np.float16: 10, np.str_: 8}[dtype]
+    (y,) = run(
+        "Compress", [("x", elem), ("c", B)], {"x": x, "c": c}, outs=(("y", elem),), axis=axis
+    )
+    np.testing.assert_array_equal(y, np.compress(c, x, axis=axis))
+
+
 BAD_INPUTS = [
     (
         "Compress",

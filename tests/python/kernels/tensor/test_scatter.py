@@ -1,5 +1,7 @@
-"""Scatter, ScatterElements, ScatterND (src/onnx_light/kernels/tensor/scatter.cc): bad inputs refused with a
-ValueError that names the node."""
+"""Scatter, ScatterElements, ScatterND (src/onnx_light/kernels/tensor/scatter.cc):
+ScatterND's values equal to the ONNX reference's loop in numpy (slices and elements,
+duplicate indices: the later update wins; every item size, strings); bad inputs refused
+with a ValueError that names the node."""
 
 from __future__ import annotations
 
@@ -7,6 +9,23 @@ import numpy as np
 import pytest
 from _graphs import F, I
 from _one_node import check_bad_input, f32
+
+from onnx_light.onnx import TensorProto
+
+TYPES = {
+    np.float32: TensorProto.FLOAT,
+    np.float16: TensorProto.FLOAT16,
+    np.uint8: TensorProto.UINT8,
+    np.int64: TensorProto.INT64,
+    np.bool_: TensorProto.BOOL,
+    np.str_: TensorProto.STRING,
+}
+
+
+def values(shape, dtype, seed=0):
+    x = np.random.default_rng(seed).integers(-50, 50, shape)
+    return x.astype(str) if dtype is np.str_ else x.astype(dtype)
+
 
 BAD_INPUTS = [
     (
@@ -36,3 +55,27 @@ BAD_INPUTS = [
 @pytest.mark.parametrize("op,inputs,attrs,feeds,message", BAD_INPUTS)
 def test_bad_inputs_are_value_errors_naming_the_node(op, inputs, attrs, feeds, message):
     check_bad_input(op, inputs, attrs, feeds, message)
+
+
+@pytest.mark.parametrize("dtype", list(TYPES))
+@pytest.mark.parametrize(
+    "shape,ishape", [((1000, 256), (500, 1)), ((4, 5, 6), (3, 2)), ((4, 5), (6, 2)), ((9,), (9, 1))]
+)
+def test_scatter_nd_matches_the_reference(shape, ishape, dtype):
+    from _graphs import run_node
+
+    x = values(shape, dtype)
+    q = ishape[-1]
+    rng = np.random.default_rng(3)
+    idx = np.stack([rng.integers(-shape[k], shape[k], ishape[:-1]) for k in range(q)], -1)
+    upd = values(ishape[:-1] + shape[q:], dtype, seed=4)
+    (y,) = run_node(
+        "ScatterND",
+        [("x", TYPES[dtype]), ("i", TensorProto.INT64), ("u", TYPES[dtype])],
+        {"x": x, "i": idx, "u": upd},
+        [("y", TYPES[dtype])],
+    )
+    want = x.copy()
+    for t in np.ndindex(idx.shape[:-1]):
+        want[tuple(idx[t])] = upd[t]
+    np.testing.assert_array_equal(y, want)
