@@ -3,6 +3,7 @@
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "simd/elementwise_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -76,6 +77,31 @@ Status Run(const Tensor& a, const Tensor& b, Tensor* y, const std::vector<int64_
   return Status::Ok();
 }
 
+// float16: both operands widened to float32 in vector code (F16C where the CPU has it),
+// the float32 broadcast, the result rounded once to float16 (nearest-even, as float16(v)
+// rounds): the same values as the per-element conversions, which ran 9.9x ORT's time.
+template <Op kOp>
+Status RunFloat16(const Tensor& a, const Tensor& b, Tensor* y, const std::vector<int64_t>& dims,
+                  ThreadPool* pool) {
+  auto widen = [pool](const Tensor& t) {
+    std::vector<float> w(static_cast<size_t>(t.num_elements()));
+    const auto* bits = static_cast<const uint16_t*>(t.raw_data());
+    ParallelElements(pool, t.num_elements(), [&](int64_t i0, int64_t i1) {
+      Float16ToFloat32(bits + i0, w.data() + i0, static_cast<size_t>(i1 - i0));
+    });
+    return w;
+  };
+  const std::vector<float> fa = widen(a), fb = widen(b);
+  std::vector<float> fy(static_cast<size_t>(y->num_elements()));
+  BroadcastApply(fa.data(), a.shape(), fb.data(), b.shape(), fy.data(), dims, pool,
+                 [](float u, float v) { return Apply<kOp>(u, v); });
+  auto* out = static_cast<uint16_t*>(y->mutable_raw_data());
+  ParallelElements(pool, y->num_elements(), [&](int64_t i0, int64_t i1) {
+    Float32ToFloat16(fy.data() + i0, out + i0, static_cast<size_t>(i1 - i0));
+  });
+  return Status::Ok();
+}
+
 template <Op kOp>
 class Binary : public BroadcastingBinary {
  public:
@@ -96,7 +122,7 @@ class Binary : public BroadcastingBinary {
       case DataType::kDouble:
         return Run<kOp, double>(a, b, y, dims, pool);
       case DataType::kFloat16:
-        return Run<kOp, float16>(a, b, y, dims, pool);
+        return RunFloat16<kOp>(a, b, y, dims, pool);
       case DataType::kBFloat16:
         return Run<kOp, bfloat16>(a, b, y, dims, pool);
       case DataType::kInt8:

@@ -95,6 +95,26 @@ def test_general_broadcast_matches_numpy(sa, sb, threads):
     np.testing.assert_array_equal(run("Equal", ai, bi, threads), ai == bi)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", ["Add", "Sub", "Mul", "Div"])
+@pytest.mark.parametrize("sa,sb", [((256, 1024), (256, 1024)), ((7,), ()), *GENERAL[:4]])
+def test_float16_bit_for_bit_numpy_in_float32(op, sa, sb, threads):
+    # float16 widened in vector code, computed in float32, rounded once: bit for bit
+    # numpy's float32 result rounded to float16, specials (inf, NaN, subnormals) included
+    rng = np.random.default_rng(len(sa) + len(sb))
+    a = (rng.standard_normal(sa) * 300).astype(np.float16)
+    b = np.asarray(rng.standard_normal(sb) * 300).astype(np.float16)
+    specials = np.array([np.inf, -np.inf, np.nan, 6e-8, -6e-8, 0.0, -0.0, 65504], np.float16)
+    a.ravel()[: min(a.size, 8)] = specials[: min(a.size, 8)]
+    got = run(op, a, b, threads)
+    fa, fb = a.astype(np.float32), b.astype(np.float32)
+    with np.errstate(all="ignore"):
+        want = {"Add": fa + fb, "Sub": fa - fb, "Mul": fa * fb, "Div": fa / fb}[op]
+        want = want.astype(np.float16)
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.parametrize("op,ref", [("Add", np.add), ("Sub", np.subtract), ("Mul", np.multiply)])
 @pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint64])
 def test_integer_arithmetic_wraps_like_numpy(op, ref, dtype):
