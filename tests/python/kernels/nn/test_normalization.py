@@ -19,6 +19,32 @@ def test_mean_variance_normalization_custom_axes():
     np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize(
+    "shape,axes",
+    [
+        ((1, 64, 56, 56), None),  # the default N, H, W: per channel
+        ((3, 5, 7, 9), None),  # N > 1: a channel's planes in every sample
+        ((2, 4, 6, 6), [2, 3]),
+        ((2, 4, 6, 6), [1, 2, 3]),
+        ((2, 4, 32), [0, 2]),
+        ((4, 40), [0]),  # the last axis kept: the general path
+        ((2, 3, 4, 5), [0, 1]),
+    ],
+)
+def test_mean_variance_normalization_layouts(shape, axes):
+    # float32 segments (SIMD double sums, then a float subtract and divide) and the
+    # general path against the formula in float64 (rtol 1e-5: the mean and std rounded
+    # to float before the last two roundings)
+    x = (np.random.default_rng(len(shape)).standard_normal(shape) * 3 + 1).astype(np.float32)
+    attrs = {} if axes is None else {"axes": axes}
+    (y,) = run_one("MeanVarianceNormalization", [("x", F)], {"x": x}, opset=13, **attrs)
+    ax = tuple(axes or (0, 2, 3))
+    xd = x.astype(np.float64)
+    mean = xd.mean(axis=ax, keepdims=True)
+    want = (xd - mean) / (np.sqrt(((xd - mean) ** 2).mean(axis=ax, keepdims=True)) + 1e-9)
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("p", [1, 2])
 def test_lp_normalization_with_zero_rows(p):
     x = np.array([[3.0, -4.0, 0.0], [0.0, 0.0, 0.0]], np.float32)
