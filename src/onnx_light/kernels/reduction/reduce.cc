@@ -170,16 +170,19 @@ bool Block(const Shape& shape, const ReducePlan& plan, int64_t* outer, int64_t* 
   return true;
 }
 
-// float32 Sum / Mean / SumSquare over a block of axes, in double, rounded once. The last
-// axes (inner == 1: a transformer's norms) sum each contiguous row in SIMD doubles; a middle block
-// (a channel axis) adds whole rows of `inner` into a run of double sums, every pass contiguous,
-// instead of the element-by-element index walk (ReduceSum over 512 of [1, 512, 256]: 115 -> 8 us).
-// Outputs split between threads.
+// float32 Sum / Mean / SumSquare / L2 / LogSum over a block of axes, in double, rounded once. The
+// last axes (inner == 1: a transformer's norms) sum each contiguous row in SIMD doubles; a middle
+// block (a channel axis) adds whole rows of `inner` into a run of double sums, every pass
+// contiguous, instead of the element-by-element index walk (ReduceSum over 512 of [1, 512, 256]:
+// 115 -> 8 us). Outputs split between threads.
 template <Red kRed>
 void SumBlock(const float* x, int64_t outer, int64_t len, int64_t inner, float* y,
               ThreadPool* pool) {
+  constexpr bool kSquares = kRed == Red::kSumSquare || kRed == Red::kL2;
   const auto finish = [&](double v) {
     if constexpr (kRed == Red::kMean) v /= static_cast<double>(len);
+    if constexpr (kRed == Red::kL2) v = std::sqrt(v);
+    if constexpr (kRed == Red::kLogSum) v = std::log(v);
     return static_cast<float>(v);
   };
   if (inner == 1) {
@@ -188,7 +191,7 @@ void SumBlock(const float* x, int64_t outer, int64_t len, int64_t inner, float* 
         [&](int64_t i0, int64_t i1) {
           for (int64_t i = i0; i < i1; ++i) {
             const float* row = x + i * len;
-            y[i] = finish(SumF32InF64(row, static_cast<size_t>(len), kRed == Red::kSumSquare));
+            y[i] = finish(SumF32InF64(row, static_cast<size_t>(len), kSquares));
           }
         },
         std::max<int64_t>(1, (int64_t{1} << 15) / len));
@@ -207,8 +210,7 @@ void SumBlock(const float* x, int64_t outer, int64_t len, int64_t inner, float* 
         for (int64_t t = t0; t < t1; ++t) {
           const int64_t o = t / runs, j0 = t % runs * run, w = std::min(run, inner - j0);
           SumRowsF32InF64(x + o * len * inner + j0, static_cast<size_t>(inner),
-                          static_cast<size_t>(len), static_cast<size_t>(w), kRed == Red::kSumSquare,
-                          sums);
+                          static_cast<size_t>(len), static_cast<size_t>(w), kSquares, sums);
           for (int64_t j = 0; j < w; ++j)
             y[o * inner + j0 + j] = finish(sums[j]);
         }
@@ -325,7 +327,8 @@ class Reduce : public KernelBase {
     using A = Acc<T>;
     const auto out_n = static_cast<size_t>(y->num_elements());
     if constexpr (std::is_same_v<T, float> &&
-                  (kRed == Red::kSum || kRed == Red::kMean || kRed == Red::kSumSquare)) {
+                  (kRed == Red::kSum || kRed == Red::kMean || kRed == Red::kSumSquare ||
+                   kRed == Red::kL2 || kRed == Red::kLogSum)) {
       int64_t outer, len, inner;
       if (x.num_elements() > 0 && Block(x.shape(), plan, &outer, &len, &inner)) {
         SumBlock<kRed>(x.data<float>(), outer, len, inner, y->mutable_data<float>(), pool);
