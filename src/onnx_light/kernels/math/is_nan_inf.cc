@@ -1,5 +1,7 @@
 // IsNaN and IsInf: the float classes, as bool.
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "common/broadcast.h"
@@ -21,13 +23,25 @@ class FloatClass : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
-    bool* out = y->mutable_data<bool>();
+    // Pointers and the count hoisted, bytes stored through __restrict: a bool store may
+    // alias the tensors' fields, which kept the loop scalar (2.3x ORT's time).
+    auto* __restrict out = static_cast<uint8_t*>(y->mutable_raw_data());
+    const int64_t n = x.num_elements();
+    const bool pos = pos_, neg = neg_;
     DispatchNumeric(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
-      if constexpr (!std::is_integral_v<T>) {
-        for (int64_t i = 0; i < x.num_elements(); ++i) {
-          const auto v = static_cast<double>(x.data<T>()[i]);
-          out[i] = kNan ? std::isnan(v) : (std::isinf(v) && (v > 0 ? pos_ : neg_));
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        const T* __restrict in = x.data<T>();
+        const T inf = std::numeric_limits<T>::infinity();
+        for (int64_t i = 0; i < n; ++i) {
+          const T v = in[i];
+          out[i] = kNan ? v != v : ((pos && v == inf) || (neg && v == -inf));
+        }
+      } else if constexpr (!std::is_integral_v<T>) {
+        const T* in = x.data<T>();
+        for (int64_t i = 0; i < n; ++i) {
+          const auto v = static_cast<double>(in[i]);
+          out[i] = kNan ? std::isnan(v) : (std::isinf(v) && (v > 0 ? pos : neg));
         }
       }
     });

@@ -46,6 +46,20 @@ def test_three_broadcast_inputs(op, ref):
     np.testing.assert_allclose(y, ref([x.astype(np.float64) for x in xs]), rtol=1e-6)
 
 
+@pytest.mark.parametrize("k", [1, 2, 3, 7])
+def test_mean_of_float_is_the_float_sum_divided_exactly(k):
+    # the inputs summed in float one after another, then divided by k: bit for bit numpy
+    # doing the same in float32 (the division in float equals the one through double)
+    xs = [RNG.standard_normal((64, 33)).astype(np.float32) * 100 for _ in range(k)]
+    (y,) = variadic("Mean", k).run(None, {f"x{i}": x for i, x in enumerate(xs)})
+    total = xs[0].copy()
+    for x in xs[1:]:
+        total = total + x
+    np.testing.assert_array_equal(y, total / np.float32(k))
+    via_double = (total.astype(np.float64) / k).astype(np.float32)
+    np.testing.assert_array_equal(y, via_double)
+
+
 def test_one_input_is_the_identity_and_nan_propagates():
     x = np.array([1.0, np.nan, -2.0], np.float32)
     (y,) = variadic("Max", 1).run(None, {"x0": x})
