@@ -168,6 +168,7 @@ ROWS = [
         [In((1, 256, 32, 32)), In((256,), const=True), In((256,), const=True)],
         {"num_groups": 32},
         opset=21,
+        out_types=[1],
     ),
     OpCase("LRN size 5 [1,96,55,55] (AlexNet)", "LRN", [In((1, 96, 55, 55))], {"size": 5}),
     OpCase(

@@ -46,6 +46,9 @@ class GridSample : public KernelBase {
         "X " + x.shape().ToString() + " and grid " + grid.shape().ToString() +
             " do not fit: grid must be [N, out..., " + std::to_string(rank - 2) + "]");
     const size_t r = rank - 2;
+    ONNX_LIGHT_RETURN_IF(
+        r > 8, kInvalidArgument,
+        "GridSample supports up to 8 spatial dimensions, got " + std::to_string(r));
     const int64_t batch = x.shape()[0], channels = x.shape()[1];
     std::vector<int64_t> in(x.shape().dims().begin() + 2, x.shape().dims().end());
     std::vector<int64_t> dims = {batch, channels};
@@ -57,48 +60,82 @@ class GridSample : public KernelBase {
       points *= dims[i];
     for (int64_t d : in)
       in_count *= d;
-    const std::vector<double> g = ToDoubles(&grid), xv = ToDoubles(&x);
+    const std::vector<double> g = ToDoubles(&grid);
     const std::vector<int64_t> st = RowMajorStrides(in);
+    // Per point of a batch: its taps' combinations with a nonzero weight (offset into the
+    // channel, the weight as the product of the per-dim weights in dim order), listed once
+    // and shared by every channel (the loop over combinations ran per channel and point).
+    std::vector<int64_t> first(static_cast<size_t>(points) + 1), offs;
+    std::vector<double> ws;
     std::vector<std::vector<Tap>> taps(r);
     ForFloat(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       T* yp = y->mutable_data<T>();
+      const T* xp = x.data<T>();
       for (int64_t n = 0; n < batch; ++n) {
+        offs.clear();
+        ws.clear();
         for (int64_t p = 0; p < points; ++p) {
+          first[static_cast<size_t>(p)] = static_cast<int64_t>(offs.size());
           const double* coords = g.data() + (n * points + p) * static_cast<int64_t>(r);
           for (size_t i = 0; i < r; ++i)
             taps[i] = DimTaps(coords[r - 1 - i], in[i]);
-          for (int64_t c = 0; c < channels; ++c) {
-            const double* xc = xv.data() + (n * channels + c) * in_count;
-            double v = 0;
-            // Sum over every combination of the per-dim taps.
-            std::vector<size_t> k(r, 0);
-            for (;;) {
-              double w = 1;
-              int64_t off = 0;
-              for (size_t i = 0; i < r && w != 0; ++i) {
-                const Tap& t = taps[i][k[i]];
-                w *= t.weight;
-                if (t.index < 0) w = 0;  // zeros padding
-                off += t.index * st[i];
-              }
-              if (w != 0) v += w * xc[off];
-              size_t i = r;
-              while (i-- > 0) {
-                if (++k[i] < taps[i].size()) break;
-                k[i] = 0;
-              }
-              if (i == static_cast<size_t>(-1)) break;
-            }
-            yp[(n * channels + c) * points + p] = static_cast<T>(v);
-          }
+          Combinations(taps, st, &offs, &ws);
         }
+        first[static_cast<size_t>(points)] = static_cast<int64_t>(offs.size());
+        ParallelElements(
+            ctx.thread_pool(), channels,
+            [&](int64_t c0, int64_t c1) {
+              for (int64_t c = c0; c < c1; ++c) {
+                const T* xc = xp + (n * channels + c) * in_count;
+                T* yc = yp + (n * channels + c) * points;
+                for (int64_t p = 0; p < points; ++p) {
+                  double v = 0;
+                  for (int64_t j = first[static_cast<size_t>(p)];
+                       j < first[static_cast<size_t>(p) + 1]; ++j) {
+                    v += ws[static_cast<size_t>(j)] *
+                         static_cast<double>(xc[offs[static_cast<size_t>(j)]]);
+                  }
+                  yc[p] = static_cast<T>(v);
+                }
+              }
+            },
+            std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(points, 1)));
       }
     });
     return Status::Ok();
   }
 
  private:
+  // Every combination of the per-dim taps (the last dim fastest) whose weight is nonzero and
+  // whose taps all read the input: its offset and weight appended.
+  static void Combinations(const std::vector<std::vector<Tap>>& taps,
+                           const std::vector<int64_t>& st, std::vector<int64_t>* offs,
+                           std::vector<double>* ws) {
+    const size_t r = taps.size();
+    size_t k[8] = {0};  // (r <= 8: checked by the caller's rank limit)
+    for (;;) {
+      double w = 1;
+      int64_t off = 0;
+      for (size_t i = 0; i < r && w != 0; ++i) {
+        const Tap& t = taps[i][k[i]];
+        w *= t.weight;
+        if (t.index < 0) w = 0;  // zeros padding
+        off += t.index * st[i];
+      }
+      if (w != 0) {
+        offs->push_back(off);
+        ws->push_back(w);
+      }
+      size_t i = r;
+      while (i-- > 0) {
+        if (++k[i] < taps[i].size()) break;
+        k[i] = 0;
+      }
+      if (i == static_cast<size_t>(-1)) break;
+    }
+  }
+
   // Reflects x into [lo, hi] by the nearer border, repeatedly (the reference's rule).
   static double Reflect(double x, double lo, double hi) {
     const double range = hi - lo;

@@ -67,3 +67,16 @@ def test_grid_sample_errors():
         bad.run(
             None, {"x": np.zeros((1, 1, 4, 4), np.float32), "g": np.zeros((1, 2, 2, 2), np.float32)}
         )
+    # nine spatial dimensions: refused (the tap combinations are indexed up to eight), and
+    # the session still runs a good input afterwards
+    with pytest.raises(ValueError, match="up to 8 spatial dimensions, got 9"):
+        s.run(
+            None,
+            {
+                "x": np.zeros((1, 1) + (1,) * 9, np.float32),
+                "g": np.zeros((1,) * 10 + (9,), np.float32),
+            },
+        )
+    x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    (y,) = s.run(None, {"x": x, "g": np.zeros((1, 1, 1, 2), np.float32)})
+    np.testing.assert_allclose(y.ravel(), [7.5])  # the centre: the mean of 5, 6, 9, 10
