@@ -9,19 +9,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from _graphs import F
+from _item_types import TYPES
 from _one_node import check_bad_input, f32
 
 import onnx_light
 from onnx_light.onnx import TensorProto, helper
 
-ELEM = {
-    np.float32: TensorProto.FLOAT,
-    np.float16: TensorProto.FLOAT16,
-    np.uint8: TensorProto.UINT8,
-    np.int64: TensorProto.INT64,
-    np.bool_: TensorProto.BOOL,
-    np.str_: TensorProto.STRING,
-}
+ELEM = TYPES
 
 
 def spec_reference(op, x, b, mode):

@@ -8,24 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from _graphs import F, I
+from _item_types import TYPES, values
 from _one_node import check_bad_input, f32
 
 from onnx_light.onnx import TensorProto
-
-TYPES = {
-    np.float32: TensorProto.FLOAT,
-    np.float16: TensorProto.FLOAT16,
-    np.uint8: TensorProto.UINT8,
-    np.int64: TensorProto.INT64,
-    np.bool_: TensorProto.BOOL,
-    np.str_: TensorProto.STRING,
-}
-
-
-def values(shape, dtype, seed=0):
-    x = np.random.default_rng(seed).integers(-50, 50, shape)
-    return x.astype(str) if dtype is np.str_ else x.astype(dtype)
-
 
 BAD_INPUTS = [
     (

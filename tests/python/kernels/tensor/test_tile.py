@@ -8,19 +8,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from _graphs import F, I
+from _item_types import TYPES
 from _one_node import check_bad_input, f32
 
 import onnx_light
 from onnx_light.onnx import TensorProto, helper
 
-ELEM = {
-    np.float32: TensorProto.FLOAT,
-    np.float16: TensorProto.FLOAT16,
-    np.int8: TensorProto.INT8,
-    np.int64: TensorProto.INT64,
-    np.bool_: TensorProto.BOOL,
-    np.str_: TensorProto.STRING,
-}
+ELEM = TYPES
 
 CASES = [
     ((1, 64, 28, 28), (1, 1, 2, 2)),
