@@ -59,19 +59,47 @@ class TopK : public KernelBase {
         using C = typename ComputeType<T>::type;
         const T* xp = x.data<T>();
         std::vector<int64_t> order(static_cast<size_t>(len));
+        std::vector<C> best(static_cast<size_t>(k));
         for (int64_t o = 0; o < outer; ++o) {
           for (int64_t j = 0; j < inner; ++j) {
             auto at = [&](int64_t i) { return static_cast<C>(xp[(o * len + i) * inner + j]); };
-            std::iota(order.begin(), order.end(), int64_t{0});
             // NaN sorts as the largest value, as ORT does.
             auto before = [&](int64_t p, int64_t q) {
               const C a = at(p), b = at(q);
               const bool an = a != a, bn = b != b;
-              if (an || bn) return largest ? (an && !bn) : (!an && bn);
+              if (an && bn) return p < q;  // NaNs tie: lower index first
+              if (an || bn) return largest ? an : bn;
               if (a != b) return largest ? a > b : a < b;
               return p < q;
             };
-            std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+            if (k >= 1 && k <= 64 && k * 8 <= len) {
+              // A few of many (a classifier's top 5, a detector's candidates): one scan with
+              // the best k kept sorted; an element enters only when it beats the k-th,
+              // rare after the first ones (partial_sort's heap paid log k per element).
+              // Indices ascend, so an equal value goes after the ones kept: lower first.
+              auto better = [largest](C a, C b) {
+                const bool an = a != a, bn = b != b;
+                if (an || bn) return largest ? (an && !bn) : (!an && bn);
+                return largest ? a > b : a < b;
+              };
+              int64_t size = 0;
+              for (int64_t i = 0; i < len; ++i) {
+                const C v = at(i);
+                if (size == k && !better(v, best[static_cast<size_t>(k - 1)])) continue;
+                int64_t pos = size < k ? size : k - 1;
+                while (pos > 0 && better(v, best[static_cast<size_t>(pos - 1)])) {
+                  best[static_cast<size_t>(pos)] = best[static_cast<size_t>(pos - 1)];
+                  order[static_cast<size_t>(pos)] = order[static_cast<size_t>(pos - 1)];
+                  --pos;
+                }
+                best[static_cast<size_t>(pos)] = v;
+                order[static_cast<size_t>(pos)] = i;
+                size = std::min(size + 1, k);
+              }
+            } else {
+              std::iota(order.begin(), order.end(), int64_t{0});
+              std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+            }
             for (int64_t r = 0; r < k; ++r) {
               const int64_t dst = (o * k + r) * inner + j;
               values->mutable_data<T>()[dst] =

@@ -30,6 +30,60 @@ def test_topk_against_numpy():
     np.testing.assert_array_equal(s_out[1], [[0, 2, 3], [1, 2, 0]])  # ties: lower index first
 
 
+def topk_reference(x, k, axis, largest):
+    """The spec's order by a stable sort: NaN as the largest value, ties by lower index."""
+    x = np.moveaxis(x, axis, -1)
+    f = x.astype(np.float64)
+    nan = np.isnan(f)
+    # largest: ascending order of -x with NaN first; smallest: of x with NaN last (a NaN
+    # key of -inf or +inf ties with a real infinity: none in these inputs)
+    key = np.where(nan, -np.inf if largest else np.inf, -f if largest else f)
+    order = np.argsort(key, axis=-1, kind="stable")
+    idx = order[..., :k]
+    vals = np.take_along_axis(x, idx, -1)
+    return np.moveaxis(vals, -1, axis), np.moveaxis(idx, -1, axis)
+
+
+@pytest.mark.parametrize("largest", [1, 0])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.float16])
+@pytest.mark.parametrize(
+    "shape,k,axis",
+    [((64, 1000), 10, -1), ((64, 1000), 1, -1), ((8, 300), 200, 1), ((3, 50, 7), 5, 1)]
+    + [((5, 9), 9, 1), ((4, 100), 0, 1), ((2, 1000, 3), 64, 1)],
+)
+def test_topk_matches_a_stable_sort(shape, k, axis, dtype, largest):
+    # both paths: one scan keeping the best k (k <= 64 and 8k <= the axis), partial_sort
+    # otherwise; ties (integers from a small range) and NaN among the floats
+    rng = np.random.default_rng(k + len(shape))
+    x = rng.integers(-20, 20, shape).astype(dtype)
+    if dtype != np.int64:
+        x = x + rng.standard_normal(shape).astype(dtype) * (np.arange(x.size) % 3 == 0).reshape(
+            shape
+        )
+        x.ravel()[::37] = np.nan
+    elem = {np.float32: F, np.int64: I, np.float16: 10}[dtype]
+    node = helper.make_node("TopK", ["a", "k"], ["y", "i"], axis=axis, largest=largest)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [
+            helper.make_tensor_value_info("a", elem, None),
+            helper.make_tensor_value_info("k", I, None),
+        ],
+        [
+            helper.make_tensor_value_info("y", elem, None),
+            helper.make_tensor_value_info("i", I, None),
+        ],
+    )
+    s = onnx_light.RuntimeSession(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    )
+    got_v, got_i = s.run(None, {"a": x, "k": np.array([k])})
+    want_v, want_i = topk_reference(x, k, axis, largest)
+    np.testing.assert_array_equal(got_i, want_i)
+    np.testing.assert_array_equal(got_v, want_v)
+
+
 BAD_INPUTS = [
     (
         "TopK",
