@@ -141,43 +141,8 @@ class GroupQueryAttention : public KernelBase {
       std::copy(vr, vr + kv_heads_ * hs, v_new.data() + r * kv_heads_ * hs);
     }
     if (rotary_) {
-      ONNX_LIGHT_RETURN_IF(cos_t == nullptr || sin_t == nullptr, kInvalidArgument,
-                           "do_rotary needs cos_cache and sin_cache");
-      ONNX_LIGHT_RETURN_IF(cos_t->shape().rank() != 2 || sin_t->shape() != cos_t->shape() ||
-                               2 * cos_t->shape()[1] > hs,
-                           kInvalidArgument,
-                           "cos_cache and sin_cache must be [max_position, <= head_size / 2]");
-      const int64_t rot = 2 * cos_t->shape()[1], rows = cos_t->shape()[0];
-      std::vector<int64_t> positions(static_cast<size_t>(batch * seq));
-      if (pos_ids != nullptr) {
-        ONNX_LIGHT_RETURN_IF(pos_ids->num_elements() != batch * seq, kInvalidArgument,
-                             "position_ids must be [batch, seq]");
-        positions = IndexValues(*pos_ids);
-      } else {
-        for (int64_t b = 0; b < batch; ++b) {
-          for (int64_t s = 0; s < seq; ++s) {
-            const int64_t p = past_b[static_cast<size_t>(b)] + s;
-            positions[static_cast<size_t>(b * seq + s)] =
-                p < total_b[static_cast<size_t>(b)] ? p : 1;  // padding: as ORT
-          }
-        }
-      }
-      for (int64_t r = 0; r < batch * seq; ++r) {
-        const int64_t p = positions[static_cast<size_t>(r)];
-        ONNX_LIGHT_RETURN_IF(p < 0 || p >= rows, kInvalidArgument,
-                             "position " + std::to_string(p) + " is outside the cos/sin cache of " +
-                                 std::to_string(rows));
-        const float* c = cos_t->data<float>() + p * (rot / 2);
-        const float* sn = sin_t->data<float>() + p * (rot / 2);
-        for (int64_t h = 0; h < heads_; ++h) {
-          float* x = q.data() + (r * heads_ + h) * hs;
-          RotateHead(x, x, c, sn, rot, hs, interleaved_);
-        }
-        for (int64_t h = 0; h < kv_heads_; ++h) {
-          float* x = k_new.data() + (r * kv_heads_ + h) * hs;
-          RotateHead(x, x, c, sn, rot, hs, interleaved_);
-        }
-      }
+      ONNX_LIGHT_RETURN_IF_ERROR(
+          Rotate(cos_t, sin_t, pos_ids, past_b, total_b, batch, seq, hs, &q, &k_new));
     }
     // The present caches: past_b cached rows, then the new ones, zeros after.
     const std::vector<int64_t> pdims = {batch, kv_heads_, present, hs};
@@ -201,22 +166,7 @@ class GroupQueryAttention : public KernelBase {
     }
     for (auto [dst, past, fresh] :
          {std::make_tuple(present_k, past_k, &k_new), std::make_tuple(present_v, past_v, &v_new)}) {
-      float* d = dst->mutable_data<float>();
-      std::fill(d, d + dst->num_elements(), 0.0f);
-      for (int64_t b = 0; b < batch; ++b) {
-        const int64_t pb = past_b[static_cast<size_t>(b)];
-        for (int64_t h = 0; h < kv_heads_; ++h) {
-          float* head = d + ((b * kv_heads_ + h) * present) * hs;
-          if (pb > 0) {
-            const float* src = past->data<float>() + ((b * kv_heads_ + h) * past_len) * hs;
-            std::copy(src, src + pb * hs, head);
-          }
-          for (int64_t s = 0; s < seq; ++s) {
-            const float* src = fresh->data() + ((b * seq + s) * kv_heads_ + h) * hs;
-            std::copy(src, src + hs, head + (pb + s) * hs);
-          }
-        }
-      }
+      FillPresent(dst, past, *fresh, past_b, batch, seq, hs, past_len, present);
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {batch, seq, heads_ * hs}));
     std::vector<float> sinks;
@@ -252,6 +202,75 @@ class GroupQueryAttention : public KernelBase {
   }
 
  private:
+  // Q's and the new keys' heads rotated by the cos/sin cache rows of their positions
+  // (position_ids, or past + s: padding rows take position 1, as ORT).
+  Status Rotate(const Tensor* cos_t, const Tensor* sin_t, const Tensor* pos_ids,
+                const std::vector<int64_t>& past_b, const std::vector<int64_t>& total_b,
+                int64_t batch, int64_t seq, int64_t hs, std::vector<float>* q,
+                std::vector<float>* k_new) const {
+    ONNX_LIGHT_RETURN_IF(cos_t == nullptr || sin_t == nullptr, kInvalidArgument,
+                         "do_rotary needs cos_cache and sin_cache");
+    ONNX_LIGHT_RETURN_IF(cos_t->shape().rank() != 2 || sin_t->shape() != cos_t->shape() ||
+                             2 * cos_t->shape()[1] > hs,
+                         kInvalidArgument,
+                         "cos_cache and sin_cache must be [max_position, <= head_size / 2]");
+    const int64_t rot = 2 * cos_t->shape()[1], rows = cos_t->shape()[0];
+    std::vector<int64_t> positions(static_cast<size_t>(batch * seq));
+    if (pos_ids != nullptr) {
+      ONNX_LIGHT_RETURN_IF(pos_ids->num_elements() != batch * seq, kInvalidArgument,
+                           "position_ids must be [batch, seq]");
+      positions = IndexValues(*pos_ids);
+    } else {
+      for (int64_t b = 0; b < batch; ++b) {
+        for (int64_t s = 0; s < seq; ++s) {
+          const int64_t p = past_b[static_cast<size_t>(b)] + s;
+          positions[static_cast<size_t>(b * seq + s)] =
+              p < total_b[static_cast<size_t>(b)] ? p : 1;  // padding: as ORT
+        }
+      }
+    }
+    for (int64_t r = 0; r < batch * seq; ++r) {
+      const int64_t p = positions[static_cast<size_t>(r)];
+      ONNX_LIGHT_RETURN_IF(p < 0 || p >= rows, kInvalidArgument,
+                           "position " + std::to_string(p) + " is outside the cos/sin cache of " +
+                               std::to_string(rows));
+      const float* c = cos_t->data<float>() + p * (rot / 2);
+      const float* sn = sin_t->data<float>() + p * (rot / 2);
+      for (int64_t h = 0; h < heads_; ++h) {
+        float* x = q->data() + (r * heads_ + h) * hs;
+        RotateHead(x, x, c, sn, rot, hs, interleaved_);
+      }
+      for (int64_t h = 0; h < kv_heads_; ++h) {
+        float* x = k_new->data() + (r * kv_heads_ + h) * hs;
+        RotateHead(x, x, c, sn, rot, hs, interleaved_);
+      }
+    }
+    return Status::Ok();
+  }
+
+  // A present cache: past_b cached rows of each (batch, kv head), then the new ones, zeros
+  // after.
+  void FillPresent(Tensor* dst, const Tensor* past, const std::vector<float>& fresh,
+                   const std::vector<int64_t>& past_b, int64_t batch, int64_t seq, int64_t hs,
+                   int64_t past_len, int64_t present) const {
+    float* d = dst->mutable_data<float>();
+    std::fill(d, d + dst->num_elements(), 0.0f);
+    for (int64_t b = 0; b < batch; ++b) {
+      const int64_t pb = past_b[static_cast<size_t>(b)];
+      for (int64_t h = 0; h < kv_heads_; ++h) {
+        float* head = d + ((b * kv_heads_ + h) * present) * hs;
+        if (pb > 0) {
+          const float* src = past->data<float>() + ((b * kv_heads_ + h) * past_len) * hs;
+          std::copy(src, src + pb * hs, head);
+        }
+        for (int64_t s = 0; s < seq; ++s) {
+          const float* src = fresh.data() + ((b * seq + s) * kv_heads_ + h) * hs;
+          std::copy(src, src + hs, head + (pb + s) * hs);
+        }
+      }
+    }
+  }
+
   int64_t heads_ = 0, kv_heads_ = 0, window_ = -1;
   float scale_ = 0.0f, softcap_ = 0.0f;
   bool rotary_ = false, interleaved_ = false, smooth_ = false;

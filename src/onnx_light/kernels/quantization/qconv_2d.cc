@@ -16,6 +16,195 @@ namespace {
 // Output pixels per unit of work: one block of windows and its GEMM.
 constexpr int64_t kPixelBlock = 96;
 
+// Depthwise weights centered by their zero points, [taps x C].
+std::vector<int16_t> CenteredDepthwise(const GemmWeights& gw, const std::vector<int32_t>& zb,
+                                       int64_t m) {
+  const int64_t taps = gw.taps;
+  std::vector<int16_t> wdw(static_cast<size_t>(taps * m));
+  for (int64_t c = 0; c < m; ++c)
+    for (int64_t t = 0; t < taps; ++t) {
+      const uint8_t byte = gw.b[static_cast<size_t>(c * taps + t)];
+      const int32_t v = gw.is_signed ? static_cast<int8_t>(byte) : byte;
+      wdw[static_cast<size_t>(t * m + c)] = static_cast<int16_t>(v - zb[static_cast<size_t>(c)]);
+    }
+  return wdw;
+}
+
+// A depthwise block: n pixels from p0 of an ow-wide output, each channel's taps summed
+// (int16 products into int32) from the channels-last centered image x16.
+void DepthwiseBlock(const Geometry& g, const int16_t* x16, const int16_t* wdw, int64_t m,
+                    int64_t ow, int64_t p0, int64_t n, int32_t* acc) {
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t oy = (p0 + i) / ow, ox = (p0 + i) % ow;
+    int32_t* a = acc + i * m;
+    std::fill(a, a + m, 0);
+    for (int64_t ty = 0; ty < g.kh; ++ty) {
+      const int64_t iy = oy * g.sh - g.ph + ty * g.dh;
+      if (iy < 0 || iy >= g.h) continue;
+      for (int64_t tx = 0; tx < g.kw; ++tx) {
+        const int64_t ix = ox * g.sw - g.pw + tx * g.dw;
+        if (ix < 0 || ix >= g.w) continue;
+        const int16_t* wv = wdw + (ty * g.kw + tx) * m;
+        const int16_t* xv = x16 + (iy * g.w + ix) * g.c_in;
+        for (int64_t c = 0; c < m; ++c)
+          a[c] += static_cast<int32_t>(xv[c]) * wv[c];
+      }
+    }
+  }
+}
+
+// The first value of each of n output pixels' windows (from p0) in a padded image, at
+// group g's channels.
+template <typename E>
+void WindowBases(const PaddedImageT<E>& img, const Geometry& geo, int64_t ow, int64_t p0, int64_t n,
+                 int64_t g, const E** bases) {
+  int64_t oy = p0 / ow, ox = p0 % ow;
+  for (int64_t i = 0; i < n; ++i) {
+    bases[i] = img.data + (oy * geo.sh * img.wp + ox * geo.sw) * img.c_pad + g * img.cg_pad;
+    if (++ox == ow) {
+      ox = 0;
+      ++oy;
+    }
+  }
+}
+
+// Image b's input in the layout its kernel reads: into the padded int16 image (in
+// place), the padded uint8 one (VNNI: int8 codes flipped by 128), or the channels-last
+// centered int16 buffer x16; split across the pool from 16k values by image rows, or 64k
+// in runs of 64 pixels.
+void ConvertImage(const uint8_t* xi, bool x_signed, bool channels_last, const Geometry& geo,
+                  int32_t zx, PaddedImage* padded, PaddedImageT<uint8_t>* padded8, int16_t* x16,
+                  ThreadPool* pool) {
+  const int64_t h = geo.h, w = geo.w, c_in = geo.c_in;
+  const int64_t workers = pool != nullptr ? pool->threads() : 1;
+  auto centered = [zx](auto v) { return static_cast<int16_t>(static_cast<int32_t>(v) - zx); };
+  auto convert = [&](int64_t begin, int64_t end) {
+    if (padded != nullptr) {  // (rows of the image)
+      if (x_signed) {
+        padded->Fill(reinterpret_cast<const int8_t*>(xi), channels_last, geo, zx, begin, end);
+      } else {
+        padded->Fill(xi, channels_last, geo, zx, begin, end);
+      }
+    } else if (padded8 != nullptr) {  // (rows of the image)
+      const uint8_t flip = x_signed ? 0x80 : 0;
+      padded8->FillWith(
+          xi, channels_last, geo, [flip](uint8_t v) { return static_cast<uint8_t>(v ^ flip); },
+          begin, end);
+    } else if (x_signed) {
+      ChannelsLast(reinterpret_cast<const int8_t*>(xi), h * w, c_in, channels_last, centered, x16,
+                   begin, end);
+    } else {
+      ChannelsLast(xi, h * w, c_in, channels_last, centered, x16, begin, end);
+    }
+  };
+  if (padded != nullptr || padded8 != nullptr) {
+    if (workers > 1 && h * w * c_in >= (int64_t{1} << 14) && h >= 2) {
+      pool->ParallelFor(h, 1, convert);
+    } else {
+      convert(0, h);
+    }
+  } else if (workers > 1 && h * w * c_in >= (int64_t{1} << 16) && h * w >= 128) {
+    const int64_t runs = (h * w + 63) / 64;
+    pool->ParallelFor(runs, 1,
+                      [&](int64_t r0, int64_t r1) { convert(r0 * 64, std::min(h * w, r1 * 64)); });
+  } else {
+    convert(0, h * w);
+  }
+}
+
+// Winograd F(2x2, 3x3) over image b: blocks of tile rows, the transformed products, then
+// the requantized pixels written; blocks across the pool.
+void WinogradImage(QConvState* state, const PaddedImage& padded, const WinogradWeights& ww,
+                   int64_t oh, int64_t ow, int64_t m, int64_t b, Tensor* y,
+                   const QConvBlockFn& write, ThreadPool* pool) {
+  const int64_t th = (oh + 1) / 2, tile_rows = WinogradTileRowsPerBlock(ow), plane = oh * ow;
+  auto rows = [&](int64_t q0, int64_t q1) {
+    QConvLease worker(state);
+    std::vector<int32_t>& acc = worker->acc;
+    std::vector<uint8_t>& tile = worker->tile;
+    acc.resize(static_cast<size_t>(2 * tile_rows * ow * m));
+    for (int64_t blk = q0; blk < q1; ++blk) {
+      const int64_t tr0 = blk * tile_rows, tr1 = std::min(th, tr0 + tile_rows);
+      WinogradRows(padded, ww, oh, ow, tr0, tr1, &*worker, acc.data());
+      const int64_t p0 = 2 * tr0 * ow, n = (std::min(oh, 2 * tr1) - 2 * tr0) * ow;
+      write(acc.data(), n, m, b, p0, plane, y, &tile);
+    }
+  };
+  const int64_t wblocks = (th + tile_rows - 1) / tile_rows;
+  if (pool != nullptr && pool->threads() > 1 && wblocks > 1) {
+    pool->ParallelFor(wblocks, 1, rows);
+  } else {
+    rows(0, wblocks);
+  }
+}
+
+// Pixels per block: kPixelBlock, smaller where that leaves the workers too few to share
+// (a 16x16 plane is 3 blocks of 96: 2 against 1 on two threads); multiples of 6 rows, the
+// int16 tile's.
+int64_t PixelBlock(int64_t plane, int64_t workers) {
+  if (workers <= 1) return kPixelBlock;
+  const int64_t even = (plane + 2 * workers - 1) / (2 * workers);
+  return std::max<int64_t>(24, std::min(kPixelBlock, (even + 5) / 6 * 6));
+}
+
+// The padded image of the in-place int16 kernel or of the VNNI one allocated (the VNNI
+// padding: the zero point's code za, whose centered value is 0); returns each tap's offset
+// from its window's first value.
+std::vector<int64_t> PrepareImages(QConvState* state, const Geometry& geo, PaddedImage* padded,
+                                   PaddedImageT<uint8_t>* padded8, int32_t za) {
+  const int64_t wp = padded != nullptr ? padded->wp : padded8->wp;
+  const int64_t c_pad = padded != nullptr ? padded->c_pad : padded8->c_pad;
+  if (padded != nullptr) {
+    padded->Allocate(&state->image, geo);
+  } else {
+    padded8->Allocate(&state->image8, geo, static_cast<uint8_t>(za));
+  }
+  std::vector<int64_t> offsets;
+  for (int64_t ty = 0; ty < geo.kh; ++ty)
+    for (int64_t tx = 0; tx < geo.kw; ++tx)
+      offsets.push_back((ty * geo.dh * wp + tx * geo.dw) * c_pad);
+  return offsets;
+}
+
+Geometry MakeGeometry(const Window& win, int64_t h, int64_t w, int64_t c_in, int64_t cg, int64_t kh,
+                      int64_t kw) {
+  return Geometry{h,
+                  w,
+                  c_in,
+                  cg,
+                  kh,
+                  kw,
+                  win.strides[0],
+                  win.strides[1],
+                  win.dilations[0],
+                  win.dilations[1],
+                  win.pad_begin[0],
+                  win.pad_begin[1]};
+}
+
+// Per group: whether any of its output channels' weight zero points is nonzero.
+std::vector<char> GroupsWithZeroPoints(const std::vector<int32_t>& zb, int64_t group, int64_t mg) {
+  std::vector<char> any(static_cast<size_t>(group), 0);
+  for (size_t c = 0; c < zb.size(); ++c)
+    any[c / static_cast<size_t>(mg)] |= static_cast<char>(zb[c] != 0);
+  return any;
+}
+
+// The scalar build's group block: each pixel's window as one row (taps x cg values,
+// padding as the zero point) in rows16, then the int16 GEMM against b read in place.
+void ScalarGroupBlock(const int16_t* x16, const Geometry& geo, const GemmWeights& gw,
+                      const int32_t* zb, int64_t ow, int64_t p0, int64_t n, int64_t g, int64_t m,
+                      int16_t* rows16, int32_t* acc) {
+  const int64_t k = gw.K(), k2 = k + (k & 1), mg = gw.mg;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t oy = (p0 + i) / ow, ox = (p0 + i) % ow;
+    GatherWindow(x16, rows16 + i * k2, int16_t{0}, geo, oy, ox, g * geo.cg);
+    if (k2 > k) rows16[i * k2 + k] = 0;
+  }
+  QGemmI16(n, mg, k, rows16, k2, gw.b.data() + g * k * mg, gw.is_signed, mg, zb + g * mg,
+           acc + g * mg, m);
+}
+
 }  // namespace
 
 int32_t QZeroPointAt(const Tensor* zp, int64_t i) {
@@ -96,11 +285,9 @@ Status QConv2D(KernelContext& ctx, const QConv2DArgs& args, const QConvBlockFn& 
   // Working memory: the channels-last input (int16) and one gathered block per worker.
   const int64_t workers = ctx.thread_pool() != nullptr ? ctx.thread_pool()->threads() : 1;
   const int64_t k2 = k + (k & 1);
-  const int64_t sh = win.strides[0], sw = win.strides[1];
-  const int64_t dh = win.dilations[0], dw = win.dilations[1];
-  const int64_t ph = win.pad_begin[0], pw = win.pad_begin[1];
   const int64_t kh = wd[2], kw = wd[3];
-  const Geometry geo{h, w, c_in, cg, kh, kw, sh, sw, dh, dw, ph, pw};
+  const Geometry geo = MakeGeometry(win, h, w, c_in, cg, kh, kw);
+  const int64_t sh = geo.sh, sw = geo.sw, dh = geo.dh, dw = geo.dw;
   // Winograd F(2x2, 3x3) where the weights were transformed (qconv_winograd.h): stride 1,
   // dilation 1; its image covers whole 2x2 tiles.
   const bool winograd = in_place && args.pre.winograd != nullptr && args.pre.winograd->usable() &&
@@ -129,189 +316,64 @@ Status QConv2D(KernelContext& ctx, const QConv2DArgs& args, const QConvBlockFn& 
   // (int8 ones shifted by 128, and the zero point with them), centered int16 otherwise.
   const int32_t za = x_signed ? zx + 128 : zx;
   std::vector<int16_t> x16(vnni || in_place ? 0 : static_cast<size_t>(h * w * c_in));
-  // Depthwise weights centered, [taps x C].
-  std::vector<int16_t> wdw;
-  if (depthwise) {
-    wdw.resize(static_cast<size_t>(taps * m));
-    for (int64_t c = 0; c < m; ++c)
-      for (int64_t t = 0; t < taps; ++t) {
-        const uint8_t byte = gw->b[static_cast<size_t>(c * taps + t)];
-        const int32_t v = gw->is_signed ? static_cast<int8_t>(byte) : byte;
-        wdw[static_cast<size_t>(t * m + c)] = static_cast<int16_t>(v - zb[static_cast<size_t>(c)]);
-      }
-  }
+  const std::vector<int16_t> wdw =
+      depthwise ? CenteredDepthwise(*gw, zb, m) : std::vector<int16_t>();
   const auto* xin = static_cast<const uint8_t*>(x.raw_data());
   const int64_t image = h * w * c_in;
-  // Blocks of kPixelBlock pixels, smaller where that leaves the workers too few to share
-  // (a 16x16 plane is 3 blocks of 96: 2 against 1 on two threads); multiples of 6 rows,
-  // the int16 tile's.
-  int64_t block = kPixelBlock;
-  if (workers > 1) {
-    const int64_t even = (plane + 2 * workers - 1) / (2 * workers);
-    block = std::max<int64_t>(24, std::min(kPixelBlock, (even + 5) / 6 * 6));
-  }
+  const int64_t block = PixelBlock(plane, workers);
   const int64_t blocks = (plane + block - 1) / block;
-  std::vector<int64_t> tap_offsets;  // of each tap from the window's first
-  if (in_place || vnni) {
-    const int64_t wp = in_place ? padded->wp : padded8->wp;
-    const int64_t c_pad = in_place ? padded->c_pad : padded8->c_pad;
-    if (in_place) {
-      padded->Allocate(&state.image, geo);
-    } else {  // (the padding: the zero point's code, whose centered value is 0)
-      padded8->Allocate(&state.image8, geo, static_cast<uint8_t>(za));
-    }
-    for (int64_t ty = 0; ty < kh; ++ty)
-      for (int64_t tx = 0; tx < kw; ++tx)
-        tap_offsets.push_back((ty * dh * wp + tx * dw) * c_pad);
-  }
+  const std::vector<int64_t> tap_offsets =  // of each tap from the window's first
+      in_place || vnni ? PrepareImages(&state, geo, padded.get(), padded8.get(), za)
+                       : std::vector<int64_t>();
   // The VNNI kernel skips the row sums of groups whose weight zero points are all 0.
-  std::vector<char> rowsums(static_cast<size_t>(group), 0);
-  for (int64_t c = 0; c < m; ++c)
-    rowsums[static_cast<size_t>(c / mg)] |= static_cast<char>(zb[static_cast<size_t>(c)] != 0);
+  const std::vector<char> rowsums = GroupsWithZeroPoints(zb, group, mg);
 
   for (int64_t b = 0; b < batch; ++b) {
     const uint8_t* xi = xin + b * image;
-    auto centered = [zx](auto v) { return static_cast<int16_t>(static_cast<int32_t>(v) - zx); };
-    auto convert = [&](int64_t begin, int64_t end) {
-      if (in_place) {  // (rows of the image)
-        if (x_signed) {
-          padded->Fill(reinterpret_cast<const int8_t*>(xi), channels_last, geo, zx, begin, end);
-        } else {
-          padded->Fill(xi, channels_last, geo, zx, begin, end);
-        }
-      } else if (vnni) {  // (rows of the image)
-        const uint8_t flip = x_signed ? 0x80 : 0;
-        padded8->FillWith(
-            xi, channels_last, geo, [flip](uint8_t v) { return static_cast<uint8_t>(v ^ flip); },
-            begin, end);
-      } else if (x_signed) {
-        ChannelsLast(reinterpret_cast<const int8_t*>(xi), h * w, c_in, channels_last, centered,
-                     x16.data(), begin, end);
-      } else {
-        ChannelsLast(xi, h * w, c_in, channels_last, centered, x16.data(), begin, end);
-      }
-    };
-    // (split across the pool from 64k values, in runs of 64 pixels, or by image rows
-    // from 16k)
-    if (in_place || vnni) {
-      if (workers > 1 && h * w * c_in >= (int64_t{1} << 14) && h >= 2) {
-        ctx.thread_pool()->ParallelFor(h, 1, convert);
-      } else {
-        convert(0, h);
-      }
-    } else if (workers > 1 && h * w * c_in >= (int64_t{1} << 16) && h * w >= 128) {
-      const int64_t runs = (h * w + 63) / 64;
-      ctx.thread_pool()->ParallelFor(
-          runs, 1, [&](int64_t r0, int64_t r1) { convert(r0 * 64, std::min(h * w, r1 * 64)); });
-    } else {
-      convert(0, h * w);
-    }
+    ConvertImage(xi, x_signed, channels_last, geo, zx, in_place ? padded.get() : nullptr,
+                 vnni ? padded8.get() : nullptr, x16.data(), ctx.thread_pool());
     if (winograd) {
-      // Blocks of tile rows: the transformed products, then the requantized pixels.
-      auto rows = [&](int64_t q0, int64_t q1) {
-        QConvLease worker(&state);
-        std::vector<int32_t>& acc = worker->acc;
-        std::vector<uint8_t>& tile = worker->tile;
-        acc.resize(static_cast<size_t>(2 * tile_rows * ow * m));
-        for (int64_t blk = q0; blk < q1; ++blk) {
-          const int64_t tr0 = blk * tile_rows, tr1 = std::min(th, tr0 + tile_rows);
-          WinogradRows(*padded, *args.pre.winograd, oh, ow, tr0, tr1, &*worker, acc.data());
-          const int64_t p0 = 2 * tr0 * ow, n = (std::min(oh, 2 * tr1) - 2 * tr0) * ow;
-          write(acc.data(), n, m, b, p0, plane, y, &tile);
-        }
-      };
-      const int64_t wblocks = (th + tile_rows - 1) / tile_rows;
-      if (workers > 1 && wblocks > 1) {
-        ctx.thread_pool()->ParallelFor(wblocks, 1, rows);
-      } else {
-        rows(0, wblocks);
-      }
+      WinogradImage(&state, *padded, *args.pre.winograd, oh, ow, m, b, y, write, ctx.thread_pool());
       continue;
     }
     auto run = [&](int64_t q0, int64_t q1) {
       QConvLease worker(&state);
-      std::vector<int16_t>& rows16 = worker->rows16;
-      std::vector<const int16_t*>& bases = worker->bases;
-      std::vector<const uint8_t*>& bases8 = worker->bases8;
       std::vector<int32_t>& acc = worker->acc;
-      std::vector<uint8_t>& tile = worker->tile;
-      rows16.resize(vnni || depthwise || in_place ? 0 : static_cast<size_t>(kPixelBlock * k2));
-      bases.resize(in_place ? static_cast<size_t>(kPixelBlock) : 0);
-      bases8.resize(vnni ? static_cast<size_t>(kPixelBlock) : 0);
+      worker->rows16.resize(vnni || depthwise || in_place ? 0 : size_t{kPixelBlock} * k2);
+      worker->bases.resize(in_place ? static_cast<size_t>(kPixelBlock) : 0);
+      worker->bases8.resize(vnni ? static_cast<size_t>(kPixelBlock) : 0);
       acc.resize(static_cast<size_t>(kPixelBlock * m));
       for (int64_t blk = q0; blk < q1; ++blk) {
         const int64_t p0 = blk * block, n = std::min(block, plane - p0);
         if (depthwise) {
-          for (int64_t i = 0; i < n; ++i) {
-            const int64_t oy = (p0 + i) / ow, ox = (p0 + i) % ow;
-            int32_t* a = acc.data() + i * m;
-            std::fill(a, a + m, 0);
-            for (int64_t ty = 0; ty < kh; ++ty) {
-              const int64_t iy = oy * sh - ph + ty * dh;
-              if (iy < 0 || iy >= h) continue;
-              for (int64_t tx = 0; tx < kw; ++tx) {
-                const int64_t ix = ox * sw - pw + tx * dw;
-                if (ix < 0 || ix >= w) continue;
-                const int16_t* wv = wdw.data() + (ty * kw + tx) * m;
-                const int16_t* xv = x16.data() + (iy * w + ix) * c_in;
-                for (int64_t c = 0; c < m; ++c)
-                  a[c] += static_cast<int32_t>(xv[c]) * wv[c];
-              }
-            }
-          }
+          DepthwiseBlock(geo, x16.data(), wdw.data(), m, ow, p0, n, acc.data());
         } else {
           for (int64_t g = 0; g < group; ++g) {
             if (in_place) {
-              int64_t oy = p0 / ow, ox = p0 % ow;
-              for (int64_t i = 0; i < n; ++i) {
-                bases[static_cast<size_t>(i)] = padded->data +
-                                                (oy * sh * padded->wp + ox * sw) * padded->c_pad +
-                                                g * padded->cg_pad;
-                if (++ox == ow) {
-                  ox = 0;
-                  ++oy;
-                }
-              }
-              QGemmI16PackedRuns(n, mg, padded->cg_pad, taps, bases.data(), tap_offsets.data(),
-                                 gw->packed16[static_cast<size_t>(g)], 0, zb.data() + g * mg,
-                                 acc.data() + g * mg, m);
+              WindowBases<int16_t>(*padded, geo, ow, p0, n, g, worker->bases.data());
+              QGemmI16PackedRuns(n, mg, padded->cg_pad, taps, worker->bases.data(),
+                                 tap_offsets.data(), gw->packed16[static_cast<size_t>(g)], 0,
+                                 zb.data() + g * mg, acc.data() + g * mg, m);
               continue;
             }
             if (vnni) {
-              int64_t oy = p0 / ow, ox = p0 % ow;
-              for (int64_t i = 0; i < n; ++i) {
-                bases8[static_cast<size_t>(i)] =
-                    padded8->data + (oy * sh * padded8->wp + ox * sw) * padded8->c_pad +
-                    g * padded8->cg_pad;
-                if (++ox == ow) {
-                  ox = 0;
-                  ++oy;
-                }
-              }
-              QGemmVnniRuns(n, mg, padded8->cg_pad, taps, bases8.data(), tap_offsets.data(), za,
-                            rowsums[static_cast<size_t>(g)] != 0,
+              WindowBases<uint8_t>(*padded8, geo, ow, p0, n, g, worker->bases8.data());
+              QGemmVnniRuns(n, mg, padded8->cg_pad, taps, worker->bases8.data(), tap_offsets.data(),
+                            za, rowsums[static_cast<size_t>(g)] != 0,
                             gw->packed[static_cast<size_t>(g)], 0, zb.data() + g * mg,
                             acc.data() + g * mg, m);
               continue;
             }
-            // A scalar build: each pixel's window as one row (taps x cg values, padding as
-            // the zero point), b read in place.
-            for (int64_t i = 0; i < n; ++i) {
-              const int64_t oy = (p0 + i) / ow, ox = (p0 + i) % ow;
-              GatherWindow(x16.data(), rows16.data() + i * k2, int16_t{0}, geo, oy, ox, g * cg);
-              if (k2 > k) rows16[static_cast<size_t>(i * k2 + k)] = 0;
-            }
-            QGemmI16(n, mg, k, rows16.data(), k2, gw->b.data() + g * k * mg, gw->is_signed, mg,
-                     zb.data() + g * mg, acc.data() + g * mg, m);
+            ScalarGroupBlock(x16.data(), geo, *gw, zb.data(), ow, p0, n, g, m,
+                             worker->rows16.data(), acc.data());
           }
         }
-        write(acc.data(), n, m, b, p0, plane, y, &tile);
+        write(acc.data(), n, m, b, p0, plane, y, &worker->tile);
       }
     };
     // Parts of ~1M multiply-adds at least.
-    const int64_t per_block = block * k * m;
     const int64_t min_blocks =
-        std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(1, per_block));
+        std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(1, block * k * m));
     if (workers > 1 && blocks > min_blocks) {
       ctx.thread_pool()->ParallelFor(blocks, min_blocks, run);
     } else {
