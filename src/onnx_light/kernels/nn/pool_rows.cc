@@ -72,7 +72,7 @@ bool PoolRowsF32(const Window& w, bool max, bool count_include_pad, const float*
   // Each row's windows across, then each output row's rows folded. Rows without column
   // pads whose windows all end inside them are read where they are, as long as the
   // vector loads' reach stays inside the input; the others are copied into a padded
-  // buffer (the pads and the slack after it keep `fill`).
+  // buffer (the pads, and the floats past the row that the loads reach, keep `fill`).
   const auto taps = static_cast<size_t>(cols.kernel), stride = static_cast<size_t>(cols.stride);
   const size_t reach = WindowRowReach(ow_n, taps, stride);
   const bool direct = cols.pad_begin == 0 && cols.Start(cols.out - 1) + cols.kernel <= cols.in;
