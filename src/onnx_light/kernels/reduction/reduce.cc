@@ -263,28 +263,71 @@ void LogSumExpRows(const float* x, int64_t outer, int64_t len, float* y, ThreadP
       std::max<int64_t>(1, (int64_t{1} << 13) / std::max<int64_t>(len, 1)));
 }
 
+// One contiguous row folded in four interleaved accumulators: independent chains the core
+// overlaps (one chain made every element wait for the previous multiply: ReduceProd over
+// rows of 1024, 3.6 ns an element). Each fold here is associative: wrapping integers, the
+// NaN-propagating extremes, and float sums and products kept in double.
+template <Red kRed, typename T, typename A>
+A FoldRow(const T* x, int64_t len, A init) {
+  A a[4] = {init, init, init, init};
+  int64_t r = 0;
+  for (; r + 4 <= len; r += 4) {
+    for (int k = 0; k < 4; ++k)
+      a[k] = Step<kRed>(a[k], static_cast<A>(x[r + k]));
+  }
+  for (; r < len; ++r)
+    a[0] = Step<kRed>(a[0], static_cast<A>(x[r]));
+  if constexpr (kRed == Red::kMax || kRed == Red::kMin || kRed == Red::kLogSumExp) {
+    return Step<kRed>(Step<kRed>(a[0], a[1]), Step<kRed>(a[2], a[3]));
+  } else if constexpr (kRed == Red::kProd) {
+    return MulWrap(MulWrap(a[0], a[1]), MulWrap(a[2], a[3]));
+  } else {  // sums: the partial sums added (their squares or magnitudes already taken)
+    return AddWrap(AddWrap(a[0], a[1]), AddWrap(a[2], a[3]));
+  }
+}
+
 // Any reduction of any type over a block of axes: each output folds its len elements,
-// inner apart, in order (the index walk of Fold without its per-element bookkeeping).
+// inner apart (the index walk of Fold without its per-element bookkeeping). Outputs split
+// between threads: whole rows when inner == 1, else runs of columns.
 template <Red kRed, typename T, typename A>
 void FoldBlock(const T* x, int64_t outer, int64_t len, int64_t inner, std::vector<A>& acc,
-               const std::vector<A>* shift) {
-  for (int64_t o = 0; o < outer; ++o) {
-    A* a = acc.data() + o * inner;
-    for (int64_t r = 0; r < len; ++r) {
-      const T* row = x + (o * len + r) * inner;
-      for (int64_t j = 0; j < inner; ++j) {
-        const A v = static_cast<A>(row[j]);
-        if constexpr (!std::is_integral_v<A>) {
-          if (shift != nullptr) {
-            const A m = (*shift)[static_cast<size_t>(o * inner + j)];
-            a[j] += std::isinf(m) ? A(0) : std::exp(v - m);
-            continue;
+               const std::vector<A>* shift, ThreadPool* pool) {
+  if (inner == 1 && shift == nullptr) {
+    ParallelElements(
+        pool, outer,
+        [&](int64_t o0, int64_t o1) {
+          for (int64_t o = o0; o < o1; ++o)
+            acc[static_cast<size_t>(o)] =
+                FoldRow<kRed, T, A>(x + o * len, len, acc[static_cast<size_t>(o)]);
+        },
+        std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(len, 1)));
+    return;
+  }
+  constexpr int64_t kRun = 256;
+  const int64_t runs = (inner + kRun - 1) / kRun;
+  ParallelElements(
+      pool, outer * runs,
+      [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) {
+          const int64_t o = t / runs, j0 = t % runs * kRun, w = std::min(kRun, inner - j0);
+          A* a = acc.data() + o * inner + j0;
+          for (int64_t r = 0; r < len; ++r) {
+            const T* row = x + (o * len + r) * inner + j0;
+            for (int64_t j = 0; j < w; ++j) {
+              const A v = static_cast<A>(row[j]);
+              if constexpr (!std::is_integral_v<A>) {
+                if (shift != nullptr) {
+                  const A m = (*shift)[static_cast<size_t>(o * inner + j0 + j)];
+                  a[j] += std::isinf(m) ? A(0) : std::exp(v - m);
+                  continue;
+                }
+              }
+              a[j] = Step<kRed>(a[j], v);
+            }
           }
         }
-        a[j] = Step<kRed>(a[j], v);
-      }
-    }
-  }
+      },
+      std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(len * std::min(kRun, inner), 1)));
 }
 
 template <Red kRed>
@@ -352,7 +395,7 @@ class Reduce : public KernelBase {
     }
     const auto fold = [&](std::vector<A>& into, const std::vector<A>* shift) {
       if (block) {
-        FoldBlock<kRed, T, A>(x.data<T>(), outer, len, inner, into, shift);
+        FoldBlock<kRed, T, A>(x.data<T>(), outer, len, inner, into, shift, pool);
       } else {
         Fold<kRed, T, A>(x.data<T>(), x.shape(), plan, into, shift);
       }

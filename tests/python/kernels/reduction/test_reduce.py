@@ -179,10 +179,15 @@ def test_block_max_min_match_numpy_exactly(op, shape, axes, keepdims, threads, s
         (np.int32, TensorProto.INT32),
     ],
 )
-@pytest.mark.parametrize("shape,axes", [((3, 70, 37), [1]), ((4, 33), [1]), ((5, 6, 7), [0])])
-def test_block_folds_of_other_types_match_numpy(dtype, etype, shape, axes):
-    """Every other type over one block of axes folds row by row (FoldBlock): Max, Min,
-    Sum and Prod exactly (integers wrap as numpy's do), LogSumExp within 1e-12."""
+@pytest.mark.parametrize(
+    "shape,axes",
+    [((3, 70, 37), [1]), ((4, 33), [1]), ((5, 6, 7), [0]), ((300, 1000), [1]), ((2, 9, 700), [1])],
+)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_block_folds_of_other_types_match_numpy(dtype, etype, shape, axes, threads):
+    """Every other type over one block of axes folds row by row (FoldBlock: contiguous rows
+    in four interleaved accumulators, runs of 256 columns; both split between threads):
+    Max, Min, Sum and Prod exactly (integers wrap as numpy's do), LogSumExp within 1e-12."""
     rng = np.random.default_rng(9)
     x = rng.integers(-3, 4, size=shape).astype(dtype)
     refs = {
@@ -202,7 +207,7 @@ def test_block_folds_of_other_types_match_numpy(dtype, etype, shape, axes):
             initializers={"axes": np.array(axes, np.int64)},
             keepdims=0,
         )
-        got = onnx_light.RuntimeSession(model).run(None, {"x": x})[0]
+        got = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})[0]
         if op == "ReduceLogSumExp":
             np.testing.assert_allclose(got, ref(x), rtol=1e-12, err_msg=op)
         else:
@@ -223,3 +228,26 @@ def test_float_logsumexp_rows_with_infinities_and_nan():
     assert y[0, 0] == -np.inf and y[1, 0] == np.inf and np.isnan(y[2, 0])
     want = np.log(np.sum(np.exp(x[3].astype(np.float64))))
     np.testing.assert_allclose(y[3, 0], want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape,axes", [((300, 1000), [1]), ((4, 33), [1]), ((2, 9, 700), [1])])
+def test_float_reduce_prod_in_double(shape, axes, threads):
+    """float32 ReduceProd folds in double (four interleaved products a row) and rounds once:
+    within 1e-6 of numpy's float64 product rounded to float32; NaN and infinities kept."""
+    rng = np.random.default_rng(11)
+    x = (rng.uniform(0.5, 1.5, size=shape) * rng.choice([-1, 1], size=shape)).astype(np.float32)
+    x.reshape(-1)[5] = np.nan
+    x.reshape(-1)[x.size // 2] = np.inf
+    model = node_model(
+        "ReduceProd",
+        [("x", F), ("axes", None)],
+        [("y", F)],
+        opset=18,
+        initializers={"axes": np.array(axes, np.int64)},
+        keepdims=0,
+    )
+    got = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})[0]
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        want = np.prod(x.astype(np.float64), axis=tuple(axes)).astype(np.float32)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-30)
