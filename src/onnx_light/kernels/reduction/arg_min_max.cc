@@ -83,8 +83,8 @@ class ArgReduce : public KernelBase {
     ThreadPool* pool = ctx.thread_pool();
     constexpr int64_t kRun = 256;  // columns of a middle axis per task
     const int64_t runs = (inner + kRun - 1) / kRun;
-    const int64_t min_tasks =
-        std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(1, len * std::min(kRun, inner)));
+    const int64_t min_tasks = std::max<int64_t>(
+        1, (int64_t{1} << 14) / std::max<int64_t>(1, len * std::min(kRun, inner)));
     if (x.dtype() == DataType::kFloat) {
       const float* in = x.data<float>();
       ParallelElements(
