@@ -6,6 +6,7 @@
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "onnx_light/runtime/thread_pool.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -52,67 +53,103 @@ class TopK : public KernelBase {
     for (size_t d = ax + 1; d < in.size(); ++d)
       inner *= in[d];
     const int64_t len = in[ax];
-    const bool largest = largest_;
     DispatchNumeric(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_same_v<T, bool>) {
-        using C = typename ComputeType<T>::type;
-        const T* xp = x.data<T>();
-        std::vector<int64_t> order(static_cast<size_t>(len));
-        std::vector<C> best(static_cast<size_t>(k));
-        for (int64_t o = 0; o < outer; ++o) {
-          for (int64_t j = 0; j < inner; ++j) {
-            auto at = [&](int64_t i) { return static_cast<C>(xp[(o * len + i) * inner + j]); };
-            // NaN sorts as the largest value, as ORT does.
-            auto before = [&](int64_t p, int64_t q) {
-              const C a = at(p), b = at(q);
-              const bool an = a != a, bn = b != b;
-              if (an && bn) return p < q;  // NaNs tie: lower index first
-              if (an || bn) return largest ? an : bn;
-              if (a != b) return largest ? a > b : a < b;
-              return p < q;
-            };
-            if (k >= 1 && k <= 64 && k * 8 <= len) {
-              // A few of many (a classifier's top 5, a detector's candidates): one scan with
-              // the best k kept sorted; an element enters only when it beats the k-th,
-              // rare after the first ones (partial_sort's heap paid log k per element).
-              // Indices ascend, so an equal value goes after the ones kept: lower first.
-              auto better = [largest](C a, C b) {
-                const bool an = a != a, bn = b != b;
-                if (an || bn) return largest ? (an && !bn) : (!an && bn);
-                return largest ? a > b : a < b;
-              };
-              int64_t size = 0;
-              for (int64_t i = 0; i < len; ++i) {
-                const C v = at(i);
-                if (size == k && !better(v, best[static_cast<size_t>(k - 1)])) continue;
-                int64_t pos = size < k ? size : k - 1;
-                while (pos > 0 && better(v, best[static_cast<size_t>(pos - 1)])) {
-                  best[static_cast<size_t>(pos)] = best[static_cast<size_t>(pos - 1)];
-                  order[static_cast<size_t>(pos)] = order[static_cast<size_t>(pos - 1)];
-                  --pos;
-                }
-                best[static_cast<size_t>(pos)] = v;
-                order[static_cast<size_t>(pos)] = i;
-                size = std::min(size + 1, k);
-              }
-            } else {
-              std::iota(order.begin(), order.end(), int64_t{0});
-              std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
-            }
-            for (int64_t r = 0; r < k; ++r) {
-              const int64_t dst = (o * k + r) * inner + j;
-              values->mutable_data<T>()[dst] =
-                  xp[(o * len + order[static_cast<size_t>(r)]) * inner + j];
-              if (indices != nullptr) {
-                indices->mutable_data<int64_t>()[dst] = order[static_cast<size_t>(r)];
-              }
-            }
-          }
-        }
+        // Slices split between threads, each chunk with its own scratch.
+        ParallelElements(
+            ctx.thread_pool(), outer * inner,
+            [&](int64_t s0, int64_t s1) {
+              std::vector<int64_t> order(static_cast<size_t>(len));
+              std::vector<typename ComputeType<T>::type> best(static_cast<size_t>(k));
+              for (int64_t s = s0; s < s1; ++s)
+                Slice<T>(x.data<T>(), s / inner, s % inner, len, inner, k, order, best, values,
+                         indices);
+            },
+            std::max<int64_t>(1, (int64_t{1} << 13) / std::max<int64_t>(len, 1)));
       }
     });
     return Status::Ok();
+  }
+
+  // One slice (outer o, column j): its k best values and their indices.
+  template <typename T, typename C>
+  void Slice(const T* xp, int64_t o, int64_t j, int64_t len, int64_t inner, int64_t k,
+             std::vector<int64_t>& order, std::vector<C>& best, Tensor* values,
+             Tensor* indices) const {
+    const bool largest = largest_;
+    const T* base = xp + o * len * inner + j;
+    auto at = [&](int64_t i) { return static_cast<C>(base[i * inner]); };
+    if (k >= 1 && k <= 64 && k * 8 <= len) {
+      ScanBest<T, C>(base, len, inner, k, order, best);
+    } else {
+      // NaN sorts as the largest value, as ORT does.
+      auto before = [&](int64_t p, int64_t q) {
+        const C a = at(p), b = at(q);
+        const bool an = a != a, bn = b != b;
+        if (an && bn) return p < q;  // NaNs tie: lower index first
+        if (an || bn) return largest ? an : bn;
+        if (a != b) return largest ? a > b : a < b;
+        return p < q;
+      };
+      std::iota(order.begin(), order.end(), int64_t{0});
+      std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+    }
+    for (int64_t r = 0; r < k; ++r) {
+      const int64_t dst = (o * k + r) * inner + j;
+      values->mutable_data<T>()[dst] = base[order[static_cast<size_t>(r)] * inner];
+      if (indices != nullptr) indices->mutable_data<int64_t>()[dst] = order[static_cast<size_t>(r)];
+    }
+  }
+
+  // A few of many (a classifier's top 5, a detector's candidates): one scan with the best k
+  // kept sorted; an element enters only when it beats the k-th, rare after the first ones
+  // (partial_sort's heap paid log k per element). Once k are kept, blocks of 8 contiguous
+  // elements are first tested together against the k-th (`!(v <= kth)` also lets a NaN
+  // through, to the exact test), so most blocks cost one vector compare. Indices ascend,
+  // so an equal value goes after the ones kept: lower first.
+  template <typename T, typename C>
+  void ScanBest(const T* base, int64_t len, int64_t inner, int64_t k, std::vector<int64_t>& order,
+                std::vector<C>& best) const {
+    const bool largest = largest_;
+    auto better = [largest](C a, C b) {
+      const bool an = a != a, bn = b != b;
+      if (an || bn) return largest ? (an && !bn) : (!an && bn);
+      return largest ? a > b : a < b;
+    };
+    int64_t size = 0;
+    for (int64_t i0 = 0; i0 < len; i0 += 8) {
+      const int64_t i1 = std::min(len, i0 + 8);
+      if (size == k && inner == 1) {
+        const C kth = best[static_cast<size_t>(k - 1)];
+        unsigned any = 0;  // (unsigned, one loop per direction: GCC vectorizes these)
+        if (largest) {
+          for (int64_t i = i0; i < i1; ++i)
+            any |= static_cast<unsigned>(!(static_cast<C>(base[i]) <= kth));
+        } else {
+          for (int64_t i = i0; i < i1; ++i)
+            any |= static_cast<unsigned>(!(static_cast<C>(base[i]) >= kth));
+        }
+        if (!any) continue;
+      }
+      for (int64_t i = i0; i < i1; ++i) {
+        const auto v = static_cast<C>(base[i * inner]);
+        if (size == k) {
+          const C kth = best[static_cast<size_t>(k - 1)];
+          if (largest ? v <= kth : v >= kth) continue;  // the common case, no NaN tests
+          if (!better(v, kth)) continue;
+        }
+        int64_t pos = size < k ? size : k - 1;
+        while (pos > 0 && better(v, best[static_cast<size_t>(pos - 1)])) {
+          best[static_cast<size_t>(pos)] = best[static_cast<size_t>(pos - 1)];
+          order[static_cast<size_t>(pos)] = order[static_cast<size_t>(pos - 1)];
+          --pos;
+        }
+        best[static_cast<size_t>(pos)] = v;
+        order[static_cast<size_t>(pos)] = i;
+        size = std::min(size + 1, k);
+      }
+    }
   }
 
  private:

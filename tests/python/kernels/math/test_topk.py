@@ -23,7 +23,8 @@ def test_topk_against_numpy():
         [helper.make_tensor_value_info("y", F, None), helper.make_tensor_value_info("i", I, None)],
     )
     s = onnx_light.RuntimeSession(
-        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+        intra_op_threads=threads,
     )
     s_out = s.run(None, {"a": v, "k": np.array([3])})
     np.testing.assert_array_equal(s_out[0], [[3, 3, 2], [5, 5, 0]])
@@ -51,9 +52,11 @@ def topk_reference(x, k, axis, largest):
     [((64, 1000), 10, -1), ((64, 1000), 1, -1), ((8, 300), 200, 1), ((3, 50, 7), 5, 1)]
     + [((5, 9), 9, 1), ((4, 100), 0, 1), ((2, 1000, 3), 64, 1)],
 )
-def test_topk_matches_a_stable_sort(shape, k, axis, dtype, largest):
-    # both paths: one scan keeping the best k (k <= 64 and 8k <= the axis), partial_sort
-    # otherwise; ties (integers from a small range) and NaN among the floats
+@pytest.mark.parametrize("threads", [1, 2])
+def test_topk_matches_a_stable_sort(shape, k, axis, dtype, largest, threads):
+    # both paths: one scan keeping the best k (k <= 64 and 8k <= the axis; contiguous
+    # blocks tested against the k-th first), partial_sort otherwise; ties (integers from a
+    # small range) and NaN among the floats; slices split between threads
     rng = np.random.default_rng(k + len(shape))
     x = rng.integers(-20, 20, shape).astype(dtype)
     if dtype != np.int64:
@@ -76,7 +79,8 @@ def test_topk_matches_a_stable_sort(shape, k, axis, dtype, largest):
         ],
     )
     s = onnx_light.RuntimeSession(
-        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+        intra_op_threads=threads,
     )
     got_v, got_i = s.run(None, {"a": x, "k": np.array([k])})
     want_v, want_i = topk_reference(x, k, axis, largest)
