@@ -23,8 +23,7 @@ def test_topk_against_numpy():
         [helper.make_tensor_value_info("y", F, None), helper.make_tensor_value_info("i", I, None)],
     )
     s = onnx_light.RuntimeSession(
-        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
-        intra_op_threads=threads,
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     )
     s_out = s.run(None, {"a": v, "k": np.array([3])})
     np.testing.assert_array_equal(s_out[0], [[3, 3, 2], [5, 5, 0]])
