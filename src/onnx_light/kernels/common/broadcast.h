@@ -134,26 +134,47 @@ void BroadcastApply(const A* pa, const Shape& sa, const B* pb, const Shape& sb, 
     }
     return;
   }
-  // Rows of the last dimension, in a loop of their own: rows are often short here (boxes
-  // of 4 against a row of 4 scales), where a call per row cost 3x.
+  // Rows of the last dimension, split between threads: a row of 8 or more where each
+  // operand is contiguous or constant along it (a [256, 1024] tensor against a [1024] row)
+  // takes the vector loops above; short or strided rows (boxes of 4 against a row of 4
+  // scales, where a call per row cost 3x) a loop of their own.
   const int64_t inner = dims[rank - 1];
   const int64_t ia = st_a[rank - 1], ib = st_b[rank - 1];
-  std::vector<int64_t> idx(rank, 0);
-  int64_t off_a = 0, off_b = 0;
-  for (int64_t base = 0; base < n; base += inner) {
-    for (int64_t j = 0; j < inner; ++j)
-      out[base + j] = f(pa[off_a + j * ia], pb[off_b + j * ib]);
+  const bool vector_rows = inner >= 8 && (ia == 0 || ia == 1) && (ib == 0 || ib == 1);
+  auto rows = [&](int64_t r0, int64_t r1) {
+    std::vector<int64_t> idx(rank, 0);
+    int64_t off_a = 0, off_b = 0, rest = r0;
     for (size_t d = rank - 1; d-- > 0;) {
-      if (++idx[d] < dims[d]) {
-        off_a += st_a[d];
-        off_b += st_b[d];
-        break;
-      }
-      off_a -= st_a[d] * (dims[d] - 1);
-      off_b -= st_b[d] * (dims[d] - 1);
-      idx[d] = 0;
+      idx[d] = rest % dims[d];
+      rest /= dims[d];
+      off_a += idx[d] * st_a[d];
+      off_b += idx[d] * st_b[d];
     }
-  }
+    for (int64_t r = r0; r < r1; ++r) {
+      Out* o = out + r * inner;
+      if (!vector_rows) {
+        for (int64_t j = 0; j < inner; ++j)
+          o[j] = f(pa[off_a + j * ia], pb[off_b + j * ib]);
+      } else if (ia == 0) {
+        RunVB(pa[off_a], pb + off_b, o, inner, f);
+      } else if (ib == 0) {
+        RunAV(pa + off_a, pb[off_b], o, inner, f);
+      } else {
+        RunAB(pa + off_a, pb + off_b, o, inner, f);
+      }
+      for (size_t d = rank - 1; d-- > 0;) {
+        if (++idx[d] < dims[d]) {
+          off_a += st_a[d];
+          off_b += st_b[d];
+          break;
+        }
+        off_a -= st_a[d] * (dims[d] - 1);
+        off_b -= st_b[d] * (dims[d] - 1);
+        idx[d] = 0;
+      }
+    }
+  };
+  ParallelElements(pool, n / inner, rows, std::max<int64_t>(1, (int64_t{1} << 15) / inner));
 }
 
 // Calls fn(T{}) with T the C++ type of `type` (numeric types and bool); false if none.

@@ -44,11 +44,20 @@ class Clip : public KernelBase {
         if (!legacy_ && ctx.input(2) != nullptr) hi = static_cast<C>(ctx.input(2)->data<T>()[0]);
         const T* in = x.data<T>();
         T* out = y->mutable_data<T>();
-        for (int64_t i = 0; i < x.num_elements(); ++i) {
-          const C v = static_cast<C>(in[i]);
-          C r = v < lo ? lo : v;  // NaN passes through
-          r = r > hi ? hi : r;
-          out[i] = static_cast<T>(r);
+        if constexpr (std::is_same_v<T, float>) {  // in SIMD (NaN kept), split between threads
+          const Activation act{ActivationKind::kClip, lo, hi};
+          ParallelElements(ctx.thread_pool(), x.num_elements(), [&](int64_t b, int64_t e) {
+            ActivationF32(in + b, out + b, static_cast<size_t>(e - b), act);
+          });
+        } else {
+          ParallelElements(ctx.thread_pool(), x.num_elements(), [&](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i) {
+              const C v = static_cast<C>(in[i]);
+              C r = v < lo ? lo : v;  // NaN passes through
+              r = r > hi ? hi : r;
+              out[i] = static_cast<T>(r);
+            }
+          });
         }
       }
     });
