@@ -12,6 +12,8 @@ const std::vector<GraphPass>& AllGraphPasses() {
       // float constants and hide the QDQ groups (ORT's folding skips them for the same
       // reason).
       {"qdq_to_integer", GraphOptimizationLevel::kExtended, &QdqToInteger},
+      // Before constant folding, which then widens the half weights it casts, once.
+      {"half_in_float", GraphOptimizationLevel::kBasic, &HalfInFloat},
       {"constant_folding", GraphOptimizationLevel::kBasic, &FoldConstants},
       {"eliminate_identities", GraphOptimizationLevel::kBasic, &EliminateIdentities},
       {"sink_transposes", GraphOptimizationLevel::kBasic, &SinkTransposes},

@@ -47,6 +47,7 @@ Status CheckPassNames(const std::vector<std::string>& names);
 
 // The passes (pass_<name>.cc), in the order they run.
 size_t QdqToInteger(Graph& graph, const PassContext& ctx);
+size_t HalfInFloat(Graph& graph, const PassContext& ctx);
 size_t FoldConstants(Graph& graph, const PassContext& ctx);
 size_t EliminateIdentities(Graph& graph, const PassContext& ctx);
 size_t SinkTransposes(Graph& graph, const PassContext& ctx);
