@@ -352,7 +352,7 @@ Conv2DShape AsRows(const Conv2DShape& s) {
 
 size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers) {
   if (UseImplicitConv(s)) return ImplicitConvScratchFloats(s, workers);
-  if (UseDirect(s)) return static_cast<size_t>(PaddedPlane(s).floats * s.c_in);
+  if (UseDirect(AsRows(s))) return static_cast<size_t>(PaddedPlane(AsRows(s)).floats * s.c_in);
   if (s.depthwise()) {
     if (!VectorDepthwise(s)) return 0;
     return static_cast<size_t>(PaddedPlane(s).floats * DepthwiseParts(s, workers));
@@ -473,8 +473,11 @@ void Conv2DF32(const float* x, const float* w, const float* bias, const float* z
     ImplicitConvF32(x, w, bias, z, y, shape, act, scratch, pool);
     return;
   }
-  if (UseDirect(shape)) {
-    DirectConv(x, w, bias, z, y, shape, act, scratch, pool, workers);
+  // One-pixel-wide images with a kx1 kernel (a TCN's dilated 1-D convolutions exported
+  // along the height) as one-row images: a vector along the row instead of one output per
+  // row (dilation 1024 over 996 steps: 1.64 ms -> see docs/performance.md).
+  if (UseDirect(AsRows(shape))) {
+    DirectConv(x, w, bias, z, y, AsRows(shape), act, scratch, pool, workers);
     return;
   }
   if (shape.depthwise() && VectorDepthwise(shape)) {
