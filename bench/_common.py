@@ -30,14 +30,24 @@ def paired(rounds: int, light, ort, key: str = "ms", higher_is_better: bool = Fa
     """light() and ort() (each a measurement: a dict with `key`) called `rounds` times,
     alternating, keeping each runtime's best result: on a noisy host (a shared VM's stolen
     time) bursts then hit both alike instead of whichever ran during one."""
-    best = {}
-    for _ in range(max(1, rounds)):
-        for name, fn in (("light", light), ("ort", ort)):
-            r = fn()
-            old = best.get(name)
-            if old is None or (r[key] > old[key] if higher_is_better else r[key] < old[key]):
-                best[name] = r
+    best = best_of(rounds, {"light": light, "ort": ort}, key, higher_is_better)
     return best["light"], best["ort"]
+
+
+def best_of(rounds: int, fns: dict, key: str = "ms", higher_is_better: bool = False) -> dict:
+    """Each measurement function of `fns` (name -> fn returning a dict with `key`, or None
+    where that runtime cannot run the case) called `rounds` times in turn, keeping each
+    one's best result (None if it never ran)."""
+    best = {name: None for name in fns}
+    for _ in range(max(1, rounds)):
+        for name, fn in fns.items():
+            r = fn()
+            old = best[name]
+            if r is not None and (
+                old is None or (r[key] > old[key] if higher_is_better else r[key] < old[key])
+            ):
+                best[name] = r
+    return best
 
 
 def cpu_name() -> str:

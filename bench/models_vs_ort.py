@@ -1,5 +1,6 @@
 """Real third-party models, onnx-light against ONNX Runtime: latency at 1 and 2 intra-op
-threads and peak RSS, side by side in the same run, plus the largest output difference.
+threads and peak RSS, side by side in the same run, plus the largest output difference;
+OpenVINO's CPU plugin (f32, one stream, the same thread count) as a third column.
 
 Each (model, runtime, threads) is timed in a child process of its own, so peak RSS is
 that runtime's alone: the growth of the peak resident set (VmHWM, reset after numpy and
@@ -10,6 +11,10 @@ their default optimizations (onnx-light: level all; ORT: ORT_ENABLE_ALL).
     .venv/bin/python bench/models_vs_ort.py --models cls    # models whose name has "cls"
     .venv/bin/python bench/models_vs_ort.py --docs          # also rewrite its section of
                                                             # docs/performance.md
+    .venv/bin/python bench/models_vs_ort.py --no-openvino   # without the OpenVINO column
+
+The OpenVINO column needs `.venv/bin/pip install -r requirements/bench.txt` (benchmark
+only; neither onnx-light nor its tests import it).
 
 The models come from scripts/setup.sh (npm, pinned, checksummed; shared/design/MODELS.md),
 except the rows marked "built here": a BERT encoder written as a PyTorch export writes it
@@ -17,7 +22,9 @@ except the rows marked "built here": a BERT encoder written as a PyTorch export 
 (onnxruntime.transformers.optimizer) fused it, and a ResNet-style CNN
 (tests/python/_cnn_graph.py) through onnxruntime's static quantizer in QDQ and QOperator
 formats, generated into build/bench_models/ on first use. onnxruntime is the comparison
-baseline (and the optimizer and quantizer) only.
+baseline (and the optimizer and quantizer) only. The fresh set (tests/python/_fresh_models.py:
+recurrent nets, GNNs, tf2onnx and Paddle exports, none tuned for before it was added) takes
+its inputs from that module, which the tests share.
 """
 
 from __future__ import annotations
@@ -42,6 +49,10 @@ REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO / "third_party" / "models"
 sys.path.insert(0, str(REPO / "python"))
 sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "tests" / "python"))
+
+from _common import best_of, cpu_name, write_section  # noqa: E402
+from _fresh_models import FRESH  # noqa: E402
 
 # name -> (file, {input: shape}, what it is). Integer inputs named "sr" get 16000.
 CASES = {
@@ -197,6 +208,9 @@ CASES = {
     ),
 }
 
+# The fresh set: inputs from its own feed functions (shapes None here).
+CASES.update({name: (f, None, what) for name, (f, _, what, _) in FRESH.items()})
+
 GENERATED = REPO / "build" / "bench_models"
 
 
@@ -255,6 +269,8 @@ UNIT_RANGE = {"input:0"}
 def feeds_for(name: str, session) -> dict:
     _, shapes, _ = CASES[name]
     rng = np.random.default_rng(7)
+    if name in FRESH:
+        return FRESH[name][1](rng)
     feeds = {}
     for arg in session.get_inputs():
         if arg.name == "sr":
@@ -272,7 +288,43 @@ def feeds_for(name: str, session) -> dict:
     return feeds
 
 
+class _Arg:
+    def __init__(self, name: str, type_: str):
+        self.name, self.type = name, type_
+
+
+class OpenVinoSession:
+    """OpenVINO's CPU plugin behind the two calls the benchmark makes (f32 inference, one
+    stream, `threads` threads: its fastest single-request latency settings)."""
+
+    def __init__(self, path: Path, threads: int):
+        import openvino as ov
+
+        core = ov.Core()
+        config = {
+            "INFERENCE_PRECISION_HINT": "f32",
+            "NUM_STREAMS": "1",
+            "INFERENCE_NUM_THREADS": str(threads),
+        }
+        self.compiled = core.compile_model(core.read_model(str(path)), "CPU", config)
+        self.request = self.compiled.create_infer_request()
+
+    def get_inputs(self):
+        """name and ONNX type string of each input, as feeds_for reads them"""
+        types = {"f32": "float", "i64": "int64", "i32": "int32", "boolean": "bool"}
+        return [
+            _Arg(i.get_any_name(), f"tensor({types.get(i.get_element_type().get_type_name())})")
+            for i in self.compiled.inputs
+        ]
+
+    def run(self, _names, feeds):
+        result = self.request.infer(feeds)
+        return [np.asarray(result[o]) for o in self.compiled.outputs]
+
+
 def make_session(runtime: str, path: Path, threads: int):
+    if runtime == "ov":
+        return OpenVinoSession(path, threads)
     if runtime == "ort":
         import onnxruntime as ort
 
@@ -307,6 +359,8 @@ def child(name: str, runtime: str, threads: int, min_time: float) -> None:
     """Prints {"ms": median latency, "rss_mib": peak RSS growth} as JSON."""
     if runtime == "ort":
         import onnxruntime  # noqa: F401
+    elif runtime == "ov":
+        import openvino  # noqa: F401
     else:
         import onnx_light  # noqa: F401
     Path("/proc/self/clear_refs").write_text("5")  # the peak (VmHWM) restarts from here
@@ -320,13 +374,18 @@ def child(name: str, runtime: str, threads: int, min_time: float) -> None:
     print(json.dumps({"ms": ms, "rss_mib": (peak - base) / 1024}))
 
 
-def measure(name: str, runtime: str, threads: int, min_time: float) -> dict:
+def measure(name: str, runtime: str, threads: int, min_time: float) -> dict | None:
+    """One child's measurement; None where OpenVINO cannot run the model (the column says
+    so), a failure of onnx-light or ORT ends the benchmark."""
     out = subprocess.run(
         [sys.executable, __file__, "--child", name, runtime, str(threads), str(min_time)],
         capture_output=True,
         text=True,
     )
     if out.returncode != 0:
+        if runtime == "ov":
+            print(f"  ({name}: OpenVINO failed: {out.stderr.strip().splitlines()[-1][:160]})")
+            return None
         raise SystemExit(f"{name} on {runtime} failed:\n{out.stderr}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -346,6 +405,63 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
+def table(names, threads, runtimes, rounds, min_time):
+    """The markdown rows (printed as they come) and the summary sentence."""
+    ov = "ov" in runtimes
+    head = "| model | "
+    for t in threads:
+        head += f"light ms @{t} | ORT ms @{t} | "
+        head += f"OV ms @{t} | light/ORT @{t} | OV/ORT @{t} | light/best @{t} | " if ov else ""
+        head += "" if ov else f"light/ORT @{t} | "
+    head += "light RSS | ORT RSS | " + ("OV RSS | " if ov else "") + "max abs diff |"
+    lines = [head, "|" + " --- |" * (head.count("|") - 1)]
+    print(head, flush=True)
+    ratios = {t: [] for t in threads}
+    ov_ratios = {t: [] for t in threads}
+    best_ratios = {t: [] for t in threads}
+    for n in names:
+        cells, rss = [n], {}
+        for t in threads:
+            fns = {r: (lambda r=r: measure(n, r, t, min_time)) for r in runtimes}
+            got = best_of(rounds, fns)
+            for r in runtimes:
+                rss.setdefault(r, got[r]["rss_mib"] if got[r] else None)
+            light, ort = got["light"]["ms"], got["ort"]["ms"]
+            ratios[t].append(light / ort)
+            cells += [f"{light:.3f}", f"{ort:.3f}"]
+            if ov:
+                ov_ms = got["ov"]["ms"] if got["ov"] else None
+                best = min(ort, ov_ms) if ov_ms else ort
+                best_ratios[t].append(light / best)
+                if ov_ms:
+                    ov_ratios[t].append(ov_ms / ort)
+                cells += [f"{ov_ms:.3f}" if ov_ms else "fails", f"{light / ort:.2f}x"]
+                cells += [f"{ov_ms / ort:.2f}x" if ov_ms else "-", f"{light / best:.2f}x"]
+            else:
+                cells.append(f"{light / ort:.2f}x")
+        cells += [f"{rss[r]:.1f}" if rss[r] is not None else "-" for r in runtimes]
+        cells.append(f"{max_difference(n):.1e}")
+        lines.append("| " + " | ".join(cells) + " |")
+        print(lines[-1], flush=True)
+    parts = []
+    for t in threads:
+        part = (
+            f"at {t} thread{'s' * (t > 1)}: onnx-light / ORT geometric mean "
+            f"{geomean(ratios[t]):.2f}x, worst {max(ratios[t]):.2f}x, "
+            f"{sum(r > 1.2 for r in ratios[t])} of {len(ratios[t])} models above 1.2x"
+        )
+        if ov and ov_ratios[t]:
+            part += (
+                f"; OpenVINO / ORT {geomean(ov_ratios[t]):.2f}x ({len(ov_ratios[t])} models it "
+                f"runs); {sum(r > 1.05 for r in best_ratios[t])} models more than 5% slower "
+                "than the faster of ORT and OpenVINO"
+            )
+        parts.append(part)
+    summary = "; ".join(parts) + "."
+    print(summary)
+    return lines, summary
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         child(sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
@@ -362,8 +478,13 @@ def main() -> None:
         "each runtime's lowest median (a noisy host's bursts then hit both alike)",
     )
     parser.add_argument("--docs", action="store_true", help="rewrite docs/performance.md")
+    parser.add_argument(
+        "--no-openvino",
+        dest="openvino",
+        action="store_false",
+        help="leave out the OpenVINO column (requirements/bench.txt installs it)",
+    )
     args = parser.parse_args()
-    from _common import cpu_name, paired, write_section
 
     threads = [int(t) for t in args.threads.split(",")]
     names = [n for n in CASES if args.models in n]
@@ -373,40 +494,25 @@ def main() -> None:
         generate(n)
         if not model_path(n).exists():
             raise SystemExit(f"{model_path(n)} is missing: run scripts/setup.sh")
-    head = "| model | " + " | ".join(f"light ms @{t} | ORT ms @{t} | ratio @{t}" for t in threads)
-    head += " | light RSS MiB | ORT RSS MiB | max abs diff |"
-    lines = [head, "|" + " --- |" * (head.count("|") - 1)]
-    ratios = {t: [] for t in threads}
-    print(head, flush=True)
-    for n in names:
-        cells = [n]
-        rss = {}
-        for t in threads:
-            light, ort = paired(
-                args.rounds,
-                lambda: measure(n, "light", t, args.min_time),
-                lambda: measure(n, "ort", t, args.min_time),
+    runtimes = ["light", "ort"] + (["ov"] if args.openvino else [])
+    if args.openvino:
+        try:
+            import openvino  # noqa: F401
+        except ImportError:
+            raise SystemExit(
+                "the OpenVINO column needs openvino: .venv/bin/pip install -r "
+                "requirements/bench.txt (or pass --no-openvino)"
             )
-            rss.setdefault("light", light["rss_mib"])
-            rss.setdefault("ort", ort["rss_mib"])
-            ratio = light["ms"] / ort["ms"]
-            ratios[t].append(ratio)
-            cells += [f"{light['ms']:.3f}", f"{ort['ms']:.3f}", f"{ratio:.2f}x"]
-        cells += [f"{rss['light']:.1f}", f"{rss['ort']:.1f}", f"{max_difference(n):.1e}"]
-        line = "| " + " | ".join(cells) + " |"
-        lines.append(line)
-        print(line, flush=True)
-    means = ", ".join(f"{geomean(ratios[t]):.2f}x at {t} thread{'s' * (t > 1)}" for t in threads)
-    worst = ", ".join(f"{max(ratios[t]):.2f}x at {t}" for t in threads)
-    summary = f"Geometric mean of onnx-light / ORT latency: {means}; worst: {worst}."
-    print(summary)
+    lines, summary = table(names, threads, runtimes, args.rounds, args.min_time)
     if args.docs:
         body = (
-            "## Real models vs ONNX Runtime (`bench/models_vs_ort.py`)\n\n"
-            f"Measured on {cpu_name()} by `bench/models_vs_ort.py` (ratio = onnx-light "
-            "latency / ORT latency, lower is better; @N = N intra-op threads; RSS = growth "
-            "of the peak resident set from creating the session and running it; max abs "
-            "diff = largest difference between the two runtimes' outputs)."
+            "## Real models vs ONNX Runtime and OpenVINO (`bench/models_vs_ort.py`)\n\n"
+            f"Measured on {cpu_name()} by `bench/models_vs_ort.py` (light/ORT = onnx-light "
+            "latency / ORT latency, lower is better; OV/ORT = OpenVINO's (CPU plugin, f32, "
+            "one stream) / ORT's; light/best = onnx-light / the faster of ORT and OpenVINO; "
+            "@N = N intra-op threads; RSS = growth of the peak resident set from creating "
+            "the session and running it, MiB; max abs diff = largest difference between "
+            "onnx-light's and ORT's outputs)."
             + (
                 f" Each time: the better of {args.rounds} alternating measurements per "
                 "runtime (`--rounds`).\n\n"
