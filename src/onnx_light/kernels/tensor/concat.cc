@@ -12,6 +12,36 @@
 namespace onnx_light::kernels {
 namespace {
 
+// Inputs whose blocks are a few elements (stacking [.., 64, 1] maps on a new last axis):
+// each input's blocks written at the output's stride by a typed loop, outer rows split
+// between threads, instead of a copy call per block (76,800 calls of one float each cost
+// 8x ORT's time).
+template <typename T>
+void Interleave(const T* x, T* y, int64_t outer, int64_t block, int64_t stride, ThreadPool* pool) {
+  ParallelElements(
+      pool, outer,
+      [&](int64_t o0, int64_t o1) {
+        for (int64_t o = o0; o < o1; ++o) {
+          const T* src = x + o * block;
+          T* dst = y + o * stride;
+          for (int64_t j = 0; j < block; ++j)
+            dst[j] = src[j];
+        }
+      },
+      std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(1, block)));
+}
+
+template <typename T>
+void InterleaveAll(KernelContext& ctx, Tensor* y, const std::vector<int64_t>& starts, int64_t outer,
+                   int64_t inner, int64_t total) {
+  for (size_t k = 0; k < ctx.input_count(); ++k) {
+    const int64_t len = starts[k + 1] - starts[k];
+    Interleave(static_cast<const T*>(ctx.input(k)->raw_data()),
+               static_cast<T*>(y->mutable_raw_data()) + starts[k] * inner, outer, len * inner,
+               total * inner, ctx.thread_pool());
+  }
+}
+
 class Concat : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
@@ -50,6 +80,24 @@ class Concat : public KernelBase {
     std::vector<int64_t> starts(ctx.input_count() + 1, 0);  // offsets along the axis
     for (size_t k = 0; k < ctx.input_count(); ++k)
       starts[k + 1] = starts[k] + ctx.input(k)->shape()[static_cast<size_t>(axis)];
+    if (total * inner * static_cast<int64_t>(item) <= 256 && outer > 1) {
+      switch (item) {
+        case 1:
+          InterleaveAll<uint8_t>(ctx, y, starts, outer, inner, total);
+          return Status::Ok();
+        case 2:
+          InterleaveAll<uint16_t>(ctx, y, starts, outer, inner, total);
+          return Status::Ok();
+        case 4:
+          InterleaveAll<uint32_t>(ctx, y, starts, outer, inner, total);
+          return Status::Ok();
+        case 8:
+          InterleaveAll<uint64_t>(ctx, y, starts, outer, inner, total);
+          return Status::Ok();
+        default:
+          break;
+      }
+    }
     auto copy = [&](size_t k, int64_t o) {
       const Tensor& x = *ctx.input(k);
       const int64_t len = starts[k + 1] - starts[k];

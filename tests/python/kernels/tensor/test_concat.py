@@ -62,3 +62,32 @@ def test_large_concat_split_across_threads_is_exact(shapes, axis, dtype):
         s = onnx_light.RuntimeSession(model.SerializeToString(), intra_op_threads=threads)
         (got,) = s.run(None, dict(zip(names, arrays)))
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "shapes,axis,dtype",
+    [
+        ([(1, 400, 64, 1)] * 3, 3, np.float32),  # maps stacked on a new last axis
+        ([(500, 2), (500, 1), (500, 3)], 1, np.int64),
+        ([(40, 3, 1), (40, 1, 1)], 1, np.float16),
+        ([(7, 5), (7, 0), (7, 2)], 1, np.uint8),  # an empty input among them
+        ([(300, 2)], 1, np.bool_),
+    ],
+)
+def test_small_blocks_interleaved_by_type_are_exact(shapes, axis, dtype, threads):
+    # blocks of at most 256 bytes per outer index: the typed interleaving path
+    rng = np.random.default_rng(4)
+    arrays = [(rng.standard_normal(s) * 50).astype(dtype) for s in shapes]
+    elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    names = [f"x{i}" for i in range(len(arrays))]
+    graph = helper.make_graph(
+        [helper.make_node("Concat", names, ["y"], axis=axis)],
+        "g",
+        [helper.make_tensor_value_info(n, elem, None) for n in names],
+        [helper.make_tensor_value_info("y", elem, None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    s = onnx_light.RuntimeSession(model.SerializeToString(), intra_op_threads=threads)
+    got = s.run(None, dict(zip(names, arrays)))[0]
+    np.testing.assert_array_equal(got, np.concatenate(arrays, axis=axis))
