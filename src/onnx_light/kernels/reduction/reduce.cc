@@ -222,6 +222,32 @@ void SumBlock(const float* x, int64_t outer, int64_t len, int64_t inner, float* 
 // axes) or columns folded row by row (a middle block); outputs split between threads.
 void MaxMinBlock(bool is_max, const float* x, int64_t outer, int64_t len, int64_t inner, float* y,
                  ThreadPool* pool) {
+  if (inner == 1 && len < 8) {
+    // Rows shorter than any vector (the maximum over 3 stacked maps): inline, as the
+    // vector kernel's own tail does (the first NaN returned as it is), not a dispatched
+    // call per row (238 us against ORT's 92 over 25,600 rows of 3).
+    const float start =
+        is_max ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+    ParallelElements(
+        pool, outer,
+        [&](int64_t i0, int64_t i1) {
+          for (int64_t i = i0; i < i1; ++i) {
+            const float* row = x + i * len;
+            float r = start;
+            for (int64_t j = 0; j < len; ++j) {
+              const float v = row[j];
+              if (std::isnan(v)) {
+                r = v;
+                break;
+              }
+              r = is_max ? (v > r ? v : r) : (v < r ? v : r);
+            }
+            y[i] = r;
+          }
+        },
+        int64_t{4096});
+    return;
+  }
   if (inner == 1) {
     ParallelElements(
         pool, outer,

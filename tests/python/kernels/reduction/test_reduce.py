@@ -27,6 +27,8 @@ CASES = [
     ((300, 1000), [1], 0),  # many rows: rows split for threads
     ((4, 6, 5), [0, 2], 0),  # not one block: the general walk
     ((5, 3), [0, 1], 0),  # everything
+    ((1, 400, 64, 3), [3], 0),  # 3 stacked maps: rows shorter than a vector, inline
+    ((9000, 1), [-1], 1),  # rows of one, split for threads
 ]
 
 REFS = {
