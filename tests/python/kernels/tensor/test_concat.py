@@ -35,6 +35,16 @@ def test_bad_inputs_are_value_errors_naming_the_node(op, inputs, attrs, feeds, m
     check_bad_input(op, inputs, attrs, feeds, message)
 
 
+def concat_model(names, elem, axis):
+    graph = helper.make_graph(
+        [helper.make_node("Concat", names, ["y"], axis=axis)],
+        "g",
+        [helper.make_tensor_value_info(n, elem, None) for n in names],
+        [helper.make_tensor_value_info("y", elem, None)],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
 @pytest.mark.parametrize(
     "shapes,axis,dtype",
     [
@@ -51,13 +61,7 @@ def test_large_concat_split_across_threads_is_exact(shapes, axis, dtype):
     names = [f"x{i}" for i in range(len(arrays))]
     want = np.concatenate(arrays, axis=axis)
     assert want.nbytes >= 1 << 18  # the parallel path's threshold
-    graph = helper.make_graph(
-        [helper.make_node("Concat", names, ["y"], axis=axis)],
-        "g",
-        [helper.make_tensor_value_info(n, elem, None) for n in names],
-        [helper.make_tensor_value_info("y", elem, None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model = concat_model(names, elem, axis)
     for threads in (1, 2):
         s = onnx_light.RuntimeSession(model.SerializeToString(), intra_op_threads=threads)
         (got,) = s.run(None, dict(zip(names, arrays)))
@@ -81,13 +85,7 @@ def test_small_blocks_interleaved_by_type_are_exact(shapes, axis, dtype, threads
     arrays = [(rng.standard_normal(s) * 50).astype(dtype) for s in shapes]
     elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
     names = [f"x{i}" for i in range(len(arrays))]
-    graph = helper.make_graph(
-        [helper.make_node("Concat", names, ["y"], axis=axis)],
-        "g",
-        [helper.make_tensor_value_info(n, elem, None) for n in names],
-        [helper.make_tensor_value_info("y", elem, None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model = concat_model(names, elem, axis)
     s = onnx_light.RuntimeSession(model.SerializeToString(), intra_op_threads=threads)
     got = s.run(None, dict(zip(names, arrays)))[0]
     np.testing.assert_array_equal(got, np.concatenate(arrays, axis=axis))
