@@ -531,3 +531,43 @@ def test_convolution_is_the_same_on_more_threads(threads, w_shape, x_shape):
         np.testing.assert_allclose(many, one, rtol=1e-5, atol=5e-5)
     none = onnx_light.RuntimeSession(model, graph_optimization_level="none").run(None, {"x": x})[0]
     np.testing.assert_allclose(one, none, rtol=1e-5, atol=1e-5)
+
+
+BATCHED = [
+    # (x shape, w shape, strides, pads, dilations): many images of few output positions
+    # (under 64), so chunks of images are multiplied together (conv2d_batched_f32.cc);
+    # batches that leave a short last chunk, 1x1, strided and dilated windows
+    ((40, 16, 1, 21), (24, 16, 1, 5), (1, 1), (0, 2, 0, 2), (1, 1)),  # Keras Conv1D, "same"
+    ((37, 12, 1, 21), (20, 12, 1, 8), (1, 1), (0, 0, 0, 0), (1, 1)),  # "valid", 14 outputs
+    ((33, 8, 3, 5), (16, 8, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),
+    ((50, 12, 1, 9), (10, 12, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1)),  # 1x1
+    ((21, 6, 7, 7), (12, 6, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1)),  # strided
+    ((19, 4, 1, 30), (9, 4, 1, 3), (1, 1), (0, 4, 0, 4), (1, 4)),  # dilated
+]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("xs, ws, strides, pads, dil", BATCHED)
+def test_batched_small_images(xs, ws, strides, pads, dil, threads):
+    check_padded(xs, ws, strides, pads, dil, 1, threads, sum(xs) + sum(ws), 1e-4)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("activation", [None, "Relu"])
+def test_batched_small_images_with_residual_and_activation(activation, threads):
+    rng = np.random.default_rng(41)
+    x = rng.uniform(-1, 1, (45, 16, 1, 24)).astype(np.float32)
+    w = rng.uniform(-1, 1, (32, 16, 1, 5)).astype(np.float32)
+    b = rng.uniform(-1, 1, 32).astype(np.float32)
+    z = rng.uniform(-1, 1, (45, 32, 1, 24)).astype(np.float32)
+    attrs = {"pads": [0, 2, 0, 2]}
+    if activation is not None:
+        attrs["activation"] = activation
+    s = onnx_light.RuntimeSession(
+        fused_residual_model(w, b, "z", **attrs), intra_op_threads=threads
+    )
+    (y,) = s.run(None, {"x": x, "z": z})
+    want = reference_padded(x, w, b, (1, 1), (0, 2, 0, 2), (1, 1), 1) + z
+    if activation == "Relu":
+        want = np.maximum(want, 0)
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-4)
