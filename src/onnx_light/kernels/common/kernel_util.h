@@ -305,24 +305,39 @@ inline Status CheckAxisIndicesShape(const Tensor& indices, const std::vector<int
 
 // For GatherElements/ScatterElements: the flat offset into data (dims `in`) of every
 // element of `indices` (same rank), whose values replace the coordinate along `axis`.
+// Row by row along the last axis (a row's base offset once, then one multiply-add an
+// element, the index read in its own type): a GNN's 258k-element message scatter spent
+// more in the per-element coordinate walk than in the scatter.
 inline Result<std::vector<int64_t>> AxisElementOffsets(const Tensor& indices,
                                                        const std::vector<int64_t>& in,
                                                        int64_t axis) {
   const std::vector<int64_t>& id = indices.shape().dims();
   ONNX_LIGHT_RETURN_IF_ERROR(CheckAxisIndicesShape(indices, in, axis));
-  const std::vector<int64_t> idx = IndexValues(indices), st = RowMajorStrides(in);
-  std::vector<int64_t> offsets(idx.size()), pos(id.size(), 0);
-  for (size_t j = 0; j < idx.size(); ++j) {
-    int64_t off = 0;
-    for (size_t d = 0; d < id.size(); ++d) {
-      int64_t p = pos[d];
-      if (static_cast<int64_t>(d) == axis) {
-        ONNX_LIGHT_ASSIGN_OR_RETURN(p, ResolveIndex(idx[j], in[d]));
-      }
-      off += p * st[d];
+  const std::vector<int64_t> st = RowMajorStrides(in);
+  const auto n = static_cast<size_t>(indices.num_elements());
+  std::vector<int64_t> offsets(n);
+  if (n == 0 || id.empty()) return offsets;  // (rank 0: the one element at offset 0)
+  const bool i32 = indices.dtype() == DataType::kInt32;
+  const int32_t* i32s = i32 ? indices.data<int32_t>() : nullptr;
+  const int64_t* i64s = i32 ? nullptr : indices.data<int64_t>();
+  const size_t r = id.size(), last = r - 1;
+  const int64_t len = id[last], dim = in[static_cast<size_t>(axis)];
+  const int64_t step = static_cast<int64_t>(last) == axis ? 0 : st[last];
+  const int64_t ast = st[static_cast<size_t>(axis)];
+  std::vector<int64_t> pos(r, 0);
+  for (size_t row = 0; row * static_cast<size_t>(len) < n; ++row) {
+    int64_t base = 0;
+    for (size_t d = 0; d < last; ++d)
+      base += static_cast<int64_t>(d) == axis ? 0 : pos[d] * st[d];
+    const size_t j0 = row * static_cast<size_t>(len);
+    for (int64_t c = 0; c < len; ++c) {
+      const size_t j = j0 + static_cast<size_t>(c);
+      int64_t v = i32 ? i32s[j] : i64s[j];
+      if (v < -dim || v >= dim) return ResolveIndex(v, dim).status();
+      if (v < 0) v += dim;
+      offsets[j] = base + c * step + v * ast;
     }
-    offsets[j] = off;
-    for (size_t d = id.size(); d-- > 0;) {
+    for (size_t d = last; d-- > 0;) {
       if (++pos[d] < id[d]) break;
       pos[d] = 0;
     }

@@ -49,6 +49,35 @@ void Combine(const Tensor& upd, int64_t src, Tensor* out, int64_t dst, Reduction
   });
 }
 
+// out[off[j]] (op)= upd[j] for j < n, the type dispatched once and the reduction chosen
+// outside the loop (a GNN's message sums: 258k updates a node, which a dispatch per
+// element made 2.5x ORT's time). `red` is not kNone; T numeric, not bool.
+template <typename T>
+void CombineAll(const T* upd, T* out, const int64_t* off, int64_t n, Reduction red) {
+  using C = typename ComputeType<T>::type;
+  auto each = [&](auto op) {
+    for (int64_t j = 0; j < n; ++j) {
+      T& o = out[off[j]];
+      o = static_cast<T>(op(static_cast<C>(o), static_cast<C>(upd[j])));
+    }
+  };
+  if constexpr (std::is_integral_v<C>) {  // wrap without undefined behaviour
+    if (red == Reduction::kAdd)
+      each([](C a, C b) {
+        return static_cast<C>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+      });
+    if (red == Reduction::kMul)
+      each([](C a, C b) {
+        return static_cast<C>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+      });
+  } else {
+    if (red == Reduction::kAdd) each([](C a, C b) { return a + b; });
+    if (red == Reduction::kMul) each([](C a, C b) { return a * b; });
+  }
+  if (red == Reduction::kMax) each([](C a, C b) { return std::max(a, b); });
+  if (red == Reduction::kMin) each([](C a, C b) { return std::min(a, b); });
+}
+
 Status CopyInput(const Tensor& x, Tensor* y) {
   const size_t item = ItemSize(x.dtype());
   if (item != 0) {
@@ -84,8 +113,20 @@ class ScatterElements : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, in));
     ONNX_LIGHT_RETURN_IF_ERROR(CopyInput(x, y));
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto offsets, AxisElementOffsets(ind, in, axis));
-    for (int64_t j = 0; j < ind.num_elements(); ++j)
-      Combine(upd, j, y, offsets[static_cast<size_t>(j)], reduction_);
+    bool done = false;
+    if (reduction_ != Reduction::kNone) {
+      done = DispatchNumeric(upd.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (!std::is_same_v<T, bool>) {
+          CombineAll(upd.data<T>(), y->mutable_data<T>(), offsets.data(), ind.num_elements(),
+                     reduction_);
+        }
+      });
+    }
+    if (!done) {
+      for (int64_t j = 0; j < ind.num_elements(); ++j)
+        Combine(upd, j, y, offsets[static_cast<size_t>(j)], reduction_);
+    }
     return Status::Ok();
   }
 
