@@ -6,6 +6,7 @@
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "onnx_light/runtime/thread_pool.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -52,13 +53,18 @@ void Combine(const Tensor& upd, int64_t src, Tensor* out, int64_t dst, Reduction
 // out[off[j]] (op)= upd[j] for j < n, the type dispatched once and the reduction chosen
 // outside the loop (a GNN's message sums: 258k updates a node, which a dispatch per
 // element made 2.5x ORT's time). `red` is not kNone; T numeric, not bool.
+// Updates are `rows` rows of `len`; this call takes columns [c0, c1) of every row, in row
+// order (so duplicates combine in the order the spec gives them).
 template <typename T>
-void CombineAll(const T* upd, T* out, const int64_t* off, int64_t n, Reduction red) {
+void CombineAll(const T* upd, T* out, const int64_t* off, int64_t rows, int64_t len, int64_t c0,
+                int64_t c1, Reduction red) {
   using C = typename ComputeType<T>::type;
   auto each = [&](auto op) {
-    for (int64_t j = 0; j < n; ++j) {
-      T& o = out[off[j]];
-      o = static_cast<T>(op(static_cast<C>(o), static_cast<C>(upd[j])));
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t j = r * len + c0; j < r * len + c1; ++j) {
+        T& o = out[off[j]];
+        o = static_cast<T>(op(static_cast<C>(o), static_cast<C>(upd[j])));
+      }
     }
   };
   if constexpr (std::is_integral_v<C>) {  // wrap without undefined behaviour
@@ -114,12 +120,24 @@ class ScatterElements : public KernelBase {
     ONNX_LIGHT_RETURN_IF_ERROR(CopyInput(x, y));
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto offsets, AxisElementOffsets(ind, in, axis));
     bool done = false;
-    if (reduction_ != Reduction::kNone) {
+    if (reduction_ != Reduction::kNone && ind.num_elements() > 0) {
+      // Off the last axis, an update's column is its destination's column: columns split
+      // between threads never meet (a GNN's messages [edges, features] into [nodes,
+      // features]).
+      const int64_t len = ind.shape().dims().back(), rows = ind.num_elements() / len;
+      ThreadPool* pool = axis != rank - 1 && ind.num_elements() >= (int64_t{1} << 15) && len >= 32
+                             ? ctx.thread_pool()
+                             : nullptr;
       done = DispatchNumeric(upd.dtype(), [&](auto tag) {
         using T = decltype(tag);
         if constexpr (!std::is_same_v<T, bool>) {
-          CombineAll(upd.data<T>(), y->mutable_data<T>(), offsets.data(), ind.num_elements(),
-                     reduction_);
+          ParallelElements(
+              pool, len,
+              [&](int64_t c0, int64_t c1) {
+                CombineAll(upd.data<T>(), y->mutable_data<T>(), offsets.data(), rows, len, c0, c1,
+                           reduction_);
+              },
+              int64_t{16});
         }
       });
     }

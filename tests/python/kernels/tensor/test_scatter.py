@@ -84,11 +84,13 @@ def scatter_elements_reference(data, idx, upd, axis, reduction):
     return out
 
 
+@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("reduction", ["none", "add", "mul", "max", "min"])
 @pytest.mark.parametrize(
     "dshape,ishape,axis,dtype,itype",
     [
-        ((192, 48), (768, 48), 0, np.float32, np.int64),  # a GNN's message sum: many per node
+        # a GNN's message sum, many per node: columns split between threads
+        ((192, 48), (768, 48), 0, np.float32, np.int64),
         ((6, 7, 5), (6, 9, 4), 1, np.float64, np.int32),  # shorter than data off the axis
         ((5, 12), (3, 30), -1, np.int64, np.int64),  # the last axis, wrapping integers
         ((40,), (100,), 0, np.int32, np.int32),
@@ -96,7 +98,7 @@ def scatter_elements_reference(data, idx, upd, axis, reduction):
     ],
 )
 def test_scatter_elements_reductions_match_the_reference(
-    dshape, ishape, axis, dtype, itype, reduction
+    dshape, ishape, axis, dtype, itype, reduction, threads
 ):
     rng = np.random.default_rng(sum(dshape) + len(reduction))
     data = (rng.standard_normal(dshape) * 3).astype(dtype)
@@ -128,7 +130,7 @@ def test_scatter_elements_reductions_match_the_reference(
         [helper.make_tensor_value_info("y", elem, None)],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
-    got = onnx_light.RuntimeSession(model.SerializeToString()).run(
+    got = onnx_light.RuntimeSession(model.SerializeToString(), intra_op_threads=threads).run(
         None, {"d": data, "i": idx, "u": upd}
     )[0]
     want = scatter_elements_reference(data, idx, upd, axis, reduction)
