@@ -11,6 +11,15 @@
 namespace onnx_light::kernels {
 namespace {
 
+// y's every element set to values[0] (the off value), bit for bit, as U.
+template <typename U>
+void FillWith(const Tensor& values, Tensor* y) {
+  U off;
+  std::memcpy(&off, values.raw_data(), sizeof(U));
+  U* out = static_cast<U*>(y->mutable_raw_data());
+  std::fill(out, out + y->num_elements(), off);
+}
+
 // OneHot(indices, depth, values=[off, on]) with `axis`: indices in [-depth, depth) select
 // (negative ones count from the end); others give an all-off row, as the spec says.
 class OneHot : public KernelBase {
@@ -42,6 +51,35 @@ class OneHot : public KernelBase {
     for (int64_t d = 0; d < rank; ++d)
       (d < axis ? outer : inner) *= ind.shape()[static_cast<size_t>(d)];
     const size_t item = ItemSize(values.dtype());
+    if (item == 1 || item == 2 || item == 4 || item == 8) {
+      // Every element off (one typed fill), then the one on element of each index: the
+      // per-element test and copy over all depth x indices ran 2.5x ORT's time.
+      switch (item) {
+        case 1:
+          FillWith<uint8_t>(values, y);
+          break;
+        case 2:
+          FillWith<uint16_t>(values, y);
+          break;
+        case 4:
+          FillWith<uint32_t>(values, y);
+          break;
+        default:
+          FillWith<uint64_t>(values, y);
+          break;
+      }
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+          double v = std::trunc(idx[static_cast<size_t>(o * inner + i)]);
+          if (v < 0) v += static_cast<double>(depth);
+          if (v >= 0 && v < static_cast<double>(depth)) {
+            const auto c = static_cast<int64_t>(v);
+            CopyElement(values, 1, y, (o * depth + c) * inner + i, item);
+          }
+        }
+      }
+      return Status::Ok();
+    }
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t c = 0; c < depth; ++c) {
         for (int64_t i = 0; i < inner; ++i) {
