@@ -213,13 +213,10 @@ class Quant : public KernelBase {
       const auto zf = static_cast<float>(z);
       const float lo = static_cast<float>(std::numeric_limits<Q>::min()) - zf;
       const float hi = static_cast<float>(std::numeric_limits<Q>::max()) - zf;
-      constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23: rounds half to even (qlinear.h)
-      for (int64_t i = begin; i < end; ++i) {
-        float v = in[i] / s;
-        v = v > lo ? v : lo;  // NaN: the minimum, as the general path
-        v = v < hi ? v : hi;
-        out[i] = static_cast<Q>(static_cast<int32_t>((v + kMagic) - kMagic) + z);
-      }
+      // In vector code on the CPU's widest target (the baseline's 4-wide division ran 2x
+      // ORT's time); a NaN gives the minimum, as the general path.
+      QuantizeLinearF32(in + begin, static_cast<size_t>(end - begin), s, lo, hi, z,
+                        std::is_signed_v<Q>, out + begin);
     } else {
       const Q* __restrict in = x.data<Q>();
       float* __restrict out = y->mutable_data<float>();

@@ -356,6 +356,41 @@ void QuantizeU8F32Impl(const float* x, size_t n, float scale, float zp, uint8_t*
   }
 }
 
+// QuantizeLinear per tensor: v = x / scale, a NaN to lo, clamped to [lo, hi] (the type's
+// range less the zero point), rounded half to even, the zero point added.
+template <typename Q>
+void QuantizeLinearRows(const float* x, size_t n, float scale, float lo, float hi, int32_t zp,
+                        Q* out) {
+  const hn::ScalableTag<float> d;
+  const hn::Rebind<int32_t, decltype(d)> di;
+  const hn::Rebind<Q, decltype(d)> dq;
+  const size_t lanes = hn::Lanes(d);
+  const auto vs = hn::Set(d, scale), vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
+  const auto vz = hn::Set(di, zp);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    auto v = hn::Div(hn::LoadU(d, x + i), vs);
+    v = hn::IfThenElse(hn::IsNaN(v), vlo, v);
+    v = hn::Min(hn::Max(v, vlo), vhi);
+    hn::StoreU(hn::DemoteTo(dq, hn::Add(hn::ConvertTo(di, hn::Round(v)), vz)), dq, out + i);
+  }
+  for (; i < n; ++i) {
+    float v = x[i] / scale;
+    v = v > lo ? v : lo;  // NaN: lo
+    v = v < hi ? v : hi;
+    out[i] = static_cast<Q>(static_cast<int32_t>(std::nearbyint(v)) + zp);
+  }
+}
+
+void QuantizeLinearF32Impl(const float* x, size_t n, float scale, float lo, float hi, int32_t zp,
+                           bool is_signed, void* out) {
+  if (is_signed) {
+    QuantizeLinearRows(x, n, scale, lo, hi, zp, static_cast<int8_t*>(out));
+  } else {
+    QuantizeLinearRows(x, n, scale, lo, hi, zp, static_cast<uint8_t*>(out));
+  }
+}
+
 void QGemmImpl(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const void* b,
                bool b_signed, int64_t ldb, const int32_t* zb, int32_t* c, int64_t ldc) {
   if (b_signed) {
@@ -380,12 +415,17 @@ HWY_EXPORT(QGemmPackedImpl);
 HWY_EXPORT(QGemmPackedRunsImpl);
 HWY_EXPORT(RangeF32Impl);
 HWY_EXPORT(QuantizeU8F32Impl);
+HWY_EXPORT(QuantizeLinearF32Impl);
 
 void RangeF32(const float* x, size_t n, float* lo, float* hi, bool* nan) {
   HWY_DYNAMIC_DISPATCH(RangeF32Impl)(x, n, lo, hi, nan);
 }
 void QuantizeU8F32(const float* x, size_t n, float scale, float zp, uint8_t* out) {
   HWY_DYNAMIC_DISPATCH(QuantizeU8F32Impl)(x, n, scale, zp, out);
+}
+void QuantizeLinearF32(const float* x, size_t n, float scale, float lo, float hi, int32_t zp,
+                       bool is_signed, void* out) {
+  HWY_DYNAMIC_DISPATCH(QuantizeLinearF32Impl)(x, n, scale, lo, hi, zp, is_signed, out);
 }
 
 void QGemmI16(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const void* b,
