@@ -93,3 +93,29 @@ def test_large_transposes_split_across_threads(threads, shape, perm):
     )
     (y,) = s.run(None, {"x": x})
     np.testing.assert_array_equal(y, np.transpose(x, perm))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "dtype,elem", [(np.float32, TensorProto.FLOAT), (np.int32, TensorProto.INT32)]
+)
+@pytest.mark.parametrize(
+    "shape,perm",
+    [
+        ((1, 64, 56, 56), (0, 2, 3, 1)),  # NCHW -> NHWC: 4 x 4 vector blocks throughout
+        ((2, 7, 13, 5), (0, 2, 3, 1)),  # no side a multiple of 4: the edges
+        ((3, 37, 29), (0, 2, 1)),
+        ((2, 9, 18, 6), (0, 3, 1, 2)),  # NHWC -> NCHW
+        ((130, 67), (1, 0)),
+    ],
+)
+def test_four_byte_transposes_in_vector_blocks(threads, shape, perm, dtype, elem):
+    # 4-byte items go through 4 x 4 blocks in 128-bit registers (simd/transpose_simd.cc),
+    # the last rows and columns element by element: exact for every position.
+    x = np.arange(np.prod(shape), dtype=np.int64).reshape(shape).astype(dtype)
+    s = onnx_light.RuntimeSession(
+        node_model("Transpose", [("x", elem)], [("y", elem)], 13, perm=list(perm)),
+        intra_op_threads=threads,
+    )
+    (y,) = s.run(None, {"x": x})
+    np.testing.assert_array_equal(y, np.transpose(x, perm))
