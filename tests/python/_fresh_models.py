@@ -154,6 +154,11 @@ def _minimol(rng, graphs=8, per_graph=24):
     }
 
 
+def _image_1024(rng):
+    # IS-Net's input: an RGB image normalized to [-0.5, 0.5], 1024 x 1024
+    return {"input": rng.uniform(-0.5, 0.5, (1, 3, 1024, 1024)).astype(np.float32)}
+
+
 def _shapes(**shapes):
     def feeds(rng):
         return {name: _normal(rng, shape) for name, shape in shapes.items()}
@@ -269,6 +274,18 @@ FRESH = {
         "minimol_gnn.onnx",
         _minimol,
         "MiniMol molecular fingerprint GNN (GatherND/ScatterElements, 8 molecules)",
+        1e-4,
+    ),
+    "isnet_fp16": (
+        "isnet_fp16.onnx",
+        _image_1024,
+        "IS-Net background removal at 1024x1024 in float16 (Conv, Resize, MaxPool, Concat)",
+        2e-3,
+    ),
+    "isnet_int8": (
+        "isnet_int8.onnx",
+        _image_1024,
+        "the same IS-Net dynamically quantized (ConvInteger after every Resize)",
         1e-4,
     ),
 }

