@@ -120,6 +120,41 @@ bool UseDirect(const Conv2DShape& s) {
          s.m <= kDirectMaxOut && s.c_in * taps <= kDirectMaxDepth;
 }
 
+// Columns for `channels` input channels and output rows [oh0, oh1): row (c, kh, kw) holds
+// x[c, ih(oh), iw(ow)] for those output positions, 0 where the window reads padding.
+void Im2Col(const float* x, int64_t channels, const Conv2DShape& s, int64_t oh0, int64_t oh1,
+            float* col) {
+  const int64_t out = (oh1 - oh0) * s.ow;
+  for (int64_t c = 0; c < channels; ++c) {
+    const float* xc = x + c * s.h * s.w;
+    for (int64_t kh = 0; kh < s.kh; ++kh) {
+      for (int64_t kw = 0; kw < s.kw; ++kw) {
+        float* row = col + ((c * s.kh + kh) * s.kw + kw) * out;
+        const int64_t off = kw * s.dw - s.pl;
+        int64_t lo, hi;
+        ValidColumns(off, s.sw, s.w, s.ow, &lo, &hi);
+        for (int64_t oh = oh0; oh < oh1; ++oh) {
+          float* dst = row + (oh - oh0) * s.ow;
+          const int64_t ih = oh * s.sh - s.pt + kh * s.dh;
+          if (ih < 0 || ih >= s.h || lo >= hi) {
+            std::fill(dst, dst + s.ow, 0.0f);
+            continue;
+          }
+          std::fill(dst, dst + lo, 0.0f);
+          const float* src = xc + ih * s.w + off;
+          if (s.sw == 1) {
+            std::memcpy(dst + lo, src + lo, static_cast<size_t>(hi - lo) * sizeof(float));
+          } else {
+            for (int64_t ow = lo; ow < hi; ++ow)
+              dst[ow] = src[ow * s.sw];
+          }
+          std::fill(dst + hi, dst + s.ow, 0.0f);
+        }
+      }
+    }
+  }
+}
+
 bool UsePacked(int64_t n) {
   static const bool avx512 = PreferPackedSgemm();
   return avx512 && n > 128;  // narrower products: in place (below)
@@ -173,43 +208,6 @@ void RunShares(ThreadPool* pool, int64_t workers, int64_t tasks, ParallelBody fn
         fn(t, k);
     }
   });
-}
-
-void Im2Col(const float* x, int64_t channels, const Conv2DShape& s, int64_t oh0, int64_t oh1,
-            float* col, int64_t ld) {
-  const int64_t out = ld > 0 ? ld : (oh1 - oh0) * s.ow;
-  for (int64_t c = 0; c < channels; ++c) {
-    const float* xc = x + c * s.h * s.w;
-    for (int64_t kh = 0; kh < s.kh; ++kh) {
-      for (int64_t kw = 0; kw < s.kw; ++kw) {
-        float* row = col + ((c * s.kh + kh) * s.kw + kw) * out;
-        const int64_t off = kw * s.dw - s.pl;
-        int64_t lo, hi;
-        ValidColumns(off, s.sw, s.w, s.ow, &lo, &hi);
-        for (int64_t oh = oh0; oh < oh1; ++oh) {
-          float* dst = row + (oh - oh0) * s.ow;
-          const int64_t ih = oh * s.sh - s.pt + kh * s.dh;
-          if (ih < 0 || ih >= s.h || lo >= hi) {
-            std::fill(dst, dst + s.ow, 0.0f);
-            continue;
-          }
-          std::fill(dst, dst + lo, 0.0f);
-          const float* src = xc + ih * s.w + off;
-          if (s.sw == 1) {
-            std::memcpy(dst + lo, src + lo, static_cast<size_t>(hi - lo) * sizeof(float));
-          } else {
-            for (int64_t ow = lo; ow < hi; ++ow)
-              dst[ow] = src[ow * s.sw];
-          }
-          std::fill(dst + hi, dst + s.ow, 0.0f);
-        }
-      }
-    }
-  }
-}
-
-bool ConvGemmReadsPackedA(int64_t n) {
-  return UsePacked(n);
 }
 
 size_t ConvGemmWorkFloats(int64_t m, int64_t n, int64_t k, int64_t workers) {
@@ -353,7 +351,6 @@ Conv2DShape AsRows(const Conv2DShape& s) {
 }
 
 size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers) {
-  if (UseBatchedConv(s)) return BatchedConvScratchFloats(s, workers);
   if (UseImplicitConv(s)) return ImplicitConvScratchFloats(s, workers);
   if (UseDirect(AsRows(s))) return static_cast<size_t>(PaddedPlane(AsRows(s)).floats * s.c_in);
   if (s.depthwise()) {
@@ -470,10 +467,6 @@ void DepthwiseConvPlanes(const float* x, const float* w, const float* bias, cons
 void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
                const Conv2DShape& shape, const Activation& act, float* scratch, ThreadPool* pool) {
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
-  if (UseBatchedConv(shape)) {  // many small images: one product per chunk of them
-    BatchedConvF32(x, w, bias, z, y, shape, act, scratch, pool);
-    return;
-  }
   // On AVX-512 the implicit product takes the small filters too (faster or equal on
   // every layer measured, docs/performance.md).
   if (UseImplicitConv(shape)) {

@@ -43,21 +43,6 @@ size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers);
 void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
                const Conv2DShape& s, const Activation& act, float* scratch, ThreadPool* pool);
 
-// Columns for `channels` input channels and output rows [oh0, oh1): row (c, kh, kw) holds
-// x[c, ih(oh), iw(ow)] for those output positions, 0 where the window reads padding. Rows
-// are `ld` floats apart (0: as long as they are), so several images' columns can sit side
-// by side.
-void Im2Col(const float* x, int64_t channels, const Conv2DShape& s, int64_t oh0, int64_t oh1,
-            float* col, int64_t ld = 0);
-
-// Many small images (a batch of 400 sequences of 21 steps through Conv1D layers: 14
-// outputs an image) as one product per chunk of images, their columns side by side, so
-// the product is wide enough for the kernels (conv2d_batched_f32.cc).
-bool UseBatchedConv(const Conv2DShape& s);
-size_t BatchedConvScratchFloats(const Conv2DShape& s, int64_t workers);
-void BatchedConvF32(const float* x, const float* w, const float* bias, const float* z, float* y,
-                    const Conv2DShape& s, const Activation& act, float* scratch, ThreadPool* pool);
-
 // Runs fn(task, worker) for tasks [0, tasks) in equal consecutive shares, one share per
 // worker of the pool (`workers` of them; each worker keeps its own scratch), or all of
 // them as worker 0 without a pool or with one worker.
@@ -77,9 +62,7 @@ void ImplicitConvF32(const float* x, const float* w, const float* bias, const fl
 // several threads the columns (or, for narrow products, the rows) are split between them. `work`
 // holds ConvGemmWorkFloats(m, n, k, workers) floats, 64-byte aligned.
 size_t ConvGemmWorkFloats(int64_t m, int64_t n, int64_t k, int64_t workers);
-// `a_packed`, if not null, is `a` packed by SgemmPackA (used when the packed kernel is:
-// ConvGemmReadsPackedA(n)).
-bool ConvGemmReadsPackedA(int64_t n);
+// `a_packed`, if not null, is `a` packed by SgemmPackA (used when the packed kernel is).
 void ConvGemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c,
               int64_t ldc, float* work, ThreadPool* pool, const float* a_packed = nullptr);
 
