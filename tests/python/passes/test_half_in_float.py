@@ -212,3 +212,34 @@ def test_data_movement_between_regions_joins_only_when_enclosed(tmp_path):
 def test_below_level_basic_nothing_changes(tmp_path):
     c, _ = ops(conv_stack(layers=1), tmp_path, graph_optimization_level="none")
     assert c["Cast"] == 0 and c["Conv"] == 1, c
+
+
+@pytest.mark.parametrize("opset", [1, 5, 6, 12])
+def test_old_opsets_get_casts_they_can_run(opset, tmp_path):
+    # The node fuzzer's finding: a float16 Softsign of an opset before 6 (where Cast spells
+    # `to` as a string) took a float32 output while its Cast could not be made, and wrote
+    # float16 results through a float32 tensor. Casts are matched at opset 13 or newer, and
+    # a node whose casts cannot be made stays as it is.
+    graph = helper.make_graph(
+        [helper.make_node("Softsign", ["x"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("x", H, [3, 4])],
+        [helper.make_tensor_value_info("y", H, None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    x = np.linspace(-4, 4, 12, dtype=np.float16).reshape(3, 4)
+    got = onnx_light.RuntimeSession(model.SerializeToString()).run(None, {"x": x})[0]
+    want = x.astype(np.float64) / (1 + np.abs(x.astype(np.float64)))
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=2.0**-11, atol=1e-7)
+    # constant input: folded at load through the same casts
+    const = helper.make_graph(
+        [helper.make_node("Softsign", ["c"], ["y"])],
+        "g",
+        [],
+        [helper.make_tensor_value_info("y", H, None)],
+        [numpy_helper.from_array(x, "c")],
+    )
+    folded = helper.make_model(const, opset_imports=[helper.make_opsetid("", opset)])
+    got = onnx_light.RuntimeSession(folded.SerializeToString()).run(None, {})[0]
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=2.0**-11, atol=1e-7)

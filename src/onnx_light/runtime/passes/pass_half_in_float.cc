@@ -13,9 +13,11 @@
 // join a region when every half value they read comes from it (or is a constant) and every
 // reader of what they make is in it, so regions do not break at a Squeeze. Runs at level
 // "basic" and above; disabled by name, half nodes compute as their own kernels do.
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "../graph.h"
@@ -207,29 +209,39 @@ class HalfRegion {
       }
       std::vector<int> inputs = n.inputs;
       std::vector<Graph::Node> before;
+      std::vector<std::pair<int, int>> widened;  // (half value, its new float32 form)
+      bool ok = true;
       for (int& v : inputs) {
         if (!HalfTensor(v)) continue;
-        if (wide_[static_cast<size_t>(v)] < 0) {
-          const int w = AddValue(g_, Name(v) + "_f32", DataType::kFloat, ValueKind::kTensor);
+        int w = wide_[static_cast<size_t>(v)];
+        for (const auto& [half, wide] : widened)
+          w = half == v ? wide : w;
+        if (w < 0) {
+          w = AddValue(g_, Name(v) + "_f32", DataType::kFloat, ValueKind::kTensor);
           Result<Graph::Node> c = MakeCast(v, w, DataType::kFloat, n.info->opset());
-          if (!c.ok()) continue;  // (not expected) the half value stays
+          if (!c.ok()) {
+            ok = false;  // (not expected) the node stays as it is
+            break;
+          }
           before.push_back(std::move(*c));
-          wide_[static_cast<size_t>(v)] = w;
+          widened.emplace_back(v, w);
         }
-        v = wide_[static_cast<size_t>(v)];
+        v = w;
       }
       const std::vector<int> old_outputs = n.outputs;
       std::vector<int> outputs = n.outputs;
       for (int& v : outputs) {
         if (HalfTensor(v)) v = AddValue(g_, Name(v) + "_f32", DataType::kFloat, ValueKind::kTensor);
       }
-      if (!Convert(n, inputs, outputs)) {
-        n.outputs = old_outputs;  // (not expected) it stays as it was
+      if (!ok || !Convert(n, inputs, outputs)) {
+        n.outputs = old_outputs;  // (not expected) it stays as it was; its casts go
         for (int v : n.inputs)
           Narrow(v, &nodes);
         nodes.push_back(std::move(n));
         continue;
       }
+      for (const auto& [half, wide] : widened)
+        wide_[static_cast<size_t>(half)] = wide;
       for (Graph::Node& c : before)
         nodes.push_back(std::move(c));
       const int opset = n.info->opset();
@@ -265,10 +277,12 @@ class HalfRegion {
     }
   }
 
+  // Cast(from) -> to, matched at the node's opset or 13 if older (Cast takes bfloat16 and an
+  // integer `to` from there; a model of opset 1-5 spells `to` as a string).
   Result<Graph::Node> MakeCast(int from, int to, DataType type, int opset) {
     onnx::NodeProto proto = NodeProtoOf(g_, Name(to) + "_cast", "", "Cast", {from}, {to});
     proto.attribute.push_back(IntAttribute("to", static_cast<int64_t>(type)));
-    return MakeNode(g_, ctx_, std::move(proto), {from}, {to}, opset);
+    return MakeNode(g_, ctx_, std::move(proto), {from}, {to}, std::max(opset, 13));
   }
 
   // Node n redefined over float32 `inputs` and `outputs`; false (n unchanged) without a
