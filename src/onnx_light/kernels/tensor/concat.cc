@@ -80,23 +80,11 @@ class Concat : public KernelBase {
     std::vector<int64_t> starts(ctx.input_count() + 1, 0);  // offsets along the axis
     for (size_t k = 0; k < ctx.input_count(); ++k)
       starts[k + 1] = starts[k] + ctx.input(k)->shape()[static_cast<size_t>(axis)];
-    if (total * inner * static_cast<int64_t>(item) <= 256 && outer > 1) {
-      switch (item) {
-        case 1:
-          InterleaveAll<uint8_t>(ctx, y, starts, outer, inner, total);
-          return Status::Ok();
-        case 2:
-          InterleaveAll<uint16_t>(ctx, y, starts, outer, inner, total);
-          return Status::Ok();
-        case 4:
-          InterleaveAll<uint32_t>(ctx, y, starts, outer, inner, total);
-          return Status::Ok();
-        case 8:
-          InterleaveAll<uint64_t>(ctx, y, starts, outer, inner, total);
-          return Status::Ok();
-        default:
-          break;
-      }
+    if (total * inner * static_cast<int64_t>(item) <= 256 && outer > 1 &&
+        ForFixedItem(item, [&](auto tag) {
+          InterleaveAll<decltype(tag)>(ctx, y, starts, outer, inner, total);
+        })) {
+      return Status::Ok();
     }
     auto copy = [&](size_t k, int64_t o) {
       const Tensor& x = *ctx.input(k);

@@ -57,7 +57,8 @@ void TransposeTile(const U* s, U* d, int64_t r0, int64_t r1, int64_t cols, int64
   }
   for (int64_t c0 = 0; c0 < cols; c0 += kBlock) {
     const int64_t c1 = std::min(cols, c0 + kBlock);
-    if constexpr (sizeof(U) == 4) {  // 4 x 4 blocks in vector code (NCHW -> NHWC: 3.4x -> )
+    if constexpr (sizeof(U) ==
+                  4) {  // 4 x 4 blocks in vector code (NCHW -> NHWC: 3.36x -> 1.22x ORT)
       TransposeTileU32(reinterpret_cast<const uint32_t*>(s), reinterpret_cast<uint32_t*>(d), r0, r1,
                        c0, c1, ld, ldd);
       continue;
