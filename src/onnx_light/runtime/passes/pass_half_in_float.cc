@@ -231,10 +231,12 @@ class HalfRegion {
       const std::vector<int> old_outputs = n.outputs;
       std::vector<int> outputs = n.outputs;
       for (int& v : outputs) {
-        if (HalfTensor(v)) v = AddValue(g_, Name(v) + "_f32", DataType::kFloat, ValueKind::kTensor);
+        if (ok && HalfTensor(v))
+          v = AddValue(g_, Name(v) + "_f32", DataType::kFloat, ValueKind::kTensor);
       }
+      // (not expected) no Cast or no float32 kernel: it stays as it was (Convert leaves n
+      // unchanged), its casts go
       if (!ok || !Convert(n, inputs, outputs)) {
-        n.outputs = old_outputs;  // (not expected) it stays as it was; its casts go
         for (int v : n.inputs)
           Narrow(v, &nodes);
         nodes.push_back(std::move(n));
