@@ -411,8 +411,10 @@ def table(names, threads, runtimes, rounds, min_time):
     head = "| model | "
     for t in threads:
         head += f"light ms @{t} | ORT ms @{t} | "
-        head += f"OV ms @{t} | light/ORT @{t} | OV/ORT @{t} | light/best @{t} | " if ov else ""
-        head += "" if ov else f"light/ORT @{t} | "
+        if ov:
+            head += f"OV ms @{t} | light/ORT @{t} | OV/ORT @{t} | light/best @{t} | "
+        else:
+            head += f"light/ORT @{t} | "
     head += "light RSS | ORT RSS | " + ("OV RSS | " if ov else "") + "max abs diff |"
     lines = [head, "|" + " --- |" * (head.count("|") - 1)]
     print(head, flush=True)
