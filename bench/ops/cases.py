@@ -15,11 +15,16 @@ ELEM = {
     np.float32: 1,
     np.uint8: 2,
     np.int8: 3,
+    np.uint16: 4,
+    np.int16: 5,
     np.int32: 6,
     np.int64: 7,
+    np.str_: 8,
     np.bool_: 9,
     np.float16: 10,
     np.float64: 11,
+    np.uint32: 12,
+    np.uint64: 13,
 }
 
 
@@ -48,6 +53,22 @@ class MapIn:
 
 
 @dataclass
+class SeqIn:
+    """A sequence input (SequenceAt, ConcatFromSequence...): fed as the list of arrays
+    `values`, declared sequence(tensor(elem)) of the arrays' element type."""
+
+    values: list
+
+
+@dataclass
+class OptIn:
+    """An optional input (OptionalHasElement, OptionalGetElement): fed as the array `value`,
+    declared optional(tensor(elem))."""
+
+    value: np.ndarray
+
+
+@dataclass
 class OpCase:
     name: str
     op: str
@@ -63,6 +84,9 @@ class OpCase:
     tol: float = 1e-3
     # Output types as TypeProtos where an output is not a tensor (ZipMap's sequence of maps).
     out_protos: list | None = None
+    # Values of the graph that are not the node's inputs: the outer scope a subgraph (If,
+    # Loop, Scan) reads, named scope0, scope1...
+    scope: list = field(default_factory=list)
 
     def data(self, seed: int = 0) -> list:
         rng = np.random.default_rng(seed)
@@ -72,6 +96,10 @@ class OpCase:
                 out.append(None)
             elif isinstance(x, MapIn):
                 out.append(x.values)
+            elif isinstance(x, SeqIn):
+                out.append([np.asarray(v) for v in x.values])
+            elif isinstance(x, OptIn):
+                out.append(np.asarray(x.value))
             elif x.values is not None:
                 out.append(np.asarray(x.values, x.dtype))
             elif np.issubdtype(x.dtype, np.floating):
@@ -87,7 +115,9 @@ class OpCase:
         names = [f"in{i}" if x is not None else "" for i, x in enumerate(self.inputs)]
         values = self.data(seed)
         graph_inputs, inits, feeds = [], [], {}
-        for name, x, v in zip(names, self.inputs, values):
+        scope_names = [f"scope{i}" for i in range(len(self.scope))]
+        scope_values = OpCase("", "", self.scope).data(seed + 1)
+        for name, x, v in zip(names + scope_names, self.inputs + self.scope, values + scope_values):
             if x is None:
                 continue
             if isinstance(x, MapIn):
@@ -95,6 +125,16 @@ class OpCase:
                     x.key_type, helper.make_tensor_type_proto(x.value_type, None)
                 )
                 graph_inputs.append(helper.make_value_info(name, map_type))
+                feeds[name] = v
+            elif isinstance(x, (SeqIn, OptIn)):
+                first = v[0] if isinstance(x, SeqIn) else v
+                tensor = helper.make_tensor_type_proto(ELEM[first.dtype.type], None)
+                wrap = (
+                    helper.make_sequence_type_proto
+                    if isinstance(x, SeqIn)
+                    else helper.make_optional_type_proto
+                )
+                graph_inputs.append(helper.make_value_info(name, wrap(tensor)))
                 feeds[name] = v
             elif x.const:
                 inits.append(numpy_helper.from_array(v, name))

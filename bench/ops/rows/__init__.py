@@ -2,7 +2,21 @@
 module each, a list ROWS of OpCase. A new op adds its rows to its family's list; a new
 family is a new module added here."""
 
-from . import com_microsoft, math, ml, nn, quantization, reduction, rnn, tensor
+from . import (
+    com_microsoft,
+    controlflow,
+    llm,
+    math,
+    ml,
+    nn,
+    quantization,
+    reduction,
+    rnn,
+    sequence,
+    signal,
+    tensor,
+    text,
+)
 
 FAMILIES = {
     "math": math.ROWS,
@@ -13,4 +27,9 @@ FAMILIES = {
     "rnn": rnn.ROWS,
     "com_microsoft": com_microsoft.ROWS,
     "ml": ml.ROWS,
+    "llm": llm.ROWS,
+    "controlflow": controlflow.ROWS,
+    "sequence": sequence.ROWS,
+    "signal": signal.ROWS,
+    "text": text.ROWS,
 }

@@ -329,3 +329,156 @@ QROWS.append(
 )
 
 ROWS += QROWS
+
+# The transformer contrib ops ORT's optimizer and quantizer write (BERT-base layer), the
+# GenAI builder's 4-bit embedding gather, and the remaining quantized kernels.
+S8 = np.int8
+EMB = [In((768,), const=True), In((768,), const=True)]
+ROWS += [
+    OpCase(
+        "Attention packed QKV [1,128,768] 12 heads",
+        "Attention",
+        [In(HIDDEN), In((768, 2304), const=True, values=None), In((2304,), const=True)],
+        {"num_heads": 12},
+        domain=MS,
+        opset=1,
+        out_types=[1],
+        tol=1e-4,
+    ),
+    OpCase(
+        "MultiHeadAttention [1,128,768] 12 heads",
+        "MultiHeadAttention",
+        [In(HIDDEN), In(HIDDEN), In(HIDDEN)],
+        {"num_heads": 12},
+        domain=MS,
+        opset=1,
+        out_types=[1],
+        tol=1e-4,
+    ),
+    _quantized(
+        "QAttention u8s8 [1,128,768] 12 heads",
+        "QAttention",
+        [
+            In(HIDDEN, U8, lo=120, hi=136),
+            In((768, 2304), S8, const=True, lo=-8, hi=8),
+            In((2304,), const=True),
+            _q(0.05),
+            _q(0.01),
+            None,
+            _q(128, U8),
+            _q(0, S8),
+        ],
+        {"num_heads": 12},
+        out_type=1,
+        tol=1e-3,
+    ),
+    OpCase(
+        "EmbedLayerNormalization [1,128] ids, vocab 8000",
+        "EmbedLayerNormalization",
+        [
+            In((1, 128), np.int32, lo=0, hi=8000),
+            In((1, 128), np.int32, lo=0, hi=2),
+            In((8000, 768), const=True),
+            In((512, 768), const=True),
+            In((2, 768), const=True),
+        ]
+        + EMB,
+        {"epsilon": 1e-12},
+        domain=MS,
+        opset=1,
+        outputs=2,
+        out_types=[1, 6],
+        tol=1e-4,
+    ),
+    OpCase(
+        "QEmbedLayerNormalization [1,128] ids, vocab 8000",
+        "QEmbedLayerNormalization",
+        [
+            In((1, 128), np.int32, lo=0, hi=8000),
+            In((1, 128), np.int32, lo=0, hi=2),
+            In((8000, 768), U8, const=True, lo=0, hi=256),
+            In((512, 768), U8, const=True, lo=0, hi=256),
+            In((2, 768), U8, const=True, lo=0, hi=256),
+            In((768,), U8, const=True, lo=0, hi=256),
+            In((768,), U8, const=True, lo=0, hi=256),
+            None,
+        ]
+        + [_q(0.01) for _ in range(5)]
+        + [_q(128, U8) for _ in range(5)],
+        {"epsilon": 1e-12},
+        domain=MS,
+        opset=1,
+        outputs=2,
+        out_types=[1, 6],
+        tol=1e-4,
+    ),
+    OpCase(
+        "GatherBlockQuantized int4 [8000,2048] by [1,128] (GenAI embedding)",
+        "GatherBlockQuantized",
+        [
+            In((8000, 1024), U8, const=True, lo=0, hi=256),
+            In((1, 128), np.int64, lo=0, hi=8000),
+            In((8000, 64), const=True),
+        ],
+        {"bits": 4, "block_size": 32, "gather_axis": 0, "quantize_axis": 1},
+        domain=MS,
+        opset=1,
+        out_types=[1],
+        tol=1e-5,
+    ),
+    OpCase(
+        "MatMulIntegerToFloat u8s8 [128,768] x W[768,768] + bias",
+        "MatMulIntegerToFloat",
+        [
+            In((128, 768), U8, lo=120, hi=136),
+            In((768, 768), S8, const=True, lo=-63, hi=64),
+            _q(0.02),
+            In((1,), const=True, values=[0.01]),
+            _q(128, U8),
+            In((1,), S8, const=True, values=[0]),
+            In((768,), const=True),
+        ],
+        domain=MS,
+        opset=1,
+        out_types=[1],
+        tol=1e-3,
+    ),
+    _quantized(
+        "QLinearWhere u8 [1024,1024]",
+        "QLinearWhere",
+        [
+            In((1024, 1024), np.bool_),
+            In((1024, 1024), U8, lo=0, hi=256),
+            _q(0.05),
+            _q(128, U8),
+            In((1024,), U8, lo=0, hi=256),
+            _q(0.04),
+            _q(120, U8),
+            _q(0.05),
+            _q(128, U8),
+        ],
+    ),
+    _quantized(
+        "QuantizeLinear (ms) [1,64,56,56] -> uint16",
+        "QuantizeLinear",
+        [In(IMG), _q(0.001), _q(32768, np.uint16)],
+        out_type=4,
+    ),
+    _quantized(
+        "DequantizeLinear (ms) int8 [1,64,56,56]",
+        "DequantizeLinear",
+        [In(IMG, S8, lo=-128, hi=128), _q(0.01), _q(3, S8)],
+        out_type=1,
+        tol=1e-6,
+    ),
+    OpCase(
+        "TransposeMatMul A^T [768,128] x W[768,768]",
+        "TransposeMatMul",
+        [In((768, 128)), In((768, 768), const=True)],
+        {"transA": 1},
+        domain=MS,
+        opset=1,
+        out_types=[1],
+        tol=1e-3,
+    ),
+]

@@ -166,3 +166,104 @@ ROWS = [
         "Mul float16 [256,1024]", "Mul", [In((256, 1024), np.float16), In((256, 1024), np.float16)]
     ),
 ]
+
+# Every other element-wise kernel, at the [256,1024] of the rows above: inverse and
+# hyperbolic functions on inputs in their domains, the remaining activations, comparisons
+# that include equality, bitwise and boolean logic, and the small matrix ops.
+SHAPE = (256, 1024)
+UNIT = np.linspace(-0.99, 0.99, SHAPE[0] * SHAPE[1]).reshape(SHAPE)
+ROWS += [
+    OpCase(f"{op} [256,1024]", op, [In(SHAPE, values=UNIT)]) for op in ("Acos", "Asin", "Atanh")
+]
+ROWS += [OpCase(f"{op} [256,1024]", op, [In(SHAPE)]) for op in ("Atan", "Asinh", "Tan", "Ceil")]
+ROWS += [
+    OpCase("Acosh [256,1024]", "Acosh", [In(SHAPE, values=1.01 + 4 * np.abs(UNIT))]),
+    OpCase("Cosh [256,1024]", "Cosh", [In(SHAPE)]),
+    OpCase("Sinh [256,1024]", "Sinh", [In(SHAPE)]),
+    OpCase("Celu [1,64,56,56]", "Celu", [In(IMAGE)], {"alpha": 1.0}, opset=12),
+    OpCase("Selu [1,64,56,56]", "Selu", [In(IMAGE)]),
+    OpCase("ThresholdedRelu [1,64,56,56]", "ThresholdedRelu", [In(IMAGE)], {"alpha": 0.2}),
+    OpCase("Shrink [256,1024]", "Shrink", [In(SHAPE)], {"lambd": 0.5, "bias": 0.1}),
+    OpCase("Softsign [256,1024]", "Softsign", [In(SHAPE)]),
+    OpCase("Swish [256,1024]", "Swish", [In(SHAPE)], {"alpha": 1.0}, opset=24),
+    OpCase(
+        "IsInf [256,1024]",
+        "IsInf",
+        [In(SHAPE, values=np.where(UNIT > 0.5, np.inf, UNIT))],
+        opset=20,
+    ),
+    OpCase("GreaterOrEqual [256,1024] >= row", "GreaterOrEqual", [In(SHAPE), In((1024,))]),
+    OpCase("LessOrEqual [256,1024] <= scalar", "LessOrEqual", [In(SHAPE), In((), values=0.0)]),
+    OpCase("Or bool [256,1024]", "Or", [In(SHAPE, np.bool_), In(SHAPE, np.bool_)]),
+    OpCase("Xor bool [256,1024] ^ row", "Xor", [In(SHAPE, np.bool_), In((1024,), np.bool_)]),
+    OpCase(
+        "BitwiseAnd int32 [256,1024]",
+        "BitwiseAnd",
+        [In(SHAPE, np.int32, lo=-1000, hi=1000), In(SHAPE, np.int32, lo=-1000, hi=1000)],
+        opset=18,
+    ),
+    OpCase(
+        "BitwiseOr uint8 [256,1024]",
+        "BitwiseOr",
+        [In(SHAPE, np.uint8, lo=0, hi=255), In((1024,), np.uint8, lo=0, hi=255)],
+        opset=18,
+    ),
+    OpCase(
+        "BitwiseXor int64 [256,1024]",
+        "BitwiseXor",
+        [In(SHAPE, np.int64, lo=-1000, hi=1000), In((), np.int64, values=0x55)],
+        opset=18,
+    ),
+    OpCase("BitwiseNot int32 [256,1024]", "BitwiseNot", [In(SHAPE, np.int32)], opset=18),
+    OpCase(
+        "BitShift uint32 [256,1024] << 3",
+        "BitShift",
+        [In(SHAPE, np.uint32, lo=0, hi=1 << 20), In((), np.uint32, values=3)],
+        {"direction": "LEFT"},
+    ),
+    OpCase(
+        "BitShift uint8 [256,1024] >> row",
+        "BitShift",
+        [In(SHAPE, np.uint8, lo=0, hi=255), In((1024,), np.uint8, lo=0, hi=8)],
+        {"direction": "RIGHT"},
+    ),
+    OpCase("Hardmax [64,1000] last axis", "Hardmax", [In((64, 1000))], {"axis": -1}, opset=13),
+    OpCase("Det [4096,3,3]", "Det", [In((4096, 3, 3))], tol=1e-4),
+    OpCase(
+        "Det [64,32,32] near identity",
+        "Det",
+        [
+            In(
+                (64, 32, 32),
+                values=np.eye(32) + 0.05 * np.sin(np.arange(64 * 32 * 32)).reshape(64, 32, 32),
+            )
+        ],
+        tol=1e-4,
+    ),
+    OpCase(
+        "CumProd [256,1024] axis 1",
+        "CumProd",
+        [In(SHAPE, values=1 + UNIT / 1024), In((), np.int64, values=1)],
+        opset=26,
+    ),
+    OpCase(
+        "CastLike float->float16 [1024,1024]",
+        "CastLike",
+        [In((1024, 1024)), In((1,), np.float16, const=True)],
+        opset=15,
+    ),
+    OpCase(
+        "NegativeLogLikelihoodLoss mean [64,1000]",
+        "NegativeLogLikelihoodLoss",
+        [In((64, 1000)), In((64,), np.int64, lo=0, hi=1000)],
+        {"reduction": "mean"},
+        opset=13,
+    ),
+    OpCase(
+        "SoftmaxCrossEntropyLoss mean [64,1000]",
+        "SoftmaxCrossEntropyLoss",
+        [In((64, 1000)), In((64,), np.int64, lo=0, hi=1000)],
+        {"reduction": "mean"},
+        opset=13,
+    ),
+]

@@ -182,3 +182,96 @@ ROWS = [
         out_types=[1],
     ),
 ]
+
+
+def tree_v5(depth: int, seed: int) -> dict:
+    """The same complete tree as tree(), in TreeEnsemble's (ai.onnx.ml opset 5) layout:
+    splits and modes as tensors, leaves apart from the branch nodes."""
+    t = tree(depth, seed)
+    branches = 2**depth - 1
+    child = [c for c in range(1, 2 * branches + 1)]
+    leaf = [c >= branches for c in child]
+    index = [c - branches if c >= branches else c for c in child]
+    return dict(
+        n_targets=1,
+        aggregate_function=1,  # SUM
+        tree_roots=[0],
+        nodes_featureids=t["nodes_featureids"][:branches],
+        nodes_splits=helper.make_tensor("s", 1, [branches], t["nodes_values"][:branches]),
+        nodes_modes=helper.make_tensor("m", 2, [branches], [0] * branches),  # BRANCH_LEQ
+        nodes_truenodeids=index[0::2],
+        nodes_trueleafs=[int(x) for x in leaf[0::2]],
+        nodes_falsenodeids=index[1::2],
+        nodes_falseleafs=[int(x) for x in leaf[1::2]],
+        leaf_targetids=[0] * (branches + 1),
+        leaf_weights=helper.make_tensor("w", 1, [branches + 1], t["target_weights"]),
+    )
+
+
+def classifier_tree(depth: int, seed: int) -> dict:
+    """tree() as TreeEnsembleClassifier's attributes: each leaf votes for one of 3 classes."""
+    t = tree(depth, seed)
+    leaves = t["target_nodeids"]
+    return dict(
+        **{k: v for k, v in t.items() if k.startswith("nodes_")},
+        class_treeids=[0] * len(leaves),
+        class_nodeids=leaves,
+        class_ids=[i % 3 for i in range(len(leaves))],
+        class_weights=[abs(w) for w in t["target_weights"]],
+        classlabels_int64s=[0, 1, 2],
+    )
+
+
+SV = RNG.normal(size=(60, C)).round(3)
+ROWS += [
+    OpCase(
+        "TreeEnsemble (opset 5) 1 tree depth 10 [10000,50]",
+        "TreeEnsemble",
+        [X],
+        tree_v5(10, 1),
+        domain=ML,
+        opset=5,
+        out_types=[1],
+    ),
+    OpCase(
+        "TreeEnsembleClassifier 1 tree depth 10, 3 classes [10000,50]",
+        "TreeEnsembleClassifier",
+        [X],
+        classifier_tree(10, 2),
+        domain=ML,
+        opset=3,
+        outputs=2,
+        out_types=[7, 1],
+    ),
+    OpCase(
+        "SVMClassifier RBF 3 classes, 60 vectors [10000,50]",
+        "SVMClassifier",
+        [X],
+        {
+            "classlabels_ints": [0, 1, 2],
+            "coefficients": RNG.normal(size=2 * 60).round(3).tolist(),
+            "kernel_params": [0.02, 0.0, 3.0],
+            "kernel_type": "RBF",
+            "rho": [0.1, -0.2, 0.3],
+            "support_vectors": SV.ravel().tolist(),
+            "vectors_per_class": [20, 20, 20],
+        },
+        domain=ML,
+        opset=1,
+        outputs=2,
+        out_types=[7, 1],
+    ),
+    OpCase(
+        "CategoryMapper 10000 strings of 1000 -> int64",
+        "CategoryMapper",
+        [In((N,), np.str_, values=np.array([f"cat{i % 1200}" for i in range(N)]))],
+        {
+            "cats_strings": [f"cat{i}" for i in range(1000)],
+            "cats_int64s": list(range(1000)),
+            "default_int64": -1,
+        },
+        domain=ML,
+        opset=1,
+        out_types=[7],
+    ),
+]

@@ -205,3 +205,53 @@ ROWS.append(
         ],
     )
 )
+
+# The remaining nn kernels: Lp pooling, unpooling, the image <-> column pair and the
+# sampling grid of spatial transformers.
+ROWS += [
+    OpCase(
+        "LpPool p=2 3x3 s2 [1,64,56,56]",
+        "LpPool",
+        [In(IMAGE)],
+        {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1], "p": 2},
+        opset=18,
+    ),
+    OpCase(
+        "MaxUnpool 2x2 s2 [1,64,28,28] -> 56x56",
+        "MaxUnpool",
+        [
+            In((1, 64, 28, 28)),
+            In(
+                (1, 64, 28, 28),
+                np.int64,
+                values=(
+                    np.arange(64)[:, None, None] * 56 * 56
+                    + (2 * np.arange(28))[:, None] * 56
+                    + 2 * np.arange(28)[None, :]
+                ).reshape(1, 64, 28, 28),
+            ),
+        ],
+        {"kernel_shape": [2, 2], "strides": [2, 2]},
+        opset=11,
+    ),
+    OpCase(
+        "Col2Im 3x3 [1,576,3136] -> [1,64,56,56]",
+        "Col2Im",
+        [
+            In((1, 64 * 9, 56 * 56)),
+            In((2,), np.int64, const=True, values=[56, 56]),
+            In((2,), np.int64, const=True, values=[3, 3]),
+        ],
+        {"pads": [1, 1, 1, 1]},
+        opset=18,
+        tol=1e-5,
+    ),
+    OpCase(
+        "AffineGrid [8,2,3] -> [8,128,128,2]",
+        "AffineGrid",
+        [In((8, 2, 3)), In((4,), np.int64, const=True, values=[8, 3, 128, 128])],
+        {"align_corners": 0},
+        opset=20,
+        tol=1e-5,
+    ),
+]

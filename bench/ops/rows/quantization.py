@@ -41,3 +41,54 @@ ROWS = [
         tol=0,
     ),
 ]
+
+# QOperator-format products (a QOperator CNN's and a quantized transformer's), with the
+# same small integers; ConvInteger as a dynamically quantized net writes it.
+ROWS += [
+    OpCase(
+        "QLinearConv 3x3 u8 [1,64,56,56] -> 64",
+        "QLinearConv",
+        [
+            In(IMAGE, np.uint8, lo=120, hi=136),
+            In((), const=True, values=0.02),
+            In((), np.uint8, const=True, values=128),
+            In((64, 64, 3, 3), np.int8, const=True),
+            In((), const=True, values=0.01),
+            In((), np.int8, const=True, values=0),
+            In((), const=True, values=0.05),
+            In((), np.uint8, const=True, values=128),
+            In((64,), np.int32, const=True, lo=-100, hi=100),
+        ],
+        {"pads": [1, 1, 1, 1]},
+        opset=10,
+        tol=1,
+    ),
+    OpCase(
+        "QLinearMatMul u8 [128,768] x s8 W[768,768]",
+        "QLinearMatMul",
+        [
+            In((128, 768), np.uint8, lo=120, hi=136),
+            In((), const=True, values=0.02),
+            In((), np.uint8, const=True, values=128),
+            In((768, 768), np.int8, const=True),
+            In((), const=True, values=0.01),
+            In((), np.int8, const=True, values=0),
+            In((), const=True, values=0.05),
+            In((), np.uint8, const=True, values=128),
+        ],
+        opset=10,
+        tol=1,
+    ),
+    OpCase(
+        "ConvInteger 3x3 u8 [1,64,56,56] -> 64",
+        "ConvInteger",
+        [
+            In(IMAGE, np.uint8, lo=0, hi=16),
+            In((64, 64, 3, 3), np.uint8, const=True, lo=0, hi=16),
+            In((), np.uint8, const=True, values=3),
+        ],
+        {"pads": [1, 1, 1, 1]},
+        opset=10,
+        tol=0,
+    ),
+]

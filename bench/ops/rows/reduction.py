@@ -73,3 +73,16 @@ ROWS = [
     ),
     OpCase("ArgMin [256,1024] axis 1", "ArgMin", [In((256, 1024))], {"axis": 1}, opset=13),
 ]
+
+ROWS += [
+    OpCase(
+        "ReduceL1 [256,1024] last axis", "ReduceL1", [In((256, 1024))], {"axes": [-1]}, opset=13
+    ),
+    OpCase(
+        "ReduceLogSum [64,64,64] axis 1",
+        "ReduceLogSum",
+        [In((64, 64, 64), values=np.linspace(0.1, 2, 64**3).reshape(64, 64, 64))],
+        {"axes": [1]},
+        opset=13,
+    ),
+]

@@ -137,3 +137,85 @@ ROWS = [
     OpCase("Cast float -> int64 [256,1024]", "Cast", [In((256, 1024))], {"to": 7}),
     OpCase("Cast int64 -> float [256,1024]", "Cast", [In((256, 1024), np.int64)], {"to": 1}),
 ]
+
+# The remaining movement and shape kernels: views and shape queries (a copy or nothing),
+# constants made from shapes, the crop/reverse/scatter/unique family and Upsample.
+ROWS += [
+    OpCase("Identity [1,64,56,56]", "Identity", [In(IMAGE)]),
+    OpCase("Flatten [1,64,56,56] axis 1", "Flatten", [In(IMAGE)], {"axis": 1}),
+    OpCase(
+        "Squeeze [1,64,56,56] axis 0",
+        "Squeeze",
+        [In(IMAGE), In((1,), np.int64, const=True, values=[0])],
+        opset=13,
+    ),
+    OpCase(
+        "Unsqueeze [64,56,56] axis 0",
+        "Unsqueeze",
+        [In((64, 56, 56)), In((1,), np.int64, const=True, values=[0])],
+        opset=13,
+    ),
+    OpCase("Shape [1,64,56,56]", "Shape", [In(IMAGE)], opset=15),
+    OpCase("Size [1,64,56,56]", "Size", [In(IMAGE)]),
+    OpCase(
+        "ConstantOfShape [1,64,56,56]",
+        "ConstantOfShape",
+        [In((4,), np.int64, values=list(IMAGE))],
+        opset=9,
+    ),
+    OpCase("EyeLike [1024,1024]", "EyeLike", [In((1024, 1024))], {"k": 1}),
+    OpCase("BitCast float->int32 [256,1024]", "BitCast", [In((256, 1024))], {"to": 6}, opset=26),
+    OpCase(
+        "CenterCropPad [1,64,56,56] -> 48x64",
+        "CenterCropPad",
+        [In(IMAGE), In((2,), np.int64, const=True, values=[48, 64])],
+        {"axes": [2, 3]},
+        opset=18,
+    ),
+    OpCase(
+        "ReverseSequence [200,16,256] time-major",
+        "ReverseSequence",
+        [In((200, 16, 256)), In((16,), np.int64, lo=1, hi=200)],
+        {"batch_axis": 1, "time_axis": 0},
+    ),
+    OpCase(
+        "Scatter axis 0 [1000,256] (opset 9)",
+        "Scatter",
+        [
+            In((1000, 256)),
+            In((500, 256), np.int64, values=np.tile(np.arange(0, 1000, 2)[:, None], (1, 256))),
+            In((500, 256)),
+        ],
+        opset=9,
+    ),
+    OpCase(
+        "Unique sorted int64 [100000] of 1000",
+        "Unique",
+        [In((100000,), np.int64, lo=0, hi=1000)],
+        {"sorted": 1},
+        opset=11,
+        outputs=4,
+    ),
+    OpCase(
+        "Unique float [4096] axis 0 rows of [4096,8]",
+        "Unique",
+        [In((4096, 8), values=np.repeat(np.arange(1024 * 8).reshape(1024, 8), 4, 0) % 97)],
+        {"sorted": 1, "axis": 0},
+        opset=11,
+        outputs=4,
+    ),
+    OpCase(
+        "Upsample nearest x2 [1,64,56,56] (opset 9)",
+        "Upsample",
+        [In(IMAGE), In((4,), const=True, values=[1, 1, 2, 2])],
+        {"mode": "nearest"},
+        opset=9,
+    ),
+    OpCase(
+        "Upsample linear x2 [1,64,56,56] (opset 9)",
+        "Upsample",
+        [In(IMAGE), In((4,), const=True, values=[1, 1, 2, 2])],
+        {"mode": "linear"},
+        opset=9,
+    ),
+]
