@@ -30,21 +30,24 @@ class BitBinary : public KernelBase {
     const Tensor& b = *ctx.input(1);
     ONNX_LIGHT_ASSIGN_OR_RETURN(auto dims, BroadcastDims(a.shape(), b.shape()));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
-    const bool left = left_;
     DispatchNumeric(a.dtype(), [&](auto tag) {
       using T = decltype(tag);
       if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-        BroadcastApply(a.data<T>(), a.shape(), b.data<T>(), b.shape(), y->mutable_data<T>(), dims,
-                       ctx.thread_pool(), [left](T u, T v) -> T {
-                         if constexpr (kBit == Bit::kAnd) return static_cast<T>(u & v);
-                         if constexpr (kBit == Bit::kOr) return static_cast<T>(u | v);
-                         if constexpr (kBit == Bit::kXor) return static_cast<T>(u ^ v);
-                         // BitShift (unsigned types): shifting by the width or more gives 0.
-                         const auto shift = static_cast<uint64_t>(v);
-                         if (shift >= sizeof(T) * 8) return T(0);
-                         const auto w = static_cast<uint64_t>(u);
-                         return static_cast<T>(left ? w << shift : w >> shift);
-                       });
+        const auto apply = [&](auto op) {
+          BroadcastApply(a.data<T>(), a.shape(), b.data<T>(), b.shape(), y->mutable_data<T>(), dims,
+                         ctx.thread_pool(), op);
+        };
+        if constexpr (kBit == Bit::kAnd) {
+          apply([](T u, T v) { return static_cast<T>(u & v); });
+        } else if constexpr (kBit == Bit::kOr) {
+          apply([](T u, T v) { return static_cast<T>(u | v); });
+        } else if constexpr (kBit == Bit::kXor) {
+          apply([](T u, T v) { return static_cast<T>(u ^ v); });
+        } else if (left_) {  // BitShift (unsigned types): by the width or more gives 0
+          apply([](T u, T v) { return v >= T(sizeof(T) * 8) ? T(0) : static_cast<T>(u << v); });
+        } else {
+          apply([](T u, T v) { return v >= T(sizeof(T) * 8) ? T(0) : static_cast<T>(u >> v); });
+        }
       }
     });
     return Status::Ok();
@@ -65,8 +68,10 @@ class BitwiseNot : public KernelBase {
     DispatchNumeric(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-        for (int64_t i = 0; i < x.num_elements(); ++i)
-          y->mutable_data<T>()[i] = static_cast<T>(~x.data<T>()[i]);
+        const T* in = x.data<T>();
+        T* out = y->mutable_data<T>();
+        for (int64_t i = 0, n = x.num_elements(); i < n; ++i)
+          out[i] = static_cast<T>(~in[i]);
       }
     });
     return Status::Ok();

@@ -32,10 +32,14 @@ class FloatClass : public KernelBase {
       using T = decltype(tag);
       if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
         const T* __restrict in = x.data<T>();
-        const T inf = std::numeric_limits<T>::infinity();
+        // The flags as the values compared with (NaN equals nothing): no branch in the loop,
+        // which vectorizes (with && and || it stayed scalar, 1.67x ORT's time).
+        const T nan = std::numeric_limits<T>::quiet_NaN();
+        const T inf = pos ? std::numeric_limits<T>::infinity() : nan;
+        const T ninf = neg ? -std::numeric_limits<T>::infinity() : nan;
         for (int64_t i = 0; i < n; ++i) {
           const T v = in[i];
-          out[i] = kNan ? v != v : ((pos && v == inf) || (neg && v == -inf));
+          out[i] = kNan ? v != v : static_cast<uint8_t>((v == inf) | (v == ninf));
         }
       } else if constexpr (!std::is_integral_v<T>) {
         const T* in = x.data<T>();

@@ -288,6 +288,7 @@ Status RegisterMath(KernelRegistry& r, const char* name) {
     if (n == "Erf") simd = {ActivationKind::kErf, 0, 0};
     if (n == "HardSigmoid") simd = {ActivationKind::kHardSigmoid, p.a, p.b};
     if (n == "HardSwish") simd = {ActivationKind::kHardSwish, 0, 0};
+    if (n == "Swish") simd = {ActivationKind::kQuickGelu, p.a, 0};  // x * sigmoid(alpha x)
     static const std::pair<const char*, UnaryOpF32> kVec[] = {
         {"Sqrt", UnaryOpF32::kSqrt},
         {"Abs", UnaryOpF32::kAbs},
@@ -307,6 +308,9 @@ Status RegisterMath(KernelRegistry& r, const char* name) {
         {"Sin", UnaryOpF32::kSin},
         {"Cos", UnaryOpF32::kCos},
         {"Mish", UnaryOpF32::kMish},
+        {"Asin", UnaryOpF32::kAsin},
+        {"Acos", UnaryOpF32::kAcos},
+        {"Atan", UnaryOpF32::kAtan},
     };
     int vec = -1;
     for (const auto& [vname, op] : kVec)

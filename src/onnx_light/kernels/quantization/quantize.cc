@@ -172,7 +172,7 @@ class Quant : public KernelBase {
   }
 
  private:
-  // The quantized CNNs' case, per tensor between float32 and 8-bit integers, in float
+  // The quantized CNNs' case, per tensor between float32 and 8- or 16-bit integers, in float
   // loops the compiler vectorizes: the same arithmetic as the general path (the quotient
   // x / scale in float, rounded half to even, the zero point added, saturated; (x - zp) *
   // scale, exact in float before its one rounding). False: not this case.
@@ -182,25 +182,30 @@ class Quant : public KernelBase {
                             ThreadPool* pool) {
     const DataType q = kQuantize ? y->dtype() : x.dtype();
     const DataType f = kQuantize ? x.dtype() : y->dtype();
-    if (f != DataType::kFloat || scale.dtype() != DataType::kFloat ||
-        (q != DataType::kUint8 && q != DataType::kInt8) || (zp != nullptr && zp->dtype() != q)) {
+    const bool narrow = q == DataType::kUint8 || q == DataType::kInt8;
+    // 16-bit activations (ORT's quantizer with activation_type QUInt16 / QInt16) too.
+    const bool wide = q == DataType::kUint16 || q == DataType::kInt16;
+    if (f != DataType::kFloat || scale.dtype() != DataType::kFloat || !(narrow || wide) ||
+        (zp != nullptr && zp->dtype() != q)) {
       return false;
     }
     const float s = scale.data<float>()[0];
     int32_t z = 0;
     if (zp != nullptr) {
-      z = q == DataType::kInt8 ? zp->data<int8_t>()[0]
-                               : static_cast<int32_t>(zp->data<uint8_t>()[0]);
+      DispatchNumeric(q, [&](auto tag) {
+        using Q = decltype(tag);
+        if constexpr (std::is_integral_v<Q> && sizeof(Q) <= 2) z = zp->data<Q>()[0];
+      });
     }
     const int64_t n = x.num_elements();
     ParallelElements(
         pool, n,
         [&](int64_t begin, int64_t end) {
-          if (q == DataType::kInt8) {
-            Run(x, y, s, z, begin, end, static_cast<int8_t*>(nullptr));
-          } else {
-            Run(x, y, s, z, begin, end, static_cast<uint8_t*>(nullptr));
-          }
+          DispatchNumeric(q, [&](auto tag) {
+            using Q = decltype(tag);
+            if constexpr (std::is_integral_v<Q> && !std::is_same_v<Q, bool> && sizeof(Q) <= 2)
+              Run(x, y, s, z, begin, end, static_cast<Q*>(nullptr));
+          });
         },
         int64_t{1} << 14);
     return true;
@@ -216,7 +221,7 @@ class Quant : public KernelBase {
       // In vector code on the CPU's widest target (the baseline's 4-wide division ran 2x
       // ORT's time); a NaN gives the minimum, as the general path.
       QuantizeLinearF32(in + begin, static_cast<size_t>(end - begin), s, lo, hi, z,
-                        std::is_signed_v<Q>, out + begin);
+                        std::is_signed_v<Q>, static_cast<int>(sizeof(Q)), out + begin);
     } else {
       const Q* __restrict in = x.data<Q>();
       float* __restrict out = y->mutable_data<float>();

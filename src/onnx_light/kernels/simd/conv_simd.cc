@@ -219,8 +219,14 @@ HWY_INLINE V ActivateKind(D d, V v, const Activation& act) {
       return hn::Mul(hn::Mul(hn::Set(d, 0.5f), v), hn::Add(hn::Set(d, 1.0f), hn::Tanh(d, inner)));
     }
     case ActivationKind::kQuickGelu: {
-      const auto e = ExpNeg(d, hn::Mul(v, hn::Set(d, act.a)));
-      return hn::Div(v, hn::Add(hn::Set(d, 1.0f), e));
+      // x * sigmoid(a x), the sigmoid from e = exp(-|a x|) over the whole range (exp-inl.h):
+      // 1 / (1 + e) for a x >= 0, e / (1 + e) below, so that a large negative a x gives
+      // x * e (underflowing to -0) and a x = -inf gives inf * 0, NaN, as ORT's and the ONNX
+      // reference's (x / (1 + exp(-a x)) with a bounded exp gave -2 at -3.4e38).
+      const auto ax = hn::Mul(v, hn::Set(d, act.a));
+      const auto e = ExpAnywhere(d, hn::Neg(hn::Abs(ax)));
+      const auto pos = hn::Div(hn::Set(d, 1.0f), hn::Add(hn::Set(d, 1.0f), e));
+      return hn::Mul(v, hn::IfThenElse(hn::Ge(ax, hn::Zero(d)), pos, hn::Mul(e, pos)));
     }
   }
   return v;

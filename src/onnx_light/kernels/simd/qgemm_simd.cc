@@ -383,8 +383,12 @@ void QuantizeLinearRows(const float* x, size_t n, float scale, float lo, float h
 }
 
 void QuantizeLinearF32Impl(const float* x, size_t n, float scale, float lo, float hi, int32_t zp,
-                           bool is_signed, void* out) {
-  if (is_signed) {
+                           bool is_signed, int bytes, void* out) {
+  if (bytes == 2 && is_signed) {
+    QuantizeLinearRows(x, n, scale, lo, hi, zp, static_cast<int16_t*>(out));
+  } else if (bytes == 2) {
+    QuantizeLinearRows(x, n, scale, lo, hi, zp, static_cast<uint16_t*>(out));
+  } else if (is_signed) {
     QuantizeLinearRows(x, n, scale, lo, hi, zp, static_cast<int8_t*>(out));
   } else {
     QuantizeLinearRows(x, n, scale, lo, hi, zp, static_cast<uint8_t*>(out));
@@ -424,8 +428,8 @@ void QuantizeU8F32(const float* x, size_t n, float scale, float zp, uint8_t* out
   HWY_DYNAMIC_DISPATCH(QuantizeU8F32Impl)(x, n, scale, zp, out);
 }
 void QuantizeLinearF32(const float* x, size_t n, float scale, float lo, float hi, int32_t zp,
-                       bool is_signed, void* out) {
-  HWY_DYNAMIC_DISPATCH(QuantizeLinearF32Impl)(x, n, scale, lo, hi, zp, is_signed, out);
+                       bool is_signed, int bytes, void* out) {
+  HWY_DYNAMIC_DISPATCH(QuantizeLinearF32Impl)(x, n, scale, lo, hi, zp, is_signed, bytes, out);
 }
 
 void QGemmI16(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const void* b,

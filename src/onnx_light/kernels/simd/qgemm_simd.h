@@ -83,9 +83,10 @@ void QGemmI16PackedRuns(int64_t m, int64_t n, int64_t k, int64_t taps, const int
 void RangeF32(const float* x, size_t n, float* lo, float* hi, bool* nan);
 void QuantizeU8F32(const float* x, size_t n, float scale, float zp, uint8_t* out);
 
-// QuantizeLinear per tensor to int8 (is_signed) or uint8: y = round_half_even(clamp(x /
-// scale, lo, hi)) + zp with lo/hi the type's range less zp; a NaN quotient gives lo.
+// QuantizeLinear per tensor to 8- or 16-bit integers (`bytes` 1 or 2; int8/int16 when
+// is_signed, else uint8/uint16): y = round_half_even(clamp(x / scale, lo, hi)) + zp with
+// lo/hi the type's range less zp; a NaN quotient gives lo.
 void QuantizeLinearF32(const float* x, size_t n, float scale, float lo, float hi, int32_t zp,
-                       bool is_signed, void* out);
+                       bool is_signed, int bytes, void* out);
 
 }  // namespace onnx_light::kernels

@@ -60,6 +60,9 @@ HWY_INLINE V Op(D d, V v, V a, V b) {
     const V neg = hn::IfThenElse(hn::Lt(v, zero), hn::Neg(one), v);
     return hn::IfThenElse(hn::Gt(v, zero), one, neg);
   }
+  if constexpr (kOp == UnaryOpF32::kAsin) return hn::Asin(d, v);
+  if constexpr (kOp == UnaryOpF32::kAcos) return hn::Acos(d, v);
+  if constexpr (kOp == UnaryOpF32::kAtan) return hn::Atan(d, v);
   if constexpr (kOp == UnaryOpF32::kSin) return hn::Sin(d, v);
   if constexpr (kOp == UnaryOpF32::kCos) return hn::Cos(d, v);
   if constexpr (kOp == UnaryOpF32::kMish) {
@@ -72,20 +75,35 @@ HWY_INLINE V Op(D d, V v, V a, V b) {
   return v;
 }
 
-// Sin and Cos: Highway's are valid for |x| <= 39000; lanes beyond (and inf, NaN) take the C
-// library's.
+// The ops whose Highway form holds on part of the line only: lanes outside it (and inf,
+// NaN) take the C library's. Sin and Cos are valid for |x| <= 39000, Asin and Acos on
+// [-1, 1] (NaN beyond), Atan on finite x.
+template <UnaryOpF32 kOp>
+constexpr float kValidUpTo = kOp == UnaryOpF32::kSin || kOp == UnaryOpF32::kCos ? 39000.0f
+                             : kOp == UnaryOpF32::kAsin || kOp == UnaryOpF32::kAcos
+                                 ? 1.0f
+                                 : std::numeric_limits<float>::max();
+
+template <UnaryOpF32 kOp>
+float Scalar(float x) {
+  if constexpr (kOp == UnaryOpF32::kSin) return std::sin(x);
+  if constexpr (kOp == UnaryOpF32::kCos) return std::cos(x);
+  if constexpr (kOp == UnaryOpF32::kAsin) return std::asin(x);
+  if constexpr (kOp == UnaryOpF32::kAcos) return std::acos(x);
+  return std::atan(x);
+}
+
 template <UnaryOpF32 kOp, class D, class V>
 HWY_INLINE V Fixup(D d, V v, V r) {
-  if constexpr (kOp == UnaryOpF32::kSin || kOp == UnaryOpF32::kCos) {
-    const auto far = hn::Not(hn::Le(hn::Abs(v), hn::Set(d, 39000.0f)));
+  if constexpr (kOp == UnaryOpF32::kSin || kOp == UnaryOpF32::kCos || kOp == UnaryOpF32::kAsin ||
+                kOp == UnaryOpF32::kAcos || kOp == UnaryOpF32::kAtan) {
+    const auto far = hn::Not(hn::Le(hn::Abs(v), hn::Set(d, kValidUpTo<kOp>)));
     if (HWY_UNLIKELY(!hn::AllFalse(d, far))) {
       HWY_ALIGN float xs[hn::MaxLanes(d)], rs[hn::MaxLanes(d)];
       hn::Store(v, d, xs);
       hn::Store(r, d, rs);
       for (size_t j = 0; j < hn::Lanes(d); ++j) {
-        if (!(std::fabs(xs[j]) <= 39000.0f)) {
-          rs[j] = kOp == UnaryOpF32::kSin ? std::sin(xs[j]) : std::cos(xs[j]);
-        }
+        if (!(std::fabs(xs[j]) <= kValidUpTo<kOp>)) rs[j] = Scalar<kOp>(xs[j]);
       }
       return hn::Load(d, rs);
     }
@@ -137,6 +155,9 @@ void UnaryF32Impl(int op, const float* x, float* y, size_t n, float a, float b) 
     ONNX_LIGHT_UNARY_CASE(kSin)
     ONNX_LIGHT_UNARY_CASE(kCos)
     ONNX_LIGHT_UNARY_CASE(kMish)
+    ONNX_LIGHT_UNARY_CASE(kAsin)
+    ONNX_LIGHT_UNARY_CASE(kAcos)
+    ONNX_LIGHT_UNARY_CASE(kAtan)
 #undef ONNX_LIGHT_UNARY_CASE
   }
 }

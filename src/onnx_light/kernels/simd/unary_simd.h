@@ -31,6 +31,9 @@ enum class UnaryOpF32 : uint8_t {
   kSin,              // Highway's Sin (3 ULP) for |x| <= 39000, the C library's beyond
   kCos,              // likewise
   kMish,             // x * tanh(softplus(x))
+  kAsin,             // Highway's (2 ULP) on [-1, 1], the C library's outside (NaN)
+  kAcos,             // likewise
+  kAtan,             // Highway's (3 ULP) on finite x, the C library's for inf and NaN
 };
 
 // y[i] = op(x[i]) for i < n; in place allowed.

@@ -116,6 +116,44 @@ def test_sin_and_cos_within_a_few_ulp(op, threads):
             assert (np.isnan(y) == np.isnan(want)).all()
 
 
+# Highway's Asin and Acos (2 ULP) on [-1, 1], NaN outside as the C library gives; Atan (3
+# ULP) on finite x, +-pi/2 at the infinities. Swish: x * sigmoid(alpha x) in the vector
+# sigmoid (the Silu epilogue's).
+INVERSE = {"Asin": np.arcsin, "Acos": np.arccos, "Atan": np.arctan}
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", sorted(INVERSE))
+def test_inverse_trig_within_a_few_ulp(op, threads):
+    s = session(op, {}, threads=threads)
+    rng = np.random.default_rng(6)
+    edges = np.array([1.0, -1.0, 1.0000001, -1.0000001, 0.9999999, 0.5, -0.5, 2.0, 1e30], F32)
+    with np.errstate(all="ignore"):
+        for x in [*inputs(), edges, rng.uniform(-1, 1, 4099).astype(F32)]:
+            (y,) = s.run(None, {"x": x})
+            want = INVERSE[op](x.astype(np.float64))
+            np.testing.assert_allclose(y, want, rtol=4e-7, atol=1e-7, err_msg=f"{op} n={x.size}")
+            assert (np.isnan(y) == np.isnan(want)).all(), op
+            zero = want == 0
+            np.testing.assert_array_equal(np.signbit(y[zero]), np.signbit(want[zero]), err_msg=op)
+
+
+@pytest.mark.parametrize("alpha", [1.0, 1.702])
+def test_swish_is_x_times_sigmoid_of_alpha_x(alpha):
+    model = node_model(
+        "Swish", [("x", TensorProto.FLOAT)], [("y", TensorProto.FLOAT)], opset=24, alpha=alpha
+    )
+    s = onnx_light.RuntimeSession(model)
+    with np.errstate(all="ignore"):
+        for x in inputs():
+            (y,) = s.run(None, {"x": x})
+            x64 = x.astype(np.float64)
+            want = (x64 * (1 / (1 + np.exp(-alpha * x64)))).astype(
+                F32
+            )  # -inf * 0: NaN; subnormal results within 1e-37, as the CLOSE ops
+            np.testing.assert_allclose(y, want, rtol=2e-6, atol=1e-37, err_msg=f"n={x.size}")
+
+
 HALF_OPS = sorted(set(EXACT) | set(CLOSE) - {"Celu"}) + ["Tanh", "Sin"]  # Celu: float only
 
 
