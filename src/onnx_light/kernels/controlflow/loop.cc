@@ -27,9 +27,9 @@ Status Stack(KernelContext& ctx, size_t out, const std::vector<Tensor>& parts) {
   ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(out, dims));
   const size_t item = ItemSize(y->dtype());
   int64_t j = 0;
-  for (const Tensor& t : parts) {
-    for (int64_t e = 0; e < t.num_elements(); ++e)
-      CopyElement(t, e, y, j++, item);
+  for (const Tensor& t : parts) {  // each iteration's value is one contiguous run
+    CopyElements(t, 0, y, j, item, t.num_elements());
+    j += t.num_elements();
   }
   return Status::Ok();
 }

@@ -29,10 +29,8 @@ Result<Tensor> Slice(const Tensor& x, int64_t axis, int64_t t) {
   ONNX_LIGHT_ASSIGN_OR_RETURN(Shape shape, Shape::Create(dims));
   ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor s, Tensor::Allocate(x.dtype(), std::move(shape)));
   const size_t item = ItemSize(x.dtype());
-  int64_t j = 0;
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t i = 0; i < inner; ++i)
-      CopyElement(x, (o * len + t) * inner + i, &s, j++, item);
+  for (int64_t o = 0; o < outer; ++o)  // runs of `inner` contiguous elements
+    CopyElements(x, (o * len + t) * inner, &s, o * inner, item, inner);
   return s;
 }
 
@@ -58,10 +56,9 @@ Result<Tensor> Stacked(KernelContext& ctx, size_t out, const std::vector<Tensor>
   for (int64_t t = 0; t < static_cast<int64_t>(parts.size()); ++t) {
     const int64_t p = reverse ? len - 1 - t : t;
     const Tensor& part = parts[static_cast<size_t>(t)];
-    for (int64_t e = 0; e < part.num_elements(); ++e) {
-      const int64_t o = inner == 0 ? 0 : e / inner, i = inner == 0 ? 0 : e % inner;
-      CopyElement(part, e, &y, (o * len + p) * inner + i, item);
-    }
+    const int64_t runs = inner == 0 ? 0 : part.num_elements() / inner;
+    for (int64_t o = 0; o < runs; ++o)  // runs of `inner` contiguous elements
+      CopyElements(part, o * inner, &y, (o * len + p) * inner, item, inner);
   }
   return y;
 }

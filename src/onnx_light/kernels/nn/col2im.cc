@@ -46,23 +46,30 @@ class Col2Im : public KernelBase {
     dims.insert(dims.end(), image.begin(), image.end());
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     const std::vector<int64_t> taps = TapOffsets(w);
-    const std::vector<double> xv = ToDoubles(&x);
-    std::vector<double> acc(static_cast<size_t>(batch * channels * in_sz), 0.0);
-    for (int64_t n = 0; n < batch; ++n) {
-      for (int64_t c = 0; c < channels; ++c) {
-        double* img = acc.data() + (n * channels + c) * in_sz;
-        for (int64_t t = 0; t < k_sz; ++t) {
-          const double* row = xv.data() + ((n * channels + c) * k_sz + t) * blocks;
-          const int64_t* off = taps.data() + t * blocks;
-          for (int64_t o = 0; o < blocks; ++o)
-            if (off[o] >= 0) img[off[o]] += row[o];
-        }
-      }
-    }
+    // One image plane at a time, summed in double in a buffer of the plane's size and
+    // rounded once; the input read in its own type, planes spread over the pool. (A double
+    // copy of the whole input first ran 3.7x ORT's time.)
     ForFloat(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
-      for (size_t i = 0; i < acc.size(); ++i)
-        y->mutable_data<T>()[i] = static_cast<T>(acc[i]);
+      const T* xp = x.data<T>();
+      T* yp = y->mutable_data<T>();
+      ParallelElements(
+          ctx.thread_pool(), batch * channels,
+          [&](int64_t p0, int64_t p1) {
+            std::vector<double> img(static_cast<size_t>(in_sz));
+            for (int64_t p = p0; p < p1; ++p) {
+              std::fill(img.begin(), img.end(), 0.0);
+              for (int64_t t = 0; t < k_sz; ++t) {
+                const T* row = xp + (p * k_sz + t) * blocks;
+                const int64_t* off = taps.data() + t * blocks;
+                for (int64_t o = 0; o < blocks; ++o)
+                  if (off[o] >= 0) img[static_cast<size_t>(off[o])] += static_cast<double>(row[o]);
+              }
+              for (int64_t i = 0; i < in_sz; ++i)
+                yp[p * in_sz + i] = static_cast<T>(img[static_cast<size_t>(i)]);
+            }
+          },
+          1);
     });
     return Status::Ok();
   }

@@ -1,4 +1,6 @@
 // MaxUnpool over N-d images: MaxPool's values put back at the positions its Indices name.
+#include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -67,29 +69,36 @@ class MaxUnpool : public KernelBase {
     for (int64_t d : inferred)
       total *= d;
     const std::vector<int64_t> idx = IndexValues(ind);
-    std::vector<double> flat(static_cast<size_t>(total), 0.0);
-    const std::vector<double> xv = ToDoubles(&x);
-    for (size_t e = 0; e < idx.size(); ++e) {
-      if (idx[e] < 0 || idx[e] >= total) {
-        return Status(
-            StatusCode::kInvalidArgument,
-            "index " + std::to_string(idx[e]) + " is outside [0, " + std::to_string(total) + ")");
-      }
-      flat[static_cast<size_t>(idx[e])] = xv[e];
+    int64_t lo = 0, hi = 0;
+    for (int64_t i : idx) {
+      lo = std::min(lo, i);
+      hi = std::max(hi, i);
     }
+    ONNX_LIGHT_RETURN_IF(lo < 0 || (!idx.empty() && hi >= total), kInvalidArgument,
+                         "index " + std::to_string(lo < 0 ? lo : hi) + " is outside [0, " +
+                             std::to_string(total) + ")");
+    // Zeros (all-zero bits for every float type), then each value copied as bits to its
+    // index: mapped from the inferred layout into output_shape's larger one where that is
+    // given. (Through a double image of the whole output, divided per element, it ran 58x
+    // ORT's time.) A repeated index keeps the last value, as the reference does.
+    std::memset(y->mutable_raw_data(), 0, y->byte_size());
+    const bool same = out == inferred;
     const std::vector<int64_t> ist = RowMajorStrides(inferred), ost = RowMajorStrides(out);
-    ForFloat(x.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      T* yp = y->mutable_data<T>();
-      for (int64_t e = 0; e < y->num_elements(); ++e)
-        yp[e] = T(0.0f);
-      for (int64_t e = 0; e < total; ++e) {
-        int64_t rest = e, o = 0;
-        for (size_t d = 0; d < inferred.size(); ++d) {
-          o += rest / ist[d] * ost[d];
-          rest %= ist[d];
+    ForFixedItem(ItemSize(x.dtype()), [&](auto tag) {
+      using U = decltype(tag);
+      const U* xp = static_cast<const U*>(x.raw_data());
+      U* yp = static_cast<U*>(y->mutable_raw_data());
+      for (size_t e = 0; e < idx.size(); ++e) {
+        int64_t o = idx[e];
+        if (!same) {
+          int64_t rest = o;
+          o = 0;
+          for (size_t d = 0; d < inferred.size(); ++d) {
+            o += rest / ist[d] * ost[d];
+            rest %= ist[d];
+          }
         }
-        yp[o] = static_cast<T>(flat[static_cast<size_t>(e)]);
+        yp[o] = xp[e];
       }
     });
     return Status::Ok();

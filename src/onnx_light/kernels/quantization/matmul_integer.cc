@@ -296,18 +296,40 @@ class QLinearMatMul : public KernelBase {
     };
     const double lo = out_type == DataType::kInt8 ? -128.0 : 0.0;
     const double hi = out_type == DataType::kInt8 ? 127.0 : 255.0;
-    for (size_t i = 0; i < p.values.size(); ++i) {
-      const auto row = static_cast<size_t>((static_cast<int64_t>(i) / n) % m);
-      const auto col = static_cast<size_t>(static_cast<int64_t>(i) % n);
-      const double scale = round_scale(
-          round_scale(as[as.size() == 1 ? 0 : row] * bs[bs.size() == 1 ? 0 : col]) / ys[0]);
-      double v = static_cast<double>(p.values[i]) * scale + (yz.empty() ? 0.0 : yz[0]);
-      v = std::fmin(std::fmax(std::nearbyint(v), lo), hi);
-      if (out_type == DataType::kInt8) {
-        y->mutable_data<int8_t>()[i] = static_cast<int8_t>(v);
-      } else {
-        y->mutable_data<uint8_t>()[i] = static_cast<uint8_t>(v);
+    const double zero = yz.empty() ? 0.0 : yz[0];
+    // Row by row with the scales of the row's columns computed once (per element, with the
+    // index arithmetic and the C library's rounding, the requantization took 3x the time of
+    // ORT's whole QLinearMatMul). Rounding half to even by adding and subtracting 1.5 * 2^52
+    // (exact for values clamped first to the codes' range, and it vectorizes).
+    constexpr double kRound = 6755399441055744.0;
+    std::vector<double> scale(static_cast<size_t>(n));
+    const int64_t rows = n == 0 ? 0 : static_cast<int64_t>(p.values.size()) / n;
+    auto requantize = [&](auto* out) {
+      using Q = std::remove_pointer_t<decltype(out)>;
+      for (int64_t r = 0; r < rows; ++r) {
+        const auto row = static_cast<size_t>(r % m);
+        if (r == 0 || as.size() != 1) {
+          for (int64_t j = 0; j < n; ++j)
+            scale[static_cast<size_t>(j)] = round_scale(
+                round_scale(as[as.size() == 1 ? 0 : row] * bs[bs.size() == 1 ? 0 : j]) / ys[0]);
+        }
+        const int32_t* acc = p.values.data() + r * n;
+        Q* o = out + r * n;
+        for (int64_t j = 0; j < n; ++j) {
+          double v = static_cast<double>(acc[j]) * scale[static_cast<size_t>(j)] + zero;
+          v = v > lo - 1.0 ? v : lo - 1.0;  // (a NaN goes to lo, as fmax would take it)
+          v = v < hi + 1.0 ? v : hi + 1.0;
+          v = (v + kRound) - kRound;
+          v = v > lo ? v : lo;
+          v = v < hi ? v : hi;
+          o[j] = static_cast<Q>(static_cast<int32_t>(v));
+        }
       }
+    };
+    if (out_type == DataType::kInt8) {
+      requantize(y->mutable_data<int8_t>());
+    } else {
+      requantize(y->mutable_data<uint8_t>());
     }
     return Status::Ok();
   }

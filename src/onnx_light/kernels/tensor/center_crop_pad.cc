@@ -50,19 +50,23 @@ class CenterCropPad : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
     const size_t item = ItemSize(x.dtype());
     if (item != 0 && y->byte_size() != 0) std::memset(y->mutable_raw_data(), 0, y->byte_size());
-    int64_t n = 1;
-    for (int64_t c : count)
-      n *= c;
+    // Row by row: the last axis's kept run is one copy (element by element, with the index
+    // recomputed for each, it ran 12x ORT's time on an image).
+    const int64_t run = rank == 0 ? 1 : count.back();
+    int64_t rows = 1;
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      rows *= count[static_cast<size_t>(d)];
+    if (run == 0) rows = 0;
     const std::vector<int64_t> sst = RowMajorStrides(x.shape().dims()), dst = RowMajorStrides(out);
     std::vector<int64_t> pos(static_cast<size_t>(rank), 0);
-    for (int64_t e = 0; e < n; ++e) {
+    for (int64_t r = 0; r < rows; ++r) {
       int64_t si = 0, di = 0;
       for (size_t d = 0; d < pos.size(); ++d) {
         si += (src0[d] + pos[d]) * sst[d];
         di += (dst0[d] + pos[d]) * dst[d];
       }
-      CopyElement(x, si, y, di, item);
-      for (size_t d = pos.size(); d-- > 0;) {
+      CopyElements(x, si, y, di, item, run);
+      for (size_t d = pos.size() - (rank > 0 ? 1 : 0); d-- > 0;) {
         if (++pos[d] < count[d]) break;
         pos[d] = 0;
       }

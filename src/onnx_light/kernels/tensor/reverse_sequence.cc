@@ -48,8 +48,9 @@ class ReverseSequence : public KernelBase {
         auto at = [&](int64_t tt) {
           return (time_axis_ == 0 ? tt * batch + b : b * steps + tt) * inner;
         };
-        for (int64_t i = 0; i < inner; ++i)
-          CopyElement(x, at(src_t) + i, y, at(t) + i, item);
+        // One step's inner elements are contiguous: one copy (element by element it ran
+        // 14x ORT's time on a [200, 16, 256] tf2onnx bidirectional RNN's input).
+        CopyElements(x, at(src_t), y, at(t), item, inner);
       }
     }
     return Status::Ok();
