@@ -92,6 +92,25 @@ class Normalize : public KernelBase {
         return;
       }
     }
+    if constexpr (kNorm == Norm::kHardmax) {
+      if (inner == 1) {  // contiguous rows: the first maximum read in place, then one 1
+        for (int64_t o = 0; o < outer; ++o) {
+          const T* x = in + o * len;
+          C m = -std::numeric_limits<C>::infinity();
+          int64_t arg = 0;
+          for (int64_t k = 0; k < len; ++k) {
+            const auto v = static_cast<C>(x[k]);
+            if (v > m) {
+              m = v;
+              arg = k;
+            }
+          }
+          std::fill_n(out + o * len, len, T(C(0)));
+          out[o * len + arg] = T(C(1));
+        }
+        return;
+      }
+    }
     std::vector<C> row(static_cast<size_t>(len));
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t j = 0; j < inner; ++j) {
