@@ -1,11 +1,14 @@
 // NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (reduction none / sum / mean,
-// class weights, ignore_index, extra dims [N, C, d1, ...]). Computed in double.
+// class weights, ignore_index, extra dims [N, C, d1, ...]). Computed in double, except a
+// float32 log-softmax along contiguous classes (the vector kernel's, as ORT computes it).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "simd/softmax_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -43,8 +46,32 @@ class Loss : public KernelBase {
     const int64_t inner = n == 0 || c == 0 ? 0 : x.num_elements() / (n * c);
     const std::vector<int64_t> labels = IndexValues(target);
     const std::vector<double> w = ToDoubles(weight);
-    std::vector<double> logp = ToDoubles(&x);
-    if (kSoftmax) {  // log-softmax over the class axis
+    std::vector<double> logp;
+    if (kSoftmax && x.dtype() == DataType::kFloat && inner == 1) {
+      // float32 classes along a contiguous row: the vector log-softmax (float, as ORT's;
+      // in double, an exp per logit, it ran 15x ORT's time), then the rest in double.
+      std::vector<float> row(static_cast<size_t>(c));
+      logp.resize(static_cast<size_t>(n * c));
+      for (int64_t b = 0; b < n; ++b) {
+        LogSoftmaxRowF32(x.data<float>() + b * c, row.data(), static_cast<size_t>(c));
+        std::copy(row.begin(), row.end(), logp.begin() + b * c);
+      }
+    } else if (kSoftmax) {
+      logp = ToDoubles(&x);
+    }
+    // NegativeLogLikelihoodLoss reads only the target's log-probability of each position
+    // (a double copy of the whole input first was 3x ORT's time).
+    auto logp_at = [&](int64_t i) {
+      if (!logp.empty()) return logp[static_cast<size_t>(i)];
+      double v = 0;
+      ForFloat(x.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        v = static_cast<double>(x.data<T>()[i]);
+      });
+      return v;
+    };
+    if (kSoftmax && !(x.dtype() == DataType::kFloat && inner == 1)) {
+      // log-softmax over the class axis
       for (int64_t b = 0; b < n; ++b) {
         for (int64_t j = 0; j < inner; ++j) {
           double m = -std::numeric_limits<double>::infinity(), sum = 0;
@@ -74,7 +101,7 @@ class Loss : public KernelBase {
               "target " + std::to_string(t) + " is outside [0, " + std::to_string(c) + ")");
         }
         const double wt = w.empty() ? 1.0 : w[static_cast<size_t>(t)];
-        loss[at] = -logp[static_cast<size_t>((b * c + t) * inner + j)] * wt;
+        loss[at] = -logp_at((b * c + t) * inner + j) * wt;
         total += loss[at];
         total_w += wt;
       }
