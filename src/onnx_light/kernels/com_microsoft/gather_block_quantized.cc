@@ -9,11 +9,13 @@
 // Y = (code - zero_point) * scale in float, with data's codes' logical shape (uint8's last
 // axis times 8 / bits) and indices in place of gather_axis. Indices outside the axis are
 // refused (ORT writes zeros for them).
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "com_microsoft/ms_def.h"
+#include "common/kernel_util.h"
 #include "common/narrow_types.h"
 
 namespace onnx_light::kernels {
@@ -94,7 +96,46 @@ class GatherBlockQuantized : public KernelBase {
       return is_signed ? static_cast<int32_t>(c << 28) >> 28 : static_cast<int32_t>(c);
     };
     const int32_t default_zp = packed_u8 ? 1 << (bits - 1) : 0;
+    auto zp_at = [&](int64_t s) {
+      if (zp_codes == nullptr) return default_zp;
+      if (packed_u8 && bits < 8) {
+        const int64_t per_row = (blocks * bits + 7) / 8;
+        return static_cast<int32_t>(
+            NarrowCode(zp_codes + (s / blocks) * per_row, bits, s % blocks));
+      }
+      return code_at(zp_codes, s);
+    };
     const int64_t n_idx = static_cast<int64_t>(idx.size());
+    if (gaxis == 0 && qaxis == rank - 1 && y->dtype() == DataType::kFloat &&
+        scales.dtype() == DataType::kFloat) {
+      // An embedding table quantized along its rows (the GenAI builder's): each gathered row
+      // block by block, its scale and zero point read once per block, rows across the pool
+      // (per element, with the block found by division, 3x ORT's time at 2 threads).
+      const float* sp = scales.data<float>();
+      float* yp = y->mutable_data<float>();
+      const int64_t lines = inner / q_len;
+      ParallelElements(
+          ctx.thread_pool(), n_idx,
+          [&](int64_t j0, int64_t j1) {
+            for (int64_t j = j0; j < j1; ++j) {
+              const int64_t v = idx[static_cast<size_t>(j)];
+              const int64_t row = v < 0 ? v + axis_len : v;
+              for (int64_t l = 0; l < lines; ++l) {
+                const int64_t line = row * lines + l;  // a line of q_len codes
+                float* out_line = yp + (j * lines + l) * q_len;
+                for (int64_t b = 0; b < blocks; ++b) {
+                  const float scale = sp[line * blocks + b];
+                  const int32_t zp = zp_at(line * blocks + b);
+                  const int64_t e1 = std::min(q_len, (b + 1) * block_);
+                  for (int64_t e = b * block_; e < e1; ++e)
+                    out_line[e] = static_cast<float>(code_at(codes, line * q_len + e) - zp) * scale;
+                }
+              }
+            }
+          },
+          8);
+      return Status::Ok();
+    }
     int64_t o = 0;
     for (int64_t m = 0; m < outer; ++m) {
       for (int64_t j = 0; j < n_idx; ++j) {
