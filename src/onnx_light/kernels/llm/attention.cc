@@ -182,6 +182,35 @@ class Attention : public KernelBase {
     return Status::Ok();
   }
 
+  // The past (if any) and the current K or V as one cache [batch, kv_heads, total, size] in C,
+  // also written to `present` (if asked for) in T.
+  template <typename T, typename C>
+  static std::vector<C> Cache(const Tensor* past_t, const Tensor& cur, const View& cv,
+                              int64_t batch, int64_t kvh, int64_t past, int64_t total, int64_t size,
+                              Tensor* present) {
+    std::vector<C> dst(static_cast<size_t>(batch * kvh * total * size));
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t h = 0; h < kvh; ++h) {
+        C* out = dst.data() + ((b * kvh + h) * total) * size;
+        if (past_t != nullptr) {
+          const T* p = past_t->data<T>() + (b * kvh + h) * past * size;
+          for (int64_t i = 0; i < past * size; ++i)
+            out[i] = static_cast<C>(p[i]);
+        }
+        const T* c = cur.data<T>() + b * cv.sb + h * cv.sh;
+        for (int64_t s = 0; s < cv.seq; ++s)
+          for (int64_t e = 0; e < size; ++e)
+            out[(past + s) * size + e] = static_cast<C>(c[s * cv.ss + e]);
+      }
+    }
+    if (present != nullptr) {
+      T* p = present->mutable_data<T>();
+      for (size_t i = 0; i < dst.size(); ++i)
+        p[i] = static_cast<T>(dst[i]);
+    }
+    return dst;
+  }
+
   template <typename T, typename C>
   Status Run(KernelContext& ctx, const Geometry& g, int64_t past, int64_t total, const Tensor* mask,
              const std::vector<int64_t>& mask_dims, const std::vector<int64_t>& mask_strides,
@@ -190,37 +219,10 @@ class Attention : public KernelBase {
     const int64_t batch = g.q.batch, qh = g.q.heads, kvh = g.k.heads, qs = g.q.seq;
     const int64_t hs = g.q.head_size, vhs = g.v.head_size;
     // Present K and V, contiguous [batch, kv_heads, total, head_size], in C.
-    std::vector<C> kc(static_cast<size_t>(batch * kvh * total * hs));
-    std::vector<C> vc(static_cast<size_t>(batch * kvh * total * vhs));
-    auto fill = [&](std::vector<C>& dst, const Tensor* past_t, const Tensor& cur, const View& cv,
-                    int64_t size) {
-      for (int64_t b = 0; b < batch; ++b) {
-        for (int64_t h = 0; h < kvh; ++h) {
-          C* out = dst.data() + ((b * kvh + h) * total) * size;
-          if (past_t != nullptr) {
-            const T* p = past_t->data<T>() + (b * kvh + h) * past * size;
-            for (int64_t i = 0; i < past * size; ++i)
-              out[i] = static_cast<C>(p[i]);
-          }
-          const T* c = cur.data<T>() + b * cv.sb + h * cv.sh;
-          for (int64_t s = 0; s < cv.seq; ++s)
-            for (int64_t e = 0; e < size; ++e)
-              out[(past + s) * size + e] = static_cast<C>(c[s * cv.ss + e]);
-        }
-      }
-    };
-    fill(kc, ctx.input(4), *ctx.input(1), g.k, hs);
-    fill(vc, ctx.input(5), *ctx.input(2), g.v, vhs);
-    if (present_k != nullptr) {
-      T* p = present_k->mutable_data<T>();
-      for (size_t i = 0; i < kc.size(); ++i)
-        p[i] = static_cast<T>(kc[i]);
-    }
-    if (present_v != nullptr) {
-      T* p = present_v->mutable_data<T>();
-      for (size_t i = 0; i < vc.size(); ++i)
-        p[i] = static_cast<T>(vc[i]);
-    }
+    const std::vector<C> kc =
+        Cache<T, C>(ctx.input(4), *ctx.input(1), g.k, batch, kvh, past, total, hs, present_k);
+    const std::vector<C> vc =
+        Cache<T, C>(ctx.input(5), *ctx.input(2), g.v, batch, kvh, past, total, vhs, present_v);
     // Q as C, in its own layout (strides of g.q).
     const Tensor& qt = *ctx.input(0);
     std::vector<C> qcopy;
