@@ -7,10 +7,12 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 
 #include "com_microsoft/ms_def.h"
+#include "onnx_light/runtime/thread_pool.h"
 
 namespace onnx_light::kernels {
 
@@ -90,10 +92,33 @@ std::array<uint8_t, 256> CodeTable(QParams x, QParams y, Fn fn) {
   return table;
 }
 
+// y[i] = table[x[i]]: the table copied to the stack and the pointers restrict, so that the
+// byte stores (which may alias anything) do not reload it, four lookups an iteration;
+// split across `pool` (if given) in chunks of at least 64k codes. (A plain loop on one
+// thread ran 2x ORT's time at 1 thread, 3.7x at 2.)
 inline void ApplyCodeTable(const std::array<uint8_t, 256>& table, const uint8_t* x, uint8_t* y,
-                           int64_t n) {
-  for (int64_t i = 0; i < n; ++i)
-    y[i] = table[x[i]];
+                           int64_t n, ThreadPool* pool = nullptr) {
+  auto run = [&](int64_t b, int64_t e) {
+    uint8_t t[256];
+    std::memcpy(t, table.data(), 256);
+    const uint8_t* __restrict in = x;
+    uint8_t* __restrict out = y;
+    int64_t i = b;
+    for (; i + 4 <= e; i += 4) {
+      const uint8_t a0 = t[in[i]], a1 = t[in[i + 1]], a2 = t[in[i + 2]], a3 = t[in[i + 3]];
+      out[i] = a0;
+      out[i + 1] = a1;
+      out[i + 2] = a2;
+      out[i + 3] = a3;
+    }
+    for (; i < e; ++i)
+      out[i] = t[in[i]];
+  };
+  if (pool == nullptr || pool->threads() == 1 || n < (int64_t{1} << 17)) {
+    run(0, n);
+  } else {
+    pool->ParallelFor(n, int64_t{1} << 16, run);
+  }
 }
 
 inline std::vector<DataType> Int8Types() {

@@ -23,7 +23,8 @@ class QLinearUnary : public KernelBase {
                                                : CodeTable<uint8_t>(xq, yq, fn_);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     ApplyCodeTable(table, static_cast<const uint8_t*>(x.raw_data()),
-                   static_cast<uint8_t*>(y->mutable_raw_data()), x.num_elements());
+                   static_cast<uint8_t*>(y->mutable_raw_data()), x.num_elements(),
+                   ctx.thread_pool());
     return Status::Ok();
   }
 
