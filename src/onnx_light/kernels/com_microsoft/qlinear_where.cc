@@ -8,9 +8,20 @@
 
 #include "com_microsoft/qlinear.h"
 #include "common/broadcast.h"
+#include "common/broadcast_rows.h"
 
 namespace onnx_light::kernels {
 namespace {
+
+// out[j] = c[j] ? tx[x[j]] : ty[y[j]] along a row whose operands move by their steps (0 or 1).
+void SelectCodes(const uint8_t* c, int64_t sc, const uint8_t* x, int64_t sx, const uint8_t* tx,
+                 const uint8_t* y, int64_t sy, const uint8_t* ty, uint8_t* __restrict out,
+                 int64_t len) {
+  for (int64_t j = 0; j < len; ++j) {
+    const auto m = static_cast<uint8_t>(0u - static_cast<unsigned>(c[j * sc] != 0));
+    out[j] = static_cast<uint8_t>((tx[x[j * sx]] & m) | (ty[y[j * sy]] & ~m));
+  }
+}
 
 class QLinearWhere : public KernelBase {
  public:
@@ -45,25 +56,18 @@ class QLinearWhere : public KernelBase {
     const std::vector<int64_t> sc = BroadcastStrides(c.shape(), dims);
     const std::vector<int64_t> sx = BroadcastStrides(x.shape(), dims);
     const std::vector<int64_t> sy = BroadcastStrides(y.shape(), dims);
-    const bool* pc = c.data<bool>();
+    const auto* pc = reinterpret_cast<const uint8_t*>(c.data<bool>());
     const auto* px = static_cast<const uint8_t*>(x.raw_data());
     const auto* py = static_cast<const uint8_t*>(y.raw_data());
     auto* out = static_cast<uint8_t*>(z->mutable_raw_data());
-    std::vector<int64_t> idx(dims.size(), 0);
-    int64_t oc = 0, ox = 0, oy = 0;
-    for (int64_t i = 0; i < z->num_elements(); ++i) {
-      out[i] = pc[oc] ? tx[px[ox]] : ty[py[oy]];
-      for (size_t d = dims.size(); d-- > 0;) {
-        oc += sc[d];
-        ox += sx[d];
-        oy += sy[d];
-        if (++idx[d] < dims[d]) break;
-        oc -= sc[d] * dims[d];
-        ox -= sx[d] * dims[d];
-        oy -= sy[d] * dims[d];
-        idx[d] = 0;
-      }
-    }
+    // Rows of the merged output across the pool, each value looked up on both sides and
+    // selected without a branch (element by element with a branch on a random mask: 1.7x
+    // ORT's time).
+    ForEachBroadcastRow<3>(dims, {sc, sx, sy}, ctx.thread_pool(),
+                           [&](int64_t o, auto off, auto step, int64_t len) {
+                             SelectCodes(pc + off[0], step[0], px + off[1], step[1], tx.data(),
+                                         py + off[2], step[2], ty.data(), out + o, len);
+                           });
     return Status::Ok();
   }
 };

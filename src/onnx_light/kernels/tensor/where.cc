@@ -11,6 +11,19 @@
 namespace onnx_light::kernels {
 namespace {
 
+// out[j] = c[j] ? x[j] : z[j] over contiguous rows, both sides read and masked: a select
+// without a branch (a random mask mispredicts half the time). restrict, in a function of its
+// own and not inlined (inlined into the kernel's lambda, GCC dropped the restrict and left it
+// scalar: Where [1024,1024] 2.1x ORT's time).
+template <typename U>
+__attribute__((noinline)) void SelectRow(const uint8_t* __restrict c, const U* __restrict x,
+                                         const U* __restrict z, U* __restrict out, int64_t len) {
+  for (int64_t j = 0; j < len; ++j) {
+    const auto m = static_cast<U>(U(0) - static_cast<U>(c[j] != 0));
+    out[j] = static_cast<U>((x[j] & m) | (z[j] & static_cast<U>(~m)));
+  }
+}
+
 // Where(condition, X, Y) with three-way broadcasting.
 class Where : public KernelBase {
  public:
@@ -41,8 +54,6 @@ class Where : public KernelBase {
         const U* pz = static_cast<const U*>(z.raw_data());
         U* out = static_cast<U*>(y->mutable_raw_data());
         const auto* cb = reinterpret_cast<const uint8_t*>(pc);
-        // Both sides read and masked: a select without a branch (a random mask mispredicts
-        // half the time), which vectorizes.
         auto pick = [](uint8_t flag, U a, U b) {
           const auto m = static_cast<U>(U(0) - static_cast<U>(flag != 0));
           return static_cast<U>((a & m) | (b & static_cast<U>(~m)));
@@ -52,8 +63,7 @@ class Where : public KernelBase {
           const U *rx = px + off[1], *rz = pz + off[2];
           U* ro = out + o;
           if (step[0] == 1 && step[1] == 1 && step[2] == 1) {
-            for (int64_t j = 0; j < len; ++j)
-              ro[j] = pick(rc[j], rx[j], rz[j]);
+            SelectRow(rc, rx, rz, ro, len);
           } else {
             const int64_t s0 = step[0], s1 = step[1], s2 = step[2];
             for (int64_t j = 0; j < len; ++j)
