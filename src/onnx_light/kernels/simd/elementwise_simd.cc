@@ -344,6 +344,64 @@ void Float16ToFloat32Impl(const uint16_t* x, float* y, size_t n) {
     y[i] = Float16BitsToFloat(x[i]);
 }
 
+// int64 -> float32 rounded once, as static_cast<float>: a vector at a time through double
+// where every lane is below 2^53 in magnitude (int64 -> double is exact there, so the one
+// rounding is double -> float), lane by lane otherwise and for the tail. The baseline
+// build's loop converted one value an instruction (Cast int64 -> float 1.8x ORT's time).
+void Int64ToFloat32Impl(const int64_t* x, float* y, size_t n) {
+  size_t i = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::ScalableTag<int64_t> di;
+  const hn::Rebind<double, decltype(di)> dd;
+  const hn::Rebind<float, decltype(di)> df;
+  const hn::RebindToUnsigned<decltype(di)> du;
+  const size_t lanes = hn::Lanes(di);
+  const auto bias = hn::Set(di, int64_t{1} << 53);
+  const auto limit = hn::Set(du, uint64_t{1} << 54);
+  for (; i + lanes <= n; i += lanes) {
+    const auto v = hn::LoadU(di, x + i);
+    if (!hn::AllTrue(du, hn::Lt(hn::BitCast(du, hn::Add(v, bias)), limit))) {
+      for (size_t j = i; j < i + lanes; ++j)
+        y[j] = static_cast<float>(x[j]);
+      continue;
+    }
+    hn::StoreU(hn::DemoteTo(df, hn::ConvertTo(dd, v)), df, y + i);
+  }
+#endif
+  for (; i < n; ++i)
+    y[i] = static_cast<float>(x[i]);
+}
+
+// float32 -> int64 toward zero, saturating, NaN -> 0 (Cast's rule, cast.cc): through the
+// exact float -> double widening and a vector conversion whose out-of-range lanes are
+// replaced.
+void Float32ToInt64Impl(const float* x, int64_t* y, size_t n) {
+  auto one = [](float v) -> int64_t {
+    if (std::isnan(v)) return 0;
+    if (v >= 9223372036854775808.0f) return std::numeric_limits<int64_t>::max();
+    if (v <= -9223372036854775808.0f) return std::numeric_limits<int64_t>::min();
+    return static_cast<int64_t>(v);
+  };
+  size_t i = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::ScalableTag<int64_t> di;
+  const hn::Rebind<double, decltype(di)> dd;
+  const hn::Rebind<float, decltype(di)> df;
+  const size_t lanes = hn::Lanes(di);
+  const auto hi = hn::Set(dd, 9223372036854775808.0), lo = hn::Neg(hi);
+  for (; i + lanes <= n; i += lanes) {
+    const auto v = hn::PromoteTo(dd, hn::LoadU(df, x + i));
+    auto r = hn::ConvertTo(di, hn::Min(hn::Max(v, lo), hn::Set(dd, 9223372036854774784.0)));
+    r = hn::IfThenElse(hn::RebindMask(di, hn::Ge(v, hi)),
+                       hn::Set(di, std::numeric_limits<int64_t>::max()), r);
+    r = hn::IfThenZeroElse(hn::RebindMask(di, hn::IsNaN(v)), r);
+    hn::StoreU(r, di, y + i);
+  }
+#endif
+  for (; i < n; ++i)
+    y[i] = one(x[i]);
+}
+
 size_t Float32LanesImpl() {
   return hn::Lanes(hn::ScalableTag<float>());
 }
@@ -361,6 +419,8 @@ namespace onnx_light::kernels {
 HWY_EXPORT(LeakyReluF32);
 HWY_EXPORT(Float32ToFloat16Impl);
 HWY_EXPORT(Float16ToFloat32Impl);
+HWY_EXPORT(Int64ToFloat32Impl);
+HWY_EXPORT(Float32ToInt64Impl);
 HWY_EXPORT(LeakyReluF64);
 HWY_EXPORT(LeakyReluF16);
 HWY_EXPORT(LeakyReluBF16);
@@ -429,6 +489,12 @@ void Float32ToFloat16(const float* x, uint16_t* y, size_t n) {
 }
 void Float16ToFloat32(const uint16_t* x, float* y, size_t n) {
   HWY_DYNAMIC_DISPATCH(Float16ToFloat32Impl)(x, y, n);
+}
+void Int64ToFloat32(const int64_t* x, float* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(Int64ToFloat32Impl)(x, y, n);
+}
+void Float32ToInt64(const float* x, int64_t* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(Float32ToInt64Impl)(x, y, n);
 }
 const char* SimdTargetName() {
   return HWY_DYNAMIC_DISPATCH(TargetNameImpl)();

@@ -32,6 +32,10 @@ void ReluF32(const float* x, float* y, size_t n);
 // float16 conversions (NaN payloads included), with F16C where the CPU has it.
 void Float32ToFloat16(const float* x, uint16_t* y, size_t n);
 void Float16ToFloat32(const uint16_t* x, float* y, size_t n);
+// int64 -> float32 rounded once (static_cast<float>); float32 -> int64 toward zero,
+// saturating at int64's range, NaN -> 0 (Cast's rules).
+void Int64ToFloat32(const int64_t* x, float* y, size_t n);
+void Float32ToInt64(const float* x, int64_t* y, size_t n);
 
 // y = exp(x - shift) (Highway Exp, within 1 ULP of float exp), returning the sum of y:
 // the body of a softmax row. x == -inf gives 0; NaN propagates. In place allowed.

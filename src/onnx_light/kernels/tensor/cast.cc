@@ -58,6 +58,12 @@ void CastLoop(const Src* in, Dst* out, int64_t n) {
   } else if constexpr (std::is_same_v<Src, float16> && std::is_same_v<Dst, float>) {
     Float16ToFloat32(reinterpret_cast<const uint16_t*>(in), out, static_cast<size_t>(n));
     return;
+  } else if constexpr (std::is_same_v<Src, int64_t> && std::is_same_v<Dst, float>) {
+    Int64ToFloat32(in, out, static_cast<size_t>(n));  // the baseline has no vector form
+    return;
+  } else if constexpr (std::is_same_v<Src, float> && std::is_same_v<Dst, int64_t>) {
+    Float32ToInt64(in, out, static_cast<size_t>(n));
+    return;
   }
   if constexpr (std::is_same_v<Src, bool> && std::is_floating_point_v<Dst>) {
     // bool as its byte (0 or 1): a conversion the compiler vectorizes (through bool it

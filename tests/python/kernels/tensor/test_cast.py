@@ -19,6 +19,7 @@ ELEM = {
     np.int8: TensorProto.INT8,
     np.uint16: TensorProto.UINT16,
     np.int32: TensorProto.INT32,
+    np.int64: TensorProto.INT64,
     np.uint32: TensorProto.UINT32,
     np.float32: TensorProto.FLOAT,
     np.float64: TensorProto.DOUBLE,
@@ -71,6 +72,48 @@ def test_large_casts_split_across_threads(src, dst):
     want = x.astype(dst)
     np.testing.assert_array_equal(cast(x, dst, threads=2), want)
     np.testing.assert_array_equal(cast(x, dst), want)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_int64_to_float_rounds_once_at_every_magnitude(threads):
+    # The vector path goes through double where every lane is below 2^53; a lane above
+    # sends its vector lane by lane (int64 -> double -> float would round twice there).
+    # Values near 2^24, ties at 2^53 + 2^29 (exact halfway between floats), int64's ends,
+    # and random values of every width, in runs of odd lengths (vectors and tails).
+    rng = np.random.default_rng(7)
+    special = [0, 1, -1, 2**24 + 1, -(2**24) - 3, 2**53 - 1, 2**53 + 1, -(2**53) - 1]
+    special += [
+        2**53 + 2**29,
+        2**53 + 2**29 + 1,
+        2**53 + 3 * 2**29,
+        2**62 + 2**38 + 1,
+        2**63 - 1,
+        -(2**63),
+    ]
+    widths = rng.integers(1, 64, 300_000)
+    rand = rng.integers(-(2**62), 2**62, 300_000) >> (64 - widths - 1).clip(0, 63)
+    for x in (np.array(special, np.int64), rand.astype(np.int64)):
+        np.testing.assert_array_equal(cast(x, np.float32, threads), x.astype(np.float32))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_float_to_int64_truncates_and_saturates(threads):
+    # Toward zero; beyond int64 (inf included) the end of the range; NaN 0 (Cast's rule;
+    # ONNX leaves these undefined). Random values up to 2^70 in magnitude.
+    edge = [0.5, -0.5, -1.75, 2.0**24 + 2, 2.0**62, -(2.0**63), 2.0**63, -(2.0**64), 1e30]
+    edge += [np.inf, -np.inf, np.nan, -0.0, 9.2233715e18]
+    x = np.array(edge, np.float32)
+    got = cast(x, np.int64, threads)
+    imax, imin = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+    want = [0, 0, -1, 2**24 + 2, 2**62, imin, imax, imin, imax, imax, imin, 0, 0]
+    want.append(int(np.float32(9.2233715e18)))
+    np.testing.assert_array_equal(got, np.array(want, np.int64))
+    rng = np.random.default_rng(8)
+    y = (rng.standard_normal(200_003) * 2.0 ** rng.integers(0, 70, 200_003)).astype(np.float32)
+    inside = np.abs(y.astype(np.float64)) < 2.0**63
+    expect = np.where(y > 0, imax, imin).astype(np.int64)
+    expect[inside] = np.trunc(y[inside].astype(np.float64)).astype(np.int64)
+    np.testing.assert_array_equal(cast(y, np.int64, threads), expect)
 
 
 def cast_session(src, dst, opset=25, **attrs):
