@@ -1,6 +1,9 @@
 // ai.onnx.ml Imputer: every element of X equal to the replaced value (NaN matches NaN) is
 // replaced by the imputed value of its feature (the last dimension), or by the one value
 // given for all. float and double use the float attributes, int64 and int32 the int64 ones.
+#include <algorithm>
+#include <vector>
+
 #include "ml/ml_common.h"
 
 namespace onnx_light::kernels {
@@ -45,23 +48,32 @@ class Imputer : public KernelBase {
                              " features (give 1 or " + std::to_string(c) + ")");
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     const int64_t n = x.num_elements();
-    auto feature = [&](int64_t i) { return given == 1 || c == 0 ? 0 : i % c; };
+    // Row by row with the imputed values converted once (an i % c and a conversion per
+    // element ran 2.5x ORT's time on [10000, 50]).
+    const int64_t width = given == 1 || c == 0 ? 1 : c;
     MlDispatch(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       const T* in = x.data<T>();
       T* out = y->mutable_data<T>();
+      std::vector<T> fill(static_cast<size_t>(width));
+      for (size_t j = 0; j < fill.size(); ++j)
+        fill[j] = floating_ ? static_cast<T>(imputed_[j]) : static_cast<T>(imputed_int_[j]);
+      auto run = [&](auto hit) {
+        for (int64_t i = 0; i < n; i += width) {
+          const int64_t len = std::min(width, n - i);
+          for (int64_t j = 0; j < len; ++j)
+            out[i + j] = hit(in[i + j]) ? fill[static_cast<size_t>(j)] : in[i + j];
+        }
+      };
       if constexpr (std::is_floating_point_v<T>) {
-        const bool nan = std::isnan(replaced_);
         const T replaced = static_cast<T>(replaced_);
-        for (int64_t i = 0; i < n; ++i) {
-          const bool hit = nan ? std::isnan(in[i]) : in[i] == replaced;
-          out[i] = hit ? static_cast<T>(imputed_[static_cast<size_t>(feature(i))]) : in[i];
+        if (std::isnan(replaced_)) {
+          run([](T v) { return std::isnan(v); });
+        } else {
+          run([replaced](T v) { return v == replaced; });
         }
       } else {
-        for (int64_t i = 0; i < n; ++i) {
-          const bool hit = static_cast<int64_t>(in[i]) == replaced_int_;
-          out[i] = hit ? static_cast<T>(imputed_int_[static_cast<size_t>(feature(i))]) : in[i];
-        }
+        run([r = replaced_int_](T v) { return static_cast<int64_t>(v) == r; });
       }
     });
     return Status::Ok();
