@@ -1,7 +1,6 @@
 // ai.onnx.ml Imputer: every element of X equal to the replaced value (NaN matches NaN) is
 // replaced by the imputed value of its feature (the last dimension), or by the one value
 // given for all. float and double use the float attributes, int64 and int32 the int64 ones.
-#include <algorithm>
 #include <vector>
 
 #include "ml/ml_common.h"
@@ -59,11 +58,9 @@ class Imputer : public KernelBase {
       for (size_t j = 0; j < fill.size(); ++j)
         fill[j] = floating_ ? static_cast<T>(imputed_[j]) : static_cast<T>(imputed_int_[j]);
       auto run = [&](auto hit) {
-        for (int64_t i = 0; i < n; i += width) {
-          const int64_t len = std::min(width, n - i);
-          for (int64_t j = 0; j < len; ++j)
+        for (int64_t i = 0; i < n; i += width)  // n is a whole number of rows
+          for (int64_t j = 0; j < width; ++j)
             out[i + j] = hit(in[i + j]) ? fill[static_cast<size_t>(j)] : in[i + j];
-        }
       };
       if constexpr (std::is_floating_point_v<T>) {
         const T replaced = static_cast<T>(replaced_);

@@ -11,17 +11,22 @@
 namespace onnx_light::kernels {
 namespace {
 
-// out[j] = c[j] ? x[j] : z[j] over contiguous rows, both sides read and masked: a select
-// without a branch (a random mask mispredicts half the time). restrict, in a function of its
+// flag ? a : b, both sides read and masked: a select without a branch (a random mask
+// mispredicts half the time).
+template <typename U>
+U Pick(uint8_t flag, U a, U b) {
+  const auto m = static_cast<U>(U(0) - static_cast<U>(flag != 0));
+  return static_cast<U>((a & m) | (b & static_cast<U>(~m)));
+}
+
+// out[j] = c[j] ? x[j] : z[j] over contiguous rows by Pick. restrict, in a function of its
 // own and not inlined (inlined into the kernel's lambda, GCC dropped the restrict and left it
 // scalar: Where [1024,1024] 2.1x ORT's time).
 template <typename U>
 __attribute__((noinline)) void SelectRow(const uint8_t* __restrict c, const U* __restrict x,
                                          const U* __restrict z, U* __restrict out, int64_t len) {
-  for (int64_t j = 0; j < len; ++j) {
-    const auto m = static_cast<U>(U(0) - static_cast<U>(c[j] != 0));
-    out[j] = static_cast<U>((x[j] & m) | (z[j] & static_cast<U>(~m)));
-  }
+  for (int64_t j = 0; j < len; ++j)
+    out[j] = Pick(c[j], x[j], z[j]);
 }
 
 // Where(condition, X, Y) with three-way broadcasting.
@@ -54,10 +59,6 @@ class Where : public KernelBase {
         const U* pz = static_cast<const U*>(z.raw_data());
         U* out = static_cast<U*>(y->mutable_raw_data());
         const auto* cb = reinterpret_cast<const uint8_t*>(pc);
-        auto pick = [](uint8_t flag, U a, U b) {
-          const auto m = static_cast<U>(U(0) - static_cast<U>(flag != 0));
-          return static_cast<U>((a & m) | (b & static_cast<U>(~m)));
-        };
         auto row = [&](int64_t o, auto off, auto step, int64_t len) {
           const uint8_t* rc = cb + off[0];
           const U *rx = px + off[1], *rz = pz + off[2];
@@ -67,7 +68,7 @@ class Where : public KernelBase {
           } else {
             const int64_t s0 = step[0], s1 = step[1], s2 = step[2];
             for (int64_t j = 0; j < len; ++j)
-              ro[j] = pick(rc[j * s0], rx[j * s1], rz[j * s2]);
+              ro[j] = Pick(rc[j * s0], rx[j * s1], rz[j * s2]);
           }
         };
         ForEachBroadcastRow<3>(dims, {sc, sx, sz}, ctx.thread_pool(), row);
