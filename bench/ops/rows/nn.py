@@ -17,6 +17,19 @@ ROWS = [
         "Conv",
         [In((1, 256, 28, 28)), In((64, 256, 1, 1), const=True), In((64,), const=True)],
     ),
+    # Small images: a ResNet's last 3x3 stage, and a Keras Conv1D over 400 short windows
+    # (DeepCut: 14 positions each into 200 filters).
+    OpCase(
+        "Conv 3x3 [1,512,7,7] -> 512",
+        "Conv",
+        [In((1, 512, 7, 7)), In((512, 512, 3, 3), const=True), In((512,), const=True)],
+        {"pads": [1, 1, 1, 1]},
+    ),
+    OpCase(
+        "Conv 1x8 [400,32,1,21] -> 200",
+        "Conv",
+        [In((400, 32, 1, 21)), In((200, 32, 1, 8), const=True), In((200,), const=True)],
+    ),
     OpCase(
         "Conv depthwise 3x3 [1,128,56,56]",
         "Conv",

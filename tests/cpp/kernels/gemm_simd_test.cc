@@ -304,6 +304,60 @@ TEST_P(PackedSgemm, PackingTheTransposeMatchesPackingTheMatrix) {
   }
 }
 
+// The product with a read through offsets (a convolution computed transposed:
+// a(r, p) = x[roff[r] + koff[p]]) against a double reference: row counts that split into
+// tiles of 3 to 6 rows (1, 2, 4, 7, 13, 14, 21, 32), panels of 1 to 4 vectors and their
+// partial last ones, k beyond one 256-deep block, offsets that overlap (neighbouring
+// windows share taps) and a c that is added to.
+TEST_P(PackedSgemm, GatherAMatchesDoubleReference) {
+  struct Case {
+    int64_t m, n, k;
+  };
+  const Case cases[] = {{1, 16, 5},    {2, 33, 40},    {4, 200, 32},  {7, 64, 300},
+                        {13, 100, 96}, {14, 150, 352}, {21, 37, 600}, {32, 48, 17}};
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (const Case& cs : cases) {
+    // Window r starts at 3r; tap p lies at (p / 5) * 211 + p % 5 in it.
+    std::vector<int64_t> roff(static_cast<size_t>(cs.m)), koff(static_cast<size_t>(cs.k));
+    for (int64_t r = 0; r < cs.m; ++r)
+      roff[static_cast<size_t>(r)] = 3 * r;
+    for (int64_t p = 0; p < cs.k; ++p)
+      koff[static_cast<size_t>(p)] = p / 5 * 211 + p % 5;
+    std::vector<float> x(static_cast<size_t>(3 * cs.m + (cs.k / 5 + 1) * 211));
+    std::vector<float> b(static_cast<size_t>(cs.k * cs.n)), c0(static_cast<size_t>(cs.m * cs.n));
+    for (float& v : x)
+      v = u(rng);
+    for (float& v : b)
+      v = u(rng);
+    for (float& v : c0)
+      v = u(rng);
+    std::vector<float> storage(SgemmPackedBFloats(cs.k, cs.n) + 16);
+    float* packed = storage.data();
+    while (reinterpret_cast<uintptr_t>(packed) % 64 != 0)
+      ++packed;
+    SgemmPackB(cs.k, cs.n, b.data(), cs.n, packed);
+    std::vector<float> c = c0;
+    SgemmGatherA(cs.m, cs.n, cs.k, x.data(), roff.data(), koff.data(), packed, c.data(), cs.n);
+    for (int64_t i = 0; i < cs.m; ++i) {
+      for (int64_t j = 0; j < cs.n; ++j) {
+        const size_t at = static_cast<size_t>(i * cs.n + j);
+        double want = c0[at], mag = std::fabs(c0[at]);
+        for (int64_t q = 0; q < cs.k; ++q) {
+          const double xv =
+              x[static_cast<size_t>(roff[static_cast<size_t>(i)] + koff[static_cast<size_t>(q)])];
+          const double y = b[static_cast<size_t>(q * cs.n + j)];
+          want += xv * y;
+          mag += std::fabs(xv * y);
+        }
+        ASSERT_NEAR(c[at], want, 1e-5 * mag + 1e-6)
+            << SimdTargetNameOf(GetParam()) << " m=" << cs.m << " n=" << cs.n << " k=" << cs.k
+            << " at " << i << "," << j;
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(PerTarget, PackedSgemm, ::testing::ValuesIn(CompiledSimdTargets()),
                          [](const ::testing::TestParamInfo<int64_t>& p) {
                            return std::string(SimdTargetNameOf(p.param));

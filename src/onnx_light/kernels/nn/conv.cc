@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <type_traits>
 
 #include "common/broadcast.h"
@@ -103,11 +104,13 @@ class Conv : public KernelBase {
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<Conv>();
     ONNX_LIGHT_RETURN_IF_ERROR(ReadConvAttrs(info, &k->attrs_, &k->group_));
+    k->w_constant_ = info.constant_input(1) != nullptr;
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   static Result<std::unique_ptr<KernelBase>> CreateFused(const KernelInfo& info) {
     auto k = std::make_unique<Conv>();
     ONNX_LIGHT_RETURN_IF_ERROR(ReadConvAttrs(info, &k->attrs_, &k->group_));
+    k->w_constant_ = info.constant_input(1) != nullptr;
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->act_, ReadActivation(info));
     k->fused_ = true;
     return std::unique_ptr<KernelBase>(std::move(k));
@@ -173,7 +176,7 @@ class Conv : public KernelBase {
       float* scratch = ctx.Scratch(Conv2DScratchFloats(s, workers));
       Conv2DF32(x.data<float>(), wt.data<float>(), bias != nullptr ? bias->data<float>() : nullptr,
                 z != nullptr ? z->data<float>() : nullptr, y->mutable_data<float>(), s, act,
-                scratch, ctx.thread_pool());
+                scratch, ctx.thread_pool(), PositionsWeights(wt, s));
     } else {
       // Taps and columns (k_sz * out_sz of each) may dwarf the input and the output:
       // checked against the budget first.
@@ -192,6 +195,22 @@ class Conv : public KernelBase {
   }
 
  private:
+  // A constant W packed for the positions path (conv2d_positions_f32.cc) on its first use,
+  // kept for the session: packed on every call it was a fifth of a batch-8 layer's time.
+  // Null where that path does not run, W is not a constant, or the memory is not there.
+  const float* PositionsWeights(const Tensor& wt, const Conv2DShape& s) const {
+    if (!w_constant_ || !UsePositionsConv(s)) return nullptr;
+    std::call_once(positions_once_, [&] {
+      Result<Shape> shape = Shape::Create({static_cast<int64_t>(PositionsWeightsFloats(s))});
+      if (!shape.ok()) return;
+      Result<Tensor> packed = Tensor::Allocate(DataType::kFloat, std::move(*shape));
+      if (!packed.ok()) return;
+      PackPositionsWeights(wt.data<float>(), s, packed->mutable_data<float>());
+      positions_w_ = std::move(*packed);
+    });
+    return positions_w_.num_elements() > 0 ? positions_w_.data<float>() : nullptr;
+  }
+
   // Y = act(conv + Z) where Z broadcasts against the convolution's output (a residual Add
   // the fusion pass could not see the shapes of): Y takes the broadcast shape.
   Status AddResidual(KernelContext& ctx, const Tensor& conv) const {
@@ -296,6 +315,9 @@ class Conv : public KernelBase {
   int64_t group_ = 1;
   bool fused_ = false;
   Activation act_;
+  bool w_constant_ = false;
+  mutable std::once_flag positions_once_;
+  mutable Tensor positions_w_;
 };
 
 }  // namespace

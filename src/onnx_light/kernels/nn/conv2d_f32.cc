@@ -351,6 +351,7 @@ Conv2DShape AsRows(const Conv2DShape& s) {
 }
 
 size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers) {
+  if (UsePositionsConv(s)) return PositionsConvScratchFloats(s, workers);
   if (UseImplicitConv(s)) return ImplicitConvScratchFloats(s, workers);
   const Conv2DShape as_rows = AsRows(s);
   if (UseDirect(as_rows)) return static_cast<size_t>(PaddedPlane(as_rows).floats * s.c_in);
@@ -466,8 +467,13 @@ void DepthwiseConvPlanes(const float* x, const float* w, const float* bias, cons
 }  // namespace
 
 void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
-               const Conv2DShape& shape, const Activation& act, float* scratch, ThreadPool* pool) {
+               const Conv2DShape& shape, const Activation& act, float* scratch, ThreadPool* pool,
+               const float* w_positions) {
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
+  if (UsePositionsConv(shape)) {
+    PositionsConvF32(x, w, bias, z, y, shape, act, scratch, pool, w_positions);
+    return;
+  }
   // On AVX-512 the implicit product takes the small filters too (faster or equal on
   // every layer measured, docs/performance.md).
   if (UseImplicitConv(shape)) {

@@ -1,4 +1,6 @@
-// The float32 2-D convolution behind Conv and FusedConv: depthwise convolutions run
+// The float32 2-D convolution behind Conv and FusedConv: small images (at most 64 output
+// positions) and windowed layers up to 64x64 run transposed, output channels as the vector
+// (conv2d_positions_f32.cc); depthwise convolutions run
 // directly (vector rows, no im2col); on AVX-512 the other convolutions with a window, and
 // most 1x1 ones, run as an implicit product over the input read in place
 // (conv2d_implicit_f32.cc); elsewhere 1x1 stride-1 convolutions multiply the input as it
@@ -39,9 +41,11 @@ Conv2DShape AsRows(const Conv2DShape& s);
 size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers);
 
 // y = act(conv(x, w) + bias + z). bias and z may be null. `scratch` holds
-// Conv2DScratchFloats(s, pool threads) floats, 64-byte aligned.
+// Conv2DScratchFloats(s, pool threads) floats, 64-byte aligned. `w_positions`: W packed by
+// PackPositionsWeights, where UsePositionsConv(s) and W is a constant, else null.
 void Conv2DF32(const float* x, const float* w, const float* bias, const float* z, float* y,
-               const Conv2DShape& s, const Activation& act, float* scratch, ThreadPool* pool);
+               const Conv2DShape& s, const Activation& act, float* scratch, ThreadPool* pool,
+               const float* w_positions = nullptr);
 
 // Runs fn(task, worker) for tasks [0, tasks) in equal consecutive shares, one share per
 // worker of the pool (`workers` of them; each worker keeps its own scratch), or all of
@@ -54,6 +58,18 @@ bool UseImplicitConv(const Conv2DShape& s);
 size_t ImplicitConvScratchFloats(const Conv2DShape& s, int64_t workers);
 void ImplicitConvF32(const float* x, const float* w, const float* bias, const float* z, float* y,
                      const Conv2DShape& s, const Activation& act, float* scratch, ThreadPool* pool);
+
+// Many small images (at most 32 output positions) into many output channels, each image's
+// product transposed so that the output channels are the vector (conv2d_positions_f32.cc).
+// `w_packed`, if not null, is W packed by PackPositionsWeights (a constant W, packed once per
+// session); else W is packed into the scratch on every call.
+bool UsePositionsConv(const Conv2DShape& s);
+size_t PositionsWeightsFloats(const Conv2DShape& s);
+void PackPositionsWeights(const float* w, const Conv2DShape& s, float* out);
+size_t PositionsConvScratchFloats(const Conv2DShape& s, int64_t workers);
+void PositionsConvF32(const float* x, const float* w, const float* bias, const float* z, float* y,
+                      const Conv2DShape& s, const Activation& act, float* scratch, ThreadPool* pool,
+                      const float* w_packed);
 
 // c[m x n] += a[m x k] * b[k x n] (row-major, c's rows ldc apart; ldc == n unless the
 // packed or the narrow kernel runs, UsePacked and UseNarrow in conv2d_f32.cc): dot

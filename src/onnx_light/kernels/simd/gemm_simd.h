@@ -58,6 +58,12 @@ void SgemmPrepackedInPlaceA(int64_t m, int64_t n, int64_t k, const float* a, int
 // The same for 1 to 3 rows of a (any target): a batch-1 layer's product with its weights.
 void SgemmPrepackedFewRows(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                            const float* b_packed, float* c, int64_t ldc);
+// c[m x n] += a * b for a few dozen rows of a, a read through offsets, a(r, p) =
+// x[roff[r] + koff[p]] (simd/gemm_gather_simd.cc: a convolution computed transposed, its
+// windows read in place), b packed whole by SgemmPackB. The rows go in tiles of nearly
+// equal height, none computed and thrown away.
+void SgemmGatherA(int64_t m, int64_t n, int64_t k, const float* x, const int64_t* roff,
+                  const int64_t* koff, const float* b_packed, float* c, int64_t ldc);
 // The columns of SgemmIndirectB's register tile on the running CPU (2 vectors).
 size_t SgemmTileColumns();
 // SgemmIndirectB in double precision (the same kernel, half the columns per tile).
