@@ -160,3 +160,40 @@ def test_real_models_bit_identical_with_and_without(name, feeds):
         for a, b in zip(on.run(None, f), off.run(None, f)):
             np.testing.assert_array_equal(a, b)
     assert on.memory_pattern_stats()["planned_frames"] == 1
+
+
+def test_parallel_branches_run_one_after_another():
+    """Eight parallel branches (MatMul -> Transpose -> ReduceMax, 256 KiB maps) joined by a
+    chain of Max, as Keras exports multi-width convolution stacks: the nodes run in the
+    file's order (each branch's maps die before the next branch starts), so the arena holds
+    about two maps, not all eight branches' (breadth first, every MatMul ran before any
+    Transpose: an arena of eight maps and more)."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((256, 256)).astype(np.float32)
+    weights = [rng.standard_normal((256, 256)).astype(np.float32) for _ in range(8)]
+    nodes, inits = [], []
+    for i, w in enumerate(weights):
+        inits.append(numpy_helper.from_array(w, f"w{i}"))
+        nodes += [
+            helper.make_node("MatMul", ["x", f"w{i}"], [f"t{i}"]),
+            helper.make_node("Transpose", [f"t{i}"], [f"u{i}"]),
+            helper.make_node("ReduceMax", [f"u{i}"], [f"v{i}"], axes=[1], keepdims=1),
+        ]
+    acc = "v0"
+    for i in range(1, 8):
+        nodes.append(helper.make_node("Max", [acc, f"v{i}"], [f"m{i}"]))
+        acc = f"m{i}"
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", F, [256, 256])],
+        [helper.make_tensor_value_info(acc, F, None)],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    s = onnx_light.RuntimeSession(model)
+    want = np.max([(x @ w).T.max(axis=1, keepdims=True) for w in weights], axis=0)
+    for _ in range(3):
+        np.testing.assert_allclose(s.run(None, {"x": x})[0], want, rtol=1e-5, atol=1e-4)
+    arena = s.memory_pattern_stats()["arena_bytes"]
+    assert 0 < arena <= 3 * 256 * 256 * 4, arena

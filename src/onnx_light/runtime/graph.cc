@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <queue>
 #include <unordered_map>
 
 #include "onnx_light/runtime/subgraph.h"
@@ -263,7 +264,7 @@ struct GraphBuilder {
   }
 
   Status Order() {
-    // Topological order (Kahn), whatever the order in the file.
+    // Topological order (Kahn's), whatever the order in the file.
     const size_t n_nodes = graph.node.size();
     std::unordered_map<std::string, size_t> produced_by;
     for (size_t i = 0; i < n_nodes; ++i) {
@@ -298,13 +299,22 @@ struct GraphBuilder {
         readers[it->second].push_back(i);
       }
     }
+    // Of the nodes ready to run, the one first in the file: a file in topological order
+    // keeps its order (exporters write a branch's nodes together, so each branch's
+    // tensors die before the next one starts). Breadth first (a FIFO of ready nodes), the
+    // twelve parallel Conv branches of a Keras segmenter ran layer by layer across all of
+    // them, every branch's 7 MB maps alive at once: a 72 MB arena where 20 MB do.
     order.clear();
+    std::priority_queue<size_t, std::vector<size_t>, std::greater<size_t>> ready;
     for (size_t i = 0; i < n_nodes; ++i) {
-      if (pending[i] == 0) order.push_back(i);
+      if (pending[i] == 0) ready.push(i);
     }
-    for (size_t k = 0; k < order.size(); ++k) {
-      for (size_t r : readers[order[k]]) {
-        if (--pending[r] == 0) order.push_back(r);
+    while (!ready.empty()) {
+      const size_t k = ready.top();
+      ready.pop();
+      order.push_back(k);
+      for (size_t r : readers[k]) {
+        if (--pending[r] == 0) ready.push(r);
       }
     }
     if (order.size() != n_nodes) {
