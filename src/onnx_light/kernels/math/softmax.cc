@@ -9,6 +9,7 @@
 #include "onnx_light/runtime/thread_pool.h"
 #include "simd/conv_simd.h"
 #include "simd/elementwise_simd.h"
+#include "simd/reduce_simd.h"
 #include "simd/softmax_simd.h"
 
 namespace onnx_light::kernels {
@@ -98,6 +99,18 @@ class Normalize : public KernelBase {
           const T* x = in + o * len;
           C m = -std::numeric_limits<C>::infinity();
           int64_t arg = 0;
+          if constexpr (std::is_same_v<T, float>) {
+            // The maximum in vector code, then the first place it is: a compare and a
+            // branch per element taken on every new maximum (a random row: 2.1x ORT).
+            // A row with a NaN keeps the scan below (NaN never compares greater).
+            const float mx = MaxMinF32(x, static_cast<size_t>(len), true);
+            if (!std::isnan(mx)) {
+              arg = std::find(x, x + len, mx) - x;
+              std::fill_n(out + o * len, len, 0.0f);
+              out[o * len + arg] = 1.0f;
+              continue;
+            }
+          }
           for (int64_t k = 0; k < len; ++k) {
             const auto v = static_cast<C>(x[k]);
             if (v > m) {
