@@ -15,7 +15,11 @@ namespace onnx_light::kernels {
 namespace {
 
 // Slice t of x along `axis` (a copy without that axis).
-Result<Tensor> Slice(const Tensor& x, int64_t axis, int64_t t) {
+// Entry t of x along `axis`. Where the entries are contiguous (every axis before it of
+// size 1: a sequence scanned along its first axis) and `keep` holds x, a read-only view
+// that `keep` keeps alive: no copy and no allocation per step.
+Result<Tensor> Slice(const Tensor& x, int64_t axis, int64_t t,
+                     const std::shared_ptr<const void>& keep = nullptr) {
   std::vector<int64_t> dims = x.shape().dims();
   ONNX_LIGHT_RETURN_IF(axis < 0 || axis >= static_cast<int64_t>(dims.size()), kInvalidArgument,
                        "scan axis out of range for " + x.shape().ToString());
@@ -27,8 +31,14 @@ Result<Tensor> Slice(const Tensor& x, int64_t axis, int64_t t) {
   }
   dims.erase(dims.begin() + axis);
   ONNX_LIGHT_ASSIGN_OR_RETURN(Shape shape, Shape::Create(dims));
-  ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor s, Tensor::Allocate(x.dtype(), std::move(shape)));
   const size_t item = ItemSize(x.dtype());
+  if (outer == 1 && keep != nullptr && x.dtype() != DataType::kString) {
+    const size_t bytes = static_cast<size_t>(inner) * item;
+    return Tensor::Borrow(x.dtype(), std::move(shape),
+                          static_cast<const char*>(x.raw_data()) + static_cast<size_t>(t) * bytes,
+                          bytes, keep);
+  }
+  ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor s, Tensor::Allocate(x.dtype(), std::move(shape)));
   for (int64_t o = 0; o < outer; ++o)  // runs of `inner` contiguous elements
     CopyElements(x, (o * len + t) * inner, &s, o * inner, item, inner);
   return s;
@@ -184,6 +194,10 @@ class Scan : public KernelBase {
       len = l;
     }
     std::vector<std::vector<Tensor>> scan_out(k_);
+    // Each scan input kept alive for the views of its steps (one holder for all of them).
+    std::vector<std::shared_ptr<const void>> keep;
+    for (const Tensor& x : scan)
+      keep.push_back(std::make_shared<const Tensor>(x));
     BudgetHold held(ctx.run_control() != nullptr ? ctx.run_control()->budget : nullptr);
     for (int64_t t = 0; t < len; ++t) {
       ONNX_LIGHT_RETURN_IF_ERROR(ctx.CheckRun());
@@ -192,7 +206,7 @@ class Scan : public KernelBase {
         feeds.push_back(Value{state[i], nullptr});
       for (size_t j = 0; j < scan.size(); ++j) {
         const int64_t at = in_dirs_[j] != 0 ? len - 1 - t : t;
-        ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor sl, Slice(scan[j], ax[j], at));
+        ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor sl, Slice(scan[j], ax[j], at, keep[j]));
         feeds.push_back(Value{std::move(sl), nullptr});
       }
       ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Value> values, body_->Run(ctx, std::move(feeds)));
@@ -203,8 +217,9 @@ class Scan : public KernelBase {
         state[i] = std::move(res[i]);
       for (size_t q = 0; q < k_; ++q) {
         ONNX_LIGHT_RETURN_IF_ERROR(
-            held.Add(res[n_ + q].byte_size(),
-                     "scan output " + std::to_string(q) + " of step " + std::to_string(t)));
+            held.AddNamed(res[n_ + q].byte_size(), [&] {
+              return "scan output " + std::to_string(q) + " of step " + std::to_string(t);
+            }));
         scan_out[q].push_back(std::move(res[n_ + q]));
       }
     }
