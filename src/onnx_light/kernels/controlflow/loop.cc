@@ -91,10 +91,9 @@ class Loop : public KernelBase {
       for (size_t i = 0; i < carried_; ++i)
         carried[i] = std::move(outs[1 + i]);
       for (size_t k = 0; k < n_scan; ++k) {
-        ONNX_LIGHT_RETURN_IF_ERROR(
-            held.AddNamed(outs[1 + carried_ + k].byte_size(), [&] {
-              return "scan output " + std::to_string(k) + " of iteration " + std::to_string(it);
-            }));
+        ONNX_LIGHT_RETURN_IF_ERROR(held.AddNamed(outs[1 + carried_ + k].byte_size(), [&] {
+          return "scan output " + std::to_string(k) + " of iteration " + std::to_string(it);
+        }));
         scans[k].push_back(std::move(outs[1 + carried_ + k]));
       }
     }

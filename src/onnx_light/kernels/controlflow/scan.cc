@@ -216,10 +216,9 @@ class Scan : public KernelBase {
       for (size_t i = 0; i < n_; ++i)
         state[i] = std::move(res[i]);
       for (size_t q = 0; q < k_; ++q) {
-        ONNX_LIGHT_RETURN_IF_ERROR(
-            held.AddNamed(res[n_ + q].byte_size(), [&] {
-              return "scan output " + std::to_string(q) + " of step " + std::to_string(t);
-            }));
+        ONNX_LIGHT_RETURN_IF_ERROR(held.AddNamed(res[n_ + q].byte_size(), [&] {
+          return "scan output " + std::to_string(q) + " of step " + std::to_string(t);
+        }));
         scan_out[q].push_back(std::move(res[n_ + q]));
       }
     }
