@@ -70,12 +70,12 @@ void WindowRow(const float* row, size_t n, size_t taps, size_t stride, float* ou
 }
 
 void WindowRowsF32Impl(const float* rows, size_t pitch, size_t count, size_t n, size_t taps,
-                       size_t stride, bool max, float* out) {
+                       size_t stride, bool max, float* out, size_t out_pitch) {
   for (size_t r = 0; r < count; ++r) {
     if (max) {
-      WindowRow<true>(rows + r * pitch, n, taps, stride, out + r * n);
+      WindowRow<true>(rows + r * pitch, n, taps, stride, out + r * out_pitch);
     } else {
-      WindowRow<false>(rows + r * pitch, n, taps, stride, out + r * n);
+      WindowRow<false>(rows + r * pitch, n, taps, stride, out + r * out_pitch);
     }
   }
 }
@@ -149,8 +149,9 @@ size_t WindowRowReach(size_t n, size_t taps, size_t stride) {
 HWY_EXPORT(FoldRowsF32Impl);
 
 void WindowRowsF32(const float* rows, size_t pitch, size_t count, size_t n, size_t taps,
-                   size_t stride, bool max, float* out) {
-  HWY_DYNAMIC_DISPATCH(WindowRowsF32Impl)(rows, pitch, count, n, taps, stride, max, out);
+                   size_t stride, bool max, float* out, size_t out_pitch) {
+  HWY_DYNAMIC_DISPATCH(WindowRowsF32Impl)
+  (rows, pitch, count, n, taps, stride, max, out, out_pitch == 0 ? n : out_pitch);
 }
 
 void FoldRowsF32(const float* rows, size_t count, size_t n, bool max, const float* divisor,

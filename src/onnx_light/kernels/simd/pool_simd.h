@@ -8,13 +8,14 @@
 
 namespace onnx_light::kernels {
 
-// For each of `count` rows (row r at rows + r * pitch), out[r * n + o] = the maximum of
+// For each of `count` rows (row r at rows + r * pitch), out[r * out_pitch + o] (out_pitch
+// 0: n) = the maximum of
 // row[o * stride + k] over k < taps by MaxPool's order (taps in ascending k, a NaN wins
 // over a number, ties keep the earlier), or with !max their sum in ascending k, o < n.
 // Each row must have WindowRowReach(n, taps, stride) floats readable from its start (the
 // vector loads of a row shorter than a vector read past its last tap).
 void WindowRowsF32(const float* rows, size_t pitch, size_t count, size_t n, size_t taps,
-                   size_t stride, bool max, float* out);
+                   size_t stride, bool max, float* out, size_t out_pitch = 0);
 // out[i] = the fold of rows[r * n + i] over r < count (count >= 1) in ascending r, by
 // MaxPool's order or (!max) as a sum then divided by divisor[i] (or by one_divisor when
 // divisor is nullptr), i < n.

@@ -5,8 +5,9 @@ max exact (NaN in a window wins), average within rtol 1e-6 + atol 1e-6 (float su
 most 25 terms near 1, taken in float as ONNX Runtime takes them). The geometries cover
 strides 1, 2 (de-interleaved loads) and 3 (gathers), pads before and after, ceil_mode's
 partial last windows, count_include_pad, rows shorter and longer than every vector width,
-rows read in place and the last rows of the input copied (their vector loads would read
-past its end), 1 and 2 threads."""
+rows read in place (with column pads: the windows inside the row in place, the end
+windows in scalar code) and the last rows of the input copied (their vector loads would
+read past its end), 1 and 2 threads."""
 
 from __future__ import annotations
 
@@ -64,6 +65,14 @@ CASES_2D = [
     ([1, 2, 30, 70], [2, 4], [2, 3], [0, 1, 1, 3], 0),
     ([3, 2, 5, 5], [5, 5], [1, 1], [0, 0, 0, 0], 0),
     ([1, 5, 20, 21], [3, 3], [2, 2], [0, 0, 0, 0], 1),
+    # Rows with column pads read in place between their end windows (scalar): Inception's
+    # 3x3 average, pads on one side only, a pad of 2 before a 3-wide window, rows shorter
+    # than a vector with pads.
+    ([1, 6, 35, 35], [3, 3], [1, 1], [1, 1, 1, 1], 0),
+    ([2, 3, 11, 50], [3, 3], [1, 1], [0, 0, 0, 2], 0),
+    ([1, 3, 10, 41], [3, 3], [1, 1], [1, 2, 1, 0], 0),
+    ([2, 4, 6, 9], [3, 3], [2, 2], [1, 1, 1, 1], 1),
+    ([1, 2, 5, 2], [3, 3], [1, 2], [1, 1, 1, 1], 0),  # rows narrower than the window
 ]
 CASES_1D = [
     ([2, 16, 100], [3], [2], [1, 1], 0),
