@@ -363,16 +363,23 @@ void QuantizeLinearRows(const float* x, size_t n, float scale, float lo, float h
                         Q* out) {
   const hn::ScalableTag<float> d;
   const hn::Rebind<int32_t, decltype(d)> di;
-  const hn::Rebind<Q, decltype(d)> dq;
+  const hn::Rebind<uint32_t, decltype(d)> du;
+  using U = std::make_unsigned_t<Q>;
+  const hn::Rebind<U, decltype(d)> dq;
   const size_t lanes = hn::Lanes(d);
   const auto vs = hn::Set(d, scale), vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
   const auto vz = hn::Set(di, zp);
   size_t i = 0;
+  // The value is clamped to the type's range less the zero point before it is rounded, so
+  // the sum fits the type: rounded and converted in one instruction (NearestInt: half to
+  // even) and narrowed by truncation, without the saturating demotes' packs and permutes
+  // (1.6x ORT's time with them).
   for (; i + lanes <= n; i += lanes) {
     auto v = hn::Div(hn::LoadU(d, x + i), vs);
-    v = hn::IfThenElse(hn::IsNaN(v), vlo, v);
-    v = hn::Min(hn::Max(v, vlo), vhi);
-    hn::StoreU(hn::DemoteTo(dq, hn::Add(hn::ConvertTo(di, hn::Round(v)), vz)), dq, out + i);
+    v = hn::IfThenElse(hn::Gt(v, vlo), v, vlo);  // NaN: lo
+    v = hn::Min(v, vhi);
+    const auto q = hn::BitCast(du, hn::Add(hn::NearestInt(v), vz));
+    hn::StoreU(hn::TruncateTo(dq, q), dq, reinterpret_cast<U*>(out) + i);
   }
   for (; i < n; ++i) {
     float v = x[i] / scale;
