@@ -52,6 +52,9 @@ class Tensor {
   bool is_read_only() const noexcept { return read_only_; }
   // True when another Tensor (a copy) refers to the same storage.
   bool shares_storage() const noexcept { return storage_.use_count() > 1; }
+  // The storage's identity (equal for every Tensor sharing it) and its holders.
+  const void* storage_key() const noexcept { return storage_.get(); }
+  long storage_holders() const noexcept { return storage_.use_count(); }
 
   const void* raw_data() const noexcept { return data_; }
   // Null for a read-only view.

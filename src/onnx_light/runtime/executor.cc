@@ -251,16 +251,17 @@ Status CheckInput(const ValueMeta& meta, const Value& value, const ShapeLimits& 
                       (want == ValueKind::kSequence ? "sequence of tensors" : ValueKindName(want)) +
                       ", got a " + ValueKindName(value.kind()));
   }
-  const std::string where = "input '" + meta.name + "'";
+  // (The maps' "input 'x'" is made only for them: a Loop's body checks its inputs on every
+  // iteration.)
   switch (want) {
     case ValueKind::kSequence:
       return CheckSequence(meta, *value.sequence);
     case ValueKind::kMap:
-      return CheckMap(meta, *value.map, where);
+      return CheckMap(meta, *value.map, "input '" + meta.name + "'");
     case ValueKind::kMapSequence:
       for (size_t i = 0; i < value.maps->size(); ++i)
-        ONNX_LIGHT_RETURN_IF_ERROR(
-            CheckMap(meta, (*value.maps)[i], where + ", map " + std::to_string(i)));
+        ONNX_LIGHT_RETURN_IF_ERROR(CheckMap(meta, (*value.maps)[i],
+                                            "input '" + meta.name + "', map " + std::to_string(i)));
       return Status::Ok();
     default:
       return CheckTensor(meta, value.tensor, limits);
@@ -362,13 +363,24 @@ Status RunNodes(const Plan& plan, const RunEnv& env, const std::vector<char>& ne
 }
 
 Result<std::vector<Value>> CollectOutputs(const Plan& plan, const std::vector<int>& wanted,
-                                          Frame& frame) {
+                                          Frame& frame, bool share_within_frame) {
   const Graph& g = plan.graph;
-  auto own = [](const Tensor& t) -> Result<Tensor> {
-    if (!t.is_owning() || t.shares_storage()) return t.Clone();
+  std::vector<Value> results;
+  // Whether every holder of t's storage is a value of this frame (cleared when the run
+  // ends) or an output already collected: then nothing else can see or change it.
+  auto frame_only = [&](const Tensor& t) {
+    long holders = 0;
+    for (const Value& v : frame.values)
+      holders += v.tensor.storage_key() == t.storage_key();
+    for (const Value& v : results)
+      holders += v.tensor.storage_key() == t.storage_key();
+    return holders == t.storage_holders();
+  };
+  auto own = [&](const Tensor& t) -> Result<Tensor> {
+    if (!t.is_owning()) return t.Clone();
+    if (t.shares_storage() && !(share_within_frame && frame_only(t))) return t.Clone();
     return t;
   };
-  std::vector<Value> results;
   results.reserve(wanted.size());
   for (int v : wanted) {
     const ValueKind kind = g.kinds[static_cast<size_t>(v)];

@@ -49,9 +49,11 @@ void PickMemoryPlan(const std::vector<int>& values, const std::vector<bool>& fed
 Status RunNodes(const Plan& plan, const RunEnv& env, const std::vector<char>& needed, Frame& frame);
 
 // Step 4: the values `wanted`, owned by the caller alone (views of feeds or constants, and
-// storage shared with other values, are copied).
+// storage shared with other values, are copied). With `share_within_frame` (a subgraph's
+// run, read by the kernel that runs it), storage whose only other holders are this frame's
+// values or the other outputs is not copied: the outputs may share it.
 Result<std::vector<Value>> CollectOutputs(const Plan& plan, const std::vector<int>& wanted,
-                                          Frame& frame);
+                                          Frame& frame, bool share_within_frame = false);
 
 // A session's run: the four steps for `feeds` and the outputs named (all when empty).
 Result<std::vector<Value>> RunPlan(const Plan& plan, const std::vector<NamedValue>& feeds,

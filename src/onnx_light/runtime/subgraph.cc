@@ -114,7 +114,10 @@ Result<std::vector<Value>> Subgraph::Run(const KernelContext& ctx,
   env.profiler = plan.options->profiler.get();
   ONNX_LIGHT_RETURN_IF_ERROR(RunNodes(plan, env, {}, frame));
   lease.set_complete_if(true);
-  return CollectOutputs(plan, g.output_values, frame);
+  // Outputs that share storage only among themselves and this frame's values (a body's
+  // state also returned as its scan output, through Identity) are handed out as they are:
+  // the Loop or Scan that runs the body reads them, and copies what it stacks.
+  return CollectOutputs(plan, g.output_values, frame, /*share_within_frame=*/true);
 }
 
 }  // namespace onnx_light
