@@ -173,10 +173,11 @@ class Conv : public KernelBase {
                           one ? 0 : w.pad_begin[0],
                           w.pad_begin[l]};
       const int64_t workers = ctx.thread_pool() != nullptr ? ctx.thread_pool()->threads() : 1;
-      float* scratch = ctx.Scratch(Conv2DScratchFloats(s, workers));
+      const float* w_positions = PositionsWeights(wt, s);
+      float* scratch = ctx.Scratch(Conv2DScratchFloats(s, workers, w_positions != nullptr));
       Conv2DF32(x.data<float>(), wt.data<float>(), bias != nullptr ? bias->data<float>() : nullptr,
                 z != nullptr ? z->data<float>() : nullptr, y->mutable_data<float>(), s, act,
-                scratch, ctx.thread_pool(), PositionsWeights(wt, s));
+                scratch, ctx.thread_pool(), w_positions);
     } else {
       // Taps and columns (k_sz * out_sz of each) may dwarf the input and the output:
       // checked against the budget first.

@@ -350,8 +350,8 @@ Conv2DShape AsRows(const Conv2DShape& s) {
   return s;
 }
 
-size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers) {
-  if (UsePositionsConv(s)) return PositionsConvScratchFloats(s, workers);
+size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers, bool w_packed) {
+  if (UsePositionsConv(s)) return PositionsConvScratchFloats(s, workers, w_packed);
   if (UseImplicitConv(s)) return ImplicitConvScratchFloats(s, workers);
   const Conv2DShape as_rows = AsRows(s);
   if (UseDirect(as_rows)) return static_cast<size_t>(PaddedPlane(as_rows).floats * s.c_in);

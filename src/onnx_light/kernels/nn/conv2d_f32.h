@@ -38,7 +38,8 @@ struct Conv2DShape {
 Conv2DShape AsRows(const Conv2DShape& s);
 
 // The scratch Conv2DF32 needs (floats) with a pool of `workers` threads.
-size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers);
+// `w_packed`: W comes packed for the positions path (no room for packing it).
+size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers, bool w_packed = false);
 
 // y = act(conv(x, w) + bias + z). bias and z may be null. `scratch` holds
 // Conv2DScratchFloats(s, pool threads) floats, 64-byte aligned. `w_positions`: W packed by
@@ -66,7 +67,7 @@ void ImplicitConvF32(const float* x, const float* w, const float* bias, const fl
 bool UsePositionsConv(const Conv2DShape& s);
 size_t PositionsWeightsFloats(const Conv2DShape& s);
 void PackPositionsWeights(const float* w, const Conv2DShape& s, float* out);
-size_t PositionsConvScratchFloats(const Conv2DShape& s, int64_t workers);
+size_t PositionsConvScratchFloats(const Conv2DShape& s, int64_t workers, bool w_packed);
 void PositionsConvF32(const float* x, const float* w, const float* bias, const float* z, float* y,
                       const Conv2DShape& s, const Activation& act, float* scratch, ThreadPool* pool,
                       const float* w_packed);

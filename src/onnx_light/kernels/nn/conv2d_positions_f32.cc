@@ -3,7 +3,8 @@
 // kin). An image's product [m x k] x [k x n] has only n = 10-21 columns, far too narrow for
 // the kernels that vectorize along the columns. Computed transposed, each image's
 // positions are the rows and its output channels the vector: out^T [n x m] = rows [n x k]
-// x W^T [k x m], with W^T packed once per call (every image reads it) and the rows read in
+// x W^T [k x m], with W^T packed once per session for a constant W (else once per call:
+// every image reads it) and the rows read in
 // place through offsets (simd/gemm_gather_simd.cc: row r's tap p at roff[r] + koff[p] of the
 // image, or of a zero-padded copy of it when the convolution pads). The
 // product lands in a small buffer that the epilogue (bias first, as ORT orders the sums;
@@ -103,9 +104,11 @@ void PackPositionsWeights(const float* w, const Conv2DShape& s, float* out) {
   SgemmPackB(k, s.m, w, k, out, /*b_trans=*/true);  // W [m x k] is W^T transposed
 }
 
-size_t PositionsConvScratchFloats(const Conv2DShape& s, int64_t workers) {
+size_t PositionsConvScratchFloats(const Conv2DShape& s, int64_t workers, bool w_packed) {
+  // Room for packing W only when it does not come packed (the scratch is zeroed when it
+  // grows: a constant's packed size held there too raised a ResNet's peak by 9 MB).
   const Positions p = MakePositions(s, workers);
-  return static_cast<size_t>(p.packed + p.per() * std::max<int64_t>(1, workers));
+  return static_cast<size_t>((w_packed ? 0 : p.packed) + p.per() * std::max<int64_t>(1, workers));
 }
 
 void PositionsConvF32(const float* x, const float* w, const float* bias, const float* z, float* y,
@@ -117,6 +120,7 @@ void PositionsConvF32(const float* x, const float* w, const float* bias, const f
   if (packed == nullptr) {
     PackPositionsWeights(w, s, scratch);
     packed = scratch;
+    scratch += p.packed;
   }
   // Where each position's window starts and where each tap lies in it, in the image (rows
   // w apart) or its padded copy (rows wp apart).
@@ -135,7 +139,7 @@ void PositionsConvF32(const float* x, const float* w, const float* bias, const f
   RunShares(pool, workers, s.batch * p.chunks, [&](int64_t task, int64_t worker) {
     const int64_t b = task / p.chunks, o0 = task % p.chunks * p.chunk;
     const int64_t rows = std::min(p.chunk, p.n - o0);
-    float* image = scratch + p.packed + worker * p.per();
+    float* image = scratch + worker * p.per();
     float* out = image + p.image;
     const float* xb = x + b * s.c_in * s.h * s.w;
     if (p.padded) {  // the rows this chunk's windows read (a 56x56 image padded whole
