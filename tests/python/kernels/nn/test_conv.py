@@ -289,6 +289,10 @@ IMPLICIT = [
     ((1, 8, 1, 300), (40, 8, 1, 5), (1, 1), (0, 2, 0, 2), (1, 1), 1),  # one row: 1-D
     ((1, 16, 260, 1), (48, 16, 5, 1), (1, 1), (2, 0, 2, 0), (1, 1), 1),  # kx1, as Magika
     ((2, 16, 131, 1), (24, 16, 3, 1), (2, 1), (1, 0, 1, 0), (1, 1), 1),  # kx1, stride 2
+    # One long row split by columns between threads, its input prepared once in channel
+    # shares: stride 2 (the padded row de-interleaved), a dilated one.
+    ((1, 16, 1, 600), (32, 16, 1, 3), (1, 2), (0, 1, 0, 1), (1, 1), 1),
+    ((2, 24, 1, 700), (40, 24, 1, 3), (1, 1), (0, 0, 0, 0), (1, 64), 1),
     # 1x1, unit strides, no pads: in place (the last partial tile from a copy)
     ((2, 40, 13, 11), (24, 40, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),  # 143 positions
     ((1, 300, 9, 9), (70, 300, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),  # k = 300
