@@ -22,6 +22,17 @@
 namespace onnx_light::kernels {
 namespace {
 
+// b [k x n] packed by SgemmPackB into `storage`, at its first 64-byte boundary.
+const float* PackedB(int64_t k, int64_t n, const std::vector<float>& b,
+                     std::vector<float>* storage) {
+  storage->assign(SgemmPackedBFloats(k, n) + 16, 0.0f);
+  float* packed = storage->data();
+  while (reinterpret_cast<uintptr_t>(packed) % 64 != 0)
+    ++packed;
+  SgemmPackB(k, n, b.data(), n, packed);
+  return packed;
+}
+
 class PackedSgemm : public ::testing::TestWithParam<int64_t> {
  protected:
   void SetUp() override { ForceSimdTargetForTest(GetParam()); }
@@ -247,11 +258,8 @@ TEST_P(PackedSgemm, PrepackedMatchesDoubleReference) {
       v = u(rng);
     for (float& v : c0)
       v = u(rng);
-    std::vector<float> storage(SgemmPackedBFloats(cs.k, cs.n) + 16);
-    float* packed = storage.data();
-    while (reinterpret_cast<uintptr_t>(packed) % 64 != 0)
-      ++packed;
-    SgemmPackB(cs.k, cs.n, b.data(), cs.n, packed);
+    std::vector<float> storage;
+    const float* packed = PackedB(cs.k, cs.n, b, &storage);
     for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
       std::vector<float> c = c0;
       ASSERT_TRUE(PrepackedGemm(a.data(), cs.k, packed, c.data(), cs.m, cs.n, cs.k, p, true));
@@ -332,11 +340,8 @@ TEST_P(PackedSgemm, GatherAMatchesDoubleReference) {
       v = u(rng);
     for (float& v : c0)
       v = u(rng);
-    std::vector<float> storage(SgemmPackedBFloats(cs.k, cs.n) + 16);
-    float* packed = storage.data();
-    while (reinterpret_cast<uintptr_t>(packed) % 64 != 0)
-      ++packed;
-    SgemmPackB(cs.k, cs.n, b.data(), cs.n, packed);
+    std::vector<float> storage;
+    const float* packed = PackedB(cs.k, cs.n, b, &storage);
     std::vector<float> c = c0;
     SgemmGatherA(cs.m, cs.n, cs.k, x.data(), roff.data(), koff.data(), packed, c.data(), cs.n);
     for (int64_t i = 0; i < cs.m; ++i) {

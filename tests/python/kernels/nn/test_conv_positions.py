@@ -18,7 +18,7 @@ from _graphs import F
 import onnx_light
 from onnx_light.onnx import helper, numpy_helper
 
-from .test_conv import reference_padded
+from .test_conv import fused_residual_model, reference_padded
 
 POSITIONS = [
     # (x shape, w shape, strides, pads (top, left, bottom, right), dilations)
@@ -112,17 +112,7 @@ def test_fused_with_residual_and_activation(activation):
     x, w, b = case((30, 16, 1, 20), (64, 16, 1, 4), 9)
     z = np.random.default_rng(10).uniform(-1, 1, (30, 64, 1, 17)).astype(np.float32)
     attrs = {} if activation is None else {"activation": activation}
-    node = helper.make_node("FusedConv", ["x", "W", "B", "z"], ["y"], domain="onnx_light", **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info(n, F, None) for n in ("x", "z")],
-        [helper.make_tensor_value_info("y", F, None)],
-        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "B")],
-    )
-    m = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("onnx_light", 1)]
-    )
+    m = fused_residual_model(w, b, "z", **attrs)
     (y,) = onnx_light.RuntimeSession(m, intra_op_threads=2).run(None, {"x": x, "z": z})
     want = reference_padded(x, w, b, (1, 1), (0,) * 4, (1, 1), 1) + z
     if activation == "Relu":
