@@ -122,7 +122,7 @@ bool PoolRowsF32(const Window& w, bool max, bool count_include_pad, const float*
   const size_t mid_off = mid0 * stride - static_cast<size_t>(cols.pad_begin);
   const size_t mid_reach = mid1 > mid0 ? WindowRowReach(mid1 - mid0, taps, stride) : 0;
   auto run = [&](int64_t p0, int64_t p1) {
-    std::vector<float> plane(in_h * pitch + reach, fill);
+    std::vector<float> plane;  // made (and filled) only when a row has to be copied
     std::vector<float> across(in_h * ow_n);
     for (int64_t p = p0; p < p1; ++p) {
       const float* xc = x + p * in_sz;
@@ -150,6 +150,7 @@ bool PoolRowsF32(const Window& w, bool max, bool count_include_pad, const float*
         }
       }
       if (h < in_h) {
+        if (plane.empty()) plane.assign(in_h * pitch + reach, fill);
         for (size_t r = h; r < in_h; ++r) {
           std::memcpy(plane.data() + (r - h) * pitch + cols.pad_begin, xc + r * in_w,
                       in_w * sizeof(float));
