@@ -17,13 +17,13 @@ if(SKBUILD)
   # libonnx_light.so beside the module; the plugin-host bridge finds it from its own folder.
   set_target_properties(onnx_light_python onnx_light_shared PROPERTIES INSTALL_RPATH "$ORIGIN")
   # Both bridges find it (the plugin of onnx-light's kernels: Highway's dispatch library,
-  # libonnx_light_hwy.so, from cmake/OnnxLightWheelHwy.cmake) in onnx_light/.
+  # libonnx_light_hwy.so, from cmake/OnnxLightWheelLibs.cmake) in onnx_light/.
   set_target_properties(onnx_light_ort_bridge_ops_ort_called_by_light
     onnx_light_ort_bridge_ops_light_called_by_ort PROPERTIES
     INSTALL_RPATH "$ORIGIN/../../onnx_light")
   install(TARGETS onnx_light_python onnx_light_shared LIBRARY DESTINATION onnx_light
     COMPONENT python)
-  install(FILES "${ONNX_LIGHT_WHEEL_HWY}" DESTINATION onnx_light COMPONENT python)
+  install(FILES ${ONNX_LIGHT_WHEEL_LIBS} DESTINATION onnx_light COMPONENT python)
   install(TARGETS onnx_light_ort_bridge_ops_ort_called_by_light
                   onnx_light_ort_bridge_ops_light_called_by_ort
     LIBRARY DESTINATION onnx_light_ort/lib COMPONENT python)
@@ -91,6 +91,9 @@ foreach(pkg onnx_light onnx_light_ort)
                 "${PROJECT_BINARY_DIR}/install/${pkg}ConfigVersion.cmake"
     DESTINATION ${ONNX_LIGHT_INSTALL_CMAKEDIR}/${pkg})
 endforeach()
+# The static runtime links RE2: the package finds it as the build did.
+install(FILES "${PROJECT_SOURCE_DIR}/cmake/OnnxLightRe2.cmake"
+  DESTINATION ${ONNX_LIGHT_INSTALL_CMAKEDIR}/onnx_light)
 
 # pkg-config: onnx_light (the C++ runtime, static: its dependencies are listed in Libs),
 # onnx_light_c (the C ABI) and onnx_light_ort (the plugin host).

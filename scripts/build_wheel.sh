@@ -4,9 +4,9 @@
 #      no build isolation: offline, the pinned build tools of requirements/dev.txt), CMake
 #      build tree build-wheel/ (kept: a rebuild compiles what changed; ccache shares the
 #      objects of build/);
-#   2. `auditwheel repair`: finds nothing to graft (the build already put Highway, the one
-#      library beyond glibc and libstdc++, into the package as onnx_light/libonnx_light_hwy.so:
-#      cmake/OnnxLightWheelHwy.cmake) and sets the platform tag to the glibc the wheel needs
+#   2. `auditwheel repair`: finds nothing to graft (the build already put Highway and RE2, the
+#      libraries beyond glibc and libstdc++, into the package as onnx_light/libonnx_light_hwy.so
+#      and libonnx_light_re2.so: cmake/OnnxLightWheelLibs.cmake) and sets the platform tag to the glibc the wheel needs
 #      (manylinux_2_XX);
 #   3. a check that every shared object in the wheel needs nothing but glibc, libstdc++,
 #      libgcc_s and the libraries bundled beside it.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent set-up for onnx-light. Installs what the build and the tests need and
 # caches every download:
-#   - Debian packages (compilers and tools, GoogleTest, Google Benchmark, Highway, clang-14
+#   - Debian packages (compilers and tools, GoogleTest, Google Benchmark, Highway, RE2, clang-14
 #     with libFuzzer and sanitizer runtimes) through apt-get;
 #   - a Java runtime (Debian's default-jre-headless) for PySpark's tests, when none is on PATH;
 #   - the project virtual environment .venv from requirements/*.txt (exact pins, PyPI);
@@ -22,7 +22,7 @@ die() {
 # --- Debian packages ---------------------------------------------------------------
 APT_PACKAGES=(
   cmake ninja-build g++ make pkg-config ccache
-  libgtest-dev libgmock-dev libbenchmark-dev libhwy-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libhwy-dev libre2-dev
   clang-14 clang-format libclang-rt-14-dev libfuzzer-14-dev
 )
 missing=()

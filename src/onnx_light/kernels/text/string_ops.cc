@@ -1,12 +1,9 @@
-// String kernels: StringNormalizer, StringConcat, StringSplit, RegexFullMatch.
+// String kernels: StringNormalizer, StringConcat, StringSplit (RegexFullMatch is in
+// regex_full_match.cc).
 //
 // Case changes work on ASCII letters (other bytes, UTF-8 sequences included, are kept).
-// RegexFullMatch uses std::regex (ECMAScript grammar) where ONNX names RE2: the common
-// syntax (classes, \w \d \s \b, groups, alternation, repetition) is the same; RE2-only
-// constructs are rejected as invalid patterns when the kernel is created.
 #include <algorithm>
 #include <cctype>
-#include <regex>
 #include <string>
 #include <unordered_set>
 
@@ -162,30 +159,6 @@ class StringSplit : public KernelBase {
   int64_t maxsplit_ = 0;
 };
 
-class RegexFullMatch : public KernelBase {
- public:
-  static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
-    auto k = std::make_unique<RegexFullMatch>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(std::string pattern, info.GetString("pattern"));
-    try {
-      k->re_ = std::regex(pattern, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      return Status(StatusCode::kInvalidModel, "invalid pattern '" + pattern + "': " + e.what());
-    }
-    return std::unique_ptr<KernelBase>(std::move(k));
-  }
-  Status Compute(KernelContext& ctx) const override {
-    const Tensor& x = *ctx.input(0);
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
-    for (int64_t i = 0; i < x.num_elements(); ++i)
-      y->mutable_data<bool>()[i] = std::regex_match(x.data<std::string>()[i], re_);
-    return Status::Ok();
-  }
-
- private:
-  std::regex re_;
-};
-
 const std::vector<DataType>& Str() {
   static const std::vector<DataType> t = {DataType::kString};
   return t;
@@ -204,11 +177,6 @@ ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, StringSplit) {
   return r.Register(Def("StringSplit", 20,
                         {{"T1", {0}, {0}, Str()}, {"T3", {}, {1}, {DataType::kInt64}}},
                         FactoryOf<StringSplit>()));
-}
-ONNX_LIGHT_REGISTER_KERNEL(ai_onnx, RegexFullMatch) {
-  return r.Register(Def("RegexFullMatch", 20,
-                        {{"T1", {0}, {}, Str()}, {"T2", {}, {0}, {DataType::kBool}}},
-                        FactoryOf<RegexFullMatch>()));
 }
 
 }  // namespace onnx_light::kernels
