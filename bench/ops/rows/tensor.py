@@ -10,6 +10,25 @@ ROWS = [
     OpCase(
         "Transpose [8,128,12,64] 0213", "Transpose", [In((8, 128, 12, 64))], {"perm": [0, 2, 1, 3]}
     ),
+    # An image model fed NHWC (Keras, tf2onnx): its first node moves 3 channels to the front.
+    OpCase(
+        "Transpose NHWC->NCHW [1,224,224,3]",
+        "Transpose",
+        [In((1, 224, 224, 3))],
+        {"perm": [0, 3, 1, 2]},
+    ),
+    OpCase(
+        "Transpose NHWC->NCHW u8 [1,224,224,3]",
+        "Transpose",
+        [In((1, 224, 224, 3), np.uint8, lo=0, hi=255)],
+        {"perm": [0, 3, 1, 2]},
+    ),
+    OpCase(
+        "Transpose NCHW->NHWC [1,3,224,224]",
+        "Transpose",
+        [In((1, 3, 224, 224))],
+        {"perm": [0, 2, 3, 1]},
+    ),
     OpCase("Concat 2x[1,64,56,56] axis 1", "Concat", [In(IMAGE), In(IMAGE)], {"axis": 1}),
     OpCase(
         "Gather W[30522,768] by [1,128]",

@@ -49,6 +49,57 @@ void TransposeTileU32Impl(const uint32_t* s, uint32_t* d, int64_t r0, int64_t r1
   }
 }
 
+// Columns [c, n) of k streams with vectors of the tag `dt`; returns where it stopped.
+template <class D, typename T = hn::TFromD<D>>
+int64_t DeinterleaveWith(D dt, const T* s, int64_t k, int64_t c, int64_t n, T* d, int64_t ldd) {
+  const auto lanes = static_cast<int64_t>(hn::Lanes(dt));
+  hn::Vec<D> v0, v1, v2, v3;
+  for (; c + lanes <= n; c += lanes) {
+    const T* sc = s + c * k;
+    if (k == 2) {
+      hn::LoadInterleaved2(dt, sc, v0, v1);
+    } else if (k == 3) {
+      hn::LoadInterleaved3(dt, sc, v0, v1, v2);
+    } else {
+      hn::LoadInterleaved4(dt, sc, v0, v1, v2, v3);
+    }
+    hn::StoreU(v0, dt, d + c);
+    hn::StoreU(v1, dt, d + ldd + c);
+    if (k >= 3) hn::StoreU(v2, dt, d + 2 * ldd + c);
+    if (k == 4) hn::StoreU(v3, dt, d + 3 * ldd + c);
+  }
+  return c;
+}
+
+template <typename T>
+void DeinterleaveT(const T* s, int64_t k, int64_t n, T* d, int64_t ldd) {
+  int64_t c = DeinterleaveWith(hn::ScalableTag<T>(), s, k, 0, n, d, ldd);
+#if HWY_TARGET != HWY_SCALAR
+  c = DeinterleaveWith(hn::Full128<T>(), s, k, c, n, d, ldd);
+#endif
+  for (; c < n; ++c) {
+    for (int64_t r = 0; r < k; ++r)
+      d[r * ldd + c] = s[c * k + r];
+  }
+}
+
+void DeinterleaveStreamsImpl(const void* s, size_t item, int64_t k, int64_t n, void* d,
+                             int64_t ldd) {
+  switch (item) {
+    case 1:
+      DeinterleaveT(static_cast<const uint8_t*>(s), k, n, static_cast<uint8_t*>(d), ldd);
+      break;
+    case 2:
+      DeinterleaveT(static_cast<const uint16_t*>(s), k, n, static_cast<uint16_t*>(d), ldd);
+      break;
+    case 4:
+      DeinterleaveT(static_cast<const uint32_t*>(s), k, n, static_cast<uint32_t*>(d), ldd);
+      break;
+    default:
+      DeinterleaveT(static_cast<const uint64_t*>(s), k, n, static_cast<uint64_t*>(d), ldd);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace onnx_light::kernels
 HWY_AFTER_NAMESPACE();
@@ -61,6 +112,12 @@ HWY_EXPORT(TransposeTileU32Impl);
 void TransposeTileU32(const uint32_t* s, uint32_t* d, int64_t r0, int64_t r1, int64_t c0,
                       int64_t c1, int64_t ld, int64_t ldd) {
   HWY_DYNAMIC_DISPATCH(TransposeTileU32Impl)(s, d, r0, r1, c0, c1, ld, ldd);
+}
+
+HWY_EXPORT(DeinterleaveStreamsImpl);
+
+void DeinterleaveStreams(const void* s, size_t item, int64_t k, int64_t n, void* d, int64_t ldd) {
+  HWY_DYNAMIC_DISPATCH(DeinterleaveStreamsImpl)(s, item, k, n, d, ldd);
 }
 
 }  // namespace onnx_light::kernels

@@ -81,17 +81,41 @@ void TransposeBlocked(const U* src, U* dst, const std::vector<int64_t>& batch_di
   int64_t batch = 1;
   for (int64_t b : batch_dims)
     batch *= b;
+  auto batch_offsets = [&](int64_t index, int64_t* in_off, int64_t* out_off) {
+    *in_off = *out_off = 0;
+    for (size_t k = batch_dims.size(); k-- > 0;) {
+      const int64_t i = index % batch_dims[k];
+      index /= batch_dims[k];
+      *in_off += i * batch_in[k];
+      *out_off += i * batch_out[k];
+    }
+  };
+  if (rows >= 2 && rows <= 4 && ld == rows) {
+    // 2 to 4 streams interleaved in the input (NHWC -> NCHW of 3 channels, SpaceToDepth's
+    // column pairs): split apart in vector code, the tasks spans of at most 4096 columns.
+    // (As 4 x 4 blocks with 3 rows: a [1,224,224,3] float image 2.1x ORT's time, 0.53x now.)
+    constexpr int64_t kSpan = 4096;
+    const int64_t spans = (cols + kSpan - 1) / kSpan;
+    auto split = [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        int64_t in_off = 0, out_off = 0;
+        batch_offsets(t / spans, &in_off, &out_off);
+        const int64_t c0 = (t % spans) * kSpan;
+        DeinterleaveStreams(src + in_off + c0 * rows, sizeof(U), rows, std::min(kSpan, cols - c0),
+                            dst + out_off + c0, ldd);
+      }
+    };
+    const int64_t per_task = std::min(kSpan, cols) * rows;
+    ParallelElements(pool, batch * spans, split,
+                     std::max<int64_t>(1, (int64_t{1} << 14) / per_task));
+    return;
+  }
   const int64_t band = cols <= 4 ? 256 : 16;
   const int64_t bands = (rows + band - 1) / band;
   auto run = [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
-      int64_t rest = t / bands, in_off = 0, out_off = 0;
-      for (size_t k = batch_dims.size(); k-- > 0;) {
-        const int64_t i = rest % batch_dims[k];
-        rest /= batch_dims[k];
-        in_off += i * batch_in[k];
-        out_off += i * batch_out[k];
-      }
+      int64_t in_off = 0, out_off = 0;
+      batch_offsets(t / bands, &in_off, &out_off);
       const int64_t r0 = (t % bands) * band;
       TransposeTile(src + in_off, dst + out_off, r0, std::min(rows, r0 + band), cols, ld, ldd);
     }

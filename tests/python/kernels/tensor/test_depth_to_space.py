@@ -55,6 +55,7 @@ def make(op, dtype, b, mode):
         ("SpaceToDepth", (1, 64, 56, 56), 2, None),
         ("SpaceToDepth", (2, 3, 9, 6), 3, None),
         ("SpaceToDepth", (1, 3, 640, 640), 2, None),
+        ("SpaceToDepth", (2, 5, 8, 44), 4, None),  # 4 interleaved columns a block
     ],
 )
 def test_values_match_the_spec(op, shape, b, mode, dtype, threads):

@@ -119,3 +119,22 @@ def test_four_byte_transposes_in_vector_blocks(threads, shape, perm, dtype, elem
     )
     (y,) = s.run(None, {"x": x})
     np.testing.assert_array_equal(y, np.transpose(x, perm))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype,elem", TYPES[:5], ids=[t[0].__name__ for t in TYPES[:5]])
+@pytest.mark.parametrize("k", [2, 3, 4])
+@pytest.mark.parametrize("columns", [5, 37, 9001])
+def test_interleaved_streams_split_apart(threads, dtype, elem, k, columns):
+    # [batch, columns, k] -> [batch, k, columns] (NHWC -> NCHW with k channels): the k
+    # interleaved streams split in vector code (simd/transpose_simd.cc DeinterleaveStreams):
+    # whole vectors, 128-bit ones, then item by item; more than 4096 columns are split into
+    # spans, the tasks of the pool. Exact at every position.
+    shape = (2, columns, k)
+    x = (np.arange(np.prod(shape), dtype=np.int64).reshape(shape) % 251).astype(dtype)
+    s = onnx_light.RuntimeSession(
+        node_model("Transpose", [("x", elem)], [("y", elem)], 13, perm=[0, 2, 1]),
+        intra_op_threads=threads,
+    )
+    (y,) = s.run(None, {"x": x})
+    np.testing.assert_array_equal(y, np.transpose(x, (0, 2, 1)))
