@@ -33,7 +33,8 @@ class RegexFullMatch : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
     const std::string* in = x.data<std::string>();
     bool* out = y->mutable_data<bool>();
-    for (int64_t i = 0; i < x.num_elements(); ++i) out[i] = RE2::FullMatch(in[i], *re_);
+    for (int64_t i = 0; i < x.num_elements(); ++i)
+      out[i] = RE2::FullMatch(in[i], *re_);
     return Status::Ok();
   }
 
