@@ -12,8 +12,6 @@
 namespace onnx_light::kernels {
 namespace {
 
-using Tap = ResizeTap;
-
 // GridSample (opset 16 2-D, 20+ N-D): X [N, C, D1..Dr] sampled at grid [N, O1..Or, r]
 // (normalized coordinates in [-1, 1], the last spatial dim first), nearest (half to
 // even) / linear / cubic (a = -0.75), padding zeros / border / reflection, as the ONNX
@@ -22,17 +20,28 @@ class GridSample : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo& info) {
     auto k = std::make_unique<GridSample>();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->mode_,
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::string mode,
                                 info.GetString("mode", info.opset() < 20 ? "bilinear" : "linear"));
-    if (k->mode_ == "bilinear") k->mode_ = "linear";
-    if (k->mode_ == "bicubic") k->mode_ = "cubic";
-    ONNX_LIGHT_ASSIGN_OR_RETURN(k->padding_, info.GetString("padding_mode", "zeros"));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::string padding, info.GetString("padding_mode", "zeros"));
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->align_, GetFlag(info, "align_corners", false));
-    ONNX_LIGHT_RETURN_IF(k->mode_ != "nearest" && k->mode_ != "linear" && k->mode_ != "cubic",
-                         kInvalidModel, "unknown mode '" + k->mode_ + "'");
-    ONNX_LIGHT_RETURN_IF(
-        k->padding_ != "zeros" && k->padding_ != "border" && k->padding_ != "reflection",
-        kInvalidModel, "unknown padding_mode '" + k->padding_ + "'");
+    if (mode == "nearest") {
+      k->mode_ = Mode::kNearest;
+    } else if (mode == "linear" || mode == "bilinear") {
+      k->mode_ = Mode::kLinear;
+    } else if (mode == "cubic" || mode == "bicubic") {
+      k->mode_ = Mode::kCubic;
+    } else {
+      return Status(StatusCode::kInvalidModel, "unknown mode '" + mode + "'");
+    }
+    if (padding == "zeros") {
+      k->padding_ = Padding::kZeros;
+    } else if (padding == "border") {
+      k->padding_ = Padding::kBorder;
+    } else if (padding == "reflection") {
+      k->padding_ = Padding::kReflection;
+    } else {
+      return Status(StatusCode::kInvalidModel, "unknown padding_mode '" + padding + "'");
+    }
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
@@ -62,78 +71,118 @@ class GridSample : public KernelBase {
       in_count *= d;
     const std::vector<double> g = ToDoubles(&grid);
     const std::vector<int64_t> st = RowMajorStrides(in);
-    // Per point of a batch: its taps' combinations with a nonzero weight (offset into the
-    // channel, the weight as the product of the per-dim weights in dim order), listed once
-    // and shared by every channel (the loop over combinations ran per channel and point).
-    std::vector<int64_t> first(static_cast<size_t>(points) + 1), offs;
-    std::vector<double> ws;
-    std::vector<std::vector<Tap>> taps(r);
+    // Every point's taps in K slots (K = taps per dim ^ r), those with a nonzero weight that
+    // read the input first (padding adds nothing, not even 0 * an infinity): built once per batch,
+    // points split between the threads, and shared by every channel, which sums its slots in float
+    // (double for double). (Lists built point by point on one thread, each dim's taps a new vector,
+    // summed in double: 2.1x ORT's time on [1,64,56,56] by [1,56,56,2].)
+    const int64_t per_dim = mode_ == Mode::kNearest ? 1 : mode_ == Mode::kLinear ? 2 : 4;
+    int64_t slots = 1;
+    for (size_t i = 0; i < r; ++i)
+      slots *= per_dim;
+    // Tasks of whole channel blocks (at least 16k points a task).
+    const int64_t task_grain =
+        std::max<int64_t>(kChannelBlock, (int64_t{1} << 14) / std::max<int64_t>(points, 1));
+    std::vector<int64_t> offs(static_cast<size_t>(points * slots));
+    std::vector<int32_t> used(static_cast<size_t>(points));
     ForFloat(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
+      using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+      std::vector<Acc> ws(static_cast<size_t>(points * slots));
       T* yp = y->mutable_data<T>();
       const T* xp = x.data<T>();
       for (int64_t n = 0; n < batch; ++n) {
-        offs.clear();
-        ws.clear();
-        for (int64_t p = 0; p < points; ++p) {
-          first[static_cast<size_t>(p)] = static_cast<int64_t>(offs.size());
-          const double* coords = g.data() + (n * points + p) * static_cast<int64_t>(r);
-          for (size_t i = 0; i < r; ++i)
-            taps[i] = DimTaps(coords[r - 1 - i], in[i]);
-          Combinations(taps, st, &offs, &ws);
-        }
-        first[static_cast<size_t>(points)] = static_cast<int64_t>(offs.size());
+        ParallelElements(
+            ctx.thread_pool(), points,
+            [&](int64_t p0, int64_t p1) {
+              for (int64_t p = p0; p < p1; ++p) {
+                used[static_cast<size_t>(p)] =
+                    PointSlots(g.data() + (n * points + p) * static_cast<int64_t>(r), in, st,
+                               per_dim, offs.data() + p * slots, ws.data() + p * slots);
+              }
+            },
+            std::max<int64_t>(1, 1024 / slots));
         ParallelElements(
             ctx.thread_pool(), channels,
             [&](int64_t c0, int64_t c1) {
-              for (int64_t c = c0; c < c1; ++c) {
-                const T* xc = xp + (n * channels + c) * in_count;
-                T* yc = yp + (n * channels + c) * points;
-                for (int64_t p = 0; p < points; ++p) {
-                  double v = 0;
-                  for (int64_t j = first[static_cast<size_t>(p)];
-                       j < first[static_cast<size_t>(p) + 1]; ++j) {
-                    v += ws[static_cast<size_t>(j)] *
-                         static_cast<double>(xc[offs[static_cast<size_t>(j)]]);
-                  }
-                  yc[p] = static_cast<T>(v);
-                }
-              }
+              int64_t c = c0;
+              for (; c + kChannelBlock <= c1; c += kChannelBlock)
+                SampleChannels<kChannelBlock>(xp + (n * channels + c) * in_count, in_count,
+                                              yp + (n * channels + c) * points, points, slots,
+                                              used.data(), offs.data(), ws.data());
+              for (; c < c1; ++c)
+                SampleChannels<1>(xp + (n * channels + c) * in_count, in_count,
+                                  yp + (n * channels + c) * points, points, slots, used.data(),
+                                  offs.data(), ws.data());
             },
-            std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(points, 1)));
+            task_grain);
       }
     });
     return Status::Ok();
   }
 
  private:
-  // Every combination of the per-dim taps (the last dim fastest) whose weight is nonzero and
-  // whose taps all read the input: its offset and weight appended.
-  static void Combinations(const std::vector<std::vector<Tap>>& taps,
-                           const std::vector<int64_t>& st, std::vector<int64_t>* offs,
-                           std::vector<double>* ws) {
-    const size_t r = taps.size();
+  enum class Mode { kNearest, kLinear, kCubic };
+  enum class Padding { kZeros, kBorder, kReflection };
+  struct DimTap {
+    int64_t index;  // -1: padding (reads zero)
+    double weight;
+  };
+
+  // Channels sampled together (kC planes of x, kC of y): each point's slots read once for
+  // all of them, kC independent sums.
+  static constexpr int64_t kChannelBlock = 8;
+  template <int64_t kC, typename T, typename Acc>
+  static void SampleChannels(const T* x, int64_t in_count, T* y, int64_t points, int64_t slots,
+                             const int32_t* used, const int64_t* offs, const Acc* ws) {
+    for (int64_t p = 0; p < points; ++p) {
+      const int64_t* o = offs + p * slots;
+      const Acc* w = ws + p * slots;
+      Acc v[kC] = {};
+      for (int32_t j = 0; j < used[p]; ++j) {
+        const T* xj = x + o[j];
+        for (int64_t q = 0; q < kC; ++q)
+          v[q] += w[j] * static_cast<Acc>(xj[q * in_count]);
+      }
+      for (int64_t q = 0; q < kC; ++q)
+        y[q * points + p] = static_cast<T>(v[q]);
+    }
+  }
+
+  // One point's slots: every combination of its per-dim taps (the last dim fastest) with a
+  // nonzero weight (the product of the per-dim weights in dim order) whose taps all read
+  // the input; returns how many.
+  template <typename Acc>
+  int32_t PointSlots(const double* coords, const std::vector<int64_t>& in,
+                     const std::vector<int64_t>& st, int64_t per_dim, int64_t* offs,
+                     Acc* ws) const {
+    const size_t r = in.size();
+    DimTap taps[8][4];
+    for (size_t i = 0; i < r; ++i)
+      DimTaps(coords[r - 1 - i], in[i], taps[i]);
     size_t k[8] = {0};  // (r <= 8: checked by the caller's rank limit)
+    int32_t used = 0;
     for (;;) {
       double w = 1;
       int64_t off = 0;
-      for (size_t i = 0; i < r && w != 0; ++i) {
-        const Tap& t = taps[i][k[i]];
+      for (size_t i = 0; i < r; ++i) {
+        const DimTap& t = taps[i][k[i]];
         w *= t.weight;
-        if (t.index < 0) w = 0;  // zeros padding
+        if (t.index < 0) w = 0;
         off += t.index * st[i];
       }
       if (w != 0) {
-        offs->push_back(off);
-        ws->push_back(w);
+        offs[used] = off;
+        ws[used++] = static_cast<Acc>(w);
       }
       size_t i = r;
       while (i-- > 0) {
-        if (++k[i] < taps[i].size()) break;
+        if (++k[i] < static_cast<size_t>(per_dim)) break;
         k[i] = 0;
       }
       if (i == static_cast<size_t>(-1)) break;
     }
+    return used;
   }
 
   // Reflects x into [lo, hi] by the nearer border, repeatedly (the reference's rule).
@@ -160,51 +209,61 @@ class GridSample : public KernelBase {
 
   // The input index a tap at integer position i reads (-1: zero padding).
   int64_t Pixel(int64_t i, int64_t len, double lo, double hi) const {
-    if (padding_ == "zeros") return i >= 0 && i < len ? i : -1;
-    if (padding_ == "border") return std::min(std::max<int64_t>(i, 0), len - 1);
+    if (padding_ == Padding::kZeros) return i >= 0 && i < len ? i : -1;
+    if (padding_ == Padding::kBorder) return std::min(std::max<int64_t>(i, 0), len - 1);
     if (len <= 0) return -1;
     const double r = Reflect(static_cast<double>(i), lo, hi);
     return std::min(std::max<int64_t>(static_cast<int64_t>(std::max(r, -1.0)), 0), len - 1);
   }
 
-  std::vector<Tap> DimTaps(double normalized, int64_t len) const {
+  // The taps of one coordinate on one dim (1, 2 or 4 of them, by the mode) into `out`.
+  void DimTaps(double normalized, int64_t len, DimTap* out) const {
     const auto nf = static_cast<float>(normalized);
     const auto lf = static_cast<float>(len);
     float xf = align_ ? (nf + 1) / 2.0f * (lf - 1) : ((nf + 1) * lf - 1) / 2.0f;
     const double lo = align_ ? 0.0 : -0.5;
     const double hi = align_ ? static_cast<double>(len) - 1 : static_cast<double>(len) - 0.5;
     double xd = static_cast<double>(xf);
+    const int n = mode_ == Mode::kNearest ? 1 : mode_ == Mode::kLinear ? 2 : 4;
     // NaN reads nothing (zero); infinities only the border mode can place.
-    if (std::isnan(xd) || (std::isinf(xd) && padding_ != "border")) return {{-1, 1.0}};
-    if (mode_ == "nearest") xd = std::nearbyint(xd);
+    if (std::isnan(xd) || (std::isinf(xd) && padding_ != Padding::kBorder)) {
+      for (int j = 0; j < n; ++j)
+        out[j] = {-1, j == 0 ? 1.0 : 0.0};
+      return;
+    }
+    if (mode_ == Mode::kNearest) xd = std::nearbyint(xd);
     if (xd < lo || xd > hi) {
-      if (padding_ == "border") {
+      if (padding_ == Padding::kBorder) {
         xd = std::min(std::max(xd, 0.0), static_cast<double>(len - 1));
-      } else if (padding_ == "reflection") {
+      } else if (padding_ == Padding::kReflection) {
         xd = Reflect(xd, lo, hi);
       }
     }
     // Far outside, every tap reads padding: clamped so that the indices stay in int64.
     xd = std::min(std::max(xd, lo - 4.0), hi + 4.0);
-    if (mode_ == "nearest") {
-      return {{Pixel(static_cast<int64_t>(xd), len, lo, hi), 1.0}};
+    if (mode_ == Mode::kNearest) {
+      out[0] = {Pixel(static_cast<int64_t>(xd), len, lo, hi), 1.0};
+      return;
     }
     const double f = std::floor(xd);
     const auto i0 = static_cast<int64_t>(f);
     const double t = xd - f;
-    if (mode_ == "linear") {
-      return {{Pixel(i0, len, lo, hi), 1 - t}, {Pixel(i0 + 1, len, lo, hi), t}};
+    if (mode_ == Mode::kLinear) {
+      out[0] = {Pixel(i0, len, lo, hi), 1 - t};
+      out[1] = {Pixel(i0 + 1, len, lo, hi), t};
+      return;
     }
     const double a = -0.75;
     auto far = [a](double d) { return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a; };
     auto near = [a](double d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };
-    return {{Pixel(i0 - 1, len, lo, hi), far(t + 1)},
-            {Pixel(i0, len, lo, hi), near(t)},
-            {Pixel(i0 + 1, len, lo, hi), near(1 - t)},
-            {Pixel(i0 + 2, len, lo, hi), far(2 - t)}};
+    out[0] = {Pixel(i0 - 1, len, lo, hi), far(t + 1)};
+    out[1] = {Pixel(i0, len, lo, hi), near(t)};
+    out[2] = {Pixel(i0 + 1, len, lo, hi), near(1 - t)};
+    out[3] = {Pixel(i0 + 2, len, lo, hi), far(2 - t)};
   }
 
-  std::string mode_, padding_;
+  Mode mode_ = Mode::kLinear;
+  Padding padding_ = Padding::kZeros;
   bool align_ = false;
 };
 

@@ -56,6 +56,23 @@ def test_grid_sample_matches_onnxruntime(mode, padding, align):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic"])
+def test_grid_sample_many_channels_and_padding_reads_nothing(mode, threads):
+    # 19 channels: two blocks of 8 sampled together and 3 one by one, split between the
+    # threads; zeros padding adds nothing, not even 0 * an infinity held at x[..., 0, 0].
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 19, 9, 11)).astype(np.float32)
+    x[:, :, 0, 0] = np.inf
+    grid = rng.uniform(-1.3, 1.3, (2, 40, 30, 2)).astype(np.float32)
+    grid[:, 0, :, :] = [-1.2, 0.3]  # left of the image: its taps partly padding
+    data = model("GridSample", [("x", F), ("g", F)], F, 16, mode=mode, padding_mode="zeros")
+    got = onnx_light.RuntimeSession(data, intra_op_threads=threads).run(None, {"x": x, "g": grid})
+    _, want = both(data, {"x": x, "g": grid})
+    np.testing.assert_allclose(got[0], want, rtol=1e-4, atol=1e-5)
+    assert np.isfinite(got[0][:, :, 0, :]).all()
+
+
 def test_grid_sample_errors():
     s = onnx_light.RuntimeSession(model("GridSample", [("x", F), ("g", F)], F, 20))
     with pytest.raises(ValueError, match="grid must be \\[N, out..., 2\\]"):
