@@ -12,6 +12,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -391,6 +392,17 @@ class PySession {
       return arr.attr("reshape")(nb::cast(t.shape().dims()));
     }
     if (IsSubByteType(t.dtype())) return UnpackSubByte(t);
+    std::optional<nb::dlpack::dtype> direct = DlpackTypeOf(t.dtype());
+    if (direct && t.num_elements() > 0) {
+      // numpy's own types: one array of the right type and shape over the storage (viewing
+      // bytes, then reshaping, cost two more Python calls an array: 2 us an output, 128 us
+      // for a SplitToSequence of 64 tensors where ORT took 20).
+      auto* keep = new Tensor(std::move(t));
+      nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
+      std::vector<size_t> shape(keep->shape().dims().begin(), keep->shape().dims().end());
+      return nb::cast(nb::ndarray<nb::numpy>(keep->mutable_raw_data(), shape.size(), shape.data(),
+                                             owner, nullptr, *direct));
+    }
     auto* keep = new Tensor(std::move(t));
     nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
     std::vector<size_t> shape(keep->shape().dims().begin(), keep->shape().dims().end());
@@ -398,6 +410,42 @@ class PySession {
     nb::object bytes =
         nb::cast(nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(data, {keep->byte_size()}, owner));
     return bytes.attr("view")(DtypeOf(keep->dtype())).attr("reshape")(nb::cast(shape));
+  }
+
+  // The DLPack type numpy reads back as the same dtype, for the types numpy has itself.
+  static std::optional<nb::dlpack::dtype> DlpackTypeOf(DataType type) {
+    using Code = nb::dlpack::dtype_code;
+    auto of = [](Code code, int bits) {
+      return nb::dlpack::dtype{static_cast<uint8_t>(code), static_cast<uint8_t>(bits), 1};
+    };
+    switch (type) {
+      case DataType::kFloat:
+        return of(Code::Float, 32);
+      case DataType::kDouble:
+        return of(Code::Float, 64);
+      case DataType::kFloat16:
+        return of(Code::Float, 16);
+      case DataType::kInt8:
+        return of(Code::Int, 8);
+      case DataType::kInt16:
+        return of(Code::Int, 16);
+      case DataType::kInt32:
+        return of(Code::Int, 32);
+      case DataType::kInt64:
+        return of(Code::Int, 64);
+      case DataType::kUint8:
+        return of(Code::UInt, 8);
+      case DataType::kUint16:
+        return of(Code::UInt, 16);
+      case DataType::kUint32:
+        return of(Code::UInt, 32);
+      case DataType::kUint64:
+        return of(Code::UInt, 64);
+      case DataType::kBool:
+        return of(Code::Bool, 8);
+      default:
+        return std::nullopt;  // bfloat16, float8, complex: through a view of bytes
+    }
   }
 
   nb::object DtypeOf(DataType type) const {
