@@ -66,21 +66,29 @@ class NonMaxSuppression : public KernelBase {
     ONNX_LIGHT_RETURN_IF(iou < 0 || iou > 1, kInvalidArgument,
                          "iou_threshold must be in [0, 1], got " + std::to_string(iou));
     const int64_t batches = bs[0], n = bs[1], classes = ss[1];
-    const std::vector<double> boxes = ToDoubles(&boxes_t), scores = ToDoubles(&scores_t);
+    const std::vector<double> boxes = ToDoubles(&boxes_t);
+    const float* scores = scores_t.data<float>();
     std::vector<int64_t> selected;  // triples
     std::vector<int64_t> order(static_cast<size_t>(n));
     std::vector<Box> kept;
     for (int64_t b = 0; b < batches; ++b) {
       for (int64_t c = 0; c < classes && max_out > 0; ++c) {
-        const double* sc = scores.data() + (b * classes + c) * n;
+        const float* sc = scores + (b * classes + c) * n;
         order.clear();
         for (int64_t i = 0; i < n; ++i)
-          if (!has_score || sc[i] > score_threshold) order.push_back(i);
-        std::stable_sort(order.begin(), order.end(),
-                         [&](int64_t l, int64_t r) { return sc[l] > sc[r]; });
+          if (!has_score || static_cast<double>(sc[i]) > score_threshold) order.push_back(i);
+        // Best first through a heap (ties: the lower index first): only the boxes taken
+        // until max_output_boxes_per_class are kept are ordered, as ORT's priority queue
+        // does (a full sort of every class's candidates ran 1.8x ORT's time).
+        auto worse = [sc](int64_t l, int64_t r) {
+          return sc[l] < sc[r] || (!(sc[r] < sc[l]) && l > r);
+        };
+        std::make_heap(order.begin(), order.end(), worse);
         kept.clear();
-        for (int64_t i : order) {
-          if (static_cast<int64_t>(kept.size()) >= max_out) break;
+        for (auto end = order.end();
+             end != order.begin() && static_cast<int64_t>(kept.size()) < max_out; --end) {
+          std::pop_heap(order.begin(), end, worse);
+          const int64_t i = *(end - 1);
           const Box box = ReadBox(boxes.data() + (b * n + i) * 4, center_);
           bool keep = true;
           for (const Box& k : kept) {
