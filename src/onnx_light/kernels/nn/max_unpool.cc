@@ -68,15 +68,11 @@ class MaxUnpool : public KernelBase {
     int64_t total = 1;  // fits: out, at least as large on every axis, was allocated
     for (int64_t d : inferred)
       total *= d;
-    const std::vector<int64_t> idx = IndexValues(ind);
-    int64_t lo = 0, hi = 0;
-    for (int64_t i : idx) {
-      lo = std::min(lo, i);
-      hi = std::max(hi, i);
-    }
-    ONNX_LIGHT_RETURN_IF(lo < 0 || (!idx.empty() && hi >= total), kInvalidArgument,
-                         "index " + std::to_string(lo < 0 ? lo : hi) + " is outside [0, " +
-                             std::to_string(total) + ")");
+    // The indices read in place (int64 is I's only type; a copy into a vector, then a pass
+    // for their range, cost more than the scatter) and checked as they are used.
+    const int64_t* idx = ind.data<int64_t>();
+    const auto count = static_cast<size_t>(ind.num_elements());
+    int64_t bad = -1;
     // Zeros (all-zero bits for every float type), then each value copied as bits to its
     // index: mapped from the inferred layout into output_shape's larger one where that is
     // given. (Through a double image of the whole output, divided per element, it ran 58x
@@ -88,8 +84,12 @@ class MaxUnpool : public KernelBase {
       using U = decltype(tag);
       const U* xp = static_cast<const U*>(x.raw_data());
       U* yp = static_cast<U*>(y->mutable_raw_data());
-      for (size_t e = 0; e < idx.size(); ++e) {
+      for (size_t e = 0; e < count; ++e) {
         int64_t o = idx[e];
+        if (static_cast<uint64_t>(o) >= static_cast<uint64_t>(total)) {
+          bad = static_cast<int64_t>(e);
+          break;
+        }
         if (!same) {
           int64_t rest = o;
           o = 0;
@@ -101,6 +101,9 @@ class MaxUnpool : public KernelBase {
         yp[o] = xp[e];
       }
     });
+    ONNX_LIGHT_RETURN_IF(
+        bad >= 0, kInvalidArgument,
+        "index " + std::to_string(idx[bad]) + " is outside [0, " + std::to_string(total) + ")");
     return Status::Ok();
   }
 
