@@ -157,11 +157,26 @@ class Pool : public KernelBase {
               yp[p * out_sz + o] =
                   static_cast<T>(count > 0 ? sum / static_cast<double>(count) : 0.0);
             } else {
+              // p = 2 and p = 1 (the common norms) without std::pow, which was 2/3 of the
+              // time (1.5x ORT's at p = 2).
               double sum = 0;
-              ForEachTap(w, start, [&](int64_t, int64_t off) {
-                sum += std::pow(std::fabs(static_cast<double>(xc[off])), p_);
-              });
-              yp[p * out_sz + o] = static_cast<T>(std::pow(sum, 1.0 / p_));
+              if (p_ == 2.0) {
+                ForEachTap(w, start, [&](int64_t, int64_t off) {
+                  const auto v = static_cast<double>(xc[off]);
+                  sum += v * v;
+                });
+                yp[p * out_sz + o] = static_cast<T>(std::sqrt(sum));
+              } else if (p_ == 1.0) {
+                ForEachTap(w, start, [&](int64_t, int64_t off) {
+                  sum += std::fabs(static_cast<double>(xc[off]));
+                });
+                yp[p * out_sz + o] = static_cast<T>(sum);
+              } else {
+                ForEachTap(w, start, [&](int64_t, int64_t off) {
+                  sum += std::pow(std::fabs(static_cast<double>(xc[off])), p_);
+                });
+                yp[p * out_sz + o] = static_cast<T>(std::pow(sum, 1.0 / p_));
+              }
             }
           });
         }
