@@ -60,6 +60,23 @@ def test_mean_of_float_is_the_float_sum_divided_exactly(k):
     np.testing.assert_array_equal(y, via_double)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float64])
+@pytest.mark.parametrize("k", [2, 3])
+def test_mean_of_half_and_double(dtype, k):
+    # double: the sum folded in double, divided by k, exactly as numpy does it. float16: the
+    # sum kept in float (no rounding to half between folds), divided by k, rounded to half
+    # once: within one half ulp (2^-10 relative) of the exact mean.
+    elem = {np.float16: H, np.float64: D}[dtype]
+    xs = [(RNG.standard_normal((8, 33)) * 10).astype(dtype) for _ in range(k)]
+    (y,) = variadic("Mean", k, elem).run(None, {f"x{i}": x for i, x in enumerate(xs)})
+    assert y.dtype == dtype
+    if dtype is np.float64:
+        np.testing.assert_array_equal(y, sum(xs) / k)
+    else:
+        exact = sum(x.astype(np.float64) for x in xs) / k
+        np.testing.assert_allclose(y, exact, rtol=2**-10, atol=2**-24)
+
+
 def test_one_input_is_the_identity_and_nan_propagates():
     x = np.array([1.0, np.nan, -2.0], np.float32)
     (y,) = variadic("Max", 1).run(None, {"x0": x})
