@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 // clang-format off
 #undef HWY_TARGET_INCLUDE
@@ -37,11 +38,17 @@ struct Requantizer {
         vhi(hn::Set(df, hi)),
         vzero(hn::Set(di, z)) {}
 
+  // The value is clamped before it is rounded, so the code fits T: rounded and converted in
+  // one instruction (NearestInt: half to even) and narrowed by truncation, not by the
+  // saturating demotes' packs and permutes (QLinearAdd ran 1.8x ORT's time with them).
   HWY_INLINE void Store(hn::Vec<hn::ScalableTag<float>> v, T* out) const {
-    v = hn::IfThenElse(hn::Gt(v, vlo), v, vlo);
-    v = hn::IfThenElse(hn::Lt(v, vhi), v, vhi);
-    const auto q = hn::Add(hn::ConvertTo(di, hn::Round(v)), vzero);
-    hn::StoreU(hn::DemoteTo(d8, q), d8, out);
+    using U = std::make_unsigned_t<T>;
+    const hn::Rebind<uint32_t, hn::ScalableTag<float>> du;
+    const hn::Rebind<U, hn::ScalableTag<float>> dq;
+    v = hn::IfThenElse(hn::Gt(v, vlo), v, vlo);  // NaN: lo
+    v = hn::Min(v, vhi);
+    const auto q = hn::BitCast(du, hn::Add(hn::NearestInt(v), vzero));
+    hn::StoreU(hn::TruncateTo(dq, q), dq, reinterpret_cast<U*>(out));
   }
   HWY_INLINE T Scalar(float v) const {
     v = v > lo ? v : lo;
