@@ -91,25 +91,32 @@ TEST_P(PoolSimd, WindowRowsMatchTheScalarWindows) {
 }
 
 TEST_P(PoolSimd, FoldRowsMatchTheScalarFold) {
-  for (size_t count = 1; count <= 4; ++count) {
+  // Two output rows in one call: rows [0, count) and [1, count + 1) of count + 1 input rows.
+  for (int32_t count = 1; count <= 4; ++count) {
     for (size_t n = 1; n <= 40; ++n) {
+      const size_t in_rows = static_cast<size_t>(count) + 1;
       const std::vector<float> rows =
-          Values(count * n, static_cast<uint32_t>(count * 1000 + n), true);
-      std::vector<float> divisor(n);
-      for (size_t i = 0; i < n; ++i)
+          Values(in_rows * n, static_cast<uint32_t>(count * 1000 + static_cast<int32_t>(n)), true);
+      std::vector<float> divisor(2 * n);
+      for (size_t i = 0; i < 2 * n; ++i)
         divisor[i] = static_cast<float>(1 + (i % 3));
+      const int32_t first[2] = {0, 1}, counts[2] = {count, count};
       for (int mode = 0; mode < 3; ++mode) {  // max, sum / divisor[i], sum / 4
         const bool max = mode == 0;
         const float* div = mode == 1 ? divisor.data() : nullptr;
-        std::vector<float> out(n, 123.0f);
-        FoldRowsF32(rows.data(), count, n, max, div, 4.0f, out.data());
-        for (size_t i = 0; i < n; ++i) {
-          float want = rows[i];
-          for (size_t r = 1; r < count; ++r)
-            want = max ? MaxNaNRef(rows[r * n + i], want) : want + rows[r * n + i];
-          if (!max) want = want / (div != nullptr ? div[i] : 4.0f);
-          ASSERT_TRUE(SameBits(out[i], want)) << "mode " << mode << " count " << count << " n " << n
-                                              << " i " << i << ": " << out[i] << " vs " << want;
+        std::vector<float> out(2 * n, 123.0f);
+        FoldRowsF32(rows.data(), n, n, 2, first, counts, max, div, 4.0f, out.data());
+        for (size_t o = 0; o < 2; ++o) {
+          for (size_t i = 0; i < n; ++i) {
+            const float* r0 = rows.data() + o * n;
+            float want = r0[i];
+            for (size_t r = 1; r < static_cast<size_t>(count); ++r)
+              want = max ? MaxNaNRef(r0[r * n + i], want) : want + r0[r * n + i];
+            if (!max) want = want / (div != nullptr ? div[o * n + i] : 4.0f);
+            ASSERT_TRUE(SameBits(out[o * n + i], want))
+                << "mode " << mode << " count " << count << " n " << n << " row " << o << " i " << i
+                << ": " << out[o * n + i] << " vs " << want;
+          }
         }
       }
     }

@@ -27,10 +27,11 @@ struct Axis {
 
 bool Eligible(const Axis& a) {
   // Every window starts before the input's end and ends past its start (pads narrower than
-  // the window): none is empty, and the padded row stays within in + 2 * kernel.
+  // the window): none is empty, and the padded row stays within in + 2 * kernel. (Row
+  // numbers are int32 for FoldRowsF32.)
   return a.out > 0 && a.in > 0 && a.kernel > 0 && a.stride > 0 && a.pad_begin >= 0 &&
          a.pad_end >= 0 && a.pad_begin < a.kernel && a.pad_end < a.kernel &&
-         a.Start(a.out - 1) < a.in;
+         a.Start(a.out - 1) < a.in && a.in <= std::numeric_limits<int32_t>::max();
 }
 
 // The windows of outputs [0, mid0) and [mid1, cols.out) of one row, in scalar code: each
@@ -121,6 +122,22 @@ bool PoolRowsF32(const Window& w, bool max, bool count_include_pad, const float*
                 : static_cast<size_t>(std::min<int64_t>(last_inside / cols.stride + 1, cols.out)));
   const size_t mid_off = mid0 * stride - static_cast<size_t>(cols.pad_begin);
   const size_t mid_reach = mid1 > mid0 ? WindowRowReach(mid1 - mid0, taps, stride) : 0;
+  // "Same" padding at stride 1 (as many outputs as inputs along the axis, pads kernel - 1 in
+  // all): the whole plane's interior windows in one run along the rows, and one down them.
+  const bool flat_cols = cols.stride == 1 && cols.out == cols.in && mid1 > mid0;
+  const size_t flat_n = flat_cols ? (in_h - 1) * ow_n + (mid1 - mid0) : 0;
+  const size_t flat_reach = flat_cols ? WindowRowReach(flat_n, taps, 1) : 0;
+  const bool flat_rows =
+      rows.stride == 1 && rows.out == rows.in && rows.in > rows.pad_begin + rows.pad_end;
+  // Each output row's input rows (the vertical windows), for FoldRowsF32.
+  std::vector<int32_t> fold_first(static_cast<size_t>(rows.out)),
+      fold_count(static_cast<size_t>(rows.out));
+  for (int64_t oh = 0; oh < rows.out; ++oh) {
+    const int64_t h0 = std::max<int64_t>(rows.Start(oh), 0);
+    const int64_t h1 = std::min(rows.Start(oh) + rows.kernel, rows.in);
+    fold_first[static_cast<size_t>(oh)] = static_cast<int32_t>(h0);
+    fold_count[static_cast<size_t>(oh)] = static_cast<int32_t>(h1 - h0);
+  }
   auto run = [&](int64_t p0, int64_t p1) {
     std::vector<float> plane;  // made (and filled) only when a row has to be copied
     std::vector<float> across(in_h * ow_n);
@@ -128,7 +145,17 @@ bool PoolRowsF32(const Window& w, bool max, bool count_include_pad, const float*
       const float* xc = x + p * in_sz;
       float* yc = y + p * out_sz;
       size_t h = 0;
-      if (direct) {  // the rows read in place: those whose reach ends inside the input
+      if (flat_cols && static_cast<size_t>(p) * in_sz + flat_reach <= total) {
+        // "Same" padding at stride 1 (output rows as long as input rows): the windows inside
+        // the rows of the whole plane as one run (a window across a row's end lands on an
+        // edge output, recomputed below), then the edges in scalar code. (Row by row, 35
+        // outputs in three 16-lane vectors: AveragePool 3x3 on 35x35 ran 1.7x ORT's time.)
+        WindowRowsF32(xc, 0, 1, flat_n, taps, 1, max, across.data() + mid0);
+        for (size_t r = 0; r < in_h; ++r)
+          EdgeWindows(xc + r * in_w, in_w, cols, mid0, mid1, max, across.data() + r * ow_n);
+        h = in_h;
+      }
+      if (h == 0 && direct) {  // the rows read in place: those whose reach ends inside the input
         const size_t first = static_cast<size_t>(p) * in_h * in_w;
         h = total >= first + reach ? std::min(in_h, (total - first - reach) / in_w + 1) : 0;
         WindowRowsF32(xc, in_w, h, ow_n, taps, stride, max, across.data());
@@ -158,12 +185,22 @@ bool PoolRowsF32(const Window& w, bool max, bool count_include_pad, const float*
         WindowRowsF32(plane.data(), pitch, in_h - h, ow_n, taps, stride, max,
                       across.data() + h * ow_n);
       }
-      for (int64_t oh = 0; oh < rows.out; ++oh) {
-        const int64_t h0 = std::max<int64_t>(rows.Start(oh), 0);
-        const int64_t h1 = std::min(rows.Start(oh) + rows.kernel, rows.in);
-        FoldRowsF32(across.data() + static_cast<size_t>(h0) * ow_n, static_cast<size_t>(h1 - h0),
-                    ow_n, max, divisor.empty() ? nullptr : divisor.data() + oh * cols.out,
-                    one_divisor, yc + oh * cols.out);
+      const float* div = divisor.empty() ? nullptr : divisor.data();
+      if (flat_rows) {
+        // "Same" padding at stride 1 down the plane too: the output rows whose windows are
+        // whole folded as one run, the first and last few row by row.
+        const int32_t zero = 0, kernel = static_cast<int32_t>(rows.kernel);
+        const auto m0 = static_cast<size_t>(rows.pad_begin), m1 = in_h - rows.pad_end;
+        FoldRowsF32(across.data(), ow_n, ow_n, m0, fold_first.data(), fold_count.data(), max, div,
+                    one_divisor, yc);
+        FoldRowsF32(across.data(), ow_n, (m1 - m0) * ow_n, 1, &zero, &kernel, max,
+                    div == nullptr ? nullptr : div + m0 * ow_n, one_divisor, yc + m0 * ow_n);
+        FoldRowsF32(across.data(), ow_n, ow_n, in_h - m1, fold_first.data() + m1,
+                    fold_count.data() + m1, max, div == nullptr ? nullptr : div + m1 * ow_n,
+                    one_divisor, yc + m1 * ow_n);
+      } else {
+        FoldRowsF32(across.data(), ow_n, ow_n, static_cast<size_t>(rows.out), fold_first.data(),
+                    fold_count.data(), max, div, one_divisor, yc);
       }
     }
   };

@@ -81,31 +81,31 @@ void WindowRowsF32Impl(const float* rows, size_t pitch, size_t count, size_t n, 
 }
 
 template <class D>
-HWY_INLINE hn::Vec<D> FoldAt(D d, const float* rows, size_t count, size_t n, bool max,
+HWY_INLINE hn::Vec<D> FoldAt(D d, const float* rows, size_t count, size_t pitch, bool max,
                              const float* divisor, size_t i) {
   auto acc = hn::LoadU(d, rows + i);
   for (size_t r = 1; r < count; ++r) {
-    const auto v = hn::LoadU(d, rows + r * n + i);
+    const auto v = hn::LoadU(d, rows + r * pitch + i);
     acc = max ? MaxNaNV(d, v, acc) : hn::Add(acc, v);
   }
   if (divisor != nullptr) acc = hn::Div(acc, hn::LoadU(d, divisor + i));
   return acc;
 }
 
-void FoldRowsF32Impl(const float* rows, size_t count, size_t n, bool max, const float* divisor,
-                     float one_divisor, float* out) {
+void FoldRowsOne(const float* rows, size_t count, size_t pitch, size_t n, bool max,
+                 const float* divisor, float one_divisor, float* out) {
   const hn::ScalableTag<float> d;
   const size_t l = hn::Lanes(d);
   size_t i = 0;
   const auto scalar = hn::Set(d, one_divisor);
   for (; i + l <= n; i += l) {
-    auto acc = FoldAt(d, rows, count, n, max, divisor, i);
+    auto acc = FoldAt(d, rows, count, pitch, max, divisor, i);
     if (!max && divisor == nullptr) acc = hn::Div(acc, scalar);
     hn::StoreU(acc, d, out + i);
   }
   if (i == n) return;
   if (n >= l) {  // the last outputs as a whole block ending at n, as in WindowRow
-    auto acc = FoldAt(d, rows, count, n, max, divisor, n - l);
+    auto acc = FoldAt(d, rows, count, pitch, max, divisor, n - l);
     if (!max && divisor == nullptr) acc = hn::Div(acc, scalar);
     hn::StoreU(acc, d, out + n - l);
     return;
@@ -117,7 +117,7 @@ void FoldRowsF32Impl(const float* rows, size_t count, size_t n, bool max, const 
   std::memcpy(td, rows + i, m * sizeof(float));
   auto acc = hn::Load(d, td);
   for (size_t r = 1; r < count; ++r) {
-    std::memcpy(td, rows + r * n + i, m * sizeof(float));
+    std::memcpy(td, rows + r * pitch + i, m * sizeof(float));
     const auto v = hn::Load(d, td);
     acc = max ? MaxNaNV(d, v, acc) : hn::Add(acc, v);
   }
@@ -129,6 +129,17 @@ void FoldRowsF32Impl(const float* rows, size_t count, size_t n, bool max, const 
   }
   hn::Store(acc, d, td);
   std::memcpy(out + i, td, m * sizeof(float));
+}
+
+// Every output row of a plane in one call (a dispatched call per output row of 35 floats
+// was a quarter of AveragePool 3x3's time on 35x35 planes).
+void FoldRowsF32Impl(const float* rows, size_t pitch, size_t n, size_t out_rows,
+                     const int32_t* first, const int32_t* count, bool max, const float* divisor,
+                     float one_divisor, float* out) {
+  for (size_t r = 0; r < out_rows; ++r) {
+    FoldRowsOne(rows + static_cast<size_t>(first[r]) * pitch, static_cast<size_t>(count[r]), pitch,
+                n, max, divisor != nullptr ? divisor + r * n : nullptr, one_divisor, out + r * n);
+  }
 }
 
 }  // namespace HWY_NAMESPACE
@@ -154,9 +165,11 @@ void WindowRowsF32(const float* rows, size_t pitch, size_t count, size_t n, size
   (rows, pitch, count, n, taps, stride, max, out, out_pitch == 0 ? n : out_pitch);
 }
 
-void FoldRowsF32(const float* rows, size_t count, size_t n, bool max, const float* divisor,
-                 float one_divisor, float* out) {
-  HWY_DYNAMIC_DISPATCH(FoldRowsF32Impl)(rows, count, n, max, divisor, one_divisor, out);
+void FoldRowsF32(const float* rows, size_t pitch, size_t n, size_t out_rows, const int32_t* first,
+                 const int32_t* count, bool max, const float* divisor, float one_divisor,
+                 float* out) {
+  HWY_DYNAMIC_DISPATCH(FoldRowsF32Impl)
+  (rows, pitch, n, out_rows, first, count, max, divisor, one_divisor, out);
 }
 
 }  // namespace onnx_light::kernels

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace onnx_light::kernels {
 
@@ -16,11 +17,13 @@ namespace onnx_light::kernels {
 // vector loads of a row shorter than a vector read past its last tap).
 void WindowRowsF32(const float* rows, size_t pitch, size_t count, size_t n, size_t taps,
                    size_t stride, bool max, float* out, size_t out_pitch = 0);
-// out[i] = the fold of rows[r * n + i] over r < count (count >= 1) in ascending r, by
-// MaxPool's order or (!max) as a sum then divided by divisor[i] (or by one_divisor when
-// divisor is nullptr), i < n.
-void FoldRowsF32(const float* rows, size_t count, size_t n, bool max, const float* divisor,
-                 float one_divisor, float* out);
+// For each output row o < out_rows: out[o * n + i] = the fold of rows[r * pitch + i] over r
+// in [first[o], first[o] + count[o]) (count >= 1) in ascending r, by MaxPool's order or
+// (!max) as a sum then divided by divisor[o * n + i] (or by one_divisor when divisor is
+// nullptr), i < n. (n > pitch folds a run of several rows of a plane at once.)
+void FoldRowsF32(const float* rows, size_t pitch, size_t n, size_t out_rows, const int32_t* first,
+                 const int32_t* count, bool max, const float* divisor, float one_divisor,
+                 float* out);
 
 // The floats that WindowRowsF32 may read from a row's start: at least (n - 1) * stride +
 // taps, up to a vector more.

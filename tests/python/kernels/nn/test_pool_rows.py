@@ -7,7 +7,8 @@ strides 1, 2 (de-interleaved loads) and 3 (gathers), pads before and after, ceil
 partial last windows, count_include_pad, rows shorter and longer than every vector width,
 rows read in place (with column pads: the windows inside the row in place, the end
 windows in scalar code) and the last rows of the input copied (their vector loads would
-read past its end), 1 and 2 threads."""
+read past its end), "same" padding at stride 1 (a plane's interior as one run), 1 and 2
+threads."""
 
 from __future__ import annotations
 
@@ -73,12 +74,22 @@ CASES_2D = [
     ([1, 3, 10, 41], [3, 3], [1, 1], [1, 2, 1, 0], 0),
     ([2, 4, 6, 9], [3, 3], [2, 2], [1, 1, 1, 1], 1),
     ([1, 2, 5, 2], [3, 3], [1, 2], [1, 1, 1, 1], 0),  # rows narrower than the window
+    # "Same" padding at stride 1: each plane's interior windows in one run along and one
+    # down the plane (the edges recomputed; the last plane, whose vector loads would read
+    # past the input, row by row): pads on one side, YOLO's SPPF 5x5 and SPP 13x13, planes
+    # smaller than a vector.
+    ([2, 3, 12, 19], [2, 2], [1, 1], [0, 0, 1, 1], 0),
+    ([1, 3, 9, 10], [4, 4], [1, 1], [2, 1, 1, 2], 0),
+    ([1, 4, 20, 20], [5, 5], [1, 1], [2, 2, 2, 2], 0),
+    ([1, 2, 13, 13], [13, 13], [1, 1], [6, 6, 6, 6], 0),
+    ([2, 3, 4, 3], [3, 3], [1, 1], [1, 1, 1, 1], 0),
 ]
 CASES_1D = [
     ([2, 16, 100], [3], [2], [1, 1], 0),
     ([1, 4, 37], [4], [4], [0, 3], 1),
     ([1, 3, 9], [2], [3], [1, 1], 0),
     ([4, 8, 50], [5], [1], [2, 2], 0),
+    ([2, 5, 33], [4], [1], [1, 2], 0),
 ]
 
 
