@@ -9,10 +9,66 @@
 
 #include "com_microsoft/ms_def.h"
 #include "common/window.h"
+#include "onnx_light/platform/target_clones.h"
 #include "onnx_light/runtime/thread_pool.h"
 
 namespace onnx_light::kernels {
 namespace {
+
+// dst[c] = the maximum of src[t][c] over the `count` taps (count >= 1), c < n: 64 channels
+// at a time held in a local block across the taps (one 512-bit register at AVX-512), the
+// rest one by one. Cloned for AVX-512 and AVX2: the baseline's 16-byte steps, a signed max
+// emulated without SSE4.1, and a store per tap ran 1.7x ORT's time.
+ONNX_LIGHT_VECTOR_CLONES void MaxOfTapsU8(const uint8_t* const* src, int64_t count, int64_t n,
+                                          uint8_t* __restrict dst) {
+  int64_t c0 = 0;
+  for (; c0 + 64 <= n; c0 += 64) {
+    uint8_t acc[64];
+    for (int c = 0; c < 64; ++c)
+      acc[c] = src[0][c0 + c];
+    for (int64_t t = 1; t < count; ++t) {
+      const uint8_t* s = src[t] + c0;
+      for (int c = 0; c < 64; ++c)
+        acc[c] = acc[c] > s[c] ? acc[c] : s[c];
+    }
+    for (int c = 0; c < 64; ++c)
+      dst[c0 + c] = acc[c];
+  }
+  for (; c0 < n; ++c0) {
+    uint8_t m = src[0][c0];
+    for (int64_t t = 1; t < count; ++t)
+      m = m > src[t][c0] ? m : src[t][c0];
+    dst[c0] = m;
+  }
+}
+ONNX_LIGHT_VECTOR_CLONES void MaxOfTapsI8(const int8_t* const* src, int64_t count, int64_t n,
+                                          int8_t* __restrict dst) {
+  int64_t c0 = 0;
+  for (; c0 + 64 <= n; c0 += 64) {
+    int8_t acc[64];
+    for (int c = 0; c < 64; ++c)
+      acc[c] = src[0][c0 + c];
+    for (int64_t t = 1; t < count; ++t) {
+      const int8_t* s = src[t] + c0;
+      for (int c = 0; c < 64; ++c)
+        acc[c] = acc[c] > s[c] ? acc[c] : s[c];
+    }
+    for (int c = 0; c < 64; ++c)
+      dst[c0 + c] = acc[c];
+  }
+  for (; c0 < n; ++c0) {
+    int8_t m = src[0][c0];
+    for (int64_t t = 1; t < count; ++t)
+      m = m > src[t][c0] ? m : src[t][c0];
+    dst[c0] = m;
+  }
+}
+void MaxOfTaps(const uint8_t* const* src, int64_t count, int64_t n, uint8_t* dst) {
+  MaxOfTapsU8(src, count, n, dst);
+}
+void MaxOfTaps(const int8_t* const* src, int64_t count, int64_t n, int8_t* dst) {
+  MaxOfTapsI8(src, count, n, dst);
+}
 
 class NhwcMaxPool : public KernelBase {
  public:
@@ -44,8 +100,7 @@ class NhwcMaxPool : public KernelBase {
 
  private:
   // 2-D windows: the taps inside the image per output row and column found once, then
-  // each output pixel's channels the maximum over its taps' channel runs (a loop the
-  // compiler vectorizes).
+  // each output pixel's channels the maximum over its taps' channel runs (MaxOfTaps).
   template <typename T>
   static void Run2D(const T* x, T* y, const Window& w, int64_t batch, int64_t channels,
                     ThreadPool* pool) {
@@ -68,27 +123,21 @@ class NhwcMaxPool : public KernelBase {
       // loop would reload its bound instead of vectorizing)
       const int64_t nc = channels, out_h = w.out[0], out_w = w.out[1];
       const int64_t dil_y = w.dilations[0], dil_x = w.dilations[1], in_count = w.InCount();
+      std::vector<const T*> taps(static_cast<size_t>(w.kernel[0] * w.kernel[1]));
       for (int64_t row = r0; row < r1; ++row) {
         const int64_t b = row / out_h, oy = row % out_h;
         const T* xb = x + b * in_count * nc;
         const auto [y0, ty0, ty1] = inside(0, oy);
         for (int64_t ox = 0; ox < out_w; ++ox) {
           const auto [x0, c0, c1] = cols[static_cast<size_t>(ox)];
-          T* __restrict dst = y + ((b * out_h + oy) * out_w + ox) * nc;
-          bool first = true;
+          T* dst = y + ((b * out_h + oy) * out_w + ox) * nc;
+          int64_t count = 0;
           for (int64_t ty = ty0; ty < ty1; ++ty) {
             const T* row_in = xb + (y0 + ty * dil_y) * width * nc;
-            for (int64_t tx = c0; tx < c1; ++tx) {
-              const T* __restrict src = row_in + (x0 + tx * dil_x) * nc;
-              if (first) {
-                std::copy(src, src + nc, dst);
-                first = false;
-                continue;
-              }
-              for (int64_t c = 0; c < nc; ++c)
-                dst[c] = dst[c] > src[c] ? dst[c] : src[c];
-            }
+            for (int64_t tx = c0; tx < c1; ++tx)
+              taps[static_cast<size_t>(count++)] = row_in + (x0 + tx * dil_x) * nc;
           }
+          MaxOfTaps(taps.data(), count, nc, dst);
         }
       }
     };

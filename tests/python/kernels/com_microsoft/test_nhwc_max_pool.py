@@ -29,6 +29,9 @@ def nchw_max_pool(x, **attrs):
         ((1, 6, 7, 2), dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)),
         ((1, 5, 5, 3), dict(kernel_shape=[2, 2], auto_pad="SAME_UPPER")),
         ((2, 10, 16), dict(kernel_shape=[3], strides=[2])),
+        # 64-channel blocks held across the taps, and the channels past them one by one
+        ((1, 9, 9, 64), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])),
+        ((1, 6, 5, 130), dict(kernel_shape=[2, 3], pads=[0, 1, 1, 0])),
     ],
 )
 def test_nhwc_max_pool_matches_maxpool_and_ort(dtype, shape, attrs):
