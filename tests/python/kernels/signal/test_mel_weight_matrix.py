@@ -5,15 +5,22 @@ depend on the CPU), integer results exactly, bad inputs refused with a ValueErro
 from __future__ import annotations
 
 import numpy as np
-from _graphs import D, F, I, run_node
+import pytest
+from _graphs import D, F, H, I, run_node
 
 
 def run(op, inputs, feeds, out_type=D, opset=20, **attrs):
     return run_node(op, inputs, feeds, [("y", out_type)], opset, **attrs)[0]
 
 
-def test_mel_weight_matrix_matches_the_onnx_formula():
+# output_datatype: float (the default), double, float16, int32 (weights truncated: the 1s).
+TYPES = [(None, F, np.float32), (11, D, np.float64), (10, H, np.float16), (6, 6, np.int32)]
+
+
+@pytest.mark.parametrize("code,elem,dtype", TYPES, ids=[t[2].__name__ for t in TYPES])
+def test_mel_weight_matrix_matches_the_onnx_formula(code, elem, dtype):
     mel, dft, rate, lo, hi = 8, 64, 8000, 20.0, 3800.0
+    attrs = {} if code is None else {"output_datatype": code}
     y = run(
         "MelWeightMatrix",
         [("m", I), ("d", I), ("r", I), ("lo", F), ("hi", F)],
@@ -24,8 +31,9 @@ def test_mel_weight_matrix_matches_the_onnx_formula():
             "lo": np.array(lo, np.float32),
             "hi": np.array(hi, np.float32),
         },
-        out_type=F,
+        out_type=elem,
         opset=17,
+        **attrs,
     )
     lo_m, hi_m = 2595 * np.log10(1 + lo / 700), 2595 * np.log10(1 + hi / 700)
     edges = np.arange(mel + 2) * (hi_m - lo_m) / (mel + 2) + lo_m
@@ -39,4 +47,8 @@ def test_mel_weight_matrix_matches_the_onnx_formula():
             want[l : c + 1, i] = (np.arange(l, c + 1) - l) / (c - l)
         if h > c:
             want[c:h, i] = (h - np.arange(c, h)) / (h - c)
-    np.testing.assert_allclose(y, want, rtol=1e-6)
+    assert y.dtype == dtype and y.shape == want.shape
+    if dtype is np.int32:
+        np.testing.assert_array_equal(y, want.astype(np.int32))
+    else:  # each weight computed in double, converted once
+        np.testing.assert_array_equal(y, want.astype(dtype))
