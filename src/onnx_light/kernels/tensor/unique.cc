@@ -13,6 +13,62 @@
 namespace onnx_light::kernels {
 namespace {
 
+// The bits that identify a value for grouping: NaNs are one value, -0 is +0 (they compare
+// equal), everything else its own bits.
+template <typename T>
+uint64_t GroupKey(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (v != v) return ~uint64_t{0};
+    if (v == T(0)) return 0;
+    if constexpr (sizeof(T) == 8) {
+      uint64_t b = 0;
+      std::memcpy(&b, &v, 8);
+      return b;
+    } else {
+      uint32_t b = 0;
+      std::memcpy(&b, &v, 4);
+      return b;
+    }
+  } else if constexpr (std::is_integral_v<T>) {
+    return static_cast<uint64_t>(v);
+  } else {  // float16, bfloat16 and the other small floats: through float
+    return GroupKey(static_cast<float>(Widen(v)));
+  }
+}
+
+// Groups of equal values in first-occurrence order, through an open-addressing table:
+// group_of[p] for every position, first[g] and counts[g] per group.
+template <typename T>
+void HashGroups(const T* v, int64_t len, std::vector<int64_t>* group_of,
+                std::vector<int64_t>* first, std::vector<int64_t>* counts) {
+  size_t cap = 16;
+  while (cap < 2 * static_cast<size_t>(len))
+    cap *= 2;
+  const int shift = 64 - __builtin_ctzll(cap);
+  std::vector<int64_t> slot(cap, -1);
+  std::vector<uint64_t> key_of;  // per group
+  for (int64_t p = 0; p < len; ++p) {
+    const uint64_t key = GroupKey(v[p]);
+    size_t h = static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift);
+    for (;; h = (h + 1) & (cap - 1)) {
+      const int64_t g = slot[h];
+      if (g < 0) {
+        slot[h] = static_cast<int64_t>(first->size());
+        key_of.push_back(key);
+        first->push_back(p);
+        counts->push_back(0);
+        (*group_of)[static_cast<size_t>(p)] = slot[h];
+        break;
+      }
+      if (key_of[static_cast<size_t>(g)] == key) {
+        (*group_of)[static_cast<size_t>(p)] = g;
+        break;
+      }
+    }
+    ++(*counts)[static_cast<size_t>((*group_of)[static_cast<size_t>(p)])];
+  }
+}
+
 // Unique along `axis` (flattened without one): Y, the index of each unique slice's first
 // occurrence, the inverse indices, and the counts. sorted=1 orders the unique slices
 // ascending (lexicographically for slices; NaN last, as numpy), sorted=0 by first
@@ -65,7 +121,20 @@ class Unique : public KernelBase {
       if (un || vn) return un == vn ? 0 : (un ? 1 : -1);
       return u < v ? -1 : (v < u ? 1 : 0);
     };
-    if (x.dtype() == DataType::kString) {
+    // Flat numbers: grouped through a hash table in one pass (groups in first-occurrence
+    // order), only the distinct values sorted after. (A stable sort of every element ran
+    // 1.8x ORT's time on 100,000 int64 of 1,000 values.)
+    bool by_first_occurrence = false;
+    if (outer == 1 && inner == 1 && x.dtype() != DataType::kString &&
+        x.dtype() != DataType::kBool && len > 0) {
+      DispatchNumeric(x.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (!std::is_same_v<T, bool>) {
+          HashGroups(x.data<T>(), len, &group_of, &first, &counts);
+        }
+      });
+      by_first_occurrence = true;
+    } else if (x.dtype() == DataType::kString) {
       const std::string* sp = x.data<std::string>();
       sort_and_group([&](int64_t i, int64_t j) { return three_way(sp[i], sp[j]); });
     } else if (x.dtype() == DataType::kBool) {
@@ -82,7 +151,20 @@ class Unique : public KernelBase {
     // Output order of the groups: sorted, or by first occurrence.
     std::vector<int64_t> rank_of(static_cast<size_t>(groups));
     std::iota(rank_of.begin(), rank_of.end(), 0);
-    if (!sorted_) {
+    if (by_first_occurrence && sorted_) {
+      std::vector<int64_t> by_value(static_cast<size_t>(groups));
+      std::iota(by_value.begin(), by_value.end(), 0);
+      DispatchNumeric(x.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        const T* tp = x.data<T>();
+        std::sort(by_value.begin(), by_value.end(), [&](int64_t a, int64_t b) {
+          return three_way(Widen(tp[first[static_cast<size_t>(a)]]),
+                           Widen(tp[first[static_cast<size_t>(b)]])) < 0;
+        });
+      });
+      for (int64_t r = 0; r < groups; ++r)
+        rank_of[static_cast<size_t>(by_value[static_cast<size_t>(r)])] = r;
+    } else if (!sorted_ && !by_first_occurrence) {
       std::vector<int64_t> by_first(static_cast<size_t>(groups));
       std::iota(by_first.begin(), by_first.end(), 0);
       std::sort(by_first.begin(), by_first.end(), [&](int64_t a, int64_t b) {
