@@ -78,7 +78,13 @@ class StringConcat : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
     BroadcastApply(a.data<std::string>(), a.shape(), b.data<std::string>(), b.shape(),
                    y->mutable_data<std::string>(), dims, nullptr,
-                   [](const std::string& u, const std::string& v) { return u + v; });
+                   [](const std::string& u, const std::string& v) {
+                     // One allocation (u + v copies u, then grows it for v: two).
+                     std::string r;
+                     r.reserve(u.size() + v.size());
+                     r.append(u).append(v);
+                     return r;
+                   });
     return Status::Ok();
   }
 };
@@ -96,22 +102,31 @@ class StringSplit : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(k->maxsplit_, info.GetInt("maxsplit", 0));
     return std::unique_ptr<KernelBase>(std::move(k));
   }
+  // The pieces as spans of the input strings, all in one list (a vector of new strings per
+  // element, moved into the output after, ran 1.9x ORT's time on 10,000 short lines); the
+  // output's strings made once from them.
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    std::vector<std::vector<std::string>> parts(static_cast<size_t>(x.num_elements()));
-    std::vector<int64_t> counts(parts.size());
+    const std::string* in = x.data<std::string>();
+    const auto n = static_cast<size_t>(x.num_elements());
+    std::vector<Span> spans;
+    std::vector<int64_t> counts(n);
     size_t widest = 0;
-    for (int64_t i = 0; i < x.num_elements(); ++i) {
-      parts[static_cast<size_t>(i)] = Split(x.data<std::string>()[i]);
-      counts[static_cast<size_t>(i)] = static_cast<int64_t>(parts[static_cast<size_t>(i)].size());
-      widest = std::max(widest, parts[static_cast<size_t>(i)].size());
+    for (size_t i = 0; i < n; ++i) {
+      const size_t before = spans.size();
+      Split(in[i], &spans);
+      counts[i] = static_cast<int64_t>(spans.size() - before);
+      widest = std::max(widest, spans.size() - before);
     }
     std::vector<int64_t> dims = x.shape().dims();
     dims.push_back(static_cast<int64_t>(widest));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
-    for (size_t i = 0; i < parts.size(); ++i)
-      for (size_t j = 0; j < parts[i].size(); ++j)
-        y->mutable_data<std::string>()[i * widest + j] = std::move(parts[i][j]);
+    std::string* out = y->mutable_data<std::string>();
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < counts[i]; ++j, ++k)
+        out[i * widest + static_cast<size_t>(j)].assign(in[i], spans[k].begin, spans[k].size);
+    }
     if (ctx.output_count() > 1) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * z, ctx.AllocateOutput(1, x.shape().dims()));
       std::copy(counts.begin(), counts.end(), z->mutable_data<int64_t>());
@@ -120,9 +135,14 @@ class StringSplit : public KernelBase {
   }
 
  private:
-  std::vector<std::string> Split(const std::string& s) const {
-    std::vector<std::string> out;
+  struct Span {
+    size_t begin, size;
+  };
+
+  // Appends the pieces of s (Python's str.split rules) to `out`.
+  void Split(const std::string& s, std::vector<Span>* out) const {
     const bool limited = has_max_ && maxsplit_ >= 0;
+    int64_t pieces = 0;
     if (delimiter_.empty()) {
       size_t i = 0;
       auto space = [](char ch) { return std::isspace(static_cast<unsigned char>(ch)) != 0; };
@@ -130,28 +150,29 @@ class StringSplit : public KernelBase {
         while (i < s.size() && space(s[i]))
           ++i;
         if (i == s.size()) break;
-        if (limited && static_cast<int64_t>(out.size()) == maxsplit_) {
-          out.push_back(s.substr(i));  // the rest as it is, trailing space included
+        if (limited && pieces == maxsplit_) {
+          out->push_back({i, s.size() - i});  // the rest as it is, trailing space included
           break;
         }
         size_t j = i;
         while (j < s.size() && !space(s[j]))
           ++j;
-        out.push_back(s.substr(i, j - i));
+        out->push_back({i, j - i});
+        ++pieces;
         i = j;
       }
-      return out;
+      return;
     }
     size_t start = 0;
     for (;;) {
-      if (limited && static_cast<int64_t>(out.size()) == maxsplit_) break;
+      if (limited && pieces == maxsplit_) break;
       const size_t at = s.find(delimiter_, start);
       if (at == std::string::npos) break;
-      out.push_back(s.substr(start, at - start));
+      out->push_back({start, at - start});
+      ++pieces;
       start = at + delimiter_.size();
     }
-    out.push_back(s.substr(start));
-    return out;
+    out->push_back({start, s.size() - start});
   }
 
   std::string delimiter_;

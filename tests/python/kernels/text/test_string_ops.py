@@ -56,6 +56,27 @@ def test_split_matches_python(delimiter, maxsplit):
         assert list(row) == w + [""] * (y.shape[1] - len(w))
 
 
+def test_split_and_concat_of_long_utf8_strings_in_two_dims():
+    # Pieces and sums longer than a short string's inline buffer, multi-byte UTF-8, a 2-D
+    # input (the pieces' axis appended), maxsplit 0 (the whole string, stripped at the front).
+    x = strings(
+        ["  Été là-bas, très très loin du rivage  ", "a"],
+        ["x" * 40 + " " + "y" * 17, "  \tz  "],
+    )
+    y, z = run("StringSplit", [("x", S)], {"x": x}, outs=[("y", S), ("z", I)])
+    want = [[s.split() for s in row] for row in x]
+    widest = max(len(w) for row in want for w in row)
+    assert y.shape == (2, 2, widest)
+    for r in range(2):
+        for c in range(2):
+            assert list(y[r, c]) == want[r][c] + [""] * (widest - len(want[r][c]))
+            assert z[r, c] == len(want[r][c])
+    y0, _ = run("StringSplit", [("x", S)], {"x": x}, outs=[("y", S), ("z", I)], maxsplit=0)
+    assert [list(r) for r in y0[..., 0]] == [[s.split(None, 0)[0] for s in row] for row in x]
+    (c,) = run("StringConcat", [("a", S), ("b", S)], {"a": x, "b": strings(" — fin")})
+    assert c.tolist() == [[s + " — fin" for s in row] for row in x]
+
+
 def test_concat_broadcasts():
     (y,) = run(
         "StringConcat",
