@@ -89,7 +89,12 @@ FrameLease::FrameLease(const Plan& plan) : plan_(plan) {
 
 FrameLease::~FrameLease() {
   frame_->ledger.End();
-  frame_->values.clear();
+  // The values emptied in place, the vector kept at its size: most were released during
+  // the run, and a loop body's next step would construct them all again (5% of a small
+  // body's step).
+  for (Value& v : frame_->values) {
+    if (v.tensor.is_defined() || v.is_container() || v.none) v = Value();
+  }
   if (frame_->memory) frame_->memory->EndRun(complete_);
   plan_.frames.Give(std::move(frame_));
 }

@@ -215,7 +215,9 @@ Result<Tensor*> KernelContext::AllocateOutput(size_t i, DataType type,
       type != DataType::kString) {
     const int v = (*frame_->output_values)[i];
     if (pattern->planned()) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor placed, pattern->Allocate(v, type, *shape, bytes));
+      // (The shape moves into the tensor only when it is placed.)
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor placed,
+                                  pattern->Allocate(v, type, std::move(*shape), bytes));
       if (placed.is_defined()) {
         (*outputs_)[i] = Value{std::move(placed), nullptr};
         return &(*outputs_)[i].tensor;

@@ -31,7 +31,7 @@ void MemoryPattern::BeginRun(const std::vector<int64_t>& signature) {
     // outputs are never placed); one that is not means the plan missed a holder.
     bool clear = true;
     for (size_t v = 0; clear && v < n; ++v)
-      clear = offset_[v] == kNotPlaced || tenant_[v].expired();
+      clear = offset_[v] == kNotPlaced || !Occupied(v);
     if (clear) return;
   }
   if (same && mode_ == Mode::kUnused) return;
@@ -179,11 +179,11 @@ void MemoryPattern::Build() {
 
 bool MemoryPattern::BytesFree(int v) {
   const auto i = static_cast<size_t>(v);
-  if (placed_in_[i] == run_ && !tenant_[i].expired()) return false;  // placed twice
+  if (placed_in_[i] == run_ && Occupied(i)) return false;  // placed twice
   for (int p : before_[i]) {
     const auto j = static_cast<size_t>(p);
     if (placed_in_[j] == run_) {
-      if (!tenant_[j].expired()) return false;
+      if (Occupied(j)) return false;
     } else if (cleared_in_[j] != run_) {
       // p did not take its place this run (its node did not run, or it fell back): the
       // tenants before it must be gone instead.
@@ -194,7 +194,7 @@ bool MemoryPattern::BytesFree(int v) {
   return true;
 }
 
-Result<Tensor> MemoryPattern::Allocate(int v, DataType type, const Shape& shape, size_t bytes) {
+Result<Tensor> MemoryPattern::Allocate(int v, DataType type, Shape&& shape, size_t bytes) {
   if (mode_ != Mode::kPlanned || v < 0 || static_cast<size_t>(v) >= offset_.size()) {
     return Tensor();
   }
@@ -205,10 +205,13 @@ Result<Tensor> MemoryPattern::Allocate(int v, DataType type, const Shape& shape,
     return Tensor();
   }
   // A handle of its own per tensor (sharing the arena), so that its lifetime can be seen.
+  // (Not kept to be handed out again: a reference held here would make every placed tensor
+  // look shared, and the kernels that reuse an unshared input in place would not.)
   auto handle = std::make_shared<std::shared_ptr<void>>(arena_);
   tenant_[i] = handle;
   placed_in_[i] = run_;
-  return Tensor::BorrowMutable(type, shape, static_cast<char*>(arena_.get()) + offset_[i], size_[i],
+  return Tensor::BorrowMutable(type, std::move(shape),
+                               static_cast<char*>(arena_.get()) + offset_[i], size_[i],
                                std::move(handle));
 }
 

@@ -45,7 +45,7 @@ class MemoryPattern {
   // Planned runs: a tensor in the arena for value v, or an undefined tensor when v has no
   // place there (then the caller allocates as usual).
   bool planned() const noexcept { return mode_ == Mode::kPlanned; }
-  Result<Tensor> Allocate(int v, DataType type, const Shape& shape, size_t bytes);
+  Result<Tensor> Allocate(int v, DataType type, Shape&& shape, size_t bytes);
 
   size_t arena_bytes() const noexcept { return arena_bytes_; }
   size_t placed_values() const noexcept { return placed_; }
@@ -54,6 +54,8 @@ class MemoryPattern {
   enum class Mode { kRecording, kRecorded, kPlanned, kUnused };
   void Build();
   bool BytesFree(int v);
+  // Whether a tensor still holds v's bytes.
+  bool Occupied(size_t v) const { return !tenant_[v].expired(); }
 
   const std::vector<int>* first_;
   const std::vector<int>* last_;

@@ -59,6 +59,10 @@ Status CompileSubgraphs(const Graph::Node& node, const SessionOptions& options) 
     }
     impl.plan = std::move(*plan);
     impl.graph.reset();
+    impl.entries = impl.plan->graph.input_values;
+    for (const auto& binding : impl.bindings)
+      impl.entries.push_back(binding.first);
+    impl.entries_fed.assign(impl.entries.size(), true);
   }
   return Status::Ok();
 }

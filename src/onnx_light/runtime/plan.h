@@ -66,6 +66,10 @@ struct Subgraph::Impl {
   std::vector<size_t> outer_positions;           // for each: the node input it arrives as
   std::unique_ptr<Plan> plan;                    // once compiled
   std::vector<std::pair<int, size_t>> bindings;  // outer values fed per run: (value, input)
+  // What a run's memory plan is keyed on, once compiled: its inputs, then the bindings'
+  // values (all of them fed), made once rather than at every run of a loop body.
+  std::vector<int> entries;
+  std::vector<bool> entries_fed;
   const Graph& built() const { return plan ? plan->graph : *graph; }
 };
 

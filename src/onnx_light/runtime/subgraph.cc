@@ -93,7 +93,6 @@ Result<std::vector<Value>> Subgraph::Run(const KernelContext& ctx,
   frame.ledger.Begin(control != nullptr ? control->budget : nullptr, g.constants.size());
   // Its own inputs, checked as a session's feeds are, then what it reads from enclosing
   // graphs: together, the shapes its memory plan is keyed on.
-  std::vector<int> entries = g.input_values;
   for (size_t k = 0; k < inputs.size(); ++k) {
     ONNX_LIGHT_RETURN_IF_ERROR(CheckInput(g.input_meta[k], inputs[k], plan.options->shape_limits));
     frame.values[static_cast<size_t>(g.input_values[k])] = std::move(inputs[k]);
@@ -105,9 +104,8 @@ Result<std::vector<Value>> Subgraph::Run(const KernelContext& ctx,
                                                std::to_string(position) + " is missing");
     }
     frame.values[static_cast<size_t>(v)] = *outer;
-    entries.push_back(v);
   }
-  PickMemoryPlan(entries, std::vector<bool>(entries.size(), true), frame);
+  PickMemoryPlan(impl_->entries, impl_->entries_fed, frame);
   RunEnv env;
   env.pool = ctx.thread_pool();
   env.control = control;

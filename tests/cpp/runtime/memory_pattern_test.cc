@@ -24,7 +24,7 @@ struct Chain {
     pattern.EndRun(true);
   }
   Tensor Place(int v) {
-    Result<Tensor> t = pattern.Allocate(v, DataType::kFloat, *Shape::Create({8}), 32);
+    Result<Tensor> t = pattern.Allocate(v, DataType::kFloat, Shape(*Shape::Create({8})), 32);
     EXPECT_TRUE(t.ok());
     return t.ok() ? *t : Tensor();
   }
@@ -120,10 +120,10 @@ TEST(MemoryPattern, LargerRequestsThanRecordedUseThePool) {
   c.RecordRun(64);
   c.pattern.BeginRun(c.sig);
   ASSERT_TRUE(c.pattern.planned());
-  Result<Tensor> big = c.pattern.Allocate(0, DataType::kFloat, *Shape::Create({64}), 256);
+  Result<Tensor> big = c.pattern.Allocate(0, DataType::kFloat, Shape(*Shape::Create({64})), 256);
   ASSERT_TRUE(big.ok());
   EXPECT_FALSE(big->is_defined());
-  Result<Tensor> str = c.pattern.Allocate(1, DataType::kString, *Shape::Create({1}), 32);
+  Result<Tensor> str = c.pattern.Allocate(1, DataType::kString, Shape(*Shape::Create({1})), 32);
   ASSERT_TRUE(str.ok());
   EXPECT_FALSE(str->is_defined());
   c.pattern.EndRun(true);

@@ -71,13 +71,16 @@ class Loop : public KernelBase {
     for (int64_t it = 0; it < trips && cond; ++it) {
       // A body of no nodes never checks: a Loop of INT64_MAX trips stops here when asked.
       ONNX_LIGHT_RETURN_IF_ERROR(ctx.CheckRun());
+      // The carried values move into the body (replaced by its outputs below): no copy of
+      // their shapes is made.
       std::vector<Value> feeds;
+      feeds.reserve(2 + carried_);
       ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor iter, Scalar(DataType::kInt64, &it));
       ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor cin, Scalar(DataType::kBool, &cond));
       feeds.push_back(Value{std::move(iter), nullptr});
       feeds.push_back(Value{std::move(cin), nullptr});
       for (size_t i = 0; i < carried_; ++i)
-        feeds.push_back(Value{carried[i], nullptr});
+        feeds.push_back(Value{std::move(carried[i]), nullptr});
       ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Value> values, body_->Run(ctx, std::move(feeds)));
       ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<Tensor> outs, TensorOutputs(std::move(values)));
       ONNX_LIGHT_RETURN_IF(outs.size() != 1 + carried_ + n_scan, kInvalidModel,

@@ -201,9 +201,12 @@ class Scan : public KernelBase {
     BudgetHold held(ctx.run_control() != nullptr ? ctx.run_control()->budget : nullptr);
     for (int64_t t = 0; t < len; ++t) {
       ONNX_LIGHT_RETURN_IF_ERROR(ctx.CheckRun());
+      // The states move into the body (replaced by its outputs below): the body's frame holds
+      // them alone, and no copy of their shapes is made.
       std::vector<Value> feeds;
+      feeds.reserve(n_ + scan.size());
       for (size_t i = 0; i < n_; ++i)
-        feeds.push_back(Value{state[i], nullptr});
+        feeds.push_back(Value{std::move(state[i]), nullptr});
       for (size_t j = 0; j < scan.size(); ++j) {
         const int64_t at = in_dirs_[j] != 0 ? len - 1 - t : t;
         ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor sl, Slice(scan[j], ax[j], at, keep[j]));

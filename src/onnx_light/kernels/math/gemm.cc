@@ -118,12 +118,16 @@ template <typename T>
 void RunInPlace(const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t m, int64_t n,
                 int64_t k, int64_t tile, ThreadPool* pool) {
   const int64_t work = m * n * k;
-  std::vector<int64_t> boff(static_cast<size_t>(k));
+  // B's row offsets: on the stack for up to 256 rows (a small product in a loop body paid
+  // an allocation for them at every step).
+  int64_t local[256];
+  std::vector<int64_t> heap(k > 256 ? static_cast<size_t>(k) : 0);
+  int64_t* const boff = k > 256 ? heap.data() : local;
   for (int64_t p = 0; p < k; ++p)
-    boff[static_cast<size_t>(p)] = p * ldb;
+    boff[p] = p * ldb;
   const int64_t full = n / tile * tile;
   auto columns = [&](int64_t j0, int64_t j1) {
-    if (j1 > j0) IndirectB(m, j1 - j0, k, a, lda, b + j0, boff.data(), c + j0, n);
+    if (j1 > j0) IndirectB(m, j1 - j0, k, a, lda, b + j0, boff, c + j0, n);
   };
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
   const int64_t tiles = full / tile;
@@ -137,7 +141,7 @@ void RunInPlace(const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t 
     // Few tiles of columns and many rows (a convolution's few channels over a large
     // image, transposed): the rows split instead.
     pool->ParallelFor(m, std::max<int64_t>(8, m / workers), [&](int64_t i0, int64_t i1) {
-      IndirectB(i1 - i0, full, k, a + i0 * lda, lda, b, boff.data(), c + i0 * n, n);
+      IndirectB(i1 - i0, full, k, a + i0 * lda, lda, b, boff, c + i0 * n, n);
     });
   } else {
     columns(0, full);
