@@ -12,6 +12,7 @@
 #include "common/kernel_util.h"
 #include "common/window.h"
 #include "math/gemm.h"
+#include "nn/col2im_rows.h"
 #include "onnx_light/runtime/thread_pool.h"
 
 namespace onnx_light::kernels {
@@ -64,9 +65,10 @@ class ConvTranspose : public KernelBase {
     std::vector<int64_t> dims = {batch, m};
     dims.insert(dims.end(), s.out.begin(), s.out.end());
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, dims));
-    Targets(in, kernel, &s);
+    const bool rows2d = x.dtype() == DataType::kFloat && in.size() == 2;
+    Targets(in, kernel, &s, /*table=*/!rows2d);
     if (x.dtype() == DataType::kFloat) {
-      ComputeFloat32(ctx, x, wt, bias, s, m, y);
+      ComputeFloat32(ctx, x, wt, bias, s, m, y, rows2d ? &kernel : nullptr);
     } else {
       ComputeWide(x, wt, bias, s, m, y);
     }
@@ -130,15 +132,17 @@ class ConvTranspose : public KernelBase {
     return Status::Ok();
   }
 
-  // For every (input position, tap): the output offset, or -1 outside the output.
+  // The sizes, and (with `table`) for every (input position, tap): the output offset, or -1
+  // outside the output.
   static void Targets(const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
-                      Scatter* s) {
+                      Scatter* s, bool table) {
     const size_t nd = in.size();
     for (size_t i = 0; i < nd; ++i) {
       s->in_sz *= in[i];
       s->out_sz *= s->out[i];
       s->k_sz *= kernel[i];
     }
+    if (!table) return;
     s->target.assign(static_cast<size_t>(s->in_sz * s->k_sz), -1);
     std::vector<int64_t> ip(nd, 0);
     for (int64_t p = 0; p < s->in_sz; ++p) {
@@ -166,11 +170,13 @@ class ConvTranspose : public KernelBase {
 
   // float32: per group, columns = W_g^T x X_g through the shared matrix product (each
   // column an input position, each row an (output channel, tap)), then each column added
-  // into its taps' output positions (col2im), the bias first.
+  // into its taps' output positions (col2im), the bias first: 2-D images (`kernel2d`) row
+  // by row (nn/col2im_rows.h), others through the table of targets.
   void ComputeFloat32(KernelContext& ctx, const Tensor& x, const Tensor& wt, const Tensor* bias,
-                      const Scatter& s, int64_t m, Tensor* y) const {
+                      const Scatter& s, int64_t m, Tensor* y,
+                      const std::vector<int64_t>* kernel2d) const {
     const int64_t batch = x.shape()[0], c_in = x.shape()[1], mg = wt.shape()[1];
-    const int64_t cg = c_in / group_, k_sz = s.k_sz, in_sz = s.in_sz, out_sz = s.out_sz;
+    const int64_t cg = c_in / group_, k_sz = s.k_sz, in_sz = s.in_sz;
     const auto col_size = static_cast<size_t>(mg * k_sz * in_sz);
     float* cols = ctx.Scratch(col_size);
     for (int64_t b = 0; b < batch; ++b) {
@@ -180,19 +186,41 @@ class ConvTranspose : public KernelBase {
         const float* xg = x.data<float>() + (b * c_in + g * cg) * in_sz;
         Gemm2D<float>(wg, 1, mg * k_sz, xg, in_sz, 1, cols, mg * k_sz, in_sz, cg,
                       ctx.thread_pool());
-        for (int64_t mo = 0; mo < mg; ++mo) {
-          const int64_t oc = g * mg + mo;
-          float* yo = y->mutable_data<float>() + (b * m + oc) * out_sz;
-          std::fill(yo, yo + out_sz, bias != nullptr ? bias->data<float>()[oc] : 0.0f);
-          const float* rows = cols + mo * k_sz * in_sz;
-          for (int64_t t = 0; t < k_sz; ++t) {
-            const float* row = rows + t * in_sz;
-            for (int64_t p = 0; p < in_sz; ++p) {
-              const int64_t o = s.target[static_cast<size_t>(p * k_sz + t)];
-              if (o >= 0) yo[o] += row[p];
-            }
-          }
-        }
+        // Each output channel's plane on its own: split between the threads (the product
+        // above takes the pool too).
+        auto planes = [&](int64_t mo0, int64_t mo1) {
+          for (int64_t mo = mo0; mo < mo1; ++mo)
+            AddColumns(cols + mo * k_sz * in_sz, bias, g * mg + mo, b, m, x, s, kernel2d, y);
+        };
+        ParallelElements(
+            ctx.thread_pool(), mg, planes,
+            std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(1, k_sz * in_sz)));
+      }
+    }
+  }
+
+  // Output channel oc of image b: the bias, then its columns `rows` ([k_sz, in_sz]) added in.
+  static void AddColumns(const float* rows, const Tensor* bias, int64_t oc, int64_t b, int64_t m,
+                         const Tensor& x, const Scatter& s, const std::vector<int64_t>* kernel2d,
+                         Tensor* y) {
+    const int64_t k_sz = s.k_sz, in_sz = s.in_sz, out_sz = s.out_sz;
+    float* yo = y->mutable_data<float>() + (b * m + oc) * out_sz;
+    std::fill(yo, yo + out_sz, bias != nullptr ? bias->data<float>()[oc] : 0.0f);
+    if (kernel2d != nullptr) {
+      Col2ImGeometry geo;
+      geo.height = s.out[0], geo.width = s.out[1];
+      geo.rows = x.shape()[2], geo.cols = x.shape()[3];
+      geo.kh = (*kernel2d)[0], geo.kw = (*kernel2d)[1];
+      geo.sh = s.stride[0], geo.sw = s.stride[1], geo.dh = s.dil[0], geo.dw = s.dil[1];
+      geo.ph = s.pb[0], geo.pw = s.pb[1];
+      AddColumnsIntoPlane2D(geo, rows, yo);
+      return;
+    }
+    for (int64_t t = 0; t < k_sz; ++t) {
+      const float* row = rows + t * in_sz;
+      for (int64_t p = 0; p < in_sz; ++p) {
+        const int64_t o = s.target[static_cast<size_t>(p * k_sz + t)];
+        if (o >= 0) yo[o] += row[p];
       }
     }
   }
