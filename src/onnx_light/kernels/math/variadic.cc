@@ -54,7 +54,7 @@ class Variadic : public KernelBase {
             const auto c = static_cast<float>(ctx.input_count());
             const auto count = static_cast<double>(ctx.input_count());
             BroadcastApply(acc.data<T>(), acc.shape(), b.data<T>(), b.shape(),
-                           dst.mutable_data<T>(), dims, ctx.thread_pool(), [c, count](T u, T v) {
+                           dst.mutable_data<T>(), dims, ctx.thread_pool(), [=](T u, T v) {
                              const T sum = T(static_cast<decltype(Widen(u))>(Widen(u) + Widen(v)));
                              if constexpr (std::is_same_v<T, float>) {
                                return sum / c;
