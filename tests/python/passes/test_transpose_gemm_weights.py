@@ -196,3 +196,50 @@ def test_large_weights_read_with_trans_a_are_transposed_not_packed():
     got = onnx_light.RuntimeSession(model.SerializeToString()).run(None, {"xt": xt})[0]
     want = xt.T.astype(np.float64) @ w.T.astype(np.float64)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def fused_gemm_model(k, n, trans_b):
+    """x [m, k] -> com.microsoft FusedGemm(x, W, c, transB, activation=LeakyRelu) -> y, as
+    ORT's saved optimized graphs write a Gemm + activation."""
+    w = (RNG.standard_normal((n, k) if trans_b else (k, n)) / np.sqrt(k)).astype(np.float32)
+    c = RNG.standard_normal(n).astype(np.float32)
+    node = helper.make_node(
+        "FusedGemm",
+        ["x", "W", "c"],
+        ["y"],
+        domain="com.microsoft",
+        transB=trans_b,
+        activation="LeakyRelu",
+        activation_alpha=0.1,
+    )
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["m", k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(c, "c")],
+    )
+    m = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
+    )
+    return m.SerializeToString(), w, c
+
+
+@pytest.mark.parametrize("trans_b", [0, 1])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_fused_gemm_weights_transposed_and_packed(trans_b, threads, tmp_path):
+    # FusedGemm reads its weights as Gemm does: transB=1 made transB=0 (the optimized model
+    # shows it), then packed once; the values as numpy's in float64.
+    k, n = 640, 300
+    model, w, c = fused_gemm_model(k, n, trans_b)
+    x = RNG.standard_normal((37, k)).astype(np.float32)
+    got = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})[0]
+    wk = (w.T if trans_b else w).astype(np.float64)
+    pre = x.astype(np.float64) @ wk + c
+    np.testing.assert_allclose(got, np.where(pre > 0, pre, 0.1 * pre), rtol=1e-5, atol=1e-5)
+    out = tmp_path / "opt.onnx"
+    onnx_light.RuntimeSession(model, optimized_model_path=str(out))
+    node = load_model(str(out)).graph.node[0]
+    assert node.op_type == "FusedGemm"
+    assert next((a.i for a in node.attribute if a.name == "transB"), 0) == 0

@@ -1,9 +1,9 @@
-// A float32 constant matrix read only as the weights (B) of MatMul nodes (or of Gemm nodes
-// without transA and transB: transpose_gemm_weights makes most of them so) is replaced by its
-// packed form (kernels/math/packed_weights.h), on the CPUs where the packed product runs:
-// the session then holds the weights once, packed, whether they were an initializer read
-// in place from the mapped file, a misaligned one copied out of it, or a folded value
-// (dequantized int8 weights). Skipped when the session writes its optimized model
+// A float32 constant matrix read only as the weights (B) of MatMul nodes (or of Gemm and
+// com.microsoft FusedGemm nodes without transA and transB: transpose_gemm_weights makes most of
+// them so) is replaced by its packed form (kernels/math/packed_weights.h), on the CPUs where the
+// packed product runs: the session then holds the weights once, packed, whether they were an
+// initializer read in place from the mapped file, a misaligned one copied out of it, or a folded
+// value (dequantized int8 weights). Skipped when the session writes its optimized model
 // (optimized_model_path needs the weights as they are), and for a matrix that anything
 // else reads: another input slot, another op, a subgraph, a graph output.
 #include <vector>
@@ -15,12 +15,13 @@
 namespace onnx_light::passes {
 namespace {
 
-// Node reads `value` as its B, row-major: MatMul, or Gemm without transA and transB (the
-// packed product reads A row-major too).
+// Node reads `value` as its B, row-major: MatMul, or Gemm (or FusedGemm) without transA and
+// transB (the packed product reads A row-major too).
 bool ReadsAsWeights(const Graph::Node& node, int value) {
   if (node.inputs.size() < 2 || node.inputs[1] != value || node.inputs[0] == value) return false;
   if (IsOnnxOp(*node.proto, "MatMul")) return node.inputs.size() == 2;
-  if (!IsOnnxOp(*node.proto, "Gemm") || (node.inputs.size() > 2 && node.inputs[2] == value))
+  if ((!IsOnnxOp(*node.proto, "Gemm") && !IsMsOp(*node.proto, "FusedGemm")) ||
+      (node.inputs.size() > 2 && node.inputs[2] == value))
     return false;
   Result<int64_t> trans_a = node.info->GetInt("transA", 0);
   Result<int64_t> trans_b = node.info->GetInt("transB", 0);
@@ -35,7 +36,8 @@ bool PacksWeights(const PassContext& ctx) {
 }
 
 size_t PrepackMatMulWeights(Graph& graph, const PassContext& ctx) {
-  if ((!HasOnnxOp(graph, "MatMul") && !HasOnnxOp(graph, "Gemm")) || !PacksWeights(ctx)) {
+  if ((!HasOnnxOp(graph, "MatMul") && !HasOnnxOp(graph, "Gemm") && !HasMsOp(graph, "FusedGemm")) ||
+      !PacksWeights(ctx)) {
     return 0;
   }
   auto any = [](const Tensor&) { return true; };

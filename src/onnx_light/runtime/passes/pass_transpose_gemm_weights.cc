@@ -1,8 +1,8 @@
-// A float or double constant matrix read only as B of Gemm nodes with transB=1 (weights
-// stored [n, k], as PyTorch's Linear exports them) is replaced by its transpose [k, n], and
-// those Gemm nodes get transB=0: the product then reads B row by row, in place, or packed
-// once (prepack_matmul_weights), instead of gathering the columns of a transposed matrix at
-// every run. The session holds the weights once, transposed (the original goes); where
+// A float or double constant matrix read only as B of Gemm (or com.microsoft FusedGemm)
+// nodes with transB=1 (weights stored [n, k], as PyTorch's Linear exports them) is replaced
+// by its transpose [k, n], and those nodes get transB=0: the product then reads B row by row, in
+// place, or packed once (prepack_matmul_weights), instead of gathering the columns of a transposed
+// matrix at every run. The session holds the weights once, transposed (the original goes); where
 // prepack_matmul_weights will pack them, they are packed here straight from the original
 // (transposed on the way), so the session never holds a transposed copy and a packed one
 // at once (a 32 MiB weight matrix: the session's peak RSS 65 -> 35 MiB). The
@@ -21,8 +21,9 @@ namespace onnx_light::passes {
 namespace {
 
 bool IsTransposedWeight(const Graph::Node& node, int value) {
-  if (!IsOnnxOp(*node.proto, "Gemm") || node.inputs.size() < 2 || node.inputs[1] != value ||
-      node.inputs[0] == value || (node.inputs.size() > 2 && node.inputs[2] == value)) {
+  if ((!IsOnnxOp(*node.proto, "Gemm") && !IsMsOp(*node.proto, "FusedGemm")) ||
+      node.inputs.size() < 2 || node.inputs[1] != value || node.inputs[0] == value ||
+      (node.inputs.size() > 2 && node.inputs[2] == value)) {
     return false;
   }
   Result<int64_t> trans_b = node.info->GetInt("transB", 0);
@@ -54,7 +55,7 @@ bool ReadsAsPackedWeights(const Graph::Node& node) {
 }  // namespace
 
 size_t TransposeGemmWeights(Graph& graph, const PassContext& ctx) {
-  if (!HasOnnxOp(graph, "Gemm")) return 0;
+  if (!HasOnnxOp(graph, "Gemm") && !HasMsOp(graph, "FusedGemm")) return 0;
   const std::vector<std::vector<size_t>> consumers = Consumers(graph);
   auto matrix = [](const Tensor& t) {
     return t.shape().rank() == 2 &&

@@ -54,6 +54,15 @@ bool HasOnnxOp(const Graph& graph, const char* op) {
                      [op](const Graph::Node& n) { return IsOnnxOp(*n.proto, op); });
 }
 
+bool IsMsOp(const onnx::NodeProto& n, const char* op) {
+  return n.op_type.get() == op && n.domain.get() == "com.microsoft";
+}
+
+bool HasMsOp(const Graph& graph, const char* op) {
+  return std::any_of(graph.nodes.begin(), graph.nodes.end(),
+                     [op](const Graph::Node& n) { return IsMsOp(*n.proto, op); });
+}
+
 const Tensor* ConstantOf(const Graph& graph, int v) {
   if (v < 0 || graph.producer[static_cast<size_t>(v)] >= 0) return nullptr;
   if (std::find(graph.input_values.begin(), graph.input_values.end(), v) !=

@@ -26,6 +26,9 @@ std::vector<char> NeededNodes(const Graph& graph, const std::vector<int>& wanted
 // Whether node n is the ai.onnx op `op`; whether the graph has one.
 bool IsOnnxOp(const onnx::NodeProto& n, const char* op);
 bool HasOnnxOp(const Graph& graph, const char* op);
+// The same for a com.microsoft op.
+bool IsMsOp(const onnx::NodeProto& n, const char* op);
+bool HasMsOp(const Graph& graph, const char* op);
 
 // The constant behind value v (an initializer, a Constant node or a folded value that no
 // feed can replace), or null.
