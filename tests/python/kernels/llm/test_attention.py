@@ -2,7 +2,8 @@
 (the BLAS products and the per-head strides), and its errors. The backend node cases
 (64 of them: masks, GQA, causal with a past cache, softcap, the QK output modes) are
 checked by test_conformance.py. Tolerance: float32 rtol 1e-4, atol 1e-5 (softmax of
-dot products over up to 96 keys)."""
+dot products over up to 96 keys). The float path without a mask computes blocks of 32 query
+rows over the keys each block sees: prompts of several blocks are among the cases."""
 
 from __future__ import annotations
 
@@ -48,6 +49,29 @@ CASES = [
         23,
         3,
     ),
+    # Blocks of 32 query rows, each over the keys it can see: causal prompts of several
+    # blocks (the last partial), with and without a past cache, GQA, and a non-causal one.
+    (
+        "4d causal 100",
+        (1, 3, 100, 16),
+        (1, 3, 100, 16),
+        (1, 3, 100, 16),
+        {"is_causal": 1},
+        None,
+        0,
+        1,
+    ),
+    (
+        "4d gqa causal 70 past 9",
+        (2, 4, 70, 32),
+        (2, 2, 70, 32),
+        (2, 2, 70, 24),
+        {"is_causal": 1},
+        None,
+        9,
+        3,
+    ),
+    ("4d mha 65", (1, 2, 65, 8), (1, 2, 80, 8), (1, 2, 80, 8), {"scale": 0.5}, None, 0, 1),
     (
         "3d gqa float mask",
         (2, 12, 8 * 16),
