@@ -258,6 +258,14 @@ class Attention : public KernelBase {
     // code. (The full products, then per-element scalar passes: 1.5-1.6x ORT's time.)
     const bool blocked = std::is_same_v<C, float> && mask == nullptr && nonpad == nullptr &&
                          qk_out == nullptr && !(cap > 0);
+    // A head's output rows into Y (Q's layout, 3-D or 4-D).
+    auto store = [&](int64_t b, int64_t h, const std::vector<C>& out) {
+      for (int64_t i = 0; i < qs; ++i) {
+        T* dst = y4 ? yp + ((b * qh + h) * qs + i) * vhs : yp + b * y_sb + i * qh * vhs + h * vhs;
+        for (int64_t e = 0; e < vhs; ++e)
+          dst[e] = static_cast<T>(out[static_cast<size_t>(i * vhs + e)]);
+      }
+    };
     auto one_head = [&](int64_t b, int64_t h, std::vector<C>& scores, std::vector<C>& out,
                         ThreadPool* gemm_pool) {
       if constexpr (std::is_same_v<C, float>) {
@@ -266,12 +274,7 @@ class Attention : public KernelBase {
           BlockedHead(qp + b * g.q.sb + h * g.q.sh, g.q.ss, kc.data() + (b * kvh + kh) * total * hs,
                       vc.data() + (b * kvh + kh) * total * vhs, qs, total, hs, vhs, past, scale,
                       scores.data(), out.data(), gemm_pool);
-          for (int64_t i = 0; i < qs; ++i) {
-            T* dst =
-                y4 ? yp + ((b * qh + h) * qs + i) * vhs : yp + b * y_sb + i * qh * vhs + h * vhs;
-            for (int64_t e = 0; e < vhs; ++e)
-              dst[e] = static_cast<T>(out[static_cast<size_t>(i * vhs + e)]);
-          }
+          store(b, h, out);
           return;
         }
       }
@@ -340,31 +343,34 @@ class Attention : public KernelBase {
         }
         std::fill(out.begin(), out.end(), C(0));
         Gemm2D<C>(scores.data(), total, 1, vp, vhs, 1, out.data(), qs, vhs, total, gemm_pool);
-        for (int64_t i = 0; i < qs; ++i) {
-          T* dst = y4 ? yp + ((b * qh + h) * qs + i) * vhs : yp + b * y_sb + i * qh * vhs + h * vhs;
-          for (int64_t e = 0; e < vhs; ++e)
-            dst[e] = static_cast<T>(out[static_cast<size_t>(i * vhs + e)]);
-        }
+        store(b, h, out);
       }
     };
-    const int64_t pairs = batch * qh;
-    ThreadPool* pool = ctx.thread_pool();
+    ForEachHead<C>(batch * qh, qh, qs * total, qs * vhs, ctx.thread_pool(), one_head);
+    return Status::Ok();
+  }
+
+  // head(b, h, scores, out, gemm_pool) for every (batch, head) pair: the pairs spread across
+  // the pool, each with buffers of its own (the products then on its thread alone), or one
+  // after another with the pool for their products.
+  template <typename C, typename Head>
+  static void ForEachHead(int64_t pairs, int64_t heads, int64_t score_floats, int64_t out_floats,
+                          ThreadPool* pool, const Head& head) {
     const auto buffers = [&]() {
-      return std::make_pair(std::vector<C>(static_cast<size_t>(qs * total)),
-                            std::vector<C>(static_cast<size_t>(qs * vhs)));
+      return std::make_pair(std::vector<C>(static_cast<size_t>(score_floats)),
+                            std::vector<C>(static_cast<size_t>(out_floats)));
     };
     if (pool != nullptr && pool->threads() > 1 && pairs >= pool->threads()) {
       pool->ParallelFor(pairs, 1, [&](int64_t p0, int64_t p1) {
         auto [scores, out] = buffers();
         for (int64_t p = p0; p < p1; ++p)
-          one_head(p / qh, p % qh, scores, out, nullptr);
+          head(p / heads, p % heads, scores, out, nullptr);
       });
     } else {
       auto [scores, out] = buffers();
       for (int64_t p = 0; p < pairs; ++p)
-        one_head(p / qh, p % qh, scores, out, pool);
+        head(p / heads, p % heads, scores, out, pool);
     }
-    return Status::Ok();
   }
 
   // One head of the blocked path: out[qs, vhs] = softmax(scale * q k^T, causal when
