@@ -147,3 +147,29 @@ def test_attention_refuses_bad_shapes(x, w, mask, message):
         feeds["mask"] = np.ones(mask, np.int32)
     with pytest.raises(ValueError, match=f"Attention, domain com.microsoft.*{message}"):
         light_run(m, feeds)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("level", ["all", "none"])
+def test_constant_projection_weights_packed_once(level, threads):
+    # Weights [128, 384] as an initializer: packed once per session (prepack_matmul_weights,
+    # the kernel's packed product) at the default level; read as they are at level "none".
+    rng = np.random.default_rng(31)
+    n, h = 4, 32
+    x = randn(rng, 2, 9, 128)
+    w = randn(rng, 128, 3 * n * h, scale=0.1)
+    bias = randn(rng, 3 * n * h)
+    model = ms_model(
+        "Attention",
+        [("x", F), ("w", None), ("bias", None)],
+        [("y", F)],
+        initializers={"w": w, "bias": bias},
+        num_heads=n,
+    )
+    import onnx_light
+
+    (got,) = onnx_light.RuntimeSession(
+        model.SerializeToString(), intra_op_threads=threads, graph_optimization_level=level
+    ).run(None, {"x": x})
+    want, _ = attention(x, w, bias, n, (n * h, n * h, n * h))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
