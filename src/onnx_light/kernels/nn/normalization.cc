@@ -13,15 +13,43 @@
 #include "common/window.h"
 #include "math/gemm.h"
 #include "nn/layer_norm.h"
+#include "onnx_light/platform/target_clones.h"
 #include "onnx_light/runtime/thread_pool.h"
 #include "simd/elementwise_simd.h"
 
 namespace onnx_light::kernels {
 
+namespace {
+
+// out[k] = ((row[k] - mu) * inv) * scale[k] (+ bias[k]): a normalized row, rounded as the
+// loops before it were. Cloned for AVX-512 and AVX2 (at the baseline's 4 floats a step
+// RMSNormalization of [128, 2048] ran 1.7x ORT's time).
+ONNX_LIGHT_VECTOR_CLONES void NormalizeRowF32(const float* __restrict row, float mu, float inv,
+                                              const float* __restrict scale,
+                                              const float* __restrict bias, float* __restrict out,
+                                              int64_t n) {
+  if (bias != nullptr) {
+    for (int64_t k = 0; k < n; ++k)
+      out[k] = ((row[k] - mu) * inv) * scale[k] + bias[k];
+  } else {
+    for (int64_t k = 0; k < n; ++k)
+      out[k] = ((row[k] - mu) * inv) * scale[k];
+  }
+}
+
+// out[k] = x[k] / norm in double, rounded once (LpNormalization's division, as its scalar
+// loop did). Cloned for AVX-512 and AVX2.
+ONNX_LIGHT_VECTOR_CLONES void DivideRowF32InF64(const float* __restrict x, double norm,
+                                                float* __restrict out, int64_t n) {
+  for (int64_t k = 0; k < n; ++k)
+    out[k] = static_cast<float>(static_cast<double>(x[k]) / norm);
+}
+
+}  // namespace
+
 void LayerNormRowsF32(const float* x, const float* scale, const float* bias, float* y,
                       int64_t outer, int64_t inner, float epsilon, bool rms, float* mean_out,
                       float* inv_out) {
-  std::vector<float> centered(static_cast<size_t>(inner));
   for (int64_t o = 0; o < outer; ++o) {
     const float* row = x + o * inner;
     float* out = y + o * inner;
@@ -33,17 +61,7 @@ void LayerNormRowsF32(const float* x, const float* scale, const float* bias, flo
         1.0 / std::sqrt(s2 / static_cast<double>(inner) + static_cast<double>(epsilon));
     if (mean_out != nullptr) mean_out[o] = muf;
     if (inv_out != nullptr) inv_out[o] = static_cast<float>(inv);
-    const auto invf = static_cast<float>(inv);
-    float* c = centered.data();
-    for (int64_t k = 0; k < inner; ++k)
-      c[k] = (row[k] - muf) * invf;
-    if (bias != nullptr) {
-      for (int64_t k = 0; k < inner; ++k)
-        out[k] = c[k] * scale[k] + bias[k];
-    } else {
-      for (int64_t k = 0; k < inner; ++k)
-        out[k] = c[k] * scale[k];
-    }
+    NormalizeRowF32(row, muf, static_cast<float>(inv), scale, bias, out, inner);
   }
 }
 
@@ -399,6 +417,27 @@ class LpNorm : public KernelBase {
       (d < axis ? outer : (d == axis ? len : inner)) *= v;
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
+    if (x.dtype() == DataType::kFloat && inner == 1 && p_ == 2) {
+      // Rows along the last axis: the sum of squares in double in vector code, the division
+      // by the norm in double vectorized (element by element: 1.4x ORT's time).
+      const float* xp = x.data<float>();
+      float* yp = y->mutable_data<float>();
+      ParallelElements(
+          ctx.thread_pool(), outer,
+          [&](int64_t o0, int64_t o1) {
+            for (int64_t o = o0; o < o1; ++o) {
+              const float* row = xp + o * len;
+              const double norm = std::sqrt(SumF32InF64(row, static_cast<size_t>(len), true));
+              if (norm == 0) {
+                std::fill(yp + o * len, yp + (o + 1) * len, 0.0f);
+              } else {
+                DivideRowF32InF64(row, norm, yp + o * len, len);
+              }
+            }
+          },
+          std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(len, 1)));
+      return Status::Ok();
+    }
     ForFloat(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       const T* xp = x.data<T>();

@@ -45,6 +45,26 @@ def test_mean_variance_normalization_layouts(shape, axes):
     np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape,axis", [((300, 37), -1), ((3, 1025), 1), ((4, 5, 6), 1)])
+def test_lp2_normalization_rows_match_numpy(shape, axis, threads):
+    # Float rows along the last axis: the squares summed in double in vector code, the
+    # division in double; other axes element by element. Within float rounding of float64.
+    from _graphs import node_model
+
+    import onnx_light
+
+    x = np.random.default_rng(12).standard_normal(shape).astype(np.float32) * 30
+    x[0] = 0.0  # a zero row (or plane) gives zeros
+    model = node_model("LpNormalization", [("x", F)], [("y", F)], 1, axis=axis, p=2)
+    (y,) = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"x": x})
+    xd = x.astype(np.float64)
+    norm = np.sqrt((xd * xd).sum(axis=axis, keepdims=True))
+    want = np.divide(xd, norm, out=np.zeros_like(xd), where=norm != 0)
+    np.testing.assert_allclose(y, want, rtol=1e-6, atol=1e-7)
+    assert not y[0].any()
+
+
 @pytest.mark.parametrize("p", [1, 2])
 def test_lp_normalization_with_zero_rows(p):
     x = np.array([[3.0, -4.0, 0.0], [0.0, 0.0, 0.0]], np.float32)
