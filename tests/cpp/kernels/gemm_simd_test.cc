@@ -363,6 +363,48 @@ TEST_P(PackedSgemm, GatherAMatchesDoubleReference) {
   }
 }
 
+// The VNNI u8 x s8 product, exact in int32, for every row count up to 9 (the one-, two- and
+// four-row tiles and the eight-row one, and one of each after eight), k not a multiple of 4,
+// a partial last panel, zero points per row and per column, packed and not.
+TEST(QGemmVnni, ExactForEveryRowCount) {
+  if (!HaveVnniQGemm()) GTEST_SKIP() << "this CPU has no AVX-512 VNNI (the kernel is not used)";
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (int64_t m = 1; m <= 9; ++m) {
+    for (const auto& [n, k] : {std::pair<int64_t, int64_t>{40, 13}, {64, 128}, {7, 3}}) {
+      std::vector<uint8_t> a(static_cast<size_t>(m * k));
+      std::vector<int8_t> b(static_cast<size_t>(k * n));
+      std::vector<int32_t> za(static_cast<size_t>(m)), zb(static_cast<size_t>(n));
+      for (auto& v : a)
+        v = static_cast<uint8_t>(byte(rng));
+      for (auto& v : b)
+        v = static_cast<int8_t>(byte(rng) - 128);
+      for (auto& v : za)
+        v = byte(rng);
+      for (auto& v : zb)
+        v = byte(rng) - 128;
+      const QGemmPackedB packed = QGemmVnniPackB(k, n, b.data(), n);
+      for (bool use_packed : {false, true}) {
+        std::vector<int32_t> c(static_cast<size_t>(m * n), -1);
+        QGemmVnni(m, n, k, a.data(), k, 0, za.data(), b.data(), n, zb.data(), c.data(), n,
+                  use_packed ? &packed : nullptr, 0);
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < n; ++j) {
+            int64_t want = 0;
+            for (int64_t p = 0; p < k; ++p) {
+              want += (int64_t{a[static_cast<size_t>(i * k + p)]} - za[static_cast<size_t>(i)]) *
+                      (int64_t{b[static_cast<size_t>(p * n + j)]} - zb[static_cast<size_t>(j)]);
+            }
+            ASSERT_EQ(c[static_cast<size_t>(i * n + j)], want)
+                << "m=" << m << " n=" << n << " k=" << k << " packed=" << use_packed << " at " << i
+                << "," << j;
+          }
+        }
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(PerTarget, PackedSgemm, ::testing::ValuesIn(CompiledSimdTargets()),
                          [](const ::testing::TestParamInfo<int64_t>& p) {
                            return std::string(SimdTargetNameOf(p.param));
