@@ -128,6 +128,21 @@ class ScatterElements : public KernelBase {
         }
       });
     }
+    const size_t item = ItemSize(upd.dtype());
+    if (!done && reduction_ == Reduction::kNone && item != 0 && upd.dtype() != DataType::kString &&
+        static_cast<size_t>(DataTypeBitWidth(upd.dtype())) == 8 * item) {
+      // Plain writes of fixed-size items: typed copies in one loop (an element copy
+      // dispatched per update ran 1.4x ORT's time). Later updates win, in order.
+      const int64_t* off = offsets.data();
+      const int64_t n = ind.num_elements();
+      done = ForFixedItem(item, [&](auto tag) {
+        using U = decltype(tag);
+        const U* src = static_cast<const U*>(upd.raw_data());
+        U* dst = static_cast<U*>(y->mutable_raw_data());
+        for (int64_t j = 0; j < n; ++j)
+          dst[off[j]] = src[j];
+      });
+    }
     if (!done) {
       for (int64_t j = 0; j < ind.num_elements(); ++j)
         Combine(upd, j, y, offsets[static_cast<size_t>(j)], reduction_);

@@ -51,6 +51,10 @@ def ref(x, x_scale, y_scale, y_zp, axis, opset):
         ((2, 3, 4), 1, 11),
         ((1, 1000), -1, 13),
         ((5, 1), -1, 12),
+        # rows of 256 codes or more: a code per distance, then lookups; strided ones too;
+        # rows split between threads
+        ((2, 300, 3), 1, 13),
+        ((120, 257), -1, 13),
     ],
 )
 def test_qlinear_softmax_matches_ort_exactly(dtype, shape, axis, opset):
