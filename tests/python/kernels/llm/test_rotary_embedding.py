@@ -53,6 +53,30 @@ def test_rotary_embedding_partial_dim(interleaved, layout, with_pos):
     np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("layout", ["3d", "4d"])
+def test_rotary_embedding_rows_split_between_threads(layout, threads):
+    # (batch, position) rows split between the threads: the same values as the reference.
+    from _graphs import node_model
+
+    import onnx_light
+
+    rng = np.random.default_rng(7)
+    b, s, h, hs = 2, 300, 4, 32
+    x = rng.standard_normal((b, s, h * hs) if layout == "3d" else (b, h, s, hs)).astype(np.float32)
+    cos = rng.standard_normal((400, hs // 2)).astype(np.float32)
+    sin = rng.standard_normal((400, hs // 2)).astype(np.float32)
+    pos = rng.integers(0, 400, (b, s))
+    attrs = {"num_heads": h} if layout == "3d" else {}
+    model = node_model(
+        "RotaryEmbedding", [("x", F), ("c", F), ("s", F), ("p", I)], [("y", F)], 23, **attrs
+    )
+    (y,) = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(
+        None, {"x": x, "c": cos, "s": sin, "p": pos}
+    )
+    np.testing.assert_allclose(y, rope_reference(x, cos, sin, pos, 0, hs, h), rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize(
     "inputs, feeds, attrs, match",
     [
