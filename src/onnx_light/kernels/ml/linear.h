@@ -34,9 +34,18 @@ inline Status MlAffine(const float* x, int64_t rows, int64_t cols, const std::ve
       scores[r * targets + t] = b.empty() ? 0.0f : b[static_cast<size_t>(t)];
   }
   if (rows == 0 || targets == 0 || cols == 0) return Status::Ok();
-  if (!FloatGemm2D(x, cols, 1, wt.data(), targets, 1, scores, rows, targets, cols, pool)) {
-    Gemm2DLoop(x, cols, 1, wt.data(), targets, 1, scores, rows, targets, cols);
-  }
+  // Blocks of rows split between the threads, each block's product on its thread (with a
+  // few targets the product itself did not split: 1.9x ORT's time at two threads).
+  auto block = [&](int64_t r0, int64_t r1) {
+    const float* xb = x + r0 * cols;
+    float* sb = scores + r0 * targets;
+    if (!FloatGemm2D(xb, cols, 1, wt.data(), targets, 1, sb, r1 - r0, targets, cols, nullptr)) {
+      Gemm2DLoop(xb, cols, 1, wt.data(), targets, 1, sb, r1 - r0, targets, cols);
+    }
+  };
+  ParallelElements(
+      pool, rows, block,
+      std::max<int64_t>(64, (int64_t{1} << 15) / std::max<int64_t>(1, cols * targets)));
   return Status::Ok();
 }
 
