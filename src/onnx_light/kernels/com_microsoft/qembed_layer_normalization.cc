@@ -84,27 +84,32 @@ class QEmbedLayerNorm : public KernelBase {
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, {batch, seq, hidden}));
     float* out = y->mutable_data<float>();
-    for (int64_t t = 0; t < batch * seq; ++t) {
-      float* row = out + t * hidden;
-      const int64_t w0 = id[t] * hidden, p0 = (t % seq) * hidden;
-      const int64_t s0 = seg_ids != nullptr ? seg_ids->data<int32_t>()[t] * hidden : 0;
-      float sum = 0.0f;
-      for (int64_t i = 0; i < hidden; ++i) {
-        float v = value(word, w0 + i, wq) + value(pos, p0 + i, pq);
-        if (seg != nullptr) v += value(*seg, s0 + i, sq);
-        row[i] = v;
-        sum += v;
+    // Tokens split between the threads (each row's sums stay in order, as ORT's).
+    auto tokens = [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        float* row = out + t * hidden;
+        const int64_t w0 = id[t] * hidden, p0 = (t % seq) * hidden;
+        const int64_t s0 = seg_ids != nullptr ? seg_ids->data<int32_t>()[t] * hidden : 0;
+        float sum = 0.0f;
+        for (int64_t i = 0; i < hidden; ++i) {
+          float v = value(word, w0 + i, wq) + value(pos, p0 + i, pq);
+          if (seg != nullptr) v += value(*seg, s0 + i, sq);
+          row[i] = v;
+          sum += v;
+        }
+        const float mean = sum / static_cast<float>(hidden);
+        sum = 0.0f;
+        for (int64_t i = 0; i < hidden; ++i) {
+          row[i] -= mean;
+          sum += row[i] * row[i];
+        }
+        const float e = std::sqrt(sum / static_cast<float>(hidden) + epsilon_);
+        for (int64_t i = 0; i < hidden; ++i)
+          row[i] = row[i] / e * value(gamma, i, gq) + value(beta, i, bq);
       }
-      const float mean = sum / static_cast<float>(hidden);
-      sum = 0.0f;
-      for (int64_t i = 0; i < hidden; ++i) {
-        row[i] -= mean;
-        sum += row[i] * row[i];
-      }
-      const float e = std::sqrt(sum / static_cast<float>(hidden) + epsilon_);
-      for (int64_t i = 0; i < hidden; ++i)
-        row[i] = row[i] / e * value(gamma, i, gq) + value(beta, i, bq);
-    }
+    };
+    ParallelElements(ctx.thread_pool(), batch * seq, tokens,
+                     std::max<int64_t>(1, (int64_t{1} << 13) / std::max<int64_t>(1, hidden)));
     if (ctx.output_count() > 1) {
       ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * mi, ctx.AllocateOutput(1, {batch}));
       for (int64_t b = 0; b < batch; ++b) {

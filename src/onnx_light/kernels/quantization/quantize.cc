@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <type_traits>
 
 #include "common/broadcast.h"
@@ -248,10 +249,26 @@ class DynamicQuantize : public KernelBase {
     const Tensor& x = *ctx.input(0);
     const float* xp = x.data<float>();
     const int64_t n = x.num_elements();
-    // Both passes in vector code (simd/qgemm_simd.h): the range, then the quantization.
+    // Both passes in vector code (simd/qgemm_simd.h): the range, then the quantization,
+    // each in chunks split between the threads (the range combined under a lock: min, max
+    // and "any NaN" do not depend on the order).
     float lo = 0, hi = 0;
-    bool nan = false;
-    RangeF32(xp, static_cast<size_t>(n), &lo, &hi, &nan);
+    bool nan = false, first = true;
+    std::mutex mu;
+    constexpr int64_t kChunk = int64_t{1} << 15;
+    ParallelElements(
+        ctx.thread_pool(), n,
+        [&](int64_t i0, int64_t i1) {
+          float clo = 0, chi = 0;
+          bool cnan = false;
+          RangeF32(xp + i0, static_cast<size_t>(i1 - i0), &clo, &chi, &cnan);
+          std::lock_guard<std::mutex> lock(mu);
+          lo = first ? clo : std::min(lo, clo);
+          hi = first ? chi : std::max(hi, chi);
+          nan = nan || cnan;
+          first = false;
+        },
+        kChunk);
     ONNX_LIGHT_RETURN_IF(nan, kInvalidArgument, "the input contains NaN, which has no range");
     ONNX_LIGHT_RETURN_IF(std::isinf(lo) || std::isinf(hi), kInvalidArgument,
                          "the input contains an infinity, which has no "
@@ -262,7 +279,12 @@ class DynamicQuantize : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * ys, ctx.AllocateOutput(1, {}));
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * yz, ctx.AllocateOutput(2, {}));
     uint8_t* out = y->mutable_data<uint8_t>();
-    QuantizeU8F32(xp, static_cast<size_t>(n), scale, zp, out);
+    ParallelElements(
+        ctx.thread_pool(), n,
+        [&](int64_t i0, int64_t i1) {
+          QuantizeU8F32(xp + i0, static_cast<size_t>(i1 - i0), scale, zp, out + i0);
+        },
+        kChunk);
     ys->mutable_data<float>()[0] = scale;
     yz->mutable_data<uint8_t>()[0] = static_cast<uint8_t>(zp);
     return Status::Ok();

@@ -82,6 +82,21 @@ def test_qembed_layer_norm(dtype, segments, b, s, mask):
         np.testing.assert_allclose(g, o, rtol=1e-5, atol=1e-5)
 
 
+def test_qembed_layer_norm_tokens_split_between_threads(monkeypatch):
+    # 128 tokens of 256 values: split between the threads (RuntimeSession's default, every
+    # core); each row's sums in order as before, so ORT's values.
+    import sys
+
+    module = sys.modules[__name__]
+    monkeypatch.setattr(module, "POS", 64)
+    monkeypatch.setattr(module, "HID", 256)
+    model, feeds, want = case(np.uint8, 2, 64, True, True)
+    got = light_run(model, feeds)
+    for g, w, o in zip(got, want, ort_run(model, feeds)):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(g, o, rtol=1e-5, atol=1e-5)
+
+
 def test_qembed_layer_norm_refuses_ids_outside_the_table():
     model, feeds, _ = case(np.uint8, 1, 3)
     feeds["ids"][0, 1] = VOCAB

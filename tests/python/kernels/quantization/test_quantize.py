@@ -188,3 +188,32 @@ def test_per_tensor_fast_path_split_across_threads(threads, q):
         s = onnx_light.RuntimeSession(model, intra_op_threads=threads)
         (y,) = s.run(None, {"x": feed, "s": np.array(scale), "z": np.array(zero)})
         np.testing.assert_array_equal(y, expect, err_msg=op)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_dynamic_quantize_in_chunks_split_between_threads(threads):
+    # 200k values: the range and the codes in chunks of 32k split between the threads; the
+    # range's extremes in the last chunk and the first: the same scale, zero point and codes
+    # as DynamicQuantizeLinear's definition.
+    rng = np.random.default_rng(21)
+    x = rng.uniform(-3, 5, 200_000).astype(np.float32)
+    x[-1], x[0] = 7.25, -4.5
+    node = helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "s", "z"])
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", F, None)],
+        [
+            helper.make_tensor_value_info("y", TensorProto.UINT8, None),
+            helper.make_tensor_value_info("s", F, None),
+            helper.make_tensor_value_info("z", TensorProto.UINT8, None),
+        ],
+    )
+    sess = onnx_light.RuntimeSession(helper.make_model(graph), intra_op_threads=threads)
+    y, s, z = sess.run(None, {"x": x})
+    lo, hi = np.float32(min(0.0, x.min())), np.float32(max(0.0, x.max()))
+    scale = np.float32((hi - lo) / np.float32(255))
+    zp = np.float32(np.rint(np.clip(np.float32(0) - lo / scale, 0, 255)))
+    assert s == scale and z == zp
+    want = np.clip(np.rint(x / scale) + zp, 0, 255).astype(np.uint8)
+    np.testing.assert_array_equal(y, want)
