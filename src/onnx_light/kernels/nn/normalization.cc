@@ -37,6 +37,14 @@ ONNX_LIGHT_VECTOR_CLONES void NormalizeRowF32(const float* __restrict row, float
   }
 }
 
+// y[i] = (x[i] - m) * a + b over a plane (BatchNormalization, InstanceNormalization).
+// Cloned for AVX-512 and AVX2 (at the baseline's 4 floats a step: 1.2x ORT's time).
+ONNX_LIGHT_VECTOR_CLONES void AffinePlaneF32(const float* __restrict x, float m, float a, float b,
+                                             float* __restrict y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = (x[i] - m) * a + b;
+}
+
 // out[k] = x[k] / norm in double, rounded once (LpNormalization's division, as its scalar
 // loop did). Cloned for AVX-512 and AVX2.
 ONNX_LIGHT_VECTOR_CLONES void DivideRowF32InF64(const float* __restrict x, double norm,
@@ -98,10 +106,7 @@ void ApplyPerChannel(const Tensor& x, Tensor* y, const std::vector<double>& scal
             const auto st = static_cast<size_t>(per_instance ? p : p % c);
             const auto a = static_cast<float>(scale[k] * inv[st]);
             const auto m = static_cast<float>(mean[st]), b = static_cast<float>(bias[k]);
-            const float* xr = xp + p * sz;
-            float* yr = yp + p * sz;
-            for (int64_t i = 0; i < sz; ++i)
-              yr[i] = (xr[i] - m) * a + b;
+            AffinePlaneF32(xp + p * sz, m, a, b, yp + p * sz, sz);
           }
         },
         std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(sz, 1)));
