@@ -6,6 +6,7 @@
 
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
+#include "onnx_light/platform/target_clones.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -57,6 +58,14 @@ class BitBinary : public KernelBase {
   bool left_ = true;
 };
 
+// ~x of every byte: the complement of any integer type, as bytes, cloned for the CPU's
+// widest vectors (through the typed loop at the baseline's 16 bytes: 1.3-1.4x ORT's time).
+ONNX_LIGHT_VECTOR_CLONES void InvertBytes(const uint8_t* __restrict in, uint8_t* __restrict out,
+                                          int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = static_cast<uint8_t>(~in[i]);
+}
+
 class BitwiseNot : public KernelBase {
  public:
   static Result<std::unique_ptr<KernelBase>> Create(const KernelInfo&) {
@@ -65,15 +74,8 @@ class BitwiseNot : public KernelBase {
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape().dims()));
-    DispatchNumeric(x.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-        const T* in = x.data<T>();
-        T* out = y->mutable_data<T>();
-        for (int64_t i = 0, n = x.num_elements(); i < n; ++i)
-          out[i] = static_cast<T>(~in[i]);
-      }
-    });
+    InvertBytes(static_cast<const uint8_t*>(x.raw_data()),
+                static_cast<uint8_t*>(y->mutable_raw_data()), static_cast<int64_t>(x.byte_size()));
     return Status::Ok();
   }
 };
