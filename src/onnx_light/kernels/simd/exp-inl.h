@@ -72,10 +72,10 @@ HWY_INLINE V ExpNonPositive(D d, V t) {
 // x = -103.97 rounded once, below it (and -inf) 0, NaN kept. On AVX-512 2^n is applied by
 // vscalefps, which does all of that itself (x is clamped to [-104, 89] first with the NaN
 // passed through: x86's max and min return their second operand when one is NaN); 13
-// instructions a vector instead of 27. Elsewhere
-// 2^n is two factors 2^(n/2) and 2^(n - n/2), built in the exponent field, so that
-// subnormal results round once and x up to ln(FLT_MAX) stays finite, and the ends and NaN
-// are blended in.
+// instructions a vector instead of 27. Elsewhere a vector whose lanes all lie well inside
+// the range takes 2^n as one float; the others 2^n as two factors 2^(n/2) and 2^(n - n/2),
+// built in the exponent field, so that subnormal results round once and x up to
+// ln(FLT_MAX) stays finite, and the ends and NaN are blended in.
 template <class D, class V>
 HWY_INLINE V ExpAnywhere(D d, V x) {
   namespace hn = hwy::HWY_NAMESPACE;
@@ -87,12 +87,23 @@ HWY_INLINE V ExpAnywhere(D d, V x) {
   return exp_detail::Scale2(exp_detail::Reduced(d, t, n), n);
 #else
   const hn::RebindToSigned<D> di;
+  const auto bias = hn::Set(di, 127);
+  // Every lane in [-87.3, 88.3] (NaN is not): n in [-126, 127], so 2^n is one float and one
+  // factor gives the same value as the two below (a power-of-two scaling is exact, and the
+  // one rounding of a subnormal result happens in the same multiply); 14 instructions a
+  // vector instead of 27 (Exp at AVX2 ran 2.5x ORT's time).
+  const auto inside = hn::And(hn::Ge(x, hn::Set(d, -87.3f)), hn::Le(x, hn::Set(d, 88.3f)));
+  if (hn::AllTrue(d, inside)) {
+    const auto jf = hn::MulAdd(x, hn::Set(d, 1.44269504088896341f), magic);
+    const auto ef = exp_detail::Reduced(d, x, hn::Sub(jf, magic));
+    const auto nf = hn::Sub(hn::BitCast(di, jf), hn::BitCast(di, magic));
+    return hn::Mul(ef, hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(nf, bias))));
+  }
   const auto t = hn::Min(hn::Max(x, hn::Set(d, -104.0f)), hn::Set(d, 89.0f));
   const auto j = hn::MulAdd(t, hn::Set(d, 1.44269504088896341f), magic);
   const auto e = exp_detail::Reduced(d, t, hn::Sub(j, magic));
   const auto n = hn::Sub(hn::BitCast(di, j), hn::BitCast(di, magic));
   const auto n1 = hn::ShiftRight<1>(n);
-  const auto bias = hn::Set(di, 127);
   const auto s1 = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(n1, bias)));
   const auto s2 = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::Sub(n, n1), bias)));
   auto y = hn::Mul(hn::Mul(e, s1), s2);
