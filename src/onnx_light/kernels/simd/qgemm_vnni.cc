@@ -68,6 +68,37 @@ ONNX_LIGHT_VNNI_FN void PackQuads(const int8_t* b, int64_t ldb, int64_t k, int64
   std::memcpy(colsum, s, static_cast<size_t>(cols) * sizeof(int32_t));
 }
 
+// The first `rows` of a tile's R rows of sums into c with the zero points:
+// a b - za colsum(b) + zb (k za - rowsum(a)) in int32 lanes (wrapping as the sums do),
+// straight into c, the last panel's columns under a mask (through a buffer and memcpy, the
+// stores were a tenth of a quantized CNN's time).
+template <int R>
+ONNX_LIGHT_VNNI_FN inline __attribute__((always_inline)) void StoreRows(
+    const __m512i (&acc)[R][2], int64_t k, int64_t rows, const int32_t* za, const int32_t* rowsum,
+    const int32_t* colsum, const int32_t* zb, int64_t cols, int32_t* c, int64_t ldc) {
+  const __m512i cs[2] = {_mm512_loadu_si512(colsum), _mm512_loadu_si512(colsum + 16)};
+  const __m512i zv[2] = {_mm512_loadu_si512(zb), _mm512_loadu_si512(zb + 16)};
+  const __mmask16 m0 = cols >= 16 ? __mmask16(0xffff) : __mmask16((1u << cols) - 1);
+  const __mmask16 m1 = cols >= 32   ? __mmask16(0xffff)
+                       : cols <= 16 ? __mmask16(0)
+                                    : __mmask16((1u << (cols - 16)) - 1);
+  const __mmask16 mask[2] = {m0, m1};
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    if (r >= rows) break;
+    const __m512i neg_za = _mm512_set1_epi32(-za[r]);
+    const __m512i t = _mm512_set1_epi32(
+        static_cast<int32_t>(static_cast<uint32_t>(k) * static_cast<uint32_t>(za[r]) -
+                             static_cast<uint32_t>(rowsum[r])));
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+      const __m512i fix =
+          _mm512_add_epi32(_mm512_mullo_epi32(neg_za, cs[h]), _mm512_mullo_epi32(zv[h], t));
+      _mm512_mask_storeu_epi32(c + r * ldc + 16 * h, mask[h], _mm512_add_epi32(acc[r][h], fix));
+    }
+  }
+}
+
 // c[rows x cols] = (a - za)(b - zb) for one panel: row r of a is `taps` runs of kc bytes
 // (kc a multiple of 4), run t at rows[r] + offsets[t] (a plain matrix: one run of k4
 // zero-padded bytes; a convolution's window: one run per tap in a padded image), each quad
@@ -116,29 +147,7 @@ ONNX_LIGHT_VNNI_FN void Tile(int64_t k, const uint8_t* const* rows_in, int64_t t
   }
   const __m512i acc[kRows][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31},
                                  {c40, c41}, {c50, c51}, {c60, c61}, {c70, c71}};
-  const __m512i cs[2] = {_mm512_loadu_si512(colsum), _mm512_loadu_si512(colsum + 16)};
-  const __m512i zv[2] = {_mm512_loadu_si512(zb), _mm512_loadu_si512(zb + 16)};
-  // Straight into c, the last panel's columns under a mask (through a buffer and memcpy,
-  // the stores were a tenth of a quantized CNN's time).
-  const __mmask16 m0 = cols >= 16 ? __mmask16(0xffff) : __mmask16((1u << cols) - 1);
-  const __mmask16 m1 = cols >= 32   ? __mmask16(0xffff)
-                       : cols <= 16 ? __mmask16(0)
-                                    : __mmask16((1u << (cols - 16)) - 1);
-#pragma GCC unroll 16
-  for (int64_t r = 0; r < kRows; ++r) {
-    if (r >= rows) break;
-    const __m512i neg_za = _mm512_set1_epi32(-za[r]);
-    const __m512i t = _mm512_set1_epi32(
-        static_cast<int32_t>(static_cast<uint32_t>(k) * static_cast<uint32_t>(za[r]) -
-                             static_cast<uint32_t>(rowsum[r])));
-    const __mmask16 mask[2] = {m0, m1};
-#pragma GCC unroll 2
-    for (int h = 0; h < 2; ++h) {
-      const __m512i fix =
-          _mm512_add_epi32(_mm512_mullo_epi32(neg_za, cs[h]), _mm512_mullo_epi32(zv[h], t));
-      _mm512_mask_storeu_epi32(c + r * ldc + 16 * h, mask[h], _mm512_add_epi32(acc[r][h], fix));
-    }
-  }
+  StoreRows(acc, k, rows, za, rowsum, colsum, zb, cols, c, ldc);
 }
 
 // Tile for at most R rows (R = 1, 2 or 4): the same sums, without the eight-row tile's
@@ -173,27 +182,7 @@ ONNX_LIGHT_VNNI_FN void TileFew(int64_t k, const uint8_t* const* rows_in, int64_
       }
     }
   }
-  const __m512i cs[2] = {_mm512_loadu_si512(colsum), _mm512_loadu_si512(colsum + 16)};
-  const __m512i zv[2] = {_mm512_loadu_si512(zb), _mm512_loadu_si512(zb + 16)};
-  const __mmask16 m0 = cols >= 16 ? __mmask16(0xffff) : __mmask16((1u << cols) - 1);
-  const __mmask16 m1 = cols >= 32   ? __mmask16(0xffff)
-                       : cols <= 16 ? __mmask16(0)
-                                    : __mmask16((1u << (cols - 16)) - 1);
-  const __mmask16 mask[2] = {m0, m1};
-#pragma GCC unroll 4
-  for (int r = 0; r < R; ++r) {
-    if (r >= rows) break;
-    const __m512i neg_za = _mm512_set1_epi32(-za[r]);
-    const __m512i t = _mm512_set1_epi32(
-        static_cast<int32_t>(static_cast<uint32_t>(k) * static_cast<uint32_t>(za[r]) -
-                             static_cast<uint32_t>(rowsum[r])));
-#pragma GCC unroll 2
-    for (int h = 0; h < 2; ++h) {
-      const __m512i fix =
-          _mm512_add_epi32(_mm512_mullo_epi32(neg_za, cs[h]), _mm512_mullo_epi32(zv[h], t));
-      _mm512_mask_storeu_epi32(c + r * ldc + 16 * h, mask[h], _mm512_add_epi32(acc[r][h], fix));
-    }
-  }
+  StoreRows(acc, k, rows, za, rowsum, colsum, zb, cols, c, ldc);
 }
 
 // One tile of `rows` rows (at most kRows) through the narrowest tile that holds them.
