@@ -33,7 +33,7 @@ def quant_session(op, x_type, s_type, zp_type, opset=25, **attrs):
     )
 
 
-def dynamic_session():
+def dynamic_session(threads=None):
     node = helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "s", "z"])
     graph = helper.make_graph(
         [node],
@@ -45,7 +45,8 @@ def dynamic_session():
             helper.make_tensor_value_info("z", TensorProto.UINT8, None),
         ],
     )
-    return onnx_light.RuntimeSession(helper.make_model(graph))
+    options = {} if threads is None else {"intra_op_threads": threads}
+    return onnx_light.RuntimeSession(helper.make_model(graph), **options)
 
 
 def test_quantize_rounds_half_to_even_and_saturates():
@@ -198,18 +199,7 @@ def test_dynamic_quantize_in_chunks_split_between_threads(threads):
     rng = np.random.default_rng(21)
     x = rng.uniform(-3, 5, 200_000).astype(np.float32)
     x[-1], x[0] = 7.25, -4.5
-    node = helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "s", "z"])
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info("x", F, None)],
-        [
-            helper.make_tensor_value_info("y", TensorProto.UINT8, None),
-            helper.make_tensor_value_info("s", F, None),
-            helper.make_tensor_value_info("z", TensorProto.UINT8, None),
-        ],
-    )
-    sess = onnx_light.RuntimeSession(helper.make_model(graph), intra_op_threads=threads)
+    sess = dynamic_session(threads)
     y, s, z = sess.run(None, {"x": x})
     lo, hi = np.float32(min(0.0, x.min())), np.float32(max(0.0, x.max()))
     scale = np.float32((hi - lo) / np.float32(255))
