@@ -30,6 +30,13 @@ ROWS = [
         "Conv",
         [In((400, 32, 1, 21)), In((200, 32, 1, 8), const=True), In((200,), const=True)],
     ),
+    # A classifier head on a pooled 1x1 image (MobileNetV3: 512 -> 1280): a product with
+    # one vector, bound by reading the weights.
+    OpCase(
+        "Conv 1x1 [1,512,1,1] -> 1280",
+        "Conv",
+        [In((1, 512, 1, 1)), In((1280, 512, 1, 1), const=True), In((1280,), const=True)],
+    ),
     OpCase(
         "Conv depthwise 3x3 [1,128,56,56]",
         "Conv",

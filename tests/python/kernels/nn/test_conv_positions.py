@@ -132,3 +132,29 @@ def test_a_session_runs_other_shapes_after_it():
         xi = x if shape == x.shape else rng.uniform(-1, 1, shape).astype(np.float32)
         want = reference_padded(xi, w, b, (1, 1), (0,) * 4, (1, 1), 1)
         np.testing.assert_allclose(s.run(None, {"x": xi})[0], want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("w_input", [False, True], ids=["constant_w", "w_input"])
+@pytest.mark.parametrize(
+    "c_in, m, bias",
+    [(512, 1280, True), (256, 64, False), (40, 33, True), (17, 100, False)],
+    ids=["head_512_1280", "se_256_64_no_bias", "33_channels", "100_no_bias"],
+)
+def test_one_position_is_a_product_with_a_vector(c_in, m, bias, w_input, threads):
+    """A 1x1 convolution of 1x1 images (squeeze-excite, a classifier head): W^T packed,
+    each image a product with one vector, output channels in panels (a partial last one:
+    33, 100) split between threads. Against numpy; every image the same bit for bit in a
+    batch of 5 as alone; W as an input is packed on each run (other W, other result)."""
+    x, w, b = case((5, c_in, 1, 1), (m, c_in, 1, 1), c_in + m, bias=bias)
+    s = onnx_light.RuntimeSession(model(w, b, w_input), intra_op_threads=threads)
+    feeds = (lambda xi, wi: {"x": xi, "W": wi}) if w_input else (lambda xi, wi: {"x": xi})
+    want = reference_padded(x, w, b, (1, 1), (0,) * 4, (1, 1), 1)
+    (y,) = s.run(None, feeds(x, w))
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-4)
+    for i in (0, 4):
+        np.testing.assert_array_equal(s.run(None, feeds(x[i : i + 1], w))[0], y[i : i + 1])
+    if w_input:
+        w2 = -w[::-1].copy()
+        want2 = reference_padded(x, w2, b, (1, 1), (0,) * 4, (1, 1), 1)
+        np.testing.assert_allclose(s.run(None, feeds(x, w2))[0], want2, rtol=1e-5, atol=1e-4)
