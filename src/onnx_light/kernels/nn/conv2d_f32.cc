@@ -61,6 +61,13 @@ DepthwisePadded PaddedPlane(const Conv2DShape& s) {
   p.floats = (p.ph * p.pw + static_cast<int64_t>(DepthwiseSlackFloats()) + 15) / 16 * 16;
   return p;
 }
+DepthwiseFlat Flat(const Conv2DShape& s) {
+  return DepthwiseFlat{s.h, s.w, s.oh, s.ow, s.kh, s.kw, s.dh, s.dw, s.pt, s.pl};
+}
+// The scratch a part of the planes holds: a padded plane, or the flat kernel's rows.
+int64_t PlaneFloats(const Conv2DShape& s) {
+  return std::max(PaddedPlane(s).floats, static_cast<int64_t>(DepthwiseFlatFloats(Flat(s))));
+}
 bool VectorDepthwise(const Conv2DShape& s) {
   return s.sw <= 2 && s.oh > 0 && s.ow > 0;
 }
@@ -357,7 +364,7 @@ size_t Conv2DScratchFloats(const Conv2DShape& s, int64_t workers, bool w_packed)
   if (UseDirect(as_rows)) return static_cast<size_t>(PaddedPlane(as_rows).floats * s.c_in);
   if (s.depthwise()) {
     if (!VectorDepthwise(s)) return 0;
-    return static_cast<size_t>(PaddedPlane(s).floats * DepthwiseParts(s, workers));
+    return static_cast<size_t>(PlaneFloats(s) * DepthwiseParts(s, workers));
   }
   const Plan2D p = Make(s, workers);
   return static_cast<size_t>(p.apack_floats * p.s.group +
@@ -407,6 +414,23 @@ void VectorDepthwiseConv(const float* x, const float* w, const float* bias, cons
                               s.dh, s.dw, s.ow, split ? (pad.pw + 1) / 2 : 0};
   const int64_t planes = s.batch * s.c_in, in_plane = s.h * s.w, out_plane = s.oh * s.ow;
   const int64_t parts = DepthwiseParts(s, workers), per = (planes + parts - 1) / parts;
+  // Small planes at stride 1 with "same" columns (7x7, 14x14), on AVX-512: flat runs.
+  const DepthwiseFlat flat = Flat(s);
+  if (s.sh == 1 && s.sw == 1 && DepthwiseFlatFits(flat)) {
+    auto planes_of = [&](int64_t begin, int64_t end) {
+      const int64_t q0 = begin * per, q1 = std::min(planes, end * per);
+      if (q1 <= q0) return;
+      DepthwiseFlatF32(flat, x + q0 * in_plane, q1 - q0, q0, s.c_in, w, bias,
+                       z != nullptr ? z + q0 * out_plane : nullptr, y + q0 * out_plane, act,
+                       scratch + begin * PlaneFloats(s));
+    };
+    if (pool != nullptr && parts > 1) {
+      pool->ParallelFor(parts, 1, planes_of);
+    } else {
+      planes_of(0, parts);
+    }
+    return;
+  }
   // 3x3 and 5x5 at stride 1 or 2 read the planes as they are (AVX2 and AVX-512): the
   // buffer only holds a row of zeros.
   const bool in_place = DepthwiseInPlaceFits(geo, s.oh);

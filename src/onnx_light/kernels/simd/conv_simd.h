@@ -95,6 +95,23 @@ bool DepthwiseInPlaceFits(const DepthwiseGeometry& g, int64_t oh);
 // 14x14 and 7x7 planes).
 void DepthwiseInPlaceF32(const DepthwiseSource& in, const float* w, const DepthwiseGeometry& g,
                          int64_t oh, float bias, const float* z, float* y, const Activation& act);
+// A depthwise convolution at stride 1 whose output rows are as wide as the input's (ow ==
+// w: "same" columns), over planes of h x w (simd/depthwise_flat_simd.cc).
+struct DepthwiseFlat {
+  int64_t h, w, oh, ow, kh, kw, dh, dw, pt, pl;
+};
+// Whether DepthwiseFlatF32 takes it on the running CPU: AVX-512, rows narrower than a
+// vector (7, 14), at most 256 output positions, windows up to 7x7.
+bool DepthwiseFlatFits(const DepthwiseFlat& f);
+// `planes` planes of x (h x w each) into y (oh x ow each), plane q being channel (first +
+// q) % channels: y = act(bias[c] + z + sum over taps of w[c, kh, kw] * x[oh + kh * dh -
+// pt, ow + kw * dw - pl]), zero outside the plane. bias and z may be null. Each plane is
+// one flat run of positions, 16 to a vector across row ends, each tap a masked load.
+// `buf`: DepthwiseFlatFloats(f) floats of scratch.
+size_t DepthwiseFlatFloats(const DepthwiseFlat& f);
+void DepthwiseFlatF32(const DepthwiseFlat& f, const float* x, int64_t planes, int64_t first,
+                      int64_t channels, const float* w, const float* bias, const float* z, float* y,
+                      const Activation& act, float* buf);
 // Output rows [oh0, oh1) of `oc` output channels of a direct convolution over `channels`
 // input planes padded as for DepthwiseRowsF32 (each followed by its slack, `cstride`
 // floats apart): y[o, oh, ow] = act(bias[o] + z[o, oh, ow] + sum over c, kh, kw of

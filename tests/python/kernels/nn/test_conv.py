@@ -197,6 +197,16 @@ DEPTHWISE = [
     ((2, 4, 11, 23), (3, 3), (2, 2), (2, 2, 2, 2), (1, 1)),  # pads past the window
     ((1, 3, 12, 41), (5, 5), (2, 2), (0, 0, 0, 0), (1, 1)),  # no pads
     ((1, 5, 13, 30), (3, 3), (2, 2), (1, 1, 0, 0), (1, 1)),  # top/left pads only
+    # Planes narrower than a vector with "same" columns at stride 1 run flat on AVX-512
+    # (16 positions a vector across row ends, columns masked, zero rows above and below):
+    # a plane's first channel mid-way through the channels (39 planes in two parts), 15
+    # vectors in chunks of 8 + 7, exactly one vector, no top pad (fewer output rows than
+    # input rows), asymmetric top and bottom pads.
+    ((3, 13, 14, 14), (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),  # 13 vectors: 7 + 6
+    ((1, 9, 15, 15), (5, 5), (1, 1), (2, 2, 2, 2), (1, 1)),  # 225 positions: 8 + 7
+    ((1, 6, 4, 4), (3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),  # 16 positions: one vector
+    ((1, 6, 9, 7), (5, 5), (1, 1), (0, 2, 0, 2), (1, 1)),  # 5 of 9 rows out
+    ((2, 4, 7, 7), (5, 5), (1, 1), (1, 2, 3, 2), (1, 1)),  # top 1, bottom 3
 ]
 
 
