@@ -5,6 +5,7 @@
 
 #include "math/gemm.h"
 #include "onnx_light/runtime/thread_pool.h"
+#include "simd/conv_simd.h"
 #include "simd/gemm_simd.h"
 
 namespace onnx_light::kernels {
@@ -55,6 +56,8 @@ class Direction {
     f_ = a.acts[d * per];
     g_ = a.acts[d * per + (per > 1 ? 1 : 0)];
     hact_ = a.acts[d * per + per - 1];
+    default_lstm_ = a.cell == RnnCell::kLstm && f_.kind == RnnActKind::kSigmoid &&
+                    g_.kind == RnnActKind::kTanh && hact_.kind == RnnActKind::kTanh;
     w_ = a.w + d * gh_ * a.input;
     r_ = a.r + d * gh_ * h_;
     b_ = a.b != nullptr ? a.b + d * 2 * gh_ : nullptr;
@@ -250,6 +253,11 @@ class Direction {
       if (step >= Len(n)) continue;
       float* g = gates_ + n * gh_;
       float* c = cell_ + n * h;
+      if (default_lstm_) {  // one vector pass (simd/conv_simd.cc)
+        LstmCellF32({g, c, hid_ + n * h, p_, uh, a_.clip, a_.input_forget});
+        Emit(step, n);
+        continue;
+      }
       if (p_ == nullptr) {  // i, o and f activated together
         Clip(g, 4 * h, a_.clip);
         ApplyRnnActivation(f_, g, 3 * uh);
@@ -290,6 +298,7 @@ class Direction {
   const bool rev_;
   RecurrentScratch::Direction& s_;
   RnnActivation f_, g_, hact_;
+  bool default_lstm_ = false;  // Sigmoid, Tanh, Tanh: LstmCellF32
   const float *w_ = nullptr, *r_ = nullptr, *b_ = nullptr, *p_ = nullptr;
   const float *wp_ = nullptr, *rp_ = nullptr, *rhp_ = nullptr;
   float *xw_ = nullptr, *gates_ = nullptr, *rec_ = nullptr, *hid_ = nullptr, *cell_ = nullptr,

@@ -377,6 +377,70 @@ void BiasActivationF32(float* y, size_t n, float bias, const float* z, const Act
   if (HasEffect(act)) HWY_NAMESPACE::ActivationF32(y, y, n, act);
 }
 
+// The gate activations of an LSTM step (Sigmoid and Tanh, as Activate computes them, NaN
+// in NaN out) with the cell update, the lanes j .. j + Lanes(d) of one batch row: one pass
+// where the step had made five calls and four scalar loops over its 25-wide gates (a
+// madmom BLSTM's 6,000 steps a run: a fifth of its time).
+template <class D>
+HWY_INLINE void LstmLanes(D d, size_t j, size_t count, const LstmCell& a) {
+  using V = hn::Vec<D>;
+  const Activation sig{ActivationKind::kSigmoid, 0, 0}, th{ActivationKind::kTanh, 0, 0};
+  const auto act = [&](V v, bool sigmoid) {
+    const V r = sigmoid ? ActivateKind<ActivationKind::kSigmoid>(d, v, sig)
+                        : ActivateKind<ActivationKind::kTanh>(d, v, th);
+    return hn::IfThenElse(hn::IsNaN(v), v, r);
+  };
+  const auto clip = [&](V v) {
+    return a.clip > 0 ? hn::Min(hn::Max(v, hn::Set(d, -a.clip)), hn::Set(d, a.clip)) : v;
+  };
+  // The last lanes of a row masked (masked loads do not fault past the end on AVX2 and
+  // AVX-512; elsewhere the caller passes them one at a time).
+  const auto m = hn::FirstN(d, count);
+  const auto load = [&](const float* at) {
+    return count == hn::Lanes(d) ? hn::LoadU(d, at + j) : hn::MaskedLoad(m, d, at + j);
+  };
+  const auto store = [&](V v, float* at) {
+    if (count == hn::Lanes(d)) {
+      hn::StoreU(v, d, at + j);
+    } else {
+      hn::BlendedStore(v, m, d, at + j);
+    }
+  };
+  const size_t h = a.h;
+  const float* g = a.g;
+  const V c = load(a.c);
+  V gi = load(g), gf = load(g + 2 * h);
+  if (a.p != nullptr) {
+    gi = hn::Add(gi, hn::Mul(load(a.p), c));
+    gf = hn::Add(gf, hn::Mul(load(a.p + 2 * h), c));
+  }
+  const V i = act(clip(gi), true);
+  const V f = a.input_forget ? hn::Sub(hn::Set(d, 1.0f), i) : act(clip(gf), true);
+  const V cc = act(clip(load(g + 3 * h)), false);
+  const V cn = hn::Add(hn::Mul(f, c), hn::Mul(i, cc));
+  V go = load(g + h);
+  if (a.p != nullptr) go = hn::Add(go, hn::Mul(load(a.p + h), cn));
+  const V o = act(clip(go), true);
+  store(cn, a.c);
+  store(hn::Mul(o, act(cn, false)), a.hid);
+}
+
+void LstmCellF32(const LstmCell& a) {
+  const hn::ScalableTag<float> d;
+  const size_t lanes = hn::Lanes(d);
+  size_t j = 0;
+  for (; j + lanes <= a.h; j += lanes)
+    LstmLanes(d, j, lanes, a);
+  if (j == a.h) return;
+#if HWY_TARGET <= HWY_AVX2
+  LstmLanes(d, j, a.h - j, a);
+#else
+  const hn::CappedTag<float, 1> one;  // the last lanes one at a time, the same numbers
+  for (; j < a.h; ++j)
+    LstmLanes(one, j, 1, a);
+#endif
+}
+
 // Direct convolution: OC output channels x B output vectors of one row, accumulating
 // every input channel's taps (OC * B independent FMA chains; each loaded input vector
 // serves OC channels). Planes padded by the caller, `cstride` floats apart.
@@ -505,6 +569,7 @@ HWY_EXPORT(AxpyStridedF32);
 HWY_EXPORT(DeinterleaveF32);
 HWY_EXPORT(ActivationF32);
 HWY_EXPORT(BiasActivationF32);
+HWY_EXPORT(LstmCellF32);
 HWY_EXPORT(SplitRowsF32);
 HWY_EXPORT(DirectConvRowsF32);
 
@@ -528,6 +593,9 @@ void SplitRowsF32(const float* x, int64_t rows, int64_t w, int64_t n, int64_t c0
 }
 void ActivationF32(const float* x, float* y, size_t n, const Activation& act) {
   HWY_DYNAMIC_DISPATCH(ActivationF32)(x, y, n, act);
+}
+void LstmCellF32(const LstmCell& a) {
+  HWY_DYNAMIC_DISPATCH(LstmCellF32)(a);
 }
 void BiasActivationF32(float* y, size_t n, float bias, const float* z, const Activation& act) {
   HWY_DYNAMIC_DISPATCH(BiasActivationF32)(y, n, bias, z, act);

@@ -59,6 +59,21 @@ void ActivationF32(const float* x, float* y, size_t n, const Activation& act);
 // activation's scale and shift included, as everywhere an Activation is applied).
 void BiasActivationF32(float* y, size_t n, float bias, const float* z, const Activation& act);
 
+// One batch row of an LSTM step with the default activations (f Sigmoid, g Tanh, h Tanh):
+// gates g [4h] in ONNX's order i, o, f, c (the input and recurrent products and biases
+// summed), optional peepholes p [3h] (i, o, f), `clip` > 0 clamps each gate's sum,
+// input_forget couples f = 1 - i. Updates the cell c [h] and writes hid [h]; g is scratch.
+struct LstmCell {
+  float* g;
+  float* c;
+  float* hid;
+  const float* p;
+  size_t h;
+  float clip;
+  bool input_forget;
+};
+void LstmCellF32(const LstmCell& a);
+
 // A depthwise convolution's window over one plane: kernel kh x kw, strides (sh, sw = 1 or
 // 2), dilations, and the output width.
 struct DepthwiseGeometry {

@@ -172,10 +172,14 @@ CASES = [
 ]
 
 
+# hidden 25: LSTM's fused cell (Sigmoid, Tanh, Tanh) in one vector and a tail of 9 on
+# AVX-512, three and a tail of 1 on AVX2; float32 sums of 28 products: atol 2e-6 and
+# rtol 1e-5 there (the Relu RNN's states grow to ~35).
+@pytest.mark.parametrize("hidden, atol, rtol", [(5, 2e-7, 1e-6), (25, 2e-6, 1e-5)])
 @pytest.mark.parametrize("op,gates,attrs,peep", CASES)
-def test_recurrent_matches_float64_reference(op, gates, attrs, peep):
+def test_recurrent_matches_float64_reference(op, gates, attrs, peep, hidden, atol, rtol):
     rng = np.random.default_rng(21)
-    hidden, in_sz, seq, batch = 5, 3, 6, 3
+    in_sz, seq, batch = 3, 6, 3
     dirs = 2 if attrs.get("direction") == "bidirectional" else 1
     model = build(op, gates, hidden, in_sz, dirs, peep, **attrs)
     data = feeds(op, gates, hidden, in_sz, dirs, seq, batch, [6, 2, 4], peep, rng)
@@ -183,14 +187,14 @@ def test_recurrent_matches_float64_reference(op, gates, attrs, peep):
     want = reference(op, data, hidden, **attrs)
     for g, w, name in zip(got, want, ("Y", "Y_h")):
         assert g.shape == w.shape and g.dtype == np.float32, name
-        np.testing.assert_allclose(g, w, atol=2e-7, rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(g, w, atol=atol, rtol=rtol, err_msg=name)
     # The short sequences leave zeros in Y and the last valid state in Y_h.
     assert np.all(got[0][2:, :, 1] == 0)
     so = ort.SessionOptions()
     so.log_severity_level = 3
     ref = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"]).run(None, data)
     for g, w, name in zip(got, ref, ("Y", "Y_h")):
-        np.testing.assert_allclose(g, w, atol=1e-5, rtol=0, err_msg=f"{name} vs onnxruntime")
+        np.testing.assert_allclose(g, w, atol=1e-5, rtol=rtol, err_msg=f"{name} vs onnxruntime")
 
 
 def test_recurrent_errors():
