@@ -1,6 +1,7 @@
 """Real third-party models, onnx-light against ONNX Runtime: latency at 1 and 2 intra-op
 threads and peak RSS, side by side in the same run, plus the largest output difference;
-OpenVINO's CPU plugin (f32, one stream, the same thread count) as a third column.
+OpenVINO's CPU plugin (f32, no dynamic quantization, one stream, the same thread count) as a
+third column.
 
 Each (model, runtime, threads) is timed in a child process of its own, so peak RSS is
 that runtime's alone: the growth of the peak resident set (VmHWM, reset after numpy and
@@ -518,8 +519,9 @@ def main() -> None:
         body = (
             "## Real models vs ONNX Runtime and OpenVINO (`bench/models_vs_ort.py`)\n\n"
             f"Measured on {cpu_name()} by `bench/models_vs_ort.py` (light/ORT = onnx-light "
-            "latency / ORT latency, lower is better; OV/ORT = OpenVINO's (CPU plugin, f32, "
-            "one stream) / ORT's; light/best = onnx-light / the faster of ORT and OpenVINO; "
+            "latency / ORT latency, lower is better; OV/ORT = OpenVINO's (CPU plugin, f32 "
+            "with its run-time int8 quantization of activations off, one stream) / ORT's; "
+            "light/best = onnx-light / the faster of ORT and OpenVINO; "
             "@N = N intra-op threads; RSS = growth of the peak resident set from creating "
             "the session and running it, MiB; max abs diff = largest difference between "
             "onnx-light's and ORT's outputs)."
