@@ -414,6 +414,7 @@ void VectorDepthwiseConv(const float* x, const float* w, const float* bias, cons
                               s.dh, s.dw, s.ow, split ? (pad.pw + 1) / 2 : 0};
   const int64_t planes = s.batch * s.c_in, in_plane = s.h * s.w, out_plane = s.oh * s.ow;
   const int64_t parts = DepthwiseParts(s, workers), per = (planes + parts - 1) / parts;
+  const int64_t pitch = PlaneFloats(s);  // each part's scratch (Conv2DScratchFloats)
   // Small planes at stride 1 with "same" columns (7x7, 14x14), on AVX-512: flat runs.
   const DepthwiseFlat flat = Flat(s);
   if (s.sh == 1 && s.sw == 1 && DepthwiseFlatFits(flat)) {
@@ -422,7 +423,7 @@ void VectorDepthwiseConv(const float* x, const float* w, const float* bias, cons
       if (q1 <= q0) return;
       DepthwiseFlatF32(flat, x + q0 * in_plane, q1 - q0, q0, s.c_in, w, bias,
                        z != nullptr ? z + q0 * out_plane : nullptr, y + q0 * out_plane, act,
-                       scratch + begin * PlaneFloats(s));
+                       scratch + begin * pitch);
     };
     if (pool != nullptr && parts > 1) {
       pool->ParallelFor(parts, 1, planes_of);
@@ -436,7 +437,7 @@ void VectorDepthwiseConv(const float* x, const float* w, const float* bias, cons
   const bool in_place = DepthwiseInPlaceFits(geo, s.oh);
   auto run = [&](int64_t begin, int64_t end) {
     for (int64_t k = begin; k < end; ++k) {
-      float* buf = scratch + k * pad.floats;
+      float* buf = scratch + k * pitch;
       if (in_place) {
         std::fill(buf, buf + s.w, 0.0f);
         const DepthwiseSource plane{nullptr, s.h, s.w, s.pt, s.pl, buf};

@@ -62,9 +62,9 @@ void BiasActivationF32(float* y, size_t n, float bias, const float* z, const Act
 // One batch row of an LSTM step with the default activations (f Sigmoid, g Tanh, h Tanh):
 // gates g [4h] in ONNX's order i, o, f, c (the input and recurrent products and biases
 // summed), optional peepholes p [3h] (i, o, f), `clip` > 0 clamps each gate's sum,
-// input_forget couples f = 1 - i. Updates the cell c [h] and writes hid [h]; g is scratch.
+// input_forget couples f = 1 - i. Updates the cell c [h] and writes hid [h]; g is only read.
 struct LstmCell {
-  float* g;
+  const float* g;
   float* c;
   float* hid;
   const float* p;
@@ -116,7 +116,7 @@ struct DepthwiseFlat {
   int64_t h, w, oh, ow, kh, kw, dh, dw, pt, pl;
 };
 // Whether DepthwiseFlatF32 takes it on the running CPU: AVX-512, rows narrower than a
-// vector (7, 14), at most 256 output positions, windows up to 7x7.
+// vector (7, 14), at most 256 output positions, 3x3 or 5x5 windows without dilation.
 bool DepthwiseFlatFits(const DepthwiseFlat& f);
 // `planes` planes of x (h x w each) into y (oh x ow each), plane q being channel (first +
 // q) % channels: y = act(bias[c] + z + sum over taps of w[c, kh, kw] * x[oh + kh * dh -
