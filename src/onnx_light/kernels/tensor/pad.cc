@@ -1,6 +1,7 @@
 // Pad: constant, reflect, edge and wrap modes, negative pads (cropping), axes.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <type_traits>
 
@@ -85,56 +86,113 @@ class Pad : public KernelBase {
         });
       }
     }
-    // Row by row: each output row (all axes but the last) has one source row, or none
-    // (constant mode, outside the input); its middle is one copy and its pads are filled
-    // element by element from the mapped positions.
     if (out.empty()) {
       CopyElement(x, 0, y, 0, item);
       return Status::Ok();
     }
-    const size_t last = out.size() - 1;
-    const int64_t inner_out = out[last], inner_in = in[last], b = begin[last];
-    const int64_t lo = std::clamp<int64_t>(b, 0, inner_out);
-    const int64_t hi = std::clamp<int64_t>(b + inner_in, lo, inner_out);
-    const int64_t rows = inner_out == 0 ? 0 : y->num_elements() / inner_out;
-    std::vector<int64_t> pos(last, 0);
-    for (int64_t r = 0; r < rows; ++r) {
-      int64_t src = 0;
-      bool inside = true;
-      for (size_t d = 0; d < last && inside; ++d) {
-        const int64_t p = SourceIndex(pos[d] - begin[d], in[d]);
-        inside = p >= 0;
-        src += p * st[d];
-      }
-      const int64_t dst = r * inner_out;
-      auto element = [&](int64_t j) {
-        const int64_t p = inside ? SourceIndex(j - b, inner_in) : -1;
-        if (p < 0) {
-          CopyElement(fill, 0, y, dst + j, item);
-        } else {
-          CopyElement(x, src + p, y, dst + j, item);
-        }
-      };
-      if (!inside) {
-        for (int64_t j = 0; j < inner_out; ++j)
-          element(j);
-      } else {
-        for (int64_t j = 0; j < lo; ++j)
-          element(j);
-        if (hi > lo) CopyElements(x, src + lo - b, y, dst + lo, item, hi - lo);
-        for (int64_t j = hi; j < inner_out; ++j)
-          element(j);
-      }
-      for (size_t d = last; d-- > 0;) {
-        if (++pos[d] < out[d]) break;
-        pos[d] = 0;
-      }
-    }
+    const Plan plan{x, y, fill, in, out, begin, st, item};
+    const int64_t inner = std::max<int64_t>(1, out.back());
+    const int64_t rows = out.back() == 0 ? 0 : y->num_elements() / out.back();
+    // rows split between threads in runs of ~32 KB of output
+    ParallelElements(
+        ctx.thread_pool(), rows, [&](int64_t r0, int64_t r1) { Rows(plan, r0, r1); },
+        std::max<int64_t>(1, (int64_t{32} << 10) / (inner * static_cast<int64_t>(item + 1))));
     return Status::Ok();
   }
 
  private:
   enum class Mode { kConstant, kReflect, kEdge, kWrap };
+
+  struct Plan {
+    const Tensor& x;
+    Tensor* y;
+    const Tensor& fill;
+    const std::vector<int64_t>& in;
+    const std::vector<int64_t>& out;
+    const std::vector<int64_t>& begin;
+    const std::vector<int64_t>& strides;  // x's
+    size_t item;                          // bytes an element (0: strings)
+  };
+
+  // Output rows [r0, r1) (all axes but the last): each has one source row, or none
+  // (constant mode, outside the input); its middle is one copy, its pads are filled with
+  // the constant (typed stores) or copied from the positions they map to.
+  void Rows(const Plan& p, int64_t r0, int64_t r1) const {
+    const size_t last = p.out.size() - 1;
+    const int64_t inner_out = p.out[last], inner_in = p.in[last], b = p.begin[last];
+    const int64_t lo = std::clamp<int64_t>(b, 0, inner_out);
+    const int64_t hi = std::clamp<int64_t>(b + inner_in, lo, inner_out);
+    std::vector<int64_t> pos(last, 0);
+    for (size_t d = last, rest = static_cast<size_t>(r0); d-- > 0;) {
+      pos[d] = static_cast<int64_t>(rest % static_cast<size_t>(p.out[d]));
+      rest /= static_cast<size_t>(p.out[d]);
+    }
+    for (int64_t r = r0; r < r1; ++r) {
+      int64_t src = 0;
+      bool inside = true;
+      for (size_t d = 0; d < last && inside; ++d) {
+        const int64_t i = SourceIndex(pos[d] - p.begin[d], p.in[d]);
+        inside = i >= 0;
+        src += i * p.strides[d];
+      }
+      const int64_t dst = r * inner_out;
+      if (!inside) {
+        Pads(p, dst, src, 0, inner_out, false);
+      } else {
+        Pads(p, dst, src, 0, lo, true);
+        if (hi > lo) CopyElements(p.x, src + lo - b, p.y, dst + lo, p.item, hi - lo);
+        Pads(p, dst, src, hi, inner_out, true);
+      }
+      for (size_t d = last; d-- > 0;) {
+        if (++pos[d] < p.out[d]) break;
+        pos[d] = 0;
+      }
+    }
+  }
+
+  // Elements [j0, j1) of the output row at dst, all pads (j outside the source row's
+  // middle): each the fill value or the source row's element at its mapped position.
+  void Pads(const Plan& p, int64_t dst, int64_t src, int64_t j0, int64_t j1, bool inside) const {
+    if (j1 <= j0) return;
+    const int64_t n = p.in.back(), b = p.begin.back();
+    if (mode_ == Mode::kConstant && p.item > 0) {
+      char* d = static_cast<char*>(p.y->mutable_raw_data()) + dst * static_cast<int64_t>(p.item);
+      FillItems(d + j0 * static_cast<int64_t>(p.item), static_cast<const char*>(p.fill.raw_data()),
+                p.item, j1 - j0);
+      return;
+    }
+    for (int64_t j = j0; j < j1; ++j) {
+      const int64_t i = inside ? SourceIndex(j - b, n) : -1;
+      if (i < 0) {
+        CopyElement(p.fill, 0, p.y, dst + j, p.item);
+      } else {
+        CopyElement(p.x, src + i, p.y, dst + j, p.item);
+      }
+    }
+  }
+
+  // count copies of one element of `item` bytes (stores of its width).
+  static void FillItems(char* d, const char* value, size_t item, int64_t count) {
+    auto fill = [&](auto word) {
+      std::memcpy(&word, value, sizeof(word));
+      for (int64_t i = 0; i < count; ++i)
+        std::memcpy(d + i * static_cast<int64_t>(sizeof(word)), &word, sizeof(word));
+    };
+    switch (item) {
+      case 1:
+        std::memset(d, value[0], static_cast<size_t>(count));
+        return;
+      case 2:
+        return fill(uint16_t{0});
+      case 4:
+        return fill(uint32_t{0});
+      case 8:
+        return fill(uint64_t{0});
+      default:
+        for (int64_t i = 0; i < count; ++i)
+          std::memcpy(d + i * static_cast<int64_t>(item), value, item);
+    }
+  }
 
   // Where output position p - begin (p) reads on an axis of n input elements: the index,
   // or -1 for the fill value (constant mode).
