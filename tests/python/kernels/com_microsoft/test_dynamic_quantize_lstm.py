@@ -179,8 +179,9 @@ def test_matches_the_quantized_reference(direction, per_channel, mode, threads):
         np.testing.assert_allclose(g, w, atol=1e-4, rtol=1e-4, err_msg=name)
     # ORT on one thread computes the same (on more, it quantizes the hidden state of each
     # batch row apart); it accepts zero points of 0 only. Its u8s8 kernels on CPUs without
-    # VNNI saturate 16-bit pair sums: there, close only.
-    if mode != "sym":
+    # VNNI saturate 16-bit pair sums (a hidden value off by 0.09 on an AVX2 EPYC): no oracle
+    # there, the exact reference above is.
+    if mode != "sym" or not VNNI:
         return
     so = ort.SessionOptions()
     so.intra_op_num_threads = 1
@@ -188,7 +189,7 @@ def test_matches_the_quantized_reference(direction, per_channel, mode, threads):
         model.SerializeToString(), so, providers=["CPUExecutionProvider"]
     ).run(None, feeds)
     for g, w in zip(got, theirs):
-        np.testing.assert_allclose(g, w, atol=1e-5 if VNNI else 0.05)
+        np.testing.assert_allclose(g, w, atol=1e-5)
 
 
 def test_the_int16_kernel_gives_the_same_answer():
