@@ -234,6 +234,15 @@ void DotQ4Q8ColumnImpl(const uint8_t* codes, int64_t blocks, int64_t bytes, int 
   }
 }
 
+// 2: the dispatched target has AVX-512, 1: AVX2, 0: neither (or not x86).
+int TileTargetImpl() {
+#if HWY_ARCH_X86
+  if (HWY_TARGET <= HWY_AVX3) return 2;
+  if (HWY_TARGET <= HWY_AVX2) return 1;
+#endif
+  return 0;
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace onnx_light::kernels
 HWY_AFTER_NAMESPACE();
@@ -245,6 +254,11 @@ HWY_EXPORT(DotQ4ColumnImpl);
 HWY_EXPORT(DequantQ4BlocksImpl);
 HWY_EXPORT(QuantizeRowQ8Impl);
 HWY_EXPORT(DotQ4Q8ColumnImpl);
+HWY_EXPORT(TileTargetImpl);
+
+int Q4Q8TileTarget() {
+  return HWY_DYNAMIC_DISPATCH(TileTargetImpl)();
+}
 
 void DequantQ4Blocks(const uint8_t* codes, size_t blocks, size_t bytes, const float* scale,
                      const float* zero_point, float* out) {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace onnx_light::kernels {
 
@@ -37,5 +38,45 @@ void QuantizeRowQ8(const float* a, int64_t k, int64_t block, int16_t* q, float* 
 void DotQ4Q8Column(const uint8_t* codes, int64_t blocks, int64_t bytes, int rows,
                    const int16_t* const* q, const float* const* a_scales, const float* const* sums,
                    const float* w_scales, const float* zs, float* out);
+
+// ---- accuracy_level 4 as register tiles of many rows x columns (simd/nbits_tiles_x86.cc:
+// AVX2 only, where Q4Q8TileLevel() > 0) ----
+
+// Rows of A quantized per block as QuantizeRowQ8 does (scale max|a| / 127, codes
+// round_half_even(a * (127 / max|a|)), 0 for an all-zero block), as int8: each 32 values of
+// a block (the 16 bytes of codes that hold them) their even elements then their odd ones,
+// the blocks' values padded with 0 to a multiple of 64 (`stride` bytes a row).
+struct Q8Rows {
+  int64_t rows = 0, blocks = 0, block = 0, stride = 0;
+  std::vector<int8_t> q;
+  std::vector<float> scales;  // [rows x blocks]
+  std::vector<float> sums;    // [rows x blocks]: scale * the sum of the block's codes
+};
+void QuantizeRowsQ8(const float* a, int64_t rows, int64_t k, int64_t block, Q8Rows* out);
+
+// Q8Rows in groups of 8 rows for Q4Q8Tiles: per group, each 4 consecutive values of a
+// row (Q8Rows's order) with the other 7 rows' same 4 beside them (32 bytes; rows past the
+// last 0), group_bytes = stride * 8; scales and sums [group][block][8 rows].
+struct Q8Groups {
+  int64_t rows = 0, blocks = 0, block = 0, group_bytes = 0;
+  std::vector<int8_t> q;
+  std::vector<float> scales, sums;
+};
+void GroupRowsQ8(const Q8Rows& a, Q8Groups* out);
+
+// The tile kernel this CPU and the dispatched SIMD target allow (ONNX_LIGHT_SIMD_TARGET
+// and ForceSimdTargetForTest cap it): 1 AVX2 (and FMA), 0 none (the caller then uses
+// DotQ4Q8Column). Blocks of 32 codes or more.
+int Q4Q8TileLevel();
+// The dispatched target's part of it (2 AVX-512, 1 AVX2, 0 other; simd/nbits_simd.cc).
+int Q4Q8TileTarget();
+
+// y[r * ldy + n] = sum_b a.scales[r][b] * w_scales[n][b] * dot_b(a.q[r], codes of n)
+//                  - sum_b zs[n][b] * a.sums[r][b] + (bias ? bias[n] : 0)
+// for every row of `a` and columns [n0, n1) of 4-bit blocks `codes` ([N, blocks, block / 2]
+// bytes, the low nibble first), w_scales and zs (each block's scale times its zero point)
+// [N x blocks]; each block's dot exact in int32. level: Q4Q8TileLevel()'s, not 0.
+void Q4Q8Tiles(int level, const Q8Groups& a, const uint8_t* codes, const float* w_scales,
+               const float* zs, const float* bias, int64_t n0, int64_t n1, float* y, int64_t ldy);
 
 }  // namespace onnx_light::kernels

@@ -143,17 +143,21 @@ def test_matmul_nbits_refuses_bad_attributes_and_shapes(attrs, feeds_k, message)
         light_run(model, {"a": np.zeros((1, feeds_k), np.float32)})
 
 
-def int8_reference(a, b, scales, zps, n, k, block):
+def int8_reference(a, b, scales, zps, n, k, block, bits=4):
     """accuracy_level 4 as ORT's CompInt8 kernels define it: each row of A per block of
     `block` values, scale = max|a| / 127 and codes round_half_even(a * (127 / max|a|)) in
-    float32; per block the codes' dot with the 4-bit codes minus zero point, exact; times
-    both scales (their float32 product), summed in float64."""
+    float32; per block the codes' dot with the `bits`-bit codes minus zero point, exact;
+    times both scales (their float32 product), summed in float64."""
     blocks = -(-k // block)
-    w_codes = dequantize(b, np.ones_like(scales), None, n, k, 4, block).T + 8  # raw codes [n, k]
-    zp = np.full((n, blocks), 8) if zps is None else None
+    mid = 1 << (bits - 1)
+    w_codes = dequantize(b, np.ones_like(scales), None, n, k, bits, block).T + mid  # [n, k]
+    zp = np.full((n, blocks), mid)
     if zps is not None:
         zrow = zps.reshape(n, -1)
-        zp = np.stack([(zrow[:, (i * 4) // 8] >> ((i * 4) % 8)) & 15 for i in range(blocks)], 1)
+        mask = (1 << bits) - 1
+        zp = np.stack(
+            [(zrow[:, (i * bits) // 8] >> ((i * bits) % 8)) & mask for i in range(blocks)], 1
+        )
     sc = scales.reshape(n, blocks)
     rows = a.reshape(-1, k)
     out = np.zeros((rows.shape[0], n))
@@ -170,15 +174,20 @@ def int8_reference(a, b, scales, zps, n, k, block):
     return out.reshape(a.shape[:-1] + (n,))
 
 
-@pytest.mark.parametrize("k,n,block", [(64, 8, 32), (100, 5, 16), (300, 9, 128), (64, 3, 64)])
-@pytest.mark.parametrize("rows", [1, 3, 7])
+LEVEL_4_SHAPES = [(64, 8, 32), (100, 5, 16), (300, 9, 128), (64, 3, 64), (96, 7, 32), (448, 13, 64)]
+
+
+@pytest.mark.parametrize("k,n,block", LEVEL_4_SHAPES)
+@pytest.mark.parametrize("rows", [1, 3, 7, 8, 16, 33])
 @pytest.mark.parametrize("zp", [True, False])
 def test_matmul_nbits_accuracy_level_4_quantizes_a_to_int8(k, n, block, rows, zp):
-    """Level 4 (4 bits), few rows (decode): A to int8 per block, as ORT's CompInt8: equal to
-    the exact int8 reference within float32 summation (rtol 1e-5 of the output's
-    magnitude), different from the float path by the activations' rounding (so the int8
-    path really ran), and rows in groups of 4 with a remainder, a short last block, an
-    all-zero block."""
+    """Level 4 (4 bits), any row count (decode and prefill): A to int8 per block, as ORT's
+    CompInt8: equal to the exact int8 reference within float32 summation (rtol 1e-5 of the
+    output's magnitude), different from the float path by the activations' rounding (so
+    the int8 path really ran). Row tiles of 4 with a remainder (33 = 8 x 4 + 1), column
+    tiles with a remainder (n = 3, 5, 7, 9, 13 against tiles of 2 and 4), an odd number of
+    32-blocks (96: the last pair half empty), a short last block (100, 300), an all-zero
+    block."""
     model, w, bias = packed_case(k, n, 4, block, zp=zp, accuracy_level=4)
     inits = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
     a = np.random.default_rng(76).standard_normal((rows, k)).astype(np.float32)
@@ -193,11 +202,13 @@ def test_matmul_nbits_accuracy_level_4_quantizes_a_to_int8(k, n, block, rows, zp
     assert 1e-5 * mag < diff < 0.05 * mag, diff  # the int8 rounding, and only that
 
 
-@pytest.mark.parametrize("rows", [1, 5])
-def test_matmul_nbits_accuracy_level_4_against_ort(rows):
-    """ORT runs level 4 through its CompInt8 kernels on this CPU (AVX2 or better): the same
-    quantization of A, so the two agree far closer than either does with the float path."""
-    k, n, block = 256, 24, 32
+@pytest.mark.parametrize("rows", [1, 5, 7, 8, 16, 128])
+@pytest.mark.parametrize("block", [32, 128])
+def test_matmul_nbits_accuracy_level_4_against_ort(rows, block):
+    """ORT runs level 4 through its CompInt8 kernels on this CPU (AVX2 or better) at every
+    row count: the same quantization of A, so the two agree far closer than either does
+    with the float path."""
+    k, n = 256, 24
     model, w, bias = packed_case(k, n, 4, block, zp=True, accuracy_level=4)
     a = np.random.default_rng(77).standard_normal((rows, k)).astype(np.float32)
     (got,) = light_run(model, {"a": a})
@@ -208,18 +219,77 @@ def test_matmul_nbits_accuracy_level_4_against_ort(rows):
     assert np.abs(theirs - exact).max() > 1e-3 * mag  # ORT really quantized A
 
 
-def test_matmul_nbits_accuracy_level_4_keeps_float_for_prefill_other_widths_and_g_idx():
-    """The level is a floor on accuracy: many rows (8 and more: prefill, faster in float
-    here), 2 and 8 bits and act order compute in float32, as at level 0."""
-    model, w, bias = packed_case(100, 5, 4, 16, accuracy_level=4)
-    a = np.random.default_rng(80).standard_normal((9, 100)).astype(np.float32)
-    want = a.astype(np.float64) @ w + bias
-    np.testing.assert_allclose(light_run(model, {"a": a})[0], want, rtol=1e-5, atol=1e-4)
-    for bits in (2, 8):
-        model, w, bias = packed_case(64, 6, bits, 32, accuracy_level=4)
-        a = np.random.default_rng(78).standard_normal((2, 64)).astype(np.float32)
-        want = a.astype(np.float64) @ w + bias
-        np.testing.assert_allclose(light_run(model, {"a": a})[0], want, rtol=1e-5, atol=1e-4)
+LEVEL_4_AT_TARGET = """
+import json, sys
+import numpy as np
+import onnx_light
+sess = onnx_light.RuntimeSession(open(sys.argv[1], "rb").read())
+a = np.load(sys.argv[2])
+print(json.dumps(sess.run(None, {"a": a})[0].tolist()))
+"""
+
+
+@pytest.mark.parametrize("target", ["AVX2", "SSE4"])
+def test_matmul_nbits_accuracy_level_4_on_narrower_cpus(tmp_path, target):
+    """The same int8 results where the CPU has no AVX-512 VNNI (ONNX_LIGHT_SIMD_TARGET=AVX2:
+    the vpmaddubsw tiles) and no AVX2 (SSE4: the int16 column kernel), for decode and
+    prefill row counts, blocks of 32 (an odd count) and 128 (a short last one)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import onnx_light
+
+    package = os.path.dirname(os.path.dirname(onnx_light.__file__))
+    env = dict(os.environ, ONNX_LIGHT_SIMD_TARGET=target)
+    env["PYTHONPATH"] = os.pathsep.join([package, env.get("PYTHONPATH", "")])
+    for k, n, block in [(96, 7, 32), (300, 9, 128)]:
+        model, _, bias = packed_case(k, n, 4, block, zp=True, accuracy_level=4)
+        inits = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+        a = np.random.default_rng(81).standard_normal((2, 17, k)).astype(np.float32)
+        a[0, 0, :block] = 0.0
+        path = tmp_path / f"m{k}.onnx"
+        path.write_bytes(model.SerializeToString())
+        np.save(tmp_path / "a.npy", a)
+        for rows in (1, 17):
+            np.save(tmp_path / "a.npy", a[:, :rows])
+            run = subprocess.run(
+                [sys.executable, "-c", LEVEL_4_AT_TARGET, str(path), str(tmp_path / "a.npy")],
+                capture_output=True,
+                text=True,
+                env=env,
+                check=True,
+            )
+            got = np.array(json.loads(run.stdout.strip().splitlines()[-1]))
+            want = int8_reference(a[:, :rows], inits["b"], inits["s"], inits["z"], n, k, block)
+            want += bias
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("bits", [2, 8])
+@pytest.mark.parametrize("rows", [1, 9])
+@pytest.mark.parametrize("zp", [True, False])
+def test_matmul_nbits_accuracy_level_4_quantizes_a_for_2_and_8_bits(bits, rows, zp):
+    """ORT 1.30 quantizes A to int8 at level 4 for 2 and 8 bits as well: the exact int8
+    reference within float32 summation, ORT within 1e-4 of the magnitude, and the float
+    path further away (a short last block: k = 100)."""
+    k, n, block = 100, 6, 32
+    model, w, bias = packed_case(k, n, bits, block, zp=zp, accuracy_level=4)
+    inits = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    a = np.random.default_rng(78).standard_normal((rows, k)).astype(np.float32)
+    want = int8_reference(a, inits["b"], inits["s"], inits.get("z"), n, k, block, bits) + bias
+    (got,) = light_run(model, {"a": a})
+    mag = np.abs(want).max()
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * mag)
+    (theirs,) = ort_run(model, {"a": a})
+    assert np.abs(got - theirs).max() <= 1e-4 * mag
+    exact = a.astype(np.float64) @ w + bias
+    assert np.abs(got - exact).max() > 1e-4 * mag  # A really went through int8
+
+
+def test_matmul_nbits_accuracy_level_4_keeps_float_for_g_idx():
+    """Act order (g_idx) computes in float32 at level 4, as at level 0."""
     model, w, bias = packed_case(64, 6, 4, 16, g_idx=True, accuracy_level=4)
     a = np.random.default_rng(79).standard_normal((3, 64)).astype(np.float32)
     want = a.astype(np.float64) @ w + bias
