@@ -12,8 +12,8 @@
 // rounded half to even), each block's dot with the codes exact in int32, so the results
 // are ORT's up to float32 summation order: 1 to 4 rows (decode) through the column kernel
 // (simd/nbits_simd.cc), from 5 rows through tiles of 8 rows x 4 columns on AVX2
-// (simd/nbits_tiles_x86.cc; the column kernel where there is no AVX2). Other levels and
-// widths, and g_idx (act order), compute in float32, as ORT does for them.
+// (simd/nbits_tiles_x86.cc; the column kernel where there is no AVX2); 2 and 8 bits
+// through plain loops (Int8Wide). Other levels, and g_idx (act order), compute in float32.
 // Float, few rows (decode): each column's codes are unpacked in registers and dotted with
 // A's rows, the zero points folded in through per-block sums of A; many rows (prefill):
 // panels of columns are unpacked to float and multiplied by the GEMM.
@@ -283,9 +283,9 @@ class MatMulNBits : public KernelBase {
         std::max<int64_t>(8, 512 / std::max<int64_t>(1, k_ / 64)));
   }
 
-  // accuracy_level 4, 4 bits, on x86 with AVX2 or AVX-512 VNNI: A quantized to int8 per
-  // block once, then register tiles of rows x columns (simd/nbits_tiles_x86.cc), groups of
-  // columns split between threads.
+  // accuracy_level 4, 4 bits, on x86 with AVX2: A quantized to int8 per block once and
+  // grouped by 8 rows, then register tiles of 8 rows x 4 columns (simd/nbits_tiles_x86.cc),
+  // groups of 16 columns split between threads.
   void Int8Tiles(const Args& p, int level, ThreadPool* pool) const {
     Q8Rows q;
     QuantizeRowsQ8(p.a, p.rows, k_, block_, &q);
