@@ -396,13 +396,32 @@ void Float32ToInt64Impl(const float* x, int64_t* y, size_t n) {
   const hn::Rebind<float, decltype(di)> df;
   const size_t lanes = hn::Lanes(di);
   const auto hi = hn::Set(dd, 9223372036854775808.0), lo = hn::Neg(hi);
-  for (; i + lanes <= n; i += lanes) {
-    const auto v = hn::PromoteTo(dd, hn::LoadU(df, x + i));
-    auto r = hn::ConvertTo(di, hn::Min(hn::Max(v, lo), hn::Set(dd, 9223372036854774784.0)));
-    r = hn::IfThenElse(hn::RebindMask(di, hn::Ge(v, hi)),
-                       hn::Set(di, std::numeric_limits<int64_t>::max()), r);
-    r = hn::IfThenZeroElse(hn::RebindMask(di, hn::IsNaN(v)), r);
-    hn::StoreU(r, di, y + i);
+  // Values of int32's range (the usual: indices, shapes, labels) through the float -> int32
+  // conversion and a widening, a whole vector of floats at a time; any other vector (NaN,
+  // beyond +-2^31) through double and the saturating int64 conversion, which AVX2 has no
+  // instruction for (Cast float -> int64 ran 1.62x ORT's time there).
+  const hn::ScalableTag<float> dw;
+  const hn::RebindToSigned<decltype(dw)> d32;
+  const hn::Half<decltype(d32)> dh;
+  const hn::Rebind<int64_t, decltype(dh)> d64;
+  const size_t wide = hn::Lanes(dw), half = hn::Lanes(d64);
+  const auto limit = hn::Set(dw, 2147483648.0f);
+  for (; i + wide <= n; i += wide) {
+    const auto w = hn::LoadU(dw, x + i);
+    if (hn::AllTrue(dw, hn::Lt(hn::Abs(w), limit))) {
+      const auto q = hn::ConvertTo(d32, w);
+      hn::StoreU(hn::PromoteTo(d64, hn::LowerHalf(dh, q)), d64, y + i);
+      hn::StoreU(hn::PromoteTo(d64, hn::UpperHalf(dh, q)), d64, y + i + half);
+      continue;
+    }
+    for (size_t j = i; j < i + wide; j += lanes) {
+      const auto v = hn::PromoteTo(dd, hn::LoadU(df, x + j));
+      auto r = hn::ConvertTo(di, hn::Min(hn::Max(v, lo), hn::Set(dd, 9223372036854774784.0)));
+      r = hn::IfThenElse(hn::RebindMask(di, hn::Ge(v, hi)),
+                         hn::Set(di, std::numeric_limits<int64_t>::max()), r);
+      r = hn::IfThenZeroElse(hn::RebindMask(di, hn::IsNaN(v)), r);
+      hn::StoreU(r, di, y + j);
+    }
   }
 #endif
   for (; i < n; ++i)

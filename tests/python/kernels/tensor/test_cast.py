@@ -97,6 +97,23 @@ def test_int64_to_float_rounds_once_at_every_magnitude(threads):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
+def test_float_to_int64_of_int32_range_values(threads):
+    # Whole vectors of values inside +-2^31 take the int32 conversion and a widening (the
+    # fast path); a vector with one value outside (here -2^31 exactly, 2^40, NaN) takes the
+    # saturating one. Toward zero either way; every length up to 3 vectors of 16 (tails).
+    rng = np.random.default_rng(9)
+    edge = [2147483520.0, -2147483520.0, -0.75, 0.75, -1.5, 1e-30, -0.0, 65535.9]
+    for n in range(0, 49):
+        x = (rng.standard_normal(n) * 1e6).astype(np.float32)
+        x[: min(n, len(edge))] = edge[: min(n, len(edge))]
+        np.testing.assert_array_equal(cast(x, np.int64, threads), np.trunc(x).astype(np.int64))
+    x = (rng.standard_normal(4099) * 3e8).astype(np.float32)
+    x[100], x[2000], x[3001] = -(2.0**31), 2.0**40, np.nan
+    want = np.trunc(np.nan_to_num(x, nan=0.0).astype(np.float64)).astype(np.int64)
+    np.testing.assert_array_equal(cast(x, np.int64, threads), want)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
 def test_float_to_int64_truncates_and_saturates(threads):
     # Toward zero; beyond int64 (inf included) the end of the range; NaN 0 (Cast's rule;
     # ONNX leaves these undefined). Random values up to 2^70 in magnitude.
