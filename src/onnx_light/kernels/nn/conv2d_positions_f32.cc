@@ -31,6 +31,7 @@ struct Positions {
   int64_t chunk, chunks;  // an image's positions in chunks (a task each) of `chunk` rows
   int64_t packed;         // W^T packed
   int64_t image, out;     // per worker: the padded image (0 when not padded), the product
+  bool by_channels;       // fewer images than threads: the output channels split instead
   int64_t per() const { return image + out; }
 };
 
@@ -44,7 +45,16 @@ Positions MakePositions(const Conv2DShape& s, int64_t workers) {
   // no result).
   const auto ceil = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
   p.chunks = ceil(p.n, 256);
-  if (workers > 1 && s.batch * p.chunks < 8 * workers) {
+  // Fewer images of at most 256 positions than threads: each thread takes all the
+  // positions and a share of the output channels, reading only its share of W. Split by
+  // positions, every thread streamed all of W with half the rows to use it on (a 3x3 layer
+  // of 512 channels on a 7x7 image, 9.4 MB of W: 1.42x faster on 2 threads than on 1
+  // where ORT was 2x; AVX2 EPYC).
+  p.by_channels = workers > 1 && s.batch < workers && p.chunks == 1 &&
+                  s.m >= 2 * workers * static_cast<int64_t>(SgemmPackedTileColumns());
+  if (p.by_channels) {
+    // (one chunk, the whole image)
+  } else if (workers > 1 && s.batch * p.chunks < 8 * workers) {
     p.chunks = std::max(p.chunks, std::min(ceil(workers, s.batch), ceil(p.n, 16)));
     while ((s.batch * p.chunks) % workers != 0 && p.chunks < ceil(p.n, 16))
       ++p.chunks;
@@ -108,6 +118,43 @@ void OnePositionConvF32(const float* x, const float* packed, const float* bias, 
     BiasActivationF32(y, static_cast<size_t>(s.batch * s.m), 0.0f, z, act);
 }
 
+// One image, its output channels in panels split between the threads (Positions::
+// by_channels): the padded copy made once, each thread's columns of the product [n x m]
+// computed, activated, transposed into y and given the residual.
+void ByChannels(const float* xb, const float* packed, const float* bias, const float* zb, float* yb,
+                const Conv2DShape& s, const Positions& p, const Activation& act,
+                const int64_t* roff, const int64_t* koff, float* scratch, ThreadPool* pool) {
+  float* image = scratch;
+  float* out = image + p.image;
+  if (p.padded) PadImage(xb, s, p, 0, p.hp, image);
+  const auto nr = static_cast<int64_t>(SgemmPackedTileColumns());
+  const int64_t panels = (s.m + nr - 1) / nr;
+  pool->ParallelFor(
+      panels, std::max<int64_t>(1, panels / pool->threads()), [&](int64_t q0, int64_t q1) {
+        const int64_t j0 = q0 * nr, j1 = std::min(s.m, q1 * nr), cols = j1 - j0;
+        for (int64_t o = 0; o < p.n; ++o) {  // the bias first, as ORT orders the sums
+          float* r = out + o * s.m + j0;
+          if (bias != nullptr) {
+            std::memcpy(r, bias + j0, static_cast<size_t>(cols) * sizeof(float));
+          } else {
+            std::fill(r, r + cols, 0.0f);
+          }
+        }
+        SgemmGatherA(p.n, cols, p.k, p.padded ? image : xb, roff, koff, packed + q0 * nr * p.k,
+                     out + j0, s.m);
+        if (zb == nullptr && HasEffect(act)) {
+          for (int64_t o = 0; o < p.n; ++o)
+            BiasActivationF32(out + o * s.m + j0, static_cast<size_t>(cols), 0.0f, nullptr, act);
+        }
+        TransposeTileU32(reinterpret_cast<const uint32_t*>(out), reinterpret_cast<uint32_t*>(yb),
+                         j0, j1, 0, p.n, s.m, p.n);
+        if (zb != nullptr) {
+          for (int64_t oc = j0; oc < j1; ++oc)
+            BiasActivationF32(yb + oc * p.n, static_cast<size_t>(p.n), 0.0f, zb + oc * p.n, act);
+        }
+      });
+}
+
 }  // namespace
 
 bool UsePositionsConv(const Conv2DShape& s) {
@@ -169,6 +216,13 @@ void PositionsConvF32(const float* x, const float* w, const float* bias, const f
       for (int64_t j = 0; j < s.kw; ++j)
         koff[static_cast<size_t>((c * s.kh + i) * s.kw + j)] = c * plane + i * s.dh * ld + j * s.dw;
     }
+  }
+  if (p.by_channels) {
+    for (int64_t b = 0; b < s.batch; ++b)
+      ByChannels(x + b * s.c_in * s.h * s.w, packed, bias,
+                 z == nullptr ? nullptr : z + b * s.m * p.n, y + b * s.m * p.n, s, p, act,
+                 roff.data(), koff.data(), scratch, pool);
+    return;
   }
   RunShares(pool, workers, s.batch * p.chunks, [&](int64_t task, int64_t worker) {
     const int64_t b = task / p.chunks, o0 = task % p.chunks * p.chunk;

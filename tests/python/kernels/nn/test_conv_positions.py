@@ -158,3 +158,38 @@ def test_one_position_is_a_product_with_a_vector(c_in, m, bias, w_input, threads
         w2 = -w[::-1].copy()
         want2 = reference_padded(x, w2, b, (1, 1), (0,) * 4, (1, 1), 1)
         np.testing.assert_allclose(s.run(None, feeds(x, w2))[0], want2, rtol=1e-5, atol=1e-4)
+
+
+BY_CHANNELS = [
+    # one image (fewer than the threads): the output channels split between the threads
+    ((1, 64, 7, 7), (512, 64, 3, 3), (1, 1, 1, 1)),  # ResNet's last stage, padded windows
+    ((1, 48, 6, 6), (100, 48, 3, 3), (0, 0, 0, 0)),  # 100 channels: a partial last panel
+    ((2, 32, 5, 5), (96, 32, 3, 3), (1, 1, 1, 1)),  # 2 images: split by channels at 3 threads
+]
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+@pytest.mark.parametrize("xs, ws, pads", BY_CHANNELS)
+@pytest.mark.parametrize("bias", [True, False])
+def test_fewer_images_than_threads_split_the_channels(xs, ws, pads, bias, threads):
+    """Each thread takes all the positions and its panels of output channels (not half the
+    positions and all of W): against numpy, and bit for bit the one-thread result (the same
+    tiles of rows either way)."""
+    x, w, b = case(xs, ws, sum(ws), bias=bias)
+    m = model(w, b, pads=list(pads))
+    (y,) = onnx_light.RuntimeSession(m, intra_op_threads=threads).run(None, {"x": x})
+    want = reference_padded(x, w, b, (1, 1), pads, (1, 1), 1)
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-4)
+    (one,) = onnx_light.RuntimeSession(m).run(None, {"x": x})
+    np.testing.assert_array_equal(y, one)
+
+
+@pytest.mark.parametrize("activation", ["Relu", "Tanh"])
+def test_channels_split_with_residual_and_activation(activation):
+    x, w, b = case((1, 32, 6, 6), (96, 32, 3, 3), 21)
+    z = np.random.default_rng(22).uniform(-1, 1, (1, 96, 4, 4)).astype(np.float32)
+    m = fused_residual_model(w, b, "z", activation=activation)
+    (y,) = onnx_light.RuntimeSession(m, intra_op_threads=2).run(None, {"x": x, "z": z})
+    want = reference_padded(x, w, b, (1, 1), (0,) * 4, (1, 1), 1) + z
+    want = np.maximum(want, 0) if activation == "Relu" else np.tanh(want)
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-4)
