@@ -15,6 +15,7 @@
 
 #include "onnx_light/runtime/thread_pool.h"
 #include "simd/gemm_simd.h"
+#include "simd/transpose_simd.h"
 
 namespace onnx_light::kernels {
 
@@ -227,6 +228,18 @@ bool OwnGemm(const T* a, int64_t lda_row, int64_t lda_col, const T* b, int64_t l
     if (ldb_row == 1 && ldb_col != 1 && (m <= 8 || n == 1)) {
       // b transposed: b(p, j) = b[j * ldb_col + p], row j of b^T.
       SgemmNarrow(m, n, k, a, lda_row, b, ldb_col, c, n);
+      return true;
+    }
+    static const bool avx512 = PreferPackedSgemm();
+    if (ldb_row == 1 && ldb_col != 1 && !avx512 && k * n <= (int64_t{1} << 20)) {
+      // Below AVX-512 b^T up to 4 MiB is transposed (4 x 4 vector blocks) for the in-place
+      // kernel, which beats the packed kernel's gathers there: attention's Q @ K^T, 12 heads
+      // of [128,64] x [64,128], ran 1.61x ORT's time that way against MatMul's 1.11x.
+      std::vector<float> b_rows(static_cast<size_t>(k * n));
+      TransposeTileU32(reinterpret_cast<const uint32_t*>(b),
+                       reinterpret_cast<uint32_t*>(b_rows.data()), 0, k, 0, n, ldb_col, n);
+      RunInPlace(a, lda_row, b_rows.data(), n, c, m, n, k, static_cast<int64_t>(SgemmTileColumns()),
+                 pool);
       return true;
     }
     if (ldb_row == 1 && ldb_col != 1) {

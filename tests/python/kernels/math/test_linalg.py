@@ -45,6 +45,22 @@ def test_gemm_trans_b_against_numpy(m, n, k, threads):
     np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("m, n, k", [(37, 29, 45), (130, 131, 64), (12, 8, 3), (64, 300, 200)])
+def test_matmul_with_b_transposed_at_run_time(m, n, k, threads):
+    """B^T a graph input (attention's K^T; not transposed once per session): below AVX-512
+    it is transposed in 4 x 4 blocks for the in-place kernel, elsewhere gathered by the
+    packed kernel; edges of the blocks (odd sizes) and both thread counts, against numpy."""
+    rng = np.random.default_rng(m * n + k)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    bt = rng.uniform(-1, 1, (n, k)).astype(np.float32)
+    model = node_model("Gemm", [("a", F), ("b", F)], [("y", F)], opset=13, transB=1)
+    (y,) = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"a": a, "b": bt})
+    np.testing.assert_allclose(
+        y, a.astype(np.float64) @ bt.astype(np.float64).T, rtol=1e-5, atol=1e-4
+    )
+
+
 def test_gemm_trans_a_and_b_against_numpy():
     rng = np.random.default_rng(5)
     a = rng.uniform(-1, 1, (512, 16)).astype(np.float32)  # stored [K, M]
