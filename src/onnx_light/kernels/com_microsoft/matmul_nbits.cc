@@ -18,7 +18,6 @@
 // A's rows, the zero points folded in through per-block sums of A; many rows (prefill):
 // panels of columns are unpacked to float and multiplied by the GEMM.
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -123,9 +122,8 @@ class MatMulNBits : public KernelBase {
                     y->mutable_data<float>(),
                     rows};
     const bool q4 = int8_ && bits_ == 4 && block_of.empty();
-    const int tiles = q4 && block_ >= 32 ? Q4Q8TileLevel() : 0;
-    if (tiles > 0 && rows >= kTileRows) {
-      Int8Tiles(args, tiles, ctx.thread_pool());
+    if (q4 && block_ >= 32 && rows >= kTileRows && Q4Q8TileLevel() > 0) {
+      Int8Tiles(args, ctx.thread_pool());
     } else if (q4) {
       Int8(args, ctx.thread_pool());
     } else if (int8_ && block_of.empty()) {
@@ -253,11 +251,7 @@ class MatMulNBits : public KernelBase {
     }
     // Each block's scale times its zero point (made once when both are constants).
     std::vector<float> local;
-    const float* zs = zero_scales_.empty() ? nullptr : zero_scales_.data();
-    if (zs == nullptr) {
-      local = ZeroScales(p.scales, p.zps);
-      zs = local.data();
-    }
+    const float* zs = ZeroScalesOf(p, &local);
     ParallelElements(
         pool, n_,
         [&](int64_t n0, int64_t n1) {
@@ -286,63 +280,40 @@ class MatMulNBits : public KernelBase {
   // accuracy_level 4, 4 bits, on x86 with AVX2: A quantized to int8 per block once and
   // grouped by 8 rows, then register tiles of 8 rows x 4 columns (simd/nbits_tiles_x86.cc),
   // groups of 16 columns split between threads.
-  void Int8Tiles(const Args& p, int level, ThreadPool* pool) const {
+  void Int8Tiles(const Args& p, ThreadPool* pool) const {
     Q8Rows q;
     QuantizeRowsQ8(p.a, p.rows, k_, block_, &q);
     Q8Groups groups;
     GroupRowsQ8(q, &groups);
     std::vector<float> local;
-    const float* zs = zero_scales_.empty() ? nullptr : zero_scales_.data();
-    if (zs == nullptr) {
-      local = ZeroScales(p.scales, p.zps);
-      zs = local.data();
-    }
+    const float* zs = ZeroScalesOf(p, &local);
     constexpr int64_t kGroup = 16;  // columns a thread takes at a time (whole tiles)
     ParallelElements(
         pool, (n_ + kGroup - 1) / kGroup,
         [&](int64_t g0, int64_t g1) {
-          Q4Q8Tiles(level, groups, p.b, p.scales, zs, p.bias, g0 * kGroup,
-                    std::min(n_, g1 * kGroup), p.y, n_);
+          Q4Q8Tiles(groups, p.b, p.scales, zs, p.bias, g0 * kGroup, std::min(n_, g1 * kGroup), p.y,
+                    n_);
         },
         std::max<int64_t>(1, 4096 / std::max<int64_t>(1, p.rows * k_ / 256)));
   }
 
   // accuracy_level 4 at 2 and 8 bits (ORT's CompInt8 takes them too): A to int8 per block
-  // as for 4 bits (in k's order here), each block's dot with a column's codes exact in
+  // as for 4 bits (QuantizeRowQ8), each block's dot with a column's codes exact in
   // int32, then sum_b a_scale * w_scale * dot - sum_b (w_scale * zero point) * (a_scale *
   // sum of A's codes). Each column's codes unpacked once for all the rows; plain loops (the
   // compiler's vectors): the builder writes 4 bits.
   void Int8Wide(const Args& p, ThreadPool* pool) const {
     const int64_t kp = blocks_ * block_;
     const auto nb = static_cast<size_t>(blocks_);
-    std::vector<int16_t> q(static_cast<size_t>(p.rows * kp), 0);
+    std::vector<int16_t> q(static_cast<size_t>(p.rows * kp));
     std::vector<float> a_scales(static_cast<size_t>(p.rows) * nb), sums(a_scales.size());
     for (int64_t r = 0; r < p.rows; ++r) {
-      for (int64_t blk = 0; blk < blocks_; ++blk) {
-        const float* src = p.a + r * k_ + blk * block_;
-        const int64_t count = std::min(block_, k_ - blk * block_);
-        float amax = 0.0f;
-        for (int64_t i = 0; i < count; ++i)
-          amax = std::max(amax, std::fabs(src[i]));
-        const float inverse = amax != 0.0f ? 127.0f / amax : 0.0f;
-        int32_t total = 0;
-        for (int64_t i = 0; i < count; ++i) {
-          const float v = std::nearbyint(src[i] * inverse);
-          const auto c = static_cast<int16_t>(std::min(127.0f, std::max(-127.0f, v)));
-          q[static_cast<size_t>(r * kp + blk * block_ + i)] = c;
-          total += c;
-        }
-        const auto at = static_cast<size_t>(r) * nb + static_cast<size_t>(blk);
-        a_scales[at] = amax / 127.0f;
-        sums[at] = a_scales[at] * static_cast<float>(total);
-      }
+      QuantizeRowQ8(p.a + r * k_, k_, block_, q.data() + r * kp,
+                    a_scales.data() + static_cast<size_t>(r) * nb,
+                    sums.data() + static_cast<size_t>(r) * nb);
     }
     std::vector<float> local;
-    const float* zs = zero_scales_.empty() ? nullptr : zero_scales_.data();
-    if (zs == nullptr) {
-      local = ZeroScales(p.scales, p.zps);
-      zs = local.data();
-    }
+    const float* zs = ZeroScalesOf(p, &local);
     ParallelElements(
         pool, n_,
         [&](int64_t n0, int64_t n1) {
@@ -369,16 +340,24 @@ class MatMulNBits : public KernelBase {
         std::max<int64_t>(8, 512 / std::max<int64_t>(1, k_ / 64)));
   }
 
-  // A column's codes (2 or 8 bits; every block whole) as int16 in k's order.
+  // A column's codes (2 or 8 bits; every block whole) as int16 in QuantizeRowQ8's order:
+  // each block's even elements, then its odd ones.
   void UnpackCodes(const uint8_t* col, int16_t* out) const {
-    const int64_t count = blocks_ * block_;
-    if (bits_ == 8) {
-      for (int64_t i = 0; i < count; ++i)
-        out[i] = col[i];
-    } else {
-      for (int64_t i = 0; i < count; ++i)
-        out[i] = static_cast<int16_t>((col[i / 4] >> (2 * (i % 4))) & 3);
+    const int64_t count = blocks_ * block_, half = block_ / 2;
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t j = i % block_;
+      const auto code =
+          static_cast<int16_t>(bits_ == 8 ? col[i] : (col[i / 4] >> (2 * (i % 4))) & 3);
+      out[i - j + (j % 2) * half + j / 2] = code;
     }
+  }
+
+  // ZeroScales of this run's scales and zero points: the ones made once when both are
+  // constants, else made into *local.
+  const float* ZeroScalesOf(const Args& p, std::vector<float>* local) const {
+    if (!zero_scales_.empty()) return zero_scales_.data();
+    *local = ZeroScales(p.scales, p.zps);
+    return local->data();
   }
 
   // [N x k_blocks]: scale * zero point of each block (4 bits: two zero points a byte, the

@@ -118,9 +118,42 @@ void OnePositionConvF32(const float* x, const float* packed, const float* bias, 
     BiasActivationF32(y, static_cast<size_t>(s.batch * s.m), 0.0f, z, act);
 }
 
+// Positions [o0, o0 + rows) by output channels [j0, j1) of one image (j0 a multiple of W's
+// packed panel width), its windows read from `a` through roff (this block's first) and
+// koff: the bias first, as ORT orders the sums, the product into out (rows x m), the
+// activation over it when there is no residual, the transpose into yb's planes, then a
+// residual zb added plane by plane with the activation.
+void PositionsBlock(const float* a, const int64_t* roff, const int64_t* koff, const float* packed,
+                    const float* bias, const float* zb, float* yb, const Conv2DShape& s,
+                    const Positions& p, const Activation& act, int64_t o0, int64_t rows, int64_t j0,
+                    int64_t j1, float* out) {
+  const int64_t cols = j1 - j0;
+  for (int64_t o = 0; o < rows; ++o) {
+    float* r = out + o * s.m + j0;
+    if (bias != nullptr) {
+      std::memcpy(r, bias + j0, static_cast<size_t>(cols) * sizeof(float));
+    } else {
+      std::fill(r, r + cols, 0.0f);
+    }
+  }
+  SgemmGatherA(rows, cols, p.k, a, roff, koff, packed + j0 * p.k, out + j0, s.m);
+  if (zb == nullptr && HasEffect(act)) {
+    for (int64_t o = 0; o < rows; ++o)
+      BiasActivationF32(out + o * s.m + j0, static_cast<size_t>(cols), 0.0f, nullptr, act);
+  }
+  TransposeTileU32(reinterpret_cast<const uint32_t*>(out), reinterpret_cast<uint32_t*>(yb + o0), j0,
+                   j1, 0, rows, s.m, p.n);
+  if (zb != nullptr) {
+    for (int64_t oc = j0; oc < j1; ++oc) {
+      const int64_t at = oc * p.n + o0;
+      BiasActivationF32(yb + at, static_cast<size_t>(rows), 0.0f, zb + at, act);
+    }
+  }
+}
+
 // One image, its output channels in panels split between the threads (Positions::
-// by_channels): the padded copy made once, each thread's columns of the product [n x m]
-// computed, activated, transposed into y and given the residual.
+// by_channels): the padded copy made once, then each thread's block of all the positions
+// by its channels.
 void ByChannels(const float* xb, const float* packed, const float* bias, const float* zb, float* yb,
                 const Conv2DShape& s, const Positions& p, const Activation& act,
                 const int64_t* roff, const int64_t* koff, float* scratch, ThreadPool* pool) {
@@ -129,30 +162,11 @@ void ByChannels(const float* xb, const float* packed, const float* bias, const f
   if (p.padded) PadImage(xb, s, p, 0, p.hp, image);
   const auto nr = static_cast<int64_t>(SgemmPackedTileColumns());
   const int64_t panels = (s.m + nr - 1) / nr;
-  pool->ParallelFor(
-      panels, std::max<int64_t>(1, panels / pool->threads()), [&](int64_t q0, int64_t q1) {
-        const int64_t j0 = q0 * nr, j1 = std::min(s.m, q1 * nr), cols = j1 - j0;
-        for (int64_t o = 0; o < p.n; ++o) {  // the bias first, as ORT orders the sums
-          float* r = out + o * s.m + j0;
-          if (bias != nullptr) {
-            std::memcpy(r, bias + j0, static_cast<size_t>(cols) * sizeof(float));
-          } else {
-            std::fill(r, r + cols, 0.0f);
-          }
-        }
-        SgemmGatherA(p.n, cols, p.k, p.padded ? image : xb, roff, koff, packed + q0 * nr * p.k,
-                     out + j0, s.m);
-        if (zb == nullptr && HasEffect(act)) {
-          for (int64_t o = 0; o < p.n; ++o)
-            BiasActivationF32(out + o * s.m + j0, static_cast<size_t>(cols), 0.0f, nullptr, act);
-        }
-        TransposeTileU32(reinterpret_cast<const uint32_t*>(out), reinterpret_cast<uint32_t*>(yb),
-                         j0, j1, 0, p.n, s.m, p.n);
-        if (zb != nullptr) {
-          for (int64_t oc = j0; oc < j1; ++oc)
-            BiasActivationF32(yb + oc * p.n, static_cast<size_t>(p.n), 0.0f, zb + oc * p.n, act);
-        }
-      });
+  pool->ParallelFor(panels, std::max<int64_t>(1, panels / pool->threads()),
+                    [&](int64_t q0, int64_t q1) {
+                      PositionsBlock(p.padded ? image : xb, roff, koff, packed, bias, zb, yb, s, p,
+                                     act, 0, p.n, q0 * nr, std::min(s.m, q1 * nr), out);
+                    });
 }
 
 }  // namespace
@@ -235,29 +249,9 @@ void PositionsConvF32(const float* x, const float* w, const float* bias, const f
       const int64_t oh0 = o0 / s.ow, oh1 = (o0 + rows - 1) / s.ow;
       PadImage(xb, s, p, oh0 * s.sh, oh1 * s.sh + (s.kh - 1) * s.dh + 1, image);
     }
-    for (int64_t o = 0; o < rows; ++o) {  // the bias first, as ORT orders the sums
-      float* r = out + o * s.m;
-      if (bias != nullptr) {
-        std::memcpy(r, bias, static_cast<size_t>(s.m) * sizeof(float));
-      } else {
-        std::fill(r, r + s.m, 0.0f);
-      }
-    }
-    SgemmGatherA(rows, s.m, p.k, p.padded ? image : xb, roff.data() + o0, koff.data(), packed, out,
-                 s.m);
-    // Without a residual the activation runs over the product as it is, before the
-    // transpose; a residual Z is added plane by plane after it.
-    if (z == nullptr && HasEffect(act))
-      BiasActivationF32(out, static_cast<size_t>(rows * s.m), 0.0f, nullptr, act);
-    float* yb = y + b * s.m * p.n;
-    TransposeTileU32(reinterpret_cast<const uint32_t*>(out), reinterpret_cast<uint32_t*>(yb + o0),
-                     0, s.m, 0, rows, s.m, p.n);
-    if (z != nullptr) {
-      for (int64_t oc = 0; oc < s.m; ++oc) {
-        const int64_t at = (b * s.m + oc) * p.n + o0;
-        BiasActivationF32(y + at, static_cast<size_t>(rows), 0.0f, z + at, act);
-      }
-    }
+    PositionsBlock(p.padded ? image : xb, roff.data() + o0, koff.data(), packed, bias,
+                   z == nullptr ? nullptr : z + b * s.m * p.n, y + b * s.m * p.n, s, p, act, o0,
+                   rows, 0, s.m, out);
   });
 }
 

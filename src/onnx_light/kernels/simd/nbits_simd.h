@@ -75,8 +75,8 @@ int Q4Q8TileTarget();
 //                  - sum_b zs[n][b] * a.sums[r][b] + (bias ? bias[n] : 0)
 // for every row of `a` and columns [n0, n1) of 4-bit blocks `codes` ([N, blocks, block / 2]
 // bytes, the low nibble first), w_scales and zs (each block's scale times its zero point)
-// [N x blocks]; each block's dot exact in int32. level: Q4Q8TileLevel()'s, not 0.
-void Q4Q8Tiles(int level, const Q8Groups& a, const uint8_t* codes, const float* w_scales,
-               const float* zs, const float* bias, int64_t n0, int64_t n1, float* y, int64_t ldy);
+// [N x blocks]; each block's dot exact in int32. Only where Q4Q8TileLevel() > 0.
+void Q4Q8Tiles(const Q8Groups& a, const uint8_t* codes, const float* w_scales, const float* zs,
+               const float* bias, int64_t n0, int64_t n1, float* y, int64_t ldy);
 
 }  // namespace onnx_light::kernels

@@ -220,7 +220,7 @@ int Q4Q8TileLevel() {
   return avx2 && Q4Q8TileTarget() >= 1 ? 1 : 0;
 }
 
-void Q4Q8Tiles(int, const Q8Groups& a, const uint8_t* codes, const float* w_scales, const float* zs,
+void Q4Q8Tiles(const Q8Groups& a, const uint8_t* codes, const float* w_scales, const float* zs,
                const float* bias, int64_t n0, int64_t n1, float* y, int64_t ldy) {
   const int64_t col_bytes = a.blocks * a.block / 2;
   std::vector<uint8_t> buffer;
@@ -238,8 +238,8 @@ void GroupRowsQ8(const Q8Rows&, Q8Groups*) {}
 int Q4Q8TileLevel() {
   return 0;
 }
-void Q4Q8Tiles(int, const Q8Groups&, const uint8_t*, const float*, const float*, const float*,
-               int64_t, int64_t, float*, int64_t) {}
+void Q4Q8Tiles(const Q8Groups&, const uint8_t*, const float*, const float*, const float*, int64_t,
+               int64_t, float*, int64_t) {}
 
 #endif
 
