@@ -40,7 +40,7 @@ void DotQ4Q8Column(const uint8_t* codes, int64_t blocks, int64_t bytes, int rows
                    const float* w_scales, const float* zs, float* out);
 
 // ---- accuracy_level 4 as register tiles of many rows x columns (simd/nbits_tiles_x86.cc:
-// AVX2 only, where Q4Q8TileLevel() > 0) ----
+// AVX2 or AVX-512 VNNI, where Q4Q8TileLevel() > 0) ----
 
 // Rows of A quantized per block as QuantizeRowQ8 does (scale max|a| / 127, codes
 // round_half_even(a * (127 / max|a|)), 0 for an all-zero block), as int8: each 32 values of
@@ -65,8 +65,8 @@ struct Q8Groups {
 void GroupRowsQ8(const Q8Rows& a, Q8Groups* out);
 
 // The tile kernel this CPU and the dispatched SIMD target allow (ONNX_LIGHT_SIMD_TARGET
-// and ForceSimdTargetForTest cap it): 1 AVX2 (and FMA), 0 none (the caller then uses
-// DotQ4Q8Column). Blocks of 32 codes or more.
+// and ForceSimdTargetForTest cap it): 2 AVX-512 VNNI (vpdpbusd on 8 lanes), 1 AVX2 (and
+// FMA), 0 none (the caller then uses DotQ4Q8Column). Blocks of 32 codes or more.
 int Q4Q8TileLevel();
 // The dispatched target's part of it (2 AVX-512, 1 AVX2, 0 other; simd/nbits_simd.cc).
 int Q4Q8TileTarget();
@@ -78,5 +78,30 @@ int Q4Q8TileTarget();
 // [N x blocks]; each block's dot exact in int32. Only where Q4Q8TileLevel() > 0.
 void Q4Q8Tiles(const Q8Groups& a, const uint8_t* codes, const float* w_scales, const float* zs,
                const float* bias, int64_t n0, int64_t n1, float* y, int64_t ldy);
+
+// ---- accuracy_level 4 with few rows on AVX-512 VNNI (simd/nbits_vnni_x86.cc) ----
+
+// This CPU has AVX-512 VNNI (with BW, VL, DQ) and the dispatched SIMD target is AVX-512
+// (ONNX_LIGHT_SIMD_TARGET and ForceSimdTargetForTest cap it).
+bool HaveQ4Q8Vnni();
+
+// Q8Rows regrouped for Q4Q8RowsVnni: per 128 values (chunk j: four 32-value units of
+// Q8Rows's order), the four units' 16 even elements, then their 16 odd ones (the low and
+// the high nibbles of the 64 bytes of codes that hold them), padded with 0 to whole chunks
+// (`stride` = chunks * 128 bytes a row); lane_scales [rows][chunks][16]: lane l of chunk j
+// the scale of the block that holds unit 4j + l / 4 (0 past the last); sums as Q8Rows's.
+struct Q8Chunks {
+  int64_t rows = 0, blocks = 0, block = 0, chunks = 0, stride = 0;
+  std::vector<int8_t> q;
+  std::vector<float> lane_scales, sums;
+};
+void ChunkRowsQ8(const Q8Rows& a, Q8Chunks* out);
+
+// Q4Q8Tiles's product for rows of A in Q8Chunks, by vpdpbusd, with the zero points read
+// as stored (zps: 4 bits each, two a byte, the low nibble first, zp_row bytes a column;
+// nullptr: 8 for all) instead of zs: blocks of 32 codes or more. Only where HaveQ4Q8Vnni().
+void Q4Q8RowsVnni(const Q8Chunks& a, const uint8_t* codes, const float* w_scales,
+                  const uint8_t* zps, int64_t zp_row, const float* bias, int64_t n0, int64_t n1,
+                  float* y, int64_t ldy);
 
 }  // namespace onnx_light::kernels

@@ -19,6 +19,7 @@
 #include <immintrin.h>
 #define ONNX_LIGHT_Q4_X86 1
 #define ONNX_LIGHT_AVX2_FN __attribute__((target("avx2,fma")))
+#define ONNX_LIGHT_VNNI256_FN __attribute__((target("avx2,fma,avx512f,avx512vl,avx512vnni")))
 #endif
 
 namespace onnx_light::kernels {
@@ -94,6 +95,55 @@ ONNX_LIGHT_AVX2_FN void GroupTile(const Q8Groups& a, int64_t g, const uint8_t* c
     _mm256_storeu_ps(out[c], acc[c]);
 }
 
+// GroupTile with vpdpbusd (AVX-512 VNNI on 8 lanes): each 4 codes' products with A summed
+// straight into int32 lanes, one instruction where AVX2 takes three.
+template <int C>
+ONNX_LIGHT_VNNI256_FN void GroupTileVnni(const Q8Groups& a, int64_t g, const uint8_t* cols,
+                                         int64_t units, int64_t per_block,
+                                         const float* const* w_scales, const float* const* zs,
+                                         float (*out)[8]) {
+  const int8_t* ap = a.q.data() + g * a.group_bytes;
+  const float* as = a.scales.data() + g * a.blocks * 8;
+  const float* am = a.sums.data() + g * a.blocks * 8;
+  __m256 acc[C];
+#pragma GCC unroll 4
+  for (int c = 0; c < C; ++c)
+    acc[c] = _mm256_setzero_ps();
+  for (int64_t u = 0; u < units; ++u, ap += 256) {
+    __m256i sums[C];
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c)
+      sums[c] = _mm256_setzero_si256();
+    const uint8_t* bu = cols + u * 32;
+#pragma GCC unroll 2
+    for (int q = 0; q < 8; ++q) {
+      const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ap + 32 * q));
+#pragma GCC unroll 4
+      for (int c = 0; c < C; ++c) {
+        int32_t quad;
+        std::memcpy(&quad, bu + c * units * 32 + 4 * q, 4);
+        sums[c] = _mm256_dpbusd_epi32(sums[c], _mm256_set1_epi32(quad), av);
+      }
+    }
+    const int64_t b = per_block == 1 ? u : u / per_block;
+    const __m256 asv = _mm256_loadu_ps(as + b * 8);
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) {
+      const __m256 s = _mm256_mul_ps(asv, _mm256_set1_ps(w_scales[c][b]));
+      acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums[c]), s, acc[c]);
+    }
+    if (u % per_block == 0) {  // the block's zero points: - zs[b] * a_sums[b], once
+      const __m256 amv = _mm256_loadu_ps(am + b * 8);
+#pragma GCC unroll 4
+      for (int c = 0; c < C; ++c)
+        acc[c] = _mm256_fnmadd_ps(amv, _mm256_set1_ps(zs[c][b]), acc[c]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int c = 0; c < C; ++c)
+    _mm256_storeu_ps(out[c], acc[c]);
+}
+
 template <int C>
 void ColumnTile(const Q8Groups& a, const uint8_t* codes, const float* w_scales, const float* zs,
                 const float* bias, int64_t n, int64_t col_bytes, std::vector<uint8_t>* buffer,
@@ -108,8 +158,9 @@ void ColumnTile(const Q8Groups& a, const uint8_t* codes, const float* w_scales, 
     z[c] = zs + (n + c) * a.blocks;
   }
   float out[C][8];
+  const bool vnni = Q4Q8TileLevel() == 2;
   for (int64_t g = 0; g * 8 < a.rows; ++g) {
-    GroupTile<C>(a, g, buffer->data(), units, per_block, ws, z, out);
+    (vnni ? GroupTileVnni<C> : GroupTile<C>)(a, g, buffer->data(), units, per_block, ws, z, out);
     for (int64_t r = g * 8; r < std::min(a.rows, g * 8 + 8); ++r) {
       for (int c = 0; c < C; ++c)
         y[r * ldy + n + c] = out[c][r - g * 8] + (bias != nullptr ? bias[n + c] : 0.0f);
@@ -217,6 +268,7 @@ void GroupRowsQ8(const Q8Rows& a, Q8Groups* out) {
 
 int Q4Q8TileLevel() {
   static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (HaveQ4Q8Vnni()) return 2;
   return avx2 && Q4Q8TileTarget() >= 1 ? 1 : 0;
 }
 

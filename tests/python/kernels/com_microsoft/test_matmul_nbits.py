@@ -174,11 +174,19 @@ def int8_reference(a, b, scales, zps, n, k, block, bits=4):
     return out.reshape(a.shape[:-1] + (n,))
 
 
-LEVEL_4_SHAPES = [(64, 8, 32), (100, 5, 16), (300, 9, 128), (64, 3, 64), (96, 7, 32), (448, 13, 64)]
+LEVEL_4_SHAPES = [
+    (64, 8, 32),
+    (100, 5, 16),
+    (300, 9, 128),
+    (64, 3, 64),
+    (96, 7, 32),
+    (448, 13, 64),
+    (1000, 6, 256),
+]
 
 
 @pytest.mark.parametrize("k,n,block", LEVEL_4_SHAPES)
-@pytest.mark.parametrize("rows", [1, 3, 7, 8, 16, 33])
+@pytest.mark.parametrize("rows", [1, 2, 3, 4, 5, 7, 8, 16, 33])
 @pytest.mark.parametrize("zp", [True, False])
 def test_matmul_nbits_accuracy_level_4_quantizes_a_to_int8(k, n, block, rows, zp):
     """Level 4 (4 bits), any row count (decode and prefill): A to int8 per block, as ORT's
@@ -187,7 +195,9 @@ def test_matmul_nbits_accuracy_level_4_quantizes_a_to_int8(k, n, block, rows, zp
     the int8 path really ran). Row tiles of 4 with a remainder (33 = 8 x 4 + 1), column
     tiles with a remainder (n = 3, 5, 7, 9, 13 against tiles of 2 and 4), an odd number of
     32-blocks (96: the last pair half empty), a short last block (100, 300), an all-zero
-    block."""
+    block. On AVX-512 VNNI CPUs 1 to 5 rows take the rows kernel (4 rows a pass: 5 = 4 + 1;
+    blocks of 32 and 64 several to a 128-value chunk, 128 and 256 one scale a chunk; 96 and
+    448 a short last chunk of codes), more rows the tiles."""
     model, w, bias = packed_case(k, n, 4, block, zp=zp, accuracy_level=4)
     inits = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
     a = np.random.default_rng(76).standard_normal((rows, k)).astype(np.float32)
