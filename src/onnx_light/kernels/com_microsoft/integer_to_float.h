@@ -11,6 +11,7 @@
 
 #include "com_microsoft/ms_def.h"
 #include "quantization/integer_matmul.h"
+#include "simd/qlinear_simd.h"
 
 namespace onnx_light::kernels {
 
@@ -24,20 +25,22 @@ inline Status CheckPerColumn(const Tensor* t, int64_t n, const std::string& what
   return Status::Ok();
 }
 
-// The float output (already holding int32 products, `n` per row) scaled and biased in place.
+// The float output (already holding int32 products, `n` per row) scaled and biased in place
+// (scale and bias one value or one per column).
 inline void ScaleProductsInPlace(Tensor* y, int64_t n, const std::vector<float>& scale,
                                  const float* bias, int64_t bias_count) {
-  float* out = y->mutable_data<float>();
-  const auto* acc = reinterpret_cast<const int32_t*>(out);
   const int64_t rows = n == 0 ? 0 : y->num_elements() / n;
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t j = 0; j < n; ++j) {
-      const float s = scale[scale.size() == 1 ? 0 : static_cast<size_t>(j)];
-      float v = static_cast<float>(acc[r * n + j]) * s;
-      if (bias != nullptr) v += bias[bias_count == 1 ? 0 : j];
-      out[r * n + j] = v;
-    }
+  std::vector<float> scales, biases;
+  const float* sc = scale.data();
+  if (scale.size() == 1) {
+    scales.assign(static_cast<size_t>(n), scale[0]);
+    sc = scales.data();
   }
+  if (bias != nullptr && bias_count == 1) {
+    biases.assign(static_cast<size_t>(n), bias[0]);
+    bias = biases.data();
+  }
+  ProductsToFloat(y->mutable_data<float>(), rows, n, sc, bias);
 }
 
 // A's products with B (packed: B packed once when constant, or null), written into output

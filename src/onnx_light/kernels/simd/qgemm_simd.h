@@ -18,6 +18,10 @@ namespace onnx_light::kernels {
 // int32 (wrapping past it, as the sums do), za a scalar or one per row (za_rows, if not
 // null), zb one per column. Only where HaveVnniQGemm().
 bool HaveVnniQGemm();
+// HaveVnniQGemm() and the CPU has AMX-INT8 and the OS grants the tile state: QGemmVnni
+// then runs products of 8 rows or more through AMX tiles. ONNX_LIGHT_NO_AMX=1 turns it
+// off (the vector kernels then serve, as on CPUs without AMX).
+bool HaveAmxQGemm();
 // b packed once for QGemmVnni (a constant weight matrix): its panels of 32 columns as
 // quads, and its column sums. Empty (panels null) where HaveVnniQGemm() is false.
 struct QGemmPackedB {

@@ -10,9 +10,16 @@
 #include "simd/qgemm_simd.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #define ONNX_LIGHT_VNNI 1
 #define ONNX_LIGHT_VNNI_FN __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+#define ONNX_LIGHT_AMX_FN \
+  __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,amx-int8")))
 #endif
 
 namespace onnx_light::kernels {
@@ -221,8 +228,104 @@ ONNX_LIGHT_VNNI_FN int32_t RowSum(const uint8_t* a, int64_t n) {
   return static_cast<int32_t>(total);
 }
 
+// A panel's bytes: its quads, 128 bytes each (32 columns x 4), whole tiles of 16 quads
+// where AMX reads them (the quads past k zero).
 int64_t PanelBytes(int64_t k) {
-  return (k + 3) / 4 * 128;
+  return (HaveAmxQGemm() ? (k + 63) / 64 * 16 : (k + 3) / 4) * 128;
+}
+
+// ---- AMX (Sapphire Rapids and later): tiles of 16 rows x 64 bytes, TDPBUSD summing a
+// 16 x 64 u8 tile of a times a 16-quad x 16-column s8 tile of b into 16 x 16 int32 ----
+
+constexpr int64_t kAmxRows = 32;    // rows of a block: two a tiles, four c tiles with two b
+constexpr int64_t kAmxMinRows = 8;  // fewer rows: the vector kernels (no tile set-up)
+
+struct alignas(64) TileConfig {
+  uint8_t palette = 1, start_row = 0;
+  uint8_t reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+};
+
+// c[rows x cols] (rows <= 32, cols <= 32) = (a - za)(b - zb) for one panel: a's 32 rows at
+// `stride` (each readable for k64 bytes; past k multiplied by the panel's zero quads), the
+// panel's k64 / 4 quads. The tiles must be configured (AmxGemm).
+ONNX_LIGHT_AMX_FN void AmxBlock(int64_t k, int64_t k64, const uint8_t* a, int64_t stride,
+                                int64_t rows, const int32_t* za, const int32_t* rowsum,
+                                const int8_t* panel, const int32_t* colsum, const int32_t* zb,
+                                int64_t cols, int32_t* c, int64_t ldc) {
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  for (int64_t p = 0; p < k64; p += 64) {
+    _tile_loadd(4, a + p, stride);
+    _tile_loadd(5, a + 16 * stride + p, stride);
+    _tile_loadd(6, panel + p * 32, 128);
+    _tile_loadd(7, panel + p * 32 + 64, 128);
+    _tile_dpbusd(0, 4, 6);
+    _tile_dpbusd(1, 4, 7);
+    _tile_dpbusd(2, 5, 6);
+    _tile_dpbusd(3, 5, 7);
+  }
+  alignas(64) int32_t sums[kAmxRows][kCols];
+  _tile_stored(0, sums[0], kCols * 4);
+  _tile_stored(1, sums[0] + 16, kCols * 4);
+  _tile_stored(2, sums[16], kCols * 4);
+  _tile_stored(3, sums[16] + 16, kCols * 4);
+  for (int64_t r = 0; r < rows; r += kRows) {
+    __m512i acc[kRows][2];
+    for (int64_t i = 0; i < kRows; ++i) {
+      acc[i][0] = _mm512_load_si512(sums[r + i]);
+      acc[i][1] = _mm512_load_si512(sums[r + i] + 16);
+    }
+    StoreRows(acc, k, std::min(kRows, rows - r), za + r, rowsum + r, colsum, zb, cols, c + r * ldc,
+              ldc);
+  }
+}
+
+// Gemm through AMX: blocks of 32 rows read in place, but for the one that holds a's last
+// row (copied, zero-padded, so no tile load reads past a).
+ONNX_LIGHT_AMX_FN void AmxGemm(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda,
+                               const int32_t* zas, const int32_t* rowsum, const int8_t* b,
+                               int64_t ldb, const int32_t* zb, int32_t* c, int64_t ldc,
+                               const QGemmPackedB* packed, int64_t j_base) {
+  const int64_t k64 = (k + 63) / 64 * 64;
+  const int64_t last = (m - 1) / kAmxRows * kAmxRows;  // the block that holds row m - 1
+  std::vector<uint8_t> tail(static_cast<size_t>(kAmxRows * k64), 0);
+  for (int64_t i = last; i < m; ++i)
+    std::memcpy(tail.data() + (i - last) * k64, a + i * lda, static_cast<size_t>(k));
+  auto* panel = packed != nullptr
+                    ? nullptr
+                    : static_cast<int8_t*>(_mm_malloc(static_cast<size_t>(PanelBytes(k)) + 64, 64));
+  if (panel != nullptr) std::memset(panel, 0, static_cast<size_t>(PanelBytes(k)));
+  TileConfig config;
+  for (int t = 0; t < 8; ++t) {
+    config.rows[t] = 16;
+    config.colsb[t] = 64;
+  }
+  _tile_loadconfig(&config);
+  int32_t colsum[kCols] = {}, zbp[kCols] = {};
+  for (int64_t j = 0; j < n; j += kCols) {
+    const int64_t cols = std::min(kCols, n - j);
+    const int8_t* pb = panel;
+    if (packed != nullptr) {
+      pb = packed->panels.get() + (j_base + j) / kCols * PanelBytes(k);
+      std::memcpy(colsum, packed->colsum.data() + j_base + j,
+                  static_cast<size_t>(cols) * sizeof(int32_t));
+    } else {
+      PackQuads(b + j, ldb, k, cols, panel, colsum);
+    }
+    std::memcpy(zbp, zb + j, static_cast<size_t>(cols) * sizeof(int32_t));
+    for (int64_t i = 0; i < m; i += kAmxRows) {
+      const bool copied = i == last;
+      AmxBlock(k, k64, copied ? tail.data() : a + i * lda, copied ? k64 : lda,
+               std::min(kAmxRows, m - i), zas + i, rowsum + i, pb, colsum, zbp, cols,
+               c + i * ldc + j, ldc);
+    }
+  }
+  _tile_release();
+  if (panel != nullptr) _mm_free(panel);
 }
 
 ONNX_LIGHT_VNNI_FN void Gemm(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda,
@@ -243,6 +346,10 @@ ONNX_LIGHT_VNNI_FN void Gemm(int64_t m, int64_t n, int64_t k, const uint8_t* a, 
   std::vector<int32_t> zas(static_cast<size_t>(m));
   for (int64_t i = 0; i < m; ++i)
     zas[static_cast<size_t>(i)] = za_rows != nullptr ? za_rows[i] : za_scalar;
+  if (m >= kAmxMinRows && HaveAmxQGemm()) {
+    AmxGemm(m, n, k, arows, astride, zas.data(), rowsum.data(), b, ldb, zb, c, ldc, packed, j_base);
+    return;
+  }
   auto* panel = packed != nullptr
                     ? nullptr
                     : static_cast<int8_t*>(_mm_malloc(static_cast<size_t>(PanelBytes(k)) + 64, 64));
@@ -313,6 +420,22 @@ bool HaveVnniQGemm() {
   return have;
 }
 
+bool HaveAmxQGemm() {
+  static const bool have = [] {
+    if (!HaveVnniQGemm()) return false;
+    const char* off = std::getenv("ONNX_LIGHT_NO_AMX");
+    if (off != nullptr && off[0] != '\0' && off[0] != '0') return false;
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) == 0) return false;
+    const bool tile = (edx >> 24) & 1, int8 = (edx >> 25) & 1;
+    // Linux hands out the tile state only on request, once per process
+    // (ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA); refused: the vector kernels.
+    constexpr long kReqXcompPerm = 0x1023, kXtileData = 18;
+    return tile && int8 && syscall(SYS_arch_prctl, kReqXcompPerm, kXtileData) == 0;
+  }();
+  return have;
+}
+
 void QGemmVnni(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda, int32_t za,
                const int32_t* za_rows, const int8_t* b, int64_t ldb, const int32_t* zb, int32_t* c,
                int64_t ldc, const QGemmPackedB* packed, int64_t j0) {
@@ -332,6 +455,7 @@ QGemmPackedB QGemmVnniPackB(int64_t k, int64_t n, const int8_t* b, int64_t ldb) 
   const int64_t panels = (n + kCols - 1) / kCols;
   p.panels.reset(
       static_cast<int8_t*>(_mm_malloc(static_cast<size_t>(panels * PanelBytes(k)) + 64, 64)));
+  std::memset(p.panels.get(), 0, static_cast<size_t>(panels * PanelBytes(k)));
   p.colsum.assign(static_cast<size_t>(panels * kCols), 0);
   for (int64_t q = 0; q < panels; ++q) {
     const int64_t j = q * kCols;
@@ -348,6 +472,9 @@ void QGemmPackedB::Free::operator()(int8_t* p) const {
 #else  // no x86-64 intrinsics: the int16 kernel serves every product
 
 bool HaveVnniQGemm() {
+  return false;
+}
+bool HaveAmxQGemm() {
   return false;
 }
 void QGemmVnni(int64_t, int64_t, int64_t, const uint8_t*, int64_t, int32_t, const int32_t*,

@@ -88,6 +88,68 @@ void RequantizeRowsImpl(const int32_t* acc, int64_t ldc, int64_t rows, int64_t n
   }
 }
 
+// QLinearMatMul's requantization in double, as the ONNX reference computes it:
+// acc * scale + zero (two roundings, no fused multiply-add), clamped to [lo - 1, hi + 1]
+// (a NaN to lo - 1), rounded half to even, clamped to [lo, hi].
+template <typename T>
+void RequantizeRowF64T(const int32_t* acc, int64_t n, const double* scale, double zero, double lo,
+                       double hi, T* out) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<int32_t, decltype(dd)> di;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(dd));
+  const auto vzero = hn::Set(dd, zero), vlo = hn::Set(dd, lo), vhi = hn::Set(dd, hi);
+  const auto vlo1 = hn::Set(dd, lo - 1.0), vhi1 = hn::Set(dd, hi + 1.0);
+  const hn::Rebind<T, decltype(dd)> dq;
+  int64_t j = 0;
+  for (; j + lanes <= n; j += lanes) {
+    auto v = hn::Add(hn::Mul(hn::PromoteTo(dd, hn::LoadU(di, acc + j)), hn::LoadU(dd, scale + j)),
+                     vzero);
+    v = hn::IfThenElse(hn::Gt(v, vlo1), v, vlo1);
+    v = hn::IfThenElse(hn::Lt(v, vhi1), v, vhi1);
+    v = hn::Min(hn::Max(hn::Round(v), vlo), vhi);
+    hn::StoreU(hn::DemoteTo(dq, hn::DemoteTo(di, v)), dq, out + j);  // in range: exact
+  }
+  for (; j < n; ++j) {
+    double v = static_cast<double>(acc[j]) * scale[j] + zero;
+    v = v > lo - 1.0 ? v : lo - 1.0;
+    v = v < hi + 1.0 ? v : hi + 1.0;
+    v = std::nearbyint(v);
+    v = v > lo ? v : lo;
+    v = v < hi ? v : hi;
+    out[j] = static_cast<T>(static_cast<int32_t>(v));
+  }
+}
+
+void RequantizeRowF64Impl(const int32_t* acc, int64_t n, const double* scale, double zero,
+                          bool out_signed, void* out) {
+  if (out_signed) {
+    RequantizeRowF64T(acc, n, scale, zero, -128.0, 127.0, static_cast<int8_t*>(out));
+  } else {
+    RequantizeRowF64T(acc, n, scale, zero, 0.0, 255.0, static_cast<uint8_t*>(out));
+  }
+}
+
+void ProductsToFloatImpl(float* y, int64_t rows, int64_t n, const float* scale, const float* bias) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+  for (int64_t r = 0; r < rows; ++r) {
+    float* o = y + r * n;
+    const auto* acc = reinterpret_cast<const int32_t*>(o);
+    int64_t j = 0;
+    for (; j + lanes <= n; j += lanes) {
+      auto v = hn::Mul(hn::ConvertTo(df, hn::LoadU(di, acc + j)), hn::LoadU(df, scale + j));
+      if (bias != nullptr) v = hn::Add(v, hn::LoadU(df, bias + j));
+      hn::StoreU(v, df, o + j);
+    }
+    for (; j < n; ++j) {
+      float v = static_cast<float>(acc[j]) * scale[j];
+      if (bias != nullptr) v += bias[j];
+      o[j] = v;
+    }
+  }
+}
+
 template <typename T, QLinearBinaryKind kKind, bool kOneB>
 void BinaryT(const T* a, const T* b, T* c, int64_t n, float ra, float rb, int32_t za, int32_t zb,
              int32_t zc) {
@@ -243,9 +305,20 @@ HWY_AFTER_NAMESPACE();
 namespace onnx_light::kernels {
 
 HWY_EXPORT(RequantizeRowsImpl);
+HWY_EXPORT(RequantizeRowF64Impl);
+HWY_EXPORT(ProductsToFloatImpl);
 HWY_EXPORT(QLinearBinaryFlatImpl);
 HWY_EXPORT(WinogradInputTilesImpl);
 HWY_EXPORT(WinogradOutputTilesImpl);
+
+void ProductsToFloat(float* y, int64_t rows, int64_t n, const float* scale, const float* bias) {
+  HWY_DYNAMIC_DISPATCH(ProductsToFloatImpl)(y, rows, n, scale, bias);
+}
+
+void RequantizeRowF64(const int32_t* acc, int64_t n, const double* scale, double zero,
+                      bool out_signed, void* out) {
+  HWY_DYNAMIC_DISPATCH(RequantizeRowF64Impl)(acc, n, scale, zero, out_signed, out);
+}
 
 void RequantizeRows(const int32_t* acc, int64_t ldc, int64_t rows, int64_t n, const int32_t* bias,
                     const float* scale, int32_t zero, bool out_signed, void* out, int64_t ldo) {

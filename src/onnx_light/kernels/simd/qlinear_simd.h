@@ -15,6 +15,17 @@ namespace onnx_light::kernels {
 void RequantizeRows(const int32_t* acc, int64_t ldc, int64_t rows, int64_t n, const int32_t* bias,
                     const float* scale, int32_t zero, bool out_signed, void* out, int64_t ldo);
 
+// One row of int32 sums as 8-bit codes in double, as the ONNX reference requantizes
+// (QLinearMatMul): saturate(round_half_even(acc[j] * scale[j] + zero)), a NaN to the lowest
+// code; int8 when out_signed, else uint8.
+void RequantizeRowF64(const int32_t* acc, int64_t n, const double* scale, double zero,
+                      bool out_signed, void* out);
+
+// int32 products [rows x n] held in the float buffer y, turned in place into
+// float(product) * scale[j] (+ bias[j] where bias is not null), two roundings (no fused
+// multiply-add), as ORT's MLAS output processor computes them.
+void ProductsToFloat(float* y, int64_t rows, int64_t n, const float* scale, const float* bias);
+
 // QLinearAdd / QLinearMul over n codes of one type (int8 when is_signed, else uint8), b
 // either n codes or one (one_b): with x = a - za and y = b - zb in float,
 // add: ra * x + rb * y; mul: x * y * ra (rb unused); then requantized with zc.

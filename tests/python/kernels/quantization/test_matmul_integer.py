@@ -130,3 +130,73 @@ def test_matmul_integer_exact_at_the_extremes(m, k, n, a_type, b_type, per_colum
     got = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, {"a": a})[0]
     want = (a.astype(np.int64) - int(za)) @ (b.astype(np.int64) - zb_full.astype(np.int64))
     np.testing.assert_array_equal(got, want)
+
+
+# u8 x s8 products (dynamically quantized layers): on AVX-512 VNNI CPUs the byte kernel, on
+# CPUs with AMX its tiles from 8 rows (blocks of 32 rows, the one holding the last row
+# copied; k in steps of 64 against panels zero-padded to whole tiles; 32-column panels).
+# Shapes at those edges: 8 and 31-33 rows, k = 5 (not whole quads), 100 and 130 (not
+# whole tiles), n = 7, 33, 70 (partial panels).
+TILE_SHAPES = [(8, 64, 32), (31, 100, 33), (32, 768, 64), (33, 5, 70), (70, 130, 7), (128, 768, 96)]
+
+
+@pytest.mark.parametrize("m,k,n", TILE_SHAPES)
+@pytest.mark.parametrize("b_const", [True, False])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_matmul_integer_u8s8_tiles_exact(m, k, n, b_const, threads):
+    """Against numpy in int64, every value at the extremes somewhere: a per-row a zero
+    point, per-column b zero points, B a constant (packed once) or a graph input (packed
+    per run)."""
+    rng = np.random.default_rng(m * 1000 + k + n)
+    a = rng.integers(0, 256, (m, k)).astype(np.uint8)
+    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    a[0, :] = 255
+    b[:, 0] = -128
+    za = rng.integers(0, 256, m).astype(np.uint8)
+    zb = rng.integers(-128, 128, n).astype(np.int8)
+    inits = [numpy_helper.from_array(za, "za"), numpy_helper.from_array(zb, "zb")]
+    inputs = [helper.make_tensor_value_info("a", TensorProto.UINT8, None)]
+    feeds = {"a": a}
+    if b_const:
+        inits.append(numpy_helper.from_array(b, "b"))
+    else:
+        inputs.append(helper.make_tensor_value_info("b", TensorProto.INT8, None))
+        feeds["b"] = b
+    node = helper.make_node("MatMulInteger", ["a", "b", "za", "zb"], ["y"])
+    graph = helper.make_graph(
+        [node], "g", inputs, [helper.make_tensor_value_info("y", TensorProto.INT32, None)], inits
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    got = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, feeds)[0]
+    want = (a.astype(np.int64) - za.astype(np.int64)[:, None]) @ (
+        b.astype(np.int64) - zb.astype(np.int64)
+    )
+    np.testing.assert_array_equal(got, want)
+
+
+def test_matmul_integer_u8s8_tiles_exact_without_amx():
+    """The same products with AMX turned off (ONNX_LIGHT_NO_AMX=1, read once per process:
+    a child pytest), so an AMX CPU checks its vector kernels too."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, ONNX_LIGHT_NO_AMX="1")
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-k",
+            "tiles_exact[",
+            __file__,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "24 passed" in run.stdout, run.stdout[-500:]
