@@ -247,22 +247,37 @@ struct alignas(64) TileConfig {
   uint8_t rows[16] = {};
 };
 
-// c[rows x cols] (rows <= 32, cols <= 32) = (a - za)(b - zb) for one panel: a's 32 rows at
-// `stride` (each readable for k64 bytes; past k multiplied by the panel's zero quads), the
-// panel's k64 / 4 quads. The tiles must be configured (AmxGemm).
-ONNX_LIGHT_AMX_FN void AmxBlock(int64_t k, int64_t k64, const uint8_t* a, int64_t stride,
-                                int64_t rows, const int32_t* za, const int32_t* rowsum,
-                                const int8_t* panel, const int32_t* colsum, const int32_t* zb,
-                                int64_t cols, int32_t* c, int64_t ldc) {
+// a's rows as AMX reads them best: per block of 32 rows, per 64 bytes of k, its two 16 x 64
+// tiles each one contiguous kilobyte (rows past m and bytes past k zero).
+std::vector<uint8_t> PackTilesOfA(int64_t m, int64_t k, const uint8_t* a, int64_t lda) {
+  const int64_t steps = (k + 63) / 64, blocks = (m + kAmxRows - 1) / kAmxRows;
+  std::vector<uint8_t> out(static_cast<size_t>(blocks * steps * kAmxRows * 64), 0);
+  for (int64_t i = 0; i < m; ++i) {
+    uint8_t* dst = out.data() + ((i / kAmxRows) * steps * kAmxRows + i % kAmxRows) * 64;
+    for (int64_t s = 0; s < steps; ++s) {
+      const int64_t count = std::min<int64_t>(64, k - s * 64);
+      std::memcpy(dst + s * kAmxRows * 64, a + i * lda + s * 64, static_cast<size_t>(count));
+    }
+  }
+  return out;
+}
+
+// c[rows x cols] (rows <= 32, cols <= 32) = (a - za)(b - zb) for one panel: a's block of 32
+// rows as PackTilesOfA lays it out (`steps` pairs of tiles), the panel's steps * 16 quads.
+// The tiles must be configured (AmxGemm).
+ONNX_LIGHT_AMX_FN void AmxBlock(int64_t k, int64_t steps, const uint8_t* a, int64_t rows,
+                                const int32_t* za, const int32_t* rowsum, const int8_t* panel,
+                                const int32_t* colsum, const int32_t* zb, int64_t cols, int32_t* c,
+                                int64_t ldc) {
   _tile_zero(0);
   _tile_zero(1);
   _tile_zero(2);
   _tile_zero(3);
-  for (int64_t p = 0; p < k64; p += 64) {
-    _tile_loadd(4, a + p, stride);
-    _tile_loadd(5, a + 16 * stride + p, stride);
-    _tile_loadd(6, panel + p * 32, 128);
-    _tile_loadd(7, panel + p * 32 + 64, 128);
+  for (int64_t s = 0; s < steps; ++s) {
+    _tile_loadd(4, a + s * 2048, 64);
+    _tile_loadd(5, a + s * 2048 + 1024, 64);
+    _tile_loadd(6, panel + s * 2048, 128);
+    _tile_loadd(7, panel + s * 2048 + 64, 128);
     _tile_dpbusd(0, 4, 6);
     _tile_dpbusd(1, 4, 7);
     _tile_dpbusd(2, 5, 6);
@@ -284,17 +299,13 @@ ONNX_LIGHT_AMX_FN void AmxBlock(int64_t k, int64_t k64, const uint8_t* a, int64_
   }
 }
 
-// Gemm through AMX: blocks of 32 rows read in place, but for the one that holds a's last
-// row (copied, zero-padded, so no tile load reads past a).
+// Gemm through AMX: a packed as tiles once per call, b's panels (packed once, or here).
 ONNX_LIGHT_AMX_FN void AmxGemm(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda,
                                const int32_t* zas, const int32_t* rowsum, const int8_t* b,
                                int64_t ldb, const int32_t* zb, int32_t* c, int64_t ldc,
                                const QGemmPackedB* packed, int64_t j_base) {
-  const int64_t k64 = (k + 63) / 64 * 64;
-  const int64_t last = (m - 1) / kAmxRows * kAmxRows;  // the block that holds row m - 1
-  std::vector<uint8_t> tail(static_cast<size_t>(kAmxRows * k64), 0);
-  for (int64_t i = last; i < m; ++i)
-    std::memcpy(tail.data() + (i - last) * k64, a + i * lda, static_cast<size_t>(k));
+  const int64_t steps = (k + 63) / 64;
+  const std::vector<uint8_t> tiles = PackTilesOfA(m, k, a, lda);
   auto* panel = packed != nullptr
                     ? nullptr
                     : static_cast<int8_t*>(_mm_malloc(static_cast<size_t>(PanelBytes(k)) + 64, 64));
@@ -318,10 +329,8 @@ ONNX_LIGHT_AMX_FN void AmxGemm(int64_t m, int64_t n, int64_t k, const uint8_t* a
     }
     std::memcpy(zbp, zb + j, static_cast<size_t>(cols) * sizeof(int32_t));
     for (int64_t i = 0; i < m; i += kAmxRows) {
-      const bool copied = i == last;
-      AmxBlock(k, k64, copied ? tail.data() : a + i * lda, copied ? k64 : lda,
-               std::min(kAmxRows, m - i), zas + i, rowsum + i, pb, colsum, zbp, cols,
-               c + i * ldc + j, ldc);
+      AmxBlock(k, steps, tiles.data() + i * steps * 64, std::min(kAmxRows, m - i), zas + i,
+               rowsum + i, pb, colsum, zbp, cols, c + i * ldc + j, ldc);
     }
   }
   _tile_release();
