@@ -353,3 +353,33 @@ def test_packed_weights_match_float64_reference(op, gates, hidden, in_sz, extra)
     want = reference(op, data, hidden, direction="bidirectional", **extra)
     for g, w, name in zip(got, want, ("Y", "Y_h")):
         np.testing.assert_allclose(g, w, atol=1e-5, rtol=1e-5, err_msg=name)
+
+
+def l2_bytes() -> int:
+    import os
+
+    try:
+        v = os.sysconf("SC_LEVEL2_CACHE_SIZE")
+    except (ValueError, OSError):
+        v = 0
+    return v if v > 0 else 1 << 20  # the runtime's own default
+
+
+@pytest.mark.parametrize("op,gates", [("LSTM", 4), ("GRU", 3)])
+def test_bidirectional_steps_split_between_threads(op, gates):
+    """A direction's R 1.5x this CPU's L2 (so each of 2 threads' halves fits it): the two
+    directions run one after the other with every step's product split between the
+    threads. Equal to 1 thread (the same sums per column) and to the float64 reference."""
+    hidden = int(np.sqrt(1.5 * l2_bytes() / (4 * gates)))
+    rng = np.random.default_rng(29)
+    seq, batch, in_sz = 4, 2, 16
+    model = build(op, gates, hidden, in_sz, 2, direction="bidirectional")
+    data = feeds(op, gates, hidden, in_sz, 2, seq, batch, [4, 3], False, rng)
+    for k in ("W", "R"):
+        data[k] = (data[k] * (2 / np.sqrt(data[k].shape[2]))).astype(np.float32)
+    one = onnx_light.RuntimeSession(model, intra_op_threads=1).run(None, data)
+    two = onnx_light.RuntimeSession(model, intra_op_threads=2).run(None, data)
+    want = reference(op, data, hidden, direction="bidirectional")
+    for a, b, w, name in zip(one, two, want, ("Y", "Y_h")):
+        np.testing.assert_allclose(b, a, atol=1e-6, rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(b, w, atol=1e-5, rtol=1e-5, err_msg=name)
