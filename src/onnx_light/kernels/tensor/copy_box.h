@@ -8,9 +8,10 @@
 
 namespace onnx_light::kernels {
 
-// Copies the strided box (start, step per axis, out dims) of x into y.
+// Copies the strided box (start, step per axis, out dims) of x into y; large copies of
+// long runs split between the pool's threads.
 inline void CopyBox(const Tensor& x, const std::vector<int64_t>& start,
-                    const std::vector<int64_t>& step, Tensor* y) {
+                    const std::vector<int64_t>& step, Tensor* y, ThreadPool* pool = nullptr) {
   const std::vector<int64_t>& in = x.shape().dims();
   const std::vector<int64_t>& out = y->shape().dims();
   const size_t rank = in.size();
@@ -32,6 +33,29 @@ inline void CopyBox(const Tensor& x, const std::vector<int64_t>& start,
       run *= out[first];
     }
     if (run == 0) return;
+    const int64_t total = y->num_elements(), bytes = total * static_cast<int64_t>(item);
+    if (pool != nullptr && pool->threads() > 1 && x.dtype() != DataType::kString &&
+        bytes >= (int64_t{1} << 18) && run * static_cast<int64_t>(item) >= 256) {
+      // Megabytes of copying (Split's halves of a feature map: one run each) is bound by
+      // memory bandwidth, which two cores double: element ranges split between the
+      // threads, each run's source offset computed from its index.
+      ParallelElements(
+          pool, total,
+          [&](int64_t e0, int64_t e1) {
+            for (int64_t j = e0; j < e1;) {
+              const int64_t within = j % run, count = std::min(run - within, e1 - j);
+              int64_t r = j / run, o = base;
+              for (size_t d = first; d-- > 0;) {
+                o += (r % out[d]) * step[d] * strides[d];
+                r /= out[d];
+              }
+              CopyElements(x, o + within, y, j, item, count);
+              j += count;
+            }
+          },
+          (int64_t{1} << 17) / static_cast<int64_t>(item));
+      return;
+    }
     for (int64_t j = 0; j < y->num_elements(); j += run) {
       CopyElements(x, off, y, j, item, run);
       for (size_t d = first; d-- > 0;) {

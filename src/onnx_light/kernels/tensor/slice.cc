@@ -74,7 +74,7 @@ class Slice : public KernelBase {
       step[u] = out[u] > 1 ? st : 1;
     }
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
-    if (y->num_elements() > 0) CopyBox(x, start, step, y);
+    if (y->num_elements() > 0) CopyBox(x, start, step, y, ctx.thread_pool());
     return Status::Ok();
   }
 

@@ -54,7 +54,7 @@ class Split : public KernelBase {
       std::vector<int64_t> dims = in;
       dims[ax] = split[k];
       ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(k, dims));
-      if (y->num_elements() > 0) CopyBox(x, start, step, y);
+      if (y->num_elements() > 0) CopyBox(x, start, step, y, ctx.thread_pool());
       start[ax] += split[k];
     }
     return Status::Ok();
