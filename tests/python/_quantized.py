@@ -45,3 +45,24 @@ def conv_int64(x, w, group=1, pads=(0, 0, 0, 0), strides=(1, 1), dilations=(1, 1
                 patch = patch[..., j : j + strides[1] * ow : strides[1]]
                 y[:, oc] += np.einsum("nchw,c->nhw", patch, wd[oc, :, i, j])
     return y
+
+
+def run_in_child(path: str, selector: str, **env: str) -> str:
+    """The tests of `path` that `selector` picks (pytest -k), run by a child pytest with
+    `env` added to the environment (settings a process reads once, as the SIMD cap or the
+    AMX switch); fails the caller with the child's output unless all pass. Returns that
+    output."""
+    import os
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", path, "-k", selector],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, **env),
+        cwd=os.path.dirname(os.path.abspath(path)),
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert " passed" in run.stdout and "failed" not in run.stdout, run.stdout[-500:]
+    return run.stdout

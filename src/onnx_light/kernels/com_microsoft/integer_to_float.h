@@ -30,17 +30,8 @@ inline Status CheckPerColumn(const Tensor* t, int64_t n, const std::string& what
 inline void ScaleProductsInPlace(Tensor* y, int64_t n, const std::vector<float>& scale,
                                  const float* bias, int64_t bias_count) {
   const int64_t rows = n == 0 ? 0 : y->num_elements() / n;
-  std::vector<float> scales, biases;
-  const float* sc = scale.data();
-  if (scale.size() == 1) {
-    scales.assign(static_cast<size_t>(n), scale[0]);
-    sc = scales.data();
-  }
-  if (bias != nullptr && bias_count == 1) {
-    biases.assign(static_cast<size_t>(n), bias[0]);
-    bias = biases.data();
-  }
-  ProductsToFloat(y->mutable_data<float>(), rows, n, sc, bias);
+  ProductsToFloat(y->mutable_data<float>(), rows, n, scale.data(), scale.size() == 1, bias,
+                  bias_count == 1);
 }
 
 // A's products with B (packed: B packed once when constant, or null), written into output

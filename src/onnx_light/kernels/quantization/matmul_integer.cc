@@ -237,9 +237,8 @@ class MatMulIntegerToFloat : public IntegerProductKernel {
                          "scale " + scale.shape().ToString() +
                              " must be one value or one per column (" + std::to_string(n) + ")");
     const int64_t rows = n == 0 ? 0 : y->num_elements() / n;
-    std::vector<float> scales(scale.data<float>(), scale.data<float>() + count);
-    if (count == 1) scales.assign(static_cast<size_t>(n), scales[0]);
-    ProductsToFloat(y->mutable_data<float>(), rows, n, scales.data(), nullptr);
+    ProductsToFloat(y->mutable_data<float>(), rows, n, scale.data<float>(), count == 1, nullptr,
+                    false);
     return Status::Ok();
   }
 };

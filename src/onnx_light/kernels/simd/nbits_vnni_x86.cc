@@ -43,13 +43,11 @@ struct LaneScales {
   alignas(64) int32_t index[16];  // lane l -> the block (from the chunk's first) of unit l / 4
   int64_t per;                    // blocks a chunk (1 for blocks of 128 and more)
   int shift;                      // log2(block): a chunk's first block is (j * 128) >> shift
-  int64_t blocks;                 // of a column
 };
 
-LaneScales MakeLaneScales(int64_t block, int64_t blocks) {
+LaneScales MakeLaneScales(int64_t block) {
   LaneScales s{};
   s.per = std::max<int64_t>(1, kChunk / block);
-  s.blocks = blocks;
   while ((int64_t{1} << s.shift) < block)
     ++s.shift;
   for (int l = 0; l < 16; ++l)
@@ -217,7 +215,7 @@ bool HaveQ4Q8Vnni() {
 void Q4Q8RowsVnni(const Q8Chunks& a, const uint8_t* codes, const float* w_scales,
                   const uint8_t* zps, int64_t zp_row, const float* bias, int64_t n0, int64_t n1,
                   float* y, int64_t ldy) {
-  const LaneScales lanes = MakeLaneScales(a.block, a.blocks);
+  const LaneScales lanes = MakeLaneScales(a.block);
   // all rows in one pass over the weights where they are 4 or fewer (decode)
   for (int64_t r = 0; r < a.rows; r += 4) {
     switch (std::min<int64_t>(4, a.rows - r)) {

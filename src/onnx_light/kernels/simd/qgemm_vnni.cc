@@ -4,6 +4,7 @@
 // functions compiled for that extension and chosen at run time (HaveVnniQGemm).
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "simd/gemm_simd.h"
@@ -234,6 +235,31 @@ int64_t PanelBytes(int64_t k) {
   return (HaveAmxQGemm() ? (k + 63) / 64 * 16 : (k + 3) / 4) * 128;
 }
 
+// Scratch for a panel packed per call (where b is not packed once): PanelBytes(k), zero.
+std::unique_ptr<int8_t, QGemmPackedB::Free> ScratchPanel(int64_t k) {
+  std::unique_ptr<int8_t, QGemmPackedB::Free> p(
+      static_cast<int8_t*>(_mm_malloc(static_cast<size_t>(PanelBytes(k)) + 64, 64)));
+  std::memset(p.get(), 0, static_cast<size_t>(PanelBytes(k)));
+  return p;
+}
+
+// Columns [j, j + cols) of b as a panel of quads: the one packed once (`packed`, whole from
+// column j_base + j) or b's packed here into `scratch`; their column sums into colsum and
+// their zero points into zbp.
+ONNX_LIGHT_VNNI_FN const int8_t* PanelOf(const QGemmPackedB* packed, int64_t j_base, int64_t j,
+                                         int64_t cols, int64_t k, const int8_t* b, int64_t ldb,
+                                         const int32_t* zb, int8_t* scratch, int32_t* colsum,
+                                         int32_t* zbp) {
+  std::memcpy(zbp, zb + j, static_cast<size_t>(cols) * sizeof(int32_t));
+  if (packed == nullptr) {
+    PackQuads(b + j, ldb, k, cols, scratch, colsum);
+    return scratch;
+  }
+  std::memcpy(colsum, packed->colsum.data() + j_base + j,
+              static_cast<size_t>(cols) * sizeof(int32_t));
+  return packed->panels.get() + (j_base + j) / kCols * PanelBytes(k);
+}
+
 // ---- AMX (Sapphire Rapids and later): tiles of 16 rows x 64 bytes, TDPBUSD summing a
 // 16 x 64 u8 tile of a times a 16-quad x 16-column s8 tile of b into 16 x 16 int32 ----
 
@@ -306,10 +332,7 @@ ONNX_LIGHT_AMX_FN void AmxGemm(int64_t m, int64_t n, int64_t k, const uint8_t* a
                                const QGemmPackedB* packed, int64_t j_base) {
   const int64_t steps = (k + 63) / 64;
   const std::vector<uint8_t> tiles = PackTilesOfA(m, k, a, lda);
-  auto* panel = packed != nullptr
-                    ? nullptr
-                    : static_cast<int8_t*>(_mm_malloc(static_cast<size_t>(PanelBytes(k)) + 64, 64));
-  if (panel != nullptr) std::memset(panel, 0, static_cast<size_t>(PanelBytes(k)));
+  const auto scratch = packed != nullptr ? nullptr : ScratchPanel(k);
   TileConfig config;
   for (int t = 0; t < 8; ++t) {
     config.rows[t] = 16;
@@ -319,61 +342,41 @@ ONNX_LIGHT_AMX_FN void AmxGemm(int64_t m, int64_t n, int64_t k, const uint8_t* a
   int32_t colsum[kCols] = {}, zbp[kCols] = {};
   for (int64_t j = 0; j < n; j += kCols) {
     const int64_t cols = std::min(kCols, n - j);
-    const int8_t* pb = panel;
-    if (packed != nullptr) {
-      pb = packed->panels.get() + (j_base + j) / kCols * PanelBytes(k);
-      std::memcpy(colsum, packed->colsum.data() + j_base + j,
-                  static_cast<size_t>(cols) * sizeof(int32_t));
-    } else {
-      PackQuads(b + j, ldb, k, cols, panel, colsum);
-    }
-    std::memcpy(zbp, zb + j, static_cast<size_t>(cols) * sizeof(int32_t));
+    const int8_t* pb = PanelOf(packed, j_base, j, cols, k, b, ldb, zb, scratch.get(), colsum, zbp);
     for (int64_t i = 0; i < m; i += kAmxRows) {
       AmxBlock(k, steps, tiles.data() + i * steps * 64, std::min(kAmxRows, m - i), zas + i,
                rowsum + i, pb, colsum, zbp, cols, c + i * ldc + j, ldc);
     }
   }
   _tile_release();
-  if (panel != nullptr) _mm_free(panel);
 }
 
 ONNX_LIGHT_VNNI_FN void Gemm(int64_t m, int64_t n, int64_t k, const uint8_t* a, int64_t lda,
                              int32_t za_scalar, const int32_t* za_rows, const int8_t* b,
                              int64_t ldb, const int32_t* zb, int32_t* c, int64_t ldc,
                              const QGemmPackedB* packed, int64_t j_base) {
+  std::vector<int32_t> rowsum(static_cast<size_t>(m)), zas(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m; ++i) {
+    rowsum[static_cast<size_t>(i)] = RowSum(a + i * lda, k);
+    zas[static_cast<size_t>(i)] = za_rows != nullptr ? za_rows[i] : za_scalar;
+  }
+  if (m >= kAmxMinRows && HaveAmxQGemm()) {  // (it packs a itself)
+    AmxGemm(m, n, k, a, lda, zas.data(), rowsum.data(), b, ldb, zb, c, ldc, packed, j_base);
+    return;
+  }
   const int64_t k4 = (k + 3) / 4 * 4;
   // a's rows read in place when they are whole quads; copied zero-padded otherwise.
   const bool in_place = k4 == k;
   std::vector<uint8_t> ab(in_place ? 0 : static_cast<size_t>(m * k4), 0);
-  std::vector<int32_t> rowsum(static_cast<size_t>(m), 0);
-  for (int64_t i = 0; i < m; ++i) {
-    if (!in_place) std::memcpy(ab.data() + i * k4, a + i * lda, static_cast<size_t>(k));
-    rowsum[static_cast<size_t>(i)] = RowSum(a + i * lda, k);
-  }
+  for (int64_t i = 0; i < m && !in_place; ++i)
+    std::memcpy(ab.data() + i * k4, a + i * lda, static_cast<size_t>(k));
   const uint8_t* arows = in_place ? a : ab.data();
   const int64_t astride = in_place ? lda : k4;
-  std::vector<int32_t> zas(static_cast<size_t>(m));
-  for (int64_t i = 0; i < m; ++i)
-    zas[static_cast<size_t>(i)] = za_rows != nullptr ? za_rows[i] : za_scalar;
-  if (m >= kAmxMinRows && HaveAmxQGemm()) {
-    AmxGemm(m, n, k, arows, astride, zas.data(), rowsum.data(), b, ldb, zb, c, ldc, packed, j_base);
-    return;
-  }
-  auto* panel = packed != nullptr
-                    ? nullptr
-                    : static_cast<int8_t*>(_mm_malloc(static_cast<size_t>(PanelBytes(k)) + 64, 64));
+  const auto scratch = packed != nullptr ? nullptr : ScratchPanel(k);
   int32_t colsum[kCols] = {}, zbp[kCols] = {};
   for (int64_t j = 0; j < n; j += kCols) {
     const int64_t cols = std::min(kCols, n - j);
-    const int8_t* pb = panel;
-    if (packed != nullptr) {  // panels packed once, whole from column j_base + j
-      pb = packed->panels.get() + (j_base + j) / kCols * PanelBytes(k);
-      std::memcpy(colsum, packed->colsum.data() + j_base + j,
-                  static_cast<size_t>(cols) * sizeof(int32_t));
-    } else {
-      PackQuads(b + j, ldb, k, cols, panel, colsum);
-    }
-    std::memcpy(zbp, zb + j, static_cast<size_t>(cols) * sizeof(int32_t));
+    const int8_t* pb = PanelOf(packed, j_base, j, cols, k, b, ldb, zb, scratch.get(), colsum, zbp);
     for (int64_t i = 0; i < m; i += kRows) {
       const uint8_t* rows_in[kRows];
       for (int64_t r = 0; r < kRows; ++r)
@@ -383,7 +386,6 @@ ONNX_LIGHT_VNNI_FN void Gemm(int64_t m, int64_t n, int64_t k, const uint8_t* a, 
               rowsum.data() + i, pb, colsum, zbp, cols, c + i * ldc + j, ldc);
     }
   }
-  if (panel != nullptr) _mm_free(panel);
 }
 
 // QGemmVnniRuns: rows read in place as runs (one per tap) of kc bytes.
@@ -405,10 +407,7 @@ ONNX_LIGHT_VNNI_FN void GemmRuns(int64_t m, int64_t n, int64_t kc, int64_t taps,
   int32_t colsum[kCols] = {}, zbp[kCols] = {};
   for (int64_t j = 0; j < n; j += kCols) {
     const int64_t cols = std::min(kCols, n - j);
-    const int8_t* pb = packed.panels.get() + (j_base + j) / kCols * PanelBytes(k);
-    std::memcpy(colsum, packed.colsum.data() + j_base + j,
-                static_cast<size_t>(cols) * sizeof(int32_t));
-    std::memcpy(zbp, zb + j, static_cast<size_t>(cols) * sizeof(int32_t));
+    const int8_t* pb = PanelOf(&packed, j_base, j, cols, k, nullptr, 0, zb, nullptr, colsum, zbp);
     for (int64_t i = 0; i < m; i += kRows) {
       const uint8_t* rows_in[kRows];
       for (int64_t r = 0; r < kRows; ++r)

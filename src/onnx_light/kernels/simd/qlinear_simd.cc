@@ -129,22 +129,29 @@ void RequantizeRowF64Impl(const int32_t* acc, int64_t n, const double* scale, do
   }
 }
 
-void ProductsToFloatImpl(float* y, int64_t rows, int64_t n, const float* scale, const float* bias) {
+void ProductsToFloatImpl(float* y, int64_t rows, int64_t n, const float* scale, bool one_scale,
+                         const float* bias, bool one_bias) {
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
   const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+  auto scale_at = [&](int64_t j) {
+    return one_scale ? hn::Set(df, scale[0]) : hn::LoadU(df, scale + j);
+  };
+  auto bias_at = [&](int64_t j) {
+    return one_bias ? hn::Set(df, bias[0]) : hn::LoadU(df, bias + j);
+  };
   for (int64_t r = 0; r < rows; ++r) {
     float* o = y + r * n;
     const auto* acc = reinterpret_cast<const int32_t*>(o);
     int64_t j = 0;
     for (; j + lanes <= n; j += lanes) {
-      auto v = hn::Mul(hn::ConvertTo(df, hn::LoadU(di, acc + j)), hn::LoadU(df, scale + j));
-      if (bias != nullptr) v = hn::Add(v, hn::LoadU(df, bias + j));
+      auto v = hn::Mul(hn::ConvertTo(df, hn::LoadU(di, acc + j)), scale_at(j));
+      if (bias != nullptr) v = hn::Add(v, bias_at(j));
       hn::StoreU(v, df, o + j);
     }
     for (; j < n; ++j) {
-      float v = static_cast<float>(acc[j]) * scale[j];
-      if (bias != nullptr) v += bias[j];
+      float v = static_cast<float>(acc[j]) * scale[one_scale ? 0 : j];
+      if (bias != nullptr) v += bias[one_bias ? 0 : j];
       o[j] = v;
     }
   }
@@ -311,8 +318,9 @@ HWY_EXPORT(QLinearBinaryFlatImpl);
 HWY_EXPORT(WinogradInputTilesImpl);
 HWY_EXPORT(WinogradOutputTilesImpl);
 
-void ProductsToFloat(float* y, int64_t rows, int64_t n, const float* scale, const float* bias) {
-  HWY_DYNAMIC_DISPATCH(ProductsToFloatImpl)(y, rows, n, scale, bias);
+void ProductsToFloat(float* y, int64_t rows, int64_t n, const float* scale, bool one_scale,
+                     const float* bias, bool one_bias) {
+  HWY_DYNAMIC_DISPATCH(ProductsToFloatImpl)(y, rows, n, scale, one_scale, bias, one_bias);
 }
 
 void RequantizeRowF64(const int32_t* acc, int64_t n, const double* scale, double zero,

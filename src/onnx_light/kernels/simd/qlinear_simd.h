@@ -22,9 +22,11 @@ void RequantizeRowF64(const int32_t* acc, int64_t n, const double* scale, double
                       bool out_signed, void* out);
 
 // int32 products [rows x n] held in the float buffer y, turned in place into
-// float(product) * scale[j] (+ bias[j] where bias is not null), two roundings (no fused
-// multiply-add), as ORT's MLAS output processor computes them.
-void ProductsToFloat(float* y, int64_t rows, int64_t n, const float* scale, const float* bias);
+// float(product) * scale (+ bias where bias is not null), two roundings (no fused
+// multiply-add), as ORT's MLAS output processor computes them; scale and bias one value
+// (one_scale, one_bias) or one per column.
+void ProductsToFloat(float* y, int64_t rows, int64_t n, const float* scale, bool one_scale,
+                     const float* bias, bool one_bias);
 
 // QLinearAdd / QLinearMul over n codes of one type (int8 when is_signed, else uint8), b
 // either n codes or one (one_b): with x = a - za and y = b - zb in float,

@@ -4,14 +4,10 @@ depend on the CPU), integer results exactly, bad inputs refused with a ValueErro
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 from _graphs import I8, I32, U8, F
-from _quantized import conv_int64, light, model, requantize
+from _quantized import conv_int64, light, model, requantize, run_in_child
 
 import onnx_light
 from onnx_light.onnx import TensorProto, helper, numpy_helper
@@ -170,26 +166,11 @@ def test_conv_integer_with_constant_weights(xs, ws, attrs, xt, wt, zero, threads
 def test_conv_integer_with_constant_weights_on_avx2():
     """The same cases with the kernels of a CPU without VNNI (the int16 products, Winograd):
     this file's test run again in a process capped at AVX2."""
-    env = dict(os.environ, ONNX_LIGHT_SIMD_TARGET="AVX2")
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            __file__,
-            "-k",
-            "test_conv_integer_with_constant_weights and not avx2",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=os.path.dirname(os.path.abspath(__file__)),
+    run_in_child(
+        __file__,
+        "test_conv_integer_with_constant_weights and not avx2",
+        ONNX_LIGHT_SIMD_TARGET="AVX2",
     )
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    assert " passed" in run.stdout and "failed" not in run.stdout
 
 
 def test_qlinear_conv_per_channel_scale_and_bias():

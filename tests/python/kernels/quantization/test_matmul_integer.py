@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from _graphs import I8, I32, U8, F
-from _quantized import light, model, requantize
+from _quantized import light, model, requantize, run_in_child
 
 import onnx_light
 from onnx_light.onnx import TensorProto, helper, numpy_helper
@@ -177,26 +177,5 @@ def test_matmul_integer_u8s8_tiles_exact(m, k, n, b_const, threads):
 def test_matmul_integer_u8s8_tiles_exact_without_amx():
     """The same products with AMX turned off (ONNX_LIGHT_NO_AMX=1, read once per process:
     a child pytest), so an AMX CPU checks its vector kernels too."""
-    import os
-    import subprocess
-    import sys
-
-    env = dict(os.environ, ONNX_LIGHT_NO_AMX="1")
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-k",
-            "tiles_exact[",
-            __file__,
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    assert "24 passed" in run.stdout, run.stdout[-500:]
+    out = run_in_child(__file__, "tiles_exact[", ONNX_LIGHT_NO_AMX="1")
+    assert "24 passed" in out, out[-500:]
