@@ -387,8 +387,17 @@ Result<std::vector<Value>> CollectOutputs(const Plan& plan, const std::vector<in
     const Value& value = ValueOf(plan, frame, v);
     Value out;
     if (kind == ValueKind::kSequence) {
+      // A sequence only this frame holds hands over the tensors that it alone holds
+      // (a node made them; the frame is cleared when the run ends); views and tensors
+      // shared with anything else (an input, an initializer, another value) are copied.
+      const bool frame_sequence = value.sequence.use_count() == 1;
       auto copy = std::make_shared<TensorSequence>();
+      copy->reserve(value.sequence->size());
       for (const Tensor& t : *value.sequence) {
+        if (frame_sequence && t.is_owning() && !t.shares_storage()) {
+          copy->push_back(t);
+          continue;
+        }
         ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor c, t.Clone());
         copy->push_back(std::move(c));
       }

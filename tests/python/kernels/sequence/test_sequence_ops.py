@@ -95,6 +95,46 @@ def test_sequence_inputs_construct_and_stack():
         s2.run(None, {"in": [a.astype(np.float64)]})
 
 
+def test_sequence_outputs_own_their_memory():
+    # Sequence outputs hand over the tensors a node made and only the frame holds (no
+    # copy); everything else in them is copied: a graph input (SequenceConstruct), a
+    # tensor also returned on its own (SequenceAt) or in another sequence (SequenceErase).
+    nodes = [
+        helper.make_node("SplitToSequence", ["x"], ["split"], axis=0),
+        helper.make_node("SequenceConstruct", ["x", "x"], ["fed"]),
+        helper.make_node("SequenceAt", ["split", "zero"], ["first"]),
+        helper.make_node("SequenceErase", ["split", "zero"], ["split2"]),
+        helper.make_node("SplitToSequence", ["x"], ["alone"], axis=1),
+    ]
+    inputs = [
+        helper.make_tensor_value_info("x", F, None),
+        helper.make_tensor_value_info("zero", I, None),
+    ]
+    outputs = [seq_info(n) for n in ("split", "fed", "split2", "alone")]
+    outputs.insert(2, helper.make_tensor_value_info("first", F, None))
+    s = onnx_light.RuntimeSession(model(nodes, inputs, outputs))
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    feeds = {"x": x, "zero": np.array(0)}
+    for _ in range(3):  # later runs reuse the session's memory
+        split, fed, first, split2, alone = s.run(None, feeds)
+        for t in split + fed + split2 + alone + [first]:
+            assert t.flags.writeable
+            t.fill(-7)
+        for got in s.run(None, feeds)[0]:  # a fresh run is untouched by those writes
+            assert got.min() >= 0
+        np.testing.assert_array_equal(x, np.arange(12, dtype=np.float32).reshape(3, 4))
+    split, fed, first, split2, alone = s.run(None, feeds)
+    for parts, want in ((split, x), (split2, x[1:]), (alone, x.T)):
+        assert len(parts) == len(want)
+        for got, row in zip(parts, want):
+            np.testing.assert_array_equal(got.ravel(), row)
+    for t in split:  # shared with `first` and `split2` in the run: each got its own copy
+        t.fill(5)
+    np.testing.assert_array_equal(first, x[0:1])
+    np.testing.assert_array_equal(split2[0], x[1:2])
+    assert not any(np.shares_memory(f, x) for f in fed)
+
+
 def at_model():
     nodes = [helper.make_node("SequenceAt", ["in", "p"], ["y"])]
     return model(
