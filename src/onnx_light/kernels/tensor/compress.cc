@@ -29,10 +29,16 @@ class Compress : public KernelBase {
     ONNX_LIGHT_RETURN_IF(cond.num_elements() > len, kInvalidArgument,
                          "condition has " + std::to_string(cond.num_elements()) +
                              " entries, more than the " + std::to_string(len) + " along the axis");
-    std::vector<int64_t> keep;
-    const bool* c = cond.data<bool>();
-    for (int64_t i = 0, n = cond.num_elements(); i < n; ++i)
-      if (c[i]) keep.push_back(i);
+    // The kept positions without a branch per entry (a random mask mispredicts half of
+    // them: that was two thirds of the op's time).
+    const auto* c = static_cast<const uint8_t*>(cond.raw_data());
+    std::vector<int64_t> keep(static_cast<size_t>(cond.num_elements()));
+    size_t kept = 0;
+    for (int64_t i = 0, n = cond.num_elements(); i < n; ++i) {
+      keep[kept] = i;
+      kept += c[i] != 0;
+    }
+    keep.resize(kept);
     std::vector<int64_t> out = g.dims;
     out[static_cast<size_t>(g.axis)] = static_cast<int64_t>(keep.size());
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
