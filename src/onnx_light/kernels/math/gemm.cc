@@ -302,20 +302,26 @@ bool OwnGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* 
 bool PrepackedGemm(const float* a, int64_t lda, const float* b_packed, float* c, int64_t m,
                    int64_t n, int64_t k, ThreadPool* pool, bool force) {
   if (b_packed == nullptr || (!force && m * n * k < (int64_t{1} << 18))) return false;
+  PrepackedGemmLd(a, lda, b_packed, c, n, m, n, k, pool);
+  return true;
+}
+
+void PrepackedGemmLd(const float* a, int64_t lda, const float* b_packed, float* c, int64_t ldc,
+                     int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
   const auto nr = static_cast<int64_t>(SgemmPackedTileColumns());
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
   if (m <= 3) {  // a batch-1 layer: rows of a one at a time, panels split between threads
     const int64_t panels = (n + nr - 1) / nr;
     auto product = [&](int64_t q0, int64_t q1) {
       SgemmPrepackedFewRows(m, std::min(n, q1 * nr) - q0 * nr, k, a, lda, b_packed + q0 * nr * k,
-                            c + q0 * nr, n);
+                            c + q0 * nr, ldc);
     };
     if (workers > 1 && panels >= 2 && n * k >= (int64_t{1} << 16)) {
       pool->ParallelFor(panels, std::max<int64_t>(1, panels / workers), product);
     } else {
       product(0, panels);
     }
-    return true;
+    return;
   }
   static const bool avx512 = PreferPackedSgemm();
   if (m <= 32 && (avx512 || k * n <= (int64_t{1} << 18))) {
@@ -336,14 +342,14 @@ bool PrepackedGemm(const float* a, int64_t lda, const float* b_packed, float* c,
     const int64_t panels = (n + nr - 1) / nr;
     auto product = [&](int64_t q0, int64_t q1) {
       const int64_t j0 = q0 * nr, j1 = std::min(n, q1 * nr);
-      SgemmGatherA(m, j1 - j0, k, a, roff, koff, b_packed + q0 * nr * k, c + j0, n);
+      SgemmGatherA(m, j1 - j0, k, a, roff, koff, b_packed + q0 * nr * k, c + j0, ldc);
     };
     if (workers > 1 && panels >= 2 && m * n * k >= (int64_t{1} << 18)) {
       pool->ParallelFor(panels, std::max<int64_t>(1, panels / workers), product);
     } else {
       product(0, panels);
     }
-    return true;
+    return;
   }
   // Rows split between the threads when there are enough of them (every thread reads all
   // of b, packed already), else columns in whole panels (few rows against wide weights).
@@ -365,16 +371,15 @@ bool PrepackedGemm(const float* a, int64_t lda, const float* b_packed, float* c,
     // a row-major, b's panels contiguous (no page-apart rows, no copy per run).
     split(m >= 64 && m >= panels, [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
       SgemmPrepackedInPlaceA(i1 - i0, j1 - j0, k, a + i0 * lda, lda, b_packed + j0 / nr * k * nr,
-                             c + i0 * n + j0, n);
+                             c + i0 * ldc + j0, ldc);
     });
   } else {
     split(m >= 256, [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
       float* work = GemmWork(SgemmPrepackedWorkFloats());
-      SgemmPacked(i1 - i0, j1 - j0, k, a + i0 * lda, lda, nullptr, 0, c + i0 * n + j0, n, work,
+      SgemmPacked(i1 - i0, j1 - j0, k, a + i0 * lda, lda, nullptr, 0, c + i0 * ldc + j0, ldc, work,
                   nullptr, false, b_packed + j0 / nr * k * nr);
     });
   }
-  return true;
 }
 
 }  // namespace onnx_light::kernels

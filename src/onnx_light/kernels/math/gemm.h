@@ -62,6 +62,9 @@ bool OwnGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* 
 // `force`: b exists only packed); false, having done nothing, otherwise.
 bool PrepackedGemm(const float* a, int64_t lda, const float* b_packed, float* c, int64_t m,
                    int64_t n, int64_t k, ThreadPool* pool, bool force = false);
+// The same product, always done, with c's rows ldc apart (columns of a wider output).
+void PrepackedGemmLd(const float* a, int64_t lda, const float* b_packed, float* c, int64_t ldc,
+                     int64_t m, int64_t n, int64_t k, ThreadPool* pool);
 
 // c[m x n] += a[m x k] * b[k x n] (strides as Gemm2DLoop; c is dense, row-major).
 template <typename C>

@@ -39,6 +39,19 @@ void DotQ4Q8Column(const uint8_t* codes, int64_t blocks, int64_t bytes, int rows
                    const int16_t* const* q, const float* const* a_scales, const float* const* sums,
                    const float* w_scales, const float* zs, float* out);
 
+// ---- float products of many rows (simd/nbits_pack_x86.cc) ----
+
+// Which packer this CPU and the dispatched SIMD target allow: 2 AVX-512 (F, BW), 1 AVX2
+// (and FMA), 0 none (the caller keeps its own path).
+int DequantQ4PanelsLevel();
+// Columns [n0, n1) of 4-bit weights (`codes` [N][blocks][block / 2], the low nibble first;
+// scales [N x blocks]; zps 4-bit zero points, zp_row bytes a column, or null for 8)
+// dequantized, (code - zero point) * scale, into SgemmPackB's layout: panels of nr columns
+// (a multiple of 16), each k rows of nr floats, columns past n1 zero. `block` a multiple
+// of 32. Only where DequantQ4PanelsLevel() > 0.
+void DequantQ4Panels(const uint8_t* codes, const float* scales, const uint8_t* zps, int64_t k,
+                     int64_t block, int64_t zp_row, int64_t n0, int64_t n1, int64_t nr, float* out);
+
 // ---- accuracy_level 4 as register tiles of many rows x columns (simd/nbits_tiles_x86.cc:
 // AVX2 or AVX-512 VNNI, where Q4Q8TileLevel() > 0) ----
 

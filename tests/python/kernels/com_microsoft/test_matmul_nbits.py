@@ -120,6 +120,65 @@ def test_matmul_nbits_packed_by_hand(bits, k, n, block, rows, zp):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
 
 
+# (k, n, block, rows): several column chunks with a ragged last panel and A packed once
+# (33 rows); a short last block (300 = 9 x 32 + 12) with A packed; one short block of 128;
+# A read in place (12 rows).
+FLOAT_PANEL_SHAPES = [(1024, 300, 64, 33), (300, 200, 32, 40), (96, 17, 128, 8), (256, 130, 32, 12)]
+
+
+@pytest.mark.parametrize("k,n,block,rows", FLOAT_PANEL_SHAPES)
+@pytest.mark.parametrize("zp", [True, False])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_matmul_nbits_float_prefill_packed_panels(k, n, block, rows, zp, threads):
+    """Many rows in float (accuracy level 0), 4 bits: the weights dequantized into the
+    packed GEMM's panels (simd/nbits_pack_x86.cc, AVX2 or AVX-512) at 1 and 2 threads,
+    against the weights dequantized in numpy and multiplied in float64."""
+    import onnx_light
+
+    model, w, bias = packed_case(k, n, 4, block, zp=zp)
+    a = np.random.default_rng(76).standard_normal((rows, k)).astype(np.float32)
+    want = a.astype(np.float64) @ w + bias
+    sess = onnx_light.RuntimeSession(model.SerializeToString(), intra_op_threads=threads)
+    (got,) = sess.run(None, {"a": a})
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
+FLOAT_AT_TARGET = """
+import sys, numpy as np, onnx_light
+sess = onnx_light.RuntimeSession(open(sys.argv[1], "rb").read())
+np.save(sys.argv[3], sess.run(None, {"a": np.load(sys.argv[2])})[0])
+"""
+
+
+@pytest.mark.parametrize("target", ["AVX2", "SSE4"])
+def test_matmul_nbits_float_prefill_on_narrower_cpus(tmp_path, target):
+    """The same products where the CPU has no AVX-512 (the AVX2 packer, 16-column panels
+    read by the in-place kernel) and no AVX2 (the column panels and the dot products)."""
+    import os
+    import subprocess
+    import sys
+
+    import onnx_light
+
+    package = os.path.dirname(os.path.dirname(onnx_light.__file__))
+    env = dict(os.environ, ONNX_LIGHT_SIMD_TARGET=target)
+    env["PYTHONPATH"] = os.pathsep.join([package, env.get("PYTHONPATH", "")])
+    for k, n, block, rows in FLOAT_PANEL_SHAPES[:2]:
+        model, w, bias = packed_case(k, n, 4, block, zp=True)
+        a = np.random.default_rng(77).standard_normal((rows, k)).astype(np.float32)
+        path, a_path, y_path = tmp_path / "m.onnx", tmp_path / "a.npy", tmp_path / "y.npy"
+        path.write_bytes(model.SerializeToString())
+        np.save(a_path, a)
+        subprocess.run(
+            [sys.executable, "-c", FLOAT_AT_TARGET, str(path), str(a_path), str(y_path)],
+            env=env,
+            check=True,
+        )
+        want = a.astype(np.float64) @ w + bias
+        got = np.load(y_path)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
 def test_matmul_nbits_act_order_g_idx():
     model, w, bias = packed_case(64, 6, 4, 16, g_idx=True)
     a = np.random.default_rng(75).standard_normal((3, 64)).astype(np.float32)
