@@ -10,10 +10,12 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "com_microsoft/qlinear.h"
 #include "common/window.h"
+#include "simd/qlinear_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -49,9 +51,11 @@ class QLinearAveragePool : public KernelBase {
     ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out));
     if (y->num_elements() == 0) return Status::Ok();
     if (x.dtype() == DataType::kInt8) {
-      Run(x.data<int8_t>(), y->mutable_data<int8_t>(), w, batch, channels, xq, yq);
+      Run(x.data<int8_t>(), y->mutable_data<int8_t>(), w, batch, channels, xq, yq,
+          ctx.thread_pool());
     } else {
-      Run(x.data<uint8_t>(), y->mutable_data<uint8_t>(), w, batch, channels, xq, yq);
+      Run(x.data<uint8_t>(), y->mutable_data<uint8_t>(), w, batch, channels, xq, yq,
+          ctx.thread_pool());
     }
     return Status::Ok();
   }
@@ -59,7 +63,7 @@ class QLinearAveragePool : public KernelBase {
  private:
   template <typename T>
   void Run(const T* x, T* y, const Window& w, int64_t batch, int64_t channels, QParams xq,
-           QParams yq) const {
+           QParams yq, ThreadPool* pool) const {
     const size_t n = w.in.size();
     const int64_t in_count = w.InCount(), out_count = w.OutCount(), taps = w.KernelCount();
     constexpr auto kLo = static_cast<int32_t>(std::numeric_limits<T>::min());
@@ -76,49 +80,134 @@ class QLinearAveragePool : public KernelBase {
           static_cast<int32_t>(std::nearbyint(avg / yq.scale + static_cast<float>(yq.zero_point)));
       return static_cast<T>(std::max(kLo, std::min(q, kHi)));
     };
-    std::vector<int64_t> pos(n), offsets;
-    offsets.reserve(static_cast<size_t>(taps));
-    std::vector<float> sums(channels_last_ ? static_cast<size_t>(channels) : 0);
-    for (int64_t b = 0; b < batch; ++b) {
-      ForEachOutput(w, [&](int64_t o, const std::vector<int64_t>& start) {
-        // The output's taps inside the input, in tap order, once for all channels (each
-        // channel's sum then adds them in that order, as before).
-        offsets.clear();
-        for (int64_t t = 0; t < taps; ++t) {
-          int64_t rest = t, offset = 0;
-          bool ok = true;
-          for (size_t i = n; i-- > 0;) {
-            pos[i] = start[i] + rest % w.kernel[i];
-            rest /= w.kernel[i];
-            ok = ok && pos[i] >= 0 && pos[i] < w.in[i];
-          }
-          if (!ok) continue;
-          for (size_t i = 0; i < n; ++i)
-            offset = offset * w.in[i] + pos[i];
-          offsets.push_back(offset);
-        }
-        const auto inside = static_cast<int64_t>(offsets.size());
-        if (channels_last_) {
-          std::fill(sums.begin(), sums.end(), 0.0f);
-          for (int64_t off : offsets) {
-            const T* xr = x + (b * in_count + off) * channels;
-            for (int64_t c = 0; c < channels; ++c)
-              sums[static_cast<size_t>(c)] += value[static_cast<uint8_t>(xr[c])];
-          }
-          T* yr = y + (b * out_count + o) * channels;
-          for (int64_t c = 0; c < channels; ++c)
-            yr[c] = quantize(sums[static_cast<size_t>(c)], inside);
-          return;
-        }
-        for (int64_t c = 0; c < channels; ++c) {
-          const T* xc = x + (b * channels + c) * in_count;
-          float sum = 0.0f;
-          for (int64_t off : offsets)
-            sum += value[static_cast<uint8_t>(xc[off])];
-          y[(b * channels + c) * out_count + o] = quantize(sum, inside);
-        }
-      });
+    if (!channels_last_ && n == 2 && w.strides[1] == 1) {
+      Rows2D(x, y, w, batch * channels, xq, yq, value, pool);
+      return;
     }
+    // Outputs split between the threads (each output's taps found once for all its
+    // channels, as before; a sum adds its taps in tap order whatever the split).
+    ParallelElements(
+        pool, batch * out_count,
+        [&](int64_t q0, int64_t q1) {
+          std::vector<int64_t> pos(n), start(n), offsets;
+          offsets.reserve(static_cast<size_t>(taps));
+          std::vector<float> sums(channels_last_ ? static_cast<size_t>(channels) : 0);
+          for (int64_t q = q0; q < q1; ++q) {
+            const int64_t b = q / out_count, o = q % out_count;
+            int64_t rest_o = o;
+            for (size_t i = n; i-- > 0;) {
+              start[i] = (rest_o % w.out[i]) * w.strides[i] - w.pad_begin[i];
+              rest_o /= w.out[i];
+            }
+            offsets.clear();
+            for (int64_t t = 0; t < taps; ++t) {
+              int64_t rest = t, offset = 0;
+              bool ok = true;
+              for (size_t i = n; i-- > 0;) {
+                pos[i] = start[i] + rest % w.kernel[i];
+                rest /= w.kernel[i];
+                ok = ok && pos[i] >= 0 && pos[i] < w.in[i];
+              }
+              if (!ok) continue;
+              for (size_t i = 0; i < n; ++i)
+                offset = offset * w.in[i] + pos[i];
+              offsets.push_back(offset);
+            }
+            const auto inside = static_cast<int64_t>(offsets.size());
+            if (channels_last_) {
+              std::fill(sums.begin(), sums.end(), 0.0f);
+              for (int64_t off : offsets)
+                AddTap(x + (b * in_count + off) * channels, sums.data(), channels, xq);
+              T* yr = y + q * channels;
+              for (int64_t c = 0; c < channels; ++c)
+                yr[c] = quantize(sums[static_cast<size_t>(c)], inside);
+              continue;
+            }
+            // (Locals, not the vector and the table through references: the stores of T,
+            // a char type, would make the compiler reload them after every output.)
+            const int64_t* const offs = offsets.data();
+            const float* const table = value.data();
+            for (int64_t c = 0; c < channels; ++c) {
+              const T* xc = x + (b * channels + c) * in_count;
+              float sum = 0.0f;
+              for (int64_t t = 0; t < inside; ++t)
+                sum += table[static_cast<uint8_t>(xc[offs[t]])];
+              y[(b * channels + c) * out_count + o] = quantize(sum, inside);
+            }
+          }
+        },
+        std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(taps * channels, 1)));
+  }
+
+  // sums[c] += scale * (x[c] - zero point) for a tap's channels (the value table's
+  // product, computed: the loop vectorizes; this file is compiled without FP contraction,
+  // so the product is rounded before the add as ORT's kernel rounds it).
+  template <typename T>
+  static void AddTap(const T* __restrict x, float* __restrict sums, int64_t channels, QParams xq) {
+    for (int64_t c = 0; c < channels; ++c)
+      sums[c] += xq.scale * static_cast<float>(static_cast<int32_t>(x[c]) - xq.zero_point);
+  }
+
+  // NCHW with two spatial axes and stride 1 along W: each output row's interior (windows
+  // wholly inside along W) one call of the vector kernel (simd/qlinear_simd.h QAvgPoolRow:
+  // the same sums in the same order, the same roundings), its ends one output at a time;
+  // planes x output rows split between the threads. [1,64,56,56] 3x3 (Xeon): 1 thread 1.54 ->
+  // 0.36 ms (ORT 1.72), 2 threads 1.55 -> 0.18 ms (ORT 0.90).
+  template <typename T>
+  void Rows2D(const T* x, T* y, const Window& w, int64_t planes, QParams xq, QParams yq,
+              const std::array<float, 256>& value, ThreadPool* pool) const {
+    const int64_t h = w.in[0], wd = w.in[1], oh_count = w.out[0], ow_count = w.out[1];
+    const int64_t kh_count = w.kernel[0], kw_count = w.kernel[1], sh = w.strides[0];
+    const int64_t ph = w.pad_begin[0], pw = w.pad_begin[1], taps = kh_count * kw_count;
+    // Interior columns: ow - pw >= 0 and ow - pw + kw_count <= wd.
+    const int64_t lo = std::min(ow_count, pw);
+    const int64_t hi = std::max(lo, std::min(ow_count, wd - kw_count + pw + 1));
+    constexpr auto kLo = static_cast<int32_t>(std::numeric_limits<T>::min());
+    constexpr auto kHi = static_cast<int32_t>(std::numeric_limits<T>::max());
+    auto one = [&](const T* plane, int64_t ih0, int64_t ow) {  // as Run computes it
+      float sum = 0.0f;
+      int64_t inside = 0;
+      for (int64_t kh = 0; kh < kh_count; ++kh) {
+        const int64_t ih = ih0 + kh;
+        if (ih < 0 || ih >= h) continue;
+        for (int64_t kw = 0; kw < kw_count; ++kw) {
+          const int64_t iw = ow - pw + kw;
+          if (iw < 0 || iw >= wd) continue;
+          sum += value[static_cast<uint8_t>(plane[ih * wd + iw])];
+          ++inside;
+        }
+      }
+      const float avg = sum / static_cast<float>(include_pad_ ? taps : inside);
+      const auto q =
+          static_cast<int32_t>(std::nearbyint(avg / yq.scale + static_cast<float>(yq.zero_point)));
+      return static_cast<T>(std::max(kLo, std::min(q, kHi)));
+    };
+    ParallelElements(
+        pool, planes * oh_count,
+        [&](int64_t r0, int64_t r1) {
+          std::vector<const void*> rows(static_cast<size_t>(kh_count));
+          for (int64_t r = r0; r < r1; ++r) {
+            const int64_t oh = r % oh_count;
+            const T* plane = x + r / oh_count * h * wd;
+            T* yrow = y + r * ow_count;
+            const int64_t ih0 = oh * sh - ph;
+            int64_t nrows = 0;
+            for (int64_t kh = 0; kh < kh_count; ++kh) {
+              const int64_t ih = ih0 + kh;
+              if (ih >= 0 && ih < h) rows[static_cast<size_t>(nrows++)] = plane + ih * wd + lo - pw;
+            }
+            const bool vector = nrows > 0 && hi > lo;
+            for (int64_t ow = 0; ow < ow_count; ++ow) {
+              if (vector && ow == lo) ow = hi;
+              if (ow < ow_count) yrow[ow] = one(plane, ih0, ow);
+            }
+            if (!vector) continue;
+            const auto divisor = static_cast<float>(include_pad_ ? taps : nrows * kw_count);
+            QAvgPoolRow(std::is_signed_v<T>, rows.data(), nrows, kw_count, hi - lo, xq.scale,
+                        xq.zero_point, divisor, yq.scale, yq.zero_point, yrow + lo);
+          }
+        },
+        std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(ow_count * taps, 1)));
   }
 
   WindowAttrs attrs_;

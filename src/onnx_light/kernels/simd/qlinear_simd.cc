@@ -1,5 +1,6 @@
 #include "simd/qlinear_simd.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -304,6 +305,62 @@ void WinogradOutputTilesImpl(const int32_t* prod, int64_t tr0, int64_t tr1, int6
   }
 }
 
+// QAvgPoolRow (qlinear_simd.h): a vector of outputs at a time, each lane adding its taps
+// in the scalar kernel's order with the scalar kernel's roundings (this file is compiled
+// without FP contraction).
+template <typename T>
+void QAvgPoolRowT(const T* const* rows, int64_t nrows, int64_t kw, int64_t count, float scale,
+                  int32_t zp, float divisor, float y_scale, int32_t y_zp, T* out) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<int32_t, decltype(df)> di;
+  const hn::Rebind<T, decltype(df)> d8;
+  const auto vscale = hn::Set(df, scale), vdiv = hn::Set(df, divisor);
+  const auto vys = hn::Set(df, y_scale), vyz = hn::Set(df, static_cast<float>(y_zp));
+  const auto vzp = hn::Set(di, zp);
+  constexpr auto kLo = static_cast<int32_t>(std::numeric_limits<T>::min());
+  constexpr auto kHi = static_cast<int32_t>(std::numeric_limits<T>::max());
+  const auto vlo = hn::Set(di, kLo), vhi = hn::Set(di, kHi);
+  const auto n = static_cast<int64_t>(hn::Lanes(df));
+  // The last vector overlaps the one before it when count is not a multiple of the
+  // lanes (the outputs computed twice come out the same); fewer than a vector: scalar.
+  int64_t j = 0;
+  for (; j < count && count >= n; j += n) {
+    j = std::min(j, count - n);
+    auto acc = hn::Zero(df);
+    for (int64_t r = 0; r < nrows; ++r) {
+      for (int64_t t = 0; t < kw; ++t) {
+        const auto code = hn::PromoteTo(di, hn::LoadU(d8, rows[r] + j + t));
+        acc = hn::Add(acc, hn::Mul(hn::ConvertTo(df, hn::Sub(code, vzp)), vscale));
+      }
+    }
+    const auto v = hn::Add(hn::Div(hn::Div(acc, vdiv), vys), vyz);
+    const auto q = hn::Min(hn::Max(hn::NearestInt(v), vlo), vhi);
+    hn::StoreU(hn::DemoteTo(d8, q), d8, out + j);
+  }
+  for (; j < count; ++j) {
+    float acc = 0.0f;
+    for (int64_t r = 0; r < nrows; ++r) {
+      for (int64_t t = 0; t < kw; ++t)
+        acc += scale * static_cast<float>(static_cast<int32_t>(rows[r][j + t]) - zp);
+    }
+    const auto q =
+        static_cast<int32_t>(std::nearbyint(acc / divisor / y_scale + static_cast<float>(y_zp)));
+    out[j] = static_cast<T>(std::max(kLo, std::min(q, kHi)));
+  }
+}
+
+void QAvgPoolRowImpl(bool is_signed, const void* const* rows, int64_t nrows, int64_t kw,
+                     int64_t count, float scale, int32_t zp, float divisor, float y_scale,
+                     int32_t y_zp, void* out) {
+  if (is_signed) {
+    QAvgPoolRowT(reinterpret_cast<const int8_t* const*>(rows), nrows, kw, count, scale, zp, divisor,
+                 y_scale, y_zp, static_cast<int8_t*>(out));
+  } else {
+    QAvgPoolRowT(reinterpret_cast<const uint8_t* const*>(rows), nrows, kw, count, scale, zp,
+                 divisor, y_scale, y_zp, static_cast<uint8_t*>(out));
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace onnx_light::kernels
 HWY_AFTER_NAMESPACE();
@@ -317,6 +374,14 @@ HWY_EXPORT(ProductsToFloatImpl);
 HWY_EXPORT(QLinearBinaryFlatImpl);
 HWY_EXPORT(WinogradInputTilesImpl);
 HWY_EXPORT(WinogradOutputTilesImpl);
+HWY_EXPORT(QAvgPoolRowImpl);
+
+void QAvgPoolRow(bool is_signed, const void* const* rows, int64_t nrows, int64_t kw, int64_t count,
+                 float scale, int32_t zp, float divisor, float y_scale, int32_t y_zp, void* out) {
+  if (count <= 0) return;
+  HWY_DYNAMIC_DISPATCH(QAvgPoolRowImpl)
+  (is_signed, rows, nrows, kw, count, scale, zp, divisor, y_scale, y_zp, out);
+}
 
 void ProductsToFloat(float* y, int64_t rows, int64_t n, const float* scale, bool one_scale,
                      const float* bias, bool one_bias) {

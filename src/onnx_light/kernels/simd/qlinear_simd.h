@@ -36,6 +36,14 @@ void QLinearBinaryFlat(QLinearBinaryKind kind, bool is_signed, const void* a, co
                        bool one_b, void* c, int64_t n, float ra, float rb, int32_t za, int32_t zb,
                        int32_t zc);
 
+// QLinearAveragePool's windows that lie inside the input (com_microsoft/
+// qlinear_average_pool.cc), `count` outputs of one row at stride 1: output j sums, in tap
+// order (row r, then column t), scale * float(rows[r][j + t] - zp) for r < nrows, t < kw,
+// then its code is clamp(round_half_even(sum / divisor / y_scale + y_zp)) in int8
+// (is_signed) or uint8, each rounding as ORT's scalar kernel makes it.
+void QAvgPoolRow(bool is_signed, const void* const* rows, int64_t nrows, int64_t kw, int64_t count,
+                 float scale, int32_t zp, float divisor, float y_scale, int32_t y_zp, void* out);
+
 // Winograd F(2x2, 3x3)'s transforms (quantization/qconv_winograd.h), vectorized over
 // channels. Input: for tile rows [tr0, tr1) of tw tiles, the 4x4 patch of tile (r, t) at
 // img + ((2r + y) * wp + 2t + x) * cp (c channels from there) becomes V = B^T d B in

@@ -55,6 +55,21 @@ def reference(x, xq, yq, kernel, strides, pads, include_pad, out_shape, dtype):
             [3, 3],
         ),
         ((1, 3, 10), dict(kernel_shape=[4], strides=[3], pads=[2, 1]), [2, 1], [4]),
+        # Rows wide enough for the vector kernel (interiors of 39 and 35 outputs: whole
+        # vectors, an overlapping last one, scalar ends), stride 2 along H, asymmetric pads.
+        ((1, 3, 9, 41), dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1]), [1, 1, 1, 1], [9, 41]),
+        (
+            (1, 2, 9, 41),
+            dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1], count_include_pad=1),
+            [1, 1, 1, 1],
+            [9, 41],
+        ),
+        (
+            (2, 2, 11, 37),
+            dict(kernel_shape=[2, 5], strides=[2, 1], pads=[0, 2, 1, 2]),
+            [0, 2, 1, 2],
+            [6, 37],
+        ),
     ],
 )
 def test_qlinear_average_pool(dtype, channels_last, shape, attrs, pads, out):
