@@ -80,6 +80,8 @@ def test_bad_inputs_are_value_errors_naming_the_node(op, inputs, attrs, feeds, m
         ((2, 64, 40, 40), (0, 2, 3, 1)),  # feature maps: 16 x 16 blocks, two batches
         ((2, 40, 40, 64), (0, 3, 1, 2)),  # and back
         ((300, 200), (1, 0)),
+        ((8, 128, 12, 64), (0, 2, 1, 3)),  # a head split: row copies, bands of 1,024 rows
+        ((3, 70, 5, 300), (2, 0, 1, 3)),  # row copies in uneven bands
     ],
 )
 def test_large_transposes_split_across_threads(threads, shape, perm):
