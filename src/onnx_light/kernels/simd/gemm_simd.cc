@@ -4,6 +4,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "simd/transpose_simd.h"
+
 // clang-format off
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "simd/gemm_simd.cc"
@@ -34,13 +36,15 @@ void PackB(const float* b, int64_t ldb, bool trans, int64_t kc, int64_t nc, size
            float* out) {
   for (int64_t j0 = 0; j0 < nc; j0 += static_cast<int64_t>(nr_width)) {
     const int64_t w = std::min<int64_t>(static_cast<int64_t>(nr_width), nc - j0);
-    if (trans) {
-      for (int64_t j = 0; j < static_cast<int64_t>(nr_width); ++j) {
-        const float* src = b + (j0 + j) * ldb;
+    if (trans) {  // a transpose of the panel's w rows of b^T, in 4 x 4 vector blocks
+      const auto nr = static_cast<int64_t>(nr_width);
+      TransposeTileU32(reinterpret_cast<const uint32_t*>(b + j0 * ldb),
+                       reinterpret_cast<uint32_t*>(out), 0, kc, 0, w, ldb, nr);
+      if (w < nr) {
         for (int64_t p = 0; p < kc; ++p)
-          out[p * static_cast<int64_t>(nr_width) + j] = j < w ? src[p] : 0.0f;
+          std::fill(out + p * nr + w, out + (p + 1) * nr, 0.0f);
       }
-      out += kc * static_cast<int64_t>(nr_width);
+      out += kc * nr;
       continue;
     }
     for (int64_t p = 0; p < kc; ++p) {
