@@ -189,6 +189,38 @@ class DecoderMaskedMultiHeadAttention : public KernelBase {
     return Status::Ok();
   }
 
+  // Where each entry's past rows come from with beams: row j < past of entry b from the
+  // entry of its batch on beam ci[b * ci_row + j]; `rows` the presents' rows, t = past + 1.
+  struct BeamRows {
+    const int32_t* ci;
+    int64_t ci_row, beams, past, rows, t;
+  };
+
+  // [batch, heads, t, hs]: each entry's rows gathered from the present (heads split
+  // between the threads: a memory-bound copy).
+  Result<Tensor> GatherBeams(KernelContext& ctx, const float* present, const BeamRows& r,
+                             int64_t batch, int64_t hs) const {
+    const int64_t n = heads_, t = r.t;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor g,
+                                ctx.AllocateTemporary(DataType::kFloat, {batch, n, t, hs}));
+    float* dst = g.mutable_data<float>();
+    ParallelElements(
+        ctx.thread_pool(), batch * n,
+        [&](int64_t q0, int64_t q1) {
+          for (int64_t q = q0; q < q1; ++q) {
+            const int64_t b = q / n, h = q % n, first = b - b % r.beams;
+            float* head = dst + q * t * hs;
+            for (int64_t j = 0; j < t; ++j) {
+              const int64_t from = j < r.past ? first + r.ci[b * r.ci_row + j] : b;
+              const float* row = present + ((from * n + h) * r.rows + j) * hs;
+              std::copy(row, row + hs, head + j * hs);
+            }
+          }
+        },
+        std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(t * hs, 1)));
+    return g;
+  }
+
   // Self attention: the presents (outputs or, when not asked for, temporaries) are the past
   // with this step's K and V written at row P; K and V for the scores are views of them, or
   // with beams the rows each entry's beams point to, gathered into kv_store.
@@ -296,41 +328,33 @@ class DecoderMaskedMultiHeadAttention : public KernelBase {
       }
       float* dst = out->mutable_data<float>();
       present[kv] = dst;
-      for (int64_t b = 0; b < batch; ++b) {
-        for (int64_t h = 0; h < n; ++h) {
-          float* head = dst + (b * n + h) * rows * hs;
-          if (pasts[kv] != nullptr) {
-            const int64_t keep = shared_ ? rows : past;
-            const float* p = pasts[kv]->data<float>() + (b * n + h) * keep * hs;
-            std::copy(p, p + keep * hs, head);
-          }
-          AddBias(src[kv] + b * src_row + h * hs, 0,
-                  bp != nullptr ? bp + (kv + 1) * d + h * hs : nullptr, 1, hs, head + past * hs);
-        }
-      }
+      // (Heads split between the threads: memory-bound copies of the whole cache, which
+      // two cores' bandwidth nearly halves.)
+      const int64_t keep = pasts[kv] != nullptr ? (shared_ ? rows : past) : 0;
+      ParallelElements(
+          ctx.thread_pool(), batch * n,
+          [&](int64_t q0, int64_t q1) {
+            for (int64_t q = q0; q < q1; ++q) {
+              const int64_t b = q / n, h = q % n;
+              float* head = dst + q * rows * hs;
+              if (keep > 0) {
+                const float* p = pasts[kv]->data<float>() + q * keep * hs;
+                std::copy(p, p + keep * hs, head);
+              }
+              AddBias(src[kv] + b * src_row + h * hs, 0,
+                      bp != nullptr ? bp + (kv + 1) * d + h * hs : nullptr, 1, hs,
+                      head + past * hs);
+            }
+          },
+          std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(keep * hs, 1)));
     }
     if (ci == nullptr) {
       run->k = {present[0], n * rows * hs, rows * hs, hs};
       run->v = {present[1], n * rows * hs, rows * hs, hs};
     } else {
-      // Row j < P of entry b from the entry of its batch on beam ci[b][j].
-      const int32_t* c = ci->data<int32_t>();
+      const BeamRows beam{ci->data<int32_t>(), ci_row, beams, past, rows, t};
       for (int kv = 0; kv < 2; ++kv) {
-        ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor g,
-                                    ctx.AllocateTemporary(DataType::kFloat, {batch, n, t, hs}));
-        float* dst = g.mutable_data<float>();
-        for (int64_t b = 0; b < batch; ++b) {
-          const int64_t first = b - b % beams;
-          for (int64_t h = 0; h < n; ++h) {
-            float* head = dst + (b * n + h) * t * hs;
-            for (int64_t j = 0; j < t; ++j) {
-              const int64_t from = j < past ? first + c[b * ci_row + j] : b;
-              const float* row = present[kv] + ((from * n + h) * rows + j) * hs;
-              std::copy(row, row + hs, head + j * hs);
-            }
-          }
-        }
-        kv_store[kv] = std::move(g);
+        ONNX_LIGHT_ASSIGN_OR_RETURN(kv_store[kv], GatherBeams(ctx, present[kv], beam, batch, hs));
       }
       run->k = {kv_store[0].data<float>(), n * t * hs, t * hs, hs};
       run->v = {kv_store[1].data<float>(), n * t * hs, t * hs, hs};

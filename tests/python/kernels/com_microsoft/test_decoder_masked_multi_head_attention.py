@@ -134,6 +134,24 @@ def test_dmmha_beams_read_the_past_through_cache_indirection(batch, beams, past)
     assert np.abs(other - got[0]).max() > 1e-3
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("beams", [1, 3])
+def test_dmmha_long_cache_copied_by_threads(threads, beams):
+    # Caches long enough that the presents' copy and the beams' gather split their heads
+    # between the threads: the same output and presents as the reference.
+    import onnx_light
+
+    rng = np.random.default_rng(31 + beams)
+    feeds, q, keys, values, _, presents = self_case(rng, 6, 700, 720, beams=beams)
+    m = model(feeds, past_present_share_buffer=1)
+    s = onnx_light.RuntimeSession(m.SerializeToString(), intra_op_threads=threads)
+    got = s.run(None, feeds)
+    want, _ = reference(q, keys, values)
+    np.testing.assert_allclose(got[0], want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(got[1], presents[0].astype(np.float32))
+    np.testing.assert_array_equal(got[2], presents[1].astype(np.float32))
+
+
 def test_dmmha_beams_with_a_mask_and_attention_bias():
     rng = np.random.default_rng(11)
     feeds, q, keys, values, mbias, _ = self_case(rng, 4, 5, 8, beams=2, mask=True)
