@@ -73,6 +73,53 @@ Result<Tensor> Stacked(KernelContext& ctx, size_t out, const std::vector<Tensor>
   return y;
 }
 
+// A scan output filled step by step: allocated at its first step (that step's shape with
+// len inserted at axis), each step's tensor copied into its slot, so the step's own tensor
+// goes back to the body's buffer pool at once (collecting every step's tensor to stack
+// them at the end kept all of them alive: a fresh block every step).
+class StackedOutput {
+ public:
+  StackedOutput(size_t out, int64_t axis, bool reverse, int64_t len)
+      : out_(out), axis_(axis), reverse_(reverse), len_(len) {}
+
+  Status Place(KernelContext& ctx, const Tensor& part, int64_t t) {
+    if (!y_.is_defined()) {
+      slice_ = part.shape().dims();
+      const auto rank = static_cast<int64_t>(slice_.size()) + 1;
+      ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t a, NormalizeAxis(axis_, rank));
+      std::vector<int64_t> dims = slice_;
+      dims.insert(dims.begin() + a, len_);
+      inner_ = 1;
+      for (size_t d = static_cast<size_t>(a); d < slice_.size(); ++d)
+        inner_ *= slice_[d];
+      ONNX_LIGHT_ASSIGN_OR_RETURN(y_, ctx.AllocateTemporary(part.dtype(), dims));
+    }
+    ONNX_LIGHT_RETURN_IF(part.shape().dims() != slice_ || part.dtype() != y_.dtype(),
+                         kInvalidArgument,
+                         "scan output " + std::to_string(out_) + " changes shape between steps");
+    const int64_t p = reverse_ ? len_ - 1 - t : t;
+    const int64_t runs = inner_ == 0 ? 0 : part.num_elements() / inner_;
+    const size_t item = ItemSize(part.dtype());
+    for (int64_t o = 0; o < runs; ++o)  // runs of `inner` contiguous elements
+      CopyElements(part, o * inner_, &y_, (o * len_ + p) * inner_, item, inner_);
+    return Status::Ok();
+  }
+
+  // The stacked output (no steps: as Stacked makes it from none).
+  Result<Tensor> Take(KernelContext& ctx) {
+    if (!y_.is_defined()) return Stacked(ctx, out_, {}, axis_, reverse_, len_);
+    return std::move(y_);
+  }
+
+ private:
+  size_t out_;
+  int64_t axis_;
+  bool reverse_;
+  int64_t len_, inner_ = 0;
+  std::vector<int64_t> slice_;
+  Tensor y_;
+};
+
 // The body's results are the node's outputs, one for one.
 Status OutputCount(const KernelContext& ctx, const std::vector<Tensor>& outs) {
   ONNX_LIGHT_RETURN_IF(outs.size() != ctx.output_count(), kInvalidModel,
@@ -193,7 +240,9 @@ class Scan : public KernelBase {
                                std::to_string(l) + ")");
       len = l;
     }
-    std::vector<std::vector<Tensor>> scan_out(k_);
+    std::vector<StackedOutput> scan_out;
+    for (size_t q = 0; q < k_; ++q)
+      scan_out.emplace_back(n_ + q, out_axes_[q], out_dirs_[q] != 0, len);
     // Each scan input kept alive for the views of its steps (one holder for all of them).
     std::vector<std::shared_ptr<const void>> keep;
     for (const Tensor& x : scan)
@@ -222,15 +271,14 @@ class Scan : public KernelBase {
         ONNX_LIGHT_RETURN_IF_ERROR(held.AddNamed(res[n_ + q].byte_size(), [&] {
           return "scan output " + std::to_string(q) + " of step " + std::to_string(t);
         }));
-        scan_out[q].push_back(std::move(res[n_ + q]));
+        ONNX_LIGHT_RETURN_IF_ERROR(scan_out[q].Place(ctx, res[n_ + q], t));
       }
     }
     outs->clear();
     for (Tensor& s : state)
       outs->push_back(std::move(s));
     for (size_t q = 0; q < k_; ++q) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(
-          Tensor t, Stacked(ctx, n_ + q, scan_out[q], out_axes_[q], out_dirs_[q] != 0, len));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor t, scan_out[q].Take(ctx));
       outs->push_back(std::move(t));
     }
     return Status::Ok();

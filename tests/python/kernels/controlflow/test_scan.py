@@ -138,3 +138,54 @@ def test_scan_errors():
         },
     )
     np.testing.assert_array_equal(s_final, [3.0, 3.0])
+
+
+def range_scan_model():
+    # Scan output y_t = Range(0, x_t): its length is the step's input value.
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["s_in"], ["s_out"]),
+            helper.make_node("Range", ["zero", "x_t", "one"], ["y_t"]),
+        ],
+        "body",
+        [
+            helper.make_tensor_value_info("s_in", F, [1]),
+            helper.make_tensor_value_info("x_t", I, []),
+        ],
+        [
+            helper.make_tensor_value_info("s_out", F, [1]),
+            helper.make_tensor_value_info("y_t", I, None),
+        ],
+        [
+            helper.make_tensor("zero", I, [], [0]),
+            helper.make_tensor("one", I, [], [1]),
+        ],
+    )
+    node = helper.make_node("Scan", ["s0", "x"], ["s_final", "ys"], body=body, num_scan_inputs=1)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("s0", F, None), helper.make_tensor_value_info("x", I, None)],
+        [
+            helper.make_tensor_value_info("s_final", F, None),
+            helper.make_tensor_value_info("ys", I, None),
+        ],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+
+
+def test_scan_outputs_placed_step_by_step():
+    # Each step's scan output is copied into its slot of the stacked output as it comes:
+    # an int64 output, a shape that changes between steps refused (the session usable
+    # after), no steps at all.
+    s = onnx_light.RuntimeSession(range_scan_model())
+    s0 = np.zeros(1, np.float32)
+    _, ys = s.run(None, {"s0": s0, "x": np.array([3, 3, 3, 3])})
+    np.testing.assert_array_equal(ys, np.tile(np.arange(3), (4, 1)))
+    with pytest.raises(ValueError, match="scan output 1 changes shape between steps"):
+        s.run(None, {"s0": s0, "x": np.array([3, 3, 2])})
+    _, ys = s.run(None, {"s0": s0, "x": np.array([2, 2])})
+    np.testing.assert_array_equal(ys, [[0, 1], [0, 1]])
+    s_final, ys = s.run(None, {"s0": s0 + 5, "x": np.zeros(0, np.int64)})
+    assert ys.size == 0
+    np.testing.assert_array_equal(s_final, [5.0])
