@@ -276,6 +276,19 @@ bool OwnGemm(const T* a, int64_t lda_row, int64_t lda_col, const T* b, int64_t l
 
 bool FloatGemm2D(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
                  int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
+  // a stored transposed (Gemm's transA, TransposeMatMul's A^T) made row-major first, by the
+  // 4 x 4 vector transpose, so that every kernel below can take it (the packed one reads
+  // only row-major a; the fallback copied it element by element): [768,128]^T x
+  // [768,768]: 1 thread 1.18x -> 1.09x ORT, 2 threads 1.52x -> 1.26x.
+  std::vector<float> a_rows;
+  if (lda_row == 1 && lda_col != 1 && m > 1 && k > 1) {
+    a_rows.resize(static_cast<size_t>(m * k));
+    TransposeTileU32(reinterpret_cast<const uint32_t*>(a),
+                     reinterpret_cast<uint32_t*>(a_rows.data()), 0, m, 0, k, lda_col, k);
+    a = a_rows.data();
+    lda_row = k;
+    lda_col = 1;
+  }
   if (WeightsBoundGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
   if (InPlaceGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
   if (PackedGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return true;
