@@ -624,24 +624,29 @@ class Lrn : public KernelBase {
       using T = decltype(tag);
       const T* xp = x.data<T>();
       T* yp = y->mutable_data<T>();
-      for (int64_t b = 0; b < n; ++b) {
-        for (int64_t ch = 0; ch < c; ++ch) {
-          const int64_t c0 = std::max<int64_t>(0, ch - lo), c1 = std::min(c - 1, ch + hi);
-          for (int64_t i = 0; i < sz; ++i) {
-            double sq = 0;
-            for (int64_t k = c0; k <= c1; ++k) {
-              const auto v = static_cast<double>(xp[(b * c + k) * sz + i]);
-              sq += v * v;
+      // Planes split between the threads (a pow per element: 4.7 ms for AlexNet's first
+      // LRN on one thread, where ORT's 2-thread run took 3.1).
+      ParallelElements(
+          ctx.thread_pool(), n * c,
+          [&](int64_t p0, int64_t p1) {
+            for (int64_t p = p0; p < p1; ++p) {
+              const int64_t b = p / c, ch = p % c;
+              const int64_t c0 = std::max<int64_t>(0, ch - lo), c1 = std::min(c - 1, ch + hi);
+              for (int64_t i = 0; i < sz; ++i) {
+                double sq = 0;
+                for (int64_t k = c0; k <= c1; ++k) {
+                  const auto v = static_cast<double>(xp[(b * c + k) * sz + i]);
+                  sq += v * v;
+                }
+                const double d =
+                    std::pow(static_cast<double>(bias_) +
+                                 static_cast<double>(alpha_) / static_cast<double>(size_) * sq,
+                             static_cast<double>(beta_));
+                yp[p * sz + i] = static_cast<T>(static_cast<double>(xp[p * sz + i]) / d);
+              }
             }
-            const double d =
-                std::pow(static_cast<double>(bias_) +
-                             static_cast<double>(alpha_) / static_cast<double>(size_) * sq,
-                         static_cast<double>(beta_));
-            yp[(b * c + ch) * sz + i] =
-                static_cast<T>(static_cast<double>(xp[(b * c + ch) * sz + i]) / d);
-          }
-        }
-      }
+          },
+          std::max<int64_t>(1, (int64_t{1} << 12) / std::max<int64_t>(sz, 1)));
     });
     return Status::Ok();
   }

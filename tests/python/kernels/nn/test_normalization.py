@@ -187,3 +187,39 @@ def test_per_channel_normalizations_match_float64_numpy(op, shape, np_type, elem
     (y,) = session.run(None, feeds)
     assert y.dtype == np_type and y.shape == x.shape
     np.testing.assert_allclose(y.astype(np.float64), want, atol=tol, rtol=tol)
+
+
+def lrn_reference(x, size, alpha=1e-4, beta=0.75, bias=1.0):
+    xd = x.astype(np.float64)
+    c = x.shape[1]
+    lo, hi = (size - 1) // 2, size - 1 - (size - 1) // 2
+    sq = np.zeros_like(xd)
+    for ch in range(c):
+        sq[:, ch] = (xd[:, max(0, ch - lo) : min(c, ch + hi + 1)] ** 2).sum(axis=1)
+    return xd / (bias + alpha / size * sq) ** beta
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("size", [1, 4, 5])
+@pytest.mark.parametrize("dtype,elem", [(np.float32, F), (np.float64, 11)])
+def test_lrn_planes_split_between_threads(threads, size, dtype, elem):
+    # Planes (batch x channel) split between the threads: the float64 reference at 1 and 2
+    # threads, windows cut by the first and last channels, an even size (more above).
+    import onnx_light
+    from onnx_light.onnx import helper
+
+    x = (np.random.default_rng(size).standard_normal((2, 7, 30, 31)) * 3).astype(dtype)
+    node = helper.make_node("LRN", ["x"], ["y"], size=size, alpha=0.01, beta=0.6, bias=1.5)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", elem, None)],
+        [helper.make_tensor_value_info("y", elem, None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    s = onnx_light.RuntimeSession(model.SerializeToString(), intra_op_threads=threads)
+    (y,) = s.run(None, {"x": x})
+    # (the attributes are float32: the same values in the reference)
+    a, b, c = (float(np.float32(v)) for v in (0.01, 0.6, 1.5))
+    want = lrn_reference(x, size, alpha=a, beta=b, bias=c)
+    np.testing.assert_allclose(y, want, rtol=1e-6 if dtype == np.float32 else 1e-12)
