@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "simd/byte_transpose_x86.h"
 #include "simd/nbits_simd.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -31,31 +32,6 @@ namespace onnx_light::kernels {
 namespace {
 
 constexpr int kGroup = 16;  // columns transposed together (16 bytes each)
-
-// r[c] = 16 bytes of column c -> r[b] = byte b of the 16 columns (lane c).
-ONNX_LIGHT_PACK_AVX2_FN inline void TransposeBytes16(__m128i r[16]) {
-  __m128i a[16], b[16];
-  for (int i = 0; i < 8; ++i) {  // rows 2i, 2i+1: bytes 0-7 (a[i]) and 8-15 (a[i + 8])
-    a[i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
-    a[i + 8] = _mm_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
-  }
-  for (int h = 0; h < 2; ++h) {  // row quads j: b[4q + j] holds bytes 4q .. 4q + 3
-    for (int j = 0; j < 4; ++j) {
-      b[h * 8 + j] = _mm_unpacklo_epi16(a[h * 8 + 2 * j], a[h * 8 + 2 * j + 1]);
-      b[h * 8 + 4 + j] = _mm_unpackhi_epi16(a[h * 8 + 2 * j], a[h * 8 + 2 * j + 1]);
-    }
-  }
-  for (int q = 0; q < 4; ++q) {  // row octets i: a[2p + i] holds bytes 2p, 2p + 1
-    for (int i = 0; i < 2; ++i) {
-      a[4 * q + i] = _mm_unpacklo_epi32(b[4 * q + 2 * i], b[4 * q + 2 * i + 1]);
-      a[4 * q + 2 + i] = _mm_unpackhi_epi32(b[4 * q + 2 * i], b[4 * q + 2 * i + 1]);
-    }
-  }
-  for (int p = 0; p < 8; ++p) {  // all 16 rows: byte 2p, byte 2p + 1
-    r[2 * p] = _mm_unpacklo_epi64(a[2 * p], a[2 * p + 1]);
-    r[2 * p + 1] = _mm_unpackhi_epi64(a[2 * p], a[2 * p + 1]);
-  }
-}
 
 // What one group of columns needs from the weights: each column's codes, scales and zero
 // points (4 bits, two a byte, the low nibble first; null: 8).
@@ -87,7 +63,7 @@ ONNX_LIGHT_PACK_AVX2_FN inline void LoadUnit(const Q4Columns& w, int64_t n, int 
       zp[c] = 0.0f;
     }
   }
-  TransposeBytes16(r);
+  TransposeBytes16x16(r);
 }
 
 // Rows [k0, k0 + 32) of a panel (nr floats a row) for 16 columns at dst, from 16 transposed
