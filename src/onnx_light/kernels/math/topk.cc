@@ -7,6 +7,7 @@
 #include "common/broadcast.h"
 #include "common/kernel_util.h"
 #include "onnx_light/runtime/thread_pool.h"
+#include "simd/reduce_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -118,6 +119,19 @@ class TopK : public KernelBase {
       return largest ? a > b : a < b;
     };
     int64_t size = 0;
+    if constexpr (std::is_same_v<T, float>) {
+      if (inner == 1) {  // float rows: the vector scan finds each candidate
+        for (int64_t i = 0; i < len; ++i) {
+          if (size == k) {
+            i += static_cast<int64_t>(FindBeyondF32(base + i, static_cast<size_t>(len - i),
+                                                    best[static_cast<size_t>(k - 1)], largest));
+            if (i >= len) break;
+          }
+          Insert(base[i], i, k, better, &size, order, best);
+        }
+        return;
+      }
+    }
     for (int64_t i0 = 0; i0 < len; i0 += 8) {
       const int64_t i1 = std::min(len, i0 + 8);
       if (size == k && inner == 1) {
@@ -137,19 +151,26 @@ class TopK : public KernelBase {
         if (size == k) {
           const C kth = best[static_cast<size_t>(k - 1)];
           if (largest ? v <= kth : v >= kth) continue;  // the common case, no NaN tests
-          if (!better(v, kth)) continue;
         }
-        int64_t pos = size < k ? size : k - 1;
-        while (pos > 0 && better(v, best[static_cast<size_t>(pos - 1)])) {
-          best[static_cast<size_t>(pos)] = best[static_cast<size_t>(pos - 1)];
-          order[static_cast<size_t>(pos)] = order[static_cast<size_t>(pos - 1)];
-          --pos;
-        }
-        best[static_cast<size_t>(pos)] = v;
-        order[static_cast<size_t>(pos)] = i;
-        size = std::min(size + 1, k);
+        Insert(v, i, k, better, &size, order, best);
       }
     }
+  }
+
+  // v (at index i) into the sorted best, unless it is full and v does not beat its last.
+  template <typename C, typename Better>
+  static void Insert(C v, int64_t i, int64_t k, const Better& better, int64_t* size,
+                     std::vector<int64_t>& order, std::vector<C>& best) {
+    if (*size == k && !better(v, best[static_cast<size_t>(k - 1)])) return;
+    int64_t pos = *size < k ? *size : k - 1;
+    while (pos > 0 && better(v, best[static_cast<size_t>(pos - 1)])) {
+      best[static_cast<size_t>(pos)] = best[static_cast<size_t>(pos - 1)];
+      order[static_cast<size_t>(pos)] = order[static_cast<size_t>(pos - 1)];
+      --pos;
+    }
+    best[static_cast<size_t>(pos)] = v;
+    order[static_cast<size_t>(pos)] = i;
+    *size = std::min(*size + 1, k);
   }
 
  private:

@@ -92,6 +92,24 @@ void MaxMinRowsF32Impl(const float* x, size_t stride, size_t rows, size_t n, boo
   }
 }
 
+// FindBeyondF32 (reduce_simd.h): a vector compare per step, the first lane that passes.
+size_t FindBeyondF32Impl(const float* x, size_t n, float bound, bool above) {
+  const hn::ScalableTag<float> d;
+  const size_t lanes = hn::Lanes(d);
+  const auto b = hn::Set(d, bound);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto v = hn::LoadU(d, x + i);
+    // (not <= / not >=: a NaN on either side passes)
+    const auto pass = above ? hn::Not(hn::Le(v, b)) : hn::Not(hn::Ge(v, b));
+    if (!hn::AllFalse(d, pass)) return i + static_cast<size_t>(hn::FindFirstTrue(d, pass));
+  }
+  for (; i < n; ++i) {
+    if (above ? !(x[i] <= bound) : !(x[i] >= bound)) return i;
+  }
+  return n;
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace onnx_light::kernels
 HWY_AFTER_NAMESPACE();
@@ -101,6 +119,11 @@ namespace onnx_light::kernels {
 
 HWY_EXPORT(MaxMinF32Impl);
 HWY_EXPORT(MaxMinRowsF32Impl);
+HWY_EXPORT(FindBeyondF32Impl);
+
+size_t FindBeyondF32(const float* x, size_t n, float bound, bool above) {
+  return HWY_DYNAMIC_DISPATCH(FindBeyondF32Impl)(x, n, bound, above);
+}
 
 float MaxMinF32(const float* x, size_t n, bool is_max) {
   return HWY_DYNAMIC_DISPATCH(MaxMinF32Impl)(x, n, is_max);

@@ -15,4 +15,9 @@ float MaxMinF32(const float* x, size_t n, bool is_max);
 // (a middle-axis reduction: every row read whole, in order).
 void MaxMinRowsF32(const float* x, size_t stride, size_t rows, size_t n, bool is_max, float* out);
 
+// The first i < n with !(x[i] <= bound) (above) or !(x[i] >= bound) (below): a value past
+// the bound, or a NaN on either side; n when there is none. TopK's scan for the few
+// values that can enter its best k.
+size_t FindBeyondF32(const float* x, size_t n, float bound, bool above);
+
 }  // namespace onnx_light::kernels
