@@ -90,7 +90,10 @@ class QGemm : public KernelBase {
       scale[j] = alpha_ * a_scale.data<float>()[0] * b_scale.data<float>()[j];
       if (y_scale != nullptr) scale[j] /= y_scale->data<float>()[0];
     }
-    std::vector<int32_t> buffer;
+    // (The sums in a temporary from the run's buffers, not a zero-filled vector: the kernels
+    // write every one, and a fresh zeroed vector cost QLinearMatMul all its gain at 2
+    // threads.)
+    Tensor buffer;
     Tensor* y = nullptr;
     auto output = [&](const std::vector<int64_t>& dims) -> Result<int32_t*> {
       if (y_scale == nullptr) {
@@ -98,14 +101,14 @@ class QGemm : public KernelBase {
         return reinterpret_cast<int32_t*>(y->mutable_data<float>());
       }
       ONNX_LIGHT_ASSIGN_OR_RETURN(y, ctx.AllocateOutput(0, y_zp->dtype(), dims));
-      buffer.resize(static_cast<size_t>(m * n));
-      return buffer.data();
+      ONNX_LIGHT_ASSIGN_OR_RETURN(buffer, ctx.AllocateTemporary(DataType::kInt32, {m, n}));
+      return buffer.mutable_data<int32_t>();
     };
     ONNX_LIGHT_ASSIGN_OR_RETURN(
         std::vector<int64_t> dims,
         IntegerMatMul(a, a_zp, b, b_zp, ctx.thread_pool(), output, &packed_.vnni, &packed_.i16));
-    int32_t* acc =
-        y_scale == nullptr ? reinterpret_cast<int32_t*>(y->mutable_data<float>()) : buffer.data();
+    int32_t* acc = y_scale == nullptr ? reinterpret_cast<int32_t*>(y->mutable_data<float>())
+                                      : buffer.mutable_data<int32_t>();
     // C: one value per column (or one for all) goes in as the requantization's bias; per
     // row or per element it is added to the sums first (int32, wrapping as they do).
     std::vector<int32_t> col_bias(static_cast<size_t>(n), 0);

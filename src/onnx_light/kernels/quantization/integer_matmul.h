@@ -21,11 +21,16 @@ using IntegerProductsFn = std::function<Result<int32_t*>(const std::vector<int64
 // Writes the products through `output` and returns their dims. `packed` and `packed16`
 // are B packed once when B is a constant (QGemmVnniPackB for AVX-512 VNNI CPUs,
 // QGemmI16PackB for the others), or null.
+// `epilogue`, if given, is called for each part of the products as soon as it is
+// computed, on the thread that computed it: (batch index t, columns [j0, j1)) of every row
+// of product t (QLinearMatMul requantizes there, reading what that core just wrote).
+using IntegerEpilogueFn = std::function<void(int64_t t, int64_t j0, int64_t j1)>;
 Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, const Tensor& b,
                                            const Tensor* b_zp, ThreadPool* pool,
                                            const IntegerProductsFn& output,
                                            const QGemmPackedB* packed = nullptr,
-                                           const QGemmI16PackedB* packed16 = nullptr);
+                                           const QGemmI16PackedB* packed16 = nullptr,
+                                           const IntegerEpilogueFn* epilogue = nullptr);
 
 // B (input `index` of the node) packed once when it is a constant 8-bit matrix: for the
 // VNNI kernel (int8 B, uint8 A, on VNNI CPUs) or the int16 one; the model file's pages

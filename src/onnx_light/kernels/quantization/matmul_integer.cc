@@ -23,7 +23,8 @@ Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, 
                                            const Tensor* b_zp, ThreadPool* pool,
                                            const IntegerProductsFn& output,
                                            const QGemmPackedB* packed,
-                                           const QGemmI16PackedB* packed16) {
+                                           const QGemmI16PackedB* packed16,
+                                           const IntegerEpilogueFn* epilogue) {
   std::vector<int64_t> ad = a.shape().dims(), bd = b.shape().dims();
   ONNX_LIGHT_RETURN_IF(ad.empty() || bd.empty(), kInvalidArgument, "inputs need rank >= 1");
   const bool a_vec = ad.size() == 1, b_vec = bd.size() == 1;
@@ -54,6 +55,10 @@ Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, 
   // int8 T5 encoder 15%.
   if (k == 0 || total == 0) {
     std::fill(values, values + total, 0);
+    if (epilogue != nullptr && m * n > 0) {
+      for (int64_t t = 0; t < total / (m * n); ++t)
+        (*epilogue)(t, 0, n);
+    }
     return dims;
   }
   // a centered and widened to int16 (rows padded to an even length with a zero), b's zero
@@ -138,6 +143,7 @@ Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, 
           QGemmI16(m, j1 - j0, k, ac.data(), k2, bs + j0, b_signed, n, zcol.data() + j0, out + j0,
                    n);
         }
+        if (epilogue != nullptr) (*epilogue)(t, j0, j1);
       }
     };
     if (parts > 1) {
@@ -254,24 +260,13 @@ class QLinearMatMul : public KernelBase {
     return std::unique_ptr<KernelBase>(std::move(k));
   }
   Status Compute(KernelContext& ctx) const override {
-    std::vector<int32_t> products;
-    auto output = [&products](const std::vector<int64_t>& dims) -> Result<int32_t*> {
-      products.resize(static_cast<size_t>(Product(dims, 0, dims.size())));
-      return products.data();
-    };
-    ONNX_LIGHT_ASSIGN_OR_RETURN(
-        std::vector<int64_t> dims,
-        IntegerMatMul(*ctx.input(0), ctx.input(2), *ctx.input(3), ctx.input(5), ctx.thread_pool(),
-                      output, &packed_.vnni, &packed_.i16));
-    struct {
-      const std::vector<int32_t>& values;
-      const std::vector<int64_t>& dims;
-    } p{products, dims};
+    const Tensor& a = *ctx.input(0);
     const Tensor& as_t = *ctx.input(1);
+    const Tensor& b = *ctx.input(3);
     const std::vector<double> as = ToDoubles(&as_t), bs = ToDoubles(ctx.input(4)),
                               ys = ToDoubles(ctx.input(6)), yz = ToDoubles(ctx.input(7));
-    const int64_t n = p.dims.empty() ? 1 : p.dims.back();
-    const int64_t m = p.dims.size() < 2 ? 1 : p.dims[p.dims.size() - 2];
+    const int64_t m = a.shape().rank() < 2 ? 1 : a.shape()[a.shape().rank() - 2];
+    const int64_t n = b.shape().rank() < 2 ? 1 : b.shape()[b.shape().rank() - 1];
     ONNX_LIGHT_RETURN_IF(ys.size() != 1 || yz.size() > 1 ||
                              (as.size() != 1 && static_cast<int64_t>(as.size()) != m) ||
                              (bs.size() != 1 && static_cast<int64_t>(bs.size()) != n),
@@ -279,29 +274,47 @@ class QLinearMatMul : public KernelBase {
                          "y_scale and y_zero_point must be scalars, a_scale a scalar or [M], "
                          "b_scale a scalar or [N]");
     const DataType out_type = ctx.input(7)->dtype();
-    ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out_type, p.dims));
     const bool half = as_t.dtype() == DataType::kFloat16;
     auto round_scale = [&](double v) {
       return half ? static_cast<double>(static_cast<float>(float16(v)))
                   : static_cast<double>(static_cast<float>(v));
     };
     const double zero = yz.empty() ? 0.0 : yz[0];
-    // Row by row with the scales of the row's columns computed once, in double as the ONNX
-    // reference (simd/qlinear_simd.h: per element with scalar double arithmetic the
-    // requantization took a third of the op's time).
-    std::vector<double> scale(static_cast<size_t>(n));
-    const int64_t rows = n == 0 ? 0 : static_cast<int64_t>(p.values.size()) / n;
     const bool is_signed = out_type == DataType::kInt8;
-    auto* out = static_cast<uint8_t*>(y->mutable_raw_data());
-    for (int64_t r = 0; r < rows; ++r) {
-      const auto row = static_cast<size_t>(r % m);
-      if (r == 0 || as.size() != 1) {
-        for (int64_t j = 0; j < n; ++j)
-          scale[static_cast<size_t>(j)] = round_scale(
-              round_scale(as[as.size() == 1 ? 0 : row] * bs[bs.size() == 1 ? 0 : j]) / ys[0]);
+    // (The products in a temporary from the run's buffers, not a zero-filled vector: the
+    // kernels write every one, as they write MatMulInteger's output.)
+    Tensor products_t;
+    int32_t* products = nullptr;
+    uint8_t* out = nullptr;
+    auto output = [&](const std::vector<int64_t>& dims) -> Result<int32_t*> {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out_type, dims));
+      out = static_cast<uint8_t*>(y->mutable_raw_data());
+      ONNX_LIGHT_ASSIGN_OR_RETURN(products_t, ctx.AllocateTemporary(DataType::kInt32, dims));
+      products = products_t.mutable_data<int32_t>();
+      return products;
+    };
+    // Each part of the products requantized by the thread that computed it, while it is
+    // in that core's cache (a second pass split by rows read half of it from the other
+    // core: at 2 threads no faster than at 1). Row by row with the part's column scales,
+    // in double as the ONNX reference (simd/qlinear_simd.h).
+    const IntegerEpilogueFn epilogue = [&](int64_t t, int64_t j0, int64_t j1) {
+      std::vector<double> scale(static_cast<size_t>(j1 - j0));
+      for (int64_t r = 0; r < m; ++r) {
+        if (r == 0 || as.size() != 1) {
+          for (int64_t j = j0; j < j1; ++j)
+            scale[static_cast<size_t>(j - j0)] =
+                round_scale(round_scale(as[as.size() == 1 ? 0 : static_cast<size_t>(r)] *
+                                        bs[bs.size() == 1 ? 0 : static_cast<size_t>(j)]) /
+                            ys[0]);
+        }
+        const int64_t at = (t * m + r) * n + j0;
+        RequantizeRowF64(products + at, j1 - j0, scale.data(), zero, is_signed, out + at);
       }
-      RequantizeRowF64(p.values.data() + r * n, n, scale.data(), zero, is_signed, out + r * n);
-    }
+    };
+    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+                                IntegerMatMul(a, ctx.input(2), b, ctx.input(5), ctx.thread_pool(),
+                                              output, &packed_.vnni, &packed_.i16, &epilogue));
+    (void)dims;
     return Status::Ok();
   }
 

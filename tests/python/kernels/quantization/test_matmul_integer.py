@@ -65,6 +65,30 @@ def test_qlinear_matmul_matches_exact_reference(qtype, np_type):
     assert np.abs(acc).max() > 32767
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_qlinear_matmul_per_row_scales_requantized_by_threads(threads):
+    # The requantization's rows split between the threads, each part computing its rows'
+    # scales (a_scale per row here): exact against the spec's arithmetic at 1 and 2 threads.
+    rng = np.random.default_rng(9)
+    m, k, n = 128, 64, 300
+    feeds = {
+        "a": rng.integers(0, 256, (m, k)).astype(np.uint8),
+        "as": (rng.random(m) * 0.05 + 0.01).astype(np.float32),
+        "az": np.array(3, np.uint8),
+        "b": rng.integers(-128, 128, (k, n)).astype(np.int8),
+        "bs": np.array(0.03, np.float32),
+        "bz": np.array(-2, np.int8),
+        "ys": np.array(0.7, np.float32),
+        "yz": np.array(5, np.uint8),
+    }
+    inputs = [("a", U8), ("as", F), ("az", U8), ("b", I8), ("bs", F), ("bz", I8), ("ys", F)]
+    data = model("QLinearMatMul", inputs + [("yz", U8)], U8, opset=10)
+    got = onnx_light.RuntimeSession(data, intra_op_threads=threads).run(None, feeds)[0]
+    acc = (feeds["a"].astype(np.int64) - 3) @ (feeds["b"].astype(np.int64) + 2)
+    scale = (feeds["as"][:, None] * feeds["bs"]) / feeds["ys"]  # float32, per row
+    np.testing.assert_array_equal(got, requantize(acc, scale, 5, np.uint8))
+
+
 def test_matmul_integer_errors():
     a = np.ones((2, 3), np.uint8)
     with pytest.raises(ValueError, match="do not align"):
