@@ -33,9 +33,10 @@ class BufferPool {
 
   // The size class a request of `bytes` is served from (what Acquire allocates).
   static size_t Capacity(size_t bytes);
-  // A block of Capacity(bytes) bytes, or null when out of memory. One thread at a time.
-  void* Acquire(size_t bytes);
-  // Returns a block obtained from Acquire (capacity = Capacity(its request)). Any thread.
+  // A block of at least Capacity(bytes) bytes (a cached one up to a quarter larger), its
+  // capacity in *capacity, or null when out of memory. One thread at a time.
+  void* Acquire(size_t bytes, size_t* capacity);
+  // Returns a block obtained from Acquire (with the capacity Acquire gave). Any thread.
   void Release(void* block, size_t capacity);
   size_t cached_bytes() const;
   // Frees every cached block (those released so far). One thread at a time, as Acquire.

@@ -84,21 +84,45 @@ void BufferPool::Collect() {
   }
 }
 
-void* BufferPool::Acquire(size_t bytes) {
+void* BufferPool::Acquire(size_t bytes, size_t* capacity_out) {
   const size_t capacity = Capacity(bytes);
+  *capacity_out = capacity;
   Collect();
-  std::vector<void*>* list = nullptr;
   if (capacity < kMinPooledBytes) {
-    list = &small_[capacity / kSmallAlign];
-  } else {
-    auto it = free_.find(capacity);
-    if (it != free_.end()) list = &it->second;
+    std::vector<void*>& list = small_[capacity / kSmallAlign];
+    if (!list.empty()) {
+      void* p = list.back();
+      list.pop_back();
+      cached_.fetch_sub(capacity, std::memory_order_relaxed);
+      return p;
+    }
+    return AllocateBlock(capacity);
   }
-  if (list != nullptr && !list->empty()) {
-    void* p = list->back();
-    list->pop_back();
-    cached_.fetch_sub(capacity, std::memory_order_relaxed);
+  // The smallest cached block that fits with at most a quarter more than asked (a model
+  // whose tensors come in many sizes kept a block of every size idle: 218 MiB resident
+  // where 56 MiB were live at once).
+  for (auto it = free_.lower_bound(capacity);
+       it != free_.end() && it->first <= capacity + capacity / 4; ++it) {
+    if (it->second.empty()) continue;
+    void* p = it->second.back();
+    it->second.pop_back();
+    cached_.fetch_sub(it->first, std::memory_order_relaxed);
+    *capacity_out = it->first;
     return p;
+  }
+  // A miss: before growing, give back idle blocks too small for this request, the largest
+  // first, as long as the idle bytes reach its size (the recording run of a model whose
+  // tensors come in many sizes kept every size idle: 218 MiB resident where 56 MiB were
+  // live at once, against ORT's 160).
+  auto below = free_.lower_bound(capacity);
+  while (below != free_.begin() && cached_.load(std::memory_order_relaxed) >= capacity) {
+    --below;
+    std::vector<void*>& list = below->second;
+    while (!list.empty() && cached_.load(std::memory_order_relaxed) >= capacity) {
+      FreeBlock(list.back(), below->first);
+      list.pop_back();
+      cached_.fetch_sub(below->first, std::memory_order_relaxed);
+    }
   }
   return AllocateBlock(capacity);
 }

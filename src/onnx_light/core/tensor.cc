@@ -67,13 +67,14 @@ Result<Tensor> Tensor::Allocate(DataType type, Shape shape,
   }
   auto block = std::make_shared<AlignedBlock>();
   const bool pooled = pool && type != DataType::kString;
-  block->ptr = pooled ? pool->Acquire(bytes) : BufferPool::AllocateBlock(capacity);
+  size_t got = capacity;
+  block->ptr = pooled ? pool->Acquire(bytes, &got) : BufferPool::AllocateBlock(capacity);
   if (block->ptr == nullptr) {
     return Status(StatusCode::kResourceExhausted,
                   "out of memory allocating " + std::to_string(bytes) + " bytes for a " +
                       DataTypeName(type) + " tensor of shape " + shape.ToString());
   }
-  block->capacity = capacity;
+  block->capacity = got;
   if (pooled) block->pool = pool;
   if (type == DataType::kString) {
     auto* s = static_cast<std::string*>(block->ptr);

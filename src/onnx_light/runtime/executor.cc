@@ -5,6 +5,10 @@
 #include <string_view>
 #include <unordered_set>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "compute.h"
 #include "node_frame.h"
 #include "onnx_light/platform/target_clones.h"
@@ -326,7 +330,15 @@ void PickMemoryPlan(const std::vector<int>& values, const std::vector<bool>& fed
   const bool was_planned = memory->planned();
   memory->BeginRun(signature);
   // A plan was just made: the blocks the pool kept from the recorded run are not needed.
-  if (!was_planned && memory->planned() && frame.buffers) frame.buffers->Trim();
+  if (!was_planned && memory->planned() && frame.buffers) {
+    frame.buffers->Trim();
+#ifdef __GLIBC__
+    // ...and what the allocator keeps of them goes back to the system before the arena is
+    // made (glibc raises its mmap threshold as large blocks are freed and keeps them in its
+    // heap: an LSTM tagger's planned run peaked 18 MiB above its recording run).
+    malloc_trim(0);
+#endif
+  }
 }
 
 Status RunNodes(const Plan& plan, const RunEnv& env, const std::vector<char>& needed,

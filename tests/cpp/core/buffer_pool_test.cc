@@ -24,23 +24,75 @@ TEST(BufferPool, SizeClasses) {
 
 TEST(BufferPool, RecyclesLargeBlocksWithinTheCap) {
   BufferPool pool(size_t{8} << 20);
-  void* a = pool.Acquire(size_t{3} << 20);
+  size_t cap = 0;
+  void* a = pool.Acquire(size_t{3} << 20, &cap);
   ASSERT_NE(a, nullptr);
+  EXPECT_EQ(cap, size_t{4} << 20);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % (size_t{2} << 20), 0u);  // huge-page aligned
-  pool.Release(a, BufferPool::Capacity(size_t{3} << 20));
+  pool.Release(a, cap);
   EXPECT_EQ(pool.cached_bytes(), size_t{4} << 20);
-  EXPECT_EQ(pool.Acquire((size_t{3} << 20) + 5), a);  // same class: the same block
+  EXPECT_EQ(pool.Acquire((size_t{3} << 20) + 5, &cap), a);  // same class: the same block
   EXPECT_EQ(pool.cached_bytes(), 0u);
-  void* big = pool.Acquire(size_t{10} << 20);
-  pool.Release(big, BufferPool::Capacity(size_t{10} << 20));  // over the cap: freed
+  void* big = pool.Acquire(size_t{10} << 20, &cap);
+  pool.Release(big, cap);  // over the cap: freed
   EXPECT_EQ(pool.cached_bytes(), 0u);
-  void* small = pool.Acquire(100);  // small blocks are cached by 64-byte class
-  pool.Release(small, BufferPool::Capacity(100));
+  void* small = pool.Acquire(100, &cap);  // small blocks are cached by 64-byte class
+  EXPECT_EQ(cap, 128u);
+  pool.Release(small, cap);
   EXPECT_EQ(pool.cached_bytes(), 128u);
-  EXPECT_EQ(pool.Acquire(120), small);
+  EXPECT_EQ(pool.Acquire(120, &cap), small);
   EXPECT_EQ(pool.cached_bytes(), 0u);
-  pool.Release(small, BufferPool::Capacity(120));
-  pool.Release(a, BufferPool::Capacity(size_t{3} << 20));
+  pool.Release(small, cap);
+  pool.Release(a, size_t{4} << 20);
+}
+
+// A request takes the smallest cached block up to a quarter larger than its class (and
+// says so, for the release); a larger one, or a smaller one, is not taken.
+TEST(BufferPool, BestFitWithinAQuarter) {
+  BufferPool pool(size_t{64} << 20);
+  size_t cap = 0;
+  void* b640 = pool.Acquire(size_t{640} << 10, &cap);
+  ASSERT_EQ(cap, size_t{640} << 10);
+  void* b1m = pool.Acquire(size_t{1} << 20, &cap);
+  pool.Release(b640, size_t{640} << 10);
+  pool.Release(b1m, size_t{1} << 20);
+  EXPECT_EQ(pool.Acquire(size_t{576} << 10, &cap), b640);  // 640 <= 576 * 1.25
+  EXPECT_EQ(cap, size_t{640} << 10);
+  void* fresh = pool.Acquire(size_t{512} << 10, &cap);  // 1 MiB is more than a quarter over
+  EXPECT_NE(fresh, b1m);
+  EXPECT_EQ(cap, size_t{512} << 10);
+  void* big = pool.Acquire(size_t{1100} << 10, &cap);  // the cached 1 MiB is too small
+  EXPECT_NE(big, b1m);
+  EXPECT_EQ(pool.cached_bytes(), size_t{1} << 20);
+  pool.Release(b640, size_t{640} << 10);
+  pool.Release(fresh, size_t{512} << 10);
+  pool.Release(big, BufferPool::Capacity(size_t{1100} << 10));
+}
+
+// A miss while idle blocks too small for the request add up to its size gives them back,
+// the largest first, until the idle bytes are below its size, before allocating: idle
+// blocks do not pile up size by size.
+TEST(BufferPool, AMissGivesBackIdleBlocksTooSmallForIt) {
+  BufferPool pool(size_t{64} << 20);
+  size_t cap = 0;
+  std::vector<void*> blocks;
+  for (int i = 1; i <= 4; ++i)  // 1, 2, 3 and 4 x 256 KiB: 2.5 MiB idle
+    blocks.push_back(pool.Acquire(static_cast<size_t>(i) << 18, &cap));
+  for (int i = 0; i < 4; ++i)
+    pool.Release(blocks[static_cast<size_t>(i)], static_cast<size_t>(i + 1) << 18);
+  pool.Acquire(0, &cap);  // (files the released blocks)
+  pool.Release(pool.Acquire(64, &cap), cap);
+  EXPECT_EQ(pool.cached_bytes(), (size_t{10} << 18) + 64);
+  void* big = pool.Acquire(size_t{2} << 20, &cap);  // 2 MiB: none fits, 2.5 MiB idle
+  // 1 MiB given back (1.5 MiB idle is below 2 MiB): 768, 512, 256 KiB and the small stay.
+  EXPECT_EQ(pool.cached_bytes(), (size_t{6} << 18) + 64);
+  EXPECT_EQ(pool.Acquire(size_t{1} << 18, &cap), blocks[0]);
+  pool.Release(blocks[0], size_t{1} << 18);
+  pool.Release(big, size_t{2} << 20);
+  // Idle bytes below the request's size: nothing is given back.
+  void* huge = pool.Acquire(size_t{8} << 20, &cap);
+  EXPECT_EQ(pool.cached_bytes(), (size_t{6} << 18) + (size_t{2} << 20) + 64);
+  pool.Release(huge, cap);
 }
 
 TEST(BufferPool, TensorsReturnTheirBuffersAndMayOutliveThePool) {
