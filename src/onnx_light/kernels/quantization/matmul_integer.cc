@@ -75,10 +75,18 @@ Result<std::vector<int64_t>> IntegerMatMul(const Tensor& a, const Tensor* a_zp, 
   const bool zb_zero = std::all_of(zb.begin(), zb.end(), [](double z) { return z == 0; });
   // uint8 a and int8 b (dynamically quantized models) on AVX-512 VNNI CPUs take the
   // byte kernel; the others the int16 one, with a centered and widened first.
-  const bool vnni = !a_signed && b_signed && HaveVnniQGemm();
+  // (uint8 b packed as int8 b - 128: the packed panels only, and the zero points moved)
+  const bool shifted = !b_signed && packed != nullptr && packed->shift != 0 &&
+                       packed->panels != nullptr && b.shape().rank() == 2 && packed->k == k &&
+                       packed->n == n;
+  const bool vnni = !a_signed && (b_signed || shifted) && HaveVnniQGemm();
   if (!vnni || b.shape().rank() != 2 || packed == nullptr || packed->panels == nullptr ||
       packed->k != k || packed->n != n) {
     packed = nullptr;
+  }
+  if (shifted && vnni) {
+    for (int32_t& z : zcol)
+      z -= packed->shift;
   }
   if (vnni || b.shape().rank() != 2 || packed16 == nullptr || packed16->bytes == nullptr ||
       packed16->k != k || packed16->n != n || packed16->b_signed != b_signed) {
@@ -182,6 +190,14 @@ PackedIntegerB PackConstantB(const KernelInfo& info, size_t index, DataType a_ty
   const bool b_signed = b->dtype() == DataType::kInt8;
   if (b_signed && a_type == DataType::kUint8 && HaveVnniQGemm()) {
     packed.vnni = QGemmVnniPackB(k, n, reinterpret_cast<const int8_t*>(bytes), n);
+  } else if (a_type == DataType::kUint8 && HaveVnniQGemm()) {
+    // uint8 B as int8 B - 128 (zero points moved by -128 at run time): the 8-bit kernel
+    // instead of int16 panels of twice the size (a CRNN's 8 MiB classifier head: 16 MiB).
+    std::vector<int8_t> shifted(static_cast<size_t>(k * n));
+    for (size_t i = 0; i < shifted.size(); ++i)
+      shifted[i] = static_cast<int8_t>(static_cast<int32_t>(bytes[i]) - 128);
+    packed.vnni = QGemmVnniPackB(k, n, shifted.data(), n);
+    packed.vnni.shift = 128;
   } else {
     packed.i16 = QGemmI16PackB(k, n, bytes, b_signed, n);
     if (packed.i16.bytes == nullptr) return packed;  // a scalar build: B read in place

@@ -31,6 +31,9 @@ struct QGemmPackedB {
   std::unique_ptr<int8_t, Free> panels;
   std::vector<int32_t> colsum;
   int64_t k = 0, n = 0;
+  // The packed bytes are b - shift: a uint8 b is packed as int8 with shift 128 (its zero
+  // points then move by -128 too: the products are the same).
+  int32_t shift = 0;
 };
 QGemmPackedB QGemmVnniPackB(int64_t k, int64_t n, const int8_t* b, int64_t ldb);
 // QGemmVnni with row i's kc * taps bytes read in place as `taps` runs of kc bytes (kc a

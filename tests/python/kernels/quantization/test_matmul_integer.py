@@ -167,24 +167,29 @@ TILE_SHAPES = [(8, 64, 32), (31, 100, 33), (32, 768, 64), (33, 5, 70), (70, 130,
 @pytest.mark.parametrize("m,k,n", TILE_SHAPES)
 @pytest.mark.parametrize("b_const", [True, False])
 @pytest.mark.parametrize("threads", [1, 2])
-def test_matmul_integer_u8s8_tiles_exact(m, k, n, b_const, threads):
+@pytest.mark.parametrize("b_type", [np.int8, np.uint8])
+def test_matmul_integer_u8s8_tiles_exact(m, k, n, b_const, threads, b_type):
     """Against numpy in int64, every value at the extremes somewhere: a per-row a zero
     point, per-column b zero points, B a constant (packed once) or a graph input (packed
-    per run)."""
+    per run); B int8, or uint8 (a constant one packed as int8 B - 128 with its zero points
+    moved, on VNNI CPUs)."""
     rng = np.random.default_rng(m * 1000 + k + n)
+    info = np.iinfo(b_type)
     a = rng.integers(0, 256, (m, k)).astype(np.uint8)
-    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    b = rng.integers(info.min, info.max + 1, (k, n)).astype(b_type)
     a[0, :] = 255
-    b[:, 0] = -128
+    b[:, 0] = info.min
+    b[:, -1] = info.max
     za = rng.integers(0, 256, m).astype(np.uint8)
-    zb = rng.integers(-128, 128, n).astype(np.int8)
+    zb = rng.integers(info.min, info.max + 1, n).astype(b_type)
     inits = [numpy_helper.from_array(za, "za"), numpy_helper.from_array(zb, "zb")]
     inputs = [helper.make_tensor_value_info("a", TensorProto.UINT8, None)]
     feeds = {"a": a}
     if b_const:
         inits.append(numpy_helper.from_array(b, "b"))
     else:
-        inputs.append(helper.make_tensor_value_info("b", TensorProto.INT8, None))
+        elem = TensorProto.INT8 if b_type == np.int8 else TensorProto.UINT8
+        inputs.append(helper.make_tensor_value_info("b", elem, None))
         feeds["b"] = b
     node = helper.make_node("MatMulInteger", ["a", "b", "za", "zb"], ["y"])
     graph = helper.make_graph(
@@ -202,4 +207,4 @@ def test_matmul_integer_u8s8_tiles_exact_without_amx():
     """The same products with AMX turned off (ONNX_LIGHT_NO_AMX=1, read once per process:
     a child pytest), so an AMX CPU checks its vector kernels too."""
     out = run_in_child(__file__, "tiles_exact[", ONNX_LIGHT_NO_AMX="1")
-    assert "24 passed" in out, out[-500:]
+    assert "48 passed" in out, out[-500:]
