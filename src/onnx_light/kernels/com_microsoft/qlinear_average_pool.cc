@@ -66,8 +66,6 @@ class QLinearAveragePool : public KernelBase {
            QParams yq, ThreadPool* pool) const {
     const size_t n = w.in.size();
     const int64_t in_count = w.InCount(), out_count = w.OutCount(), taps = w.KernelCount();
-    constexpr auto kLo = static_cast<int32_t>(std::numeric_limits<T>::min());
-    constexpr auto kHi = static_cast<int32_t>(std::numeric_limits<T>::max());
     // Each code's dequantized value, once (the same float as computing it per tap).
     std::array<float, 256> value{};
     for (int i = 0; i < 256; ++i) {
@@ -75,10 +73,7 @@ class QLinearAveragePool : public KernelBase {
       value[static_cast<size_t>(i)] = xq.scale * static_cast<float>(code - xq.zero_point);
     }
     auto quantize = [&](float sum, int64_t inside) {
-      const float avg = sum / static_cast<float>(include_pad_ ? taps : inside);
-      const auto q =
-          static_cast<int32_t>(std::nearbyint(avg / yq.scale + static_cast<float>(yq.zero_point)));
-      return static_cast<T>(std::max(kLo, std::min(q, kHi)));
+      return Quantize<T>(sum, include_pad_ ? taps : inside, yq);
     };
     if (!channels_last_ && n == 2 && w.strides[1] == 1) {
       Rows2D(x, y, w, batch * channels, xq, yq, value, pool);
@@ -139,6 +134,18 @@ class QLinearAveragePool : public KernelBase {
         std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(taps * channels, 1)));
   }
 
+  // An output's code from its sum: saturate(round_half_even(sum / divisor / y_scale + y_zp)),
+  // each step rounded in float as ORT's kernel rounds it.
+  template <typename T>
+  static T Quantize(float sum, int64_t divisor, QParams yq) {
+    constexpr auto kLo = static_cast<int32_t>(std::numeric_limits<T>::min());
+    constexpr auto kHi = static_cast<int32_t>(std::numeric_limits<T>::max());
+    const float avg = sum / static_cast<float>(divisor);
+    const auto q =
+        static_cast<int32_t>(std::nearbyint(avg / yq.scale + static_cast<float>(yq.zero_point)));
+    return static_cast<T>(std::max(kLo, std::min(q, kHi)));
+  }
+
   // sums[c] += scale * (x[c] - zero point) for a tap's channels (the value table's
   // product, computed: the loop vectorizes; this file is compiled without FP contraction,
   // so the product is rounded before the add as ORT's kernel rounds it).
@@ -162,8 +169,6 @@ class QLinearAveragePool : public KernelBase {
     // Interior columns: ow - pw >= 0 and ow - pw + kw_count <= wd.
     const int64_t lo = std::min(ow_count, pw);
     const int64_t hi = std::max(lo, std::min(ow_count, wd - kw_count + pw + 1));
-    constexpr auto kLo = static_cast<int32_t>(std::numeric_limits<T>::min());
-    constexpr auto kHi = static_cast<int32_t>(std::numeric_limits<T>::max());
     auto one = [&](const T* plane, int64_t ih0, int64_t ow) {  // as Run computes it
       float sum = 0.0f;
       int64_t inside = 0;
@@ -177,10 +182,7 @@ class QLinearAveragePool : public KernelBase {
           ++inside;
         }
       }
-      const float avg = sum / static_cast<float>(include_pad_ ? taps : inside);
-      const auto q =
-          static_cast<int32_t>(std::nearbyint(avg / yq.scale + static_cast<float>(yq.zero_point)));
-      return static_cast<T>(std::max(kLo, std::min(q, kHi)));
+      return Quantize<T>(sum, include_pad_ ? taps : inside, yq);
     };
     ParallelElements(
         pool, planes * oh_count,
