@@ -44,56 +44,19 @@ Result<Tensor> Slice(const Tensor& x, int64_t axis, int64_t t,
   return s;
 }
 
-// The per-step tensors (one shape) stacked along a new `axis` (reversed if asked).
-Result<Tensor> Stacked(KernelContext& ctx, size_t out, const std::vector<Tensor>& parts,
-                       int64_t axis, bool reverse, int64_t len) {
-  std::vector<int64_t> slice;
-  if (!parts.empty()) slice = parts[0].shape().dims();
-  for (const Tensor& t : parts) {
-    ONNX_LIGHT_RETURN_IF(t.shape().dims() != slice, kInvalidArgument,
-                         "scan output " + std::to_string(out) + " changes shape between steps");
-  }
-  const auto rank = static_cast<int64_t>(slice.size()) + 1;
-  ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t a, NormalizeAxis(axis, rank));
-  std::vector<int64_t> dims = slice;
-  dims.insert(dims.begin() + a, len);
-  int64_t inner = 1;
-  for (size_t d = static_cast<size_t>(a); d < slice.size(); ++d)
-    inner *= slice[d];
-  const DataType type = parts.empty() ? ctx.info().output_type(out) : parts[0].dtype();
-  ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor y, ctx.AllocateTemporary(type, dims));
-  const size_t item = ItemSize(type);
-  for (int64_t t = 0; t < static_cast<int64_t>(parts.size()); ++t) {
-    const int64_t p = reverse ? len - 1 - t : t;
-    const Tensor& part = parts[static_cast<size_t>(t)];
-    const int64_t runs = inner == 0 ? 0 : part.num_elements() / inner;
-    for (int64_t o = 0; o < runs; ++o)  // runs of `inner` contiguous elements
-      CopyElements(part, o * inner, &y, (o * len + p) * inner, item, inner);
-  }
-  return y;
-}
-
-// A scan output filled step by step: allocated at its first step (that step's shape with
-// len inserted at axis), each step's tensor copied into its slot, so the step's own tensor
-// goes back to the body's buffer pool at once (collecting every step's tensor to stack
-// them at the end kept all of them alive: a fresh block every step).
+// A scan output stacked along a new `axis` (reversed if asked), filled step by step:
+// allocated at its first step (that step's shape with len inserted at axis), each step's
+// tensor copied into its slot, so the step's own tensor goes back to the body's buffer
+// pool at once (collecting every step's tensor to stack them at the end kept all of them
+// alive: a fresh block every step). Also the opset-8 form's stacking of batch entries.
 class StackedOutput {
  public:
   StackedOutput(size_t out, int64_t axis, bool reverse, int64_t len)
       : out_(out), axis_(axis), reverse_(reverse), len_(len) {}
 
   Status Place(KernelContext& ctx, const Tensor& part, int64_t t) {
-    if (!y_.is_defined()) {
-      slice_ = part.shape().dims();
-      const auto rank = static_cast<int64_t>(slice_.size()) + 1;
-      ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t a, NormalizeAxis(axis_, rank));
-      std::vector<int64_t> dims = slice_;
-      dims.insert(dims.begin() + a, len_);
-      inner_ = 1;
-      for (size_t d = static_cast<size_t>(a); d < slice_.size(); ++d)
-        inner_ *= slice_[d];
-      ONNX_LIGHT_ASSIGN_OR_RETURN(y_, ctx.AllocateTemporary(part.dtype(), dims));
-    }
+    if (!y_.is_defined())
+      ONNX_LIGHT_RETURN_IF_ERROR(Allocate(ctx, part.shape().dims(), part.dtype()));
     ONNX_LIGHT_RETURN_IF(part.shape().dims() != slice_ || part.dtype() != y_.dtype(),
                          kInvalidArgument,
                          "scan output " + std::to_string(out_) + " changes shape between steps");
@@ -105,13 +68,28 @@ class StackedOutput {
     return Status::Ok();
   }
 
-  // The stacked output (no steps: as Stacked makes it from none).
+  // The stacked output (no steps: [len] of the node's output type).
   Result<Tensor> Take(KernelContext& ctx) {
-    if (!y_.is_defined()) return Stacked(ctx, out_, {}, axis_, reverse_, len_);
+    if (!y_.is_defined())
+      ONNX_LIGHT_RETURN_IF_ERROR(Allocate(ctx, {}, ctx.info().output_type(out_)));
     return std::move(y_);
   }
 
  private:
+  // The output: a step's shape `slice` with len inserted at the axis.
+  Status Allocate(KernelContext& ctx, std::vector<int64_t> slice, DataType type) {
+    slice_ = std::move(slice);
+    const auto rank = static_cast<int64_t>(slice_.size()) + 1;
+    ONNX_LIGHT_ASSIGN_OR_RETURN(int64_t a, NormalizeAxis(axis_, rank));
+    std::vector<int64_t> dims = slice_;
+    dims.insert(dims.begin() + a, len_);
+    inner_ = 1;
+    for (size_t d = static_cast<size_t>(a); d < slice_.size(); ++d)
+      inner_ *= slice_[d];
+    ONNX_LIGHT_ASSIGN_OR_RETURN(y_, ctx.AllocateTemporary(type, dims));
+    return Status::Ok();
+  }
+
   size_t out_;
   int64_t axis_;
   bool reverse_;
@@ -215,11 +193,10 @@ class Scan : public KernelBase {
       per_batch.push_back(std::move(outs));
     }
     for (size_t o = 0; o < ctx.output_count(); ++o) {
-      std::vector<Tensor> parts;
-      for (auto& outs : per_batch)
-        parts.push_back(std::move(outs[o]));
-      ONNX_LIGHT_ASSIGN_OR_RETURN(
-          Tensor t, Stacked(ctx, o, parts, 0, false, static_cast<int64_t>(parts.size())));
+      StackedOutput stacked(o, 0, false, batch);
+      for (int64_t b = 0; b < batch; ++b)
+        ONNX_LIGHT_RETURN_IF_ERROR(stacked.Place(ctx, per_batch[static_cast<size_t>(b)][o], b));
+      ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor t, stacked.Take(ctx));
       ONNX_LIGHT_RETURN_IF_ERROR(ctx.SetOutput(o, std::move(t)));
     }
     return Status::Ok();

@@ -327,11 +327,9 @@ class QLinearMatMul : public KernelBase {
         RequantizeRowF64(products + at, j1 - j0, scale.data(), zero, is_signed, out + at);
       }
     };
-    ONNX_LIGHT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
-                                IntegerMatMul(a, ctx.input(2), b, ctx.input(5), ctx.thread_pool(),
-                                              output, &packed_.vnni, &packed_.i16, &epilogue));
-    (void)dims;
-    return Status::Ok();
+    return IntegerMatMul(a, ctx.input(2), b, ctx.input(5), ctx.thread_pool(), output, &packed_.vnni,
+                         &packed_.i16, &epilogue)
+        .status();
   }
 
  private:
