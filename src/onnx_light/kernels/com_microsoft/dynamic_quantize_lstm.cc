@@ -5,16 +5,18 @@
 // As ORT computes it: the 8-bit weights packed once for the exact integer kernels, and X
 // (once) and the hidden state (at every step) quantized to uint8 as DynamicQuantizeLinear
 // does, each product scaled back by x_scale * w_scale in float (rnn/lstm_quantized.h); the
-// cell in float. The weights are also dequantized once, w = (q - zero_point) * scale, into
-// float in ONNX's layout, for what the quantized products do not take: configurations
-// with a sequence shorter than the others, a scalar build, an operand with a NaN or an
-// infinity. The weights, scales and zero points must be constants, as the quantizer writes
-// them.
+// cell in float. For what the quantized products do not take (a sequence shorter than
+// the others, a scalar build, an operand with a NaN or an infinity) the weights are
+// dequantized, w = (q - zero_point) * scale, into float in ONNX's layout: at once in a
+// scalar build, else on the first run that needs them (rnn/recurrent.h), so a session does
+// not hold float copies four times the 8-bit weights' size that it never reads. The
+// weights, scales and zero points must be constants, as the quantizer writes them.
 #include <cstdint>
 #include <memory>
 #include <string>
 
 #include "com_microsoft/ms_def.h"
+#include "onnx_light/platform/mapped_file.h"
 #include "rnn/recurrent.h"
 
 namespace onnx_light::kernels {
@@ -42,7 +44,13 @@ void DequantizeTransposed(const Tensor& q, const Tensor& scale, const Tensor& zp
   }
 }
 
-Result<Tensor> Dequantize(const KernelInfo& info, size_t q_at, const char* what) {
+// W (q_at 1) or R (2) with its scale and zero point: constants of matching shapes.
+struct QuantizedWeight {
+  Tensor q, scale, zp;
+  Shape float_shape;  // [dirs, 4H, rows]: ONNX's layout of the float weight
+};
+
+Result<QuantizedWeight> ReadQuantized(const KernelInfo& info, size_t q_at, const char* what) {
   const Tensor* q = info.constant_input(q_at);
   const Tensor* scale = info.constant_input(q_at == 1 ? 8 : 10);
   const Tensor* zp = info.constant_input(q_at == 1 ? 9 : 11);
@@ -64,24 +72,36 @@ Result<Tensor> Dequantize(const KernelInfo& info, size_t q_at, const char* what)
       zp->shape() != scale->shape() || zp->dtype() != q->dtype(), kInvalidModel,
       std::string(what) + "'s zero point must have its scale's shape and its own type");
   ONNX_LIGHT_ASSIGN_OR_RETURN(Shape shape, Shape::Create({dirs, cols, q->shape()[1]}));
-  ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(DataType::kFloat, std::move(shape)));
-  if (q->dtype() == DataType::kInt8) {
-    DequantizeTransposed<int8_t>(*q, *scale, *zp, out.mutable_data<float>());
+  return QuantizedWeight{*q, *scale, *zp, std::move(shape)};
+}
+
+Result<Tensor> Dequantize(const QuantizedWeight& w) {
+  ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(DataType::kFloat, w.float_shape));
+  if (w.q.dtype() == DataType::kInt8) {
+    DequantizeTransposed<int8_t>(w.q, w.scale, w.zp, out.mutable_data<float>());
   } else {
-    DequantizeTransposed<uint8_t>(*q, *scale, *zp, out.mutable_data<float>());
+    DequantizeTransposed<uint8_t>(w.q, w.scale, w.zp, out.mutable_data<float>());
   }
   return out;
 }
 
 Result<std::unique_ptr<KernelBase>> CreateDynamicQuantizeLstm(const KernelInfo& info) {
-  ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor w, Dequantize(info, 1, "W"));
-  ONNX_LIGHT_ASSIGN_OR_RETURN(Tensor r, Dequantize(info, 2, "R"));
-  // (checked by Dequantize: constants of matching shapes)
-  QuantizedMatrix wq =
-      PackQuantized(*info.constant_input(1), *info.constant_input(8), *info.constant_input(9));
-  QuantizedMatrix rq =
-      PackQuantized(*info.constant_input(2), *info.constant_input(10), *info.constant_input(11));
-  return CreateLstmWithWeights(info, std::move(w), std::move(r), std::move(wq), std::move(rq));
+  ONNX_LIGHT_ASSIGN_OR_RETURN(QuantizedWeight w, ReadQuantized(info, 1, "W"));
+  ONNX_LIGHT_ASSIGN_OR_RETURN(QuantizedWeight r, ReadQuantized(info, 2, "R"));
+  QuantizedMatrix wq = PackQuantized(w.q, w.scale, w.zp);
+  QuantizedMatrix rq = PackQuantized(r.q, r.scale, r.zp);
+  if (wq.usable() && rq.usable()) {
+    // Packed: the model file's pages of the 8-bit weights go back to the kernel (read
+    // again from the file if the float weights are ever made).
+    ReleaseMappedPages(w.q.raw_data(), w.q.byte_size());
+    ReleaseMappedPages(r.q.raw_data(), r.q.byte_size());
+  }
+  Shape w_shape = w.float_shape, r_shape = r.float_shape;
+  auto float_weights = [w = std::move(w), r = std::move(r)](size_t input) {
+    return Dequantize(input == 1 ? w : r);
+  };
+  return CreateLstmWithWeights(info, std::move(w_shape), std::move(r_shape),
+                               std::move(float_weights), std::move(wq), std::move(rq));
 }
 
 }  // namespace

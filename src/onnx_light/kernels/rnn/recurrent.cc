@@ -7,8 +7,10 @@
 #include "rnn/recurrent.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <type_traits>
 
@@ -17,6 +19,7 @@
 #include "onnx_light/platform/mapped_file.h"
 #include "rnn/recurrent_f32.h"
 #include "simd/elementwise_simd.h"
+#include "simd/qgemm_simd.h"
 
 namespace onnx_light::kernels {
 namespace {
@@ -87,31 +90,34 @@ class Recurrent : public KernelBase {
 
   Status Compute(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    const Tensor& w = *In(ctx, 1);
-    const Tensor& r = *In(ctx, 2);
+    const Shape& w_shape = given_ ? given_shape_[0] : ctx.input(1)->shape();
+    const Shape& r_shape = given_ ? given_shape_[1] : ctx.input(2)->shape();
     ONNX_LIGHT_RETURN_IF(x.shape().rank() != 3, kInvalidArgument, "X must be 3-D");
     const int64_t seq = layout_ == 0 ? x.shape()[0] : x.shape()[1];
     const int64_t batch = layout_ == 0 ? x.shape()[1] : x.shape()[0];
     const int64_t in_sz = x.shape()[2], h = hidden_, g = kGates;
-    auto check = [&](const Tensor* t, std::vector<int64_t> dims, const char* what) -> Status {
-      if (t != nullptr && t->shape().dims() != dims) {
+    auto check = [&](const Shape* s, std::vector<int64_t> dims, const char* what) -> Status {
+      if (s != nullptr && s->dims() != dims) {
         ONNX_LIGHT_ASSIGN_OR_RETURN(Shape want, Shape::Create(dims));
-        return Status(
-            StatusCode::kInvalidArgument,
-            std::string(what) + " is " + t->shape().ToString() + ", expected " + want.ToString());
+        return Status(StatusCode::kInvalidArgument,
+                      std::string(what) + " is " + s->ToString() + ", expected " + want.ToString());
       }
       return Status::Ok();
     };
-    ONNX_LIGHT_RETURN_IF_ERROR(check(&w, {dirs_, g * h, in_sz}, "W"));
-    ONNX_LIGHT_RETURN_IF_ERROR(check(&r, {dirs_, g * h, h}, "R"));
-    ONNX_LIGHT_RETURN_IF_ERROR(check(ctx.input(3), {dirs_, 2 * g * h}, "B"));
-    ONNX_LIGHT_RETURN_IF_ERROR(check(ctx.input(4), {batch}, "sequence_lens"));
+    auto shape_of = [&](size_t i) -> const Shape* {
+      const Tensor* t = ctx.input(i);
+      return t != nullptr ? &t->shape() : nullptr;
+    };
+    ONNX_LIGHT_RETURN_IF_ERROR(check(&w_shape, {dirs_, g * h, in_sz}, "W"));
+    ONNX_LIGHT_RETURN_IF_ERROR(check(&r_shape, {dirs_, g * h, h}, "R"));
+    ONNX_LIGHT_RETURN_IF_ERROR(check(shape_of(3), {dirs_, 2 * g * h}, "B"));
+    ONNX_LIGHT_RETURN_IF_ERROR(check(shape_of(4), {batch}, "sequence_lens"));
     const std::vector<int64_t> state_dims = layout_ == 0 ? std::vector<int64_t>{dirs_, batch, h}
                                                          : std::vector<int64_t>{batch, dirs_, h};
-    ONNX_LIGHT_RETURN_IF_ERROR(check(ctx.input(5), state_dims, "initial_h"));
+    ONNX_LIGHT_RETURN_IF_ERROR(check(shape_of(5), state_dims, "initial_h"));
     if (kCell == RnnCell::kLstm) {
-      ONNX_LIGHT_RETURN_IF_ERROR(check(ctx.input(6), state_dims, "initial_c"));
-      ONNX_LIGHT_RETURN_IF_ERROR(check(ctx.input(7), {dirs_, 3 * h}, "P"));
+      ONNX_LIGHT_RETURN_IF_ERROR(check(shape_of(6), state_dims, "initial_c"));
+      ONNX_LIGHT_RETURN_IF_ERROR(check(shape_of(7), {dirs_, 3 * h}, "P"));
     }
     std::vector<int64_t> lens(static_cast<size_t>(batch), seq);
     if (const Tensor* sl = ctx.input(4)) {
@@ -139,6 +145,11 @@ class Recurrent : public KernelBase {
     if (x.dtype() == DataType::kDouble) {
       Run<double>(ctx, seq, batch, in_sz, lens, y, yh, yc);
     } else {
+      const bool full =
+          std::all_of(lens.begin(), lens.end(), [seq](int64_t v) { return v == seq; });
+      if (given_ && !(quantized_ && full && QuantizedStaysFinite(ctx))) {
+        ONNX_LIGHT_RETURN_IF_ERROR(MakeGivenWeights());
+      }
       RunF32(ctx, seq, batch, in_sz, lens, y, yh, yc);
     }
     return Status::Ok();
@@ -386,28 +397,75 @@ class Recurrent : public KernelBase {
     }
   }
 
-  // W and R given as float tensors instead of read from inputs 1 and 2 (GivenWeights).
+  // W and R given as float tensors instead of read from inputs 1 and 2 (GivenWeights;
+  // null until made).
   const Tensor* In(const KernelContext& ctx, size_t i) const {
-    if (given_ && (i == 1 || i == 2)) return i == 1 ? &w_given_ : &r_given_;
+    if (given_ && (i == 1 || i == 2)) {
+      if (!given_ready_.load(std::memory_order_acquire)) return nullptr;
+      return i == 1 ? &w_given_ : &r_given_;
+    }
     return ctx.input(i);
   }
 
+  // Whether no step of the quantized products can meet an operand without a finite range
+  // (which takes the float weights): X, B, the initial states and P finite, and the default
+  // activations, under which the hidden state stays within (-1, 1) and the cell state
+  // changes by less than 1 a step.
+  bool QuantizedStaysFinite(const KernelContext& ctx) const {
+    for (int64_t d = 0; d < dirs_; ++d) {
+      const RnnActivation* a = &acts_[static_cast<size_t>(d * kActsPerDir)];
+      if (kCell != RnnCell::kLstm || a[0].kind != RnnActKind::kSigmoid ||
+          a[1].kind != RnnActKind::kTanh || a[2].kind != RnnActKind::kTanh) {
+        return false;
+      }
+    }
+    for (size_t i : {size_t{0}, size_t{3}, size_t{5}, size_t{6}, size_t{7}}) {
+      const Tensor* t = ctx.input(i);
+      if (t == nullptr || t->num_elements() == 0) continue;
+      if (t->dtype() != DataType::kFloat) return false;
+      float lo = 0, hi = 0;
+      bool nan = false;
+      RangeF32(t->data<float>(), static_cast<size_t>(t->num_elements()), &lo, &hi, &nan);
+      if (nan || !std::isfinite(lo) || !std::isfinite(hi)) return false;
+    }
+    return true;
+  }
+
+  // The given float weights, made once (by the first run that needs them).
+  Status MakeGivenWeights() const {
+    if (given_ready_.load(std::memory_order_acquire)) return Status::Ok();
+    std::lock_guard<std::mutex> lock(given_mu_);
+    if (given_ready_.load(std::memory_order_relaxed)) return Status::Ok();
+    ONNX_LIGHT_ASSIGN_OR_RETURN(w_given_, float_weights_(1));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(r_given_, float_weights_(2));
+    given_ready_.store(true, std::memory_order_release);
+    return Status::Ok();
+  }
+
  public:
-  void GivenWeights(Tensor w, Tensor r, QuantizedMatrix wq, QuantizedMatrix rq) {
-    w_given_ = std::move(w);
-    r_given_ = std::move(r);
+  Status GivenWeights(Shape w_shape, Shape r_shape, FloatWeightsFn float_weights,
+                      QuantizedMatrix wq, QuantizedMatrix rq) {
     given_ = true;
+    given_shape_[0] = std::move(w_shape);
+    given_shape_[1] = std::move(r_shape);
+    float_weights_ = std::move(float_weights);
     quantized_ = wq.usable() && rq.usable();
     if (quantized_) {
       wq_ = std::move(wq);
       rq_ = std::move(rq);
-    } else {
-      PrepareWeights(&w_given_, &r_given_);
+      return Status::Ok();
     }
+    ONNX_LIGHT_RETURN_IF_ERROR(MakeGivenWeights());
+    PrepareWeights(&w_given_, &r_given_);
+    return Status::Ok();
   }
 
  private:
-  Tensor w_given_, r_given_;
+  FloatWeightsFn float_weights_;
+  Shape given_shape_[2];
+  mutable std::mutex given_mu_;
+  mutable std::atomic<bool> given_ready_{false};
+  mutable Tensor w_given_, r_given_;
   QuantizedMatrix wq_, rq_;  // DynamicQuantizeLSTM's 8-bit weights, packed
   bool quantized_ = false;
   bool given_ = false;
@@ -435,13 +493,15 @@ KernelDef RecurrentDef(const char* op, int since, int n_t_inputs, KernelFactory 
 
 }  // namespace
 
-Result<std::unique_ptr<KernelBase>> CreateLstmWithWeights(const KernelInfo& info, Tensor w,
-                                                          Tensor r, QuantizedMatrix wq,
-                                                          QuantizedMatrix rq) {
+Result<std::unique_ptr<KernelBase>> CreateLstmWithWeights(const KernelInfo& info, Shape w_shape,
+                                                          Shape r_shape,
+                                                          FloatWeightsFn float_weights,
+                                                          QuantizedMatrix wq, QuantizedMatrix rq) {
   ONNX_LIGHT_ASSIGN_OR_RETURN(std::unique_ptr<KernelBase> k,
                               Recurrent<RnnCell::kLstm>::Create(info));
-  static_cast<Recurrent<RnnCell::kLstm>*>(k.get())->GivenWeights(std::move(w), std::move(r),
-                                                                 std::move(wq), std::move(rq));
+  ONNX_LIGHT_RETURN_IF_ERROR(static_cast<Recurrent<RnnCell::kLstm>*>(k.get())->GivenWeights(
+      std::move(w_shape), std::move(r_shape), std::move(float_weights), std::move(wq),
+      std::move(rq)));
   return k;
 }
 

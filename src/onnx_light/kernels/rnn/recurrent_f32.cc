@@ -72,8 +72,9 @@ class Direction {
     hact_ = a.acts[d * per + per - 1];
     default_lstm_ = a.cell == RnnCell::kLstm && f_.kind == RnnActKind::kSigmoid &&
                     g_.kind == RnnActKind::kTanh && hact_.kind == RnnActKind::kTanh;
-    w_ = a.w + d * gh_ * a.input;
-    r_ = a.r + d * gh_ * h_;
+    // (null where DynamicQuantizeLSTM's float weights are not needed: see RecurrentF32Args)
+    w_ = a.w != nullptr ? a.w + d * gh_ * a.input : nullptr;
+    r_ = a.r != nullptr ? a.r + d * gh_ * h_ : nullptr;
     b_ = a.b != nullptr ? a.b + d * 2 * gh_ : nullptr;
     p_ = a.p != nullptr ? a.p + d * 3 * h_ : nullptr;
     if (a.packed != nullptr && a.packed->has_w()) {

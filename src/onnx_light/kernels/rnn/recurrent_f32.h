@@ -77,7 +77,9 @@ struct RecurrentF32Args {
   ThreadPool* pool = nullptr;
   // DynamicQuantizeLSTM's 8-bit W and R (both usable(), or both null; LSTM with every
   // sequence full only): the products quantize X and the hidden state as ORT does; w and
-  // r (dequantized) serve a step whose operand has no finite range.
+  // r (dequantized) serve a step whose operand has no finite range. w and r may be null
+  // with them when no step can have one (finite X, B, states and P, the default
+  // activations: the hidden state then stays within (-1, 1)).
   const QuantizedMatrix* wq = nullptr;
   const QuantizedMatrix* rq = nullptr;
 };

@@ -231,6 +231,62 @@ def test_a_non_finite_input_takes_the_float_products():
     assert np.isnan(y_h[0, 0]).all() and np.isfinite(y_h[0, 1]).all()
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_float_weights_are_made_by_the_first_run_that_needs_them(threads):
+    """Runs that quantize never need the dequantized float weights (four times the 8-bit
+    weights' size), so the session makes them only when a run does: here one with a
+    shorter sequence, which ORT's quantized products do not take. That run is the float
+    LSTM on the dequantized weights (oracle: ORT's ai.onnx LSTM on them, float32, 1e-5);
+    the runs before and after it quantize and agree with each other exactly."""
+    rng = np.random.default_rng(11)
+    hidden, in_sz, seq, batch = 24, 40, 7, 2
+    model, floats = build(2, hidden, in_sz, False, "sym", rng, direction="bidirectional")
+    model.graph.node[0].input[4] = "sequence_lens"
+    model.graph.input.append(
+        helper.make_tensor_value_info("sequence_lens", TensorProto.INT32, [batch])
+    )
+    feeds = {
+        "X": rng.standard_normal((seq, batch, in_sz)).astype(np.float32),
+        "initial_h": rng.standard_normal((2, batch, hidden)).astype(np.float32) * 0.5,
+        "initial_c": rng.standard_normal((2, batch, hidden)).astype(np.float32) * 0.5,
+        "sequence_lens": np.array([seq, seq], np.int32),
+    }
+    session = onnx_light.RuntimeSession(model.SerializeToString(), intra_op_threads=threads)
+    first = session.run(None, feeds)
+    short = dict(feeds, sequence_lens=np.array([seq, seq - 3], np.int32))
+    got = session.run(None, short)
+    lstm = helper.make_node(
+        "LSTM",
+        ["X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c"],
+        ["Y", "Y_h"],
+        hidden_size=hidden,
+        direction="bidirectional",
+    )
+    graph = helper.make_graph(
+        [lstm],
+        "float_lstm",
+        [helper.make_tensor_value_info(n, F, None) for n in ("X", "initial_h", "initial_c")]
+        + [helper.make_tensor_value_info("sequence_lens", TensorProto.INT32, [batch])],
+        [helper.make_tensor_value_info(o, F, None) for o in ("Y", "Y_h")],
+        [numpy_helper.from_array(v, k) for k, v in floats.items()],
+    )
+    reference = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    float_lstm = ort.InferenceSession(
+        reference.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    for g, w, name in zip(got, float_lstm.run(None, short), ("Y", "Y_h")):
+        np.testing.assert_allclose(g, w, atol=1e-5, err_msg=name)
+    # The full-length runs quantize: the quantized reference's answer, not the float one.
+    q = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    np.testing.assert_allclose(
+        first[0], quantized_reference(feeds, q, "bidirectional")[0], atol=1e-4, rtol=1e-4
+    )
+    assert np.abs(first[0] - float_lstm.run(None, feeds)[0]).max() > 1e-3
+    again = session.run(None, feeds)
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_outputs_may_be_left_out():
     rng = np.random.default_rng(3)
     model, _ = build(1, 8, 5, False, "sym", rng, outputs=("", "Y_h", "Y_c"))
