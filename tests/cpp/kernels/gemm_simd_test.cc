@@ -112,7 +112,13 @@ TEST_P(PackedSgemm, IndirectBMatchesDoubleReference) {
                         {100, 1100, 300, true, 1100},
                         {50, 600, 40, false, 2048},
                         {70, 40, 513, true, 1500},
-                        {33, 16, 7, false, 4096}};
+                        {33, 16, 7, false, 4096},
+                        // One or two rows: summed in interleaved sets, or streamed where
+                        // b is over 512 KiB (odd n and k: column and row tails).
+                        {1, 37, 300, true},
+                        {2, 70, 9, false},
+                        {1, 3003, 257, true, 3010},
+                        {2, 1500, 131, false, 1600}};
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> u(-1, 1);
   for (const Case& cs : cases) {
@@ -157,10 +163,10 @@ TEST_P(PackedSgemm, DoubleIndirectBMatchesReference) {
     int64_t m, n, k, stride;
     bool bias;
   };
-  const Case cases[] = {{1, 1, 1, 1, true},
-                        {7, 9, 300, 9, false},
-                        {70, 600, 40, 700, true},
-                        {100, 33, 513, 33, false}};
+  const Case cases[] = {{1, 1, 1, 1, true},         {7, 9, 300, 9, false},
+                        {70, 600, 40, 700, true},   {100, 33, 513, 33, false},
+                        {1, 1201, 130, 1210, true},  // streamed
+                        {2, 9, 7, 9, false}};
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> u(-1, 1);
   for (const Case& cs : cases) {

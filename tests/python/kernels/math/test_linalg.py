@@ -6,6 +6,10 @@ values in [-1, 1], rtol 1e-5 and atol 1e-4."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from _graphs import F, node_model
@@ -59,6 +63,54 @@ def test_matmul_with_b_transposed_at_run_time(m, n, k, threads):
     np.testing.assert_allclose(
         y, a.astype(np.float64) @ bt.astype(np.float64).T, rtol=1e-5, atol=1e-4
     )
+
+
+CHILD_RUN = (
+    "import sys, numpy as np, onnx_light\n"
+    "s = onnx_light.RuntimeSession(open(sys.argv[1], 'rb').read(),"
+    " intra_op_threads=int(sys.argv[4]))\n"
+    "np.save(sys.argv[3], s.run(None, dict(np.load(sys.argv[2])))[0])\n"
+)
+
+
+def run_in_child(model, feeds, threads, target, tmp_path):
+    """The model's first output, run in a child process at ONNX_LIGHT_SIMD_TARGET=target."""
+    package = os.path.dirname(os.path.dirname(onnx_light.__file__))
+    env = dict(os.environ, ONNX_LIGHT_SIMD_TARGET=target)
+    env["PYTHONPATH"] = os.pathsep.join([package, env.get("PYTHONPATH", "")])
+    paths = [tmp_path / "m.onnx", tmp_path / "feeds.npz", tmp_path / "y.npy"]
+    paths[0].write_bytes(model if isinstance(model, bytes) else model.SerializeToString())
+    np.savez(paths[1], **feeds)
+    subprocess.run(
+        [sys.executable, "-c", CHILD_RUN, *map(str, paths), str(threads)], env=env, check=True
+    )
+    return np.load(paths[2])
+
+
+@pytest.mark.parametrize("target", [None, "AVX2"])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "m, n, k",
+    [(1, 64, 64), (2, 96, 37), (1, 4100, 1027), (2, 4133, 130), (1, 8200, 70), (2, 50, 3000)],
+)
+def test_one_or_two_rows_times_a_b_given_at_run_time(m, n, k, threads, target, tmp_path):
+    """A decoder step's or a recurrent cell's product: one or two rows of a against a B
+    that is an input. Small B: each row's k rows of B summed in four interleaved sets; a B
+    over 512 KiB: streamed row after row into blocks of c (16 KiB). Column tails shorter
+    than a vector and than a tile, k not a multiple of 4, both thread counts, the AVX-512
+    and AVX2 kernels (a child process at AVX2), against numpy in float64."""
+    rng = np.random.default_rng(m * n + k)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+    model = node_model("MatMul", [("a", F), ("b", F)], [("y", F)], opset=13)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    if target is None:
+        (y,) = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(
+            None, {"a": a, "b": b}
+        )
+    else:
+        y = run_in_child(model, {"a": a, "b": b}, threads, target, tmp_path)
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-4 * np.sqrt(k / 64))
 
 
 def test_gemm_trans_a_and_b_against_numpy():

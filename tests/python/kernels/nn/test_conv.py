@@ -319,6 +319,14 @@ IMPLICIT = [
     # 169) by dot products from the bias up; 2x2 planes: all of them.
     ((1, 24, 2, 2), (20, 24, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
     ((1, 19, 3, 7), (13, 19, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),  # 21: 16 + 5, tiles
+    # One or two output channels (a segmentation or saliency head): one or two rows of the
+    # product, summed in interleaved sets, or streamed where the window's rows of the input
+    # are over 512 KiB (odd widths: column tails).
+    ((1, 64, 30, 257), (1, 64, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+    ((1, 96, 21, 203), (2, 96, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+    ((1, 128, 33, 65), (1, 128, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
+    ((1, 32, 17, 19), (2, 32, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+    ((1, 99, 20, 301), (1, 99, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),  # 99: k % 4 rows
 ]
 
 
