@@ -10,12 +10,14 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <tuple>
 #include <vector>
 
 #include "math/gemm.h"
 #include "onnx_light/runtime/thread_pool.h"
+#include "simd/denormals.h"
 #include "simd/elementwise_simd.h"
 #include "simd/qgemm_simd.h"
 
@@ -409,6 +411,26 @@ TEST(QGemmVnni, ExactForEveryRowCount) {
       }
     }
   }
+}
+
+// The products' floating-point mode (simd/denormals.h): inside the scope subnormals are
+// made and read as zero; after it the caller's mode is back, nested scopes included.
+TEST(DenormalsAsZero, FlushesInsideAndRestoresAfter) {
+  volatile float tiny = std::numeric_limits<float>::min();
+  volatile float quarter = 0.25f;
+  EXPECT_GT(tiny * quarter, 0.0f);  // subnormal: the default mode
+  {
+    const DenormalsAsZero outer;
+    EXPECT_EQ(tiny * quarter, 0.0f);  // FTZ
+    {
+      const DenormalsAsZero inner;
+      EXPECT_EQ(tiny * quarter, 0.0f);
+    }
+    EXPECT_EQ(tiny * quarter, 0.0f);  // the inner scope restored the outer's mode
+  }
+  EXPECT_GT(tiny * quarter, 0.0f);
+  volatile float sub = tiny * quarter;
+  EXPECT_GT(sub * 2.0f, 0.0f);  // read as it is again (no DAZ)
 }
 
 INSTANTIATE_TEST_SUITE_P(PerTarget, PackedSgemm, ::testing::ValuesIn(CompiledSimdTargets()),

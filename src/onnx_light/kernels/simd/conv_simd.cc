@@ -7,6 +7,8 @@
 #include <cstring>
 #include <limits>
 
+#include "simd/denormals.h"
+
 // clang-format off
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "simd/conv_simd.cc"
@@ -577,6 +579,7 @@ void DirectConvRowsF32(const float* xp, int64_t cstride, int64_t pw, int64_t cha
                        const float* w, int64_t oc, const DepthwiseGeometry& g, const float* bias,
                        const float* z, float* y, int64_t out_plane, int64_t oh0, int64_t oh1,
                        const Activation& act) {
+  const DenormalsAsZero ftz_daz;  // (simd/denormals.h)
   HWY_DYNAMIC_DISPATCH(DirectConvRowsF32)
   (xp, cstride, pw, channels, w, oc, g, bias, z, y, out_plane, oh0, oh1, act);
 }

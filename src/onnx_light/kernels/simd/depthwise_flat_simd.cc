@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "simd/conv_simd.h"
+#include "simd/denormals.h"
 
 // clang-format off
 #undef HWY_TARGET_INCLUDE
@@ -230,6 +231,7 @@ size_t DepthwiseFlatFloats(const DepthwiseFlat& f) {
 void DepthwiseFlatF32(const DepthwiseFlat& f, const float* x, int64_t planes, int64_t first,
                       int64_t channels, const float* w, const float* bias, const float* z, float* y,
                       const Activation& act, float* buf) {
+  const DenormalsAsZero ftz_daz;  // (simd/denormals.h)
   HWY_DYNAMIC_DISPATCH(DepthwiseFlatF32)(f, x, planes, first, channels, w, bias, z, y, act, buf);
 }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "simd/conv_simd.h"
+#include "simd/denormals.h"
 
 // clang-format off
 #undef HWY_TARGET_INCLUDE
@@ -336,6 +337,7 @@ HWY_EXPORT(DepthwiseInPlaceF32);
 void DepthwiseRowsF32(const float* xp, int64_t pw, const float* w, const DepthwiseGeometry& g,
                       float bias, const float* z, float* y, int64_t oh0, int64_t oh1,
                       const Activation& act) {
+  const DenormalsAsZero ftz_daz;  // (simd/denormals.h)
   HWY_DYNAMIC_DISPATCH(DepthwiseRowsF32)(xp, pw, w, g, bias, z, y, oh0, oh1, act);
 }
 size_t DepthwiseSlackFloats() {
@@ -346,6 +348,7 @@ bool DepthwiseInPlaceFits(const DepthwiseGeometry& g, int64_t oh) {
 }
 void DepthwiseInPlaceF32(const DepthwiseSource& in, const float* w, const DepthwiseGeometry& g,
                          int64_t oh, float bias, const float* z, float* y, const Activation& act) {
+  const DenormalsAsZero ftz_daz;  // (simd/denormals.h)
   HWY_DYNAMIC_DISPATCH(DepthwiseInPlaceF32)(in, w, g, oh, bias, z, y, act);
 }
 

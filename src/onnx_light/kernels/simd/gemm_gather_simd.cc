@@ -6,6 +6,7 @@
 // (nn/conv2d_positions_f32.cc). b is the weights packed by SgemmPackB.
 #include <algorithm>
 
+#include "simd/denormals.h"
 #include "simd/gemm_simd.h"
 
 // clang-format off
@@ -140,6 +141,7 @@ HWY_EXPORT(SgemmGatherAImpl);
 
 void SgemmGatherA(int64_t m, int64_t n, int64_t k, const float* x, const int64_t* roff,
                   const int64_t* koff, const float* b_packed, float* c, int64_t ldc) {
+  const DenormalsAsZero ftz_daz;  // (simd/denormals.h)
   HWY_DYNAMIC_DISPATCH(SgemmGatherAImpl)(m, n, k, x, roff, koff, b_packed, c, ldc);
 }
 

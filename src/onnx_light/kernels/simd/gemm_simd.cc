@@ -4,6 +4,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "simd/denormals.h"
 #include "simd/transpose_simd.h"
 
 // clang-format off
@@ -679,14 +680,17 @@ HWY_EXPORT(PackedTileColumnsImpl);
 void SgemmIndirectB(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                     const int64_t* boff, float* c, int64_t ldc, const float* bias,
                     bool accumulate) {
+  const DenormalsAsZero ftz_daz;  // (simd/denormals.h)
   HWY_DYNAMIC_DISPATCH(SgemmIndirectBImpl)(m, n, k, a, lda, b, boff, c, ldc, bias, accumulate);
 }
 void SgemmPrepackedInPlaceA(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                             const float* b_packed, float* c, int64_t ldc) {
+  const DenormalsAsZero ftz_daz;  // (simd/denormals.h)
   HWY_DYNAMIC_DISPATCH(SgemmPrepackedInPlaceAImpl)(m, n, k, a, lda, b_packed, c, ldc);
 }
 void SgemmPrepackedFewRows(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                            const float* b_packed, float* c, int64_t ldc) {
+  const DenormalsAsZero ftz_daz;  // (simd/denormals.h)
   HWY_DYNAMIC_DISPATCH(SgemmPrepackedFewRowsImpl)(m, n, k, a, lda, b_packed, c, ldc);
 }
 size_t SgemmTileColumns() {
@@ -695,6 +699,7 @@ size_t SgemmTileColumns() {
 void DgemmIndirectB(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b,
                     const int64_t* boff, double* c, int64_t ldc, const double* bias,
                     bool accumulate) {
+  const DenormalsAsZero ftz_daz;  // (simd/denormals.h)
   HWY_DYNAMIC_DISPATCH(DgemmIndirectBImpl)(m, n, k, a, lda, b, boff, c, ldc, bias, accumulate);
 }
 size_t DgemmTileColumns() {
@@ -706,12 +711,14 @@ size_t SgemmPackedTileColumns() {
 
 void SgemmNarrow(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* bt,
                  int64_t ldbt, float* c, int64_t ldc, int64_t ldc_col) {
+  const DenormalsAsZero ftz_daz;  // (simd/denormals.h)
   HWY_DYNAMIC_DISPATCH(SgemmNarrowImpl)(m, n, k, a, lda, bt, ldbt, c, ldc, ldc_col);
 }
 
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                  int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed,
                  bool b_trans, const float* b_packed) {
+  const DenormalsAsZero ftz_daz;  // (simd/denormals.h)
   HWY_DYNAMIC_DISPATCH(SgemmPacked)
   (m, n, k, a, lda, b, ldb, c, ldc, work, a_packed, b_trans, b_packed);
 }
