@@ -55,7 +55,11 @@ void WindowRow(const float* row, size_t n, size_t taps, size_t stride, float* ou
   const hn::ScalableTag<float> d;
   const size_t l = hn::Lanes(d);
   static_assert(hn::MaxLanes(hn::ScalableTag<float>()) <= kPoolMaxLanes, "kPoolMaxLanes");
-  if (n < l) {  // one partial block, stored through a buffer
+  if (n < l) {  // one partial block: a masked store where the CPU has one, else a buffer
+#if HWY_TARGET <= HWY_AVX2
+    hn::BlendedStore(WindowAt<kMax>(d, row, 0, n, taps, stride), hn::FirstN(d, n), d, out);
+    return;
+#endif
     HWY_ALIGN float tail[hn::MaxLanes(d)];
     hn::Store(WindowAt<kMax>(d, row, 0, n, taps, stride), d, tail);
     std::memcpy(out, tail, n * sizeof(float));
@@ -110,10 +114,32 @@ void FoldRowsOne(const float* rows, size_t count, size_t pitch, size_t n, bool m
     hn::StoreU(acc, d, out + n - l);
     return;
   }
+  const size_t m = n - i;
+#if HWY_TARGET <= HWY_AVX2
+  // A row shorter than a vector by masked loads and a masked store, which read and write
+  // nothing past the row (AVX2 and AVX-512 have them): through the buffer below, a 3x3
+  // MaxPool of 256 planes of 27x27 (13 outputs a row) ran 2.3x ORT's time in memcpy calls.
+  {
+    const auto first = hn::FirstN(d, m);
+    auto acc = hn::MaskedLoad(first, d, rows + i);
+    for (size_t r = 1; r < count; ++r) {
+      const auto v = hn::MaskedLoad(first, d, rows + r * pitch + i);
+      acc = max ? MaxNaNV(d, v, acc) : hn::Add(acc, v);
+    }
+    if (!max) {
+      const auto dv =
+          divisor != nullptr
+              ? hn::IfThenElse(first, hn::MaskedLoad(first, d, divisor + i), hn::Set(d, 1.0f))
+              : hn::Set(d, one_divisor);
+      acc = hn::Div(acc, dv);
+    }
+    hn::BlendedStore(acc, first, d, out + i);
+    return;
+  }
+#endif
   // A row shorter than a vector, through a buffer (a row's end may be its buffer's end),
   // row by row in the same order as the vector code.
   HWY_ALIGN float td[hn::MaxLanes(d)] = {};
-  const size_t m = n - i;
   std::memcpy(td, rows + i, m * sizeof(float));
   auto acc = hn::Load(d, td);
   for (size_t r = 1; r < count; ++r) {
