@@ -168,8 +168,9 @@ bool InPlaceGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* 
   static const auto tile = static_cast<int64_t>(SgemmTileColumns());
   const int64_t work = m * n * k;
   const bool small = work < (int64_t{1} << 21) && n % tile == 0;
-  // One or two rows take it at any size (FewRowsInPlace: b streamed once, as packing
-  // would read it, then read again: [1,1024] x [1024,4096] 1.85 -> 0.61 ms, ORT 0.66).
+  // One or two rows take it at any size (FewRowsInPlace reads b once; the packed kernel
+  // read it, wrote a packed copy and read that: [1,1024] x [1024,4096] 1.85 -> 0.61 ms,
+  // ORT 0.66).
   if (lda_col != 1 || ldb_col != 1 || n == 0 || k == 0 || work < (int64_t{1} << 14) ||
       (avx512 && !small && m > 2 && (m > 96 || k > 256))) {
     return false;
