@@ -233,9 +233,12 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
                   ? b_packed + (jc + jr) / static_cast<int64_t>(nr) * k * static_cast<int64_t>(nr) +
                         pc * static_cast<int64_t>(nr)
                   : bpack + jr * kc;
-          // A last panel of a few columns (196 = 3 x 64 + 4: a 14x14 plane) multiplies only
-          // the vectors it has: a tile one vector wide when they fit in one.
-          const bool narrow = kNVP > 1 && cols <= static_cast<int64_t>(hn::Lanes(d));
+          // A last panel of a few columns multiplies only the vectors it has (196 = 3 x 64 +
+          // 4, a 14x14 plane: one vector; 100 = 64 + 36, the gates of an LSTM of 25: three,
+          // where the full tile computed 128 columns for 100: [1000,50] x [50,100] 106 -> 92
+          // us, ORT 77-83).
+          const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+          const int64_t vecs = (cols + lanes - 1) / lanes;
           // Weights packed once: the first tile over this panel prefetches the next (Tile).
           const int64_t pf = b_packed != nullptr && jr + static_cast<int64_t>(nr) < nc
                                  ? k * static_cast<int64_t>(nr)
@@ -243,9 +246,15 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
           for (int64_t ir = 0; ir < mc; ir += static_cast<int64_t>(kMR)) {
             const int64_t rows = std::min<int64_t>(static_cast<int64_t>(kMR), mc - ir);
             float* cp = c + (ic + ir) * ldc + jc + jr;
-            if (narrow) {
+            if (kNVP > 1 && vecs == 1) {
               Tile<true, kMR, 1, true, float, kNVP>(kc, ap + ir * kc, bp, nullptr, cp, ldc, rows,
                                                     cols);
+            } else if (kNVP > 2 && vecs == 2) {
+              Tile<true, kMR, 2, true, float, kNVP>(kc, ap + ir * kc, bp, nullptr, cp, ldc, rows,
+                                                    cols);
+            } else if (kNVP > 3 && vecs == 3) {
+              Tile<true, kMR, (kNVP > 3 ? 3 : 1), true, float, kNVP>(kc, ap + ir * kc, bp, nullptr,
+                                                                     cp, ldc, rows, cols);
             } else {
               Tile<true, kMR, kNVP>(kc, ap + ir * kc, bp, nullptr, cp, ldc, rows, cols, 0, false,
                                     static_cast<const float*>(nullptr), ir == 0 ? pf : 0);
