@@ -296,11 +296,44 @@ HWY_INLINE void TileRows(int64_t rows, int64_t kc, const T* ap, const T* bp, con
   }
 }
 
+// One row of a (ar) times k rows of a panel of kV vectors, summed in 4 interleaved sets of
+// accumulators and added together into sum: row p of the panel at b + boff[p], or at
+// b + p * stride without offsets. One row of a gives a register tile only kV accumulators,
+// whose multiply-add latency then bounds the product; the sets hide it.
+template <size_t kV, class D, typename T>
+HWY_INLINE void InterleavedRowSums(D d, const T* ar, int64_t k, const T* b, const int64_t* boff,
+                                   int64_t stride, hn::Vec<D> (&sum)[kV]) {
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  constexpr int64_t kSets = 4;
+  auto row_at = [&](int64_t p) { return b + (boff != nullptr ? boff[p] : p * stride); };
+  V acc[kSets][kV];
+  for (int64_t u = 0; u < kSets; ++u)
+    for (size_t v = 0; v < kV; ++v)
+      acc[u][v] = hn::Zero(d);
+  int64_t p = 0;
+  for (; p + kSets <= k; p += kSets) {
+    for (int64_t u = 0; u < kSets; ++u) {
+      const V av = hn::Set(d, ar[p + u]);
+      const T* row = row_at(p + u);
+      for (size_t v = 0; v < kV; ++v)
+        acc[u][v] = hn::MulAdd(av, hn::LoadU(d, row + v * N), acc[u][v]);
+    }
+  }
+  for (; p < k; ++p) {
+    const V av = hn::Set(d, ar[p]);
+    const T* row = row_at(p);
+    for (size_t v = 0; v < kV; ++v)
+      acc[0][v] = hn::MulAdd(av, hn::LoadU(d, row + v * N), acc[0][v]);
+  }
+  for (size_t v = 0; v < kV; ++v)
+    sum[v] = hn::Add(hn::Add(acc[0][v], acc[1][v]), hn::Add(acc[2][v], acc[3][v]));
+}
+
 // c[m x n] (+)= a * b for one or two rows of a, b's row p read in place at b + boff[p]
-// (readable up to the next multiple of kNV vectors, as IndirectB's): each row alone, its
-// k rows of b summed in kSets interleaved sets of accumulators. A one-row register tile
-// has only kNV accumulators, whose multiply-add latency then bounds it: a recurrent
-// cell's [1,64] x [64,64] in a Scan body took four times its issue time.
+// (readable up to the next multiple of kNV vectors, as IndirectB's): each row alone, by
+// InterleavedRowSums (a one-row tile of IndirectB was latency-bound: a recurrent cell's
+// [1,64] x [64,64] in a Scan body took four times its issue time).
 // A b too big for the cache is streamed instead (FewRowsStream).
 template <typename T>
 void FewRowsStream(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
@@ -317,35 +350,17 @@ void FewRowsInPlace(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, co
   using V = hn::Vec<decltype(d)>;
   const size_t N = hn::Lanes(d);
   const auto nr = static_cast<int64_t>(kNV * N);
-  constexpr int64_t kSets = 4;
   HWY_ALIGN T buf[kNV * hn::MaxLanes(d)];
   for (int64_t i = 0; i < m; ++i) {
     const T* ar = a + i * lda;
     T* cr = c + i * ldc;
     const T base = bias != nullptr ? bias[i] : T(0);
     for (int64_t j0 = 0; j0 < n; j0 += nr) {
-      V acc[kSets][kNV];
-      for (int64_t u = 0; u < kSets; ++u)
-        for (size_t v = 0; v < kNV; ++v)
-          acc[u][v] = hn::Zero(d);
-      int64_t p = 0;
-      for (; p + kSets <= k; p += kSets) {
-        for (int64_t u = 0; u < kSets; ++u) {
-          const V av = hn::Set(d, ar[p + u]);
-          const T* row = b + boff[p + u] + j0;
-          for (size_t v = 0; v < kNV; ++v)
-            acc[u][v] = hn::MulAdd(av, hn::LoadU(d, row + v * N), acc[u][v]);
-        }
-      }
-      for (; p < k; ++p) {
-        const V av = hn::Set(d, ar[p]);
-        const T* row = b + boff[p] + j0;
-        for (size_t v = 0; v < kNV; ++v)
-          acc[0][v] = hn::MulAdd(av, hn::LoadU(d, row + v * N), acc[0][v]);
-      }
+      V sums[kNV];
+      InterleavedRowSums<kNV>(d, ar, k, b + j0, boff, 0, sums);
       const int64_t cols = std::min(nr, n - j0);
       for (size_t v = 0; v < kNV; ++v) {
-        const V sum = hn::Add(hn::Add(acc[0][v], acc[1][v]), hn::Add(acc[2][v], acc[3][v]));
+        const V sum = sums[v];
         T* out = cr + j0 + static_cast<int64_t>(v * N);
         if (cols == nr) {
           const V from = accumulate ? hn::LoadU(d, out) : hn::Set(d, base);
@@ -529,43 +544,24 @@ void SgemmPrepackedInPlaceAImpl(int64_t m, int64_t n, int64_t k, const float* a,
                    b_packed);
 }
 // c[m x n] += a * b with b packed by PackAllB, for 1 to 3 rows of a (a batch-1 layer):
-// per row and panel, the k rows of the panel summed in 4 interleaved sets of accumulators.
-// One row of a gives a register tile one or two accumulators per vector, whose
-// multiply-add latency then bounds the product; the sets hide it.
+// per row and panel, InterleavedRowSums.
 void SgemmPrepackedFewRowsImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                                const float* b_packed, float* c, int64_t ldc) {
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
   const size_t N = hn::Lanes(d);
   const auto nr = static_cast<int64_t>(kNVP * N);
-  constexpr int64_t kSets = 4;
   HWY_ALIGN float buf[kNVP * hn::MaxLanes(d)];
   for (int64_t i = 0; i < m; ++i) {
     const float* ar = a + i * lda;
     float* cr = c + i * ldc;
     for (int64_t j0 = 0; j0 < n; j0 += nr) {
-      const float* bp = b_packed + j0 * k;  // panel j0 / nr starts at j0 / nr * k * nr
-      V acc[kSets][kNVP];
-      for (int64_t u = 0; u < kSets; ++u)
-        for (size_t v = 0; v < kNVP; ++v)
-          acc[u][v] = hn::Zero(d);
-      int64_t p = 0;
-      for (; p + kSets <= k; p += kSets) {
-        for (int64_t u = 0; u < kSets; ++u) {
-          const V av = hn::Set(d, ar[p + u]);
-          const float* row = bp + (p + u) * nr;
-          for (size_t v = 0; v < kNVP; ++v)
-            acc[u][v] = hn::MulAdd(av, hn::Load(d, row + v * N), acc[u][v]);
-        }
-      }
-      for (; p < k; ++p) {
-        const V av = hn::Set(d, ar[p]);
-        for (size_t v = 0; v < kNVP; ++v)
-          acc[0][v] = hn::MulAdd(av, hn::Load(d, bp + p * nr + v * N), acc[0][v]);
-      }
+      // panel j0 / nr starts at j0 / nr * k * nr, its rows nr floats apart
+      V sums[kNVP];
+      InterleavedRowSums<kNVP>(d, ar, k, b_packed + j0 * k, nullptr, nr, sums);
       const int64_t cols = std::min(nr, n - j0);
       for (size_t v = 0; v < kNVP; ++v) {
-        const V sum = hn::Add(hn::Add(acc[0][v], acc[1][v]), hn::Add(acc[2][v], acc[3][v]));
+        const V sum = sums[v];
         if (cols == nr) {
           hn::StoreU(hn::Add(hn::LoadU(d, cr + j0 + v * N), sum), d, cr + j0 + v * N);
         } else {
