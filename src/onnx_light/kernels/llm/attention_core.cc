@@ -34,6 +34,9 @@ void OneHead(const AttentionRun& r, int64_t b, int64_t h, float* scores, float* 
         row[j] = r.softcap * std::tanh(row[j] / r.softcap);
     }
     if (r.bias) r.bias(b, h, i, row);
+    if (r.scores != nullptr) {
+      std::copy(row, row + kv, r.scores + ((b * s.q_heads + h) * qs + i) * kv);
+    }
     if (r.sink == nullptr) {
       SoftmaxRowF32(row, row, static_cast<size_t>(kv));  // in vector code, simd/softmax_simd.h
     } else {  // a sink: one more logit in the maximum and the sum

@@ -49,6 +49,9 @@ struct AttentionRun {
   const float* sink = nullptr;
   // Optional: the softmax-ed probabilities also go here ([batch, q_heads, q_seq, kv_seq]).
   float* probs = nullptr;
+  // Optional: the scores before the softmax (scaled, capped, biased: masked keys -inf), in
+  // the layout of probs.
+  float* scores = nullptr;
 };
 
 void RunAttentionF32(const AttentionRun& run, ThreadPool* pool);
