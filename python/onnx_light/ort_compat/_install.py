@@ -1,6 +1,7 @@
 """``install()``: ``import onnxruntime`` (and the ``onnxruntime.capi`` modules programs reach
 into) resolve to onnx-light's drop-in in this process, so a program written for ONNX Runtime
-runs unmodified (``python -m onnx_light.ort_compat SCRIPT`` calls it first)."""
+runs unmodified (``python -m onnx_light.ort_compat SCRIPT`` calls it first); ``import
+onnxruntime_genai`` gives onnx_light.genai (docs/genai.md)."""
 
 from __future__ import annotations
 
@@ -99,6 +100,11 @@ def install() -> None:
             "__getattr__": compat.__getattr__,  # ORT names not provided, with why
         }
     )
+    # onnxruntime-genai's Python API too (onnx_light.genai), unless the real one was imported.
+    if "onnxruntime_genai" not in sys.modules:
+        import onnx_light.genai as genai
+
+        sys.modules["onnxruntime_genai"] = genai
     sys.modules.update(
         {
             "onnxruntime": top,
@@ -120,5 +126,7 @@ def uninstall() -> None:
         return
     for name in _PROVIDED:
         sys.modules.pop(name, None)
+    if getattr(sys.modules.get("onnxruntime_genai"), "__name__", "") == "onnx_light.genai":
+        sys.modules.pop("onnxruntime_genai")
     if _REFUSER in sys.meta_path:
         sys.meta_path.remove(_REFUSER)
