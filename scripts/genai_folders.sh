@@ -6,6 +6,8 @@
 #   - tests/python/genai/make_folders.py run there: random-weight Hugging Face checkpoints of
 #     small configs (no hub access), then `python -m onnxruntime_genai.models.builder` in fp32
 #     and int4 for the CPU, into $CACHE/genai-folders/<stamp>/ARCH-PRECISION.
+# With --bench: the benchmark's larger folders (ARCH_bench: hidden 1024, 4 layers, vocabulary
+# 32000) for bench/genai_vs_ort.py, into $CACHE/genai-bench/<stamp>.
 # Prints nothing else on stdout (progress goes to stderr). The oracle's Python is
 # $CACHE/genai-venv/bin/python.
 set -euo pipefail
@@ -14,6 +16,11 @@ CACHE=${ONNX_LIGHT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/onnx-light}
 REQS=$ROOT/requirements/genai.txt
 VENV=$CACHE/genai-venv
 ARCHS=(llama qwen2 qwen3 phi3 mistral gemma gemma2)
+SET=genai-folders
+if [ "${1:-}" = "--bench" ]; then
+  ARCHS=(llama_bench qwen2_bench phi3_bench)
+  SET=genai-bench
+fi
 log() { echo "[genai] $*" >&2; }
 
 base_python=$("$ROOT/.venv/bin/python" -c 'import sys; print(sys._base_executable)' 2>/dev/null ||
@@ -31,7 +38,7 @@ if [ "$(cat "$VENV/.onnx-light-genai" 2>/dev/null)" != "$stamp" ]; then
 fi
 fstamp=$( (cat "$VENV/.onnx-light-genai"; cat "$ROOT/tests/python/genai/make_folders.py") |
   sha256sum | cut -c1-16)
-OUT=$CACHE/genai-folders/$fstamp
+OUT=$CACHE/$SET/$fstamp
 if [ ! -f "$OUT/.complete" ]; then
   log "building model folders (${ARCHS[*]}; fp32 and int4) into $OUT"
   mkdir -p "$OUT"
@@ -43,6 +50,6 @@ if [ ! -f "$OUT/.complete" ]; then
   fi
   touch "$OUT/.complete"
   # Folders made by older pins or an older make_folders.py are not used again.
-  find "$CACHE/genai-folders" -mindepth 1 -maxdepth 1 -type d ! -name "$fstamp" -exec rm -rf {} +
+  find "$CACHE/$SET" -mindepth 1 -maxdepth 1 -type d ! -name "$fstamp" -exec rm -rf {} +
 fi
 echo "$OUT"

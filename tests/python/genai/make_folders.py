@@ -8,6 +8,9 @@ trained here on a fixed text, then the builder (python -m onnxruntime_genai.mode
 in fp32 and int4 for the CPU.
 
     python make_folders.py OUT_DIR ARCH [ARCH ...]
+
+ARCH_bench (llama_bench, ...): the benchmark's larger shape (hidden 1024, 4 layers, 16 heads
+of 64 over 4 KV heads, vocabulary 32000), for bench/genai_vs_ort.py.
 """
 
 from __future__ import annotations
@@ -65,20 +68,37 @@ def config(arch: str):
         pad_token_id=2,
         tie_word_embeddings=False,
     )
+    head = 16
+    if arch.endswith("_bench"):  # bench/genai_vs_ort.py: a 1B-class layer shape, 4 layers
+        arch = arch[: -len("_bench")]
+        head = 64
+        common |= dict(
+            vocab_size=32000,
+            hidden_size=1024,
+            intermediate_size=2816,
+            num_hidden_layers=4,
+            num_attention_heads=16,
+            num_key_value_heads=4,
+            max_position_embeddings=2048,
+        )
     if arch == "llama":
         return tf.LlamaConfig(**common)
     if arch == "qwen2":
         return tf.Qwen2Config(**common)
     if arch == "qwen3":
-        return tf.Qwen3Config(head_dim=16, **common)
+        return tf.Qwen3Config(head_dim=head, **common)
     if arch == "mistral":
         return tf.MistralConfig(sliding_window=None, **common)
     if arch == "phi3":
-        return tf.Phi3Config(original_max_position_embeddings=256, **common)
+        return tf.Phi3Config(
+            original_max_position_embeddings=common["max_position_embeddings"], **common
+        )
     if arch == "gemma":
-        return tf.GemmaConfig(head_dim=16, **common)
+        return tf.GemmaConfig(head_dim=head, **common)
     if arch == "gemma2":
-        return tf.Gemma2Config(head_dim=16, sliding_window=8, query_pre_attn_scalar=16, **common)
+        return tf.Gemma2Config(
+            head_dim=head, sliding_window=8, query_pre_attn_scalar=head, **common
+        )
     raise ValueError(f"unknown architecture {arch}")
 
 
