@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from _common import cpu_name, write_section  # noqa: E402
 
-ARCHS = ["llama", "qwen2", "phi3"]
+ARCHS = os.environ.get("GENAI_ARCHS", "llama,qwen2,phi3").split(",")
 LENGTHS = (16, 128)
 
 

@@ -140,6 +140,7 @@ class Model:
         ok, ov = outs.get("present_key_names", ""), outs.get("present_value_names", "")
         self.past = [(pk % i, pv % i) for i in range(self.num_layers)] if pk else []
         self.present = [(ok % i, ov % i) for i in range(self.num_layers)] if ok else []
+        self.run_outputs = [self.logits] + [n for pair in self.present for n in pair]
         if self.input_ids not in declared:
             raise ValueError(f"the decoder has no input {self.input_ids!r} (genai_config.json)")
         for name, _ in self.past:
@@ -281,6 +282,8 @@ class Generator:
         seed = int(self.search["random_seed"])
         self._rng = np.random.default_rng(None if seed < 0 else seed)
         self._new = np.zeros(self._batch, np.int64)
+        self._mask = np.ones((self._batch, 64), np.int64)
+        self._eos = set(model.eos_token_ids)
 
     # -- the model ---------------------------------------------------------------------
     def _empty_past(self) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -302,14 +305,15 @@ class Generator:
         total = past_len + tokens.shape[1]
         feeds = {m.input_ids: np.ascontiguousarray(tokens, dtype=m.ids_dtype)}
         if m.has_mask:
-            feeds[m.attention_mask] = np.ones((self._batch, total), np.int64)
+            if self._mask.shape[1] < total:  # grown in steps: one array, views of it
+                self._mask = np.ones((self._batch, max(total, 2 * self._mask.shape[1])), np.int64)
+            feeds[m.attention_mask] = self._mask[:, :total]
         if m.has_positions:
             pos = np.arange(past_len, total, dtype=np.int64)
             feeds[m.position_ids] = np.broadcast_to(pos, tokens.shape).copy()
         for (kn, vn), (k, v) in zip(m.past, self._past):
             feeds[kn], feeds[vn] = k, v
-        names = [m.logits] + [n for pair in m.present for n in pair]
-        out = m.session.run(names, feeds)
+        out = m.session.run(m.run_outputs, feeds)
         logits = out[0]
         self._logits = np.asarray(logits[:, -1, :] if logits.ndim == 3 else logits, np.float32)
         self._past = [(out[1 + 2 * i], out[2 + 2 * i]) for i in range(len(m.present))]
@@ -363,9 +367,9 @@ class Generator:
         self._new = chosen
         self._pending = chosen[:, None]
         length = self._seq.shape[1] + 1
-        self._done |= np.isin(chosen, self.model.eos_token_ids) | (
-            length >= self.search["max_length"]
-        )
+        at_end = length >= self.search["max_length"]
+        for b in range(self._batch):
+            self._done[b] |= at_end or int(chosen[b]) in self._eos
 
     def get_next_tokens(self) -> np.ndarray:
         return self._new.astype(np.int32)
@@ -388,9 +392,11 @@ class Generator:
         return int(pad or 0)
 
     def _processed_logits(self) -> np.ndarray:
-        logits = self._logits.astype(np.float32).copy()
         s = self.search
         seq = self._seq
+        if s["repetition_penalty"] == 1.0 and seq.shape[1] + 1 >= s["min_length"]:
+            return self._logits  # (read only from here on)
+        logits = self._logits.copy()
         if s["repetition_penalty"] != 1.0:  # every token seen so far, once (the prompt too)
             for b in range(self._batch):
                 ids = np.unique(seq[b])

@@ -285,7 +285,6 @@ class GroupQueryAttention : public KernelBase {
                    const Step& st) const {
     const int64_t seq = st.seq, hs = st.hs, present = st.present;
     float* d = dst->mutable_data<float>();
-    std::fill(d, d + dst->num_elements(), 0.0f);
     for (int64_t b = 0; b < st.batch; ++b) {
       const int64_t pb = st.past_b[static_cast<size_t>(b)];
       for (int64_t h = 0; h < kv_heads_; ++h) {
@@ -298,6 +297,7 @@ class GroupQueryAttention : public KernelBase {
           const float* src = fresh.data() + ((b * seq + s) * kv_heads_ + h) * hs;
           std::copy(src, src + hs, head + (pb + s) * hs);
         }
+        std::fill(head + (pb + seq) * hs, head + present * hs, 0.0f);  // only the rows after
       }
     }
   }
