@@ -153,6 +153,9 @@ int main(int argc, char** argv) {
       {64, 3072, 1024, "rxnmap transformer FFN up, 64 atoms"},
       {64, 1024, 3072, "rxnmap transformer FFN down, 64 atoms"},
       {64, 1024, 1024, "rxnmap transformer projection, 64 atoms"},
+      {16, 2816, 1024, "LLM prefill of 16 tokens, MLP up (hidden 1024)"},
+      {16, 1024, 2816, "LLM prefill of 16 tokens, MLP down"},
+      {128, 2816, 1024, "LLM prefill of 128 tokens, MLP up"},
   };
   std::printf("SIMD target %s; packed kernel preferred here: %s\n", k::SimdTargetName(),
               k::PreferPackedSgemm() ? "yes" : "no");
