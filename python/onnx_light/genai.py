@@ -241,6 +241,8 @@ class GeneratorParams:
             self.search["max_length"] = model.context_length or 2048
 
     def set_search_options(self, **options: Any) -> None:
+        """Sets search options by name; a bad value raises and changes none of them."""
+        s = dict(self.search)
         for key, value in options.items():
             if key not in _SEARCH_DEFAULTS:
                 raise ValueError(
@@ -254,16 +256,16 @@ class GeneratorParams:
                 if isinstance(value, bool) or int(value) != value:
                     raise TypeError(f"search option {key} must be an int, got {value!r}")
                 value = int(value)
-            self.search[key] = value
-        s = self.search
+            s[key] = value
         if s["num_beams"] != 1 or s["num_return_sequences"] != 1:
             raise NotImplementedError(
-                "beam search (num_beams > 1) is not supported; greedy and " "sampling are"
+                "beam search (num_beams > 1) is not supported; greedy and sampling are"
             )
         if s["max_length"] < 1 or s["top_k"] < 0 or not 0.0 < s["top_p"] <= 1.0:
             raise ValueError("max_length must be >= 1, top_k >= 0 and top_p in (0, 1]")
         if s["temperature"] <= 0.0 or s["repetition_penalty"] <= 0.0:
             raise ValueError("temperature and repetition_penalty must be > 0")
+        self.search = s
 
 
 class Generator:

@@ -158,8 +158,8 @@ def test_errors_are_clear_and_the_generator_stays_usable(llama, tmp_path):
         og.Model(tmp_path)
     params = og.GeneratorParams(model)
     with pytest.raises(NotImplementedError, match="beam search"):
-        params.set_search_options(num_beams=2)
-    params = og.GeneratorParams(model)
+        params.set_search_options(num_beams=2, max_length=12)
+    assert params.search["num_beams"] == 1 and params.search["max_length"] != 12  # unchanged
     with pytest.raises(ValueError, match="unknown search option 'beam_width'"):
         params.set_search_options(beam_width=2)
     with pytest.raises(ValueError, match="temperature"):
