@@ -12,6 +12,7 @@ import pytest
 from _graphs import I32, U8, F
 from _ms import light_run, ms_model, ort_run
 
+import onnx_light
 from onnx_light.onnx import TensorProto, helper, numpy_helper
 
 
@@ -363,3 +364,26 @@ def test_matmul_nbits_accuracy_level_4_keeps_float_for_g_idx():
     a = np.random.default_rng(79).standard_normal((3, 64)).astype(np.float32)
     want = a.astype(np.float64) @ w + bias
     np.testing.assert_allclose(light_run(model, {"a": a})[0], want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("level", [0, 4])
+@pytest.mark.parametrize("rows", [2, 3, 6, 7])
+def test_matmul_nbits_few_rows_split_between_threads(level, rows):
+    """2-7 rows of a product large enough to split ([rows,1024] x [1024,512]): float
+    (level 0: 2 rows dotted per row, 3 and more through the dequantized panels) against
+    float64, level 4 (the tiles, split by column groups from ~1M multiply-adds) against the
+    int8 reference; 2 threads give the 1-thread result bit for bit."""
+    k, n, block = 1024, 512, 32
+    model, w, bias = packed_case(k, n, 4, block, zp=True, accuracy_level=level)
+    data = model.SerializeToString()
+    a = np.random.default_rng(78).standard_normal((rows, k)).astype(np.float32)
+    one, two = (
+        onnx_light.RuntimeSession(data, intra_op_threads=t).run(None, {"a": a})[0] for t in (1, 2)
+    )
+    np.testing.assert_array_equal(one, two)
+    if level == 4:
+        inits = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+        want = int8_reference(a, inits["b"], inits["s"], inits.get("z"), n, k, block) + bias
+    else:
+        want = a.astype(np.float64) @ w + bias
+    np.testing.assert_allclose(one, want, rtol=0, atol=2e-5 * np.abs(want).max())
