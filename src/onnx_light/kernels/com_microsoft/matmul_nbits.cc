@@ -232,11 +232,8 @@ class MatMulNBits : public KernelBase {
               float acc = 0.0f;
               if (bits_ == 4) {  // sum_b s_b * (dot_b - z_b * sum_b(A))
                 const float* even = split.data() + static_cast<size_t>(r) * 2 * half;
-                acc = DotQ4Column(col, nb, static_cast<size_t>(blob_), even, even + half, scales);
-                for (int64_t blk = 0; blk < blocks_; ++blk) {
-                  acc -= static_cast<float>(ZeroPoint(p.zps, n, blk)) *
-                         sums[static_cast<size_t>(blk)] * scales[blk];
-                }
+                acc = DotQ4Column(col, nb, static_cast<size_t>(blob_), even, even + half, scales,
+                                  sums, p.zps == nullptr ? nullptr : p.zps + n * zp_row_);
               } else {
                 for (int64_t blk = 0; blk < blocks_; ++blk) {
                   const int64_t k0 = blk * block_, count = std::min(block_, k_ - k0);

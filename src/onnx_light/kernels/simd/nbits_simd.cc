@@ -16,7 +16,8 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 float DotQ4ColumnImpl(const uint8_t* codes, size_t blocks, size_t bytes, const float* a_even,
-                      const float* a_odd, const float* scale) {
+                      const float* a_odd, const float* scale, const float* sums,
+                      const uint8_t* zps) {
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
   const hn::Rebind<uint8_t, decltype(df)> d8;
@@ -43,7 +44,25 @@ float DotQ4ColumnImpl(const uint8_t* codes, size_t blocks, size_t bytes, const f
     }
     tail += rest * scale[b];
   }
-  return hn::GetLane(hn::SumOfLanes(df, total)) + tail;
+  // The zero points' term, sum_b zp_b * scale_b * sums_b: without zero points (8 each) one
+  // vector dot product of the scales with A's block sums.
+  float zterm = 0.0f;
+  if (zps == nullptr) {
+    auto z = hn::Zero(df);
+    size_t b = 0;
+    for (; b + lanes <= blocks; b += lanes)
+      z = hn::MulAdd(hn::LoadU(df, scale + b), hn::LoadU(df, sums + b), z);
+    zterm = hn::GetLane(hn::SumOfLanes(df, z));
+    for (; b < blocks; ++b)
+      zterm += scale[b] * sums[b];
+    zterm *= 8.0f;
+  } else {
+    for (size_t b = 0; b < blocks; ++b) {
+      const auto zp = static_cast<float>((zps[b / 2] >> (4 * (b % 2))) & 15);
+      zterm += zp * scale[b] * sums[b];
+    }
+  }
+  return hn::GetLane(hn::SumOfLanes(df, total)) + tail - zterm;
 }
 
 void DequantQ4BlocksImpl(const uint8_t* codes, size_t blocks, size_t bytes, const float* scale,
@@ -266,8 +285,9 @@ void DequantQ4Blocks(const uint8_t* codes, size_t blocks, size_t bytes, const fl
 }
 
 float DotQ4Column(const uint8_t* codes, size_t blocks, size_t bytes, const float* a_even,
-                  const float* a_odd, const float* scale) {
-  return HWY_DYNAMIC_DISPATCH(DotQ4ColumnImpl)(codes, blocks, bytes, a_even, a_odd, scale);
+                  const float* a_odd, const float* scale, const float* sums, const uint8_t* zps) {
+  return HWY_DYNAMIC_DISPATCH(DotQ4ColumnImpl)(codes, blocks, bytes, a_even, a_odd, scale, sums,
+                                               zps);
 }
 
 void QuantizeRowQ8(const float* a, int64_t k, int64_t block, int16_t* q, float* scales,
