@@ -387,3 +387,19 @@ def test_matmul_nbits_few_rows_split_between_threads(level, rows):
     else:
         want = a.astype(np.float64) @ w + bias
     np.testing.assert_allclose(one, want, rtol=0, atol=2e-5 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("k", [1280, 2048, 2080])
+@pytest.mark.parametrize("zp", [True, False])
+@pytest.mark.parametrize("rows", [1, 2])
+def test_matmul_nbits_float_decode_zero_point_term(k, zp, rows):
+    """The float decode path's zero-point term, sum_b zp_b * scale_b * sum_b(A), computed in
+    vectors over 2 x lanes blocks at a time (zero points two a byte: even and odd blocks
+    apart) with a scalar tail: 40, 64 and 65 blocks of 32 (whole passes and a remainder on
+    AVX2 and AVX-512), with and without zero points, against float64."""
+    n, block = 48, 32
+    model, w, bias = packed_case(k, n, 4, block, zp=zp)
+    a = np.random.default_rng(79).standard_normal((rows, k)).astype(np.float32)
+    (got,) = light_run(model, {"a": a})
+    want = a.astype(np.float64) @ w + bias
+    np.testing.assert_allclose(got, want, rtol=0, atol=2e-5 * np.abs(want).max())
