@@ -194,17 +194,26 @@ class MatMulNBits : public KernelBase {
     }
   }
 
-  // Few rows: per column, per block, sum_j code_j * a_j (4-bit: unpacked in registers,
-  // simd/nbits_simd.h), then (that - zp * sum_j a_j) * scale, summed over blocks.
+  // Few rows: per column, per block, sum_j (code_j - zp) * a_j times the block's scale,
+  // summed over blocks. 4 bits: the codes unpacked in registers, a run of columns per call
+  // (simd/nbits_simd.h); 2 and 8 bits: plain loops, the zero points folded in through
+  // per-block sums of A.
   void Direct(const Args& p, ThreadPool* pool) const {
     const auto nb = static_cast<size_t>(blocks_);
-    // Per row: the per-block sums of A; for 4 bits A's even and odd elements apart
-    // (zero-padded to whole blocks), the layout of the codes' low and high nibbles.
-    std::vector<float> a_sums(static_cast<size_t>(p.rows) * nb, 0.0f);
+    // 4 bits: each row's even and odd elements apart (zero-padded to whole blocks), the
+    // layout of the codes' low and high nibbles; else each row's per-block sums.
     const auto half = static_cast<size_t>(blob_) * nb;
     std::vector<float> split(bits_ == 4 ? static_cast<size_t>(p.rows) * 2 * half : 0, 0.0f);
+    std::vector<float> a_sums(bits_ == 4 ? 0 : static_cast<size_t>(p.rows) * nb, 0.0f);
     for (int64_t r = 0; r < p.rows; ++r) {
       const float* ar = p.a + r * k_;
+      if (bits_ == 4) {
+        float* even = split.data() + static_cast<size_t>(r) * 2 * half;
+        float* odd = even + half;
+        for (int64_t kk = 0; kk < k_; ++kk)
+          (kk % 2 == 0 ? even : odd)[kk / 2] = ar[kk];
+        continue;
+      }
       for (int64_t blk = 0; blk < blocks_; ++blk) {
         const int64_t k0 = blk * block_, k1 = std::min(k_, k0 + block_);
         float s = 0.0f;
@@ -212,38 +221,42 @@ class MatMulNBits : public KernelBase {
           s += ar[kk];
         a_sums[static_cast<size_t>(r) * nb + static_cast<size_t>(blk)] = s;
       }
-      if (bits_ == 4) {
-        float* even = split.data() + static_cast<size_t>(r) * 2 * half;
-        float* odd = even + half;
-        for (int64_t kk = 0; kk < k_; ++kk)
-          (kk % 2 == 0 ? even : odd)[kk / 2] = ar[kk];
-      }
     }
+    const int64_t col_bytes = blocks_ * blob_;
     ParallelElements(
         pool, n_,
         [&](int64_t n0, int64_t n1) {
+          if (bits_ == 4) {
+            std::vector<float> out(static_cast<size_t>(n1 - n0));
+            for (int64_t r = 0; r < p.rows; ++r) {
+              const float* even = split.data() + static_cast<size_t>(r) * 2 * half;
+              DotQ4Columns(p.b + n0 * col_bytes, static_cast<size_t>(n1 - n0), nb,
+                           static_cast<size_t>(blob_), even, even + half, p.scales + n0 * blocks_,
+                           p.zps == nullptr ? nullptr : p.zps + n0 * zp_row_,
+                           static_cast<size_t>(zp_row_), out.data());
+              for (int64_t n = n0; n < n1; ++n) {
+                p.y[r * n_ + n] =
+                    out[static_cast<size_t>(n - n0)] + (p.bias != nullptr ? p.bias[n] : 0.0f);
+              }
+            }
+            return;
+          }
           std::vector<float> codes(static_cast<size_t>(block_));
           for (int64_t n = n0; n < n1; ++n) {
-            const uint8_t* col = p.b + n * blocks_ * blob_;
+            const uint8_t* col = p.b + n * col_bytes;
             const float* scales = p.scales + n * blocks_;
             for (int64_t r = 0; r < p.rows; ++r) {
               const float* ar = p.a + r * k_;
               const float* sums = a_sums.data() + static_cast<size_t>(r) * nb;
               float acc = 0.0f;
-              if (bits_ == 4) {  // sum_b s_b * (dot_b - z_b * sum_b(A))
-                const float* even = split.data() + static_cast<size_t>(r) * 2 * half;
-                acc = DotQ4Column(col, nb, static_cast<size_t>(blob_), even, even + half, scales,
-                                  sums, p.zps == nullptr ? nullptr : p.zps + n * zp_row_);
-              } else {
-                for (int64_t blk = 0; blk < blocks_; ++blk) {
-                  const int64_t k0 = blk * block_, count = std::min(block_, k_ - k0);
-                  Unpack(col + blk * blob_, count, codes.data());
-                  float dot = 0.0f;
-                  for (int64_t j = 0; j < count; ++j)
-                    dot += codes[static_cast<size_t>(j)] * ar[k0 + j];
-                  const auto zp = static_cast<float>(ZeroPoint(p.zps, n, blk));
-                  acc += (dot - zp * sums[static_cast<size_t>(blk)]) * scales[blk];
-                }
+              for (int64_t blk = 0; blk < blocks_; ++blk) {
+                const int64_t k0 = blk * block_, count = std::min(block_, k_ - k0);
+                Unpack(col + blk * blob_, count, codes.data());
+                float dot = 0.0f;
+                for (int64_t j = 0; j < count; ++j)
+                  dot += codes[static_cast<size_t>(j)] * ar[k0 + j];
+                const auto zp = static_cast<float>(ZeroPoint(p.zps, n, blk));
+                acc += (dot - zp * sums[static_cast<size_t>(blk)]) * scales[blk];
               }
               p.y[r * n_ + n] = acc + (p.bias != nullptr ? p.bias[n] : 0.0f);
             }

@@ -15,9 +15,12 @@ namespace onnx_light::kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-float DotQ4ColumnImpl(const uint8_t* codes, size_t blocks, size_t bytes, const float* a_even,
-                      const float* a_odd, const float* scale, const float* sums,
-                      const uint8_t* zps) {
+// One column (see DotQ4Columns): each block's codes less its zero point as integers in
+// registers (off the multiply-add ports), converted, multiplied by A's even and odd
+// elements, the block's sum scaled in a vector accumulator; one horizontal sum.
+HWY_INLINE float DotQ4OneColumn(const uint8_t* codes, size_t blocks, size_t bytes,
+                                const float* a_even, const float* a_odd, const float* scale,
+                                const uint8_t* zps) {
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
   const hn::Rebind<uint8_t, decltype(df)> d8;
@@ -29,51 +32,36 @@ float DotQ4ColumnImpl(const uint8_t* codes, size_t blocks, size_t bytes, const f
     const uint8_t* p = codes + b * bytes;
     const float* e = a_even + b * bytes;
     const float* o = a_odd + b * bytes;
+    const int32_t zp = zps == nullptr ? 8 : (zps[b / 2] >> (4 * (b % 2))) & 15;
+    const auto vz = hn::Set(di, zp);
     auto acc0 = hn::Zero(df);
     auto acc1 = hn::Zero(df);
     size_t i = 0;
     for (; i + lanes <= bytes; i += lanes) {
       const auto v = hn::PromoteTo(di, hn::LoadU(d8, p + i));
-      acc0 = hn::MulAdd(hn::ConvertTo(df, hn::And(v, low)), hn::LoadU(df, e + i), acc0);
-      acc1 = hn::MulAdd(hn::ConvertTo(df, hn::ShiftRight<4>(v)), hn::LoadU(df, o + i), acc1);
+      acc0 =
+          hn::MulAdd(hn::ConvertTo(df, hn::Sub(hn::And(v, low), vz)), hn::LoadU(df, e + i), acc0);
+      acc1 = hn::MulAdd(hn::ConvertTo(df, hn::Sub(hn::ShiftRight<4>(v), vz)), hn::LoadU(df, o + i),
+                        acc1);
     }
     total = hn::MulAdd(hn::Add(acc0, acc1), hn::Set(df, scale[b]), total);
     float rest = 0.0f;
     for (; i < bytes; ++i) {
-      rest += static_cast<float>(p[i] & 15) * e[i] + static_cast<float>(p[i] >> 4) * o[i];
+      rest +=
+          static_cast<float>((p[i] & 15) - zp) * e[i] + static_cast<float>((p[i] >> 4) - zp) * o[i];
     }
     tail += rest * scale[b];
   }
-  // The zero points' term, sum_b zp_b * scale_b * sums_b: without zero points (8 each) one
-  // vector dot product of the scales with A's block sums.
-  float zterm = 0.0f;
-  if (zps == nullptr) {
-    auto z = hn::Zero(df);
-    size_t b = 0;
-    for (; b + lanes <= blocks; b += lanes)
-      z = hn::MulAdd(hn::LoadU(df, scale + b), hn::LoadU(df, sums + b), z);
-    zterm = hn::GetLane(hn::SumOfLanes(df, z));
-    for (; b < blocks; ++b)
-      zterm += scale[b] * sums[b];
-    zterm *= 8.0f;
-  } else {  // zero points two a byte: 2 * lanes blocks a pass, even and odd blocks apart
-    auto z = hn::Zero(df);
-    size_t b = 0;
-    for (; b + 2 * lanes <= blocks; b += 2 * lanes) {
-      hn::Vec<decltype(df)> se, so, me, mo;
-      hn::LoadInterleaved2(df, scale + b, se, so);
-      hn::LoadInterleaved2(df, sums + b, me, mo);
-      const auto v = hn::PromoteTo(di, hn::LoadU(d8, zps + b / 2));
-      z = hn::MulAdd(hn::Mul(hn::ConvertTo(df, hn::And(v, low)), se), me, z);
-      z = hn::MulAdd(hn::Mul(hn::ConvertTo(df, hn::ShiftRight<4>(v)), so), mo, z);
-    }
-    zterm = hn::GetLane(hn::SumOfLanes(df, z));
-    for (; b < blocks; ++b) {
-      const auto zp = static_cast<float>((zps[b / 2] >> (4 * (b % 2))) & 15);
-      zterm += zp * scale[b] * sums[b];
-    }
+  return hn::GetLane(hn::SumOfLanes(df, total)) + tail;
+}
+
+void DotQ4ColumnsImpl(const uint8_t* codes, size_t columns, size_t blocks, size_t bytes,
+                      const float* a_even, const float* a_odd, const float* scales,
+                      const uint8_t* zps, size_t zp_row, float* out) {
+  for (size_t c = 0; c < columns; ++c) {
+    out[c] = DotQ4OneColumn(codes + c * blocks * bytes, blocks, bytes, a_even, a_odd,
+                            scales + c * blocks, zps == nullptr ? nullptr : zps + c * zp_row);
   }
-  return hn::GetLane(hn::SumOfLanes(df, total)) + tail - zterm;
 }
 
 void DequantQ4BlocksImpl(const uint8_t* codes, size_t blocks, size_t bytes, const float* scale,
@@ -280,7 +268,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace onnx_light::kernels {
 
-HWY_EXPORT(DotQ4ColumnImpl);
+HWY_EXPORT(DotQ4ColumnsImpl);
 HWY_EXPORT(DequantQ4BlocksImpl);
 HWY_EXPORT(QuantizeRowQ8Impl);
 HWY_EXPORT(DotQ4Q8ColumnImpl);
@@ -295,10 +283,11 @@ void DequantQ4Blocks(const uint8_t* codes, size_t blocks, size_t bytes, const fl
   HWY_DYNAMIC_DISPATCH(DequantQ4BlocksImpl)(codes, blocks, bytes, scale, zero_point, out);
 }
 
-float DotQ4Column(const uint8_t* codes, size_t blocks, size_t bytes, const float* a_even,
-                  const float* a_odd, const float* scale, const float* sums, const uint8_t* zps) {
-  return HWY_DYNAMIC_DISPATCH(DotQ4ColumnImpl)(codes, blocks, bytes, a_even, a_odd, scale, sums,
-                                               zps);
+void DotQ4Columns(const uint8_t* codes, size_t columns, size_t blocks, size_t bytes,
+                  const float* a_even, const float* a_odd, const float* scales, const uint8_t* zps,
+                  size_t zp_row, float* out) {
+  HWY_DYNAMIC_DISPATCH(DotQ4ColumnsImpl)
+  (codes, columns, blocks, bytes, a_even, a_odd, scales, zps, zp_row, out);
 }
 
 void QuantizeRowQ8(const float* a, int64_t k, int64_t block, int16_t* q, float* scales,

@@ -8,14 +8,16 @@
 
 namespace onnx_light::kernels {
 
-// Over `blocks` blocks of 4-bit codes (`bytes` bytes each, two codes a byte, the low
-// nibble first): sum_b scale[b] * (sum_i (low(i) * a_even[i] + high(i) * a_odd[i]) - zp_b *
-// sums[b]), where a_even / a_odd hold a row of A's even and odd elements (block b's at b *
-// bytes), sums[b] the sum of its block b, and zp_b the column's 4-bit zero points (zps, two
-// a byte, the low nibble first; null: 8 each). The codes are unpacked in registers and the
-// scales applied in vector accumulators: one horizontal sum per column.
-float DotQ4Column(const uint8_t* codes, size_t blocks, size_t bytes, const float* a_even,
-                  const float* a_odd, const float* scale, const float* sums, const uint8_t* zps);
+// `columns` consecutive columns of `blocks` blocks of 4-bit codes (`bytes` bytes a block, two
+// codes a byte, the low nibble first; column c's codes at codes + c * blocks * bytes, its
+// scales at scales + c * blocks, its zero points at zps + c * zp_row, two a byte, the low
+// nibble first, or 8 each when zps is null): out[c] = sum_b scale[b] * sum_i ((low(i) -
+// zp_b) * a_even[i] + (high(i) - zp_b) * a_odd[i]), where a_even / a_odd hold a row of A's
+// even and odd elements (block b's at b * bytes). The codes are unpacked in registers and
+// the scales applied in vector accumulators: one horizontal sum per column.
+void DotQ4Columns(const uint8_t* codes, size_t columns, size_t blocks, size_t bytes,
+                  const float* a_even, const float* a_odd, const float* scales, const uint8_t* zps,
+                  size_t zp_row, float* out);
 
 // The same blocks dequantized: block b's (low - zero_point[b]) * scale[b] values at
 // out[b * 2 * bytes, + bytes), its high nibbles' after them (A's elements must be split the
