@@ -29,27 +29,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "tests" / "python" / "genai"))
 
 from _common import cpu_name, write_section  # noqa: E402
+from _genai import make_folders, oracle_python  # noqa: E402
 
 ARCHS = os.environ.get("GENAI_ARCHS", "llama,qwen2,phi3").split(",")
 LENGTHS = (16, 128)
-
-
-def folders() -> Path:
-    done = subprocess.run(
-        [str(REPO / "scripts" / "genai_folders.sh"), "--bench"], capture_output=True, text=True
-    )
-    if done.returncode != 0:
-        sys.exit(f"scripts/genai_folders.sh --bench failed:\n{done.stderr[-3000:]}")
-    return Path(done.stdout.strip().splitlines()[-1])
-
-
-def oracle_python() -> str:
-    cache = os.environ.get("ONNX_LIGHT_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "onnx-light"
-    )
-    return os.path.join(cache, "genai-venv", "bin", "python")
 
 
 def with_threads(folder: Path, threads: int, into: Path) -> Path:
@@ -83,7 +69,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="generators per run")
     parser.add_argument("--docs", action="store_true", help="rewrite docs/performance.md")
     args = parser.parse_args()
-    base = folders()
+    base, err = make_folders(bench=True)
+    if base is None:
+        sys.exit(f"scripts/genai_folders.sh --bench failed:\n{err}")
     header = (
         "| folder | threads | prefill 16: light / genai ms | ratio | prefill 128 ms | ratio "
         "| decode step ms (tokens/s) | ratio |"

@@ -1,6 +1,7 @@
-"""The genai suite's helpers: where the oracle's Python is and onnxruntime-genai's
-generations for a folder (tests/python/genai/oracle_generate.py run in the test-only genai
-venv that scripts/genai_folders.sh makes)."""
+"""The genai suite's helpers (bench/genai_vs_ort.py uses them too): the model-builder
+folders, where the oracle's Python is, and onnxruntime-genai's generations for a folder
+(tests/python/genai/oracle_generate.py run in the test-only genai venv that
+scripts/genai_folders.sh makes)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,15 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[3]
 HERE = Path(__file__).resolve().parent
 ARCHS = ["llama", "qwen2", "qwen3", "phi3", "mistral", "gemma", "gemma2"]
+
+
+def make_folders(bench: bool = False) -> tuple[Path | None, str]:
+    """scripts/genai_folders.sh [--bench]: (the folders' parent, "") or (None, its stderr)."""
+    cmd = [str(REPO / "scripts" / "genai_folders.sh")] + (["--bench"] if bench else [])
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        return None, done.stderr[-3000:]
+    return Path(done.stdout.strip().splitlines()[-1]), ""
 
 
 def oracle_python() -> str:

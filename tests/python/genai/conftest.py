@@ -4,22 +4,19 @@ onnxruntime-genai). The helpers are in _genai.py."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
-from _genai import REPO
+from _genai import make_folders
 
 
 @pytest.fixture(scope="session")
 def genai_folders() -> Path:
     """The folder holding ARCH-fp32 and ARCH-int4 for each of _genai.ARCHS."""
-    done = subprocess.run(
-        [str(REPO / "scripts" / "genai_folders.sh")], capture_output=True, text=True
-    )
-    if done.returncode != 0:
+    folders, err = make_folders()
+    if folders is None:
         pytest.fail(
             "scripts/genai_folders.sh failed (it installs requirements/genai.txt from PyPI into "
-            f"a cached venv and runs the GenAI model builder):\n{done.stderr[-3000:]}"
+            f"a cached venv and runs the GenAI model builder):\n{err}"
         )
-    return Path(done.stdout.strip().splitlines()[-1])
+    return folders
