@@ -285,6 +285,9 @@ struct KernelDef {
   // Positions that take an optional tensor (a tensor is accepted too; an empty optional
   // arrives as a null input) and outputs that are optional (left unset: empty).
   std::vector<int> optional_inputs, optional_outputs;
+  // From this opset on (0: never), input 0 may be a tensor or a sequence and output 0 is of
+  // the kind input 0 is (Identity-14, whose schema takes both).
+  int passes_kind_since = 0;
   // Inputs and outputs a node may have. ai.onnx kernels take it from the ONNX op schema of
   // the node's opset (op_schema.h); others leave it unset to mean "every position the
   // type constraints name, all required", or set it.

@@ -331,8 +331,9 @@ struct GraphBuilder {
 
   // Sequence inputs where the kernel takes them, optionals where it takes them, tensors
   // elsewhere.
-  Status CheckInputKinds(const onnx::NodeProto& node, const KernelDef& def,
+  Status CheckInputKinds(const onnx::NodeProto& node, const KernelDef& def, int opset,
                          const std::vector<int>& inputs, const std::vector<std::string>& reads) {
+    const bool passes = def.passes_kind_since > 0 && opset >= def.passes_kind_since;
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i] < 0) continue;
       auto lists = [&](const std::vector<int>& positions) {
@@ -343,6 +344,9 @@ struct GraphBuilder {
                              : lists(def.map_inputs)    ? ValueKind::kMap
                                                         : ValueKind::kTensor;
       const ValueKind kind = g.kinds[static_cast<size_t>(inputs[i])];
+      if (passes && i == 0 && (kind == ValueKind::kTensor || kind == ValueKind::kSequence)) {
+        continue;  // output 0 takes its kind (AddNode)
+      }
       const std::string which = "node '" + node.name.get() + "' (" + node.op_type.get() +
                                 "): input " + std::to_string(i) + " ('" + reads[i] + "') is ";
       if (kind == ValueKind::kOptional && !lists(def.optional_inputs)) {
@@ -473,7 +477,7 @@ struct GraphBuilder {
     ONNX_LIGHT_RETURN_IF_ERROR(schema
                                    ? CheckInputTypes(node, *schema, input_types, opset_it->second)
                                    : CheckArity(node, DeclaredArity(*def), opset_it->second));
-    ONNX_LIGHT_RETURN_IF_ERROR(CheckInputKinds(node, *def, inputs, reads));
+    ONNX_LIGHT_RETURN_IF_ERROR(CheckInputKinds(node, *def, opset_it->second, inputs, reads));
     std::vector<DataType> output_types = ConstrainedOutputTypes(node, *def, input_types);
     Graph::Node pn;
     if (def->subgraph_input_types) {
@@ -493,6 +497,10 @@ struct GraphBuilder {
     pn.def = def;
     pn.inputs = std::move(inputs);
     ONNX_LIGHT_RETURN_IF_ERROR(AddOutputValues(node, *def, &output_types, &pn.outputs));
+    if (def->passes_kind_since > 0 && opset_it->second >= def->passes_kind_since &&
+        !pn.inputs.empty() && pn.inputs[0] >= 0 && !pn.outputs.empty() && pn.outputs[0] >= 0) {
+      g.kinds[static_cast<size_t>(pn.outputs[0])] = g.kinds[static_cast<size_t>(pn.inputs[0])];
+    }
     pn.info = std::make_unique<KernelInfo>(&node, opset_it->second, input_types, output_types,
                                            pn.subgraphs);
     g.nodes.push_back(std::move(pn));
