@@ -157,6 +157,12 @@ bool HasSubgraph(const onnx::NodeProto& node) {
 
 namespace {
 
+// The kernel's input 0 takes a tensor or a sequence at this opset, and its output 0 the
+// same kind (KernelDef::passes_kind_since).
+bool PassesKind(const KernelDef& def, int opset) {
+  return def.passes_kind_since > 0 && opset >= def.passes_kind_since;
+}
+
 // A value a subgraph reads from its enclosing graphs: the enclosing node's input
 // `position` (one of its implicit inputs).
 struct OuterValue {
@@ -333,7 +339,7 @@ struct GraphBuilder {
   // elsewhere.
   Status CheckInputKinds(const onnx::NodeProto& node, const KernelDef& def, int opset,
                          const std::vector<int>& inputs, const std::vector<std::string>& reads) {
-    const bool passes = def.passes_kind_since > 0 && opset >= def.passes_kind_since;
+    const bool passes = PassesKind(def, opset);
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i] < 0) continue;
       auto lists = [&](const std::vector<int>& positions) {
@@ -497,8 +503,8 @@ struct GraphBuilder {
     pn.def = def;
     pn.inputs = std::move(inputs);
     ONNX_LIGHT_RETURN_IF_ERROR(AddOutputValues(node, *def, &output_types, &pn.outputs));
-    if (def->passes_kind_since > 0 && opset_it->second >= def->passes_kind_since &&
-        !pn.inputs.empty() && pn.inputs[0] >= 0 && !pn.outputs.empty() && pn.outputs[0] >= 0) {
+    if (PassesKind(*def, opset_it->second) && !pn.inputs.empty() && pn.inputs[0] >= 0 &&
+        !pn.outputs.empty() && pn.outputs[0] >= 0) {
       g.kinds[static_cast<size_t>(pn.outputs[0])] = g.kinds[static_cast<size_t>(pn.inputs[0])];
     }
     pn.info = std::make_unique<KernelInfo>(&node, opset_it->second, input_types, output_types,
