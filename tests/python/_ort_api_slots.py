@@ -4,31 +4,21 @@ which slots a host profile sets and which a plugin calls."""
 
 from __future__ import annotations
 
-import re
+import sys
 from pathlib import Path
 
-HEADER = Path(__file__).resolve().parents[2] / "third_party/ort-headers/include/onnxruntime_c_api.h"
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+import gen_ort_api_slots  # noqa: E402
 
-_DECL = re.compile(
-    r"ORT_API2_STATUS\(\s*(\w+)"  # OrtStatus* functions
-    r"|ORT_CLASS_RELEASE2?\(\s*(\w+)\s*\)"  # ReleaseX
-    r"|\(ORT_API_CALL\s*\*\s*(\w+)\)"  # other function pointers
-    r"|ORT_API_T\(\s*[^,]+,\s*(\w+)"  # typed functions of later versions
-)
+HEADER = Path(__file__).resolve().parents[2] / "third_party/ort-headers/include/onnxruntime_c_api.h"
 
 
 def slot_names() -> list[str]:
     if not HEADER.exists():
         raise RuntimeError(f"{HEADER} is missing: run scripts/setup.sh")
-    text = HEADER.read_text()
-    body = text[text.index("struct OrtApi {") :]
-    body = body[: body.index("\n};")]
-    body = re.sub(r"//[^\n]*", "", body)
-    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
-    names = []
-    for m in _DECL.finditer(body):
-        status, release, pointer, typed = m.groups()
-        names.append(status or (f"Release{release}" if release else pointer or typed))
+    # One parser for the build (tools/gen_ort_api_slots.py makes libonnxruntime.so.1's
+    # slot list from it) and the tests.
+    _, names = gen_ort_api_slots.slot_names(HEADER.read_text())
     # Anchors the bridges rely on (checked by static_assert in the host too).
     assert names.index("CreateCustomOpDomain") == 26, "the OrtApi parse drifted"
     assert names.index("KernelContext_GetOutput") == 91, "the OrtApi parse drifted"

@@ -1,0 +1,458 @@
+// Sessions of ORT's C API: creation from a file or bytes, inputs and outputs, metadata,
+// profiling, and Run (outputs allocated, or written into the caller's tensors).
+#include <chrono>
+#include <ctime>
+#include <unordered_map>
+
+#include "onnx_light_ort/ort_c_api/objects.h"
+
+namespace onnx_light_ort::c_api {
+namespace {
+
+using onnx_light::RuntimeSession;
+using onnx_light::Status;
+using onnx_light::StatusCode;
+namespace onnx = onnx_light::onnx;
+
+// The session options as the runtime takes them, with ORT's profiling prefix.
+onnx_light::SessionOptions RuntimeOptions(const OrtSessionOptions* options) {
+  onnx_light::SessionOptions o;
+  if (options != nullptr) {
+    o = options->options;
+    o.enable_profiling = options->profiling;
+  } else {
+    o.intra_op_threads = 0;
+  }
+  return o;
+}
+
+OrtStatus* Finish(onnx_light::Result<std::unique_ptr<RuntimeSession>> made,
+                  const OrtSessionOptions* options, OrtSession** out, const char* fn) {
+  if (!made.ok()) {
+    // ORT's codes for what never became a session: a missing file, a malformed model.
+    const Status& st = made.status();
+    OrtErrorCode code = st.code() == StatusCode::kIoError || st.code() == StatusCode::kNotFound
+                            ? ORT_NO_SUCHFILE
+                        : st.code() == StatusCode::kInvalidModel ? ORT_INVALID_PROTOBUF
+                                                                 : ORT_FAIL;
+    if (st.code() == StatusCode::kNotImplemented) {
+      // An op with no kernel at all is one ORT has no schema for either (ORT has a kernel
+      // for nearly every ONNX op): ORT calls that an invalid graph. An op whose kernels do
+      // not take these types is ORT's "could not find an implementation": NOT_IMPLEMENTED.
+      code = st.message().find("No kernel is registered for this op") != std::string::npos
+                 ? ORT_INVALID_GRAPH
+                 : ORT_NOT_IMPLEMENTED;
+    }
+    return Fail(code, std::string(fn) + ": " + st.message());
+  }
+  auto session = std::make_unique<OrtSession>();
+  session->session = std::move(*made);
+  const onnx::ModelProto& m = session->session->model();
+  const onnx::GraphProto& g = m.graph.get();
+  for (const onnx_light::ValueMeta& v : session->session->inputs()) {
+    bool initializer = false;
+    for (const onnx::TensorProto& t : g.initializer) {
+      if (t.name.get() == v.name) {
+        initializer = true;
+        break;
+      }
+    }
+    (initializer ? session->overridables : session->inputs).push_back(v);
+  }
+  session->outputs = session->session->outputs();
+  OrtModelMetadata& md = session->metadata;
+  md.producer = m.producer_name.get();
+  md.graph_name = g.name.get();
+  md.domain = m.domain.get();
+  md.description = m.doc_string.get();
+  md.graph_description = g.doc_string.get();
+  md.version = m.model_version.get();
+  for (const onnx::StringStringEntryProto& e : m.metadata_props)
+    md.custom.emplace_back(e.key.get(), e.value.get());
+  if (options != nullptr && options->profiling) {
+    session->profiling = true;
+    char stamp[32];
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    localtime_r(&now, &tm);
+    std::strftime(stamp, sizeof(stamp), "%Y-%m-%d_%H-%M-%S", &tm);
+    session->profile_path = options->profile_prefix + "_" + stamp + ".json";
+  }
+  *out = session.release();
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL CreateSession(const OrtEnv* env, const ORTCHAR_T* path,
+                                      const OrtSessionOptions* options, OrtSession** out) noexcept {
+  ONNX_LIGHT_ORT_TRY
+  ONNX_LIGHT_ORT_ARG("CreateSession", env);
+  ONNX_LIGHT_ORT_ARG("CreateSession", path);
+  ONNX_LIGHT_ORT_ARG("CreateSession", out);
+  *out = nullptr;
+  return Finish(RuntimeSession::CreateFromFile(path, RuntimeOptions(options)), options, out,
+                "CreateSession");
+  ONNX_LIGHT_ORT_CATCH("CreateSession")
+}
+OrtStatus* ORT_API_CALL CreateSessionFromArray(const OrtEnv* env, const void* data, size_t size,
+                                               const OrtSessionOptions* options,
+                                               OrtSession** out) noexcept {
+  ONNX_LIGHT_ORT_TRY
+  ONNX_LIGHT_ORT_ARG("CreateSessionFromArray", env);
+  ONNX_LIGHT_ORT_ARG("CreateSessionFromArray", data);
+  ONNX_LIGHT_ORT_ARG("CreateSessionFromArray", out);
+  *out = nullptr;
+  return Finish(RuntimeSession::CreateFromBytes(data, size, RuntimeOptions(options)), options, out,
+                "CreateSessionFromArray");
+  ONNX_LIGHT_ORT_CATCH("CreateSessionFromArray")
+}
+void ORT_API_CALL ReleaseSession(OrtSession* session) noexcept {
+  delete session;
+}
+
+// --- Inputs and outputs -----------------------------------------------------------------
+
+enum class Io { kInput, kOutput, kOverridable };
+const std::vector<onnx_light::ValueMeta>& List(const OrtSession* s, Io io) {
+  return io == Io::kInput ? s->inputs : io == Io::kOutput ? s->outputs : s->overridables;
+}
+OrtStatus* Count(const OrtSession* s, Io io, size_t* out, const char* fn) {
+  ONNX_LIGHT_ORT_ARG(fn, s);
+  ONNX_LIGHT_ORT_ARG(fn, out);
+  *out = List(s, io).size();
+  return nullptr;
+}
+OrtStatus* At(const OrtSession* s, Io io, size_t index, const onnx_light::ValueMeta** meta,
+              const char* fn) {
+  ONNX_LIGHT_ORT_ARG(fn, s);
+  const auto& list = List(s, io);
+  if (index >= list.size()) {
+    return Fail(ORT_INVALID_ARGUMENT, std::string(fn) + ": index " + std::to_string(index) +
+                                          " is out of range (the model has " +
+                                          std::to_string(list.size()) + ")");
+  }
+  *meta = &list[index];
+  return nullptr;
+}
+OrtStatus* Name(const OrtSession* s, Io io, size_t index, OrtAllocator* allocator, char** out,
+                const char* fn) {
+  ONNX_LIGHT_ORT_ARG(fn, allocator);
+  ONNX_LIGHT_ORT_ARG(fn, out);
+  const onnx_light::ValueMeta* meta = nullptr;
+  if (OrtStatus* st = At(s, io, index, &meta, fn)) return st;
+  *out = CopyString(allocator, meta->name);
+  return *out != nullptr ? nullptr : Fail(ORT_FAIL, std::string(fn) + ": out of memory");
+}
+OrtStatus* TypeInfo(const OrtSession* s, Io io, size_t index, OrtTypeInfo** out, const char* fn) {
+  ONNX_LIGHT_ORT_ARG(fn, out);
+  const onnx_light::ValueMeta* meta = nullptr;
+  if (OrtStatus* st = At(s, io, index, &meta, fn)) return st;
+  *out = TypeInfoOf(*meta).release();
+  return nullptr;
+}
+
+#define ONNX_LIGHT_ORT_IO_SLOTS(Kind, IoKind)                                                    \
+  OrtStatus* ORT_API_CALL SessionGet##Kind##Count(const OrtSession* s, size_t* out) noexcept {   \
+    return Count(s, IoKind, out, "SessionGet" #Kind "Count");                                    \
+  }                                                                                              \
+  OrtStatus* ORT_API_CALL SessionGet##Kind##Name(const OrtSession* s, size_t i, OrtAllocator* a, \
+                                                 char** out) noexcept {                          \
+    ONNX_LIGHT_ORT_TRY                                                                           \
+    return Name(s, IoKind, i, a, out, "SessionGet" #Kind "Name");                                \
+    ONNX_LIGHT_ORT_CATCH("SessionGet" #Kind "Name")                                              \
+  }                                                                                              \
+  OrtStatus* ORT_API_CALL SessionGet##Kind##TypeInfo(const OrtSession* s, size_t i,              \
+                                                     OrtTypeInfo** out) noexcept {               \
+    ONNX_LIGHT_ORT_TRY                                                                           \
+    return TypeInfo(s, IoKind, i, out, "SessionGet" #Kind "TypeInfo");                           \
+    ONNX_LIGHT_ORT_CATCH("SessionGet" #Kind "TypeInfo")                                          \
+  }
+ONNX_LIGHT_ORT_IO_SLOTS(Input, Io::kInput)
+ONNX_LIGHT_ORT_IO_SLOTS(Output, Io::kOutput)
+ONNX_LIGHT_ORT_IO_SLOTS(OverridableInitializer, Io::kOverridable)
+#undef ONNX_LIGHT_ORT_IO_SLOTS
+
+OrtStatus* MemoryInfos(const OrtSession* s, const OrtMemoryInfo** out, size_t n, Io io,
+                       const char* fn) {
+  ONNX_LIGHT_ORT_ARG(fn, s);
+  ONNX_LIGHT_ORT_ARG(fn, out);
+  if (n != List(s, io).size()) {
+    return Fail(ORT_INVALID_ARGUMENT, std::string(fn) + ": the session has " +
+                                          std::to_string(List(s, io).size()) + ", not " +
+                                          std::to_string(n));
+  }
+  for (size_t i = 0; i < n; ++i)
+    out[i] = CpuMemoryInfo();
+  return nullptr;
+}
+OrtStatus* ORT_API_CALL SessionGetMemoryInfoForInputs(const OrtSession* s,
+                                                      const OrtMemoryInfo** out,
+                                                      size_t n) noexcept {
+  return MemoryInfos(s, out, n, Io::kInput, "SessionGetMemoryInfoForInputs");
+}
+OrtStatus* ORT_API_CALL SessionGetMemoryInfoForOutputs(const OrtSession* s,
+                                                       const OrtMemoryInfo** out,
+                                                       size_t n) noexcept {
+  return MemoryInfos(s, out, n, Io::kOutput, "SessionGetMemoryInfoForOutputs");
+}
+
+// --- Run --------------------------------------------------------------------------------
+
+// Copies a computed output into the caller's preallocated tensor (same type and shape).
+OrtStatus* WriteInto(const onnx_light::Value& got, OrtValue* into, const std::string& name) {
+  const onnx_light::Tensor* src = got.tensor_or_null();
+  onnx_light::Tensor* dst = into->value.is_container() ? nullptr : &into->value.tensor;
+  if (src == nullptr || dst == nullptr || !dst->is_defined()) {
+    return Fail(ORT_INVALID_ARGUMENT,
+                "Run: output '" + name + "' was given a preallocated value that is not a tensor");
+  }
+  if (src->dtype() != dst->dtype() || src->shape() != dst->shape()) {
+    return Fail(ORT_INVALID_ARGUMENT,
+                "Run: output '" + name + "' is " + onnx_light::DataTypeName(src->dtype()) +
+                    src->shape().ToString() + ", the preallocated tensor is " +
+                    onnx_light::DataTypeName(dst->dtype()) + dst->shape().ToString());
+  }
+  if (src->dtype() == onnx_light::DataType::kString) {
+    const auto* from = src->data<std::string>();
+    auto* to = dst->mutable_data<std::string>();
+    if (to == nullptr) return Fail(ORT_INVALID_ARGUMENT, "Run: output '" + name + "' is read-only");
+    std::copy(from, from + src->num_elements(), to);
+    return nullptr;
+  }
+  void* to = dst->mutable_raw_data();
+  if (to == nullptr) return Fail(ORT_INVALID_ARGUMENT, "Run: output '" + name + "' is read-only");
+  if (src->byte_size() != 0) std::memcpy(to, src->raw_data(), src->byte_size());
+  return nullptr;
+}
+
+// An output handed to the caller: tensors that view memory the session owns (an
+// initializer passed through) are copied, so the caller may write into any output.
+OrtStatus* NewOutput(onnx_light::Value v, OrtValue** out) {
+  if (!v.is_container() && v.tensor.is_defined() && v.tensor.is_read_only()) {
+    auto copy = v.tensor.Clone();
+    if (!copy.ok()) return FromStatus(copy.status(), "Run");
+    v.tensor = std::move(*copy);
+  }
+  *out = new OrtValue{std::move(v), {}};
+  return nullptr;
+}
+
+OrtStatus* RunImpl(OrtSession* s, const OrtRunOptions* run_options, const char* const* input_names,
+                   const OrtValue* const* inputs, size_t input_len, const char* const* output_names,
+                   size_t output_len, OrtValue** outputs) {
+  ONNX_LIGHT_ORT_ARG("Run", s);
+  if (input_len != 0) {
+    ONNX_LIGHT_ORT_ARG("Run", input_names);
+    ONNX_LIGHT_ORT_ARG("Run", inputs);
+  }
+  if (output_len == 0)
+    return Fail(ORT_INVALID_ARGUMENT, "Run: at least one output must be requested");
+  ONNX_LIGHT_ORT_ARG("Run", output_names);
+  ONNX_LIGHT_ORT_ARG("Run", outputs);
+  std::vector<onnx_light::NamedValue> feeds;
+  feeds.reserve(input_len);
+  for (size_t i = 0; i < input_len; ++i) {
+    if (input_names[i] == nullptr || inputs[i] == nullptr) {
+      return Fail(ORT_INVALID_ARGUMENT, "Run: input " + std::to_string(i) + " has a null " +
+                                            (input_names[i] == nullptr ? "name" : "value"));
+    }
+    feeds.emplace_back(input_names[i], inputs[i]->value);
+  }
+  // A required input not fed: ORT 1.29 gets as far as the first kernel that reads it and
+  // fails there with ORT_FAIL ("Missing Input: x"); the same code and words, before running.
+  for (const onnx_light::ValueMeta& in : s->inputs) {
+    if (in.is_optional()) continue;
+    bool fed = false;
+    for (size_t i = 0; i < input_len && !fed; ++i)
+      fed = in.name == input_names[i];
+    if (!fed) return Fail(ORT_FAIL, "Run: Missing Input: " + in.name);
+  }
+  std::vector<std::string> names;
+  names.reserve(output_len);
+  for (size_t i = 0; i < output_len; ++i) {
+    if (output_names[i] == nullptr) {
+      return Fail(ORT_INVALID_ARGUMENT, "Run: output name " + std::to_string(i) + " is null");
+    }
+    names.emplace_back(output_names[i]);
+  }
+  auto result =
+      s->session->RunValues(feeds, names, run_options != nullptr ? &run_options->options : nullptr);
+  if (!result.ok()) {
+    const Status& st = result.status();
+    if (st.code() == StatusCode::kCancelled) {
+      return Fail(ORT_FAIL, "Exiting due to terminate flag being set to true.");
+    }
+    return FromStatus(st, "Run");
+  }
+  std::vector<onnx_light::Value>& got = *result;
+  // Preallocated outputs first: nothing is handed out when one of them does not fit.
+  for (size_t i = 0; i < output_len; ++i) {
+    if (outputs[i] != nullptr) {
+      if (OrtStatus* st = WriteInto(got[i], outputs[i], names[i])) return st;
+    }
+  }
+  std::vector<size_t> made;
+  for (size_t i = 0; i < output_len; ++i) {
+    if (outputs[i] != nullptr) continue;
+    if (OrtStatus* st = NewOutput(std::move(got[i]), &outputs[i])) {
+      for (size_t j : made) {  // the caller gets none of this call's outputs
+        delete outputs[j];
+        outputs[j] = nullptr;
+      }
+      return st;
+    }
+    made.push_back(i);
+  }
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL Run(OrtSession* s, const OrtRunOptions* run_options,
+                            const char* const* input_names, const OrtValue* const* inputs,
+                            size_t input_len, const char* const* output_names, size_t output_len,
+                            OrtValue** outputs) noexcept {
+  ONNX_LIGHT_ORT_TRY
+  return RunImpl(s, run_options, input_names, inputs, input_len, output_names, output_len, outputs);
+  ONNX_LIGHT_ORT_CATCH("Run")
+}
+
+// --- Profiling --------------------------------------------------------------------------
+
+OrtStatus* ORT_API_CALL SessionEndProfiling(OrtSession* s, OrtAllocator* allocator,
+                                            char** out) noexcept {
+  ONNX_LIGHT_ORT_TRY
+  ONNX_LIGHT_ORT_ARG("SessionEndProfiling", s);
+  ONNX_LIGHT_ORT_ARG("SessionEndProfiling", allocator);
+  ONNX_LIGHT_ORT_ARG("SessionEndProfiling", out);
+  std::string path;
+  if (s->profiling && s->session->profiler() != nullptr) {
+    if (OrtStatus* st = FromStatus(s->session->profiler()->WriteChromeTrace(s->profile_path),
+                                   "SessionEndProfiling")) {
+      return st;
+    }
+    path = s->profile_path;
+    s->profiling = false;
+  }
+  *out = CopyString(allocator, path);  // "" when profiling was off, as ORT
+  return *out != nullptr ? nullptr : Fail(ORT_FAIL, "SessionEndProfiling: out of memory");
+  ONNX_LIGHT_ORT_CATCH("SessionEndProfiling")
+}
+OrtStatus* ORT_API_CALL SessionGetProfilingStartTimeNs(const OrtSession* s,
+                                                       uint64_t* out) noexcept {
+  ONNX_LIGHT_ORT_ARG("SessionGetProfilingStartTimeNs", s);
+  ONNX_LIGHT_ORT_ARG("SessionGetProfilingStartTimeNs", out);
+  *out = 0;
+  return nullptr;
+}
+
+// --- Model metadata ---------------------------------------------------------------------
+
+OrtStatus* ORT_API_CALL SessionGetModelMetadata(const OrtSession* s,
+                                                OrtModelMetadata** out) noexcept {
+  ONNX_LIGHT_ORT_TRY
+  ONNX_LIGHT_ORT_ARG("SessionGetModelMetadata", s);
+  ONNX_LIGHT_ORT_ARG("SessionGetModelMetadata", out);
+  *out = new OrtModelMetadata(s->metadata);
+  return nullptr;
+  ONNX_LIGHT_ORT_CATCH("SessionGetModelMetadata")
+}
+void ORT_API_CALL ReleaseModelMetadata(OrtModelMetadata* m) noexcept {
+  delete m;
+}
+#define ONNX_LIGHT_ORT_METADATA_STRING(Slot, field)                                               \
+  OrtStatus* ORT_API_CALL Slot(const OrtModelMetadata* m, OrtAllocator* a, char** out) noexcept { \
+    ONNX_LIGHT_ORT_ARG(#Slot, m);                                                                 \
+    ONNX_LIGHT_ORT_ARG(#Slot, a);                                                                 \
+    ONNX_LIGHT_ORT_ARG(#Slot, out);                                                               \
+    *out = CopyString(a, m->field);                                                               \
+    return *out != nullptr ? nullptr : Fail(ORT_FAIL, #Slot ": out of memory");                   \
+  }
+ONNX_LIGHT_ORT_METADATA_STRING(ModelMetadataGetProducerName, producer)
+ONNX_LIGHT_ORT_METADATA_STRING(ModelMetadataGetGraphName, graph_name)
+ONNX_LIGHT_ORT_METADATA_STRING(ModelMetadataGetDomain, domain)
+ONNX_LIGHT_ORT_METADATA_STRING(ModelMetadataGetDescription, description)
+ONNX_LIGHT_ORT_METADATA_STRING(ModelMetadataGetGraphDescription, graph_description)
+#undef ONNX_LIGHT_ORT_METADATA_STRING
+OrtStatus* ORT_API_CALL ModelMetadataGetVersion(const OrtModelMetadata* m, int64_t* out) noexcept {
+  ONNX_LIGHT_ORT_ARG("ModelMetadataGetVersion", m);
+  ONNX_LIGHT_ORT_ARG("ModelMetadataGetVersion", out);
+  *out = m->version;
+  return nullptr;
+}
+OrtStatus* ORT_API_CALL ModelMetadataLookupCustomMetadataMap(const OrtModelMetadata* m,
+                                                             OrtAllocator* a, const char* key,
+                                                             char** out) noexcept {
+  ONNX_LIGHT_ORT_TRY
+  ONNX_LIGHT_ORT_ARG("ModelMetadataLookupCustomMetadataMap", m);
+  ONNX_LIGHT_ORT_ARG("ModelMetadataLookupCustomMetadataMap", a);
+  ONNX_LIGHT_ORT_ARG("ModelMetadataLookupCustomMetadataMap", key);
+  ONNX_LIGHT_ORT_ARG("ModelMetadataLookupCustomMetadataMap", out);
+  *out = nullptr;  // absent key: null, no error (as ORT)
+  for (const auto& [k, v] : m->custom) {
+    if (k == key) {
+      *out = CopyString(a, v);
+      if (*out == nullptr)
+        return Fail(ORT_FAIL, "ModelMetadataLookupCustomMetadataMap: out of memory");
+      break;
+    }
+  }
+  return nullptr;
+  ONNX_LIGHT_ORT_CATCH("ModelMetadataLookupCustomMetadataMap")
+}
+OrtStatus* ORT_API_CALL ModelMetadataGetCustomMetadataMapKeys(const OrtModelMetadata* m,
+                                                              OrtAllocator* a, char*** keys,
+                                                              int64_t* count) noexcept {
+  ONNX_LIGHT_ORT_ARG("ModelMetadataGetCustomMetadataMapKeys", m);
+  ONNX_LIGHT_ORT_ARG("ModelMetadataGetCustomMetadataMapKeys", a);
+  ONNX_LIGHT_ORT_ARG("ModelMetadataGetCustomMetadataMapKeys", keys);
+  ONNX_LIGHT_ORT_ARG("ModelMetadataGetCustomMetadataMapKeys", count);
+  *keys = nullptr;
+  *count = static_cast<int64_t>(m->custom.size());
+  if (m->custom.empty()) return nullptr;
+  auto** list = static_cast<char**>(a->Alloc(a, m->custom.size() * sizeof(char*)));
+  if (list == nullptr)
+    return Fail(ORT_FAIL, "ModelMetadataGetCustomMetadataMapKeys: out of memory");
+  for (size_t i = 0; i < m->custom.size(); ++i) {
+    list[i] = CopyString(a, m->custom[i].first);
+    if (list[i] == nullptr) {
+      for (size_t j = 0; j < i; ++j)
+        a->Free(a, list[j]);
+      a->Free(a, list);
+      return Fail(ORT_FAIL, "ModelMetadataGetCustomMetadataMapKeys: out of memory");
+    }
+  }
+  *keys = list;
+  return nullptr;
+}
+
+}  // namespace
+
+void FillSessionSlots(OrtApi& api) {
+  api.CreateSession = &CreateSession;
+  api.CreateSessionFromArray = &CreateSessionFromArray;
+  api.ReleaseSession = &ReleaseSession;
+  api.Run = &Run;
+  api.SessionGetInputCount = &SessionGetInputCount;
+  api.SessionGetOutputCount = &SessionGetOutputCount;
+  api.SessionGetOverridableInitializerCount = &SessionGetOverridableInitializerCount;
+  api.SessionGetInputName = &SessionGetInputName;
+  api.SessionGetOutputName = &SessionGetOutputName;
+  api.SessionGetOverridableInitializerName = &SessionGetOverridableInitializerName;
+  api.SessionGetInputTypeInfo = &SessionGetInputTypeInfo;
+  api.SessionGetOutputTypeInfo = &SessionGetOutputTypeInfo;
+  api.SessionGetOverridableInitializerTypeInfo = &SessionGetOverridableInitializerTypeInfo;
+  api.SessionGetMemoryInfoForInputs = &SessionGetMemoryInfoForInputs;
+  api.SessionGetMemoryInfoForOutputs = &SessionGetMemoryInfoForOutputs;
+  api.SessionEndProfiling = &SessionEndProfiling;
+  api.SessionGetProfilingStartTimeNs = &SessionGetProfilingStartTimeNs;
+  api.SessionGetModelMetadata = &SessionGetModelMetadata;
+  api.ReleaseModelMetadata = &ReleaseModelMetadata;
+  api.ModelMetadataGetProducerName = &ModelMetadataGetProducerName;
+  api.ModelMetadataGetGraphName = &ModelMetadataGetGraphName;
+  api.ModelMetadataGetDomain = &ModelMetadataGetDomain;
+  api.ModelMetadataGetDescription = &ModelMetadataGetDescription;
+  api.ModelMetadataGetGraphDescription = &ModelMetadataGetGraphDescription;
+  api.ModelMetadataGetVersion = &ModelMetadataGetVersion;
+  api.ModelMetadataLookupCustomMetadataMap = &ModelMetadataLookupCustomMetadataMap;
+  api.ModelMetadataGetCustomMetadataMapKeys = &ModelMetadataGetCustomMetadataMapKeys;
+}
+
+}  // namespace onnx_light_ort::c_api

@@ -1,0 +1,135 @@
+// ORT's C API table on onnx-light: OrtGetApiBase, GetApi(N), and a typed stub in every slot
+// that no file fills. No client checks a slot for null (a null slot crashed each of the five
+// traced, shared/design/ORT_C_API.md), so none is: a status-returning stub returns
+// ORT_NOT_IMPLEMENTED naming its function, a void one does nothing, the others return zero
+// (null from the sub-API getters: training, model editor, compile, EP, interop).
+#include <cstdio>
+#include <type_traits>
+
+#include "cpu_provider_factory.h"
+#include "onnx_light_ort/ort_c_api/objects.h"
+#include "onnx_light_ort/ort_c_api/slots.h"
+
+// The slots' types carry the header's warn_unused_result (ORT_MUST_USE_RESULT), which a
+// template argument drops: nothing to warn about, the stubs' types match the slots'.
+#pragma GCC diagnostic ignored "-Wignored-attributes"
+
+namespace onnx_light_ort::c_api {
+namespace {
+
+// One static name per slot (the stubs' template arguments), from the generated list.
+#define ONNX_LIGHT_ORT_SLOT(index, name) constexpr char kSlotName_##name[] = #name;
+#include "ort_api_slots.inc"
+#undef ONNX_LIGHT_ORT_SLOT
+
+template <typename R>
+R NotSupported(const char* name) noexcept {
+  if constexpr (std::is_same_v<R, OrtStatus*>) {
+    return Fail(ORT_NOT_IMPLEMENTED, std::string(name) + " is not supported by onnx-light");
+  } else if constexpr (!std::is_void_v<R>) {
+    return R{};
+  }
+}
+
+template <typename F>
+struct Stub;
+template <typename R, typename... A>
+struct Stub<R (*)(A...) noexcept> {
+  template <const char* kName>
+  static R Fn(A...) noexcept {
+    return NotSupported<R>(kName);
+  }
+};
+template <typename R, typename... A>
+struct Stub<R (*)(A...)> {
+  template <const char* kName>
+  static R Fn(A...) noexcept {
+    return NotSupported<R>(kName);
+  }
+};
+
+struct Table {
+  OrtApi api{};
+  bool stub[ONNX_LIGHT_ORT_API_SLOTS] = {};
+  Table() {
+    FillStatusAndEnvSlots(api);
+    FillOptionsSlots(api);
+    FillSessionSlots(api);
+    FillValueSlots(api);
+    FillTypeInfoSlots(api);
+#define ONNX_LIGHT_ORT_SLOT(index, name)                                                          \
+  if (api.name == nullptr) {                                                                      \
+    api.name = &Stub<std::remove_reference_t<decltype(api.name)>>::template Fn<kSlotName_##name>; \
+    stub[index] = true;                                                                           \
+  }
+#include "ort_api_slots.inc"
+#undef ONNX_LIGHT_ORT_SLOT
+  }
+};
+static_assert(sizeof(OrtApi) == ONNX_LIGHT_ORT_API_SLOTS * sizeof(void (*)()),
+              "OrtApi is one flat table of function pointers");
+
+const Table& TheTable() {
+  static const Table table;
+  return table;
+}
+
+const char* const kSlotNames[] = {
+#define ONNX_LIGHT_ORT_SLOT(index, name) #name,
+#include "ort_api_slots.inc"
+#undef ONNX_LIGHT_ORT_SLOT
+};
+
+// The ORT release whose headers (ORT_API_VERSION) this table follows: clients parse it
+// (Rust's `ort` refuses a minor version below the API it asks for).
+constexpr const char* kVersion = "1.29.0";
+static_assert(ORT_API_VERSION == 29, "kVersion names the release of the pinned headers");
+
+const OrtApi* ORT_API_CALL GetApi(uint32_t version) noexcept {
+  if (version >= 1 && version <= ORT_API_VERSION) return &TheTable().api;
+  std::fprintf(stderr,
+               "The requested API version [%u] is not available, only API versions [1, %d] are "
+               "supported in this build (onnx-light). Current ORT Version is: %s\n",
+               version, ORT_API_VERSION, kVersion);
+  return nullptr;
+}
+
+const char* ORT_API_CALL GetVersionString() noexcept {
+  return kVersion;
+}
+
+const OrtApiBase kApiBase = {&GetApi, &GetVersionString};
+
+}  // namespace
+}  // namespace onnx_light_ort::c_api
+
+extern "C" {
+
+__attribute__((visibility("default"))) const OrtApiBase* ORT_API_CALL OrtGetApiBase(void) noexcept {
+  return &onnx_light_ort::c_api::kApiBase;
+}
+
+// ORT exports this for programs that append the CPU provider by name (the Java binding
+// imports it). The CPU is onnx-light's only provider: nothing to do.
+__attribute__((visibility("default"))) OrtStatus* ORT_API_CALL
+OrtSessionOptionsAppendExecutionProvider_CPU(OrtSessionOptions* options, int use_arena) noexcept {
+  // (The header declares the arguments non-null: no check here.)
+  (void)options;
+  (void)use_arena;
+  return nullptr;
+}
+
+// For the tests and the docs: the table's size, each slot's name, and whether onnx-light
+// implements it (0) or it is a stub (1); -1 past the end.
+__attribute__((visibility("default"))) size_t OnnxLightOrtApiSlotCount(void) {
+  return ONNX_LIGHT_ORT_API_SLOTS;
+}
+__attribute__((visibility("default"))) const char* OnnxLightOrtApiSlotName(size_t index) {
+  return index < ONNX_LIGHT_ORT_API_SLOTS ? onnx_light_ort::c_api::kSlotNames[index] : nullptr;
+}
+__attribute__((visibility("default"))) int OnnxLightOrtApiSlotIsStub(size_t index) {
+  if (index >= ONNX_LIGHT_ORT_API_SLOTS) return -1;
+  return onnx_light_ort::c_api::TheTable().stub[index] ? 1 : 0;
+}
+
+}  // extern "C"

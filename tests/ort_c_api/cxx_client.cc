@@ -1,0 +1,278 @@
+// A C++ program written for ONNX Runtime (onnxruntime_cxx_api.h of the pinned headers,
+// linked with -lonnxruntime), used as a test of libonnxruntime.so.1 on onnx-light: the test
+// runs it on onnx-light's library and on real ORT's (LD_LIBRARY_PATH picks which) and
+// compares what it prints (tests/python/ort_c_api/test_cxx_client.py).
+//
+//   cxx_client MODEL_DIR
+//
+// MODEL_DIR holds the models the test writes: dense.onnx (MatMul + Add + Relu with a
+// symbolic batch "N" and metadata), strings.onnx (Gather and Concat of strings), zipmap.onnx
+// (ai.onnx.ml ZipMap) and sequence.onnx (SplitToSequence). Each line printed is one fact: a name, a
+// type, a shape, values (full precision, compared with a tolerance) or an error's code.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "onnxruntime_cxx_api.h"
+
+namespace {
+
+std::string Shape(const std::vector<int64_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i)
+    s += (i ? "," : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+void PrintTypeInfo(const char* what, size_t i, const std::string& name, const Ort::TypeInfo& t) {
+  const ONNXType kind = t.GetONNXType();
+  std::printf("%s %zu %s onnx_type=%d", what, i, name.c_str(), static_cast<int>(kind));
+  if (kind == ONNX_TYPE_TENSOR) {
+    auto info = t.GetTensorTypeAndShapeInfo();
+    std::printf(" elem=%d shape=%s sym=", static_cast<int>(info.GetElementType()),
+                Shape(info.GetShape()).c_str());
+    for (const char* p : info.GetSymbolicDimensions())
+      std::printf("'%s'", p);
+  } else if (kind == ONNX_TYPE_SEQUENCE) {
+    auto seq = t.GetSequenceTypeInfo();
+    auto elem = seq.GetSequenceElementType();
+    std::printf(" element_onnx_type=%d", static_cast<int>(elem.GetONNXType()));
+  } else if (kind == ONNX_TYPE_MAP) {
+    auto map = t.GetMapTypeInfo();
+    std::printf(" key=%d", static_cast<int>(map.GetMapKeyType()));
+  }
+  std::printf("\n");
+}
+
+void PrintIo(const char* label, Ort::Session& s) {
+  Ort::AllocatorWithDefaultOptions alloc;
+  std::printf("%s inputs=%zu outputs=%zu\n", label, s.GetInputCount(), s.GetOutputCount());
+  for (size_t i = 0; i < s.GetInputCount(); ++i)
+    PrintTypeInfo("input", i, s.GetInputNameAllocated(i, alloc).get(), s.GetInputTypeInfo(i));
+  for (size_t i = 0; i < s.GetOutputCount(); ++i)
+    PrintTypeInfo("output", i, s.GetOutputNameAllocated(i, alloc).get(), s.GetOutputTypeInfo(i));
+}
+
+void PrintTensor(const char* label, const Ort::Value& v) {
+  auto info = v.GetTensorTypeAndShapeInfo();
+  const ONNXTensorElementDataType type = info.GetElementType();
+  std::printf("value %s elem=%d shape=%s", label, static_cast<int>(type),
+              Shape(info.GetShape()).c_str());
+  const size_t n = info.GetElementCount();
+  if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
+    const float* p = v.GetTensorData<float>();
+    for (size_t i = 0; i < n; ++i)
+      std::printf(" %.9g", p[i]);
+  } else if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64) {
+    const int64_t* p = v.GetTensorData<int64_t>();
+    for (size_t i = 0; i < n; ++i)
+      std::printf(" %lld", static_cast<long long>(p[i]));
+  } else if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING) {
+    for (size_t i = 0; i < n; ++i)
+      std::printf(" '%s'", v.GetStringTensorElement(i).c_str());
+  }
+  std::printf("\n");
+}
+
+// Runs `body`, printing the error code of an Ort::Exception (messages differ by runtime).
+template <typename F>
+void Expect(const char* label, F body) {
+  try {
+    body();
+    std::printf("%s ok\n", label);
+  } catch (const Ort::Exception& e) {
+    std::printf("%s error code=%d\n", label, static_cast<int>(e.GetOrtErrorCode()));
+  }
+}
+
+void Dense(Ort::Env& env, const std::string& dir) {
+  Ort::SessionOptions so;
+  so.SetIntraOpNumThreads(1);
+  so.SetInterOpNumThreads(1);
+  so.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
+  so.SetExecutionMode(ExecutionMode::ORT_SEQUENTIAL);
+  const std::string path = dir + "/dense.onnx";
+  Ort::Session from_file(env, path.c_str(), so);
+  PrintIo("dense", from_file);
+
+  Ort::AllocatorWithDefaultOptions alloc;
+  Ort::ModelMetadata md = from_file.GetModelMetadata();
+  std::printf("metadata producer=%s graph=%s version=%lld\n",
+              md.GetProducerNameAllocated(alloc).get(), md.GetGraphNameAllocated(alloc).get(),
+              static_cast<long long>(md.GetVersion()));
+  std::vector<std::string> keys;  // sorted: ORT keeps them in a hash map
+  for (auto& key : md.GetCustomMetadataMapKeysAllocated(alloc))
+    keys.emplace_back(key.get());
+  std::sort(keys.begin(), keys.end());
+  for (const std::string& key : keys) {
+    std::printf("metadata %s=%s\n", key.c_str(),
+                md.LookupCustomMetadataMapAllocated(key.c_str(), alloc).get());
+  }
+
+  std::ifstream f(path, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  Ort::Session from_bytes(env, bytes.data(), bytes.size(), so);
+
+  auto mem = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+  std::printf("memory name=%s device=%d\n", mem.GetAllocatorName().c_str(),
+              static_cast<int>(mem.GetDeviceType()));
+  std::vector<float> x(3 * 4);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = 0.25f * static_cast<float>(i) - 1.0f;
+  const int64_t xs[] = {3, 4};
+  Ort::Value input = Ort::Value::CreateTensor<float>(mem, x.data(), x.size(), xs, 2);
+  const char* in_names[] = {"x"};
+  const char* out_names[] = {"y"};
+  for (Ort::Session* s : {&from_file, &from_bytes}) {
+    auto outs = s->Run(Ort::RunOptions{nullptr}, in_names, &input, 1, out_names, 1);
+    PrintTensor(s == &from_file ? "dense_file" : "dense_bytes", outs[0]);
+  }
+  // Into a preallocated output.
+  std::vector<float> y(3 * 5, -7.0f);
+  const int64_t ys[] = {3, 5};
+  Ort::Value output = Ort::Value::CreateTensor<float>(mem, y.data(), y.size(), ys, 2);
+  Ort::RunOptions ro;
+  ro.SetRunTag("tagged");
+  from_file.Run(ro, in_names, &input, 1, out_names, &output, 1);
+  std::printf("run_tag %s\n", ro.GetRunTag());
+  PrintTensor("dense_preallocated", output);
+  std::printf("preallocated_is_user_buffer %d\n", output.GetTensorData<float>() == y.data());
+
+  // Errors: a missing input, a wrong type, an unknown output, a terminated run.
+  Expect("missing_input",
+         [&] { from_file.Run(Ort::RunOptions{nullptr}, nullptr, nullptr, 0, out_names, 1); });
+  std::vector<double> xd(12, 1.0);
+  Ort::Value wrong = Ort::Value::CreateTensor<double>(mem, xd.data(), xd.size(), xs, 2);
+  Expect("wrong_type",
+         [&] { from_file.Run(Ort::RunOptions{nullptr}, in_names, &wrong, 1, out_names, 1); });
+  const char* bad_out[] = {"nope"};
+  Expect("unknown_output",
+         [&] { from_file.Run(Ort::RunOptions{nullptr}, in_names, &input, 1, bad_out, 1); });
+  Expect("wrong_rank", [&] {
+    const int64_t flat[] = {12};
+    Ort::Value v = Ort::Value::CreateTensor<float>(mem, x.data(), x.size(), flat, 1);
+    from_file.Run(Ort::RunOptions{nullptr}, in_names, &v, 1, out_names, 1);
+  });
+  Ort::RunOptions stop;
+  stop.SetTerminate();
+  Expect("terminated", [&] { from_file.Run(stop, in_names, &input, 1, out_names, 1); });
+  stop.UnsetTerminate();
+  Expect("unterminated", [&] { from_file.Run(stop, in_names, &input, 1, out_names, 1); });
+  // The session is still usable.
+  auto again = from_file.Run(Ort::RunOptions{nullptr}, in_names, &input, 1, out_names, 1);
+  PrintTensor("dense_after_errors", again[0]);
+}
+
+void Strings(Ort::Env& env, const std::string& dir) {
+  Ort::SessionOptions so;
+  so.SetIntraOpNumThreads(1);
+  Ort::Session s(env, (dir + "/strings.onnx").c_str(), so);
+  PrintIo("strings", s);
+  Ort::AllocatorWithDefaultOptions alloc;
+  const int64_t shape[] = {3};
+  Ort::Value in = Ort::Value::CreateTensor(alloc, shape, 1, ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING);
+  const char* words[] = {"Hello", "wOrLd", ""};
+  in.FillStringTensor(words, 3);
+  const char* in_names[] = {"text"};
+  const char* out_names[] = {"picked"};
+  auto outs = s.Run(Ort::RunOptions{nullptr}, in_names, &in, 1, out_names, 1);
+  PrintTensor("strings", outs[0]);
+  std::printf("strings_total_length %zu\n", outs[0].GetStringTensorDataLength());
+  std::string content(outs[0].GetStringTensorDataLength(), '\0');
+  std::vector<size_t> offsets(outs[0].GetTensorTypeAndShapeInfo().GetElementCount());
+  outs[0].GetStringTensorContent(content.data(), content.size(), offsets.data(), offsets.size());
+  std::printf("strings_content '%s' offsets", content.c_str());
+  for (size_t o : offsets)
+    std::printf(" %zu", o);
+  std::printf("\n");
+  Expect("strings_short_offsets", [&] {
+    outs[0].GetStringTensorContent(content.data(), content.size(), offsets.data(), 2);
+  });
+}
+
+void ZipMap(Ort::Env& env, const std::string& dir) {
+  Ort::SessionOptions so;
+  Ort::Session s(env, (dir + "/zipmap.onnx").c_str(), so);
+  PrintIo("zipmap", s);
+  auto mem = Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeCPU);
+  std::vector<float> x = {0.1f, 0.2f, 0.7f, 0.5f, 0.25f, 0.25f};
+  const int64_t xs[] = {2, 3};
+  Ort::Value in = Ort::Value::CreateTensor<float>(mem, x.data(), x.size(), xs, 2);
+  const char* in_names[] = {"probabilities"};
+  const char* out_names[] = {"labels"};
+  auto outs = s.Run(Ort::RunOptions{nullptr}, in_names, &in, 1, out_names, 1);
+  Ort::AllocatorWithDefaultOptions alloc;
+  std::printf("zipmap onnx_type=%d count=%zu\n",
+              static_cast<int>(outs[0].GetTypeInfo().GetONNXType()), outs[0].GetCount());
+  for (size_t i = 0; i < outs[0].GetCount(); ++i) {
+    Ort::Value map = outs[0].GetValue(static_cast<int>(i), alloc);
+    std::printf("zipmap %zu onnx_type=%d count=%zu\n", i,
+                static_cast<int>(map.GetTypeInfo().GetONNXType()), map.GetCount());
+    PrintTensor("zipmap_keys", map.GetValue(0, alloc));
+    PrintTensor("zipmap_values", map.GetValue(1, alloc));
+  }
+}
+
+void Sequence(Ort::Env& env, const std::string& dir) {
+  Ort::SessionOptions so;
+  Ort::Session s(env, (dir + "/sequence.onnx").c_str(), so);
+  PrintIo("sequence", s);
+  auto mem = Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeCPU);
+  std::vector<float> x = {1, 2, 3, 4, 5, 6};
+  const int64_t xs[] = {3, 2};
+  Ort::Value in = Ort::Value::CreateTensor<float>(mem, x.data(), x.size(), xs, 2);
+  const char* in_names[] = {"x"};
+  const char* out_names[] = {"parts"};
+  auto outs = s.Run(Ort::RunOptions{nullptr}, in_names, &in, 1, out_names, 1);
+  Ort::AllocatorWithDefaultOptions alloc;
+  std::printf("sequence count=%zu\n", outs[0].GetCount());
+  for (size_t i = 0; i < outs[0].GetCount(); ++i)
+    PrintTensor("sequence_part", outs[0].GetValue(static_cast<int>(i), alloc));
+  // A sequence built by the program: two tensors.
+  std::vector<Ort::Value> parts;
+  parts.push_back(Ort::Value::CreateTensor<float>(mem, x.data(), 2, xs + 1, 1));
+  parts.push_back(Ort::Value::CreateTensor<float>(mem, x.data() + 2, 2, xs + 1, 1));
+  Ort::Value seq = Ort::Value::CreateSequence(parts);
+  std::printf("made_sequence count=%zu\n", seq.GetCount());
+  PrintTensor("made_sequence_1", seq.GetValue(1, alloc));
+}
+
+void Refused(Ort::Env& env, const std::string& dir) {
+  Ort::SessionOptions so;
+  Expect("missing_file", [&] { Ort::Session s(env, (dir + "/no_such.onnx").c_str(), so); });
+  const char junk[] = "this is not an ONNX model";
+  Expect("junk_bytes", [&] { Ort::Session s(env, junk, sizeof(junk), so); });
+  Expect("unknown_op", [&] { Ort::Session s(env, (dir + "/unknown_op.onnx").c_str(), so); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: cxx_client MODEL_DIR\n");
+    return 2;
+  }
+  const std::string dir = argv[1];
+  try {
+    std::printf("version %s\n", Ort::GetVersionString().c_str());
+    std::printf("build_info %s\n", Ort::GetBuildInfoString().c_str());
+    Ort::Env env(ORT_LOGGING_LEVEL_WARNING, "cxx_client");
+    auto providers = Ort::GetAvailableProviders();
+    std::printf("has_cpu_provider %d\n",
+                static_cast<int>(std::find(providers.begin(), providers.end(),
+                                           "CPUExecutionProvider") != providers.end()));
+    Dense(env, dir);
+    Strings(env, dir);
+    ZipMap(env, dir);
+    Sequence(env, dir);
+    Refused(env, dir);
+  } catch (const Ort::Exception& e) {
+    std::printf("FAILED code=%d %s\n", static_cast<int>(e.GetOrtErrorCode()), e.what());
+    return 1;
+  }
+  std::printf("done\n");
+  return 0;
+}
