@@ -156,13 +156,14 @@ OrtStatus* ORT_API_CALL CreateMemoryInfo(const char* name, OrtAllocatorType type
   ONNX_LIGHT_ORT_TRY
   ONNX_LIGHT_ORT_ARG("CreateMemoryInfo", name);
   ONNX_LIGHT_ORT_ARG("CreateMemoryInfo", out);
-  // ORT accepts "Cpu" and the names of devices it was built for; onnx-light has the CPU.
-  if (std::strcmp(name, "Cpu") != 0 && std::strcmp(name, "CpuPinned") != 0) {
-    return Fail(ORT_INVALID_ARGUMENT,
-                std::string("CreateMemoryInfo: onnx-light has only CPU memory (\"Cpu\"), not '") +
-                    name + "'");
-  }
-  *out = new OrtMemoryInfo{name, id, type, mem_type};
+  if (*name == '\0') return Fail(ORT_INVALID_ARGUMENT, "CreateMemoryInfo: the name is empty");
+  // "Cpu" and the host-side pinned memories are CPU memory; any other name is a device's
+  // (ORT's bindings describe every device they know at start-up: onnxruntime-node makes a
+  // "WebGPU_Buf" info): recorded, and refused where data would have to be there.
+  const std::string n = name;
+  const bool cpu = n == "Cpu" || (n.size() > 6 && n.compare(n.size() - 6, 6, "Pinned") == 0);
+  *out = new OrtMemoryInfo{n, id, type, mem_type,
+                           cpu ? OrtMemoryInfoDeviceType_CPU : OrtMemoryInfoDeviceType_GPU};
   return nullptr;
   ONNX_LIGHT_ORT_CATCH("CreateMemoryInfo")
 }
@@ -170,7 +171,7 @@ OrtStatus* ORT_API_CALL CreateCpuMemoryInfo(OrtAllocatorType type, OrtMemType me
                                             OrtMemoryInfo** out) noexcept {
   ONNX_LIGHT_ORT_TRY
   ONNX_LIGHT_ORT_ARG("CreateCpuMemoryInfo", out);
-  *out = new OrtMemoryInfo{"Cpu", 0, type, mem_type};
+  *out = new OrtMemoryInfo{"Cpu", 0, type, mem_type, OrtMemoryInfoDeviceType_CPU};
   return nullptr;
   ONNX_LIGHT_ORT_CATCH("CreateCpuMemoryInfo")
 }
@@ -213,9 +214,9 @@ OrtStatus* ORT_API_CALL MemoryInfoGetType(const OrtMemoryInfo* info,
   *out = info->type;
   return nullptr;
 }
-void ORT_API_CALL MemoryInfoGetDeviceType(const OrtMemoryInfo*,
+void ORT_API_CALL MemoryInfoGetDeviceType(const OrtMemoryInfo* info,
                                           OrtMemoryInfoDeviceType* out) noexcept {
-  if (out != nullptr) *out = OrtMemoryInfoDeviceType_CPU;
+  if (out != nullptr) *out = info != nullptr ? info->device : OrtMemoryInfoDeviceType_CPU;
 }
 
 // --- The CPU allocator ------------------------------------------------------------------
@@ -287,7 +288,7 @@ OrtStatus* ORT_API_CALL CreateAllocator(const OrtSession* session, const OrtMemo
   ONNX_LIGHT_ORT_ARG("CreateAllocator", session);
   ONNX_LIGHT_ORT_ARG("CreateAllocator", info);
   ONNX_LIGHT_ORT_ARG("CreateAllocator", out);
-  if (info->name != "Cpu" && info->name != "CpuPinned") {
+  if (!info->on_cpu()) {
     return Fail(ORT_INVALID_ARGUMENT, "CreateAllocator: no allocator for memory '" + info->name +
                                           "' (onnx-light has CPU memory only)");
   }
@@ -328,7 +329,8 @@ OrtAllocator* DefaultAllocator() noexcept {
   return &allocator;
 }
 const OrtMemoryInfo* CpuMemoryInfo() noexcept {
-  static const OrtMemoryInfo info{"Cpu", 0, OrtDeviceAllocator, OrtMemTypeDefault};
+  static const OrtMemoryInfo info{"Cpu", 0, OrtDeviceAllocator, OrtMemTypeDefault,
+                                  OrtMemoryInfoDeviceType_CPU};
   return &info;
 }
 char* CopyString(OrtAllocator* allocator, const std::string& text) noexcept {

@@ -26,12 +26,16 @@ struct OrtEnv {
   std::string logid;
 };
 
-// What a memory info names. onnx-light has one memory: the CPU's ("Cpu", device 0).
+// What a memory info names. onnx-light computes in one memory, the CPU's ("Cpu", device
+// 0); infos naming a device's memory can be made (bindings make them for every device they
+// know) and are refused where data would have to live there.
 struct OrtMemoryInfo {
   std::string name = "Cpu";
   int id = 0;
   OrtAllocatorType type = OrtDeviceAllocator;
   OrtMemType mem_type = OrtMemTypeDefault;
+  OrtMemoryInfoDeviceType device = OrtMemoryInfoDeviceType_CPU;
+  bool on_cpu() const { return device == OrtMemoryInfoDeviceType_CPU; }
 };
 
 struct OrtSessionOptions {

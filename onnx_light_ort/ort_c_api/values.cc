@@ -78,7 +78,7 @@ OrtStatus* ORT_API_CALL CreateTensorWithDataAsOrtValue(const OrtMemoryInfo* info
                                           ": string tensors cannot view a user buffer; use "
                                           "CreateTensorAsOrtValue and FillStringTensor");
   }
-  if (info->name != "Cpu" && info->name != "CpuPinned") {
+  if (!info->on_cpu()) {
     return Fail(ORT_INVALID_ARGUMENT, std::string(fn) + ": memory '" + info->name +
                                           "' is not CPU memory (onnx-light runs on the CPU only)");
   }

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs (once per machine, cached) an ORT C API client binding that the ort_c_api tests
+# run on onnx-light's libonnxruntime.so.1 and on the real ORT library the package ships
+# (the oracle), and prints its folder. Test-only; nothing here is used by the runtime.
+#   scripts/ort_clients.sh node   # npm onnxruntime-node 1.29.0 (+ onnxruntime-common),
+#                                 # unpacked without running its install script (which
+#                                 # downloads CUDA binaries); its addon asks for API 29
+# Pinned by version and sha256; the tarballs are kept in $CACHE/npm.
+set -euo pipefail
+CACHE=${ONNX_LIGHT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/onnx-light}
+log() { echo "[ort-clients] $*" >&2; }
+die() {
+  log "ERROR: $*"
+  exit 1
+}
+sha_ok() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
+
+# The npm tarball of package@version, fetched once and checked (prints its path).
+npm_tgz() {  # package version sha256
+  local tgz="$CACHE/npm/$1-$2.tgz"
+  if ! sha_ok "$tgz" "$3"; then
+    log "fetching $1@$2 from npm (cached afterwards)"
+    mkdir -p "$CACHE/npm"
+    rm -f "$tgz"
+    (cd "$CACHE/npm" && npm pack --silent "$1@$2" >/dev/null) || die "npm pack $1@$2 failed"
+    sha_ok "$tgz" "$3" || die "checksum mismatch for $tgz"
+  fi
+  echo "$tgz"
+}
+
+node_client() {
+  local ver=1.29.0 dir="$CACHE/ort-clients/node-1.29.0"
+  if [ ! -f "$dir/.done" ]; then
+    local node_tgz common_tgz
+    node_tgz=$(npm_tgz onnxruntime-node $ver cfdfb45ec4044b1fdca43e5d2e180fb6817e649ff8ad1e0dfc90e18e51b67037)
+    common_tgz=$(npm_tgz onnxruntime-common $ver 9b56a571348dc0e980f939b88989864946148d8500cbd0957534975389a1743b)
+    rm -rf "$dir"
+    mkdir -p "$dir/node_modules/onnxruntime-node" "$dir/node_modules/onnxruntime-common"
+    # Only what runs on Linux x64: the JavaScript, and the addon with the ORT beside it.
+    tar -xzf "$node_tgz" -C "$dir/node_modules/onnxruntime-node" --strip-components=1 \
+      package/package.json package/dist package/bin/napi-v6/linux/x64
+    tar -xzf "$common_tgz" -C "$dir/node_modules/onnxruntime-common" --strip-components=1
+    touch "$dir/.done"
+    log "onnxruntime-node $ver unpacked in $dir"
+  fi
+  echo "$dir"
+}
+
+case "${1:-}" in
+  node) node_client ;;
+  *) die "usage: scripts/ort_clients.sh node" ;;
+esac
