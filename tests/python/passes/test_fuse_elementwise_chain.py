@@ -133,6 +133,19 @@ def test_operands_that_broadcast(operand_shape, x_shape, threads):
     np.testing.assert_array_equal(got[0], want[0])
 
 
+@pytest.mark.parametrize("length", [63, 64, 80, 200])
+def test_a_chain_longer_than_the_kernels_operands_splits(length):
+    """The kernel names operands 1..63: a longer run of steps with distinct constants (80
+    Div/Mul in a row in onnxruntime_go's example_big_compute.onnx had been refused at run
+    time) becomes several chains, each within the limit, equal to the unfused graph."""
+    steps = [("Div" if k % 2 == 0 else "Mul", 1.0 + k / 64.0) for k in range(length)]
+    model = chain_model(steps, shape=(3, 700))
+    feeds = {"x": RNG.standard_normal((3, 700)).astype(np.float32)}
+    none, opt, want, got = both(model, feeds)
+    np.testing.assert_array_equal(got[0], want[0])
+    assert opt.planned_nodes == -(-length // 63)  # chains of 63 steps, one operand each
+
+
 def test_a_head_with_the_constant_first_starts_from_the_tensor():
     model = chain_model([("Mul", "r:0.5"), ("Add", 1.0)], shape=(4, 9))
     feeds = {"x": RNG.standard_normal((4, 9)).astype(np.float32)}

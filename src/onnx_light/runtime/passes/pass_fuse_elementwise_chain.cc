@@ -15,6 +15,10 @@
 namespace onnx_light::passes {
 namespace {
 
+// Inputs of one ElementwiseChain node: the running value and operands 1..63
+// (kernels/math/elementwise_chain.cc).
+constexpr size_t kMaxChainInputs = 64;
+
 bool IsBinary(const onnx::NodeProto& p) {
   return IsOnnxOp(p, "Add") || IsOnnxOp(p, "Sub") || IsOnnxOp(p, "Mul") || IsOnnxOp(p, "Div");
 }
@@ -90,8 +94,17 @@ size_t FuseElementwiseChain(Graph& graph, const PassContext& ctx) {
     std::vector<std::string> ops;
     std::vector<int64_t> operands, first;
     int value = x;
+    size_t steps = 0;
     for (size_t k : chain) {
       const Graph::Node& n = graph.nodes[k];
+      // The kernel names operands 1..63: a chain that would need a 64th input ends before
+      // that step, which heads a chain of its own when the scan reaches it (80 Div/Mul by
+      // constants in a row, onnxruntime_go's example_big_compute.onnx, had been refused).
+      if (n.inputs.size() == 2 && inputs.size() == kMaxChainInputs) {
+        const int other = n.inputs[0] == value ? n.inputs[1] : n.inputs[0];
+        if (std::find(inputs.begin() + 1, inputs.end(), other) == inputs.end()) break;
+      }
+      ++steps;
       ops.push_back(n.proto->op_type.get());
       if (n.inputs.size() == 1) {
         operands.push_back(-1);
@@ -108,6 +121,8 @@ size_t FuseElementwiseChain(Graph& graph, const PassContext& ctx) {
       }
       value = n.outputs[0];
     }
+    chain.resize(steps);
+    if (chain.size() < 2) continue;
     for (size_t k : chain)
       taken[k] = 1;
     const size_t last = chain.back();
