@@ -17,6 +17,7 @@ add_custom_command(OUTPUT "${ONNX_LIGHT_ORT_SLOTS_INC}"
 add_custom_target(onnx_light_ort_api_slots DEPENDS "${ONNX_LIGHT_ORT_SLOTS_INC}")
 
 add_library(onnx_light_ort_c_api SHARED
+  onnx_light_ort/ort_c_api/binding.cc
   onnx_light_ort/ort_c_api/env.cc
   onnx_light_ort/ort_c_api/options.cc
   onnx_light_ort/ort_c_api/session.cc

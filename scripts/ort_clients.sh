@@ -5,6 +5,9 @@
 #   scripts/ort_clients.sh node   # npm onnxruntime-node 1.29.0 (+ onnxruntime-common),
 #                                 # unpacked without running its install script (which
 #                                 # downloads CUDA binaries); its addon asks for API 29
+#   scripts/ort_clients.sh go     # github.com/yalue/onnxruntime_go v1.27.0 from the Go module
+#                                 # proxy (checked against go.sum's hash), copied writable:
+#                                 # its own `go test` suite and test models (API 24)
 # Pinned by version and sha256; the tarballs are kept in $CACHE/npm.
 set -euo pipefail
 CACHE=${ONNX_LIGHT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/onnx-light}
@@ -46,7 +49,31 @@ node_client() {
   echo "$dir"
 }
 
+go_client() {
+  local mod=github.com/yalue/onnxruntime_go ver=v1.27.0
+  local sum="h1:c1YSgDNtpf0WGtxj3YeRIb8VC5LmM1J+Ve3uHdteC1U="
+  local dir="$CACHE/ort-clients/onnxruntime_go-$ver"
+  if [ ! -f "$dir/.done" ]; then
+    command -v go >/dev/null || die "go is not on PATH (Debian's golang-go, or the machine image's)"
+    local modcache="$CACHE/go-mod" info
+    log "fetching $mod@$ver from the Go module proxy (cached afterwards)"
+    info=$(GOMODCACHE=$modcache GOFLAGS=-modcacherw go mod download -json "$mod@$ver") ||
+      die "go mod download $mod@$ver failed"
+    echo "$info" | grep -q "\"Sum\": \"$sum\"" || die "checksum mismatch for $mod@$ver"
+    local src
+    src=$(echo "$info" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+    rm -rf "$dir"
+    mkdir -p "$(dirname "$dir")"
+    cp -r "$src" "$dir"
+    chmod -R u+w "$dir"
+    touch "$dir/.done"
+    log "$mod $ver copied to $dir"
+  fi
+  echo "$dir"
+}
+
 case "${1:-}" in
   node) node_client ;;
-  *) die "usage: scripts/ort_clients.sh node" ;;
+  go) go_client ;;
+  *) die "usage: scripts/ort_clients.sh node|go" ;;
 esac

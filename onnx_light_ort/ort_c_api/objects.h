@@ -136,12 +136,24 @@ std::unique_ptr<OrtTypeInfo> TypeInfoOf(const onnx_light::ValueMeta& meta);
 // The type info of a value.
 std::unique_ptr<OrtTypeInfo> TypeInfoOfValue(const onnx_light::Value& value);
 
+// A run of `s` (the part Run, RunWithBinding and RunAsync share): ORT's errors for a
+// missing input, a terminated run, the runtime's failures (`fn` names the slot).
+OrtStatus* RunSession(OrtSession* s, const OrtRunOptions* run_options,
+                      const std::vector<onnx_light::NamedValue>& feeds,
+                      const std::vector<std::string>& names, std::vector<onnx_light::Value>* got,
+                      const char* fn);
+// The outputs to the caller: written into its tensors where outputs[i] is set (same type
+// and shape), else new values; on failure the caller gets none of the new ones.
+OrtStatus* DeliverOutputs(std::vector<onnx_light::Value>& got,
+                          const std::vector<std::string>& names, OrtValue** outputs);
+
 // Each file's slots into the table.
 void FillStatusAndEnvSlots(OrtApi& api);
 void FillOptionsSlots(OrtApi& api);
 void FillSessionSlots(OrtApi& api);
 void FillValueSlots(OrtApi& api);
 void FillTypeInfoSlots(OrtApi& api);
+void FillBindingSlots(OrtApi& api);
 
 }  // namespace onnx_light_ort::c_api
 

@@ -105,7 +105,14 @@ OrtStatus* ORT_API_CALL CreateSessionFromArray(const OrtEnv* env, const void* da
                 "CreateSessionFromArray");
   ONNX_LIGHT_ORT_CATCH("CreateSessionFromArray")
 }
+// As ORT, a session whose profiling was not ended writes its profile when released.
 void ORT_API_CALL ReleaseSession(OrtSession* session) noexcept {
+  if (session != nullptr && session->profiling && session->session->profiler() != nullptr) {
+    try {
+      (void)session->session->profiler()->WriteChromeTrace(session->profile_path);
+    } catch (...) {
+    }
+  }
   delete session;
 }
 
@@ -236,6 +243,59 @@ OrtStatus* NewOutput(onnx_light::Value v, OrtValue** out) {
   return nullptr;
 }
 
+}  // namespace
+
+OrtStatus* RunSession(OrtSession* s, const OrtRunOptions* run_options,
+                      const std::vector<onnx_light::NamedValue>& feeds,
+                      const std::vector<std::string>& names, std::vector<onnx_light::Value>* got,
+                      const char* fn) {
+  // A required input not fed: ORT 1.29 gets as far as the first kernel that reads it and
+  // fails there with ORT_FAIL ("Missing Input: x"); the same code and words, before running.
+  for (const onnx_light::ValueMeta& in : s->inputs) {
+    if (in.is_optional()) continue;
+    bool fed = false;
+    for (size_t i = 0; i < feeds.size() && !fed; ++i)
+      fed = in.name == feeds[i].first;
+    if (!fed) return Fail(ORT_FAIL, std::string(fn) + ": Missing Input: " + in.name);
+  }
+  auto result =
+      s->session->RunValues(feeds, names, run_options != nullptr ? &run_options->options : nullptr);
+  if (!result.ok()) {
+    const Status& st = result.status();
+    if (st.code() == StatusCode::kCancelled) {
+      return Fail(ORT_FAIL, "Exiting due to terminate flag being set to true.");
+    }
+    return FromStatus(st, fn);
+  }
+  *got = std::move(*result);
+  return nullptr;
+}
+
+OrtStatus* DeliverOutputs(std::vector<onnx_light::Value>& got,
+                          const std::vector<std::string>& names, OrtValue** outputs) {
+  // Preallocated outputs first: nothing is handed out when one of them does not fit.
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (outputs[i] != nullptr) {
+      if (OrtStatus* st = WriteInto(got[i], outputs[i], names[i])) return st;
+    }
+  }
+  std::vector<size_t> made;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (outputs[i] != nullptr) continue;
+    if (OrtStatus* st = NewOutput(std::move(got[i]), &outputs[i])) {
+      for (size_t j : made) {  // the caller gets none of this call's outputs
+        delete outputs[j];
+        outputs[j] = nullptr;
+      }
+      return st;
+    }
+    made.push_back(i);
+  }
+  return nullptr;
+}
+
+namespace {
+
 OrtStatus* RunImpl(OrtSession* s, const OrtRunOptions* run_options, const char* const* input_names,
                    const OrtValue* const* inputs, size_t input_len, const char* const* output_names,
                    size_t output_len, OrtValue** outputs) {
@@ -257,15 +317,6 @@ OrtStatus* RunImpl(OrtSession* s, const OrtRunOptions* run_options, const char* 
     }
     feeds.emplace_back(input_names[i], inputs[i]->value);
   }
-  // A required input not fed: ORT 1.29 gets as far as the first kernel that reads it and
-  // fails there with ORT_FAIL ("Missing Input: x"); the same code and words, before running.
-  for (const onnx_light::ValueMeta& in : s->inputs) {
-    if (in.is_optional()) continue;
-    bool fed = false;
-    for (size_t i = 0; i < input_len && !fed; ++i)
-      fed = in.name == input_names[i];
-    if (!fed) return Fail(ORT_FAIL, "Run: Missing Input: " + in.name);
-  }
   std::vector<std::string> names;
   names.reserve(output_len);
   for (size_t i = 0; i < output_len; ++i) {
@@ -274,35 +325,9 @@ OrtStatus* RunImpl(OrtSession* s, const OrtRunOptions* run_options, const char* 
     }
     names.emplace_back(output_names[i]);
   }
-  auto result =
-      s->session->RunValues(feeds, names, run_options != nullptr ? &run_options->options : nullptr);
-  if (!result.ok()) {
-    const Status& st = result.status();
-    if (st.code() == StatusCode::kCancelled) {
-      return Fail(ORT_FAIL, "Exiting due to terminate flag being set to true.");
-    }
-    return FromStatus(st, "Run");
-  }
-  std::vector<onnx_light::Value>& got = *result;
-  // Preallocated outputs first: nothing is handed out when one of them does not fit.
-  for (size_t i = 0; i < output_len; ++i) {
-    if (outputs[i] != nullptr) {
-      if (OrtStatus* st = WriteInto(got[i], outputs[i], names[i])) return st;
-    }
-  }
-  std::vector<size_t> made;
-  for (size_t i = 0; i < output_len; ++i) {
-    if (outputs[i] != nullptr) continue;
-    if (OrtStatus* st = NewOutput(std::move(got[i]), &outputs[i])) {
-      for (size_t j : made) {  // the caller gets none of this call's outputs
-        delete outputs[j];
-        outputs[j] = nullptr;
-      }
-      return st;
-    }
-    made.push_back(i);
-  }
-  return nullptr;
+  std::vector<onnx_light::Value> got;
+  if (OrtStatus* st = RunSession(s, run_options, feeds, names, &got, "Run")) return st;
+  return DeliverOutputs(got, names, outputs);
 }
 
 OrtStatus* ORT_API_CALL Run(OrtSession* s, const OrtRunOptions* run_options,

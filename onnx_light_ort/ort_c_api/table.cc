@@ -57,6 +57,7 @@ struct Table {
     FillSessionSlots(api);
     FillValueSlots(api);
     FillTypeInfoSlots(api);
+    FillBindingSlots(api);
 #define ONNX_LIGHT_ORT_SLOT(index, name)                                                          \
   if (api.name == nullptr) {                                                                      \
     api.name = &Stub<std::remove_reference_t<decltype(api.name)>>::template Fn<kSlotName_##name>; \

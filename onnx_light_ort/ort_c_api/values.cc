@@ -408,6 +408,19 @@ OrtStatus* ORT_API_CALL CreateValue(const OrtValue* const* in, size_t n, ONNXTyp
       return Fail(ORT_INVALID_ARGUMENT,
                   "CreateValue: a map's keys and values must be 1-D tensors of equal length");
     }
+    // ORT's maps: int64 or string keys; string, int64, float or double values.
+    const DataType kt = keys->dtype(), vt = values->dtype();
+    if (kt != DataType::kInt64 && kt != DataType::kString) {
+      return Fail(ORT_INVALID_ARGUMENT, std::string("CreateValue: map keys must be int64 or "
+                                                    "string, not ") +
+                                            onnx_light::DataTypeName(kt));
+    }
+    if (vt != DataType::kInt64 && vt != DataType::kString && vt != DataType::kFloat &&
+        vt != DataType::kDouble) {
+      return Fail(ORT_INVALID_ARGUMENT, std::string("CreateValue: map values must be int64, "
+                                                    "string, float or double, not ") +
+                                            onnx_light::DataTypeName(vt));
+    }
     onnx_light::Value m;
     m.map = std::make_shared<const onnx_light::TensorMap>(onnx_light::TensorMap{*keys, *values});
     *out = Wrap(std::move(m));
