@@ -5,6 +5,8 @@
 #   scripts/ort_clients.sh node   # npm onnxruntime-node 1.29.0 (+ onnxruntime-common),
 #                                 # unpacked without running its install script (which
 #                                 # downloads CUDA binaries); its addon asks for API 29
+#   scripts/ort_clients.sh java   # Maven com.microsoft.onnxruntime:onnxruntime 1.29.0 (the jar,
+#                                 # with its JNI library and a real ORT inside); prints the jar
 #   scripts/ort_clients.sh go     # github.com/yalue/onnxruntime_go v1.27.0 from the Go module
 #                                 # proxy (checked against go.sum's hash), copied writable:
 #                                 # its own `go test` suite and test models (API 24)
@@ -72,8 +74,23 @@ go_client() {
   echo "$dir"
 }
 
+java_client() {
+  local ver=1.29.0 sha=5933bbc0c6c4d89afc04bf7c11011de23a947509c1352e5bf5936e62a84e4d10
+  local repo="$CACHE/m2" jar
+  jar="$repo/com/microsoft/onnxruntime/onnxruntime/$ver/onnxruntime-$ver.jar"
+  if ! sha_ok "$jar" "$sha"; then
+    command -v mvn >/dev/null || die "mvn is not on PATH (Debian's maven, or the machine image's)"
+    log "fetching com.microsoft.onnxruntime:onnxruntime:$ver from Maven Central (cached afterwards)"
+    mvn -q dependency:get "-Dartifact=com.microsoft.onnxruntime:onnxruntime:$ver" \
+      "-Dmaven.repo.local=$repo" >&2 || die "mvn dependency:get failed"
+    sha_ok "$jar" "$sha" || die "checksum mismatch for $jar"
+  fi
+  echo "$jar"
+}
+
 case "${1:-}" in
   node) node_client ;;
   go) go_client ;;
-  *) die "usage: scripts/ort_clients.sh node|go" ;;
+  java) java_client ;;
+  *) die "usage: scripts/ort_clients.sh node|go|java" ;;
 esac
