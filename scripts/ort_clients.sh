@@ -7,6 +7,9 @@
 #                                 # downloads CUDA binaries); its addon asks for API 29
 #   scripts/ort_clients.sh java   # Maven com.microsoft.onnxruntime:onnxruntime 1.29.0 (the jar,
 #                                 # with its JNI library and a real ORT inside); prints the jar
+#   scripts/ort_clients.sh rust   # tests/ort_c_api/rust_client built with the `ort` crate
+#                                 # (crates.io, Cargo.lock-pinned; load-dynamic, API 29);
+#                                 # prints the binary
 #   scripts/ort_clients.sh go     # github.com/yalue/onnxruntime_go v1.27.0 from the Go module
 #                                 # proxy (checked against go.sum's hash), copied writable:
 #                                 # its own `go test` suite and test models (API 24)
@@ -88,9 +91,21 @@ java_client() {
   echo "$jar"
 }
 
+rust_client() {
+  command -v cargo >/dev/null || die "cargo is not on PATH (Debian's cargo, or the machine image's)"
+  local root
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  local target="$CACHE/ort-clients/rust-target"
+  CARGO_TARGET_DIR=$target cargo build -q --locked \
+    --manifest-path "$root/tests/ort_c_api/rust_client/Cargo.toml" >&2 ||
+    die "building tests/ort_c_api/rust_client failed"
+  echo "$target/debug/ort_rust_client"
+}
+
 case "${1:-}" in
   node) node_client ;;
   go) go_client ;;
   java) java_client ;;
-  *) die "usage: scripts/ort_clients.sh node|go|java" ;;
+  rust) rust_client ;;
+  *) die "usage: scripts/ort_clients.sh node|go|java|rust" ;;
 esac

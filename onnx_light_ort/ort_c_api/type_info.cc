@@ -210,6 +210,17 @@ OrtStatus* ORT_API_CALL SetDimensions(OrtTensorTypeAndShapeInfo* info, const int
   return nullptr;
   ONNX_LIGHT_ORT_CATCH("SetDimensions")
 }
+OrtStatus* ORT_API_CALL SetSymbolicDimensions(OrtTensorTypeAndShapeInfo* info, const char* params[],
+                                              size_t count) noexcept {
+  ONNX_LIGHT_ORT_TRY
+  ONNX_LIGHT_ORT_ARG("SetSymbolicDimensions", info);
+  if (count != 0) ONNX_LIGHT_ORT_ARG("SetSymbolicDimensions", params);
+  info->dim_params.assign(count, std::string());
+  for (size_t i = 0; i < count; ++i)
+    info->dim_params[i] = params[i] != nullptr ? params[i] : "";
+  return nullptr;
+  ONNX_LIGHT_ORT_CATCH("SetSymbolicDimensions")
+}
 OrtStatus* ORT_API_CALL GetTensorElementType(const OrtTensorTypeAndShapeInfo* info,
                                              ONNXTensorElementDataType* out) noexcept {
   ONNX_LIGHT_ORT_ARG("GetTensorElementType", info);
@@ -280,6 +291,7 @@ void FillTypeInfoSlots(OrtApi& api) {
   api.ReleaseTensorTypeAndShapeInfo = &ReleaseTensorTypeAndShapeInfo;
   api.SetTensorElementType = &SetTensorElementType;
   api.SetDimensions = &SetDimensions;
+  api.SetSymbolicDimensions = &SetSymbolicDimensions;
   api.GetTensorElementType = &GetTensorElementType;
   api.GetDimensionsCount = &GetDimensionsCount;
   api.GetDimensions = &GetDimensions;
