@@ -92,7 +92,9 @@ void ORT_API_CALL ReleaseStatus(OrtStatus* status) noexcept {
 
 OrtStatus* NewEnv(OrtLoggingLevel level, const char* logid, OrtEnv** out, const char* fn) {
   ONNX_LIGHT_ORT_ARG(fn, out);
-  *out = new OrtEnv{level, logid != nullptr ? logid : ""};
+  *out = new OrtEnv;
+  (*out)->level = level;
+  (*out)->logid = logid != nullptr ? logid : "";
   return nullptr;
 }
 OrtStatus* ORT_API_CALL CreateEnv(OrtLoggingLevel level, const char* logid, OrtEnv** out) noexcept {
@@ -106,6 +108,66 @@ OrtStatus* ORT_API_CALL CreateEnvWithCustomLogger(OrtLoggingFunction, void*, Ort
   ONNX_LIGHT_ORT_TRY
   return NewEnv(level, logid, out, "CreateEnvWithCustomLogger");
   ONNX_LIGHT_ORT_CATCH("CreateEnvWithCustomLogger")
+}
+OrtStatus* ORT_API_CALL CreateThreadingOptions(OrtThreadingOptions** out) noexcept {
+  ONNX_LIGHT_ORT_ARG("CreateThreadingOptions", out);
+  *out = new (std::nothrow) OrtThreadingOptions;
+  return *out != nullptr ? nullptr : Fail(ORT_FAIL, "CreateThreadingOptions: out of memory");
+}
+void ORT_API_CALL ReleaseThreadingOptions(OrtThreadingOptions* options) noexcept {
+  delete options;
+}
+OrtStatus* ORT_API_CALL SetGlobalIntraOpNumThreads(OrtThreadingOptions* options,
+                                                   int threads) noexcept {
+  ONNX_LIGHT_ORT_ARG("SetGlobalIntraOpNumThreads", options);
+  if (threads < 0) return Fail(ORT_INVALID_ARGUMENT, "SetGlobalIntraOpNumThreads: negative count");
+  options->intra_threads = threads;
+  return nullptr;
+}
+OrtStatus* ORT_API_CALL SetGlobalInterOpNumThreads(OrtThreadingOptions* options,
+                                                   int threads) noexcept {
+  ONNX_LIGHT_ORT_ARG("SetGlobalInterOpNumThreads", options);
+  if (threads < 0) return Fail(ORT_INVALID_ARGUMENT, "SetGlobalInterOpNumThreads: negative count");
+  options->inter_threads = threads;
+  return nullptr;
+}
+// Spinning and denormals: onnx-light's pools block when idle and its kernels flush
+// denormals where it matters (simd/denormals.h); accepted, nothing to change.
+OrtStatus* ORT_API_CALL SetGlobalSpinControl(OrtThreadingOptions* options, int) noexcept {
+  ONNX_LIGHT_ORT_ARG("SetGlobalSpinControl", options);
+  return nullptr;
+}
+OrtStatus* ORT_API_CALL SetGlobalDenormalAsZero(OrtThreadingOptions* options) noexcept {
+  ONNX_LIGHT_ORT_ARG("SetGlobalDenormalAsZero", options);
+  return nullptr;
+}
+OrtStatus* GlobalPools(OrtEnv* env, const OrtThreadingOptions* tp, const char* fn) {
+  ONNX_LIGHT_ORT_ARG(fn, tp);
+  env->global_pools = true;
+  env->global_intra_threads = tp->intra_threads;
+  return nullptr;
+}
+OrtStatus* ORT_API_CALL CreateEnvWithGlobalThreadPools(OrtLoggingLevel level, const char* logid,
+                                                       const OrtThreadingOptions* tp,
+                                                       OrtEnv** out) noexcept {
+  ONNX_LIGHT_ORT_TRY
+  constexpr const char* fn = "CreateEnvWithGlobalThreadPools";
+  ONNX_LIGHT_ORT_ARG(fn, tp);
+  if (OrtStatus* st = NewEnv(level, logid, out, fn)) return st;
+  return GlobalPools(*out, tp, fn);
+  ONNX_LIGHT_ORT_CATCH("CreateEnvWithGlobalThreadPools")
+}
+OrtStatus* ORT_API_CALL CreateEnvWithCustomLoggerAndGlobalThreadPools(OrtLoggingFunction, void*,
+                                                                      OrtLoggingLevel level,
+                                                                      const char* logid,
+                                                                      const OrtThreadingOptions* tp,
+                                                                      OrtEnv** out) noexcept {
+  ONNX_LIGHT_ORT_TRY
+  constexpr const char* fn = "CreateEnvWithCustomLoggerAndGlobalThreadPools";
+  ONNX_LIGHT_ORT_ARG(fn, tp);
+  if (OrtStatus* st = NewEnv(level, logid, out, fn)) return st;
+  return GlobalPools(*out, tp, fn);
+  ONNX_LIGHT_ORT_CATCH("CreateEnvWithCustomLoggerAndGlobalThreadPools")
 }
 void ORT_API_CALL ReleaseEnv(OrtEnv* env) noexcept {
   delete env;
@@ -347,6 +409,15 @@ void FillStatusAndEnvSlots(OrtApi& api) {
   api.CreateEnv = &CreateEnv;
   api.CreateEnvWithCustomLogger = &CreateEnvWithCustomLogger;
   api.ReleaseEnv = &ReleaseEnv;
+  api.CreateThreadingOptions = &CreateThreadingOptions;
+  api.ReleaseThreadingOptions = &ReleaseThreadingOptions;
+  api.SetGlobalIntraOpNumThreads = &SetGlobalIntraOpNumThreads;
+  api.SetGlobalInterOpNumThreads = &SetGlobalInterOpNumThreads;
+  api.SetGlobalSpinControl = &SetGlobalSpinControl;
+  api.SetGlobalDenormalAsZero = &SetGlobalDenormalAsZero;
+  api.CreateEnvWithGlobalThreadPools = &CreateEnvWithGlobalThreadPools;
+  api.CreateEnvWithCustomLoggerAndGlobalThreadPools =
+      &CreateEnvWithCustomLoggerAndGlobalThreadPools;
   api.EnableTelemetryEvents = &EnableTelemetryEvents;
   api.DisableTelemetryEvents = &DisableTelemetryEvents;
   api.SetLanguageProjection = &SetLanguageProjection;

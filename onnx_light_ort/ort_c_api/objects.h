@@ -24,6 +24,16 @@ struct OrtStatus {
 struct OrtEnv {
   OrtLoggingLevel level = ORT_LOGGING_LEVEL_WARNING;
   std::string logid;
+  // CreateEnvWithGlobalThreadPools: the intra-op thread count sessions that disable
+  // per-session threads take (onnx-light's pools are per session; the count is shared).
+  bool global_pools = false;
+  int global_intra_threads = 0;
+};
+
+// CreateThreadingOptions: what CreateEnvWithGlobalThreadPools reads.
+struct OrtThreadingOptions {
+  int intra_threads = 0;
+  int inter_threads = 0;
 };
 
 // What a memory info names. onnx-light computes in one memory, the CPU's ("Cpu", device
@@ -51,6 +61,16 @@ struct OrtSessionOptions {
   // AddFreeDimensionOverride (by denotation) and ...ByName: (name, value)
   std::vector<std::pair<std::string, int64_t>> dim_by_denotation;
   std::vector<std::pair<std::string, int64_t>> dim_by_name;
+  bool per_session_threads = true;  // DisablePerSessionThreads: the env's global count
+  // AddInitializer / AddExternalInitializers: tensors that replace (or add) initializers.
+  std::vector<std::pair<std::string, onnx_light::Tensor>> initializers;
+  // AddExternalInitializersFromFilesInMemory: external data files by name.
+  std::vector<std::pair<std::string, std::shared_ptr<const std::string>>> external_files;
+  // Whether the model must be edited before the session is made.
+  bool edits_model() const {
+    return !dim_by_name.empty() || !dim_by_denotation.empty() || !initializers.empty() ||
+           !external_files.empty();
+  }
 };
 
 struct OrtRunOptions {

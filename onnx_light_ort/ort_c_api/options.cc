@@ -1,5 +1,8 @@
 // Session options and run options of ORT's C API, onto onnx_light::SessionOptions and
 // onnx_light::RunOptions.
+#include <dlfcn.h>
+
+#include "onnx_light_ort/hosting/plugin_host.h"
 #include "onnx_light_ort/ort_c_api/objects.h"
 
 namespace onnx_light_ort::c_api {
@@ -244,9 +247,89 @@ OrtStatus* ORT_API_CALL SessionOptionsSetEpSelectionPolicy(
   ONNX_LIGHT_ORT_ARG("SessionOptionsSetEpSelectionPolicy", options);
   return nullptr;  // every policy picks the CPU
 }
+// Sessions then take the thread count of the env's global pools (CreateEnvWithGlobal-
+// ThreadPools); onnx-light still gives each session a pool of its own.
 OrtStatus* ORT_API_CALL DisablePerSessionThreads(OrtSessionOptions* options) noexcept {
   ONNX_LIGHT_ORT_ARG("DisablePerSessionThreads", options);
-  return nullptr;  // each session keeps its pool (onnx-light has no global pool)
+  options->per_session_threads = false;
+  return nullptr;
+}
+OrtStatus* ORT_API_CALL AddInitializer(OrtSessionOptions* options, const char* name,
+                                       const OrtValue* value) noexcept {
+  ONNX_LIGHT_ORT_TRY
+  ONNX_LIGHT_ORT_ARG("AddInitializer", options);
+  ONNX_LIGHT_ORT_ARG("AddInitializer", name);
+  ONNX_LIGHT_ORT_ARG("AddInitializer", value);
+  const onnx_light::Tensor* t = value->value.tensor_or_null();
+  if (t == nullptr) return Fail(ORT_INVALID_ARGUMENT, "AddInitializer: the value is not a tensor");
+  for (const auto& [existing, tensor] : options->initializers) {
+    if (existing == name) {
+      return Fail(ORT_INVALID_ARGUMENT, std::string("AddInitializer: an initializer named '") +
+                                            name + "' was added already");
+    }
+  }
+  options->initializers.emplace_back(name, *t);
+  return nullptr;
+  ONNX_LIGHT_ORT_CATCH("AddInitializer")
+}
+OrtStatus* ORT_API_CALL AddExternalInitializers(OrtSessionOptions* options,
+                                                const char* const* names,
+                                                const OrtValue* const* values, size_t n) noexcept {
+  ONNX_LIGHT_ORT_ARG("AddExternalInitializers", options);
+  if (n != 0) {
+    ONNX_LIGHT_ORT_ARG("AddExternalInitializers", names);
+    ONNX_LIGHT_ORT_ARG("AddExternalInitializers", values);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (OrtStatus* st = AddInitializer(options, names[i], values[i])) return st;
+  }
+  return nullptr;
+}
+OrtStatus* ORT_API_CALL AddExternalInitializersFromFilesInMemory(OrtSessionOptions* options,
+                                                                 const ORTCHAR_T* const* names,
+                                                                 char* const* buffers,
+                                                                 const size_t* lengths,
+                                                                 size_t n) noexcept {
+  ONNX_LIGHT_ORT_TRY
+  constexpr const char* fn = "AddExternalInitializersFromFilesInMemory";
+  ONNX_LIGHT_ORT_ARG(fn, options);
+  if (n != 0) {
+    ONNX_LIGHT_ORT_ARG(fn, names);
+    ONNX_LIGHT_ORT_ARG(fn, buffers);
+    ONNX_LIGHT_ORT_ARG(fn, lengths);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (names[i] == nullptr || (buffers[i] == nullptr && lengths[i] != 0)) {
+      return Fail(ORT_INVALID_ARGUMENT,
+                  std::string(fn) + ": file " + std::to_string(i) + " is null");
+    }
+    options->external_files.emplace_back(
+        names[i], std::make_shared<const std::string>(buffers[i], lengths[i]));
+  }
+  return nullptr;
+  ONNX_LIGHT_ORT_CATCH("AddExternalInitializersFromFilesInMemory")
+}
+// Custom-op libraries: through onnx-light's plugin host, with the profile that runs
+// onnxruntime-extensions' CPU ops (docs/plugins.md); the ops join the session's registry.
+OrtStatus* ORT_API_CALL RegisterCustomOpsLibrary_V2(OrtSessionOptions* options,
+                                                    const ORTCHAR_T* path) noexcept {
+  ONNX_LIGHT_ORT_TRY
+  ONNX_LIGHT_ORT_ARG("RegisterCustomOpsLibrary_V2", options);
+  ONNX_LIGHT_ORT_ARG("RegisterCustomOpsLibrary_V2", path);
+  return FromStatus(onnx_light_ort::hosting::RegisterCustomOpsLibrary(
+                        &options->options, path, onnx_light_ort::hosting::Profile::kExtensions),
+                    "RegisterCustomOpsLibrary_V2");
+  ONNX_LIGHT_ORT_CATCH("RegisterCustomOpsLibrary_V2")
+}
+// The first version hands back the library's handle for the program to dlclose after its
+// sessions: a reference of its own (the host keeps the library loaded for the sessions).
+OrtStatus* ORT_API_CALL RegisterCustomOpsLibrary(OrtSessionOptions* options, const char* path,
+                                                 void** handle) noexcept {
+  ONNX_LIGHT_ORT_ARG("RegisterCustomOpsLibrary", handle);
+  *handle = nullptr;
+  if (OrtStatus* st = RegisterCustomOpsLibrary_V2(options, path)) return st;
+  *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  return nullptr;
 }
 OrtStatus* ORT_API_CALL SetDeterministicCompute(OrtSessionOptions* options, bool) noexcept {
   ONNX_LIGHT_ORT_ARG("SetDeterministicCompute", options);
@@ -363,6 +446,11 @@ void FillOptionsSlots(OrtApi& api) {
   api.SessionOptionsAppendExecutionProvider = &SessionOptionsAppendExecutionProvider;
   api.SessionOptionsSetEpSelectionPolicy = &SessionOptionsSetEpSelectionPolicy;
   api.DisablePerSessionThreads = &DisablePerSessionThreads;
+  api.AddInitializer = &AddInitializer;
+  api.AddExternalInitializers = &AddExternalInitializers;
+  api.AddExternalInitializersFromFilesInMemory = &AddExternalInitializersFromFilesInMemory;
+  api.RegisterCustomOpsLibrary = &RegisterCustomOpsLibrary;
+  api.RegisterCustomOpsLibrary_V2 = &RegisterCustomOpsLibrary_V2;
   api.SetDeterministicCompute = &SetDeterministicCompute;
   api.CreateRunOptions = &CreateRunOptions;
   api.ReleaseRunOptions = &ReleaseRunOptions;

@@ -1,9 +1,11 @@
 // Sessions of ORT's C API: creation from a file or bytes, inputs and outputs, metadata,
 // profiling, and Run (outputs allocated, or written into the caller's tensors).
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <unordered_map>
 
+#include "onnx_light/runtime/tensor_proto.h"
 #include "onnx_light_ort/ort_c_api/objects.h"
 
 namespace onnx_light_ort::c_api {
@@ -71,41 +73,179 @@ OrtStatus* Finish(onnx_light::Result<std::unique_ptr<RuntimeSession>> made,
     md.custom.emplace_back(e.key.get(), e.value.get());
   if (options != nullptr && options->profiling) {
     session->profiling = true;
-    char stamp[32];
-    const std::time_t now = std::time(nullptr);
+    // ORT's name: PREFIX_YYYY-MM-DD_hh-mm-ss_mmm.json (local time, milliseconds).
+    const auto now = std::chrono::system_clock::now();
+    const std::time_t secs = std::chrono::system_clock::to_time_t(now);
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() %
+        1000;
     std::tm tm{};
-    localtime_r(&now, &tm);
+    localtime_r(&secs, &tm);
+    char stamp[48];
     std::strftime(stamp, sizeof(stamp), "%Y-%m-%d_%H-%M-%S", &tm);
-    session->profile_path = options->profile_prefix + "_" + stamp + ".json";
+    char millis[8];
+    std::snprintf(millis, sizeof(millis), "_%03d", static_cast<int>(ms));
+    session->profile_path = options->profile_prefix + "_" + stamp + millis + ".json";
   }
   *out = session.release();
+  return nullptr;
+}
+
+// AddFreeDimensionOverride(ByName): the graph inputs' symbolic dimensions named (or
+// denoted) so become fixed before the session is made, as ORT's free-dimension pass.
+// ORT's shape inference then carries the fixed size to the outputs; here a graph output's
+// dimension of the same name is fixed the same way.
+void OverrideDims(const OrtSessionOptions& options, onnx::ModelProto* model) {
+  if (options.dim_by_name.empty() && options.dim_by_denotation.empty()) return;
+  onnx::GraphProto* graph = model->graph.mutable_get();
+  std::vector<onnx::ValueInfoProto*> infos;
+  for (onnx::ValueInfoProto& v : graph->input)
+    infos.push_back(&v);
+  for (onnx::ValueInfoProto& v : graph->output)
+    infos.push_back(&v);
+  for (onnx::ValueInfoProto* info : infos) {
+    onnx::ValueInfoProto& input = *info;
+    if (!input.type->tensor_type.has()) continue;
+    onnx::TypeProto_Tensor* tensor = input.type.mutable_get()->tensor_type.mutable_get();
+    for (onnx::TensorShapeProto_Dimension& dim : tensor->shape.mutable_get()->dim) {
+      if (dim.dim_value.has()) continue;
+      for (const auto& [name, value] : options.dim_by_name) {
+        if (dim.dim_param.has() && dim.dim_param.get() == name) dim.dim_value.set(value);
+      }
+      for (const auto& [denotation, value] : options.dim_by_denotation) {
+        if (dim.denotation.has() && dim.denotation.get() == denotation) dim.dim_value.set(value);
+      }
+      if (dim.dim_value.has()) dim.dim_param.clear();
+    }
+  }
+}
+
+// AddInitializer / AddExternalInitializers: the program's tensors replace the model's
+// initializers of those names (or join them). Numbers are viewed, not copied: the proto's
+// bytes keep a reference to the tensor's storage, as for a memory-mapped data file.
+Status ReplaceInitializers(const OrtSessionOptions& options, onnx::ModelProto* model) {
+  onnx::GraphProto* graph = model->graph.mutable_get();
+  for (const auto& [name, tensor] : options.initializers) {
+    onnx::TensorProto proto;
+    if (tensor.dtype() == onnx_light::DataType::kString) {
+      ONNX_LIGHT_ASSIGN_OR_RETURN(proto, onnx_light::TensorToProto(tensor, name));
+    } else {
+      auto keep = std::make_shared<onnx_light::Tensor>(tensor);
+      proto.name.set(name);
+      proto.data_type.set(static_cast<int32_t>(tensor.dtype()));
+      proto.dims = tensor.shape().dims();
+      proto.raw_data.set(onnx::Bytes(keep->raw_data(), keep->byte_size(), keep));
+    }
+    bool replaced = false;
+    for (onnx::TensorProto& t : graph->initializer) {
+      if (t.name.get() == name) {
+        t = proto;
+        replaced = true;
+      }
+    }
+    if (!replaced) graph->initializer.push_back(std::move(proto));
+  }
+  return Status::Ok();
+}
+
+// AddExternalInitializersFromFilesInMemory: initializers whose data lies in an external
+// file take it from the program's buffer of that name (viewed, not copied).
+Status ExternalFromMemory(const OrtSessionOptions& options, onnx::ModelProto* model) {
+  if (options.external_files.empty()) return Status::Ok();
+  for (onnx::TensorProto& t : model->graph.mutable_get()->initializer) {
+    if (t.data_location.get() != 1) continue;  // TensorProto.EXTERNAL
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const onnx::StringStringEntryProto& e : t.external_data) {
+      if (e.key.get() == "location") location = e.value.get();
+      if (e.key.get() == "offset") offset = std::stoll(e.value.get());
+      if (e.key.get() == "length") length = std::stoll(e.value.get());
+    }
+    const std::shared_ptr<const std::string>* file = nullptr;
+    for (const auto& [name, data] : options.external_files) {
+      if (name == location) file = &data;
+    }
+    if (file == nullptr) {
+      return Status(StatusCode::kNotFound, "initializer '" + t.name.get() + "': external file '" +
+                                               location + "' was not given in memory");
+    }
+    const auto size = static_cast<int64_t>((*file)->size());
+    if (length < 0) length = size - offset;
+    if (offset < 0 || offset > size || length > size - offset) {
+      return Status(StatusCode::kInvalidModel, "initializer '" + t.name.get() +
+                                                   "': offset and length lie outside '" + location +
+                                                   "' (" + std::to_string(size) + " bytes)");
+    }
+    t.raw_data.set(onnx::Bytes((*file)->data() + offset, static_cast<size_t>(length), *file));
+    t.external_data.clear();
+    t.data_location.set(0);
+  }
+  return Status::Ok();
+}
+
+onnx_light::Result<std::unique_ptr<RuntimeSession>> Make(onnx_light::Result<onnx::ModelProto> model,
+                                                         const OrtSessionOptions& options,
+                                                         onnx_light::SessionOptions runtime) {
+  if (!model.ok()) return model.status();
+  OverrideDims(options, &*model);
+  ONNX_LIGHT_RETURN_IF_ERROR(ExternalFromMemory(options, &*model));
+  ONNX_LIGHT_RETURN_IF_ERROR(ReplaceInitializers(options, &*model));
+  return RuntimeSession::Create(std::move(*model), std::move(runtime));
+}
+
+// The runtime's options for a session of `env`: a session without threads of its own
+// takes the env's global count (CreateEnvWithGlobalThreadPools), as ORT's would its pool.
+OrtStatus* SessionOptionsFor(const OrtEnv* env, const OrtSessionOptions* options,
+                             onnx_light::SessionOptions* out, const char* fn) {
+  *out = RuntimeOptions(options);
+  if (options != nullptr && !options->per_session_threads) {
+    if (!env->global_pools) {
+      return Fail(ORT_FAIL,
+                  std::string(fn) +
+                      ": When the session is not configured to use per session threadpools, the "
+                      "env must be created with the the CreateEnvWithGlobalThreadPools API.");
+    }
+    out->intra_op_threads = env->global_intra_threads;
+  }
   return nullptr;
 }
 
 OrtStatus* ORT_API_CALL CreateSession(const OrtEnv* env, const ORTCHAR_T* path,
                                       const OrtSessionOptions* options, OrtSession** out) noexcept {
   ONNX_LIGHT_ORT_TRY
-  ONNX_LIGHT_ORT_ARG("CreateSession", env);
-  ONNX_LIGHT_ORT_ARG("CreateSession", path);
-  ONNX_LIGHT_ORT_ARG("CreateSession", out);
+  constexpr const char* fn = "CreateSession";
+  ONNX_LIGHT_ORT_ARG(fn, env);
+  ONNX_LIGHT_ORT_ARG(fn, path);
+  ONNX_LIGHT_ORT_ARG(fn, out);
   *out = nullptr;
-  return Finish(RuntimeSession::CreateFromFile(path, RuntimeOptions(options)), options, out,
-                "CreateSession");
+  onnx_light::SessionOptions o;
+  if (OrtStatus* st = SessionOptionsFor(env, options, &o, fn)) return st;
+  if (options != nullptr && options->edits_model()) {
+    onnx_light::onnx::LoadOptions load = o.load;
+    if (!options->external_files.empty()) load.load_external_data = false;
+    return Finish(Make(onnx::LoadModel(path, load), *options, std::move(o)), options, out, fn);
+  }
+  return Finish(RuntimeSession::CreateFromFile(path, std::move(o)), options, out, fn);
   ONNX_LIGHT_ORT_CATCH("CreateSession")
 }
 OrtStatus* ORT_API_CALL CreateSessionFromArray(const OrtEnv* env, const void* data, size_t size,
                                                const OrtSessionOptions* options,
                                                OrtSession** out) noexcept {
   ONNX_LIGHT_ORT_TRY
-  ONNX_LIGHT_ORT_ARG("CreateSessionFromArray", env);
-  ONNX_LIGHT_ORT_ARG("CreateSessionFromArray", data);
-  ONNX_LIGHT_ORT_ARG("CreateSessionFromArray", out);
+  constexpr const char* fn = "CreateSessionFromArray";
+  ONNX_LIGHT_ORT_ARG(fn, env);
+  ONNX_LIGHT_ORT_ARG(fn, data);
+  ONNX_LIGHT_ORT_ARG(fn, out);
   *out = nullptr;
-  return Finish(RuntimeSession::CreateFromBytes(data, size, RuntimeOptions(options)), options, out,
-                "CreateSessionFromArray");
+  onnx_light::SessionOptions o;
+  if (OrtStatus* st = SessionOptionsFor(env, options, &o, fn)) return st;
+  if (options != nullptr && options->edits_model()) {
+    auto model = onnx::LoadModelFromBytes(data, size, o.load.parse);
+    return Finish(Make(std::move(model), *options, std::move(o)), options, out, fn);
+  }
+  return Finish(RuntimeSession::CreateFromBytes(data, size, std::move(o)), options, out, fn);
   ONNX_LIGHT_ORT_CATCH("CreateSessionFromArray")
 }
-// As ORT, a session whose profiling was not ended writes its profile when released.
 void ORT_API_CALL ReleaseSession(OrtSession* session) noexcept {
   if (session != nullptr && session->profiling && session->session->profiler() != nullptr) {
     try {

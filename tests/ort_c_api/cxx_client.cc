@@ -3,7 +3,8 @@
 // runs it on onnx-light's library and on real ORT's (LD_LIBRARY_PATH picks which) and
 // compares what it prints (tests/python/ort_c_api/test_cxx_client.py).
 //
-//   cxx_client MODEL_DIR
+//   cxx_client MODEL_DIR [PLUGIN OUT_DIR]
+//   cxx_client MODEL_DIR --global-pools
 //
 // MODEL_DIR holds the models the test writes: dense.onnx (MatMul + Add + Relu with a
 // symbolic batch "N" and metadata), strings.onnx (Gather and Concat of strings), zipmap.onnx
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -240,6 +242,178 @@ void Sequence(Ort::Env& env, const std::string& dir) {
   PrintTensor("made_sequence_1", seq.GetValue(1, alloc));
 }
 
+// Session and run options beyond the common path: free-dimension overrides, config
+// entries, AddInitializer, overridable initializers, I/O binding, RunAsync, profiling and the
+// optimized model written to disk, external data from a file and from memory, a custom-op
+// library, global thread pools.
+void Extras(Ort::Env& env, const std::string& dir, const std::string& plugin,
+            const std::string& out_dir) {
+  Ort::AllocatorWithDefaultOptions alloc;
+  auto mem = Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeCPU);
+  {
+    Ort::SessionOptions so;
+    so.AddFreeDimensionOverrideByName("N", 3);
+    so.AddConfigEntry("session.use_env_allocators", "0");
+    std::printf("config has=%d value=%s missing_has=%d\n",
+                static_cast<int>(so.HasConfigEntry("session.use_env_allocators")),
+                so.GetConfigEntry("session.use_env_allocators").c_str(),
+                static_cast<int>(so.HasConfigEntry("session.nothing")));
+    Ort::Session s(env, (dir + "/dense.onnx").c_str(), so);
+    PrintIo("dense_fixed_batch", s);
+  }
+  std::vector<float> x(12);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = 0.5f * static_cast<float>(i) - 2.0f;
+  const int64_t xs[] = {3, 4};
+  Ort::Value input = Ort::Value::CreateTensor<float>(mem, x.data(), x.size(), xs, 2);
+  const char* in_names[] = {"x"};
+  const char* out_names[] = {"y"};
+  {
+    Ort::SessionOptions so;
+    std::vector<float> b(5, 10.0f);
+    const int64_t bs[] = {5};
+    Ort::Value bias = Ort::Value::CreateTensor<float>(mem, b.data(), b.size(), bs, 1);
+    so.AddInitializer("b", bias);
+    Ort::Session s(env, (dir + "/dense.onnx").c_str(), so);
+    auto outs = s.Run(Ort::RunOptions{nullptr}, in_names, &input, 1, out_names, 1);
+    PrintTensor("dense_added_initializer", outs[0]);
+  }
+  {
+    Ort::Session s(env, (dir + "/overridable.onnx").c_str(), Ort::SessionOptions{});
+    std::printf("overridable inputs=%zu overridable=%zu name=%s\n", s.GetInputCount(),
+                s.GetOverridableInitializerCount(),
+                s.GetOverridableInitializerNameAllocated(0, alloc).get());
+    std::vector<float> a = {1, 2, 3, 4, 5, 6}, b = {100, 200, 300};
+    const int64_t as[] = {2, 3}, bs[] = {3};
+    Ort::Value feeds[] = {Ort::Value::CreateTensor<float>(mem, a.data(), a.size(), as, 2),
+                          Ort::Value::CreateTensor<float>(mem, b.data(), b.size(), bs, 1)};
+    const char* names[] = {"x", "b"};
+    auto kept = s.Run(Ort::RunOptions{nullptr}, names, feeds, 1, out_names, 1);
+    PrintTensor("overridable_kept", kept[0]);
+    auto over = s.Run(Ort::RunOptions{nullptr}, names, feeds, 2, out_names, 1);
+    PrintTensor("overridable_fed", over[0]);
+  }
+  Ort::Session dense(env, (dir + "/dense.onnx").c_str(), Ort::SessionOptions{});
+  {
+    Ort::IoBinding binding(dense);
+    binding.BindInput("x", input);
+    binding.BindOutput("y", mem);
+    dense.Run(Ort::RunOptions{nullptr}, binding);
+    binding.SynchronizeOutputs();
+    for (const std::string& n : binding.GetOutputNames())
+      std::printf("binding output %s\n", n.c_str());
+    std::vector<Ort::Value> values = binding.GetOutputValues();
+    PrintTensor("binding_allocated", values[0]);
+    std::vector<float> y(15, 0.0f);
+    const int64_t ys[] = {3, 5};
+    Ort::Value into = Ort::Value::CreateTensor<float>(mem, y.data(), y.size(), ys, 2);
+    binding.ClearBoundOutputs();
+    binding.BindOutput("y", into);
+    dense.Run(Ort::RunOptions{nullptr}, binding);
+    PrintTensor("binding_preallocated", into);
+    std::printf("binding_wrote_user_buffer %d\n", static_cast<int>(y[1] != 0.0f));
+  }
+  {
+    std::promise<std::string> done;
+    Ort::Value out{nullptr};
+    struct Context {
+      std::promise<std::string>* done;
+    } context{&done};
+    dense.RunAsync(
+        Ort::RunOptions{nullptr}, in_names, &input, 1, out_names, &out, 1,
+        [](void* user, OrtValue** values, size_t n, OrtStatusPtr status) {
+          auto* c = static_cast<Context*>(user);
+          Ort::Status st(status);
+          std::string line =
+              "run_async ok=" + std::to_string(st.IsOK()) + " outputs=" + std::to_string(n);
+          if (st.IsOK()) {
+            Ort::Value v(values[0]);
+            line += " first=" + std::to_string(v.GetTensorData<float>()[1]);
+            v.release();  // still the program's `out`
+          }
+          c->done->set_value(line);
+        },
+        &context);
+    std::printf("%s\n", done.get_future().get().c_str());
+  }
+  {
+    Ort::SessionOptions so;
+    const std::string prefix = out_dir + "/profile";
+    const std::string optimized = out_dir + "/optimized.onnx";
+    so.EnableProfiling(prefix.c_str());
+    so.SetOptimizedModelFilePath(optimized.c_str());
+    Ort::Session s(env, (dir + "/dense.onnx").c_str(), so);
+    s.Run(Ort::RunOptions{nullptr}, in_names, &input, 1, out_names, 1);
+    auto file = s.EndProfilingAllocated(alloc);
+    std::ifstream profile(file.get());
+    std::ifstream model(optimized);
+    std::printf("profile_written %d prefixed %d optimized_written %d\n",
+                static_cast<int>(profile.good()),
+                static_cast<int>(std::string(file.get()).rfind(prefix, 0) == 0),
+                static_cast<int>(model.good()));
+  }
+  {
+    std::vector<float> a(8, 1.0f);
+    const int64_t as[] = {2, 4};
+    Ort::Value ones = Ort::Value::CreateTensor<float>(mem, a.data(), a.size(), as, 2);
+    const char* names[] = {"x"};
+    Ort::Session from_file(env, (dir + "/external.onnx").c_str(), Ort::SessionOptions{});
+    PrintTensor("external_from_file",
+                from_file.Run(Ort::RunOptions{nullptr}, names, &ones, 1, out_names, 1)[0]);
+    std::ifstream m(dir + "/external.onnx", std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(m)), std::istreambuf_iterator<char>());
+    std::ifstream w(dir + "/weights.bin", std::ios::binary);
+    std::vector<char> weights((std::istreambuf_iterator<char>(w)),
+                              std::istreambuf_iterator<char>());
+    Ort::SessionOptions so;
+    std::vector<std::basic_string<ORTCHAR_T>> files = {"weights.bin"};
+    std::vector<char*> buffers = {weights.data()};
+    std::vector<size_t> lengths = {weights.size()};
+    so.AddExternalInitializersFromFilesInMemory(files, buffers, lengths);
+    Ort::Session from_memory(env, bytes.data(), bytes.size(), so);
+    PrintTensor("external_from_memory",
+                from_memory.Run(Ort::RunOptions{nullptr}, names, &ones, 1, out_names, 1)[0]);
+  }
+  if (!plugin.empty()) {
+    Ort::SessionOptions so;
+    so.RegisterCustomOpsLibrary(plugin.c_str());
+    Ort::Session s(env, (dir + "/custom_op.onnx").c_str(), so);
+    std::vector<float> a = {-1, 2, -3, 4};
+    const int64_t as[] = {4};
+    Ort::Value v = Ort::Value::CreateTensor<float>(mem, a.data(), a.size(), as, 1);
+    const char* names[] = {"x"};
+    PrintTensor("custom_op", s.Run(Ort::RunOptions{nullptr}, names, &v, 1, out_names, 1)[0]);
+  }
+  {
+    Ort::SessionOptions so;
+    so.DisablePerSessionThreads();
+    Expect("per_session_threads_off_without_global_pools",
+           [&] { Ort::Session s(env, (dir + "/dense.onnx").c_str(), so); });
+  }
+}
+
+// Run as `cxx_client MODEL_DIR --global-pools`: ORT's environment is one per process, so
+// an env with global thread pools is the first and only one made.
+int GlobalPools(const std::string& dir) {
+  Ort::ThreadingOptions tp;
+  tp.SetGlobalIntraOpNumThreads(2);
+  tp.SetGlobalInterOpNumThreads(1);
+  Ort::Env env(tp, ORT_LOGGING_LEVEL_WARNING, "global");
+  Ort::SessionOptions so;
+  so.DisablePerSessionThreads();
+  Ort::Session s(env, (dir + "/dense.onnx").c_str(), so);
+  auto mem = Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeCPU);
+  std::vector<float> x(12, 0.5f);
+  const int64_t xs[] = {3, 4};
+  Ort::Value input = Ort::Value::CreateTensor<float>(mem, x.data(), x.size(), xs, 2);
+  const char* in_names[] = {"x"};
+  const char* out_names[] = {"y"};
+  PrintTensor("global_pools",
+              s.Run(Ort::RunOptions{nullptr}, in_names, &input, 1, out_names, 1)[0]);
+  std::printf("done\n");
+  return 0;
+}
+
 void Refused(Ort::Env& env, const std::string& dir) {
   Ort::SessionOptions so;
   Expect("missing_file", [&] { Ort::Session s(env, (dir + "/no_such.onnx").c_str(), so); });
@@ -251,11 +425,21 @@ void Refused(Ort::Env& env, const std::string& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: cxx_client MODEL_DIR\n");
+  if (argc < 2 || argc > 4) {
+    std::fprintf(stderr, "usage: cxx_client MODEL_DIR [PLUGIN OUT_DIR | --global-pools]\n");
     return 2;
   }
   const std::string dir = argv[1];
+  if (argc == 3 && std::string(argv[2]) == "--global-pools") {
+    try {
+      return GlobalPools(dir);
+    } catch (const Ort::Exception& e) {
+      std::printf("FAILED code=%d %s\n", static_cast<int>(e.GetOrtErrorCode()), e.what());
+      return 1;
+    }
+  }
+  const std::string plugin = argc == 4 ? argv[2] : "";
+  const std::string out_dir = argc == 4 ? argv[3] : dir;
   try {
     std::printf("version %s\n", Ort::GetVersionString().c_str());
     std::printf("build_info %s\n", Ort::GetBuildInfoString().c_str());
@@ -268,6 +452,7 @@ int main(int argc, char** argv) {
     Strings(env, dir);
     ZipMap(env, dir);
     Sequence(env, dir);
+    Extras(env, dir, plugin, out_dir);
     Refused(env, dir);
   } catch (const Ort::Exception& e) {
     std::printf("FAILED code=%d %s\n", static_cast<int>(e.GetOrtErrorCode()), e.what());

@@ -105,6 +105,64 @@ def write_models(folder: Path) -> Path:
         folder / "sequence.onnx",
     )
 
+    # b is an initializer and a graph input: ORT's "overridable initializer".
+    over = helper.make_graph(
+        [helper.make_node("Add", ["x", "b"], ["y"])],
+        "overridable",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+            helper.make_tensor_value_info("b", TensorProto.FLOAT, [3]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+        [numpy_helper.from_array(np.array([1.0, 2.0, 3.0], np.float32), "b")],
+    )
+    _save(
+        helper.make_model(over, opset_imports=[helper.make_opsetid("", 17)]),
+        folder / "overridable.onnx",
+    )
+
+    # w's data in an external file, weights.bin (offset 16: a header the model skips).
+    weights = np.arange(12, dtype=np.float32).reshape(4, 3) / 8
+    (folder / "weights.bin").write_bytes(b"\0" * 16 + weights.tobytes())
+    w_ext = TensorProto()
+    w_ext.name = "w"
+    w_ext.data_type = TensorProto.FLOAT
+    w_ext.dims.extend([4, 3])
+    w_ext.data_location = TensorProto.EXTERNAL
+    for key, value in [
+        ("location", "weights.bin"),
+        ("offset", "16"),
+        ("length", str(weights.nbytes)),
+    ]:
+        entry = w_ext.external_data.add()
+        entry.key, entry.value = key, value
+    external = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])],
+        "external",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+        [w_ext],
+    )
+    _save(
+        helper.make_model(external, opset_imports=[helper.make_opsetid("", 17)]),
+        folder / "external.onnx",
+    )
+
+    # The repository's example plugin (examples/custom_ops): ort_custom_ops::LeakyRelu.
+    custom = helper.make_graph(
+        [helper.make_node("LeakyRelu", ["x"], ["y"], domain="ort_custom_ops", alpha=0.2)],
+        "custom",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])],
+    )
+    _save(
+        helper.make_model(
+            custom,
+            opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ort_custom_ops", 1)],
+        ),
+        folder / "custom_op.onnx",
+    )
+
     unknown = helper.make_graph(
         [helper.make_node("NoSuchOperator", ["x"], ["y"])],
         "unknown",

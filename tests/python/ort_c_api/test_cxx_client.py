@@ -4,7 +4,11 @@ linked with -lonnxruntime) prints the same on onnx-light's libonnxruntime.so.1 a
 the program's buffer, outputs allocated and preallocated, run tags and terminate, a string
 model, ZipMap's sequence of maps, a sequence output and one made by the program, the errors
 of a missing input, a wrong type, an unknown output and a wrong rank, and three models
-refused at load."""
+refused at load; then free-dimension overrides, session config entries, AddInitializer,
+overridable initializers, I/O binding (allocated and preallocated outputs), RunAsync,
+profiling and SetOptimizedModelFilePath (both files written), external data from a file and
+from memory, the repository's example custom-op library (RegisterCustomOpsLibrary_V2) and
+an env with global thread pools."""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from _client_models import write_models
 from _clients import BUILD, LIGHT_LIB_DIR, compare, real_ort_dir, run_client
 
 CLIENT = BUILD / "bin" / "ort_cxx_client"
+PLUGIN = BUILD / "lib" / "libort_custom_ops.so"  # examples/custom_ops
 
 
 @pytest.fixture(scope="module")
@@ -23,9 +28,14 @@ def runs(tmp_path_factory):
         raise RuntimeError(f"{CLIENT} is missing: build with scripts/build.sh")
     tmp = tmp_path_factory.mktemp("cxx_client")
     models = write_models(tmp / "models")
-    light = run_client([str(CLIENT), str(models)], LIGHT_LIB_DIR)
-    ort = run_client([str(CLIENT), str(models)], real_ort_dir(tmp))
-    return light, ort
+    runs = {}
+    for which, lib_dir in [("light", LIGHT_LIB_DIR), ("ort", real_ort_dir(tmp))]:
+        out = tmp / f"out-{which}"
+        out.mkdir()
+        lines = run_client([str(CLIENT), str(models), str(PLUGIN), str(out)], lib_dir)
+        lines += run_client([str(CLIENT), str(models), "--global-pools"], lib_dir)
+        runs[which] = lines + [f"file {p.name.split('_')[0]}" for p in sorted(out.iterdir())]
+    return runs["light"], runs["ort"]
 
 
 def test_each_run_used_the_library_asked_for(runs):
@@ -37,7 +47,7 @@ def test_each_run_used_the_library_asked_for(runs):
 
 def test_same_output_as_real_ort(runs):
     light, ort = runs
-    assert light[-1] == "done" and ort[-1] == "done"
+    assert light.count("done") == 2 and ort.count("done") == 2
     compare(light, ort, skip_prefixes=("build_info",))
 
 
@@ -57,5 +67,17 @@ def test_the_run_covers_what_the_issue_lists(runs):
         "missing_file error code=3",  # ORT_NO_SUCHFILE
         "junk_bytes error code=7",  # ORT_INVALID_PROTOBUF
         "unknown_op error code=10",  # ORT_INVALID_GRAPH
+        "input 0 x onnx_type=1 elem=1 shape=[3,4]",  # a free dimension fixed
+        "config has=1 value=0 missing_has=0",
+        "overridable inputs=1 overridable=1 name=b",
+        "binding_wrote_user_buffer 1",
+        "run_async ok=1 outputs=1",
+        "profile_written 1 prefixed 1 optimized_written 1",
+        "value external_from_memory elem=1 shape=[2,3] 2.25",
+        "value custom_op elem=1 shape=[4] -0.2",
+        "per_session_threads_off_without_global_pools error code=1",
+        "value global_pools",
+        "file optimized.onnx",
+        "file profile",
     ]:
         assert fact in text, fact
