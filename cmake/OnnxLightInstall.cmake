@@ -27,6 +27,11 @@ if(SKBUILD)
   install(TARGETS onnx_light_ort_bridge_ops_ort_called_by_light
                   onnx_light_ort_bridge_ops_light_called_by_ort
     LIBRARY DESTINATION onnx_light_ort/lib COMPONENT python)
+  # libonnxruntime.so.1 (ORT's C API on onnx-light) beside the bridges; the SONAME file only
+  # (a wheel holds no symlinks); onnx_light_ort.ort_c_api_library_path() returns it.
+  set_target_properties(onnx_light_ort_c_api PROPERTIES INSTALL_RPATH "$ORIGIN/../../onnx_light")
+  install(TARGETS onnx_light_ort_c_api LIBRARY DESTINATION onnx_light_ort/lib COMPONENT python
+    NAMELINK_SKIP)
   if(TARGET onnx_light_stub)
     install(DIRECTORY "${ONNX_LIGHT_STUB_DIR}/_core" DESTINATION onnx_light COMPONENT python)
   endif()
@@ -75,6 +80,14 @@ if(ONNX_LIGHT_BUILD_ORT_PLUGIN)
   install(TARGETS onnx_light_ort_bridge_ops_light_called_by_ort
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endif()
+
+# libonnxruntime.so.1 and libonnxruntime.so (ORT's C API on onnx-light) in a folder of their
+# own under the library folder: a program picks it with LD_LIBRARY_PATH (or links it with
+# -L); in the library folder itself it would shadow a real ONNX Runtime installed in the
+# same prefix for every program linked with -lonnxruntime. It finds libonnx_light.so one up.
+set_target_properties(onnx_light_ort_c_api PROPERTIES INSTALL_RPATH "$ORIGIN/..")
+install(TARGETS onnx_light_ort_c_api
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/onnx_light_ort_c_api COMPONENT ort_c_api)
 
 # CMake packages.
 install(EXPORT onnx_lightTargets NAMESPACE onnx_light::

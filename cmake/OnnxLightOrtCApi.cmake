@@ -47,9 +47,3 @@ set_target_properties(onnx_light_ort_c_api PROPERTIES
   LINK_DEPENDS ${PROJECT_SOURCE_DIR}/onnx_light_ort/ort_c_api/exports.map)
 onnx_light_set_warnings(onnx_light_ort_c_api)
 
-# A C++ program written for ORT (onnxruntime_cxx_api.h), linked with -lonnxruntime: the
-# ort_c_api tests run it on this library and on real ORT's and compare
-# (tests/python/ort_c_api/test_cxx_client.py).
-add_executable(ort_cxx_client tests/ort_c_api/cxx_client.cc)
-target_link_libraries(ort_cxx_client PRIVATE onnx_light_ort_c_api onnx_light_ort::api_headers)
-set_target_properties(ort_cxx_client PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bin")

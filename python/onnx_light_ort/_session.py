@@ -74,6 +74,26 @@ def plugin_library_path() -> str:
     return str(path)
 
 
+_ORT_C_API_LIBRARY_NAME = "libonnxruntime.so.1"
+
+
+def ort_c_api_library_path() -> str:
+    """libonnxruntime.so.1 built from onnx-light: ORT's C API (OrtGetApiBase, the 425 slots
+    of API 29) on the onnx-light runtime, for programs written for ONNX Runtime in C, C++,
+    Rust, Node.js, Java or Go (docs/ort_c_api.md): put its folder first in LD_LIBRARY_PATH,
+    or give the path to the binding (ORT_DYLIB_PATH for Rust's ``ort``,
+    ``-Donnxruntime.native.onnxruntime.path`` for Java, ``ort.SetSharedLibraryPath`` for Go).
+
+    Raises RuntimeError when it is missing (a checkout that was not built)."""
+    path = _library_dir() / _ORT_C_API_LIBRARY_NAME
+    if not path.exists():
+        raise RuntimeError(
+            f"onnx-light's libonnxruntime.so.1 is missing: {path} (build it with "
+            "scripts/build.sh or point ONNX_LIGHT_BUILD_DIR at your build directory)"
+        )
+    return str(path)
+
+
 _lib_lock = threading.Lock()
 _lib: ctypes.CDLL | None = None
 

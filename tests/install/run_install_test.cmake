@@ -8,6 +8,7 @@ function(run what)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${what} failed (${rc})")
   endif()
+  set(last_out "${out}" PARENT_SCOPE)
 endfunction()
 
 set(model "${SOURCE_DIR}/models/default.onnx")
@@ -52,6 +53,17 @@ run("c_consumer (pkg-config)" "${WORK}/c_consumer_pc" "${model}")
 run("pkg-config bridge_consumer" ${CXX} -std=c++17 "${src}/consumer.cc"
     -o "${WORK}/bridge_consumer_pc" ${flags_onnx_light_ort})
 run("bridge_consumer (pkg-config)" "${WORK}/bridge_consumer_pc" "${EXAMPLE_PLUGIN}")
+
+# ORT's C API on onnx-light: a C program written for ONNX Runtime, compiled against the
+# installed ORT headers and linked with -lonnxruntime from lib/onnx_light_ort_c_api.
+set(capi "${PREFIX}/lib/onnx_light_ort_c_api")
+run("ort_c_api_consumer" ${CC} "${SOURCE_DIR}/tests/install/ort_c_api_consumer.c"
+    -I "${PREFIX}/include/onnx_light_ort/ort" -o "${WORK}/ort_c_api_consumer"
+    -L "${capi}" -lonnxruntime "-Wl,-rpath,${capi}")
+run("ort_c_api_consumer (run)" "${WORK}/ort_c_api_consumer" "${model}")
+if(NOT last_out MATCHES "^1\\.29\\.0 y: ")
+  message(FATAL_ERROR "ort_c_api_consumer printed: ${last_out}")
+endif()
 
 # The installed tool.
 run("onnx-light" "${PREFIX}/bin/onnx-light" run "${model}" --random --dim N=2)

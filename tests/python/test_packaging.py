@@ -111,6 +111,22 @@ def test_plugin_library_path_missing_is_a_clear_error(tmp_path):
     assert "RuntimeError: onnx-light's ORT plugin library is missing" in r.stderr
 
 
+def test_ort_c_api_library_path():
+    path = Path(onnx_light_ort.ort_c_api_library_path())
+    assert path == BUILD / "lib" / "libonnxruntime.so.1"
+    assert path.is_file()
+
+
+def test_ort_c_api_library_path_missing_is_a_clear_error(tmp_path):
+    (tmp_path / "python" / "onnx_light").mkdir(parents=True)
+    for so in (BUILD / "python" / "onnx_light").glob("_core*.so"):
+        (tmp_path / "python" / "onnx_light" / so.name).symlink_to(so)
+    code = "import onnx_light_ort; onnx_light_ort.ort_c_api_library_path()"
+    r = python_c(code, ONNX_LIGHT_BUILD_DIR=str(tmp_path))
+    assert r.returncode == 1
+    assert "RuntimeError: onnx-light's libonnxruntime.so.1 is missing" in r.stderr
+
+
 def test_type_stubs_are_generated_and_match_the_module():
     cache = (BUILD / "CMakeCache.txt").read_text()
     if "ONNX_LIGHT_PYTHON_STUBS:BOOL=OFF" in cache:  # sanitizer and fuzz builds

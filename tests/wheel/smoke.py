@@ -149,6 +149,62 @@ def main() -> int:
         "the plugin under ONNX Runtime (float32, atol 1e-5)", err <= 1e-5, f"max |diff| {err:.2e}"
     )
 
+    # libonnxruntime.so.1: ORT's C API on onnx-light, from the package, through its table
+    # (ctypes; the slots found by name): an env, a session of default.onnx, its input count.
+    import ctypes
+
+    capi = onnx_light_ort.ort_c_api_library_path()
+    lib = ctypes.CDLL(capi)
+    lib.OnnxLightOrtApiSlotName.restype = ctypes.c_char_p
+    slot = {
+        lib.OnnxLightOrtApiSlotName(i).decode(): i for i in range(lib.OnnxLightOrtApiSlotCount())
+    }
+    lib.OrtGetApiBase.restype = ctypes.POINTER(ctypes.c_void_p * 2)
+    base = lib.OrtGetApiBase().contents
+    version = ctypes.CFUNCTYPE(ctypes.c_char_p)(base[1])().decode()
+    table = ctypes.cast(
+        ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_uint32)(base[0])(29),
+        ctypes.POINTER(ctypes.c_void_p),
+    )
+    P = ctypes.c_void_p
+
+    def fn(name, *args):
+        return ctypes.CFUNCTYPE(P, *args)(table[slot[name]])
+
+    env, so, session, count = P(), P(), P(), ctypes.c_size_t()
+    ok = (
+        fn("CreateEnv", ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(P))(
+            2, b"smoke", ctypes.byref(env)
+        )
+        is None
+    )
+    ok = ok and fn("CreateSessionOptions", ctypes.POINTER(P))(ctypes.byref(so)) is None
+    ok = (
+        ok
+        and fn("CreateSession", P, ctypes.c_char_p, P, ctypes.POINTER(P))(
+            env, str(DATA / "default.onnx").encode(), so, ctypes.byref(session)
+        )
+        is None
+    )
+    ok = (
+        ok
+        and fn("SessionGetInputCount", P, ctypes.POINTER(ctypes.c_size_t))(
+            session, ctypes.byref(count)
+        )
+        is None
+    )
+    for name, handle in [
+        ("ReleaseSession", session),
+        ("ReleaseSessionOptions", so),
+        ("ReleaseEnv", env),
+    ]:
+        fn(name, P)(handle)
+    check(
+        "libonnxruntime.so.1 in the package: OrtGetApiBase, a session through the table",
+        SITE in Path(capi).resolve().parents and version == "1.29.0" and ok and count.value == 1,
+        f"{capi}, version {version}, inputs {count.value}",
+    )
+
     # Batch inference from the wheel, where no engine is installed: a pickled predictor in a
     # process pool, against the formula; onnx_light.batch imports no engine.
     import multiprocessing
