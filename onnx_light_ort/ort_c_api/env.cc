@@ -384,6 +384,12 @@ OrtStatus* ORT_API_CALL CreateAndRegisterAllocator(OrtEnv* env, const OrtMemoryI
   return nullptr;
 }
 
+OrtStatus* ORT_API_CALL UnregisterAllocator(OrtEnv* env, const OrtMemoryInfo* info) noexcept {
+  ONNX_LIGHT_ORT_ARG("UnregisterAllocator", env);
+  ONNX_LIGHT_ORT_ARG("UnregisterAllocator", info);
+  return nullptr;  // CreateAndRegisterAllocator registered nothing to remove
+}
+
 }  // namespace
 
 OrtAllocator* DefaultAllocator() noexcept {
@@ -444,6 +450,7 @@ void FillStatusAndEnvSlots(OrtApi& api) {
   api.CreateArenaCfgV2 = &CreateArenaCfgV2;
   api.ReleaseArenaCfg = &ReleaseArenaCfg;
   api.CreateAndRegisterAllocator = &CreateAndRegisterAllocator;
+  api.UnregisterAllocator = &UnregisterAllocator;
 }
 
 }  // namespace onnx_light_ort::c_api

@@ -62,14 +62,20 @@ struct OrtSessionOptions {
   std::vector<std::pair<std::string, int64_t>> dim_by_denotation;
   std::vector<std::pair<std::string, int64_t>> dim_by_name;
   bool per_session_threads = true;  // DisablePerSessionThreads: the env's global count
-  // AddInitializer / AddExternalInitializers: tensors that replace (or add) initializers.
+  // AddInitializer: tensors that replace (or add) initializers; AddExternalInitializers:
+  // tensors that replace initializers whose data is in an external file.
   std::vector<std::pair<std::string, onnx_light::Tensor>> initializers;
+  std::vector<std::pair<std::string, onnx_light::Tensor>> external_initializers;
   // AddExternalInitializersFromFilesInMemory: external data files by name.
   std::vector<std::pair<std::string, std::shared_ptr<const std::string>>> external_files;
   // Whether the model must be edited before the session is made.
   bool edits_model() const {
     return !dim_by_name.empty() || !dim_by_denotation.empty() || !initializers.empty() ||
-           !external_files.empty();
+           !external_initializers.empty() || !external_files.empty();
+  }
+  // Whether external data must wait until the model has been edited.
+  bool edits_external_data() const {
+    return !external_initializers.empty() || !external_files.empty();
   }
 };
 

@@ -254,36 +254,48 @@ OrtStatus* ORT_API_CALL DisablePerSessionThreads(OrtSessionOptions* options) noe
   options->per_session_threads = false;
   return nullptr;
 }
+OrtStatus* AddTo(std::vector<std::pair<std::string, onnx_light::Tensor>>* list, const char* name,
+                 const OrtValue* value, const char* fn) {
+  ONNX_LIGHT_ORT_ARG(fn, name);
+  ONNX_LIGHT_ORT_ARG(fn, value);
+  const onnx_light::Tensor* t = value->value.tensor_or_null();
+  if (t == nullptr) {
+    return Fail(ORT_INVALID_ARGUMENT, std::string(fn) + ": the value is not a tensor");
+  }
+  for (const auto& [existing, tensor] : *list) {
+    if (existing == name) {
+      return Fail(ORT_INVALID_ARGUMENT,
+                  std::string(fn) + ": an initializer named '" + name + "' was added already");
+    }
+  }
+  list->emplace_back(name, *t);
+  return nullptr;
+}
 OrtStatus* ORT_API_CALL AddInitializer(OrtSessionOptions* options, const char* name,
                                        const OrtValue* value) noexcept {
   ONNX_LIGHT_ORT_TRY
   ONNX_LIGHT_ORT_ARG("AddInitializer", options);
-  ONNX_LIGHT_ORT_ARG("AddInitializer", name);
-  ONNX_LIGHT_ORT_ARG("AddInitializer", value);
-  const onnx_light::Tensor* t = value->value.tensor_or_null();
-  if (t == nullptr) return Fail(ORT_INVALID_ARGUMENT, "AddInitializer: the value is not a tensor");
-  for (const auto& [existing, tensor] : options->initializers) {
-    if (existing == name) {
-      return Fail(ORT_INVALID_ARGUMENT, std::string("AddInitializer: an initializer named '") +
-                                            name + "' was added already");
-    }
-  }
-  options->initializers.emplace_back(name, *t);
-  return nullptr;
+  return AddTo(&options->initializers, name, value, "AddInitializer");
   ONNX_LIGHT_ORT_CATCH("AddInitializer")
 }
+// Only for initializers whose data is in an external file (checked at session creation).
 OrtStatus* ORT_API_CALL AddExternalInitializers(OrtSessionOptions* options,
                                                 const char* const* names,
                                                 const OrtValue* const* values, size_t n) noexcept {
+  ONNX_LIGHT_ORT_TRY
   ONNX_LIGHT_ORT_ARG("AddExternalInitializers", options);
   if (n != 0) {
     ONNX_LIGHT_ORT_ARG("AddExternalInitializers", names);
     ONNX_LIGHT_ORT_ARG("AddExternalInitializers", values);
   }
   for (size_t i = 0; i < n; ++i) {
-    if (OrtStatus* st = AddInitializer(options, names[i], values[i])) return st;
+    if (OrtStatus* st = AddTo(&options->external_initializers, names[i], values[i],
+                              "AddExternalInitializers")) {
+      return st;
+    }
   }
   return nullptr;
+  ONNX_LIGHT_ORT_CATCH("AddExternalInitializers")
 }
 OrtStatus* ORT_API_CALL AddExternalInitializersFromFilesInMemory(OrtSessionOptions* options,
                                                                  const ORTCHAR_T* const* names,

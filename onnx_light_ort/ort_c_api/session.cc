@@ -103,17 +103,22 @@ void OverrideDims(const OrtSessionOptions& options, onnx::ModelProto* model) {
     infos.push_back(&v);
   for (onnx::ValueInfoProto& v : graph->output)
     infos.push_back(&v);
+  // A dimension fixed by its denotation fixes its name too (for the outputs that share it).
+  std::vector<std::pair<std::string, int64_t>> by_name = options.dim_by_name;
   for (onnx::ValueInfoProto* info : infos) {
     onnx::ValueInfoProto& input = *info;
     if (!input.type->tensor_type.has()) continue;
     onnx::TypeProto_Tensor* tensor = input.type.mutable_get()->tensor_type.mutable_get();
     for (onnx::TensorShapeProto_Dimension& dim : tensor->shape.mutable_get()->dim) {
       if (dim.dim_value.has()) continue;
-      for (const auto& [name, value] : options.dim_by_name) {
+      for (const auto& [name, value] : by_name) {
         if (dim.dim_param.has() && dim.dim_param.get() == name) dim.dim_value.set(value);
       }
       for (const auto& [denotation, value] : options.dim_by_denotation) {
-        if (dim.denotation.has() && dim.denotation.get() == denotation) dim.dim_value.set(value);
+        if (dim.denotation.has() && dim.denotation.get() == denotation) {
+          dim.dim_value.set(value);
+          if (dim.dim_param.has()) by_name.emplace_back(dim.dim_param.get(), value);
+        }
       }
       if (dim.dim_value.has()) dim.dim_param.clear();
     }
@@ -123,6 +128,28 @@ void OverrideDims(const OrtSessionOptions& options, onnx::ModelProto* model) {
 // AddInitializer / AddExternalInitializers: the program's tensors replace the model's
 // initializers of those names (or join them). Numbers are viewed, not copied: the proto's
 // bytes keep a reference to the tensor's storage, as for a memory-mapped data file.
+// AddExternalInitializers: only initializers whose data is external (ORT's rule).
+Status ReplaceExternalInitializers(const OrtSessionOptions& options, onnx::ModelProto* model) {
+  onnx::GraphProto* graph = model->graph.mutable_get();
+  for (const auto& [name, tensor] : options.external_initializers) {
+    onnx::TensorProto* target = nullptr;
+    for (onnx::TensorProto& t : graph->initializer) {
+      if (t.name.get() == name) target = &t;
+    }
+    if (target == nullptr) {
+      return Status(StatusCode::kNotFound,
+                    "AddExternalInitializers: the model has no initializer '" + name + "'");
+    }
+    if (target->data_location.get() != 1) {
+      return Status(
+          StatusCode::kFailedPrecondition,
+          "Trying to replace non-external initializer with external data ('" + name + "')");
+    }
+    ONNX_LIGHT_ASSIGN_OR_RETURN(*target, onnx_light::TensorToProto(tensor, name));
+  }
+  return Status::Ok();
+}
+
 Status ReplaceInitializers(const OrtSessionOptions& options, onnx::ModelProto* model) {
   onnx::GraphProto* graph = model->graph.mutable_get();
   for (const auto& [name, tensor] : options.initializers) {
@@ -165,10 +192,7 @@ Status ExternalFromMemory(const OrtSessionOptions& options, onnx::ModelProto* mo
     for (const auto& [name, data] : options.external_files) {
       if (name == location) file = &data;
     }
-    if (file == nullptr) {
-      return Status(StatusCode::kNotFound, "initializer '" + t.name.get() + "': external file '" +
-                                               location + "' was not given in memory");
-    }
+    if (file == nullptr) continue;  // read from disk afterwards (LoadExternalData)
     const auto size = static_cast<int64_t>((*file)->size());
     if (length < 0) length = size - offset;
     if (offset < 0 || offset > size || length > size - offset) {
@@ -183,14 +207,26 @@ Status ExternalFromMemory(const OrtSessionOptions& options, onnx::ModelProto* mo
   return Status::Ok();
 }
 
+// The model edited as the options say; external data neither replaced nor given in memory
+// is then read from `base_dir` (the model's folder; the working folder for bytes).
 onnx_light::Result<std::unique_ptr<RuntimeSession>> Make(onnx_light::Result<onnx::ModelProto> model,
                                                          const OrtSessionOptions& options,
-                                                         onnx_light::SessionOptions runtime) {
+                                                         onnx_light::SessionOptions runtime,
+                                                         const std::string& base_dir) {
   if (!model.ok()) return model.status();
   OverrideDims(options, &*model);
+  ONNX_LIGHT_RETURN_IF_ERROR(ReplaceExternalInitializers(options, &*model));
   ONNX_LIGHT_RETURN_IF_ERROR(ExternalFromMemory(options, &*model));
   ONNX_LIGHT_RETURN_IF_ERROR(ReplaceInitializers(options, &*model));
+  if (options.edits_external_data()) {
+    ONNX_LIGHT_RETURN_IF_ERROR(onnx::LoadExternalData(&*model, base_dir));
+  }
   return RuntimeSession::Create(std::move(*model), std::move(runtime));
+}
+
+std::string FolderOf(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
 }
 
 // The runtime's options for a session of `env`: a session without threads of its own
@@ -222,8 +258,9 @@ OrtStatus* ORT_API_CALL CreateSession(const OrtEnv* env, const ORTCHAR_T* path,
   if (OrtStatus* st = SessionOptionsFor(env, options, &o, fn)) return st;
   if (options != nullptr && options->edits_model()) {
     onnx_light::onnx::LoadOptions load = o.load;
-    if (!options->external_files.empty()) load.load_external_data = false;
-    return Finish(Make(onnx::LoadModel(path, load), *options, std::move(o)), options, out, fn);
+    if (options->edits_external_data()) load.load_external_data = false;
+    return Finish(Make(onnx::LoadModel(path, load), *options, std::move(o), FolderOf(path)),
+                  options, out, fn);
   }
   return Finish(RuntimeSession::CreateFromFile(path, std::move(o)), options, out, fn);
   ONNX_LIGHT_ORT_CATCH("CreateSession")
@@ -241,7 +278,7 @@ OrtStatus* ORT_API_CALL CreateSessionFromArray(const OrtEnv* env, const void* da
   if (OrtStatus* st = SessionOptionsFor(env, options, &o, fn)) return st;
   if (options != nullptr && options->edits_model()) {
     auto model = onnx::LoadModelFromBytes(data, size, o.load.parse);
-    return Finish(Make(std::move(model), *options, std::move(o)), options, out, fn);
+    return Finish(Make(std::move(model), *options, std::move(o), "."), options, out, fn);
   }
   return Finish(RuntimeSession::CreateFromBytes(data, size, std::move(o)), options, out, fn);
   ONNX_LIGHT_ORT_CATCH("CreateSessionFromArray")

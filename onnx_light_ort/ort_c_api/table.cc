@@ -3,7 +3,10 @@
 // traced, shared/design/ORT_C_API.md), so none is: a status-returning stub returns
 // ORT_NOT_IMPLEMENTED naming its function, a void one does nothing, the others return zero
 // (null from the sub-API getters: training, model editor, compile, EP, interop).
+#include <atomic>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <type_traits>
 
 #include "cpu_provider_factory.h"
@@ -48,6 +51,36 @@ struct Stub<R (*)(A...)> {
   }
 };
 
+// Slot tracing for the tests (ONNX_LIGHT_ORT_TRACE=FILE in the environment when the table
+// is first made): every slot, stubs too, goes through a trampoline that marks it used; the
+// names of the slots used are appended to FILE when the library unloads (exit or dlclose).
+// Tells which slots the client programs really call (tests/python/ort_c_api).
+void (*g_real[ONNX_LIGHT_ORT_API_SLOTS])() = {};
+std::atomic<bool> g_used[ONNX_LIGHT_ORT_API_SLOTS] = {};
+
+template <size_t I, typename F>
+struct Trace;
+template <size_t I, typename R, typename... A>
+struct Trace<I, R (*)(A...) noexcept> {
+  static R Fn(A... a) noexcept {
+    g_used[I].store(true, std::memory_order_relaxed);
+    return reinterpret_cast<R (*)(A...) noexcept>(g_real[I])(a...);
+  }
+};
+template <size_t I, typename R, typename... A>
+struct Trace<I, R (*)(A...)> {
+  static R Fn(A... a) {
+    g_used[I].store(true, std::memory_order_relaxed);
+    return reinterpret_cast<R (*)(A...)>(g_real[I])(a...);
+  }
+};
+
+struct TraceWriter {
+  std::string path;
+  ~TraceWriter();
+};
+TraceWriter g_trace;
+
 struct Table {
   OrtApi api{};
   bool stub[ONNX_LIGHT_ORT_API_SLOTS] = {};
@@ -65,21 +98,39 @@ struct Table {
   }
 #include "ort_api_slots.inc"
 #undef ONNX_LIGHT_ORT_SLOT
+    const char* trace = std::getenv("ONNX_LIGHT_ORT_TRACE");
+    if (trace == nullptr || *trace == '\0') return;
+    g_trace.path = trace;
+#define ONNX_LIGHT_ORT_SLOT(index, name)                  \
+  g_real[index] = reinterpret_cast<void (*)()>(api.name); \
+  api.name = &Trace<index, std::remove_reference_t<decltype(api.name)>>::Fn;
+#include "ort_api_slots.inc"
+#undef ONNX_LIGHT_ORT_SLOT
   }
 };
 static_assert(sizeof(OrtApi) == ONNX_LIGHT_ORT_API_SLOTS * sizeof(void (*)()),
               "OrtApi is one flat table of function pointers");
-
-const Table& TheTable() {
-  static const Table table;
-  return table;
-}
 
 const char* const kSlotNames[] = {
 #define ONNX_LIGHT_ORT_SLOT(index, name) #name,
 #include "ort_api_slots.inc"
 #undef ONNX_LIGHT_ORT_SLOT
 };
+
+TraceWriter::~TraceWriter() {
+  if (path.empty()) return;
+  if (FILE* f = std::fopen(path.c_str(), "a")) {
+    for (size_t i = 0; i < ONNX_LIGHT_ORT_API_SLOTS; ++i) {
+      if (g_used[i].load(std::memory_order_relaxed)) std::fprintf(f, "%s\n", kSlotNames[i]);
+    }
+    std::fclose(f);
+  }
+}
+
+const Table& TheTable() {
+  static const Table table;
+  return table;
+}
 
 // The ORT release whose headers (ORT_API_VERSION) this table follows: clients parse it
 // (Rust's `ort` refuses a minor version below the API it asks for).

@@ -16,6 +16,7 @@
 #include <future>
 #include <iterator>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "onnxruntime_cxx_api.h"
@@ -392,13 +393,105 @@ void Extras(Ort::Env& env, const std::string& dir, const std::string& plugin,
   }
 }
 
+// The slots no other part of the program reaches, one call each with what it answers.
+void Rest(Ort::Env& env, const std::string& dir, const std::string& plugin) {
+  const OrtApi& api = Ort::GetApi();
+  auto mem = Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeCPU);
+  auto mem2 = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeCPU);
+  std::printf("memory_equal same=%d other=%d\n", static_cast<int>(mem == mem),
+              static_cast<int>(mem == mem2));
+  Ort::Env logged(
+      ORT_LOGGING_LEVEL_WARNING, "logged",
+      [](void*, OrtLoggingLevel, const char*, const char*, const char*, const char*) {}, nullptr);
+  Ort::ArenaCfg arena(std::unordered_map<std::string, size_t>{{"max_mem", 1 << 20}});
+  Ort::SessionOptions so;
+  so.DisableCpuMemArena().DisableMemPattern().SetLogId("rest").SetLogSeverityLevel(2);
+  so.SetDeterministicCompute(true);
+  Ort::ThrowOnError(api.SetSessionLogVerbosityLevel(so, 0));
+  // (The C API: the header's C++ AddFreeDimensionOverride calls the ByName slot.)
+  Ort::ThrowOnError(api.AddFreeDimensionOverride(so, "DATA_BATCH", 2));
+  Ort::SessionOptions copy = so.Clone();
+  if (!plugin.empty()) {
+    void* handle = nullptr;
+    Ort::ThrowOnError(api.RegisterCustomOpsLibrary(copy, plugin.c_str(), &handle));
+    std::printf("custom_ops_handle %d\n", static_cast<int>(handle != nullptr));
+  }
+  Ort::Session s(env, (dir + "/dense.onnx").c_str(), copy);
+  PrintIo("dense_by_denotation", s);
+  std::printf("profiling_start_ns %d\n", static_cast<int>(s.GetProfilingStartTimeNs() == 0));
+  std::vector<float> x(8, 1.0f);
+  const int64_t xs[] = {2, 4};
+  Ort::Value input = Ort::Value::CreateTensor<float>(mem, x.data(), x.size(), xs, 2);
+  std::printf("size_in_bytes %zu has_value %d\n", input.GetTensorSizeInBytes(),
+              static_cast<int>(input.HasValue()));
+  Ort::RunOptions ro;
+  ro.SetRunLogVerbosityLevel(1).SetRunLogSeverityLevel(3).AddConfigEntry("run.key", "value");
+  std::printf("run_options verbosity=%d severity=%d entry=%s missing=%d\n",
+              ro.GetRunLogVerbosityLevel(), ro.GetRunLogSeverityLevel(),
+              ro.GetConfigEntry("run.key"), static_cast<int>(ro.GetConfigEntry("nope") == nullptr));
+  const char* in_names[] = {"x"};
+  const char* out_names[] = {"y"};
+  PrintTensor("dense_run_options", s.Run(ro, in_names, &input, 1, out_names, 1)[0]);
+  {
+    // AddExternalInitializers replaces initializers whose data is external (w of
+    // external.onnx), and refuses the others (ORT: ORT_FAIL).
+    std::vector<float> w(12, 0.5f);
+    const int64_t ws[] = {4, 3};
+    std::vector<Ort::Value> values;
+    values.push_back(Ort::Value::CreateTensor<float>(mem, w.data(), w.size(), ws, 2));
+    Ort::SessionOptions ext;
+    ext.AddExternalInitializers({"w"}, values);
+    Ort::Session e(env, (dir + "/external.onnx").c_str(), ext);
+    PrintTensor("external_initializer",
+                e.Run(Ort::RunOptions{nullptr}, in_names, &input, 1, out_names, 1)[0]);
+    Ort::SessionOptions bad;
+    std::vector<float> b(5, 1.0f);
+    const int64_t bs[] = {5};
+    std::vector<Ort::Value> not_external;
+    not_external.push_back(Ort::Value::CreateTensor<float>(mem, b.data(), b.size(), bs, 1));
+    bad.AddExternalInitializers({"b"}, not_external);
+    Expect("external_initializer_not_external",
+           [&] { Ort::Session d(env, (dir + "/dense.onnx").c_str(), bad); });
+  }
+  {
+    Ort::IoBinding binding(s);
+    binding.BindInput("x", input);
+    binding.SynchronizeInputs();
+    binding.ClearBoundInputs();
+    binding.BindOutput("y", mem);
+    Expect("binding_without_inputs", [&] { s.Run(Ort::RunOptions{nullptr}, binding); });
+  }
+  Ort::Session over(env, (dir + "/overridable.onnx").c_str(), Ort::SessionOptions{});
+  Ort::AllocatorWithDefaultOptions alloc;
+  PrintTypeInfo("overridable_initializer", 0,
+                over.GetOverridableInitializerNameAllocated(0, alloc).get(),
+                over.GetOverridableInitializerTypeInfo(0));
+  Ort::Session opt(env, (dir + "/optional.onnx").c_str(), Ort::SessionOptions{});
+  Ort::TypeInfo t = opt.GetInputTypeInfo(0);
+  const char* denotation = nullptr;
+  size_t length = 0;
+  Ort::ThrowOnError(api.GetDenotationFromTypeInfo(t, &denotation, &length));
+  std::printf("optional onnx_type=%d denotation_length=%zu\n", static_cast<int>(t.GetONNXType()),
+              length);
+  Ort::TypeInfo contained = t.GetOptionalTypeInfo().GetOptionalElementType();
+  std::printf("optional contains onnx_type=%d elem=%d\n", static_cast<int>(contained.GetONNXType()),
+              static_cast<int>(contained.GetTensorTypeAndShapeInfo().GetElementType()));
+  api.ReleaseMapTypeInfo(nullptr);
+  api.ReleaseSequenceTypeInfo(nullptr);
+}
+
 // Run as `cxx_client MODEL_DIR --global-pools`: ORT's environment is one per process, so
 // an env with global thread pools is the first and only one made.
 int GlobalPools(const std::string& dir) {
   Ort::ThreadingOptions tp;
   tp.SetGlobalIntraOpNumThreads(2);
   tp.SetGlobalInterOpNumThreads(1);
-  Ort::Env env(tp, ORT_LOGGING_LEVEL_WARNING, "global");
+  tp.SetGlobalSpinControl(0);
+  tp.SetGlobalDenormalAsZero();
+  Ort::Env env(
+      tp, [](void*, OrtLoggingLevel, const char*, const char*, const char*, const char*) {},
+      nullptr, ORT_LOGGING_LEVEL_WARNING, "global");
+  Ort::Env again(tp, ORT_LOGGING_LEVEL_WARNING, "again");  // ORT: the same env
   Ort::SessionOptions so;
   so.DisablePerSessionThreads();
   Ort::Session s(env, (dir + "/dense.onnx").c_str(), so);
@@ -453,6 +546,7 @@ int main(int argc, char** argv) {
     ZipMap(env, dir);
     Sequence(env, dir);
     Extras(env, dir, plugin, out_dir);
+    Rest(env, dir, plugin);
     Refused(env, dir);
   } catch (const Ort::Exception& e) {
     std::printf("FAILED code=%d %s\n", static_cast<int>(e.GetOrtErrorCode()), e.what());

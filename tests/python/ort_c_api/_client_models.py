@@ -31,6 +31,7 @@ def write_models(folder: Path) -> Path:
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 5])],
         [w, b],
     )
+    dense.input[0].type.tensor_type.shape.dim[0].denotation = "DATA_BATCH"
     model = helper.make_model(dense, opset_imports=[helper.make_opsetid("", 17)])
     model.producer_name = "onnx-light-client-test"
     model.model_version = 7
@@ -161,6 +162,25 @@ def write_models(folder: Path) -> Path:
             opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ort_custom_ops", 1)],
         ),
         folder / "custom_op.onnx",
+    )
+
+    # An optional input (opset 18): ORT's optional type infos.
+    optional = helper.make_graph(
+        [helper.make_node("OptionalHasElement", ["opt"], ["has"])],
+        "optional",
+        [
+            helper.make_value_info(
+                "opt",
+                helper.make_optional_type_proto(
+                    helper.make_tensor_type_proto(TensorProto.FLOAT, [2])
+                ),
+            )
+        ],
+        [helper.make_tensor_value_info("has", TensorProto.BOOL, [])],
+    )
+    _save(
+        helper.make_model(optional, opset_imports=[helper.make_opsetid("", 18)]),
+        folder / "optional.onnx",
     )
 
     unknown = helper.make_graph(

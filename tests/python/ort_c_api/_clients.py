@@ -63,3 +63,40 @@ def compare(light: list[str], ort: list[str], skip_prefixes: tuple[str, ...] = (
     for i, (a, b) in enumerate(zip(light, ort)):
         assert same_line(a, b), f"line {i} differs:\n  onnx-light: {a}\n  ORT:        {b}"
     assert len(light) == len(ort), f"onnx-light printed {len(light)} lines, ORT {len(ort)}"
+
+
+def ort_clients(kind: str) -> str:
+    """scripts/ort_clients.sh KIND's answer (the installed binding's folder, jar or binary)."""
+    done = subprocess.run(
+        [str(REPO / "scripts" / "ort_clients.sh"), kind], capture_output=True, text=True
+    )
+    assert done.returncode == 0, f"scripts/ort_clients.sh {kind} failed:\n{done.stderr}"
+    return done.stdout.strip()
+
+
+def light_commands(models: Path, out: Path) -> list[tuple[list[str], dict]]:
+    """Every client program, as run on onnx-light's library: (command, extra environment)."""
+    lib = LIGHT_LIB_DIR / "libonnxruntime.so.1"
+    cxx = str(BUILD / "bin" / "ort_cxx_client")
+    node_modules = f"{ort_clients('node')}/node_modules"
+    jar = ort_clients("java")
+    return [
+        ([cxx, str(models), str(BUILD / "lib" / "libort_custom_ops.so"), str(out)], {}),
+        ([cxx, str(models), "--global-pools"], {}),
+        (
+            ["node", str(REPO / "tests/ort_c_api/node_client.js"), str(models)],
+            {"NODE_PATH": node_modules},
+        ),
+        (
+            [
+                "java",
+                f"-Donnxruntime.native.onnxruntime.path={lib}",
+                "-cp",
+                jar,
+                str(REPO / "tests/ort_c_api/JavaClient.java"),
+                str(models),
+            ],
+            {},
+        ),
+        ([ort_clients("rust"), str(lib), str(models)], {}),
+    ]
