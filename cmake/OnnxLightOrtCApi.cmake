@@ -46,4 +46,8 @@ set_target_properties(onnx_light_ort_c_api PROPERTIES
   LIBRARY_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/lib"
   LINK_DEPENDS ${PROJECT_SOURCE_DIR}/onnx_light_ort/ort_c_api/exports.map)
 onnx_light_set_warnings(onnx_light_ort_c_api)
+# For size: the layer is argument checks, messages and hand-offs to the runtime (no
+# compute); -Os: 383 -> 235 KiB stripped, a run of 1 element 0.46 -> 0.51 us (ORT: 1.03)
+# (bench/ort_c_api_vs_ort.py).
+target_compile_options(onnx_light_ort_c_api PRIVATE -Os)
 

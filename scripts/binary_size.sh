@@ -92,6 +92,7 @@ row() {  # label, build dir, config
   echo "| \`_core\` (the Python module; links libonnx_light.so) | $(stripped_kb build/python/onnx_light/_core*.so) |"
   echo "| \`libonnx_light_ort_bridge_ops_ort_called_by_light.so\` (the plugin host; links libonnx_light.so) | $(stripped_kb build/lib/libonnx_light_ort_bridge_ops_ort_called_by_light.so) |"
   echo "| \`libonnx_light_ort_bridge_ops_light_called_by_ort.so\` (the ORT plugin) | $(stripped_kb build/lib/libonnx_light_ort_bridge_ops_light_called_by_ort.so) |"
+  echo "| \`libonnxruntime.so.1\` (ORT's C API, 425 slots; links libonnx_light.so) | $(stripped_kb build/lib/libonnxruntime.so.1) |"
   echo "| \`onnx-light\` (the tool; the runtime linked in statically) | $(stripped_kb build/onnx-light) |"
   echo "| for comparison: ORT's \`$(basename "$ort_lib")\` | $(kb "$ort_lib") |"
   echo

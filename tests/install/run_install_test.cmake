@@ -57,7 +57,7 @@ run("bridge_consumer (pkg-config)" "${WORK}/bridge_consumer_pc" "${EXAMPLE_PLUGI
 # ORT's C API on onnx-light: a C program written for ONNX Runtime, compiled against the
 # installed ORT headers and linked with -lonnxruntime from lib/onnx_light_ort_c_api.
 set(capi "${PREFIX}/lib/onnx_light_ort_c_api")
-run("ort_c_api_consumer" ${CC} "${SOURCE_DIR}/tests/install/ort_c_api_consumer.c"
+run("ort_c_api_consumer" ${CC} "${SOURCE_DIR}/examples/ort_c_api/run_default.c"
     -I "${PREFIX}/include/onnx_light_ort/ort" -o "${WORK}/ort_c_api_consumer"
     -L "${capi}" -lonnxruntime "-Wl,-rpath,${capi}")
 run("ort_c_api_consumer (run)" "${WORK}/ort_c_api_consumer" "${model}")

@@ -1,8 +1,9 @@
-/* A C program written for ONNX Runtime's C API (onnxruntime_c_api.h, -lonnxruntime), built
-   against the installed onnx-light prefix: include/onnx_light_ort/ort and
-   lib/onnx_light_ort_c_api/libonnxruntime.so. Runs the bundled default model (x [N, 4] ->
-   y) on 2 x 4 values and prints y; fails on any error status.
-     ort_c_api_consumer MODEL */
+/* A C program written for ONNX Runtime's C API (onnxruntime_c_api.h, linked with
+   -lonnxruntime), run on onnx-light's libonnxruntime.so.1 (docs/ort_c_api.md). Runs the
+   bundled default model (x [N, 4] -> y) on 2 x 4 values and prints y; exits 1 on any error
+   status. The install test builds it against an installed prefix (include/onnx_light_ort/ort,
+   lib/onnx_light_ort_c_api).
+     run_default MODEL */
 #include <stdio.h>
 #include <stdlib.h>
 
