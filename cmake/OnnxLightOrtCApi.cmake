@@ -19,6 +19,8 @@ add_custom_target(onnx_light_ort_api_slots DEPENDS "${ONNX_LIGHT_ORT_SLOTS_INC}"
 add_library(onnx_light_ort_c_api SHARED
   onnx_light_ort/ort_c_api/binding.cc
   onnx_light_ort/ort_c_api/env.cc
+  onnx_light_ort/ort_c_api/metadata.cc
+  onnx_light_ort/ort_c_api/model_edits.cc
   onnx_light_ort/ort_c_api/options.cc
   onnx_light_ort/ort_c_api/session.cc
   onnx_light_ort/ort_c_api/table.cc

@@ -8,8 +8,8 @@
 #   scripts/ort_clients.sh java   # Maven com.microsoft.onnxruntime:onnxruntime 1.29.0 (the jar,
 #                                 # with its JNI library and a real ORT inside); prints the jar
 #   scripts/ort_clients.sh rust   # tests/ort_c_api/rust_client built with the `ort` crate
-#                                 # (crates.io, Cargo.lock-pinned; load-dynamic, API 29);
-#                                 # prints the binary
+#                                 # (crates.io, Cargo.lock-pinned; load-dynamic, API 29) into
+#                                 # build/rust-client; prints the binary
 #   scripts/ort_clients.sh go     # github.com/yalue/onnxruntime_go v1.27.0 from the Go module
 #                                 # proxy (checked against go.sum's hash), copied writable:
 #                                 # its own `go test` suite and test models (API 24)
@@ -95,7 +95,9 @@ rust_client() {
   command -v cargo >/dev/null || die "cargo is not on PATH (Debian's cargo, or the machine image's)"
   local root
   root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-  local target="$CACHE/ort-clients/rust-target"
+  # In the checkout's build folder: a target folder shared by two checkouts once took the
+  # other's binary as up to date (the crates themselves stay cached in ~/.cargo).
+  local target="${ONNX_LIGHT_BUILD_DIR:-$root/build}/rust-client"
   CARGO_TARGET_DIR=$target cargo build -q --locked \
     --manifest-path "$root/tests/ort_c_api/rust_client/Cargo.toml" >&2 ||
     die "building tests/ort_c_api/rust_client failed"

@@ -180,6 +180,13 @@ void FillSessionSlots(OrtApi& api);
 void FillValueSlots(OrtApi& api);
 void FillTypeInfoSlots(OrtApi& api);
 void FillBindingSlots(OrtApi& api);
+void FillMetadataSlots(OrtApi& api);
+
+// The edits the options ask for (free-dimension overrides, the program's initializers,
+// external data in memory), then the rest of the external data from `base_dir`
+// (model_edits.cc).
+onnx_light::Status EditModel(const OrtSessionOptions& options, const std::string& base_dir,
+                             onnx_light::onnx::ModelProto* model);
 
 }  // namespace onnx_light_ort::c_api
 

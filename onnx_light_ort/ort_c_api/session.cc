@@ -5,7 +5,6 @@
 #include <ctime>
 #include <unordered_map>
 
-#include "onnx_light/runtime/tensor_proto.h"
 #include "onnx_light_ort/ort_c_api/objects.h"
 
 namespace onnx_light_ort::c_api {
@@ -91,136 +90,13 @@ OrtStatus* Finish(onnx_light::Result<std::unique_ptr<RuntimeSession>> made,
   return nullptr;
 }
 
-// AddFreeDimensionOverride(ByName): the graph inputs' symbolic dimensions named (or
-// denoted) so become fixed before the session is made, as ORT's free-dimension pass.
-// ORT's shape inference then carries the fixed size to the outputs; here a graph output's
-// dimension of the same name is fixed the same way.
-void OverrideDims(const OrtSessionOptions& options, onnx::ModelProto* model) {
-  if (options.dim_by_name.empty() && options.dim_by_denotation.empty()) return;
-  onnx::GraphProto* graph = model->graph.mutable_get();
-  std::vector<onnx::ValueInfoProto*> infos;
-  for (onnx::ValueInfoProto& v : graph->input)
-    infos.push_back(&v);
-  for (onnx::ValueInfoProto& v : graph->output)
-    infos.push_back(&v);
-  // A dimension fixed by its denotation fixes its name too (for the outputs that share it).
-  std::vector<std::pair<std::string, int64_t>> by_name = options.dim_by_name;
-  for (onnx::ValueInfoProto* info : infos) {
-    onnx::ValueInfoProto& input = *info;
-    if (!input.type->tensor_type.has()) continue;
-    onnx::TypeProto_Tensor* tensor = input.type.mutable_get()->tensor_type.mutable_get();
-    for (onnx::TensorShapeProto_Dimension& dim : tensor->shape.mutable_get()->dim) {
-      if (dim.dim_value.has()) continue;
-      for (const auto& [name, value] : by_name) {
-        if (dim.dim_param.has() && dim.dim_param.get() == name) dim.dim_value.set(value);
-      }
-      for (const auto& [denotation, value] : options.dim_by_denotation) {
-        if (dim.denotation.has() && dim.denotation.get() == denotation) {
-          dim.dim_value.set(value);
-          if (dim.dim_param.has()) by_name.emplace_back(dim.dim_param.get(), value);
-        }
-      }
-      if (dim.dim_value.has()) dim.dim_param.clear();
-    }
-  }
-}
-
-// AddInitializer / AddExternalInitializers: the program's tensors replace the model's
-// initializers of those names (or join them). Numbers are viewed, not copied: the proto's
-// bytes keep a reference to the tensor's storage, as for a memory-mapped data file.
-// AddExternalInitializers: only initializers whose data is external (ORT's rule).
-Status ReplaceExternalInitializers(const OrtSessionOptions& options, onnx::ModelProto* model) {
-  onnx::GraphProto* graph = model->graph.mutable_get();
-  for (const auto& [name, tensor] : options.external_initializers) {
-    onnx::TensorProto* target = nullptr;
-    for (onnx::TensorProto& t : graph->initializer) {
-      if (t.name.get() == name) target = &t;
-    }
-    if (target == nullptr) {
-      return Status(StatusCode::kNotFound,
-                    "AddExternalInitializers: the model has no initializer '" + name + "'");
-    }
-    if (target->data_location.get() != 1) {
-      return Status(
-          StatusCode::kFailedPrecondition,
-          "Trying to replace non-external initializer with external data ('" + name + "')");
-    }
-    ONNX_LIGHT_ASSIGN_OR_RETURN(*target, onnx_light::TensorToProto(tensor, name));
-  }
-  return Status::Ok();
-}
-
-Status ReplaceInitializers(const OrtSessionOptions& options, onnx::ModelProto* model) {
-  onnx::GraphProto* graph = model->graph.mutable_get();
-  for (const auto& [name, tensor] : options.initializers) {
-    onnx::TensorProto proto;
-    if (tensor.dtype() == onnx_light::DataType::kString) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(proto, onnx_light::TensorToProto(tensor, name));
-    } else {
-      auto keep = std::make_shared<onnx_light::Tensor>(tensor);
-      proto.name.set(name);
-      proto.data_type.set(static_cast<int32_t>(tensor.dtype()));
-      proto.dims = tensor.shape().dims();
-      proto.raw_data.set(onnx::Bytes(keep->raw_data(), keep->byte_size(), keep));
-    }
-    bool replaced = false;
-    for (onnx::TensorProto& t : graph->initializer) {
-      if (t.name.get() == name) {
-        t = proto;
-        replaced = true;
-      }
-    }
-    if (!replaced) graph->initializer.push_back(std::move(proto));
-  }
-  return Status::Ok();
-}
-
-// AddExternalInitializersFromFilesInMemory: initializers whose data lies in an external
-// file take it from the program's buffer of that name (viewed, not copied).
-Status ExternalFromMemory(const OrtSessionOptions& options, onnx::ModelProto* model) {
-  if (options.external_files.empty()) return Status::Ok();
-  for (onnx::TensorProto& t : model->graph.mutable_get()->initializer) {
-    if (t.data_location.get() != 1) continue;  // TensorProto.EXTERNAL
-    std::string location;
-    int64_t offset = 0, length = -1;
-    for (const onnx::StringStringEntryProto& e : t.external_data) {
-      if (e.key.get() == "location") location = e.value.get();
-      if (e.key.get() == "offset") offset = std::stoll(e.value.get());
-      if (e.key.get() == "length") length = std::stoll(e.value.get());
-    }
-    const std::shared_ptr<const std::string>* file = nullptr;
-    for (const auto& [name, data] : options.external_files) {
-      if (name == location) file = &data;
-    }
-    if (file == nullptr) continue;  // read from disk afterwards (LoadExternalData)
-    const auto size = static_cast<int64_t>((*file)->size());
-    if (length < 0) length = size - offset;
-    if (offset < 0 || offset > size || length > size - offset) {
-      return Status(StatusCode::kInvalidModel, "initializer '" + t.name.get() +
-                                                   "': offset and length lie outside '" + location +
-                                                   "' (" + std::to_string(size) + " bytes)");
-    }
-    t.raw_data.set(onnx::Bytes((*file)->data() + offset, static_cast<size_t>(length), *file));
-    t.external_data.clear();
-    t.data_location.set(0);
-  }
-  return Status::Ok();
-}
-
-// The model edited as the options say; external data neither replaced nor given in memory
-// is then read from `base_dir` (the model's folder; the working folder for bytes).
+// The model edited as the options say (model_edits.cc), then the session.
 onnx_light::Result<std::unique_ptr<RuntimeSession>> Make(onnx_light::Result<onnx::ModelProto> model,
                                                          const OrtSessionOptions& options,
                                                          onnx_light::SessionOptions runtime,
                                                          const std::string& base_dir) {
   if (!model.ok()) return model.status();
-  OverrideDims(options, &*model);
-  ONNX_LIGHT_RETURN_IF_ERROR(ReplaceExternalInitializers(options, &*model));
-  ONNX_LIGHT_RETURN_IF_ERROR(ExternalFromMemory(options, &*model));
-  ONNX_LIGHT_RETURN_IF_ERROR(ReplaceInitializers(options, &*model));
-  if (options.edits_external_data()) {
-    ONNX_LIGHT_RETURN_IF_ERROR(onnx::LoadExternalData(&*model, base_dir));
-  }
+  ONNX_LIGHT_RETURN_IF_ERROR(EditModel(options, base_dir, &*model));
   return RuntimeSession::Create(std::move(*model), std::move(runtime));
 }
 
@@ -545,86 +421,6 @@ OrtStatus* ORT_API_CALL SessionGetProfilingStartTimeNs(const OrtSession* s,
   return nullptr;
 }
 
-// --- Model metadata ---------------------------------------------------------------------
-
-OrtStatus* ORT_API_CALL SessionGetModelMetadata(const OrtSession* s,
-                                                OrtModelMetadata** out) noexcept {
-  ONNX_LIGHT_ORT_TRY
-  ONNX_LIGHT_ORT_ARG("SessionGetModelMetadata", s);
-  ONNX_LIGHT_ORT_ARG("SessionGetModelMetadata", out);
-  *out = new OrtModelMetadata(s->metadata);
-  return nullptr;
-  ONNX_LIGHT_ORT_CATCH("SessionGetModelMetadata")
-}
-void ORT_API_CALL ReleaseModelMetadata(OrtModelMetadata* m) noexcept {
-  delete m;
-}
-#define ONNX_LIGHT_ORT_METADATA_STRING(Slot, field)                                               \
-  OrtStatus* ORT_API_CALL Slot(const OrtModelMetadata* m, OrtAllocator* a, char** out) noexcept { \
-    ONNX_LIGHT_ORT_ARG(#Slot, m);                                                                 \
-    ONNX_LIGHT_ORT_ARG(#Slot, a);                                                                 \
-    ONNX_LIGHT_ORT_ARG(#Slot, out);                                                               \
-    *out = CopyString(a, m->field);                                                               \
-    return *out != nullptr ? nullptr : Fail(ORT_FAIL, #Slot ": out of memory");                   \
-  }
-ONNX_LIGHT_ORT_METADATA_STRING(ModelMetadataGetProducerName, producer)
-ONNX_LIGHT_ORT_METADATA_STRING(ModelMetadataGetGraphName, graph_name)
-ONNX_LIGHT_ORT_METADATA_STRING(ModelMetadataGetDomain, domain)
-ONNX_LIGHT_ORT_METADATA_STRING(ModelMetadataGetDescription, description)
-ONNX_LIGHT_ORT_METADATA_STRING(ModelMetadataGetGraphDescription, graph_description)
-#undef ONNX_LIGHT_ORT_METADATA_STRING
-OrtStatus* ORT_API_CALL ModelMetadataGetVersion(const OrtModelMetadata* m, int64_t* out) noexcept {
-  ONNX_LIGHT_ORT_ARG("ModelMetadataGetVersion", m);
-  ONNX_LIGHT_ORT_ARG("ModelMetadataGetVersion", out);
-  *out = m->version;
-  return nullptr;
-}
-OrtStatus* ORT_API_CALL ModelMetadataLookupCustomMetadataMap(const OrtModelMetadata* m,
-                                                             OrtAllocator* a, const char* key,
-                                                             char** out) noexcept {
-  ONNX_LIGHT_ORT_TRY
-  ONNX_LIGHT_ORT_ARG("ModelMetadataLookupCustomMetadataMap", m);
-  ONNX_LIGHT_ORT_ARG("ModelMetadataLookupCustomMetadataMap", a);
-  ONNX_LIGHT_ORT_ARG("ModelMetadataLookupCustomMetadataMap", key);
-  ONNX_LIGHT_ORT_ARG("ModelMetadataLookupCustomMetadataMap", out);
-  *out = nullptr;  // absent key: null, no error (as ORT)
-  for (const auto& [k, v] : m->custom) {
-    if (k == key) {
-      *out = CopyString(a, v);
-      if (*out == nullptr)
-        return Fail(ORT_FAIL, "ModelMetadataLookupCustomMetadataMap: out of memory");
-      break;
-    }
-  }
-  return nullptr;
-  ONNX_LIGHT_ORT_CATCH("ModelMetadataLookupCustomMetadataMap")
-}
-OrtStatus* ORT_API_CALL ModelMetadataGetCustomMetadataMapKeys(const OrtModelMetadata* m,
-                                                              OrtAllocator* a, char*** keys,
-                                                              int64_t* count) noexcept {
-  ONNX_LIGHT_ORT_ARG("ModelMetadataGetCustomMetadataMapKeys", m);
-  ONNX_LIGHT_ORT_ARG("ModelMetadataGetCustomMetadataMapKeys", a);
-  ONNX_LIGHT_ORT_ARG("ModelMetadataGetCustomMetadataMapKeys", keys);
-  ONNX_LIGHT_ORT_ARG("ModelMetadataGetCustomMetadataMapKeys", count);
-  *keys = nullptr;
-  *count = static_cast<int64_t>(m->custom.size());
-  if (m->custom.empty()) return nullptr;
-  auto** list = static_cast<char**>(a->Alloc(a, m->custom.size() * sizeof(char*)));
-  if (list == nullptr)
-    return Fail(ORT_FAIL, "ModelMetadataGetCustomMetadataMapKeys: out of memory");
-  for (size_t i = 0; i < m->custom.size(); ++i) {
-    list[i] = CopyString(a, m->custom[i].first);
-    if (list[i] == nullptr) {
-      for (size_t j = 0; j < i; ++j)
-        a->Free(a, list[j]);
-      a->Free(a, list);
-      return Fail(ORT_FAIL, "ModelMetadataGetCustomMetadataMapKeys: out of memory");
-    }
-  }
-  *keys = list;
-  return nullptr;
-}
-
 }  // namespace
 
 void FillSessionSlots(OrtApi& api) {
@@ -645,16 +441,6 @@ void FillSessionSlots(OrtApi& api) {
   api.SessionGetMemoryInfoForOutputs = &SessionGetMemoryInfoForOutputs;
   api.SessionEndProfiling = &SessionEndProfiling;
   api.SessionGetProfilingStartTimeNs = &SessionGetProfilingStartTimeNs;
-  api.SessionGetModelMetadata = &SessionGetModelMetadata;
-  api.ReleaseModelMetadata = &ReleaseModelMetadata;
-  api.ModelMetadataGetProducerName = &ModelMetadataGetProducerName;
-  api.ModelMetadataGetGraphName = &ModelMetadataGetGraphName;
-  api.ModelMetadataGetDomain = &ModelMetadataGetDomain;
-  api.ModelMetadataGetDescription = &ModelMetadataGetDescription;
-  api.ModelMetadataGetGraphDescription = &ModelMetadataGetGraphDescription;
-  api.ModelMetadataGetVersion = &ModelMetadataGetVersion;
-  api.ModelMetadataLookupCustomMetadataMap = &ModelMetadataLookupCustomMetadataMap;
-  api.ModelMetadataGetCustomMetadataMapKeys = &ModelMetadataGetCustomMetadataMapKeys;
 }
 
 }  // namespace onnx_light_ort::c_api

@@ -91,6 +91,7 @@ struct Table {
     FillValueSlots(api);
     FillTypeInfoSlots(api);
     FillBindingSlots(api);
+    FillMetadataSlots(api);
 #define ONNX_LIGHT_ORT_SLOT(index, name)                                                          \
   if (api.name == nullptr) {                                                                      \
     api.name = &Stub<std::remove_reference_t<decltype(api.name)>>::template Fn<kSlotName_##name>; \

@@ -95,6 +95,8 @@ fn main() -> ort::Result<()> {
         let (shape, data) = out["y"].try_extract_tensor::<f32>()?;
         floats("dense_bytes", shape, data);
     }
+    let none: Vec<(String, ort::value::DynValue)> = Vec::new();
+    expect("missing_input", from_file.run(none).map(|_| ()));
     let wrong = Tensor::from_array(([3usize, 4], vec![1.0f64; 12]))?;
     expect(
         "wrong_type",
