@@ -31,7 +31,7 @@ PROGRAM = textwrap.dedent("""
     except InvalidProtobuf as e:
         print("caught", type(e).__name__)
     try:
-        import onnxruntime.transformers
+        import onnxruntime.quantization
     except ModuleNotFoundError as e:
         print("refused", e.name)
     sys.exit(3)
@@ -55,7 +55,7 @@ def test_a_script_runs_unmodified_with_its_argv_path_and_exit_status(tmp_path):
     assert lines[1] == "providers ['CPUExecutionProvider']"
     assert lines[2] == f"argv ['a', '--b'] path0 {tmp_path}"
     assert lines[3] == "caught InvalidProtobuf"
-    assert lines[4] == "refused onnxruntime.transformers"
+    assert lines[4] == "refused onnxruntime.quantization"
 
 
 def test_a_module_runs_with_dash_m(tmp_path):

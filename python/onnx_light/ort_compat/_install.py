@@ -18,13 +18,22 @@ _PROVIDED = (
     "onnxruntime.capi.onnxruntime_pybind11_state",
     "onnxruntime.capi.onnxruntime_inference_collection",
     "onnxruntime.capi.build_and_package_info",
+    "onnxruntime.transformers",
+    "onnxruntime.transformers.io_binding_helper",
+    "onnxruntime.transformers.fusion_options",
+    "onnxruntime.transformers.optimizer",
+    "onnxruntime.transformers.onnx_model",
+    "onnxruntime.transformers.onnx_model_bert",
 )
 
 
 class _Refuser:
     """Fails imports of onnxruntime submodules the drop-in does not provide, by name (a
     meta path finder: find_spec is all sys.meta_path asks of one; importlib.abc is left
-    out, its import costs more than the rest of this package's)."""
+    out, its import costs more than the rest of this package's). It also answers
+    importlib.metadata for the distribution "onnxruntime" (find_distributions), as an
+    installed ORT would: programs check ``importlib.metadata.version("onnxruntime")``
+    before they import it (Hugging Face Optimum does)."""
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> None:
         if fullname.startswith("onnxruntime.") and fullname not in _PROVIDED:
@@ -35,15 +44,65 @@ class _Refuser:
             )
         return None
 
+    def find_distributions(self, context: Any = None) -> Any:
+        name = getattr(context, "name", None)
+        if installed() and (name is None or _normalized(name) == "onnxruntime"):
+            return iter([_distribution()])
+        return iter([])
+
+
+def _normalized(name: str) -> str:
+    return name.lower().replace("-", "_").replace(".", "_")
+
+
+def _distribution() -> Any:
+    """The "onnxruntime" distribution the drop-in stands for: its name and ORT's API version,
+    its files onnx_light's (importlib.metadata.Distribution)."""
+    import importlib.metadata
+    from pathlib import Path
+
+    import onnx_light.ort_compat as compat
+
+    class _Drop(importlib.metadata.Distribution):
+        def read_text(self, filename: str) -> str | None:
+            if filename == "METADATA":
+                return (
+                    "Metadata-Version: 2.1\nName: onnxruntime\n"
+                    f"Version: {compat.__version__}\n"
+                    "Summary: onnx-light's drop-in for ONNX Runtime (onnx_light.ort_compat)\n"
+                )
+            return None
+
+        def locate_file(self, path: Any) -> Path:
+            return Path(compat.__file__).parent / str(path)
+
+    return _Drop()
+
 
 _REFUSER = _Refuser()
 
 
-def _module(name: str, names: dict[str, Any], package: bool = False) -> types.ModuleType:
+def _module(
+    name: str, names: dict[str, Any], package: bool = False, source: Any = None
+) -> types.ModuleType:
+    """A stand-in module with what the import system gives a real one: ``__spec__`` (so
+    ``importlib.util.find_spec`` answers), ``__file__`` (the onnx_light module providing it,
+    `source`), ``__package__`` and, for a package, ``__path__``."""
+    import importlib.machinery
+
+    import onnx_light.ort_compat as compat
+
     module = types.ModuleType(name, f"onnx-light's stand-in for {name} (onnx_light.ort_compat)")
     module.__dict__.update(names)
+    origin = getattr(source or compat, "__file__", None)
+    spec = importlib.machinery.ModuleSpec(name, None, origin=origin, is_package=package)
     if package:
+        spec.submodule_search_locations = []
         module.__path__ = []  # a package: its submodules come from sys.modules
+    spec.has_location = origin is not None
+    module.__spec__ = spec
+    module.__file__ = origin
+    module.__package__ = name if package else name.rpartition(".")[0]
     return module
 
 
@@ -91,10 +150,42 @@ def install() -> None:
         },
         package=True,
     )
+    from onnx_light.ort_compat import _transformers as tf
+
+    helper = _module(
+        "onnxruntime.transformers.io_binding_helper", {"TypeHelper": tf.TypeHelper}, source=tf
+    )
+    fusion = _module(
+        "onnxruntime.transformers.fusion_options",
+        {n: getattr(tf, n) for n in ("FusionOptions", "AttentionMaskFormat", "AttentionOpType")},
+        source=tf,
+    )
+    optimizer = _module(
+        "onnxruntime.transformers.optimizer", {"optimize_model": tf.optimize_model}, source=tf
+    )
+    onnx_model = _module(
+        "onnxruntime.transformers.onnx_model", {"OnnxModel": tf.OnnxModel}, source=tf
+    )
+    bert = _module(
+        "onnxruntime.transformers.onnx_model_bert", {"BertOnnxModel": tf.BertOnnxModel}, source=tf
+    )
+    transformers = _module(
+        "onnxruntime.transformers",
+        {
+            "io_binding_helper": helper,
+            "fusion_options": fusion,
+            "optimizer": optimizer,
+            "onnx_model": onnx_model,
+            "onnx_model_bert": bert,
+        },
+        package=True,
+        source=tf,
+    )
     top = _module("onnxruntime", public, package=True)
     top.__dict__.update(
         {
             "capi": capi,
+            "transformers": transformers,
             "__version__": compat.__version__,
             "__onnx_light__": True,
             "__getattr__": compat.__getattr__,  # ORT names not provided, with why
@@ -113,6 +204,12 @@ def install() -> None:
             "onnxruntime.capi.onnxruntime_pybind11_state": pybind,
             "onnxruntime.capi.onnxruntime_inference_collection": collection,
             "onnxruntime.capi.build_and_package_info": info,
+            "onnxruntime.transformers": transformers,
+            "onnxruntime.transformers.io_binding_helper": helper,
+            "onnxruntime.transformers.fusion_options": fusion,
+            "onnxruntime.transformers.optimizer": optimizer,
+            "onnxruntime.transformers.onnx_model": onnx_model,
+            "onnxruntime.transformers.onnx_model_bert": bert,
         }
     )
     if _REFUSER not in sys.meta_path:

@@ -365,6 +365,10 @@ class InferenceSession:
                 )
             so = (sess_options or SessionOptions())._copy()
             self._sess_options = so
+            # As ORT's attributes (Optimum reads _model_path to find the model's folder).
+            is_path = isinstance(path_or_bytes, (str, os.PathLike))
+            self._model_path = os.fspath(path_or_bytes) if is_path else None
+            self._model_bytes = bytes(path_or_bytes) if isinstance(path_or_bytes, bytes) else None
             model = path_or_bytes
             if so._dim_overrides:
                 model = _override_dims(path_or_bytes, so._dim_overrides)
