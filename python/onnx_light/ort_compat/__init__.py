@@ -9,6 +9,27 @@ Two ways to use it:
   ``import onnxruntime`` and ``onnxruntime.capi...`` then resolve to this package.
 """
 
+from onnx_light.ort_compat._capi_types import (
+    ArenaExtendStrategy,
+    OrtAllocatorType,
+    OrtArenaCfg,
+    OrtCompileApiFlags,
+    OrtCompiledModelCompatibility,
+    OrtDevice,
+    OrtDeviceEpIncompatibilityReason,
+    OrtDeviceMemoryType,
+    OrtExecutionProviderDevicePolicy,
+    OrtHardwareDeviceType,
+    OrtMemoryInfo,
+    OrtMemoryInfoDeviceType,
+    OrtMemType,
+    OrtSparseFormat,
+    OrtValueVector,
+    kNextPowerOfTwo,
+    kSameAsRequested,
+    placeholder_class,
+    placeholder_function,
+)
 from onnx_light.ort_compat._errors import (
     DeviceReset,
     EngineError,
@@ -66,15 +87,15 @@ def print_debug_info() -> None:
     print(get_build_info())
 
 
-# ORT names onnx-light does not provide, with why: ``onnxruntime.X`` raises an
-# AttributeError saying so (an AttributeError, so ``hasattr`` feature checks keep working).
+# ORT names onnx-light does not provide, with why. Each exists (modules that import it
+# load: ORT's own test modules import several at module level) as a class or function
+# whose use raises ORT's NotImplemented saying so.
 _DEVICE = "device memory and execution-provider devices do not exist here: onnx-light runs on the CPU only"
 NOT_SUPPORTED = {
     "SparseTensor": "sparse tensors do not exist at run time in onnx-light",
     "LoraAdapter": "LoRA adapters are not supported; merge the adapter into the weights",
     "AdapterFormat": "LoRA adapters are not supported",
     "ModelCompiler": "compiled (EPContext) models are not supported",
-    "OrtCompileApiFlags": "compiled (EPContext) models are not supported",
     "SessionIOBinding": "ORT's internal binding class; use InferenceSession.io_binding()",
     "register_execution_provider_library": "plugin execution providers are not supported "
     "(custom-op libraries are: SessionOptions.register_custom_ops_library)",
@@ -84,39 +105,83 @@ NOT_SUPPORTED = {
     "create_and_register_allocator_v2": "onnx-light uses its own allocator",
     "copy_tensors": _DEVICE,
     "get_ep_devices": _DEVICE,
+    # ORT's internals and tools in its capi module: schemas and kernel definitions, the
+    # weight quantizers of its Python quantization tool, compiled-model compatibility.
+    "SessionObjectInitializer": "ORT's internal session initializer",
+    "get_session_initializer": "ORT's internal session initializer",
+    "get_default_session_options": "ORT's internal default options; use SessionOptions()",
+    "get_all_operator_schema": "ORT's operator schemas are ORT's (onnx-light's kernels: "
+    "docs/conformance.md)",
+    "get_all_opkernel_def": "ORT's kernel definitions are ORT's",
+    "get_registered_ep_kernel_defs": "ORT's kernel definitions are ORT's",
+    "is_dlpack_uint8_tensor": "DLPack is not supported",
+    "get_compatibility_info_from_model": "compiled (EPContext) models are not supported",
+    "get_compatibility_info_from_model_bytes": "compiled (EPContext) models are not supported",
+    "get_model_compatibility_for_ep_devices": "compiled (EPContext) models are not supported",
+    **{
+        name: "ORT's quantization tool's weight quantizers are not provided (its quantized "
+        "models run: MatMulNBits, QDQ)"
+        for name in (
+            "quantize_matmul_2bits",
+            "quantize_matmul_4bits",
+            "quantize_matmul_8bits",
+            "quantize_matmul_bnb4",
+            "quantize_qdq_matmul_2bits",
+            "quantize_qdq_matmul_4bits",
+            "pack_fp4_weights_for_cuda_moe_gemm",
+        )
+    },
+    **{
+        name: "sparse tensors do not exist at run time in onnx-light"
+        for name in ("SparseCooView", "SparseCsrView", "SparseBlockSparseView")
+    },
     **{
         name: _DEVICE
         for name in (
-            "OrtDevice",
-            "OrtDeviceMemoryType",
+            "get_hardware_devices",
+            "get_hardware_device_ep_incompatibility_details",
             "OrtDeviceVendorId",
             "OrtEpDevice",
             "OrtEpAssignedNode",
             "OrtEpAssignedSubgraph",
-            "OrtExecutionProviderDevicePolicy",
             "OrtHardwareDevice",
-            "OrtHardwareDeviceType",
-            "OrtMemoryInfo",
-            "OrtMemoryInfoDeviceType",
-            "OrtMemType",
-            "OrtAllocatorType",
-            "OrtArenaCfg",
             "OrtSyncStream",
             "OrtExternalInitializerInfo",
-            "OrtSparseFormat",
         )
     },
 }
+for _name, _why in NOT_SUPPORTED.items():
+    globals()[_name] = (placeholder_class if _name[0].isupper() else placeholder_function)(
+        _name, _why
+    )
+del _name, _why
 
 
 def __getattr__(name: str) -> object:
-    why = NOT_SUPPORTED.get(name)
-    if why is not None:
-        raise AttributeError(f"onnxruntime.{name} is not supported by onnx-light: {why}", name=name)
-    raise AttributeError(f"module 'onnx_light.ort_compat' has no attribute {name!r}", name=name)
+    raise AttributeError(
+        f"module 'onnxruntime' (onnx-light's drop-in) has no attribute {name!r}", name=name
+    )
 
 
 __all__ = [
+    *NOT_SUPPORTED,
+    "ArenaExtendStrategy",
+    "OrtAllocatorType",
+    "OrtArenaCfg",
+    "OrtCompileApiFlags",
+    "OrtCompiledModelCompatibility",
+    "OrtDevice",
+    "OrtDeviceEpIncompatibilityReason",
+    "OrtDeviceMemoryType",
+    "OrtExecutionProviderDevicePolicy",
+    "OrtHardwareDeviceType",
+    "OrtMemType",
+    "OrtMemoryInfo",
+    "OrtMemoryInfoDeviceType",
+    "OrtSparseFormat",
+    "OrtValueVector",
+    "kNextPowerOfTwo",
+    "kSameAsRequested",
     "DeviceReset",
     "EPFail",
     "EngineError",

@@ -479,6 +479,18 @@ class InferenceSession:
 
         threading.Thread(target=work, name="onnx_light.run_async", daemon=True).start()
 
+    def get_input_memory_infos(self) -> list:
+        """Where each input's data must be: CPU memory for every input (ORT's CPU EP)."""
+        from onnx_light.ort_compat._capi_types import cpu_memory_info
+
+        return [cpu_memory_info() for _ in self._session.get_inputs()]
+
+    def get_output_memory_infos(self) -> list:
+        """Where each output is made: CPU memory."""
+        from onnx_light.ort_compat._capi_types import cpu_memory_info
+
+        return [cpu_memory_info() for _ in self._session.get_outputs()]
+
     def get_inputs(self) -> list[NodeArg]:
         """The inputs a run must feed, as ORT lists them: an input that also has an
         initializer is left out (see :meth:`get_overridable_initializers`)."""
@@ -527,12 +539,6 @@ class InferenceSession:
             raise unsupported(
                 "InferenceSession.set_tuning_results", "onnx-light has no tunable ops"
             )
-
-    def get_input_memory_infos(self) -> list:
-        raise unsupported("InferenceSession.get_input_memory_infos", "there is only CPU memory")
-
-    def get_output_memory_infos(self) -> list:
-        raise unsupported("InferenceSession.get_output_memory_infos", "there is only CPU memory")
 
     def get_input_epdevices(self) -> list:
         raise unsupported("InferenceSession.get_input_epdevices", "there are no EP devices")
