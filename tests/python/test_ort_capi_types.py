@@ -167,10 +167,8 @@ def test_every_ort_capi_name_imports_through_the_drop_in():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    missing = eval(done.stdout)
-    # The names still missing are ORT's internals and tools (schemas, kernel defs, weight
-    # quantizers for its Python quantization tool, dlpack helpers); counted, not hidden.
-    assert len(missing) <= 20, missing
+    assert eval(done.stdout) == []  # (ORT's own imports os, platform, warnings and its
+    # submodules opkernel/schemadef, which are no API, are left out above)
 
 
 @pytest.mark.parametrize("name", sorted(light.NOT_SUPPORTED))
