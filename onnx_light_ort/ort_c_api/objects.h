@@ -138,6 +138,7 @@ struct OrtSession {
   OrtModelMetadata metadata;
   bool profiling = false;
   std::string profile_path;
+  uint64_t profiling_start_ns = 0;  // since the epoch, when profiling is on (else 0)
 };
 
 namespace onnx_light_ort::c_api {

@@ -74,6 +74,8 @@ OrtStatus* Finish(onnx_light::Result<std::unique_ptr<RuntimeSession>> made,
     session->profiling = true;
     // ORT's name: PREFIX_YYYY-MM-DD_hh-mm-ss_mmm.json (local time, milliseconds).
     const auto now = std::chrono::system_clock::now();
+    session->profiling_start_ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count());
     const std::time_t secs = std::chrono::system_clock::to_time_t(now);
     const auto ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() %
@@ -417,7 +419,7 @@ OrtStatus* ORT_API_CALL SessionGetProfilingStartTimeNs(const OrtSession* s,
                                                        uint64_t* out) noexcept {
   ONNX_LIGHT_ORT_ARG("SessionGetProfilingStartTimeNs", s);
   ONNX_LIGHT_ORT_ARG("SessionGetProfilingStartTimeNs", out);
-  *out = 0;
+  *out = s->profiling_start_ns;
   return nullptr;
 }
 

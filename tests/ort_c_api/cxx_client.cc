@@ -11,6 +11,7 @@
 // (ai.onnx.ml ZipMap) and sequence.onnx (SplitToSequence). Each line printed is one fact: a name, a
 // type, a shape, values (full precision, compared with a tolerance) or an error's code.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <future>
@@ -345,6 +346,12 @@ void Extras(Ort::Env& env, const std::string& dir, const std::string& plugin,
     so.SetOptimizedModelFilePath(optimized.c_str());
     Ort::Session s(env, (dir + "/dense.onnx").c_str(), so);
     s.Run(Ort::RunOptions{nullptr}, in_names, &input, 1, out_names, 1);
+    const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+    const auto start = static_cast<int64_t>(s.GetProfilingStartTimeNs());
+    std::printf("profiling_started_recently %d\n",
+                static_cast<int>(start > 0 && now - start < int64_t{60} * 1000000000));
     auto file = s.EndProfilingAllocated(alloc);
     std::ifstream profile(file.get());
     std::ifstream model(optimized);
