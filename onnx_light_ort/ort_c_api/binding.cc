@@ -178,7 +178,7 @@ OrtStatus* ORT_API_CALL GetBoundOutputValues(const OrtIoBinding* binding, OrtAll
   auto** list = static_cast<OrtValue**>(allocator->Alloc(allocator, *count * sizeof(OrtValue*)));
   if (list == nullptr) return Fail(ORT_FAIL, "GetBoundOutputValues: out of memory");
   for (size_t i = 0; i < *count; ++i)
-    list[i] = new OrtValue{binding->results[i], {}};
+    list[i] = new OrtValue{binding->results[i]};
   *output = list;
   return nullptr;
   ONNX_LIGHT_ORT_CATCH("GetBoundOutputValues")
@@ -195,26 +195,11 @@ OrtStatus* ORT_API_CALL RunAsync(OrtSession* session, const OrtRunOptions* run_o
   constexpr const char* fn = "RunAsync";
   ONNX_LIGHT_ORT_ARG(fn, session);
   ONNX_LIGHT_ORT_ARG(fn, callback);
-  ONNX_LIGHT_ORT_ARG(fn, outputs);
-  if (output_len == 0) return Fail(ORT_INVALID_ARGUMENT, "RunAsync: no output is requested");
-  if (input_len != 0) {
-    ONNX_LIGHT_ORT_ARG(fn, input_names);
-    ONNX_LIGHT_ORT_ARG(fn, inputs);
-  }
-  ONNX_LIGHT_ORT_ARG(fn, output_names);
   std::vector<onnx_light::NamedValue> feeds;
-  for (size_t i = 0; i < input_len; ++i) {
-    if (input_names[i] == nullptr || inputs[i] == nullptr) {
-      return Fail(ORT_INVALID_ARGUMENT, "RunAsync: input " + std::to_string(i) + " is null");
-    }
-    feeds.emplace_back(input_names[i], inputs[i]->value);
-  }
   std::vector<std::string> names;
-  for (size_t i = 0; i < output_len; ++i) {
-    if (output_names[i] == nullptr) {
-      return Fail(ORT_INVALID_ARGUMENT, "RunAsync: output name " + std::to_string(i) + " is null");
-    }
-    names.emplace_back(output_names[i]);
+  if (OrtStatus* st = ParseRun(input_names, inputs, input_len, output_names, output_len, outputs,
+                               &feeds, &names, fn)) {
+    return st;
   }
   const OrtRunOptions* options = run_options;
   std::thread([=, feeds = std::move(feeds), names = std::move(names)]() noexcept {

@@ -90,7 +90,6 @@ struct OrtRunOptions {
 // A value: a tensor (owning, or a view of the caller's buffer), a sequence or a map.
 struct OrtValue {
   onnx_light::Value value;
-  mutable std::vector<int64_t> dims_cache;  // GetTensorElementTypeAndShapeDataReference
 };
 
 struct OrtTensorTypeAndShapeInfo {
@@ -162,6 +161,13 @@ const OrtMemoryInfo* CpuMemoryInfo() noexcept;
 std::unique_ptr<OrtTypeInfo> TypeInfoOf(const onnx_light::ValueMeta& meta);
 // The type info of a value.
 std::unique_ptr<OrtTypeInfo> TypeInfoOfValue(const onnx_light::Value& value);
+
+// A Run call's arguments as the runtime takes them (Run and RunAsync): feeds and output
+// names, null entries refused with the slot's name `fn`.
+OrtStatus* ParseRun(const char* const* input_names, const OrtValue* const* inputs, size_t input_len,
+                    const char* const* output_names, size_t output_len, OrtValue** outputs,
+                    std::vector<onnx_light::NamedValue>* feeds, std::vector<std::string>* names,
+                    const char* fn);
 
 // A run of `s` (the part Run, RunWithBinding and RunAsync share): ORT's errors for a
 // missing input, a terminated run, the runtime's failures (`fn` names the slot).

@@ -294,11 +294,44 @@ OrtStatus* NewOutput(onnx_light::Value v, OrtValue** out) {
     if (!copy.ok()) return FromStatus(copy.status(), "Run");
     v.tensor = std::move(*copy);
   }
-  *out = new OrtValue{std::move(v), {}};
+  *out = new OrtValue{std::move(v)};
   return nullptr;
 }
 
 }  // namespace
+
+OrtStatus* ParseRun(const char* const* input_names, const OrtValue* const* inputs, size_t input_len,
+                    const char* const* output_names, size_t output_len, OrtValue** outputs,
+                    std::vector<onnx_light::NamedValue>* feeds, std::vector<std::string>* names,
+                    const char* fn) {
+  if (input_len != 0) {
+    ONNX_LIGHT_ORT_ARG(fn, input_names);
+    ONNX_LIGHT_ORT_ARG(fn, inputs);
+  }
+  if (output_len == 0) {
+    return Fail(ORT_INVALID_ARGUMENT, std::string(fn) + ": at least one output must be requested");
+  }
+  ONNX_LIGHT_ORT_ARG(fn, output_names);
+  ONNX_LIGHT_ORT_ARG(fn, outputs);
+  feeds->reserve(input_len);
+  for (size_t i = 0; i < input_len; ++i) {
+    if (input_names[i] == nullptr || inputs[i] == nullptr) {
+      return Fail(ORT_INVALID_ARGUMENT, std::string(fn) + ": input " + std::to_string(i) +
+                                            " has a null " +
+                                            (input_names[i] == nullptr ? "name" : "value"));
+    }
+    feeds->emplace_back(input_names[i], inputs[i]->value);
+  }
+  names->reserve(output_len);
+  for (size_t i = 0; i < output_len; ++i) {
+    if (output_names[i] == nullptr) {
+      return Fail(ORT_INVALID_ARGUMENT,
+                  std::string(fn) + ": output name " + std::to_string(i) + " is null");
+    }
+    names->emplace_back(output_names[i]);
+  }
+  return nullptr;
+}
 
 OrtStatus* RunSession(OrtSession* s, const OrtRunOptions* run_options,
                       const std::vector<onnx_light::NamedValue>& feeds,
@@ -355,30 +388,11 @@ OrtStatus* RunImpl(OrtSession* s, const OrtRunOptions* run_options, const char* 
                    const OrtValue* const* inputs, size_t input_len, const char* const* output_names,
                    size_t output_len, OrtValue** outputs) {
   ONNX_LIGHT_ORT_ARG("Run", s);
-  if (input_len != 0) {
-    ONNX_LIGHT_ORT_ARG("Run", input_names);
-    ONNX_LIGHT_ORT_ARG("Run", inputs);
-  }
-  if (output_len == 0)
-    return Fail(ORT_INVALID_ARGUMENT, "Run: at least one output must be requested");
-  ONNX_LIGHT_ORT_ARG("Run", output_names);
-  ONNX_LIGHT_ORT_ARG("Run", outputs);
   std::vector<onnx_light::NamedValue> feeds;
-  feeds.reserve(input_len);
-  for (size_t i = 0; i < input_len; ++i) {
-    if (input_names[i] == nullptr || inputs[i] == nullptr) {
-      return Fail(ORT_INVALID_ARGUMENT, "Run: input " + std::to_string(i) + " has a null " +
-                                            (input_names[i] == nullptr ? "name" : "value"));
-    }
-    feeds.emplace_back(input_names[i], inputs[i]->value);
-  }
   std::vector<std::string> names;
-  names.reserve(output_len);
-  for (size_t i = 0; i < output_len; ++i) {
-    if (output_names[i] == nullptr) {
-      return Fail(ORT_INVALID_ARGUMENT, "Run: output name " + std::to_string(i) + " is null");
-    }
-    names.emplace_back(output_names[i]);
+  if (OrtStatus* st = ParseRun(input_names, inputs, input_len, output_names, output_len, outputs,
+                               &feeds, &names, "Run")) {
+    return st;
   }
   std::vector<onnx_light::Value> got;
   if (OrtStatus* st = RunSession(s, run_options, feeds, names, &got, "Run")) return st;

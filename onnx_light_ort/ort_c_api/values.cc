@@ -59,7 +59,7 @@ OrtStatus* ORT_API_CALL CreateTensorAsOrtValue(OrtAllocator* allocator, const in
   if (!t.ok()) return FromStatus(t.status(), fn);
   onnx_light::Value v;
   v.tensor = std::move(*t);
-  *out = new OrtValue{std::move(v), {}};
+  *out = new OrtValue{std::move(v)};
   return nullptr;
   ONNX_LIGHT_ORT_CATCH("CreateTensorAsOrtValue")
 }
@@ -99,7 +99,7 @@ OrtStatus* ORT_API_CALL CreateTensorWithDataAsOrtValue(const OrtMemoryInfo* info
   if (!t.ok()) return FromStatus(t.status(), fn);
   onnx_light::Value v;
   v.tensor = std::move(*t);
-  *out = new OrtValue{std::move(v), {}};
+  *out = new OrtValue{std::move(v)};
   return nullptr;
   ONNX_LIGHT_ORT_CATCH("CreateTensorWithDataAsOrtValue")
 }
@@ -349,7 +349,7 @@ OrtStatus* ORT_API_CALL GetValueCount(const OrtValue* value, size_t* out) noexce
   return nullptr;
 }
 OrtValue* Wrap(onnx_light::Value v) {
-  return new OrtValue{std::move(v), {}};
+  return new OrtValue{std::move(v)};
 }
 onnx_light::Value TensorValue(const Tensor& t) {
   onnx_light::Value v;
