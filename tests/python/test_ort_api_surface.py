@@ -76,11 +76,10 @@ ERROR_CASES = [
     ("a kernel fails", "Fail", "Fail", ValueError),
     ("terminated run", "Fail", "Fail", RuntimeError),
     # Differences (docs/ort_drop_in.md): ORT checks op schemas at load (INVALID_GRAPH);
-    # onnx-light finds no kernel (NOT_IMPLEMENTED). ORT raises a plain ValueError for a
-    # missing feed. A node reading a value nothing makes: ORT INVALID_ARGUMENT, here
-    # INVALID_GRAPH.
+    # onnx-light finds no kernel (NOT_IMPLEMENTED). A node reading a value nothing makes:
+    # ORT INVALID_ARGUMENT, here INVALID_GRAPH.
     ("unknown op", "InvalidGraph", "NotImplemented", RuntimeError),
-    ("missing input", "ValueError", "InvalidArgument", ValueError),
+    ("missing input", "ValueError", "ValueError", ValueError),  # ORT's check and words
     ("dangling node input", "InvalidArgument", "InvalidGraph", ValueError),
 ]
 
@@ -130,8 +129,11 @@ def test_errors_are_orts_classes_and_the_builtins(ort, case, ort_name, light_nam
     if hasattr(ort_state, ort_name):
         assert isinstance(got_ort, getattr(ort_state, ort_name))
     got = error_case(light, case)
-    assert isinstance(got, getattr(light, light_name)) and isinstance(got, builtin)
+    cls = getattr(light, light_name, None) or builtin
+    assert isinstance(got, cls) and isinstance(got, builtin)
     assert type(got).__name__ == light_name
+    if case == "missing input":  # ORT's message, word for word
+        assert str(got) == str(got_ort)
     # the session still works afterwards
     assert light.InferenceSession(RESHAPE).run(None, {"x": X, "s": S})[0].shape == (3, 2)
 
@@ -499,3 +501,29 @@ def test_start_up_helpers_and_provider_options_as_in_ort(ort, recwarn):
     so = light.SessionOptions()
     with pytest.warns(UserWarning, match="'CUDAExecutionProvider' is not in available"):
         so.add_provider("CUDAExecutionProvider", {})
+
+
+def test_node_args_of_maps_and_sequences_show_orts_shape(ort):
+    from onnx_light.onnx import TensorProto, helper
+
+    seq = helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, [2]))
+    graph = helper.make_graph(
+        [helper.make_node("SequenceLength", ["s"], ["n"])],
+        "g",
+        [helper.make_value_info("s", seq)],
+        [helper.make_tensor_value_info("n", TensorProto.INT64, [])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    data = model.SerializeToString()
+    for get in ("get_inputs", "get_outputs"):
+        ours = [(a.name, a.type, a.shape) for a in getattr(light.InferenceSession(data), get)()]
+        theirs = [
+            (a.name, a.type, a.shape)
+            for a in getattr(ort.InferenceSession(data, providers=["CPUExecutionProvider"]), get)()
+        ]
+        assert ours == theirs
+
+
+def test_build_info_starts_as_orts(ort):
+    assert light.get_build_info().startswith("ORT Build Info: ")
+    assert ort.get_build_info().startswith("ORT Build Info: ")

@@ -4,6 +4,7 @@ module functions -- with its names, signatures and behaviour, over
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import os
 import threading
@@ -287,9 +288,10 @@ def get_build_info() -> str:
     """ORT's ``get_build_info()``: one line naming this build (onnx-light and its version)."""
     from onnx_light import __version__
 
+    # "ORT Build Info: " first, as ORT's (programs look for it).
     return (
-        f"onnx-light {__version__} (ONNX Runtime {ORT_API_VERSION} Python API), "
-        f"execution providers: {CPU_PROVIDER}"
+        f"ORT Build Info: onnx-light {__version__} (ONNX Runtime {ORT_API_VERSION} Python API), "
+        f"build type=Release, execution providers: {CPU_PROVIDER}"
     )
 
 
@@ -328,6 +330,14 @@ def _check_providers(providers: Sequence[Any] | None) -> None:
                 f"Available providers: '{CPU_PROVIDER}'",
                 stacklevel=3,
             )
+
+
+def _as_orts(arg: NodeArg) -> NodeArg:
+    """A NodeArg as ORT shows it: a map's or a sequence's shape is [] (onnx-light's own
+    NodeArg says None: no shape)."""
+    if arg.shape is None and arg.type.startswith(("map(", "seq(")):
+        return dataclasses.replace(arg, shape=[])
+    return arg
 
 
 class InferenceSession:
@@ -414,6 +424,19 @@ class InferenceSession:
                 )
             return self._session.run(output_names, self._feeds(feeds), run_options)
 
+    def _validate_input(self, feed_names: list[str]) -> None:
+        """ORT's check of a feed, with ORT's ValueError and words: every input that is not
+        optional is fed (programs match on the message)."""
+        missing = [
+            a.name
+            for a in self.get_inputs()
+            if a.name not in feed_names and not a.type.startswith("optional")
+        ]
+        if missing:
+            raise ValueError(
+                f"Required inputs ({missing}) are missing from input feed ({feed_names})."
+            )
+
     def run(
         self,
         output_names: Sequence[str] | None,
@@ -422,6 +445,8 @@ class InferenceSession:
     ) -> list[Any]:
         """Runs the model: numpy arrays (or OrtValues, or Python lists converted to the
         input's type) in, numpy arrays out."""
+        if isinstance(input_feed, dict):
+            self._validate_input(list(input_feed.keys()))
         return self._run_values(output_names, input_feed, run_options)
 
     def run_with_ort_values(
@@ -435,6 +460,7 @@ class InferenceSession:
         with RUNNING:
             if not isinstance(input_dict_ortvalue, dict):
                 raise TypeError("input_dict_ortvalue must be a dict of name -> OrtValue")
+            self._validate_input(list(input_dict_ortvalue.keys()))
             for name, value in input_dict_ortvalue.items():
                 if not isinstance(value, OrtValue):
                     raise TypeError(
@@ -495,15 +521,15 @@ class InferenceSession:
         """The inputs a run must feed, as ORT lists them: an input that also has an
         initializer is left out (see :meth:`get_overridable_initializers`)."""
         skip = self._session._initializer_inputs
-        return [a for a in self._session.get_inputs() if a.name not in skip]
+        return [_as_orts(a) for a in self._session.get_inputs() if a.name not in skip]
 
     def get_outputs(self) -> list[NodeArg]:
-        return self._session.get_outputs()
+        return [_as_orts(a) for a in self._session.get_outputs()]
 
     def get_overridable_initializers(self) -> list[NodeArg]:
         """ORT's: the inputs that also have an initializer; a feed may replace one."""
         keep = self._session._initializer_inputs
-        return [a for a in self._session.get_inputs() if a.name in keep]
+        return [_as_orts(a) for a in self._session.get_inputs() if a.name in keep]
 
     def get_modelmeta(self) -> ModelMetadata:
         """ORT's ``get_modelmeta()``: ``custom_metadata_map``, ``description``, ``domain``,
