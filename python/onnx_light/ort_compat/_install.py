@@ -18,6 +18,9 @@ _PROVIDED = (
     "onnxruntime.capi.onnxruntime_pybind11_state",
     "onnxruntime.capi.onnxruntime_inference_collection",
     "onnxruntime.capi.build_and_package_info",
+    "onnxruntime.backend",
+    "onnxruntime.backend.backend",
+    "onnxruntime.backend.backend_rep",
     "onnxruntime.transformers",
     "onnxruntime.transformers.io_binding_helper",
     "onnxruntime.transformers.fusion_options",
@@ -112,12 +115,80 @@ def installed() -> bool:
     return module is not None and getattr(module, "__onnx_light__", False)
 
 
+def _package(
+    name: str, children: dict[str, types.ModuleType], names: dict | None = None, source: Any = None
+) -> types.ModuleType:
+    """A stand-in package holding its stand-in submodules (by their last name part)."""
+    members = {child.rpartition(".")[2]: module for child, module in children.items()}
+    return _module(name, {**(names or {}), **members}, package=True, source=source)
+
+
+def _capi_modules(compat: Any, public: dict) -> dict[str, types.ModuleType]:
+    from onnx_light.ort_compat import _errors
+
+    state = dict(public)
+    state.update({cls.__name__: cls for cls in _errors.ORT_EXCEPTIONS})
+    pybind = _module("onnxruntime.capi.onnxruntime_pybind11_state", state)
+    children = {
+        "onnxruntime.capi.onnxruntime_pybind11_state": pybind,
+        "onnxruntime.capi.onnxruntime_inference_collection": _module(
+            "onnxruntime.capi.onnxruntime_inference_collection", public
+        ),
+        "onnxruntime.capi.build_and_package_info": _module(
+            "onnxruntime.capi.build_and_package_info",
+            {"package_name": "onnxruntime", "__version__": compat.__version__},
+        ),
+    }
+    capi = _package("onnxruntime.capi", children, {"_pybind_state": pybind})
+    return {"onnxruntime.capi": capi, "onnxruntime.capi._pybind_state": pybind, **children}
+
+
+def _transformers_modules() -> dict[str, types.ModuleType]:
+    from onnx_light.ort_compat import _transformers as tf
+
+    contents = {
+        "io_binding_helper": ("TypeHelper",),
+        "fusion_options": ("FusionOptions", "AttentionMaskFormat", "AttentionOpType"),
+        "optimizer": ("optimize_model",),
+        "onnx_model": ("OnnxModel",),
+        "onnx_model_bert": ("BertOnnxModel",),
+    }
+    children = {
+        f"onnxruntime.transformers.{sub}": _module(
+            f"onnxruntime.transformers.{sub}", {n: getattr(tf, n) for n in names}, source=tf
+        )
+        for sub, names in contents.items()
+    }
+    package = _package("onnxruntime.transformers", children, source=tf)
+    return {"onnxruntime.transformers": package, **children}
+
+
+def _backend_modules() -> dict[str, types.ModuleType]:
+    from onnx_light.ort_compat import _backend as bk
+
+    api = {
+        n: getattr(bk, n)
+        for n in ("OnnxRuntimeBackend", "is_compatible", "prepare", "run", "supports_device")
+    }
+    children = {
+        "onnxruntime.backend.backend": _module("onnxruntime.backend.backend", api, source=bk),
+        "onnxruntime.backend.backend_rep": _module(
+            "onnxruntime.backend.backend_rep",
+            {"OnnxRuntimeBackendRep": bk.OnnxRuntimeBackendRep},
+            source=bk,
+        ),
+    }
+    package = _package("onnxruntime.backend", children, api, source=bk)
+    return {"onnxruntime.backend": package, **children}
+
+
 def install() -> None:
     """Makes ``import onnxruntime`` and ``import onnxruntime.capi...`` (``_pybind_state``,
     ``onnxruntime_pybind11_state`` with ORT's exception classes,
-    ``onnxruntime_inference_collection``, ``build_and_package_info``) resolve to onnx-light
-    in this process. Idempotent. RuntimeError when the real onnxruntime was imported first:
-    objects made from it would mix with onnx-light's."""
+    ``onnxruntime_inference_collection``, ``build_and_package_info``), ``onnxruntime.backend``
+    and what ``onnxruntime.transformers`` programs import resolve to onnx-light in this
+    process. Idempotent. RuntimeError when the real onnxruntime was imported first: objects
+    made from it would mix with onnx-light's."""
     if installed():
         return
     real = [n for n in sys.modules if n == "onnxruntime" or n.startswith("onnxruntime.")]
@@ -127,68 +198,24 @@ def install() -> None:
             "first, or run the program with `python -m onnx_light.ort_compat SCRIPT`"
         )
     import onnx_light.ort_compat as compat
-    from onnx_light.ort_compat import _errors
 
     public = {name: getattr(compat, name) for name in compat.__all__}
     for name in ("install", "installed", "uninstall"):
         public.pop(name)
-    state = dict(public)
-    state.update({cls.__name__: cls for cls in _errors.ORT_EXCEPTIONS})
-    pybind = _module("onnxruntime.capi.onnxruntime_pybind11_state", state)
-    collection = _module("onnxruntime.capi.onnxruntime_inference_collection", public)
-    info = _module(
-        "onnxruntime.capi.build_and_package_info",
-        {"package_name": "onnxruntime", "__version__": compat.__version__},
-    )
-    capi = _module(
-        "onnxruntime.capi",
-        {
-            "_pybind_state": pybind,
-            "onnxruntime_pybind11_state": pybind,
-            "onnxruntime_inference_collection": collection,
-            "build_and_package_info": info,
-        },
-        package=True,
-    )
-    from onnx_light.ort_compat import _transformers as tf
-
-    helper = _module(
-        "onnxruntime.transformers.io_binding_helper", {"TypeHelper": tf.TypeHelper}, source=tf
-    )
-    fusion = _module(
-        "onnxruntime.transformers.fusion_options",
-        {n: getattr(tf, n) for n in ("FusionOptions", "AttentionMaskFormat", "AttentionOpType")},
-        source=tf,
-    )
-    optimizer = _module(
-        "onnxruntime.transformers.optimizer", {"optimize_model": tf.optimize_model}, source=tf
-    )
-    onnx_model = _module(
-        "onnxruntime.transformers.onnx_model", {"OnnxModel": tf.OnnxModel}, source=tf
-    )
-    bert = _module(
-        "onnxruntime.transformers.onnx_model_bert", {"BertOnnxModel": tf.BertOnnxModel}, source=tf
-    )
-    transformers = _module(
-        "onnxruntime.transformers",
-        {
-            "io_binding_helper": helper,
-            "fusion_options": fusion,
-            "optimizer": optimizer,
-            "onnx_model": onnx_model,
-            "onnx_model_bert": bert,
-        },
-        package=True,
-        source=tf,
-    )
+    modules = {
+        **_capi_modules(compat, public),
+        **_transformers_modules(),
+        **_backend_modules(),
+    }
     top = _module("onnxruntime", public, package=True)
     top.__dict__.update(
         {
-            "capi": capi,
-            "transformers": transformers,
+            "capi": modules["onnxruntime.capi"],
+            "transformers": modules["onnxruntime.transformers"],
+            "backend": modules["onnxruntime.backend"],
             "__version__": compat.__version__,
             "__onnx_light__": True,
-            "__getattr__": compat.__getattr__,  # ORT names not provided, with why
+            "__getattr__": compat.__getattr__,  # an unknown name: AttributeError
         }
     )
     # onnxruntime-genai's Python API too (onnx_light.genai), unless the real one was imported.
@@ -196,22 +223,8 @@ def install() -> None:
         import onnx_light.genai as genai
 
         sys.modules["onnxruntime_genai"] = genai
-    sys.modules.update(
-        {
-            "onnxruntime": top,
-            "onnxruntime.capi": capi,
-            "onnxruntime.capi._pybind_state": pybind,
-            "onnxruntime.capi.onnxruntime_pybind11_state": pybind,
-            "onnxruntime.capi.onnxruntime_inference_collection": collection,
-            "onnxruntime.capi.build_and_package_info": info,
-            "onnxruntime.transformers": transformers,
-            "onnxruntime.transformers.io_binding_helper": helper,
-            "onnxruntime.transformers.fusion_options": fusion,
-            "onnxruntime.transformers.optimizer": optimizer,
-            "onnxruntime.transformers.onnx_model": onnx_model,
-            "onnxruntime.transformers.onnx_model_bert": bert,
-        }
-    )
+    sys.modules.update({"onnxruntime": top, **modules})
+    assert set(sys.modules) >= set(_PROVIDED), "a provided module is not made"
     if _REFUSER not in sys.meta_path:
         sys.meta_path.insert(0, _REFUSER)
 
