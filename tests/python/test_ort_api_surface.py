@@ -472,7 +472,6 @@ def test_names_without_an_equivalent_exist_and_say_so_when_used(ort):
         light.no_such_name  # noqa: B018
     so = light.SessionOptions()
     for call in (
-        lambda: so.add_initializer("w", None),
         lambda: so.add_external_initializers(["w"], [None]),
         lambda: so.set_load_cancellation_flag(True),
     ):
@@ -527,3 +526,30 @@ def test_node_args_of_maps_and_sequences_show_orts_shape(ort):
 def test_build_info_starts_as_orts(ort):
     assert light.get_build_info().startswith("ORT Build Info: ")
     assert ort.get_build_info().startswith("ORT Build Info: ")
+
+
+def test_add_initializer_as_orts(ort):
+    from onnx_light.onnx import TensorProto, helper, numpy_helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["a", "b"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+        [numpy_helper.from_array(np.array([1, 2], np.float32), "b")],
+    )
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+    a = np.ones(2, np.float32)
+    got = {}
+    for rt in (ort, light):
+        results = []
+        for name in ("b", "not_an_initializer"):  # the second changes nothing
+            so = rt.SessionOptions()
+            value = rt.OrtValue.ortvalue_from_numpy(np.array([10, 20], np.float32))
+            so.add_initializer(name, value)
+            sess = rt.InferenceSession(data, so, providers=["CPUExecutionProvider"])
+            results.append(sess.run(None, {"a": a})[0].tolist())
+        with pytest.raises(RuntimeError, match="must be an OrtValue"):
+            rt.SessionOptions().add_initializer("b", np.ones(2, np.float32))
+        got[rt] = results
+    assert got[light] == got[ort] == [[11.0, 21.0], [2.0, 3.0]]

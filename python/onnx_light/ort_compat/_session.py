@@ -108,6 +108,7 @@ class SessionOptions:
         object.__setattr__(self, "_config", {})
         object.__setattr__(self, "_providers", [])
         object.__setattr__(self, "_dim_overrides", {})  # ("name" | "denotation", key) -> int
+        object.__setattr__(self, "_initializers", {})  # add_initializer: name -> OrtValue
 
     def register_custom_ops_library(self, library_path: str | os.PathLike) -> None:
         """ORT's ``SessionOptions.register_custom_ops_library``: the library's custom ops
@@ -145,10 +146,14 @@ class SessionOptions:
         return bool(self._providers)
 
     def add_initializer(self, name: str, ortvalue: Any) -> None:
-        raise unsupported(
-            "SessionOptions.add_initializer",
-            "initializers come from the model; feed an overridable one at run time instead",
-        )
+        """ORT's: the OrtValue replaces the model's initializer of that name in the sessions
+        made with these options (a name the model has no initializer for changes nothing,
+        as in ORT). The value is read when the session is made."""
+        from onnx_light.ort_compat._ortvalue import OrtValue
+
+        if not isinstance(ortvalue, OrtValue):
+            raise RuntimeError("The provided Python object must be an OrtValue")
+        self._initializers[str(name)] = ortvalue
 
     def add_external_initializers(self, names: Any, ortvalues: Any) -> None:
         raise unsupported(
@@ -209,6 +214,7 @@ class SessionOptions:
         object.__setattr__(copy, "_config", dict(self._config))
         object.__setattr__(copy, "_providers", list(self._providers))
         object.__setattr__(copy, "_dim_overrides", dict(self._dim_overrides))
+        object.__setattr__(copy, "_initializers", dict(self._initializers))
         return copy
 
     def _disabled_passes(self) -> list[str]:
@@ -380,8 +386,8 @@ class InferenceSession:
             self._model_path = os.fspath(path_or_bytes) if is_path else None
             self._model_bytes = bytes(path_or_bytes) if isinstance(path_or_bytes, bytes) else None
             model = path_or_bytes
-            if so._dim_overrides:
-                model = _override_dims(path_or_bytes, so._dim_overrides)
+            if so._dim_overrides or so._initializers:
+                model = _edited(path_or_bytes, so._dim_overrides, so._initializers)
             self._session = RuntimeSession(
                 model,
                 intra_op_threads=so.intra_op_num_threads,
@@ -614,6 +620,19 @@ class InferenceSession:
             path = self._session.end_profiling(f"{prefix}{stamp}.json")
         self._profiling_start_ns = time.time_ns()
         return path
+
+
+def _edited(model: Any, overrides: dict[tuple[str, str], int], initializers: dict) -> ModelProto:
+    """The model as the options say: free dimensions fixed (_override_dims), initializers
+    replaced by the OrtValues of SessionOptions.add_initializer (names the model has no
+    initializer for are left alone, as ORT leaves them)."""
+    from onnx_light.onnx import numpy_helper
+
+    model = _override_dims(model, overrides)
+    for tensor in model.graph.initializer:
+        if tensor.name in initializers:
+            tensor.CopyFrom(numpy_helper.from_array(initializers[tensor.name].numpy(), tensor.name))
+    return model
 
 
 def _override_dims(model: Any, overrides: dict[tuple[str, str], int]) -> ModelProto:
