@@ -176,3 +176,72 @@ def test_unsupported_names_exist_and_say_why_when_used(name):
     obj = getattr(light, name)
     with pytest.raises(light.NotImplemented, match="is not supported by onnx-light"):
         obj()
+
+
+def test_run_with_ortvaluevector_as_orts(tmp_path):
+    graph = helper.make_graph(
+        [helper.make_node("Mul", ["a", "b"], ["m"]), helper.make_node("Neg", ["m"], ["n"])],
+        "g",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [3]) for n in ("a", "b")],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [3]) for n in ("m", "n")],
+    )
+    path = tmp_path / "mul.onnx"
+    path.write_bytes(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+    )
+    a, b = np.array([1, 2, 3], np.float32), np.array([4, 5, 6], np.float32)
+    got = {}
+    for rt, vec in ((light, light.OrtValueVector), (ort, C.OrtValueVector)):
+        sess = rt.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        wrap = (
+            (lambda x: rt.OrtValue.ortvalue_from_numpy(x))
+            if rt is light
+            else (lambda x: ort.OrtValue.ortvalue_from_numpy(x)._ortvalue)
+        )
+        feeds, fetches = vec(), vec()
+        feeds.push_back(wrap(a))
+        feeds.push_back(wrap(b))
+        cpu = (
+            rt.OrtDevice(rt.OrtDevice.cpu(), rt.OrtDevice.default_memory(), 0, 0)
+            if rt is light
+            else (C.OrtDevice(C.OrtDevice.cpu(), C.OrtDevice.default_memory(), 0, 0))
+        )
+        target = sess if rt is light else sess._sess
+        target.run_with_ortvaluevector(
+            rt.RunOptions(), ["a", "b"], feeds, ["n", "m"], fetches, [cpu, cpu]
+        )
+        got[rt] = [np.asarray(fetches[i].numpy()).tolist() for i in range(len(fetches))]
+    assert got[light] == got[ort] == [[-4.0, -10.0, -18.0], [4.0, 10.0, 18.0]]
+
+
+def test_check_and_normalize_provider_args_as_orts(recwarn):
+    from onnxruntime.capi.onnxruntime_inference_collection import (
+        check_and_normalize_provider_args as theirs,
+    )
+
+    from onnx_light.ort_compat._session import check_and_normalize_provider_args as ours
+
+    available = ["CPUExecutionProvider"]
+    cases = [
+        (None, None),
+        (["CPUExecutionProvider"], None),
+        ([("CPUExecutionProvider", {"a": 1})], None),
+        (["CPUExecutionProvider", "CPUExecutionProvider"], None),
+        (["CUDAExecutionProvider", "CPUExecutionProvider"], [{"device_id": 0}, {}]),
+        ("CPUExecutionProvider", None),
+        (["CPUExecutionProvider"], [{}, {}]),
+        ([("CPUExecutionProvider", {})], [{}]),
+        ([("CPUExecutionProvider",)], None),
+        (["CPUExecutionProvider"], [[]]),
+        (["CPUExecutionProvider"], {"x": 1}),
+    ]
+    for providers, options in cases:
+        answers = []
+        for fn in (ours, theirs):
+            recwarn.clear()
+            try:
+                answers.append((fn(providers, options, available), None))
+            except ValueError as e:
+                answers.append((None, str(e)))
+            answers[-1] += ([str(w.message) for w in recwarn],)
+        assert answers[0] == answers[1], (providers, options)

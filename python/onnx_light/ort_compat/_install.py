@@ -125,6 +125,7 @@ def _package(
 
 def _capi_modules(compat: Any, public: dict) -> dict[str, types.ModuleType]:
     from onnx_light.ort_compat import _errors
+    from onnx_light.ort_compat._session import check_and_normalize_provider_args
 
     state = dict(public)
     state.update({cls.__name__: cls for cls in _errors.ORT_EXCEPTIONS})
@@ -132,7 +133,8 @@ def _capi_modules(compat: Any, public: dict) -> dict[str, types.ModuleType]:
     children = {
         "onnxruntime.capi.onnxruntime_pybind11_state": pybind,
         "onnxruntime.capi.onnxruntime_inference_collection": _module(
-            "onnxruntime.capi.onnxruntime_inference_collection", public
+            "onnxruntime.capi.onnxruntime_inference_collection",
+            {**public, "check_and_normalize_provider_args": check_and_normalize_provider_args},
         ),
         "onnxruntime.capi.build_and_package_info": _module(
             "onnxruntime.capi.build_and_package_info",

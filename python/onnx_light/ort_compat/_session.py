@@ -4,6 +4,7 @@ module functions -- with its names, signatures and behaviour, over
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import enum
 import os
@@ -338,6 +339,66 @@ def _check_providers(providers: Sequence[Any] | None) -> None:
             )
 
 
+def check_and_normalize_provider_args(
+    providers: Sequence[Any] | None,
+    provider_options: Sequence[dict] | None,
+    available_provider_names: Sequence[str],
+) -> tuple[list[str], list[dict[str, str]]]:
+    """ORT's helper (``onnxruntime.capi.onnxruntime_inference_collection``): providers as
+    names or (name, options) tuples, or names with a parallel ``provider_options``, to
+    (names, options dicts with string keys and values); ORT's warnings for an unavailable
+    or a repeated provider (the first one kept) and its ValueErrors for malformed
+    arguments."""
+    if providers is None:
+        return [], []
+    chosen: dict[str, dict[str, str]] = {}
+
+    def add(name: str, options: dict) -> None:
+        if name not in available_provider_names:
+            warnings.warn(
+                f"Specified provider '{name}' is not in available provider names."
+                f"Available providers: '{', '.join(available_provider_names)}'"
+            )
+        if name in chosen:
+            warnings.warn(f"Duplicate provider '{name}' encountered, ignoring.")
+            return
+        chosen[name] = {str(k): str(v) for k, v in options.items()}
+
+    if not isinstance(providers, collections.abc.Sequence):
+        raise ValueError("'providers' should be a sequence.")
+    if provider_options is not None:
+        if not isinstance(provider_options, collections.abc.Sequence):
+            raise ValueError("'provider_options' should be a sequence.")
+        if len(providers) != len(provider_options):
+            raise ValueError(
+                "'providers' and 'provider_options' should be the same length if both are given."
+            )
+        if not all(isinstance(p, str) for p in providers):
+            raise ValueError(
+                "Only string values for 'providers' are supported if 'provider_options' is given."
+            )
+        if not all(isinstance(o, dict) for o in provider_options):
+            raise ValueError("'provider_options' values must be dicts.")
+        for name, options in zip(providers, provider_options):
+            add(name, options)
+    else:
+        for p in providers:
+            if isinstance(p, str):
+                add(p, {})
+            elif (
+                isinstance(p, tuple)
+                and len(p) == 2
+                and isinstance(p[0], str)
+                and isinstance(p[1], dict)
+            ):
+                add(p[0], p[1])
+            else:
+                raise ValueError(
+                    "'providers' values must be either strings or (string, dict) tuples."
+                )
+    return list(chosen), list(chosen.values())
+
+
 def _as_orts(arg: NodeArg) -> NodeArg:
     """A NodeArg as ORT shows it: a map's or a sequence's shape is [] (onnx-light's own
     NodeArg says None: no shape)."""
@@ -429,6 +490,25 @@ class InferenceSession:
                     f"{type(run_options).__name__}"
                 )
             return self._session.run(output_names, self._feeds(feeds), run_options)
+
+    def run_with_ortvaluevector(
+        self,
+        run_options: RunOptions | None,
+        feed_names: Sequence[str],
+        feeds: Any,
+        fetch_names: Sequence[str],
+        fetches: Any,
+        fetch_devices: Sequence[Any],
+    ) -> None:
+        """ORT's: OrtValueVector feeds in, the outputs appended to the OrtValueVector
+        ``fetches`` (on the CPU, whatever ``fetch_devices`` says: it is the only device)."""
+        if len(feed_names) != len(feeds):
+            raise ValueError("feed_names and feeds must have the same length")
+        outputs = self.run_with_ort_values(
+            list(fetch_names), dict(zip(feed_names, list(feeds))), run_options
+        )
+        for value in outputs:
+            fetches.push_back(value)
 
     def _validate_input(self, feed_names: list[str]) -> None:
         """ORT's check of a feed, with ORT's ValueError and words: every input that is not
@@ -585,12 +665,6 @@ class InferenceSession:
 
     def set_ep_dynamic_options(self, *args: Any) -> None:
         raise unsupported("InferenceSession.set_ep_dynamic_options", "the CPU is the only provider")
-
-    def run_with_ortvaluevector(self, *args: Any) -> None:
-        raise unsupported(
-            "InferenceSession.run_with_ortvaluevector",
-            "ORT's internal vector type does not exist here; use run_with_ort_values",
-        )
 
     def create_ortvalue_from_shape_and_type(self, *args: Any) -> None:
         raise unsupported(
