@@ -6,7 +6,10 @@ drop-in differs on purpose, the test says so and checks the difference."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -14,6 +17,8 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onnx_light.ort_compat as light
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -553,3 +558,57 @@ def test_add_initializer_as_orts(ort):
             rt.SessionOptions().add_initializer("b", np.ones(2, np.float32))
         got[rt] = results
     assert got[light] == got[ort] == [[11.0, 21.0], [2.0, 3.0]]
+
+
+GLOBAL_POOLS_PROGRAM = r"""
+import sys
+import numpy as np
+if sys.argv[1] == "light":
+    sys.path.insert(0, sys.argv[3])
+    import onnx_light.ort_compat as ort
+else:
+    import onnxruntime as ort
+so = ort.SessionOptions()
+so.use_per_session_threads = False
+def attempt(fn):
+    try:
+        return repr(fn())
+    except Exception as e:  # noqa: BLE001
+        return f"{type(e).__name__}: {str(e).strip()[-60:]}"
+make = lambda: ort.InferenceSession(sys.argv[2], so, providers=["CPUExecutionProvider"])
+print("R:", attempt(lambda: make() and "session"))
+print("R:", attempt(lambda: ort.set_global_thread_pool_sizes(2, 1)))
+print("R:", attempt(lambda: make().run(None, {"x": np.ones((1, 2), np.float32)})[0].shape))
+print("R:", attempt(lambda: ort.set_global_thread_pool_sizes(3, 1)))
+"""
+
+
+def test_global_thread_pools_as_orts(tmp_path):
+    from onnx_light.onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2])],
+    )
+    path = tmp_path / "relu.onnx"
+    path.write_bytes(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+    )
+    runs = {}
+    for mode in ("light", "real"):
+        done = subprocess.run(
+            [sys.executable, "-c", GLOBAL_POOLS_PROGRAM, mode, str(path), str(REPO / "python")],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        # (ORT also prints an "EP Error" banner when a session fails: only our lines count)
+        runs[mode] = [l[3:] for l in done.stdout.splitlines() if l.startswith("R: ")]
+    assert runs["light"] == runs["real"]
+    assert runs["light"][1:] == [
+        "None",
+        "(1, 2)",
+        "Fail: " + "Global thread pools have already been created, cannot replace them"[-60:],
+    ]

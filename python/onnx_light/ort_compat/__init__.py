@@ -64,6 +64,7 @@ from onnx_light.ort_compat._session import (
     get_version_string,
     set_default_logger_severity,
     set_default_logger_verbosity,
+    set_global_thread_pool_sizes,
     set_seed,
 )
 from onnx_light.runtime import ModelMetadata, NodeArg, RunOptions
@@ -100,7 +101,6 @@ NOT_SUPPORTED = {
     "register_execution_provider_library": "plugin execution providers are not supported "
     "(custom-op libraries are: SessionOptions.register_custom_ops_library)",
     "unregister_execution_provider_library": "plugin execution providers are not supported",
-    "set_global_thread_pool_sizes": "each session owns its thread pool (intra_op_num_threads)",
     "create_and_register_allocator": "onnx-light uses its own allocator",
     "create_and_register_allocator_v2": "onnx-light uses its own allocator",
     "copy_tensors": _DEVICE,
@@ -221,6 +221,7 @@ __all__ = [
     "print_debug_info",
     "set_default_logger_severity",
     "set_default_logger_verbosity",
+    "set_global_thread_pool_sizes",
     "set_seed",
     "uninstall",
     "cuda_version",

@@ -339,6 +339,33 @@ def _check_providers(providers: Sequence[Any] | None) -> None:
             )
 
 
+# set_global_thread_pool_sizes: (intra, inter) once per process, as ORT's global pools.
+_GLOBAL_POOLS: list[tuple[int, int]] = []
+
+
+def set_global_thread_pool_sizes(
+    intra_op_num_threads: int = 0, inter_op_num_threads: int = 0
+) -> None:
+    """ORT's: the sizes of the process's global thread pools, which sessions with
+    ``use_per_session_threads = False`` use; settable once (ORT's Fail after). onnx-light
+    gives such a session a pool of its own of that intra-op size."""
+    from onnx_light.ort_compat._errors import Fail
+
+    if _GLOBAL_POOLS:
+        raise Fail("Global thread pools have already been created, cannot replace them")
+    if intra_op_num_threads < 0 or inter_op_num_threads < 0:
+        raise ValueError("thread counts must not be negative")
+    _GLOBAL_POOLS.append((int(intra_op_num_threads), int(inter_op_num_threads)))
+
+
+def _intra_threads(so: "SessionOptions") -> int:
+    """The intra-op thread count of a session made with `so`: its own, or the global
+    pools' when it does not use per-session threads (ORT's RuntimeError without them)."""
+    if so.use_per_session_threads:
+        return so.intra_op_num_threads
+    return _GLOBAL_POOLS[0][0]  # (InferenceSession checked that there are global pools)
+
+
 def check_and_normalize_provider_args(
     providers: Sequence[Any] | None,
     provider_options: Sequence[dict] | None,
@@ -423,6 +450,15 @@ class InferenceSession:
         provider_options: Sequence[dict] | None = None,
         **kwargs: Any,
     ) -> None:
+        if (
+            isinstance(sess_options, SessionOptions)
+            and not sess_options.use_per_session_threads
+            and not _GLOBAL_POOLS
+        ):  # ORT's plain RuntimeError and words
+            raise RuntimeError(
+                "When the session is not configured to use per session threadpools, the env must "
+                "be created with the the CreateEnvWithGlobalThreadPools API."
+            )
         with LOADING:
             disabled_optimizers = kwargs.pop("disabled_optimizers", None)
             kwargs.pop("read_config_from_model", None)  # ORT's: config in the model; none here
@@ -451,7 +487,7 @@ class InferenceSession:
                 model = _edited(path_or_bytes, so._dim_overrides, so._initializers)
             self._session = RuntimeSession(
                 model,
-                intra_op_threads=so.intra_op_num_threads,
+                intra_op_threads=_intra_threads(so),
                 graph_optimization_level=int(so.graph_optimization_level),
                 optimized_model_path=so.optimized_model_filepath or None,
                 enable_profiling=bool(so.enable_profiling),
