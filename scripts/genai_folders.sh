@@ -2,7 +2,8 @@
 # Makes (once per machine) the ONNX Runtime GenAI model-builder folders the onnx_light.genai
 # tests generate from, and prints their parent folder. Idempotent and cached:
 #   - a test-only venv $CACHE/genai-venv from requirements/genai.txt (torch, transformers,
-#     onnxruntime-genai; ~6 GB, about 2 minutes from PyPI; rebuilt when the pins change);
+#     onnxruntime-genai; ~6 GB, about 2 minutes from PyPI; rebuilt when the pins change;
+#     scripts/test_venv.sh genai);
 #   - tests/python/genai/make_folders.py run there: random-weight Hugging Face checkpoints of
 #     small configs (no hub access), then `python -m onnxruntime_genai.models.builder` in fp32
 #     and int4 for the CPU, into $CACHE/genai-folders/<stamp>/ARCH-PRECISION.
@@ -13,7 +14,6 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${ONNX_LIGHT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/onnx-light}
-REQS=$ROOT/requirements/genai.txt
 VENV=$CACHE/genai-venv
 ARCHS=(llama qwen2 qwen3 phi3 mistral gemma gemma2)
 SET=genai-folders
@@ -23,19 +23,7 @@ if [ "${1:-}" = "--bench" ]; then
 fi
 log() { echo "[genai] $*" >&2; }
 
-base_python=$("$ROOT/.venv/bin/python" -c 'import sys; print(sys._base_executable)' 2>/dev/null ||
-  command -v python3)
-stamp=$( ("$base_python" --version 2>&1; cat "$REQS") | sha256sum | cut -d' ' -f1)
-if [ "$(cat "$VENV/.onnx-light-genai" 2>/dev/null)" != "$stamp" ]; then
-  log "creating $VENV (torch, transformers, onnxruntime-genai: test oracles only, ~6 GB)"
-  rm -rf "$VENV"
-  "$base_python" -m venv "$VENV"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$REQS" >&2 || {
-    log "ERROR: installing requirements/genai.txt failed (PyPI must be reachable)"
-    exit 1
-  }
-  echo "$stamp" >"$VENV/.onnx-light-genai"
-fi
+"$ROOT/scripts/test_venv.sh" genai >/dev/null  # the venv (cached): requirements/genai.txt
 fstamp=$( (cat "$VENV/.onnx-light-genai"; cat "$ROOT/tests/python/genai/make_folders.py") |
   sha256sum | cut -c1-16)
 OUT=$CACHE/$SET/$fstamp

@@ -45,17 +45,35 @@ void OverrideDims(const OrtSessionOptions& options, onnx::ModelProto* model) {
   }
 }
 
-// AddInitializer / AddExternalInitializers: the program's tensors replace the model's
-// initializers of those names (or join them). Numbers are viewed, not copied: the proto's
-// bytes keep a reference to the tensor's storage, as for a memory-mapped data file.
-// AddExternalInitializers: only initializers whose data is external (ORT's rule).
+// A program's tensor as an initializer. Numbers are viewed, not copied: the proto's bytes
+// keep a reference to the tensor's storage, as for a memory-mapped data file.
+onnx_light::Result<onnx::TensorProto> ProtoOf(const std::string& name,
+                                              const onnx_light::Tensor& tensor) {
+  if (tensor.dtype() == onnx_light::DataType::kString) {
+    return onnx_light::TensorToProto(tensor, name);
+  }
+  auto keep = std::make_shared<onnx_light::Tensor>(tensor);
+  onnx::TensorProto proto;
+  proto.name.set(name);
+  proto.data_type.set(static_cast<int32_t>(tensor.dtype()));
+  proto.dims = tensor.shape().dims();
+  proto.raw_data.set(onnx::Bytes(keep->raw_data(), keep->byte_size(), keep));
+  return proto;
+}
+
+onnx::TensorProto* FindInitializer(onnx::GraphProto* graph, const std::string& name) {
+  for (onnx::TensorProto& t : graph->initializer) {
+    if (t.name.get() == name) return &t;
+  }
+  return nullptr;
+}
+
+// AddExternalInitializers: the program's tensors replace initializers whose data is
+// external (ORT's rule: any other is refused).
 Status ReplaceExternalInitializers(const OrtSessionOptions& options, onnx::ModelProto* model) {
   onnx::GraphProto* graph = model->graph.mutable_get();
   for (const auto& [name, tensor] : options.external_initializers) {
-    onnx::TensorProto* target = nullptr;
-    for (onnx::TensorProto& t : graph->initializer) {
-      if (t.name.get() == name) target = &t;
-    }
+    onnx::TensorProto* target = FindInitializer(graph, name);
     if (target == nullptr) {
       return Status(StatusCode::kNotFound,
                     "AddExternalInitializers: the model has no initializer '" + name + "'");
@@ -65,32 +83,22 @@ Status ReplaceExternalInitializers(const OrtSessionOptions& options, onnx::Model
           StatusCode::kFailedPrecondition,
           "Trying to replace non-external initializer with external data ('" + name + "')");
     }
-    ONNX_LIGHT_ASSIGN_OR_RETURN(*target, onnx_light::TensorToProto(tensor, name));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(*target, ProtoOf(name, tensor));
   }
   return Status::Ok();
 }
 
+// AddInitializer: the program's tensors replace the model's initializers of those names,
+// or join them.
 Status ReplaceInitializers(const OrtSessionOptions& options, onnx::ModelProto* model) {
   onnx::GraphProto* graph = model->graph.mutable_get();
   for (const auto& [name, tensor] : options.initializers) {
-    onnx::TensorProto proto;
-    if (tensor.dtype() == onnx_light::DataType::kString) {
-      ONNX_LIGHT_ASSIGN_OR_RETURN(proto, onnx_light::TensorToProto(tensor, name));
+    ONNX_LIGHT_ASSIGN_OR_RETURN(onnx::TensorProto proto, ProtoOf(name, tensor));
+    if (onnx::TensorProto* target = FindInitializer(graph, name)) {
+      *target = std::move(proto);
     } else {
-      auto keep = std::make_shared<onnx_light::Tensor>(tensor);
-      proto.name.set(name);
-      proto.data_type.set(static_cast<int32_t>(tensor.dtype()));
-      proto.dims = tensor.shape().dims();
-      proto.raw_data.set(onnx::Bytes(keep->raw_data(), keep->byte_size(), keep));
+      graph->initializer.push_back(std::move(proto));
     }
-    bool replaced = false;
-    for (onnx::TensorProto& t : graph->initializer) {
-      if (t.name.get() == name) {
-        t = proto;
-        replaced = true;
-      }
-    }
-    if (!replaced) graph->initializer.push_back(std::move(proto));
   }
   return Status::Ok();
 }

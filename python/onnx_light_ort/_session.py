@@ -60,18 +60,24 @@ def bridge_library_path() -> Path:
     return _library_dir() / _LIBRARY_NAME
 
 
+def _built_library(name: str, what: str) -> str:
+    """The path of a library of the package (or of the build tree); a RuntimeError naming
+    it when it is missing (a checkout that was not built)."""
+    path = _library_dir() / name
+    if not path.exists():
+        raise RuntimeError(
+            f"onnx-light's {what} is missing: {path} (build it with "
+            "scripts/build.sh or point ONNX_LIGHT_BUILD_DIR at your build directory)"
+        )
+    return str(path)
+
+
 def plugin_library_path() -> str:
     """The ONNX Runtime custom-op library of onnx-light's kernels (onnx-light kernels
     called by ORT), for ``onnxruntime.SessionOptions.register_custom_ops_library``.
 
     Raises RuntimeError when it is missing (a checkout that was not built)."""
-    path = _library_dir() / _PLUGIN_LIBRARY_NAME
-    if not path.exists():
-        raise RuntimeError(
-            f"onnx-light's ORT plugin library is missing: {path} (build it with "
-            "scripts/build.sh or point ONNX_LIGHT_BUILD_DIR at your build directory)"
-        )
-    return str(path)
+    return _built_library(_PLUGIN_LIBRARY_NAME, "ORT plugin library")
 
 
 _ORT_C_API_LIBRARY_NAME = "libonnxruntime.so.1"
@@ -85,13 +91,7 @@ def ort_c_api_library_path() -> str:
     ``-Donnxruntime.native.onnxruntime.path`` for Java, ``ort.SetSharedLibraryPath`` for Go).
 
     Raises RuntimeError when it is missing (a checkout that was not built)."""
-    path = _library_dir() / _ORT_C_API_LIBRARY_NAME
-    if not path.exists():
-        raise RuntimeError(
-            f"onnx-light's libonnxruntime.so.1 is missing: {path} (build it with "
-            "scripts/build.sh or point ONNX_LIGHT_BUILD_DIR at your build directory)"
-        )
-    return str(path)
+    return _built_library(_ORT_C_API_LIBRARY_NAME, "libonnxruntime.so.1")
 
 
 _lib_lock = threading.Lock()

@@ -94,37 +94,33 @@ def test_main_takes_an_argument_list():
         main([1, 2])  # type: ignore[list-item]
 
 
-def test_plugin_library_path_for_onnxruntime():
-    path = Path(onnx_light_ort.plugin_library_path())
-    assert path == BUILD / "lib" / "libonnx_light_ort_bridge_ops_light_called_by_ort.so"
+LIBRARIES = [  # helper, the file in build/lib, what its error calls it
+    (
+        "plugin_library_path",
+        "libonnx_light_ort_bridge_ops_light_called_by_ort.so",
+        "ORT plugin library",
+    ),
+    ("ort_c_api_library_path", "libonnxruntime.so.1", "libonnxruntime.so.1"),
+]
+
+
+@pytest.mark.parametrize("helper, file, what", LIBRARIES, ids=[h for h, _, _ in LIBRARIES])
+def test_library_paths(helper, file, what):
+    path = Path(getattr(onnx_light_ort, helper)())
+    assert path == BUILD / "lib" / file
     assert path.is_file()
 
 
-def test_plugin_library_path_missing_is_a_clear_error(tmp_path):
+@pytest.mark.parametrize("helper, file, what", LIBRARIES, ids=[h for h, _, _ in LIBRARIES])
+def test_library_path_missing_is_a_clear_error(tmp_path, helper, file, what):
     # A build directory holding only the extension (for the import), no bridge libraries.
     (tmp_path / "python" / "onnx_light").mkdir(parents=True)
     for so in (BUILD / "python" / "onnx_light").glob("_core*.so"):
         (tmp_path / "python" / "onnx_light" / so.name).symlink_to(so)
-    code = "import onnx_light_ort; onnx_light_ort.plugin_library_path()"
+    code = f"import onnx_light_ort; onnx_light_ort.{helper}()"
     r = python_c(code, ONNX_LIGHT_BUILD_DIR=str(tmp_path))
     assert r.returncode == 1
-    assert "RuntimeError: onnx-light's ORT plugin library is missing" in r.stderr
-
-
-def test_ort_c_api_library_path():
-    path = Path(onnx_light_ort.ort_c_api_library_path())
-    assert path == BUILD / "lib" / "libonnxruntime.so.1"
-    assert path.is_file()
-
-
-def test_ort_c_api_library_path_missing_is_a_clear_error(tmp_path):
-    (tmp_path / "python" / "onnx_light").mkdir(parents=True)
-    for so in (BUILD / "python" / "onnx_light").glob("_core*.so"):
-        (tmp_path / "python" / "onnx_light" / so.name).symlink_to(so)
-    code = "import onnx_light_ort; onnx_light_ort.ort_c_api_library_path()"
-    r = python_c(code, ONNX_LIGHT_BUILD_DIR=str(tmp_path))
-    assert r.returncode == 1
-    assert "RuntimeError: onnx-light's libonnxruntime.so.1 is missing" in r.stderr
+    assert f"RuntimeError: onnx-light's {what} is missing" in r.stderr
 
 
 def test_type_stubs_are_generated_and_match_the_module():

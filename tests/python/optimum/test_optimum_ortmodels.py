@@ -5,7 +5,7 @@ recognition (Whisper, `generate()`), an encoder-decoder's `generate()` (T5) and 
 only models' logits and `generate()` (GPT-2, Llama). The models are random-weight
 checkpoints built from config classes and exported by Optimum itself (make_models.py;
 no hub access), cached per version of the exporter and the pins. Optimum, transformers and
-torch live in a test-only venv (scripts/optimum_venv.sh, requirements/optimum.txt)."""
+torch live in a test-only venv (scripts/test_venv.sh optimum, requirements/optimum.txt)."""
 
 from __future__ import annotations
 
@@ -29,9 +29,9 @@ CACHE = Path(
 
 def venv_python() -> str:
     done = subprocess.run(
-        [str(REPO / "scripts" / "optimum_venv.sh")], capture_output=True, text=True
+        [str(REPO / "scripts" / "test_venv.sh"), "optimum"], capture_output=True, text=True
     )
-    assert done.returncode == 0, f"scripts/optimum_venv.sh failed:\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, f"scripts/test_venv.sh optimum failed:\n{done.stderr[-3000:]}"
     return done.stdout.strip().splitlines()[-1]
 
 

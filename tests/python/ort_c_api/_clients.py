@@ -65,6 +65,11 @@ def compare(light: list[str], ort: list[str], skip_prefixes: tuple[str, ...] = (
     assert len(light) == len(ort), f"onnx-light printed {len(light)} lines, ORT {len(ort)}"
 
 
+def loaded_library(lines: list[str]) -> str:
+    """The library a client reported it loaded (its "library PATH" line)."""
+    return next(line for line in lines if line.startswith("library "))
+
+
 def ort_clients(kind: str) -> str:
     """scripts/ort_clients.sh KIND's answer (the installed binding's folder, jar or binary)."""
     done = subprocess.run(

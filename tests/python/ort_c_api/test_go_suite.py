@@ -15,7 +15,7 @@ import shutil
 import subprocess
 
 import pytest
-from _clients import LIGHT_LIB_DIR, ORT_LIB, REPO
+from _clients import LIGHT_LIB_DIR, ORT_LIB, ort_clients
 
 RESULT = re.compile(r"^--- (PASS|FAIL|SKIP): (\w+)", re.M)
 
@@ -41,9 +41,7 @@ def suites():
         raise RuntimeError("go is not on PATH: install Debian's golang-go (the image has it)")
     if not ORT_LIB.exists():
         raise RuntimeError(f"{ORT_LIB} is missing: run scripts/setup.sh")
-    folder = subprocess.run(
-        [str(REPO / "scripts" / "ort_clients.sh"), "go"], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    folder = ort_clients("go")
     light = go_test(folder, str(LIGHT_LIB_DIR / "libonnxruntime.so.1"))
     ort = go_test(folder, str(ORT_LIB))
     return light, ort

@@ -9,11 +9,10 @@ Central, pinned, cached; test-only)."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 
 import pytest
 from _client_models import write_models
-from _clients import LIGHT_LIB_DIR, REPO, compare, run_client
+from _clients import LIGHT_LIB_DIR, REPO, compare, loaded_library, ort_clients, run_client
 
 CLIENT = REPO / "tests" / "ort_c_api" / "JavaClient.java"
 
@@ -23,12 +22,7 @@ def runs(tmp_path_factory):
     java = shutil.which("java")
     if java is None:
         raise RuntimeError("java is not on PATH: install a JDK 17 (Debian's openjdk-17-jdk)")
-    jar = subprocess.run(
-        [str(REPO / "scripts" / "ort_clients.sh"), "java"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    jar = ort_clients("java")
     tmp = tmp_path_factory.mktemp("java_client")
     models = write_models(tmp / "models")
     cmd = [java, "-cp", jar, str(CLIENT), str(models)]
@@ -46,6 +40,5 @@ def test_same_output_as_real_ort(runs):
 
 def test_each_run_loaded_the_library_asked_for(runs):
     light, ort = runs
-    loaded = lambda lines: next(l for l in lines if l.startswith("library "))  # noqa: E731
-    assert str(LIGHT_LIB_DIR) in loaded(light)
-    assert "onnxruntime-java" in loaded(ort)
+    assert str(LIGHT_LIB_DIR) in loaded_library(light)
+    assert "onnxruntime-java" in loaded_library(ort)

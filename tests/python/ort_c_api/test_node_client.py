@@ -8,11 +8,10 @@ load. The package comes from scripts/ort_clients.sh (npm, pinned, cached; test-o
 from __future__ import annotations
 
 import shutil
-import subprocess
 
 import pytest
 from _client_models import write_models
-from _clients import LIGHT_LIB_DIR, REPO, compare, run_client
+from _clients import LIGHT_LIB_DIR, REPO, compare, loaded_library, ort_clients, run_client
 
 CLIENT = REPO / "tests" / "ort_c_api" / "node_client.js"
 
@@ -24,12 +23,7 @@ def runs(tmp_path_factory):
         raise RuntimeError(
             "node is not on PATH: install Debian's nodejs (the machine image has it)"
         )
-    folder = subprocess.run(
-        [str(REPO / "scripts" / "ort_clients.sh"), "node"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    folder = ort_clients("node")
     modules = f"{folder}/node_modules"
     ort_dir = f"{modules}/onnxruntime-node/bin/napi-v6/linux/x64"  # the package's real ORT
     models = write_models(tmp_path_factory.mktemp("node_client") / "models")
@@ -47,6 +41,5 @@ def test_same_output_as_real_ort(runs):
 
 def test_each_run_loaded_the_library_asked_for(runs):
     light, ort = runs
-    loaded = lambda lines: next(l for l in lines if l.startswith("library "))  # noqa: E731
-    assert str(LIGHT_LIB_DIR) in loaded(light)
-    assert "napi-v6/linux/x64/libonnxruntime.so.1" in loaded(ort)
+    assert str(LIGHT_LIB_DIR) in loaded_library(light)
+    assert "napi-v6/linux/x64/libonnxruntime.so.1" in loaded_library(ort)

@@ -9,24 +9,16 @@ SetSymbolicDimensions for every input and output. Built by scripts/ort_clients.s
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 from _client_models import write_models
-from _clients import LIGHT_LIB_DIR, ORT_LIB, REPO, compare, run_client
+from _clients import LIGHT_LIB_DIR, ORT_LIB, compare, ort_clients, run_client
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     if not ORT_LIB.exists():
         raise RuntimeError(f"{ORT_LIB} is missing: run scripts/setup.sh")
-    done = subprocess.run(
-        [str(REPO / "scripts" / "ort_clients.sh"), "rust"], capture_output=True, text=True
-    )
-    assert (
-        done.returncode == 0
-    ), f"building the Rust client failed (cargo and crates.io needed):\n{done.stderr}"
-    client = done.stdout.strip()
+    client = ort_clients("rust")  # (building it needs cargo and crates.io)
     tmp = tmp_path_factory.mktemp("rust_client")
     models = write_models(tmp / "models")
     light = run_client([client, str(LIGHT_LIB_DIR / "libonnxruntime.so.1"), str(models)], tmp)
