@@ -45,9 +45,9 @@ TEST_P(PackedSgemm, MatchesDoubleReference) {
   struct Case {
     int64_t m, n, k, ldc_extra;
   };
-  const Case cases[] = {{1, 1, 1, 0},      {6, 32, 256, 0},   {7, 33, 257, 3},
-                        {5, 15, 3, 0},     {13, 70, 600, 1},  {96, 17, 9, 0},
-                        {97, 2100, 20, 5}, {200, 40, 513, 0}, {2, 4500, 7, 0}};
+  const Case cases[] = {{1, 1, 1, 0},     {6, 32, 256, 0},   {7, 33, 257, 3},   {5, 15, 3, 0},
+                        {13, 70, 600, 1}, {96, 17, 9, 0},    {97, 2100, 20, 5}, {200, 40, 513, 0},
+                        {2, 4500, 7, 0},  {491, 70, 300, 2}, {1000, 9, 40, 0}};
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(-1, 1);
   std::vector<float> scratch;

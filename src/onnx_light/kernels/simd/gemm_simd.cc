@@ -29,6 +29,11 @@ constexpr size_t kNV = 2;  // vectors (of columns) of a register tile read in pl
 constexpr size_t kNVP = HWY_TARGET <= HWY_AVX3 ? 4 : 2;
 constexpr int64_t kKC = 256;
 constexpr int64_t kMC = 96;  // a multiple of both tile heights (6 and 8)
+// Rows per block when a is read in place (no packing buffer to size): each block of b
+// (kKC x kNC, 2 MiB) is read from beyond the L2 cache once per block of rows, and 96 rows read
+// it twice for a 128-row product ([128,384] x [384,7500]: 1.13x -> 1.09x ORT's time); 480
+// rows of a (480 KiB at kKC) still stay in L2.
+constexpr int64_t kMCInPlace = 480;
 constexpr int64_t kNC = 2048;
 
 // b[p, j0 .. j0 + nr) for p < kc, zero beyond nr, as kc rows of NR floats. Transposed b
@@ -218,14 +223,15 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
       if (b_packed == nullptr) {
         PackB(b_trans ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, b_trans, kc, nc, nr, bpack);
       }
-      for (int64_t ic = 0; ic < m; ic += kMC) {
-        const int64_t mc = std::min(kMC, m - ic);
+      const int64_t mc_max = a_packed == nullptr ? kMCInPlace : kMC;
+      for (int64_t ic = 0; ic < m; ic += mc_max) {
+        const int64_t mc = std::min(mc_max, m - ic);
         const float* ap = apack;
-        if (a_packed != nullptr) {
-          ap = a_packed + pc * RoundUpMR(m) + ic * kc;
-        } else {
-          PackA(a + ic * lda + pc, lda, mc, kc, apack);
-        }
+        // a read in place (its rows broadcast where they lie, as MLAS does) unless packed
+        // already: packing it cost a scalar pass over a ([7500,128] x [128,128]: 13% of
+        // the product's time, 1.19x ORT's).
+        const bool a_in_place = a_packed == nullptr;
+        if (a_packed != nullptr) ap = a_packed + pc * RoundUpMR(m) + ic * kc;
         for (int64_t jr = 0; jr < nc; jr += static_cast<int64_t>(nr)) {
           const int64_t cols = std::min<int64_t>(static_cast<int64_t>(nr), nc - jr);
           const float* bp =
@@ -246,7 +252,22 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
           for (int64_t ir = 0; ir < mc; ir += static_cast<int64_t>(kMR)) {
             const int64_t rows = std::min<int64_t>(static_cast<int64_t>(kMR), mc - ir);
             float* cp = c + (ic + ir) * ldc + jc + jr;
-            if (kNVP > 1 && vecs == 1) {
+            if (a_in_place) {
+              const float* ar = a + (ic + ir) * lda + pc;
+              if (kNVP > 1 && vecs == 1) {
+                Tile<false, kMR, 1, true, float, kNVP>(kc, ar, bp, nullptr, cp, ldc, rows, cols,
+                                                       lda);
+              } else if (kNVP > 2 && vecs == 2) {
+                Tile<false, kMR, 2, true, float, kNVP>(kc, ar, bp, nullptr, cp, ldc, rows, cols,
+                                                       lda);
+              } else if (kNVP > 3 && vecs == 3) {
+                Tile<false, kMR, (kNVP > 3 ? 3 : 1), true, float, kNVP>(kc, ar, bp, nullptr, cp,
+                                                                        ldc, rows, cols, lda);
+              } else {
+                Tile<false, kMR, kNVP, true>(kc, ar, bp, nullptr, cp, ldc, rows, cols, lda, false,
+                                             static_cast<const float*>(nullptr), ir == 0 ? pf : 0);
+              }
+            } else if (kNVP > 1 && vecs == 1) {
               Tile<true, kMR, 1, true, float, kNVP>(kc, ap + ir * kc, bp, nullptr, cp, ldc, rows,
                                                     cols);
             } else if (kNVP > 2 && vecs == 2) {
