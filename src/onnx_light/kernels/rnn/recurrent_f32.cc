@@ -8,6 +8,7 @@
 #include "math/gemm.h"
 #include "onnx_light/runtime/thread_pool.h"
 #include "simd/conv_simd.h"
+#include "simd/denormals.h"
 #include "simd/gemm_simd.h"
 
 namespace onnx_light::kernels {
@@ -87,6 +88,12 @@ class Direction {
   }
 
   void Run() {
+    // The whole recurrence with subnormals read and made as zero (simd/denormals.h), as its
+    // products already ran: a state that decays (a cell whose forget gate keeps halving it,
+    // an input gate at sigmoid(-70)) passes through subnormal values, and every gate step
+    // that reads one took a microcode assist (madmom's downbeat BLSTM: its 50-input layers
+    // 0.49-0.70 ms a run -> 0.37, ORT 0.42). Only states below FLT_MIN change.
+    const DenormalsAsZero ftz_daz;
     const int64_t rows = a_.seq * a_.batch, batch = a_.batch;
     // xw [seq * batch, gh], gates [batch, gh], recurrent parts [batch, gh], hidden, cell and
     // a temporary [batch, h] each.

@@ -383,3 +383,43 @@ def test_bidirectional_steps_split_between_threads(op, gates):
     for a, b, w, name in zip(one, two, want, ("Y", "Y_h")):
         np.testing.assert_allclose(b, a, atol=1e-6, rtol=1e-6, err_msg=name)
         np.testing.assert_allclose(b, w, atol=1e-5, rtol=1e-5, err_msg=name)
+
+
+TINY = np.float32(np.finfo(np.float32).tiny)  # FLT_MIN
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op, gates", [("LSTM", 4), ("GRU", 3), ("RNN", 1)])
+def test_states_that_decay_through_subnormals(op, gates, threads):
+    """States that shrink by half or more each step (LSTM: forget gate 0.5 and an input
+    gate of sigmoid(-80); GRU: update gate 0.5 towards a candidate of tanh(0) = 0 on
+    one path of units; RNN: Relu of 0.4 h) pass below FLT_MIN after ~126 steps. The
+    recurrence runs with subnormals as zero (rnn/recurrent_f32.cc: a microcode assist per
+    gate step otherwise), so the float64 reference is met within FLT_MIN absolute: states
+    that the reference keeps subnormal may read 0, no larger ones change. Afterwards the
+    calling thread makes subnormals again."""
+    hidden, seq = 20, 300
+    rng = np.random.default_rng(5)
+    f = feeds(op, gates, hidden, 3, 1, seq, 2, [seq, 200], False, rng)
+    f["X"] = np.zeros_like(f["X"])
+    f["R"] = np.zeros_like(f["R"])
+    f["B"] = np.zeros_like(f["B"])
+    f["initial_h"] = np.abs(f["initial_h"]) + 1
+    attrs, acts = {}, None
+    if op == "LSTM":  # i, o, f, c: i = sigmoid(-80), o = 1/2, f = 1/2, c' = tanh(0)
+        f["B"][0, :hidden] = -80
+        f["initial_c"] = np.abs(f["initial_c"]) + 1
+    elif op == "GRU":  # z = 1/2, r = 1/2, candidate tanh(0) = 0: h halves
+        pass
+    else:  # Relu(0.4 h): R = 0.4 I
+        f["R"][0] = 0.4 * np.eye(hidden, dtype=np.float32)
+        attrs["activations"] = acts = ["Relu"]
+    model = build(op, gates, hidden, 3, 1, **attrs)
+    y, y_h = onnx_light.RuntimeSession(model, intra_op_threads=threads).run(None, f)
+    want, want_h = reference(op, f, hidden, activations=acts)
+    assert ((np.abs(want) < TINY) & (want != 0)).any()  # the reference does go subnormal
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=float(TINY))
+    np.testing.assert_allclose(y_h, want_h, rtol=1e-5, atol=float(TINY))
+    assert np.all(y[np.abs(want) >= TINY] != 0)  # only subnormal states flush
+    half = TINY * np.float32(0.25)  # numpy, on this thread
+    assert 0 < half < TINY
