@@ -74,6 +74,31 @@ TEST_P(PackedSgemm, MatchesDoubleReference) {
     SgemmPacked(cs.m, cs.n, cs.k, nullptr, cs.k, b.data(), cs.n, c2.data(), ldc, work,
                 packed.data());
     ASSERT_EQ(c2, c) << SimdTargetNameOf(GetParam()) << " m=" << cs.m << " n=" << cs.n;
+    // overwrite (a in place and packed): c = a * b over a c of NaN, the rows' gaps untouched
+    for (const float* ap :
+         {static_cast<const float*>(nullptr), static_cast<const float*>(packed.data())}) {
+      std::vector<float> c3(c0.size(), std::numeric_limits<float>::quiet_NaN());
+      SgemmPacked(cs.m, cs.n, cs.k, ap != nullptr ? nullptr : a.data(), cs.k, b.data(), cs.n,
+                  c3.data(), ldc, work, ap, false, nullptr, /*overwrite=*/true);
+      for (int64_t i = 0; i < cs.m; ++i) {
+        for (int64_t j = 0; j < ldc; ++j) {
+          const size_t at = static_cast<size_t>(i * ldc + j);
+          if (j >= cs.n) {
+            ASSERT_TRUE(std::isnan(c3[at]));
+            continue;
+          }
+          double want = 0, mag = 0;
+          for (int64_t p = 0; p < cs.k; ++p) {
+            want +=
+                double{a[static_cast<size_t>(i * cs.k + p)]} * b[static_cast<size_t>(p * cs.n + j)];
+            mag += std::fabs(double{a[static_cast<size_t>(i * cs.k + p)]} *
+                             b[static_cast<size_t>(p * cs.n + j)]);
+          }
+          ASSERT_NEAR(c3[at], want, 1e-5 * mag + 1e-6)
+              << SimdTargetNameOf(GetParam()) << " overwrite m=" << cs.m << " n=" << cs.n;
+        }
+      }
+    }
     for (int64_t i = 0; i < cs.m; ++i) {
       for (int64_t j = 0; j < ldc; ++j) {
         const size_t at = static_cast<size_t>(i * ldc + j);
@@ -268,22 +293,74 @@ TEST_P(PackedSgemm, PrepackedMatchesDoubleReference) {
       v = u(rng);
     std::vector<float> storage;
     const float* packed = PackedB(cs.k, cs.n, b, &storage);
+    for (const bool overwrite : {false, true}) {
+      for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+        // overwrite: c = a * b, whatever c held (NaN here)
+        std::vector<float> c(c0.size(), std::numeric_limits<float>::quiet_NaN());
+        if (!overwrite) c = c0;
+        ASSERT_TRUE(
+            PrepackedGemm(a.data(), cs.k, packed, c.data(), cs.m, cs.n, cs.k, p, true, overwrite));
+        for (int64_t i = 0; i < cs.m; ++i) {
+          for (int64_t j = 0; j < cs.n; ++j) {
+            const size_t at = static_cast<size_t>(i * cs.n + j);
+            const double start = overwrite ? 0.0 : c0[at];
+            double want = start, mag = std::fabs(start);
+            for (int64_t q = 0; q < cs.k; ++q) {
+              const double x = a[static_cast<size_t>(i * cs.k + q)];
+              const double y = b[static_cast<size_t>(q * cs.n + j)];
+              want += x * y;
+              mag += std::fabs(x * y);
+            }
+            ASSERT_NEAR(c[at], want, 1e-5 * mag + 1e-6)
+                << SimdTargetNameOf(GetParam()) << " m=" << cs.m << " n=" << cs.n << " k=" << cs.k
+                << " at " << i << "," << j << (p != nullptr ? " (3 threads)" : "")
+                << (overwrite ? " overwrite" : "");
+          }
+        }
+      }
+    }
+  }
+}
+
+// c = a * b through Gemm2DOverwrite (math/gemm.h): c's old contents (NaN) never read,
+// whether the packed kernel stores its first block of k (large products, b stored either
+// way, k past one block, rows or columns split between threads) or c is cleared for
+// another path (small ones), and k = 0 gives zeros.
+TEST_P(PackedSgemm, OverwriteNeverReadsC) {
+  struct Case {
+    int64_t m, n, k;
+    bool b_trans;
+  };
+  const Case cases[] = {{300, 200, 40, false}, {70, 1500, 64, false}, {130, 300, 600, true},
+                        {5, 7, 3, false},      {40, 64, 0, false},    {600, 70, 90, false}};
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> u(-1, 1);
+  ThreadPool pool(3);
+  for (const Case& cs : cases) {
+    std::vector<float> a(static_cast<size_t>(cs.m * cs.k)), b(static_cast<size_t>(cs.k * cs.n));
+    for (float& v : a)
+      v = u(rng);
+    for (float& v : b)
+      v = u(rng);
+    // b(p, j) at b[p * n + j], or stored transposed at b[j * k + p]
+    const int64_t ldb_row = cs.b_trans ? 1 : cs.n, ldb_col = cs.b_trans ? cs.k : 1;
     for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
-      std::vector<float> c = c0;
-      ASSERT_TRUE(PrepackedGemm(a.data(), cs.k, packed, c.data(), cs.m, cs.n, cs.k, p, true));
+      std::vector<float> c(static_cast<size_t>(cs.m * cs.n),
+                           std::numeric_limits<float>::quiet_NaN());
+      Gemm2DOverwrite<float>(a.data(), cs.k, 1, b.data(), ldb_row, ldb_col, c.data(), cs.m, cs.n,
+                             cs.k, p);
       for (int64_t i = 0; i < cs.m; ++i) {
         for (int64_t j = 0; j < cs.n; ++j) {
-          const size_t at = static_cast<size_t>(i * cs.n + j);
-          double want = c0[at], mag = std::fabs(c0[at]);
+          double want = 0, mag = 0;
           for (int64_t q = 0; q < cs.k; ++q) {
             const double x = a[static_cast<size_t>(i * cs.k + q)];
-            const double y = b[static_cast<size_t>(q * cs.n + j)];
+            const double y = b[static_cast<size_t>(q * ldb_row + j * ldb_col)];
             want += x * y;
             mag += std::fabs(x * y);
           }
-          ASSERT_NEAR(c[at], want, 1e-5 * mag + 1e-6)
+          ASSERT_NEAR(c[static_cast<size_t>(i * cs.n + j)], want, 1e-5 * mag + 1e-6)
               << SimdTargetNameOf(GetParam()) << " m=" << cs.m << " n=" << cs.n << " k=" << cs.k
-              << " at " << i << "," << j << (p != nullptr ? " (3 threads)" : "");
+              << " at " << i << "," << j;
         }
       }
     }

@@ -49,7 +49,8 @@ namespace {
 // little work, and goes to the fallback below (dot products). Rows split across the pool;
 // few rows against a wide b split by columns.
 bool PackedGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b, int64_t ldb_row,
-                int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
+                int64_t ldb_col, float* c, int64_t m, int64_t n, int64_t k, ThreadPool* pool,
+                bool overwrite = false) {
   static const bool avx512 = PreferPackedSgemm();
   // b stored [k, n] packs by whole rows (copies), cheap enough for 16 rows and more; b
   // stored transposed packs by gathers, worth it only for many rows.
@@ -71,7 +72,7 @@ bool PackedGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b
   }
   auto rows = [&](int64_t begin, int64_t end) {
     SgemmPacked(end - begin, n, k, a + begin * lda_row, lda_row, b, ldb, c + begin * n, n,
-                GemmWork(SgemmPackedWorkFloats(n)), nullptr, trans);
+                GemmWork(SgemmPackedWorkFloats(n)), nullptr, trans, nullptr, overwrite);
   };
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
   if (workers > 1 && (wide_b || m < 256) && n >= 256) {
@@ -80,7 +81,7 @@ bool PackedGemm(const float* a, int64_t lda_row, int64_t lda_col, const float* b
     // 384 x 1536 products ran slower on two threads than on one).
     pool->ParallelFor(n, std::max<int64_t>(128, n / workers), [&](int64_t j0, int64_t j1) {
       SgemmPacked(m, j1 - j0, k, a, lda_row, trans ? b + j0 * ldb : b + j0, ldb, c + j0, n,
-                  GemmWork(SgemmPackedWorkFloats(j1 - j0)), nullptr, trans);
+                  GemmWork(SgemmPackedWorkFloats(j1 - j0)), nullptr, trans, nullptr, overwrite);
     });
   } else if (workers > 1 && m >= 32) {
     pool->ParallelFor(m, std::max<int64_t>(16, m / workers), rows);
@@ -318,20 +319,39 @@ bool OwnGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* 
   return OwnGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool);
 }
 
+bool PackedGemmOverwrite(const float* a, int64_t lda_row, int64_t lda_col, const float* b,
+                         int64_t ldb_row, int64_t ldb_col, float* c, int64_t m, int64_t n,
+                         int64_t k, ThreadPool* pool) {
+  return PackedGemm(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool,
+                    /*overwrite=*/true);
+}
+
 bool PrepackedGemm(const float* a, int64_t lda, const float* b_packed, float* c, int64_t m,
-                   int64_t n, int64_t k, ThreadPool* pool, bool force) {
+                   int64_t n, int64_t k, ThreadPool* pool, bool force, bool overwrite) {
   if (b_packed == nullptr || (!force && m * n * k < (int64_t{1} << 18))) return false;
-  PrepackedGemmLd(a, lda, b_packed, c, n, m, n, k, pool);
+  PrepackedGemmLd(a, lda, b_packed, c, n, m, n, k, pool, overwrite);
   return true;
 }
 
 void PrepackedGemmLd(const float* a, int64_t lda, const float* b_packed, float* c, int64_t ldc,
-                     int64_t m, int64_t n, int64_t k, ThreadPool* pool) {
+                     int64_t m, int64_t n, int64_t k, ThreadPool* pool, bool overwrite) {
   const auto nr = static_cast<int64_t>(SgemmPackedTileColumns());
   const int64_t workers = pool != nullptr ? pool->threads() : 1;
+  // The kernels below that only add: with `overwrite`, each part clears its own block of c
+  // first (on the thread that then adds to it).
+  auto clear = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+    if (!overwrite) return;
+    for (int64_t i = i0; i < i1; ++i)
+      std::fill(c + i * ldc + j0, c + i * ldc + j1, 0.0f);
+  };
+  if (k == 0) {  // no block of k to store from
+    clear(0, m, 0, n);
+    return;
+  }
   if (m <= 3) {  // a batch-1 layer: rows of a one at a time, panels split between threads
     const int64_t panels = (n + nr - 1) / nr;
     auto product = [&](int64_t q0, int64_t q1) {
+      clear(0, m, q0 * nr, std::min(n, q1 * nr));
       SgemmPrepackedFewRows(m, std::min(n, q1 * nr) - q0 * nr, k, a, lda, b_packed + q0 * nr * k,
                             c + q0 * nr, ldc);
     };
@@ -361,6 +381,7 @@ void PrepackedGemmLd(const float* a, int64_t lda, const float* b_packed, float* 
     const int64_t panels = (n + nr - 1) / nr;
     auto product = [&](int64_t q0, int64_t q1) {
       const int64_t j0 = q0 * nr, j1 = std::min(n, q1 * nr);
+      clear(0, m, j0, j1);
       SgemmGatherA(m, j1 - j0, k, a, roff, koff, b_packed + q0 * nr * k, c + j0, ldc);
     };
     if (workers > 1 && panels >= 2 && m * n * k >= (int64_t{1} << 18)) {
@@ -389,6 +410,7 @@ void PrepackedGemmLd(const float* a, int64_t lda, const float* b_packed, float* 
     // The in-place kernel's tile reads the packed panels as they are (AVX2 and below):
     // a row-major, b's panels contiguous (no page-apart rows, no copy per run).
     split(m >= 64 && m >= panels, [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+      clear(i0, i1, j0, j1);
       SgemmPrepackedInPlaceA(i1 - i0, j1 - j0, k, a + i0 * lda, lda, b_packed + j0 / nr * k * nr,
                              c + i0 * ldc + j0, ldc);
     });
@@ -396,7 +418,7 @@ void PrepackedGemmLd(const float* a, int64_t lda, const float* b_packed, float* 
     split(m >= 256, [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
       float* work = GemmWork(SgemmPrepackedWorkFloats());
       SgemmPacked(i1 - i0, j1 - j0, k, a + i0 * lda, lda, nullptr, 0, c + i0 * ldc + j0, ldc, work,
-                  nullptr, false, b_packed + j0 / nr * k * nr);
+                  nullptr, false, b_packed + j0 / nr * k * nr, overwrite);
     });
   }
 }

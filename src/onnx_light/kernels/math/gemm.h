@@ -6,6 +6,7 @@
 // vectorizes.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -60,11 +61,18 @@ bool OwnGemm2D(const double* a, int64_t lda_row, int64_t lda_col, const double* 
 // and a row-major (rows lda apart): the packed product on AVX-512, the in-place kernel
 // reading the packed panels elsewhere (for products of at least 256k multiply-adds, unless
 // `force`: b exists only packed); false, having done nothing, otherwise.
+// `overwrite`: c = a * b instead, c's old values not read.
 bool PrepackedGemm(const float* a, int64_t lda, const float* b_packed, float* c, int64_t m,
-                   int64_t n, int64_t k, ThreadPool* pool, bool force = false);
+                   int64_t n, int64_t k, ThreadPool* pool, bool force = false,
+                   bool overwrite = false);
 // The same product, always done, with c's rows ldc apart (columns of a wider output).
 void PrepackedGemmLd(const float* a, int64_t lda, const float* b_packed, float* c, int64_t ldc,
-                     int64_t m, int64_t n, int64_t k, ThreadPool* pool);
+                     int64_t m, int64_t n, int64_t k, ThreadPool* pool, bool overwrite = false);
+// c = a * b through the packed kernel where FloatGemm2D would take it (c not read: the
+// kernel stores its first block of k); false, having done nothing, otherwise.
+bool PackedGemmOverwrite(const float* a, int64_t lda_row, int64_t lda_col, const float* b,
+                         int64_t ldb_row, int64_t ldb_col, float* c, int64_t m, int64_t n,
+                         int64_t k, ThreadPool* pool);
 
 // c[m x n] += a[m x k] * b[k x n] (strides as Gemm2DLoop; c is dense, row-major).
 template <typename C>
@@ -75,6 +83,20 @@ inline void Gemm2D(const C* a, int64_t lda_row, int64_t lda_col, const C* b, int
     if (FloatGemm2D(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return;
   }
   Gemm2DLoop(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k);
+}
+
+// c[m x n] = a * b (strides as Gemm2D; c's old values not read): the packed kernel writes
+// c once where it applies (a [1500,64] x [64,1500] attention product had cleared its 9 MB
+// output, then read and written it again); elsewhere c is cleared, then Gemm2D adds.
+template <typename C>
+inline void Gemm2DOverwrite(const C* a, int64_t lda_row, int64_t lda_col, const C* b,
+                            int64_t ldb_row, int64_t ldb_col, C* c, int64_t m, int64_t n, int64_t k,
+                            ThreadPool* pool = nullptr) {
+  if constexpr (std::is_same_v<C, float>) {
+    if (PackedGemmOverwrite(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool)) return;
+  }
+  std::fill(c, c + (m * n > 0 ? m * n : 0), C(0));
+  Gemm2D(a, lda_row, lda_col, b, ldb_row, ldb_col, c, m, n, k, pool);
 }
 
 }  // namespace onnx_light::kernels

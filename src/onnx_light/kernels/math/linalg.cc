@@ -93,9 +93,8 @@ class MatMul : public KernelBase {
                 int64_t oa, ob;
                 offsets(t, &oa, &ob);
                 float* dst = yp + t * rows * n;
-                std::fill(dst, dst + rows * n, 0.0f);
-                Gemm2D<float>(wa.data + oa * m * k, k, 1, wb.data + ob * k * n, n, 1, dst, rows, n,
-                              k, nullptr);
+                Gemm2DOverwrite<float>(wa.data + oa * m * k, k, 1, wb.data + ob * k * n, n, 1, dst,
+                                       rows, n, k, nullptr);
               }
             });
             return;
@@ -110,23 +109,21 @@ class MatMul : public KernelBase {
           } else {
             dst = acc.data();
           }
-          // rows * n >= 0 spelled out: without it GCC 12 sees a possibly negative length
-          // here and fails the build on a stringop-overflow warning.
-          std::fill(dst, dst + std::max<int64_t>(rows * n, 0), C(0));
+          // dst = a * b: the products write it (c not read), nothing clears it first.
           bool done = false;
           if constexpr (std::is_same_v<T, float>) {
             // A packed view (weights_.is_view()) is read by the packed product only.
             done = b.shape().rank() == 2 &&
                    PrepackedGemm(wa.data + oa * m * k, k, weights_.For(k, n), dst, rows, n, k, pool,
-                                 /*force=*/weights_.is_view());
+                                 /*force=*/weights_.is_view(), /*overwrite=*/true);
           }
           if (!done && weights_.is_view()) {
             status = Status(StatusCode::kInternal, "packed weights do not match B");
             return;
           }
           if (!done) {
-            Gemm2D<C>(wa.data + oa * m * k, k, 1, wb.data + ob * k * n, n, 1, dst, rows, n, k,
-                      pool);
+            Gemm2DOverwrite<C>(wa.data + oa * m * k, k, 1, wb.data + ob * k * n, n, 1, dst, rows, n,
+                               k, pool);
           }
           if constexpr (!std::is_same_v<C, T>) {
             for (int64_t i = 0; i < rows * n; ++i)

@@ -208,7 +208,7 @@ void PackAllB(int64_t k, int64_t n, const float* b, int64_t ldb, float* out, boo
 
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                  int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed,
-                 bool b_trans, const float* b_packed) {
+                 bool b_trans, const float* b_packed, bool overwrite) {
   const hn::ScalableTag<float> d;
   const size_t nr = kNVP * hn::Lanes(d);
   const int64_t nc_max =
@@ -249,36 +249,46 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
           const int64_t pf = b_packed != nullptr && jr + static_cast<int64_t>(nr) < nc
                                  ? k * static_cast<int64_t>(nr)
                                  : 0;
+          // overwrite: the first block of k stores its sums (c not read), the others add.
+          const bool init = overwrite && pc == 0;
+          const float* none = nullptr;  // no bias
           for (int64_t ir = 0; ir < mc; ir += static_cast<int64_t>(kMR)) {
             const int64_t rows = std::min<int64_t>(static_cast<int64_t>(kMR), mc - ir);
             float* cp = c + (ic + ir) * ldc + jc + jr;
-            if (a_in_place) {
-              const float* ar = a + (ic + ir) * lda + pc;
-              if (kNVP > 1 && vecs == 1) {
+            // a in place (rows lda apart) or packed (kMR values a row of k, lda unused)
+            const bool inp = a_in_place;
+            const float* ar = inp ? a + (ic + ir) * lda + pc : ap + ir * kc;
+            const int64_t pfr = ir == 0 ? pf : 0;
+            if (kNVP > 1 && vecs == 1) {
+              if (inp) {
                 Tile<false, kMR, 1, true, float, kNVP>(kc, ar, bp, nullptr, cp, ldc, rows, cols,
-                                                       lda);
-              } else if (kNVP > 2 && vecs == 2) {
-                Tile<false, kMR, 2, true, float, kNVP>(kc, ar, bp, nullptr, cp, ldc, rows, cols,
-                                                       lda);
-              } else if (kNVP > 3 && vecs == 3) {
-                Tile<false, kMR, (kNVP > 3 ? 3 : 1), true, float, kNVP>(kc, ar, bp, nullptr, cp,
-                                                                        ldc, rows, cols, lda);
+                                                       lda, init, none);
               } else {
-                Tile<false, kMR, kNVP, true>(kc, ar, bp, nullptr, cp, ldc, rows, cols, lda, false,
-                                             static_cast<const float*>(nullptr), ir == 0 ? pf : 0);
+                Tile<true, kMR, 1, true, float, kNVP>(kc, ar, bp, nullptr, cp, ldc, rows, cols, 0,
+                                                      init, none);
               }
-            } else if (kNVP > 1 && vecs == 1) {
-              Tile<true, kMR, 1, true, float, kNVP>(kc, ap + ir * kc, bp, nullptr, cp, ldc, rows,
-                                                    cols);
             } else if (kNVP > 2 && vecs == 2) {
-              Tile<true, kMR, 2, true, float, kNVP>(kc, ap + ir * kc, bp, nullptr, cp, ldc, rows,
-                                                    cols);
+              if (inp) {
+                Tile<false, kMR, 2, true, float, kNVP>(kc, ar, bp, nullptr, cp, ldc, rows, cols,
+                                                       lda, init, none);
+              } else {
+                Tile<true, kMR, 2, true, float, kNVP>(kc, ar, bp, nullptr, cp, ldc, rows, cols, 0,
+                                                      init, none);
+              }
             } else if (kNVP > 3 && vecs == 3) {
-              Tile<true, kMR, (kNVP > 3 ? 3 : 1), true, float, kNVP>(kc, ap + ir * kc, bp, nullptr,
-                                                                     cp, ldc, rows, cols);
+              constexpr size_t kV3 = kNVP > 3 ? 3 : 1;
+              if (inp) {
+                Tile<false, kMR, kV3, true, float, kNVP>(kc, ar, bp, nullptr, cp, ldc, rows, cols,
+                                                         lda, init, none);
+              } else {
+                Tile<true, kMR, kV3, true, float, kNVP>(kc, ar, bp, nullptr, cp, ldc, rows, cols, 0,
+                                                        init, none);
+              }
+            } else if (inp) {
+              Tile<false, kMR, kNVP, true>(kc, ar, bp, nullptr, cp, ldc, rows, cols, lda, init,
+                                           none, pfr);
             } else {
-              Tile<true, kMR, kNVP>(kc, ap + ir * kc, bp, nullptr, cp, ldc, rows, cols, 0, false,
-                                    static_cast<const float*>(nullptr), ir == 0 ? pf : 0);
+              Tile<true, kMR, kNVP>(kc, ar, bp, nullptr, cp, ldc, rows, cols, 0, init, none, pfr);
             }
           }
         }
@@ -753,10 +763,10 @@ void SgemmNarrow(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
 
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                  int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed,
-                 bool b_trans, const float* b_packed) {
+                 bool b_trans, const float* b_packed, bool overwrite) {
   const DenormalsAsZero ftz_daz;  // (simd/denormals.h)
   HWY_DYNAMIC_DISPATCH(SgemmPacked)
-  (m, n, k, a, lda, b, ldb, c, ldc, work, a_packed, b_trans, b_packed);
+  (m, n, k, a, lda, b, ldb, c, ldc, work, a_packed, b_trans, b_packed, overwrite);
 }
 size_t SgemmPackedBFloats(int64_t k, int64_t n) {
   return HWY_DYNAMIC_DISPATCH(PackedBFloats)(k, n);

@@ -17,9 +17,11 @@ namespace onnx_light::kernels {
 // SgemmPackB (then b is not read): a constant weight matrix packed once per session; for
 // columns j0.. of it (a multiple of SgemmPackedTileColumns() = nr), pass
 // b_packed + j0 / nr * k * nr.
+// `overwrite`: c = a * b, c not read (no zero fill before: a [1500,64] x [64,1500] product
+// wrote, read and wrote its 9 MB output once each).
 void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                  int64_t ldb, float* c, int64_t ldc, float* work, const float* a_packed = nullptr,
-                 bool b_trans = false, const float* b_packed = nullptr);
+                 bool b_trans = false, const float* b_packed = nullptr, bool overwrite = false);
 // Packs all of b [k x n] (row-major, rows ldb apart) for SgemmPacked into
 // SgemmPackedBFloats(k, n) floats, 64-byte aligned.
 size_t SgemmPackedBFloats(int64_t k, int64_t n);
