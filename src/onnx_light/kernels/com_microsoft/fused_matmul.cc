@@ -127,9 +127,8 @@ class FusedMatMul : public KernelBase {
         ob += at * p.sb[d];
       }
       T* dst = y + t * mn;
-      std::fill(dst, dst + mn, T(0));
-      Gemm2D<T>(a + oa * a_size, p.lda_row, p.lda_col, b + ob * b_size, p.ldb_row, p.ldb_col, dst,
-                p.m, p.n, p.k, pool);
+      Gemm2DOverwrite<T>(a + oa * a_size, p.lda_row, p.lda_col, b + ob * b_size, p.ldb_row,
+                         p.ldb_col, dst, p.m, p.n, p.k, pool);
       if (alpha_ != 1.0f) {
         const auto alpha = static_cast<T>(alpha_);
         for (int64_t i = 0; i < mn; ++i)

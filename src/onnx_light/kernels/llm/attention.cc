@@ -282,10 +282,9 @@ class Attention : public KernelBase {
         const int64_t kh = h / group;
         const C* kp = kc.data() + (b * kvh + kh) * total * hs;
         const C* vp = vc.data() + (b * kvh + kh) * total * vhs;
-        std::fill(scores.begin(), scores.end(), C(0));
         // scores[i, j] = sum_e Q[i, e] * K[j, e]
-        Gemm2D<C>(qp + b * g.q.sb + h * g.q.sh, g.q.ss, 1, kp, 1, hs, scores.data(), qs, total, hs,
-                  gemm_pool);
+        Gemm2DOverwrite<C>(qp + b * g.q.sb + h * g.q.sh, g.q.ss, 1, kp, 1, hs, scores.data(), qs,
+                           total, hs, gemm_pool);
         for (int64_t i = 0; i < qs; ++i) {
           C* row = scores.data() + i * total;
           for (int64_t j = 0; j < total; ++j) {
@@ -341,8 +340,8 @@ class Attention : public KernelBase {
           std::fill(row + valid, row + total, C(0));
           if (qk_out != nullptr && qk_mode_ == 3) WriteRow<T>(qk_out, b, h, i, qh, qs, total, row);
         }
-        std::fill(out.begin(), out.end(), C(0));
-        Gemm2D<C>(scores.data(), total, 1, vp, vhs, 1, out.data(), qs, vhs, total, gemm_pool);
+        Gemm2DOverwrite<C>(scores.data(), total, 1, vp, vhs, 1, out.data(), qs, vhs, total,
+                           gemm_pool);
         store(b, h, out);
       }
     };
@@ -387,8 +386,7 @@ class Attention : public KernelBase {
       float* o = out + i0 * vhs;
       std::fill(o, o + rows * vhs, 0.0f);
       if (seen > 0) {
-        std::fill(sc, sc + rows * seen, 0.0f);
-        Gemm2D<float>(q + i0 * q_pitch, q_pitch, 1, k, 1, hs, sc, rows, seen, hs, pool);
+        Gemm2DOverwrite<float>(q + i0 * q_pitch, q_pitch, 1, k, 1, hs, sc, rows, seen, hs, pool);
       }
       for (int64_t r = 0; r < rows; ++r) {
         float* row = sc + r * seen;

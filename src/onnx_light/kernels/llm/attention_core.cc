@@ -23,8 +23,7 @@ void OneHead(const AttentionRun& r, int64_t b, int64_t h, float* scores, float* 
   const float* q = r.q.data + b * r.q.sb + h * r.q.sh;
   const float* k = r.k.data + b * r.k.sb + kh * r.k.sh;
   const float* v = r.v.data + b * r.v.sb + kh * r.v.sh;
-  std::fill(scores, scores + qs * kv, 0.0f);
-  Gemm2D<float>(q, r.q.ss, 1, k, 1, r.k.ss, scores, qs, kv, hs, pool);  // Q K^T
+  Gemm2DOverwrite<float>(q, r.q.ss, 1, k, 1, r.k.ss, scores, qs, kv, hs, pool);  // Q K^T
   for (int64_t i = 0; i < qs; ++i) {
     float* row = scores + i * kv;
     BinaryF32(row, &r.scale, row, static_cast<size_t>(kv), BinaryOpF32::kMul, /*b_scalar=*/true,
@@ -53,8 +52,7 @@ void OneHead(const AttentionRun& r, int64_t b, int64_t h, float* scores, float* 
       std::copy(row, row + kv, r.probs + ((b * s.q_heads + h) * qs + i) * kv);
     }
   }
-  std::fill(out, out + qs * vhs, 0.0f);
-  Gemm2D<float>(scores, kv, 1, v, r.v.ss, 1, out, qs, vhs, kv, pool);  // P V
+  Gemm2DOverwrite<float>(scores, kv, 1, v, r.v.ss, 1, out, qs, vhs, kv, pool);  // P V
   float* y = r.y.data + b * r.y.sb + h * r.y.sh;
   for (int64_t i = 0; i < qs; ++i)
     std::copy(out + i * vhs, out + (i + 1) * vhs, y + i * r.y.ss);

@@ -181,11 +181,10 @@ class ConvTranspose : public KernelBase {
     float* cols = ctx.Scratch(col_size);
     for (int64_t b = 0; b < batch; ++b) {
       for (int64_t g = 0; g < group_; ++g) {
-        std::fill(cols, cols + col_size, 0.0f);
         const float* wg = wt.data<float>() + g * cg * mg * k_sz;
         const float* xg = x.data<float>() + (b * c_in + g * cg) * in_sz;
-        Gemm2D<float>(wg, 1, mg * k_sz, xg, in_sz, 1, cols, mg * k_sz, in_sz, cg,
-                      ctx.thread_pool());
+        Gemm2DOverwrite<float>(wg, 1, mg * k_sz, xg, in_sz, 1, cols, mg * k_sz, in_sz, cg,
+                               ctx.thread_pool());
         // Each output channel's plane on its own: split between the threads (the product
         // above takes the pool too).
         auto planes = [&](int64_t mo0, int64_t mo1) {
