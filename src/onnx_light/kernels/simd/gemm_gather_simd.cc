@@ -8,11 +8,13 @@
 
 #include "simd/denormals.h"
 #include "simd/gemm_simd.h"
+#include "simd/prefetch.h"
 
 // clang-format off
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "simd/gemm_gather_simd.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 // clang-format on
 
@@ -26,11 +28,16 @@ constexpr int64_t kMaxRows = 6;
 
 // c[rows x cols] += the product of kRows rows of a (rows past `rows` repeat the last one and
 // are not stored) and kV vectors of a packed panel of b (rows `stride` floats apart).
+// pf: the row pf floats further on (the next panel's: the panels lie k rows apart) is
+// prefetched into L2 with every pf_step-th row from row pf_first - 1: the tiles over a
+// panel share the next one's prefetch, so that weights streamed from memory arrive over
+// the panel's whole time ([16,1024] x [1024,2816]: 1.24x -> 1.11x ORT's time, [32,...]
+// 1.12x -> 1.02x; the first tile alone prefetching gained nothing).
 template <size_t kRows, size_t kV>
 HWY_INLINE void GatherTile(int64_t kc, const float* HWY_RESTRICT x, const int64_t* roff,
                            int64_t rows, const int64_t* HWY_RESTRICT koff,
                            const float* HWY_RESTRICT bp, int64_t stride, float* c, int64_t ldc,
-                           int64_t cols) {
+                           int64_t cols, int64_t pf, int64_t pf_first, int64_t pf_step) {
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
   const size_t N = hn::Lanes(d);
@@ -41,11 +48,17 @@ HWY_INLINE void GatherTile(int64_t kc, const float* HWY_RESTRICT x, const int64_
     for (size_t v = 0; v < kV; ++v)
       acc[r][v] = hn::Zero(d);
   }
+  int64_t pf_wait = pf_first, pf_every = pf_step;
   for (int64_t p = 0; p < kc; ++p) {
     const float* row = bp + p * stride;
     V b[kV];
     for (size_t v = 0; v < kV; ++v)
       b[v] = hn::Load(d, row + v * N);
+    if (pf != 0 && --pf_wait == 0) {
+      pf_wait = pf_every;
+      for (int64_t q = 0; q < stride; q += 16)
+        PrefetchL2(row + pf + q);
+    }
     const int64_t off = koff[p];
     for (size_t r = 0; r < kRows; ++r) {
       const V a = hn::Set(d, arow[r][off]);
@@ -76,21 +89,23 @@ HWY_INLINE void GatherTile(int64_t kc, const float* HWY_RESTRICT x, const int64_
 template <size_t kV>
 HWY_INLINE void GatherRows(int64_t kc, const float* x, const int64_t* roff, int64_t rows,
                            const int64_t* koff, const float* bp, int64_t stride, float* c,
-                           int64_t ldc, int64_t cols) {
+                           int64_t ldc, int64_t cols, int64_t pf, int64_t pf_first,
+                           int64_t pf_step) {
   switch (rows) {
     case 1:
     case 2:
     case 3:
-      GatherTile<3, kV>(kc, x, roff, rows, koff, bp, stride, c, ldc, cols);
+      GatherTile<3, kV>(kc, x, roff, rows, koff, bp, stride, c, ldc, cols, pf, pf_first, pf_step);
       break;
     case 4:
-      GatherTile<4, kV>(kc, x, roff, rows, koff, bp, stride, c, ldc, cols);
+      GatherTile<4, kV>(kc, x, roff, rows, koff, bp, stride, c, ldc, cols, pf, pf_first, pf_step);
       break;
     case 5:
-      GatherTile<5, kV>(kc, x, roff, rows, koff, bp, stride, c, ldc, cols);
+      GatherTile<5, kV>(kc, x, roff, rows, koff, bp, stride, c, ldc, cols, pf, pf_first, pf_step);
       break;
     default:
-      GatherTile<kMaxRows, kV>(kc, x, roff, rows, koff, bp, stride, c, ldc, cols);
+      GatherTile<kMaxRows, kV>(kc, x, roff, rows, koff, bp, stride, c, ldc, cols, pf, pf_first,
+                               pf_step);
   }
 }
 
@@ -111,17 +126,18 @@ void SgemmGatherAImpl(int64_t m, int64_t n, int64_t k, const float* x, const int
       // Rows in tiles of nearly equal height (14 as 4 + 5 + 5: tiles of 6 computed 18).
       for (int64_t t = 0, i0 = 0; t < tiles; ++t) {
         const int64_t rows = (m - i0) / (tiles - t);
+        const int64_t pf = jr + nr < n ? k * nr : 0;
         const int64_t* ro = roff + i0;
         float* cp = c + i0 * ldc + jr;
         if (vectors == 1) {
-          GatherRows<1>(kc, x, ro, rows, koff + pc, bp, nr, cp, ldc, cols);
+          GatherRows<1>(kc, x, ro, rows, koff + pc, bp, nr, cp, ldc, cols, pf, t + 1, tiles);
         } else if (kPanelV == 2 || vectors == 2) {
-          GatherRows<2>(kc, x, ro, rows, koff + pc, bp, nr, cp, ldc, cols);
+          GatherRows<2>(kc, x, ro, rows, koff + pc, bp, nr, cp, ldc, cols, pf, t + 1, tiles);
         } else if constexpr (kPanelV == 4) {
           if (vectors == 3) {
-            GatherRows<3>(kc, x, ro, rows, koff + pc, bp, nr, cp, ldc, cols);
+            GatherRows<3>(kc, x, ro, rows, koff + pc, bp, nr, cp, ldc, cols, pf, t + 1, tiles);
           } else {
-            GatherRows<4>(kc, x, ro, rows, koff + pc, bp, nr, cp, ldc, cols);
+            GatherRows<4>(kc, x, ro, rows, koff + pc, bp, nr, cp, ldc, cols, pf, t + 1, tiles);
           }
         }
         i0 += rows;
