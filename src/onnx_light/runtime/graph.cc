@@ -340,7 +340,11 @@ struct GraphBuilder {
   Status CheckInputKinds(const onnx::NodeProto& node, const KernelDef& def, int opset,
                          const std::vector<int>& inputs, const std::vector<std::string>& reads) {
     const bool passes = PassesKind(def, opset);
-    for (size_t i = 0; i < inputs.size(); ++i) {
+    // The implicit inputs (values of this graph that the node's subgraphs read, after its
+    // own inputs) go to the subgraphs as they are, of any kind: the subgraph's nodes check
+    // what they take (an optional read by OptionalHasElement in an If branch).
+    const size_t own = std::min(inputs.size(), node.input.size());
+    for (size_t i = 0; i < own; ++i) {
       if (inputs[i] < 0) continue;
       auto lists = [&](const std::vector<int>& positions) {
         return std::find(positions.begin(), positions.end(), static_cast<int>(i)) !=
