@@ -276,6 +276,38 @@ def test_python_lists_are_converted_to_the_declared_type_as_in_ort():
             onnx_light.InferenceSession(data).run(None, {"x": value})
 
 
+def test_fixed_width_void_arrays_are_strings_as_in_ort():
+    """np.void arrays (fixed-width bytes, as some readers of binary records make) feed a
+    string input as ORT reads them: each element's bytes, NULs kept. A structured dtype
+    (fields) is refused with the dtype named, where ORT makes strings of its raw bytes."""
+    import onnxruntime as ort
+
+    from onnx_light.onnx import helper as lh
+
+    graph = lh.make_graph(
+        [lh.make_node("Identity", ["x"], ["y"])],
+        "g",
+        [lh.make_tensor_value_info("x", TensorProto.STRING, None)],
+        [lh.make_tensor_value_info("y", TensorProto.STRING, None)],
+    )
+    model = lh.make_model(graph, opset_imports=[lh.make_opsetid("", 17)])
+    model.ir_version = 8
+    data = model.SerializeToString()
+    light = onnx_light.InferenceSession(data)
+    for x in (
+        np.array([b"a\x00", b"\x00b", b"xy"], dtype="V2"),
+        np.array([[b"abc", b"d"]], dtype="V3"),
+    ):
+        (want,) = ort.InferenceSession(data).run(None, {"x": x})
+        (got,) = light.run(None, {"x": x})
+        assert got.dtype == object and got.shape == x.shape
+        assert got.tolist() == want.tolist()  # NULs kept, as ORT keeps them
+    assert light.run(None, {"x": np.array([b"a\x00"], "V2")})[0].tolist() == ["a\x00"]
+    with pytest.raises(TypeError, match=r"input 'x': expected object, got \[\('a', '<i4'\)"):
+        light.run(None, {"x": np.zeros(2, dtype=[("a", "i4"), ("b", "f4")])})
+    assert light.run(None, {"x": np.array(["ok"], object)})[0][0] == "ok"  # still usable
+
+
 def test_provider_and_session_option_getters_match_ort():
     import onnxruntime as ort
 

@@ -202,8 +202,12 @@ class PySession {
     if (k < input_dtypes_.size()) {
       nb::object got = value.attr("dtype");
       const nb::object& want = input_dtypes_[k];
-      const bool string_ok = type == DataType::kString &&
-                             nb::cast<std::string>(got.attr("kind")).find_first_of("OSU") == 0;
+      // Strings from object, bytes and str arrays, and as ORT from unstructured void ones
+      // (np.void: each element's fixed-width bytes, NULs kept); a structured dtype is not.
+      const std::string kind = nb::cast<std::string>(got.attr("kind"));
+      const bool string_ok =
+          type == DataType::kString &&
+          (kind.find_first_of("OSU") == 0 || (kind == "V" && got.attr("names").is_none()));
       if (!got.is(want) && !got.equal(want) && !string_ok) {
         throw nb::type_error(("input '" + name + "': expected " +
                               nb::cast<std::string>(nb::str(want)) + ", got " +
