@@ -200,15 +200,16 @@ class Gemm : public KernelBase {
         const bool direct = std::is_same_v<C, T> && alpha_ == 1.0f;
         std::vector<C> acc(direct ? 0 : static_cast<size_t>(m * n), C(0));
         C* dst = nullptr;
+        // Without C the product writes y (nothing cleared first); with C it adds to beta * C.
+        const bool overwrite = direct && c == nullptr;
         if constexpr (std::is_same_v<C, T>) {
-          if (direct) {
+          if (direct && c != nullptr) {
             for (int64_t i = 0; i < m; ++i) {
-              for (int64_t j = 0; j < n; ++j) {
-                yp[i * n + j] = c != nullptr ? beta * c->data<T>()[i * cs[0] + j * cs[1]] : C(0);
-              }
+              for (int64_t j = 0; j < n; ++j)
+                yp[i * n + j] = beta * c->data<T>()[i * cs[0] + j * cs[1]];
             }
-            dst = yp;
           }
+          if (direct) dst = yp;
         }
         if (!direct) dst = acc.data();
         bool done = false;
@@ -216,13 +217,16 @@ class Gemm : public KernelBase {
           // A packed view (weights_.is_view()) is read by the packed product only.
           done = !trans_a_ && !trans_b_ &&
                  PrepackedGemm(wa.data, k, weights_.For(k, n), dst, m, n, k, ctx.thread_pool(),
-                               /*force=*/weights_.is_view());
+                               /*force=*/weights_.is_view(), overwrite);
         }
         if (!done && weights_.is_view()) {
           status = Status(StatusCode::kInternal, "packed weights do not match B");
           return;
         }
-        if (!done) {
+        if (!done && overwrite) {
+          Gemm2DOverwrite<C>(wa.data, trans_a_ ? 1 : k, trans_a_ ? m : 1, wb.data, trans_b_ ? 1 : n,
+                             trans_b_ ? k : 1, dst, m, n, k, ctx.thread_pool());
+        } else if (!done) {
           Gemm2D<C>(wa.data, trans_a_ ? 1 : k, trans_a_ ? m : 1, wb.data, trans_b_ ? 1 : n,
                     trans_b_ ? k : 1, dst, m, n, k, ctx.thread_pool());
         }
