@@ -308,6 +308,38 @@ def test_fixed_width_void_arrays_are_strings_as_in_ort():
     assert light.run(None, {"x": np.array(["ok"], object)})[0][0] == "ok"  # still usable
 
 
+def test_sparse_tensors_are_refused_by_name():
+    """Sparse tensors (a Constant's sparse_value, a sparse graph input) are not supported:
+    the session is refused at load with an error that names them (ORT loads the Constant
+    and fails at its first run), and the process goes on."""
+    from onnx_light.onnx import helper as lh
+
+    sparse = lh.make_sparse_tensor(
+        lh.make_tensor("v", TensorProto.FLOAT, [2], [1, 2]),
+        lh.make_tensor("i", TensorProto.INT64, [2], [0, 3]),
+        [5],
+    )
+    graph = lh.make_graph(
+        [lh.make_node("Constant", [], ["y"], sparse_value=sparse)],
+        "g",
+        [],
+        [lh.make_tensor_value_info("y", TensorProto.FLOAT, [5])],
+    )
+    model = lh.make_model(graph, opset_imports=[lh.make_opsetid("", 17)])
+    with pytest.raises(RuntimeError, match="attribute 'sparse_value' is not supported"):
+        onnx_light.InferenceSession(model.SerializeToString())
+    graph = lh.make_graph(
+        [lh.make_node("Identity", ["x"], ["y"])],
+        "g",
+        [lh.make_value_info("x", lh.make_sparse_tensor_type_proto(TensorProto.FLOAT, [5]))],
+        [lh.make_tensor_value_info("y", TensorProto.FLOAT, [5])],
+    )
+    model = lh.make_model(graph, opset_imports=[lh.make_opsetid("", 17)])
+    with pytest.raises(RuntimeError, match="graph input 'x' has a sparse tensor type"):
+        onnx_light.InferenceSession(model.SerializeToString())
+    test_fixed_width_void_arrays_are_strings_as_in_ort()  # still usable
+
+
 def test_provider_and_session_option_getters_match_ort():
     import onnxruntime as ort
 
