@@ -5,8 +5,9 @@
 // below 1e-30 (dead filters keep their sums subnormal through every tap) ran 390 ms in
 // onnx-light and in ONNX Runtime, 14 ms in OpenVINO (which runs with FTZ/DAZ). The
 // difference is in values below FLT_MIN (1.2e-38), far below the rounding of any sum that
-// is not itself subnormal. Only the products (GEMM, convolution) take it: elementwise
-// kernels keep subnormals exact (elementwise_simd.h), and the mode never outlives a kernel.
+// is not itself subnormal. Only the products (GEMM, convolution) and the recurrences of
+// RNN/GRU/LSTM take it: elementwise kernels keep subnormals exact (elementwise_simd.h), and
+// the mode never outlives a kernel.
 #pragma once
 
 #if defined(__x86_64__) || defined(__i386__)

@@ -14,7 +14,6 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "simd/gemm_gather_simd.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
-#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 // clang-format on
 
@@ -29,7 +28,7 @@ constexpr int64_t kMaxRows = 6;
 // c[rows x cols] += the product of kRows rows of a (rows past `rows` repeat the last one and
 // are not stored) and kV vectors of a packed panel of b (rows `stride` floats apart).
 // pf: the row pf floats further on (the next panel's: the panels lie k rows apart) is
-// prefetched into L2 with every pf_step-th row from row pf_first - 1: the tiles over a
+// prefetched into L2 with every pf_every-th row from row pf_phase - 1: the tiles over a
 // panel share the next one's prefetch, so that weights streamed from memory arrive over
 // the panel's whole time ([16,1024] x [1024,2816]: 1.24x -> 1.11x ORT's time, [32,...]
 // 1.12x -> 1.02x; the first tile alone prefetching gained nothing).
@@ -37,7 +36,7 @@ template <size_t kRows, size_t kV>
 HWY_INLINE void GatherTile(int64_t kc, const float* HWY_RESTRICT x, const int64_t* roff,
                            int64_t rows, const int64_t* HWY_RESTRICT koff,
                            const float* HWY_RESTRICT bp, int64_t stride, float* c, int64_t ldc,
-                           int64_t cols, int64_t pf, int64_t pf_first, int64_t pf_step) {
+                           int64_t cols, int64_t pf, int64_t pf_phase, int64_t pf_every) {
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
   const size_t N = hn::Lanes(d);
@@ -48,7 +47,7 @@ HWY_INLINE void GatherTile(int64_t kc, const float* HWY_RESTRICT x, const int64_
     for (size_t v = 0; v < kV; ++v)
       acc[r][v] = hn::Zero(d);
   }
-  int64_t pf_wait = pf_first, pf_every = pf_step;
+  int64_t pf_wait = pf_phase;
   for (int64_t p = 0; p < kc; ++p) {
     const float* row = bp + p * stride;
     V b[kV];
@@ -56,7 +55,7 @@ HWY_INLINE void GatherTile(int64_t kc, const float* HWY_RESTRICT x, const int64_
       b[v] = hn::Load(d, row + v * N);
     if (pf != 0 && --pf_wait == 0) {
       pf_wait = pf_every;
-      for (int64_t q = 0; q < stride; q += 16)
+      for (int64_t q = 0; q < stride; q += 16)  // a line per 16 floats
         PrefetchL2(row + pf + q);
     }
     const int64_t off = koff[p];
@@ -89,23 +88,23 @@ HWY_INLINE void GatherTile(int64_t kc, const float* HWY_RESTRICT x, const int64_
 template <size_t kV>
 HWY_INLINE void GatherRows(int64_t kc, const float* x, const int64_t* roff, int64_t rows,
                            const int64_t* koff, const float* bp, int64_t stride, float* c,
-                           int64_t ldc, int64_t cols, int64_t pf, int64_t pf_first,
-                           int64_t pf_step) {
+                           int64_t ldc, int64_t cols, int64_t pf, int64_t pf_phase,
+                           int64_t pf_every) {
   switch (rows) {
     case 1:
     case 2:
     case 3:
-      GatherTile<3, kV>(kc, x, roff, rows, koff, bp, stride, c, ldc, cols, pf, pf_first, pf_step);
+      GatherTile<3, kV>(kc, x, roff, rows, koff, bp, stride, c, ldc, cols, pf, pf_phase, pf_every);
       break;
     case 4:
-      GatherTile<4, kV>(kc, x, roff, rows, koff, bp, stride, c, ldc, cols, pf, pf_first, pf_step);
+      GatherTile<4, kV>(kc, x, roff, rows, koff, bp, stride, c, ldc, cols, pf, pf_phase, pf_every);
       break;
     case 5:
-      GatherTile<5, kV>(kc, x, roff, rows, koff, bp, stride, c, ldc, cols, pf, pf_first, pf_step);
+      GatherTile<5, kV>(kc, x, roff, rows, koff, bp, stride, c, ldc, cols, pf, pf_phase, pf_every);
       break;
     default:
-      GatherTile<kMaxRows, kV>(kc, x, roff, rows, koff, bp, stride, c, ldc, cols, pf, pf_first,
-                               pf_step);
+      GatherTile<kMaxRows, kV>(kc, x, roff, rows, koff, bp, stride, c, ldc, cols, pf, pf_phase,
+                               pf_every);
   }
 }
 

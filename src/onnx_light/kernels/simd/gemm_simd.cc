@@ -265,16 +265,16 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
           // overwrite: the first block of k stores its sums (c not read), the others add.
           const bool init = overwrite && pc == 0;
           const float* none = nullptr;  // no bias
+          // Every tile over the panel prefetches its share of the next one (Tile's pf).
+          const int64_t ntiles = (mc + static_cast<int64_t>(kMR) - 1) / static_cast<int64_t>(kMR);
           for (int64_t ir = 0; ir < mc; ir += static_cast<int64_t>(kMR)) {
             const int64_t rows = std::min<int64_t>(static_cast<int64_t>(kMR), mc - ir);
             float* cp = c + (ic + ir) * ldc + jc + jr;
             // a in place (rows lda apart) or packed (kMR values a row of k, lda unused)
-            const bool inp = a_in_place;
-            const float* ar = inp ? a + (ic + ir) * lda + pc : ap + ir * kc;
-            const int64_t ntiles = (mc + static_cast<int64_t>(kMR) - 1) / static_cast<int64_t>(kMR);
+            const float* ar = a_in_place ? a + (ic + ir) * lda + pc : ap + ir * kc;
             const int64_t tile = ir / static_cast<int64_t>(kMR);
             if (kNVP > 1 && vecs == 1) {
-              if (inp) {
+              if (a_in_place) {
                 Tile<false, kMR, 1, true, float, kNVP>(kc, ar, bp, nullptr, cp, ldc, rows, cols,
                                                        lda, init, none);
               } else {
@@ -282,7 +282,7 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
                                                       init, none);
               }
             } else if (kNVP > 2 && vecs == 2) {
-              if (inp) {
+              if (a_in_place) {
                 Tile<false, kMR, 2, true, float, kNVP>(kc, ar, bp, nullptr, cp, ldc, rows, cols,
                                                        lda, init, none);
               } else {
@@ -291,14 +291,14 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
               }
             } else if (kNVP > 3 && vecs == 3) {
               constexpr size_t kV3 = kNVP > 3 ? 3 : 1;
-              if (inp) {
+              if (a_in_place) {
                 Tile<false, kMR, kV3, true, float, kNVP>(kc, ar, bp, nullptr, cp, ldc, rows, cols,
                                                          lda, init, none);
               } else {
                 Tile<true, kMR, kV3, true, float, kNVP>(kc, ar, bp, nullptr, cp, ldc, rows, cols, 0,
                                                         init, none);
               }
-            } else if (inp) {
+            } else if (a_in_place) {
               Tile<false, kMR, kNVP, true>(kc, ar, bp, nullptr, cp, ldc, rows, cols, lda, init,
                                            none, pf, tile + 1, ntiles);
             } else {
@@ -511,16 +511,15 @@ void IndirectB(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T
             b_packed == nullptr && kc > 1 &&
             (boff[pc + kc - 1] - boff[pc]) / (kc - 1) * static_cast<int64_t>(sizeof(T)) >=
                 4096;  // rows a page apart
-        // Rows that share no cache line (a 1x1 convolution's input planes, 3,840 bytes
-        // apart for a [256,6,160] input): read in place, a panel's kc rows took two lines
-        // each, too many for L1 at those strides, and every tile read them again from L2
-        // (256 -> 256 channels over 6 x 160: 1.23x -> 0.96x ORT's time packed). The taps
-        // of a 3x3 window lie a float apart and share their lines: read in place. AVX-512
-        // only: AVX2's panel rows are one line, and packing them lost 10-15% on 14x14 and
-        // 56x56 planes.
-        // Rows at most two panel widths apart are nearly a packed panel already (the
+        // Rows more than two panel widths apart (a 1x1 convolution's input planes, 3,840
+        // bytes apart for a [256,6,160] input) are packed too: read in place, a panel's kc
+        // rows took two lines each, too many for L1 at those strides, and every tile read
+        // them again from L2 (256 -> 256 channels over 6 x 160: 1.23x -> 0.96x ORT's time
+        // packed). The taps of a 3x3 window lie a float apart and share their lines, and
+        // rows at most two panel widths apart are nearly a packed panel already (the
         // zero-padded copy of a last partial tile: exactly one; a LinearRegressor's 4
-        // columns went 235 -> 315 us copied again).
+        // columns went 235 -> 315 us copied again): read in place. AVX-512 only: AVX2's
+        // panel rows are one line, and packing them lost 10-15% on 14x14 and 56x56 planes.
         bool apart = HWY_TARGET <= HWY_AVX3 && b_packed == nullptr && kc > 1;
         for (int64_t p = pc; apart && p + 1 < pc + kc; ++p)
           apart = boff[p + 1] - boff[p] >= 2 * nr || boff[p] - boff[p + 1] >= 2 * nr;

@@ -1,7 +1,8 @@
 // A packed single-precision matrix product written with Highway (runtime dispatch), for
 // the CPUs where it beats the BLAS: c[m x n] += a[m x k] * b[k x n], all row-major with
-// leading dimensions lda, ldb, ldc. GotoBLAS blocking: panels of b (k-block x 2 vectors)
-// and of a (6 rows x k-block) are packed, and a 6 x 2-vector register tile accumulates.
+// leading dimensions lda, ldb, ldc. GotoBLAS blocking: panels of b (k-block x 4 vectors
+// on AVX-512, 2 elsewhere) are packed, a is read in place (or packed once beforehand,
+// SgemmPackA), and a 6-row register tile accumulates.
 // docs/performance.md has the benchmark that decides where it is used.
 #pragma once
 
