@@ -35,6 +35,23 @@ const float* PackedB(int64_t k, int64_t n, const std::vector<float>& b,
   return packed;
 }
 
+// Row i of a [m x k] (row-major) times column j of b, in double, and the sum of the
+// products' magnitudes (the tolerance's scale); b(q, j) at b[q * ldb_row + j * ldb_col].
+struct Dot {
+  double sum = 0, mag = 0;
+};
+Dot DoubleDot(const std::vector<float>& a, const std::vector<float>& b, int64_t k, int64_t i,
+              int64_t j, int64_t ldb_row, int64_t ldb_col) {
+  Dot d;
+  for (int64_t q = 0; q < k; ++q) {
+    const double x = a[static_cast<size_t>(i * k + q)];
+    const double y = b[static_cast<size_t>(q * ldb_row + j * ldb_col)];
+    d.sum += x * y;
+    d.mag += std::fabs(x * y);
+  }
+  return d;
+}
+
 class PackedSgemm : public ::testing::TestWithParam<int64_t> {
  protected:
   void SetUp() override { ForceSimdTargetForTest(GetParam()); }
@@ -87,14 +104,8 @@ TEST_P(PackedSgemm, MatchesDoubleReference) {
             ASSERT_TRUE(std::isnan(c3[at]));
             continue;
           }
-          double want = 0, mag = 0;
-          for (int64_t p = 0; p < cs.k; ++p) {
-            want +=
-                double{a[static_cast<size_t>(i * cs.k + p)]} * b[static_cast<size_t>(p * cs.n + j)];
-            mag += std::fabs(double{a[static_cast<size_t>(i * cs.k + p)]} *
-                             b[static_cast<size_t>(p * cs.n + j)]);
-          }
-          ASSERT_NEAR(c3[at], want, 1e-5 * mag + 1e-6)
+          const Dot dot = DoubleDot(a, b, cs.k, i, j, cs.n, 1);
+          ASSERT_NEAR(c3[at], dot.sum, 1e-5 * dot.mag + 1e-6)
               << SimdTargetNameOf(GetParam()) << " overwrite m=" << cs.m << " n=" << cs.n;
         }
       }
@@ -106,14 +117,8 @@ TEST_P(PackedSgemm, MatchesDoubleReference) {
           ASSERT_EQ(c[at], c0[at]);
           continue;
         }
-        double want = c0[at], mag = std::fabs(c0[at]);
-        for (int64_t p = 0; p < cs.k; ++p) {
-          const double x = a[static_cast<size_t>(i * cs.k + p)];
-          const double y = b[static_cast<size_t>(p * cs.n + j)];
-          want += x * y;
-          mag += std::fabs(x * y);
-        }
-        ASSERT_NEAR(c[at], want, 1e-5 * mag + 1e-6)
+        const Dot dot = DoubleDot(a, b, cs.k, i, j, cs.n, 1);
+        ASSERT_NEAR(c[at], c0[at] + dot.sum, 1e-5 * (std::fabs(c0[at]) + dot.mag) + 1e-6)
             << SimdTargetNameOf(GetParam()) << " m=" << cs.m << " n=" << cs.n << " k=" << cs.k
             << " at " << i << "," << j;
       }
@@ -304,14 +309,8 @@ TEST_P(PackedSgemm, PrepackedMatchesDoubleReference) {
           for (int64_t j = 0; j < cs.n; ++j) {
             const size_t at = static_cast<size_t>(i * cs.n + j);
             const double start = overwrite ? 0.0 : c0[at];
-            double want = start, mag = std::fabs(start);
-            for (int64_t q = 0; q < cs.k; ++q) {
-              const double x = a[static_cast<size_t>(i * cs.k + q)];
-              const double y = b[static_cast<size_t>(q * cs.n + j)];
-              want += x * y;
-              mag += std::fabs(x * y);
-            }
-            ASSERT_NEAR(c[at], want, 1e-5 * mag + 1e-6)
+            const Dot dot = DoubleDot(a, b, cs.k, i, j, cs.n, 1);
+            ASSERT_NEAR(c[at], start + dot.sum, 1e-5 * (std::fabs(start) + dot.mag) + 1e-6)
                 << SimdTargetNameOf(GetParam()) << " m=" << cs.m << " n=" << cs.n << " k=" << cs.k
                 << " at " << i << "," << j << (p != nullptr ? " (3 threads)" : "")
                 << (overwrite ? " overwrite" : "");
@@ -351,14 +350,8 @@ TEST_P(PackedSgemm, OverwriteNeverReadsC) {
                              cs.k, p);
       for (int64_t i = 0; i < cs.m; ++i) {
         for (int64_t j = 0; j < cs.n; ++j) {
-          double want = 0, mag = 0;
-          for (int64_t q = 0; q < cs.k; ++q) {
-            const double x = a[static_cast<size_t>(i * cs.k + q)];
-            const double y = b[static_cast<size_t>(q * ldb_row + j * ldb_col)];
-            want += x * y;
-            mag += std::fabs(x * y);
-          }
-          ASSERT_NEAR(c[static_cast<size_t>(i * cs.n + j)], want, 1e-5 * mag + 1e-6)
+          const Dot dot = DoubleDot(a, b, cs.k, i, j, ldb_row, ldb_col);
+          ASSERT_NEAR(c[static_cast<size_t>(i * cs.n + j)], dot.sum, 1e-5 * dot.mag + 1e-6)
               << SimdTargetNameOf(GetParam()) << " m=" << cs.m << " n=" << cs.n << " k=" << cs.k
               << " at " << i << "," << j;
         }
