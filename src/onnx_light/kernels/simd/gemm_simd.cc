@@ -186,7 +186,7 @@ size_t WorkFloats(int64_t n) {
   const hn::ScalableTag<float> d;
   const auto nr = static_cast<int64_t>(kNVP * hn::Lanes(d));
   const int64_t nc_max = std::min<int64_t>(kNC, (n + nr - 1) / nr * nr);
-  return static_cast<size_t>(kKC * nc_max + kKC * kMC);
+  return static_cast<size_t>(kKC * nc_max);  // one block of b, packed (a is read in place)
 }
 
 // The whole of a, in the order SgemmPacked walks it: k blocks, then m blocks, each as
@@ -212,7 +212,7 @@ size_t PackedBFloats(int64_t k, int64_t n) {
   return static_cast<size_t>((n + nr - 1) / nr * nr * k);
 }
 size_t PrepackedWorkFloats() {
-  return static_cast<size_t>(kKC * kMC);
+  return 0;  // b packed already, a read in place: nothing to pack
 }
 void PackAllB(int64_t k, int64_t n, const float* b, int64_t ldb, float* out, bool b_trans) {
   const size_t nr = kNVP * hn::Lanes(hn::ScalableTag<float>());
@@ -224,11 +224,7 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
                  bool b_trans, const float* b_packed, bool overwrite) {
   const hn::ScalableTag<float> d;
   const size_t nr = kNVP * hn::Lanes(d);
-  const int64_t nc_max =
-      std::min<int64_t>(kNC, (n + static_cast<int64_t>(nr) - 1) / static_cast<int64_t>(nr) *
-                                 static_cast<int64_t>(nr));
   float* bpack = work;  // aligned by the caller: Load needs the panels on vector boundaries
-  float* apack = b_packed != nullptr ? work : bpack + kKC * nc_max;
   for (int64_t jc = 0; jc < n; jc += kNC) {
     const int64_t nc = std::min(kNC, n - jc);
     for (int64_t pc = 0; pc < k; pc += kKC) {
@@ -239,7 +235,7 @@ void SgemmPacked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
       const int64_t mc_max = a_packed == nullptr ? kMCInPlace : kMC;
       for (int64_t ic = 0; ic < m; ic += mc_max) {
         const int64_t mc = std::min(mc_max, m - ic);
-        const float* ap = apack;
+        const float* ap = nullptr;  // a's packed block (a_packed), when given
         // a read in place (its rows broadcast where they lie, as MLAS does) unless packed
         // already: packing it cost a scalar pass over a ([7500,128] x [128,128]: 13% of
         // the product's time, 1.19x ORT's).
