@@ -103,43 +103,6 @@ class OrtDevice:
     described; onnx-light computes on the CPU only (values elsewhere are refused where
     they are made)."""
 
-    # ORT's device type ids (several names share one).
-    @staticmethod
-    def cpu() -> int:
-        return 0
-
-    @staticmethod
-    def gpu() -> int:
-        return 1
-
-    @staticmethod
-    def cuda() -> int:
-        return 1
-
-    @staticmethod
-    def dml() -> int:
-        return 4
-
-    @staticmethod
-    def webgpu() -> int:
-        return 1
-
-    @staticmethod
-    def fpga() -> int:
-        return 2
-
-    @staticmethod
-    def npu() -> int:
-        return 3
-
-    @staticmethod
-    def cann() -> int:
-        return 3
-
-    @staticmethod
-    def default_memory() -> int:
-        return 0
-
     def __init__(self, device_type: int, memory_type: int, vendor_id: int, device_id: int) -> None:
         self._fields = (int(device_type), int(memory_type), int(vendor_id), int(device_id))
 
@@ -172,6 +135,24 @@ _MEMORY_NAMES = {
     "WebGPU_Buf": (0, OrtDeviceMemoryType.DEFAULT),
     "WebNN_Tensor": (0, OrtDeviceMemoryType.DEFAULT),
 }
+
+
+# ORT's device type ids (several names share one) and its default memory type, as the
+# static methods of ORT's OrtDevice (OrtDevice.cpu() == 0, ...).
+_DEVICE_IDS = {
+    "cpu": 0,
+    "gpu": 1,
+    "cuda": 1,
+    "dml": 4,
+    "webgpu": 1,
+    "fpga": 2,
+    "npu": 3,
+    "cann": 3,
+    "default_memory": 0,
+}
+for _name, _id in _DEVICE_IDS.items():
+    setattr(OrtDevice, _name, staticmethod(lambda _id=_id: _id))
+del _name, _id
 
 
 class OrtMemoryInfo:

@@ -500,6 +500,10 @@ class InferenceSession:
         self._tensor_dtypes = {
             a.name: a.dtype for a in self._session.get_inputs() if a.type.startswith("tensor(")
         }
+        # The inputs every run must feed (_validate_input), in ORT's order: once, not per run.
+        self._required_inputs = [
+            a.name for a in self.get_inputs() if not a.type.startswith("optional")
+        ]
 
     def _feeds(self, input_feed: Any) -> Any:
         """ORT's conversions of feeds: an OrtValue gives its array; a Python list for a tensor
@@ -549,11 +553,7 @@ class InferenceSession:
     def _validate_input(self, feed_names: list[str]) -> None:
         """ORT's check of a feed, with ORT's ValueError and words: every input that is not
         optional is fed (programs match on the message)."""
-        missing = [
-            a.name
-            for a in self.get_inputs()
-            if a.name not in feed_names and not a.type.startswith("optional")
-        ]
+        missing = [name for name in self._required_inputs if name not in feed_names]
         if missing:
             raise ValueError(
                 f"Required inputs ({missing}) are missing from input feed ({feed_names})."

@@ -87,22 +87,24 @@ def _numpy_torch_pairs() -> list:
     return [(_NUMPY[name], getattr(torch, _TORCH[name])) for name in _NUMPY]
 
 
+def _arg_type(args: Any, name: str, what: str) -> str:
+    """The type string of the NodeArg called `name` (ORT's ValueError when there is none)."""
+    for arg in args:
+        if arg.name == name:
+            return arg.type
+    raise ValueError(f"{what} name {name} not found")
+
+
 class TypeHelper:
     """ORT's ``onnxruntime.transformers.io_binding_helper.TypeHelper``."""
 
     @staticmethod
     def get_input_type(ort_session: Any, name: str) -> str:
-        for arg in ort_session.get_inputs():
-            if arg.name == name:
-                return arg.type
-        raise ValueError(f"input name {name} not found")
+        return _arg_type(ort_session.get_inputs(), name, "input")
 
     @staticmethod
     def get_output_type(ort_session: Any, name: str) -> str:
-        for arg in ort_session.get_outputs():
-            if arg.name == name:
-                return arg.type
-        raise ValueError(f"output name {name} not found")
+        return _arg_type(ort_session.get_outputs(), name, "output")
 
     @staticmethod
     def ort_type_to_numpy_type(ort_type: str) -> Any:

@@ -501,24 +501,25 @@ void IndirectB(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T
     const int64_t jend = std::min(n, jc + kNCI);
     for (int64_t pc = 0; pc < k; pc += kKC) {
       const int64_t kc = std::min(kKC, k - pc);
+      // How b's rows lie (the same for every block of rows): packed per panel or not.
+      const bool wide =
+          b_packed == nullptr && kc > 1 &&
+          (boff[pc + kc - 1] - boff[pc]) / (kc - 1) * static_cast<int64_t>(sizeof(T)) >=
+              4096;  // rows a page apart
+      // Rows more than two panel widths apart (a 1x1 convolution's input planes, 3,840
+      // bytes apart for a [256,6,160] input) are packed too: read in place, a panel's kc
+      // rows took two lines each, too many for L1 at those strides, and every tile read
+      // them again from L2 (256 -> 256 channels over 6 x 160: 1.23x -> 0.96x ORT's time
+      // packed). The taps of a 3x3 window lie a float apart and share their lines, and
+      // rows at most two panel widths apart are nearly a packed panel already (the
+      // zero-padded copy of a last partial tile: exactly one; a LinearRegressor's 4
+      // columns went 235 -> 315 us copied again): read in place. AVX-512 only: AVX2's
+      // panel rows are one line, and packing them lost 10-15% on 14x14 and 56x56 planes.
+      bool apart = HWY_TARGET <= HWY_AVX3 && b_packed == nullptr && kc > 1;
+      for (int64_t p = pc; apart && p + 1 < pc + kc; ++p)
+        apart = boff[p + 1] - boff[p] >= 2 * nr || boff[p] - boff[p + 1] >= 2 * nr;
       for (int64_t ic = 0; ic < m; ic += kMC) {
         const int64_t mc = std::min(kMC, m - ic);
-        const bool wide =
-            b_packed == nullptr && kc > 1 &&
-            (boff[pc + kc - 1] - boff[pc]) / (kc - 1) * static_cast<int64_t>(sizeof(T)) >=
-                4096;  // rows a page apart
-        // Rows more than two panel widths apart (a 1x1 convolution's input planes, 3,840
-        // bytes apart for a [256,6,160] input) are packed too: read in place, a panel's kc
-        // rows took two lines each, too many for L1 at those strides, and every tile read
-        // them again from L2 (256 -> 256 channels over 6 x 160: 1.23x -> 0.96x ORT's time
-        // packed). The taps of a 3x3 window lie a float apart and share their lines, and
-        // rows at most two panel widths apart are nearly a packed panel already (the
-        // zero-padded copy of a last partial tile: exactly one; a LinearRegressor's 4
-        // columns went 235 -> 315 us copied again): read in place. AVX-512 only: AVX2's
-        // panel rows are one line, and packing them lost 10-15% on 14x14 and 56x56 planes.
-        bool apart = HWY_TARGET <= HWY_AVX3 && b_packed == nullptr && kc > 1;
-        for (int64_t p = pc; apart && p + 1 < pc + kc; ++p)
-          apart = boff[p + 1] - boff[p] >= 2 * nr || boff[p] - boff[p + 1] >= 2 * nr;
         for (int64_t jr = jc; jr < jend; jr += nr) {
           const int64_t cols = std::min(nr, n - jr);
           // Many tiles of rows read this panel of b, whose rows lie a page or more apart
